@@ -1,0 +1,92 @@
+# erpdata: one Rust core, Python and JavaScript packages.
+#
+#   make demo   start the sandbox ERP and query it through every client
+#   make test   every suite: Rust, Python, JavaScript, shared vectors
+#
+# Everything installs itself into ignored folders of this checkout
+# (.venv, .tools, target, js/node_modules).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT          := $(CURDIR)
+PYTHON        ?= python3.11
+VENV          := $(ROOT)/.venv
+VPY           := $(VENV)/bin/python
+TOOLS         := $(ROOT)/.tools
+WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock 2>/dev/null)
+WASM_BINDGEN  := $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)/bin/wasm-bindgen
+SANDBOX       := $(ROOT)/target/debug/erpdata-sandbox
+WASM_TARGET   := wasm32-unknown-unknown
+
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: help demo test test-rust test-python test-js lint fmt \
+        sandbox venv python wasm-tools wasm js clean
+
+help:
+	@echo "make demo   - start the sandbox ERP and query it through the Python and JS clients"
+	@echo "make test   - run every test suite (Rust, Python, JavaScript, shared vectors)"
+	@echo "make lint   - cargo fmt --check, clippy -D warnings, mypy"
+
+# --- builds -----------------------------------------------------------------
+
+sandbox:
+	cargo build -p erpdata-sandbox
+
+$(VENV)/.installed: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+# maturin develop finds .venv in the checkout without activation.
+python: venv
+	cd $(ROOT) && VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet --skip-install 2>/dev/null \
+	  || VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop
+
+$(WASM_BINDGEN):
+	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }
+	rustup target add $(WASM_TARGET)
+	@echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, several minutes)"
+	cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
+
+wasm-tools: $(WASM_BINDGEN)
+	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || true
+
+js/node_modules/.installed: js/package.json
+	cd js && npm install --no-audit --no-fund --silent
+	touch $@
+
+wasm: wasm-tools js/node_modules/.installed
+	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs
+
+# --- the two commands -------------------------------------------------------
+
+demo: sandbox python wasm
+	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
+
+test: test-rust test-python test-js
+
+test-rust:
+	cargo test --workspace
+
+test-python: sandbox python
+	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
+
+test-js: sandbox wasm
+	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/
+
+lint: venv
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/mypy python/erpdata tests/python
+
+fmt:
+	cargo fmt --all
+
+clean:
+	cargo clean
+	rm -rf $(VENV) js/node_modules js/pkg

@@ -1,0 +1,287 @@
+use url::{Host, Url};
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::token::{AccessToken, REDACTED};
+use crate::validate;
+
+/// Everything a call needs besides its own parameters.
+///
+/// Built with [`Config::builder`]; immutable afterwards. `Debug` never shows
+/// the token.
+#[derive(Debug, Clone)]
+pub struct Config {
+    base_url: Url,
+    project: Option<String>,
+    project_folder: Option<String>,
+    access_token: Option<AccessToken>,
+    company_id: Option<Id>,
+    year_id: Option<Id>,
+    allow_insecure_http: bool,
+}
+
+/// Collects a [`Config`]; [`ConfigBuilder::build`] validates every field.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    base_url: String,
+    project: Option<String>,
+    project_folder: Option<String>,
+    access_token: Option<AccessToken>,
+    company_id: Option<Id>,
+    year_id: Option<Id>,
+    allow_insecure_http: bool,
+}
+
+impl Config {
+    /// Starts a configuration for the service at `base_url`
+    /// (e.g. `https://erp.example.com/` or `https://host/erp/`).
+    pub fn builder(base_url: impl Into<String>) -> ConfigBuilder {
+        ConfigBuilder {
+            base_url: base_url.into(),
+            project: None,
+            project_folder: None,
+            access_token: None,
+            company_id: None,
+            year_id: None,
+            allow_insecure_http: false,
+        }
+    }
+
+    /// The service's base URL (always ends with `/`).
+    pub fn base_url(&self) -> &Url {
+        &self.base_url
+    }
+
+    /// The ERP project name, if set.
+    pub fn project(&self) -> Option<&str> {
+        self.project.as_deref()
+    }
+
+    /// The project folder sent as `sys_projectfolder`: the configured folder,
+    /// or else the project name.
+    pub fn project_folder(&self) -> Option<&str> {
+        self.project_folder.as_deref().or(self.project.as_deref())
+    }
+
+    /// Whether an access token is configured (its value is never exposed here).
+    pub fn has_access_token(&self) -> bool {
+        self.access_token.is_some()
+    }
+
+    pub(crate) fn access_token(&self) -> Option<&AccessToken> {
+        self.access_token.as_ref()
+    }
+
+    /// The default company id for table fetches.
+    pub fn company_id(&self) -> Option<&Id> {
+        self.company_id.as_ref()
+    }
+
+    /// The default year id for table fetches.
+    pub fn year_id(&self) -> Option<&Id> {
+        self.year_id.as_ref()
+    }
+
+    /// Whether plain http to a non-loopback host was explicitly allowed.
+    pub fn allow_insecure_http(&self) -> bool {
+        self.allow_insecure_http
+    }
+
+    /// `{base}/apis/{file}`, keeping any path prefix of the base URL.
+    pub(crate) fn endpoint(&self, file: &str) -> Url {
+        let mut url = self.base_url.clone();
+        url.path_segments_mut()
+            // A base URL that passed `build` can always be a base.
+            .expect("base URL checked in build")
+            .pop_if_empty()
+            .push("apis")
+            .push(file);
+        url
+    }
+
+    /// Replaces every occurrence of the token (raw and in the encodings a
+    /// URL or form body would carry) with [`REDACTED`].
+    ///
+    /// Bindings pass any text that might have seen a request (a host stack's
+    /// error message, a URL to display) through here.
+    pub fn redact(&self, text: &str) -> String {
+        let Some(token) = &self.access_token else {
+            return text.to_owned();
+        };
+        let raw = token.expose_secret();
+        let mut out = text.replace(raw, REDACTED);
+        let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
+        if form != raw {
+            out = out.replace(&form, REDACTED);
+            let pct = form.replace('+', "%20");
+            if pct != form {
+                out = out.replace(&pct, REDACTED);
+            }
+        }
+        out
+    }
+}
+
+impl ConfigBuilder {
+    /// The ERP project name (the table fetch's `project`).
+    pub fn project(mut self, project: impl Into<String>) -> Self {
+        self.project = Some(project.into());
+        self
+    }
+
+    /// The project folder (the dues query's `sys_projectfolder`); defaults to
+    /// the project name.
+    pub fn project_folder(mut self, folder: impl Into<String>) -> Self {
+        self.project_folder = Some(folder.into());
+        self
+    }
+
+    /// The access token the table fetch requires.
+    pub fn access_token(mut self, token: impl Into<AccessToken>) -> Self {
+        self.access_token = Some(token.into());
+        self
+    }
+
+    /// The company id used when a table query gives none.
+    pub fn company_id(mut self, id: impl Into<Id>) -> Self {
+        self.company_id = Some(id.into());
+        self
+    }
+
+    /// The year id used when a table query gives none.
+    pub fn year_id(mut self, id: impl Into<Id>) -> Self {
+        self.year_id = Some(id.into());
+        self
+    }
+
+    /// Allows sending the token over plain http to a host that is not
+    /// loopback. Off by default: only for trusted private networks.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
+    /// Validates every field and returns the configuration.
+    pub fn build(self) -> Result<Config> {
+        let base_url = parse_base_url(&self.base_url)?;
+        if let Some(p) = &self.project {
+            validate::text("project", p)?;
+        }
+        if let Some(f) = &self.project_folder {
+            validate::text("project_folder", f)?;
+        }
+        if let Some(t) = &self.access_token {
+            validate::token(t.expose_secret())?;
+            if base_url.scheme() == "http" && !is_loopback(&base_url) && !self.allow_insecure_http {
+                return Err(Error::invalid(
+                    "base_url",
+                    "uses plain http to a host that is not loopback, which would send the \
+                     access token unencrypted; use https, or allow insecure http explicitly",
+                ));
+            }
+        }
+        if let Some(c) = &self.company_id {
+            validate::text("company_id", c.as_str())?;
+        }
+        if let Some(y) = &self.year_id {
+            validate::text("year_id", y.as_str())?;
+        }
+        Ok(Config {
+            base_url,
+            project: self.project,
+            project_folder: self.project_folder,
+            access_token: self.access_token,
+            company_id: self.company_id,
+            year_id: self.year_id,
+            allow_insecure_http: self.allow_insecure_http,
+        })
+    }
+}
+
+fn parse_base_url(text: &str) -> Result<Url> {
+    let bad = |reason: &str| Error::invalid("base_url", reason.to_owned());
+    if text.trim().is_empty() {
+        return Err(bad("must not be empty"));
+    }
+    let mut url = Url::parse(text.trim()).map_err(|e| {
+        Error::invalid(
+            "base_url",
+            format!("is not an absolute URL ({e}); expected e.g. https://erp.example.com/"),
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("must use http or https"));
+    }
+    if url.host().is_none() || url.cannot_be_a_base() {
+        return Err(bad("must have a host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        // Credentials in a URL end up in logs and error messages.
+        return Err(bad("must not contain a user name or password"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("must not have a query string or fragment"));
+    }
+    if !url.path().ends_with('/') {
+        let path = format!("{}/", url.path());
+        url.set_path(&path);
+    }
+    Ok(url)
+}
+
+/// Loopback hosts are exempt from the https rule: traffic never leaves the
+/// machine, which is how the sandbox and tests run.
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_url_rules() {
+        let c = Config::builder("https://h/erp").build().unwrap();
+        assert_eq!(
+            c.endpoint("ajax.php").as_str(),
+            "https://h/erp/apis/ajax.php"
+        );
+        let c = Config::builder("https://h").build().unwrap();
+        assert_eq!(c.endpoint("ajax.php").as_str(), "https://h/apis/ajax.php");
+        for bad in ["", "h/erp", "ftp://h/", "https://u:p@h/", "https://h/?a=1"] {
+            assert!(Config::builder(bad).build().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn https_required_with_token() {
+        let b = |u: &str| Config::builder(u).access_token("fake-token");
+        assert!(b("http://erp.example.com/").build().is_err());
+        assert!(b("http://erp.example.com/")
+            .allow_insecure_http(true)
+            .build()
+            .is_ok());
+        assert!(b("http://127.0.0.1:8787/").build().is_ok());
+        assert!(b("http://localhost/").build().is_ok());
+        assert!(b("http://[::1]/").build().is_ok());
+        assert!(Config::builder("http://erp.example.com/").build().is_ok());
+    }
+
+    #[test]
+    fn redaction() {
+        let c = Config::builder("https://h/").access_token("a b+c").build();
+        assert!(c.is_err(), "whitespace in a token is refused");
+        let c = Config::builder("https://h/")
+            .access_token("tok/+=en")
+            .build()
+            .unwrap();
+        let s = c.redact("x tok/+=en y tok%2F%2B%3Den z");
+        assert_eq!(s, "x [REDACTED] y [REDACTED] z");
+        assert!(!format!("{c:?}").contains("tok/"));
+    }
+}

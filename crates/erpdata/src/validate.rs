@@ -1,0 +1,100 @@
+//! Input rules applied before any request is built. Every rule names the
+//! field, so a binding can tell its user exactly which argument was wrong.
+
+use crate::error::{Error, Result};
+
+/// Longest value accepted for any parameter. The service takes these through
+/// a URL or a form field, and no legitimate id, project or token is anywhere
+/// near this long; a longer value is a bug in the caller.
+pub const MAX_VALUE_LEN: usize = 1024;
+
+/// Longest table name accepted (MySQL's identifier limit).
+pub const MAX_TABLE_LEN: usize = 64;
+
+/// A parameter value: not empty, not only whitespace, no control characters,
+/// not absurdly long.
+pub fn text(field: &str, value: &str) -> Result<()> {
+    if value.trim().is_empty() {
+        let reason = if value.is_empty() {
+            "must not be empty"
+        } else {
+            "must not be only whitespace"
+        };
+        return Err(Error::invalid(field, reason));
+    }
+    if value.chars().count() > MAX_VALUE_LEN {
+        return Err(Error::invalid(
+            field,
+            format!("is longer than {MAX_VALUE_LEN} characters"),
+        ));
+    }
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(Error::invalid(
+            field,
+            format!("contains the control character U+{:04X}", c as u32),
+        ));
+    }
+    Ok(())
+}
+
+/// A table name: a plain SQL identifier (`[A-Za-z_][A-Za-z0-9_]*`, at most
+/// 64 characters). Anything else could only be a mistake or an injection
+/// attempt, and the service would put it into a query.
+pub fn table(value: &str) -> Result<()> {
+    text("table", value)?;
+    if value.len() > MAX_TABLE_LEN {
+        return Err(Error::invalid(
+            "table",
+            format!("is longer than {MAX_TABLE_LEN} characters"),
+        ));
+    }
+    let mut chars = value.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(Error::invalid(
+            "table",
+            "must be a plain identifier: ASCII letters, digits and '_', not starting with a digit",
+        ));
+    }
+    Ok(())
+}
+
+/// An access token: a parameter value that also has no whitespace, because a
+/// token with a space in it is always a copy-and-paste accident.
+pub fn token(value: &str) -> Result<()> {
+    text("access_token", value)?;
+    if value.chars().any(char::is_whitespace) {
+        return Err(Error::invalid(
+            "access_token",
+            "must not contain whitespace",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables() {
+        for ok in ["sales_invoice", "_x", "A1"] {
+            assert!(table(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", " ", "sales;drop", "a b", "../x", "1abc", "naïve", "x-y"] {
+            let err = table(bad).unwrap_err();
+            assert!(matches!(err, Error::InvalidInput { ref field, .. } if field == "table"));
+        }
+    }
+
+    #[test]
+    fn texts() {
+        assert!(text("acid", "C 001 & co").is_ok());
+        assert!(text("acid", "a\u{0}b").is_err());
+        assert!(text("acid", "a\nb").is_err());
+        assert!(text("acid", "\t ").is_err());
+        assert!(text("acid", &"x".repeat(MAX_VALUE_LEN + 1)).is_err());
+    }
+}

@@ -1,0 +1,251 @@
+//! Runs every case of `tests/vectors/*.json` against the core.
+
+use std::path::PathBuf;
+
+use erpdata::{Cell, Config, DuesKind, DuesQuery, Error, Id, Method, Row, TableQuery};
+use serde_json::{Map, Value};
+
+fn vector_files(prefix: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(prefix) && name.ends_with(".json")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn cases(prefix: &str) -> Vec<Value> {
+    let mut all = Vec::new();
+    for file in vector_files(prefix) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        all.extend(doc["cases"].as_array().unwrap().iter().cloned());
+    }
+    assert!(!all.is_empty(), "no {prefix} vectors found");
+    all
+}
+
+fn id(v: &Value) -> Id {
+    match v {
+        Value::String(s) => Id::from(s.as_str()),
+        Value::Number(n) => Id::from(n.as_i64().expect("integer id")),
+        other => panic!("id must be a string or integer, got {other}"),
+    }
+}
+
+fn config(c: &Map<String, Value>) -> Result<Config, Error> {
+    let mut b = Config::builder(c["base_url"].as_str().unwrap());
+    if let Some(v) = c.get("project") {
+        b = b.project(v.as_str().unwrap());
+    }
+    if let Some(v) = c.get("project_folder") {
+        b = b.project_folder(v.as_str().unwrap());
+    }
+    if let Some(v) = c.get("access_token") {
+        b = b.access_token(v.as_str().unwrap());
+    }
+    if let Some(v) = c.get("company_id") {
+        b = b.company_id(id(v));
+    }
+    if let Some(v) = c.get("year_id") {
+        b = b.year_id(id(v));
+    }
+    if let Some(v) = c.get("allow_insecure_http") {
+        b = b.allow_insecure_http(v.as_bool().unwrap());
+    }
+    b.build()
+}
+
+fn default_config() -> Map<String, Value> {
+    serde_json::json!({
+        "base_url": "https://erp.example.com/",
+        "project": "demo",
+        "access_token": "fake-token-for-tests"
+    })
+    .as_object()
+    .unwrap()
+    .clone()
+}
+
+fn dues_query(args: &Value) -> Result<DuesQuery, Error> {
+    let kind: DuesKind = args["kind"].as_str().unwrap().parse()?;
+    Ok(DuesQuery::new(id(&args["acid"]), kind))
+}
+
+fn build_request(case: &Value) -> Result<http::Request<Vec<u8>>, Error> {
+    let config = config(case["config"].as_object().unwrap())?;
+    let args = &case["args"];
+    match case["call"].as_str().unwrap() {
+        "dues" => config.dues_request(&dues_query(args)?),
+        "table" => {
+            let mut q = TableQuery::new(args["table"].as_str().unwrap());
+            if let Some(v) = args.get("company_id") {
+                q = q.company_id(id(v));
+            }
+            if let Some(v) = args.get("year_id") {
+                q = q.year_id(id(v));
+            }
+            if let Some(v) = args.get("method") {
+                q = q.method(v.as_str().unwrap().parse::<Method>()?);
+            }
+            config.table_request(&q)
+        }
+        other => panic!("unknown call {other}"),
+    }
+}
+
+#[test]
+fn request_vectors() {
+    let cases = cases("requests");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let result = build_request(case);
+        if let Some(expected) = case.get("expect_error") {
+            match result {
+                Err(Error::InvalidInput { field, .. }) => {
+                    assert_eq!(field, expected["field"].as_str().unwrap(), "{name}")
+                }
+                other => panic!("{name}: expected invalid_input, got {other:?}"),
+            }
+            continue;
+        }
+        let req = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expected = &case["expect"];
+        assert_eq!(req.method().as_str(), expected["method"], "{name}");
+        assert_eq!(
+            req.uri().to_string(),
+            expected["url"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            String::from_utf8(req.body().clone()).unwrap(),
+            expected["body"].as_str().unwrap(),
+            "{name}"
+        );
+        let ct = req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_owned());
+        assert_eq!(ct.as_deref(), expected["content_type"].as_str(), "{name}");
+    }
+    eprintln!("{} request vectors passed", cases.len());
+}
+
+fn cell_json(cell: &Cell) -> Value {
+    match cell {
+        Cell::Null => Value::Null,
+        Cell::Bool(b) => Value::Bool(*b),
+        Cell::Int(i) => serde_json::json!({ "$number": i.to_string() }),
+        Cell::Number(t) => serde_json::json!({ "$number": t }),
+        Cell::String(s) => Value::String(s.clone()),
+        Cell::Json(t) => serde_json::json!({ "$json": t }),
+    }
+}
+
+fn rows_json(rows: &[Row]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|r| {
+                Value::Object(
+                    r.fields
+                        .iter()
+                        .map(|(k, v)| (k.clone(), cell_json(v)))
+                        .collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+fn body(case: &Value) -> Vec<u8> {
+    let resp = &case["response"];
+    if let Some(hex) = resp.get("body_hex") {
+        let hex = hex.as_str().unwrap();
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect()
+    } else {
+        resp["body"].as_str().unwrap().as_bytes().to_vec()
+    }
+}
+
+#[test]
+fn response_vectors() {
+    let cases = cases("responses");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let cfg = config(
+            case.get("config")
+                .and_then(Value::as_object)
+                .unwrap_or(&default_config()),
+        )
+        .unwrap();
+        let status = case["response"]["status"].as_u64().unwrap() as u16;
+        let body = body(case);
+        let result: Result<(Value, Vec<String>, Option<Value>, Option<String>), Error> =
+            match case["call"].as_str().unwrap() {
+                "table" => cfg.parse_table(status, &body).map(|t| {
+                    let cols = Value::from(t.columns.clone());
+                    (rows_json(&t.rows), t.notices, Some(cols), None)
+                }),
+                "dues" => {
+                    let q = dues_query(&case["dues"]).unwrap();
+                    cfg.parse_dues(&q, status, &body).map(|d| {
+                        assert_eq!(d.acid, q.acid);
+                        assert_eq!(d.kind, q.kind);
+                        (rows_json(&d.rows), d.notices, None, Some(d.raw))
+                    })
+                }
+                other => panic!("unknown call {other}"),
+            };
+        if let Some(expected) = case.get("expect_error") {
+            let err = match result {
+                Err(e) => e,
+                Ok(v) => panic!("{name}: expected an error, got {v:?}"),
+            };
+            assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
+            let text = format!("{err} {err:?}");
+            if let Some(s) = expected.get("status") {
+                match (&err, s) {
+                    (Error::HttpStatus { status, .. }, Value::Number(n)) => {
+                        assert_eq!(u64::from(*status), n.as_u64().unwrap(), "{name}")
+                    }
+                    (Error::Service { status, .. }, Value::String(s)) => {
+                        assert_eq!(status, s, "{name}")
+                    }
+                    _ => panic!("{name}: status {s} does not fit {err:?}"),
+                }
+            }
+            if let Some(s) = expected.get("message_contains") {
+                let s = s.as_str().unwrap();
+                assert!(err.to_string().contains(s), "{name}: {err} lacks {s:?}");
+            }
+            for s in expected
+                .get("not_contains")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                assert!(!text.contains(s.as_str().unwrap()), "{name}: {text}");
+            }
+            continue;
+        }
+        let (rows, notices, columns, raw) = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expected = &case["expect"];
+        assert_eq!(rows, expected["rows"], "{name}");
+        assert_eq!(Value::from(notices), expected["notices"], "{name}");
+        if let (Some(cols), Some(exp)) = (columns, expected.get("columns")) {
+            assert_eq!(cols, *exp, "{name}");
+        }
+        if let (Some(raw), Some(exp)) = (raw, expected.get("raw")) {
+            assert_eq!(raw, exp.as_str().unwrap(), "{name}");
+        }
+    }
+    eprintln!("{} response vectors passed", cases.len());
+}
