@@ -52,10 +52,7 @@ pub(crate) fn type_name(raw: &RawValue) -> &'static str {
 
 /// Last entry wins for a duplicated key, as PHP's `json_decode` and
 /// JavaScript's `JSON.parse` do.
-pub(crate) fn last<'e, 'a>(
-    entries: &'e [(String, &'a RawValue)],
-    key: &str,
-) -> Option<&'a RawValue> {
+pub(crate) fn last<'a>(entries: &[(String, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
     entries
         .iter()
         .rev()

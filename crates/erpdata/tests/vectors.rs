@@ -175,6 +175,9 @@ fn body(case: &Value) -> Vec<u8> {
     }
 }
 
+/// Rows, notices, columns (tables) and raw text (dues) of a parsed answer.
+type Parsed = (Value, Vec<String>, Option<Value>, Option<String>);
+
 #[test]
 fn response_vectors() {
     let cases = cases("responses");
@@ -188,22 +191,21 @@ fn response_vectors() {
         .unwrap();
         let status = case["response"]["status"].as_u64().unwrap() as u16;
         let body = body(case);
-        let result: Result<(Value, Vec<String>, Option<Value>, Option<String>), Error> =
-            match case["call"].as_str().unwrap() {
-                "table" => cfg.parse_table(status, &body).map(|t| {
-                    let cols = Value::from(t.columns.clone());
-                    (rows_json(&t.rows), t.notices, Some(cols), None)
-                }),
-                "dues" => {
-                    let q = dues_query(&case["dues"]).unwrap();
-                    cfg.parse_dues(&q, status, &body).map(|d| {
-                        assert_eq!(d.acid, q.acid);
-                        assert_eq!(d.kind, q.kind);
-                        (rows_json(&d.rows), d.notices, None, Some(d.raw))
-                    })
-                }
-                other => panic!("unknown call {other}"),
-            };
+        let result: Result<Parsed, Error> = match case["call"].as_str().unwrap() {
+            "table" => cfg.parse_table(status, &body).map(|t| {
+                let cols = Value::from(t.columns.clone());
+                (rows_json(&t.rows), t.notices, Some(cols), None)
+            }),
+            "dues" => {
+                let q = dues_query(&case["dues"]).unwrap();
+                cfg.parse_dues(&q, status, &body).map(|d| {
+                    assert_eq!(d.acid, q.acid);
+                    assert_eq!(d.kind, q.kind);
+                    (rows_json(&d.rows), d.notices, None, Some(d.raw))
+                })
+            }
+            other => panic!("unknown call {other}"),
+        };
         if let Some(expected) = case.get("expect_error") {
             let err = match result {
                 Err(e) => e,
