@@ -1,0 +1,24 @@
+// The JavaScript half of `make demo`: configuration comes from ERPDATA_*.
+import { ErpClient } from "erpdata";
+
+const client = new ErpClient();
+
+function show(title, rows, columns) {
+  console.log(`\n${title}`);
+  if (rows.length === 0) {
+    console.log("  (none)");
+    return;
+  }
+  const cells = rows.map((r) => columns.map((c) => (r[c] ?? "").toString()));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
+  console.log("  " + columns.map((c, i) => c.padEnd(widths[i])).join("  "));
+  console.log("  " + widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of cells) console.log("  " + row.map((v, i) => v.padEnd(widths[i])).join("  "));
+}
+
+const receivables = await client.receivables("C001");
+show("Receivables of customer C001 (exact amounts as text)", receivables.rows, Object.keys(receivables.rows[0] ?? {}));
+const payables = await client.payables("S001");
+show("Payables to supplier S001", payables.rows, Object.keys(payables.rows[0] ?? {}));
+const table = await client.table("sales_invoice", { numbers: "string" });
+show(`sales_invoice: first 5 of ${table.rows.length} rows`, table.rows.slice(0, 5), table.columns);

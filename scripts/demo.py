@@ -1,0 +1,97 @@
+"""`make demo`: start the sandbox ERP, then query it through the Python and
+JavaScript clients exactly as a user would, and stop it again."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+SANDBOX_TOKEN = "sandbox-token-not-secret"
+
+
+def show(title: str, rows: Sequence[Mapping[str, Any]], columns: Iterable[str]) -> None:
+    cols = list(columns)
+    print(f"\n{title}")
+    if not rows:
+        print("  (none)")
+        return
+    cells = [[fmt(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    print("  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    print("  " + "  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  " + "  ".join(v.ljust(w) for v, w in zip(row, widths)))
+
+
+def fmt(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def python_part(base_url: str) -> None:
+    import erpdata
+
+    print("== Python client (erpdata.Client) ==")
+    with erpdata.Client(
+        base_url,
+        project="demo",
+        access_token=SANDBOX_TOKEN,
+        company_id=1,
+        year_id=2025,
+    ) as client:
+        dues = client.receivables("C001")
+        show("Receivables of customer C001", dues.rows, dues.rows[0].keys() if dues.rows else [])
+        total = sum((r["balance"] for r in dues.rows), Decimal("0.00"))
+        print(f"  total outstanding: {total}")
+        dues = client.payables("S001")
+        show("Payables to supplier S001", dues.rows, dues.rows[0].keys() if dues.rows else [])
+        table = client.table("sales_invoice")
+        show(f"sales_invoice: first 5 of {len(table)} rows", table[:5], table.columns)
+
+
+def js_part(base_url: str) -> None:
+    print("\n== JavaScript client (ErpClient) ==", flush=True)
+    env = dict(os.environ)
+    env.update(
+        ERPDATA_BASE_URL=base_url,
+        ERPDATA_PROJECT="demo",
+        ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN,
+        ERPDATA_COMPANY_ID="1",
+        ERPDATA_YEAR_ID="2025",
+    )
+    subprocess.run(["node", str(ROOT / "js/examples/demo.mjs")], check=True, env=env)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sandbox", default=str(ROOT / "target/debug/erpdata-sandbox"))
+    args = parser.parse_args()
+    proc = subprocess.Popen(
+        [args.sandbox, "--port", "0", "--token", SANDBOX_TOKEN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        if not base_url.startswith("http"):
+            print(f"the sandbox did not start (said {base_url!r})", file=sys.stderr)
+            return 1
+        print(f"sandbox ERP running at {base_url}\n")
+        python_part(base_url)
+        js_part(base_url)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    print("\nsandbox stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
