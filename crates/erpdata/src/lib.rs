@@ -39,8 +39,10 @@ mod id;
 mod json;
 mod prelude;
 mod query;
+mod redirect;
 mod request;
 mod response;
+mod retry;
 mod token;
 pub mod validate;
 
@@ -49,8 +51,10 @@ pub use config::{Config, ConfigBuilder};
 pub use error::{Error, Result, TransportKind};
 pub use id::Id;
 pub use query::{DuesKind, DuesQuery, Method, TableQuery};
+pub use redirect::MAX_REDIRECTS;
 pub use request::{FORM_CONTENT_TYPE, USER_AGENT_VALUE};
 pub use response::{Dues, Table};
+pub use retry::{Decision, Outcome, RetryPolicy};
 pub use token::{AccessToken, REDACTED};
 
 impl Config {
