@@ -1,0 +1,212 @@
+//! Settings of a sandbox instance and the command line that sets them.
+
+use std::fmt;
+
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+pub const DEFAULT_PORT: u16 = 8787;
+pub const DEFAULT_PROJECT: &str = "demo";
+/// Deliberately public: the sandbox guards nothing.
+pub const DEFAULT_TOKEN: &str = "sandbox-token-not-secret";
+pub const DEFAULT_SEED: u64 = 42;
+pub const TOKEN_ENV: &str = "ERPDATA_SANDBOX_TOKEN";
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct Config {
+    pub host: String,
+    /// `0` lets the OS pick a free port.
+    pub port: u16,
+    /// The `project` of the table data fetch.
+    pub project: String,
+    /// The `sys_projectfolder` of the dues query; `None` means `project`.
+    pub project_folder: Option<String>,
+    pub token: String,
+    /// Size of company 1's 2025 `sales_invoice` table; `None` is demo size.
+    pub rows: Option<u64>,
+    pub seed: u64,
+    /// One line per request on stderr.
+    pub log_requests: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            host: DEFAULT_HOST.to_owned(),
+            port: DEFAULT_PORT,
+            project: DEFAULT_PROJECT.to_owned(),
+            project_folder: None,
+            token: DEFAULT_TOKEN.to_owned(),
+            rows: None,
+            seed: DEFAULT_SEED,
+            log_requests: true,
+        }
+    }
+}
+
+// By hand so that the token never reaches a log through `{:?}`.
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("project", &self.project)
+            .field("project_folder", &self.project_folder)
+            .field("token", &"<redacted>")
+            .field("rows", &self.rows)
+            .field("seed", &self.seed)
+            .field("log_requests", &self.log_requests)
+            .finish()
+    }
+}
+
+impl Config {
+    pub fn project_folder(&self) -> &str {
+        self.project_folder.as_deref().unwrap_or(&self.project)
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(Config),
+    Help,
+    Version,
+}
+
+pub const USAGE: &str = "\
+Usage: erpdata-sandbox [OPTIONS]
+
+A local fake of the cloud ERP's data interface (apis/ajax.php, apis/dataapi.php).
+Prints its base URL as the first line of stdout.
+
+Options:
+  --host HOST             address to listen on [default: 127.0.0.1]
+  --port PORT             port; 0 picks a free one [default: 8787]
+  --project NAME          project of the table data fetch [default: demo]
+  --project-folder NAME   sys_projectfolder of the dues query [default: the project]
+  --token TOKEN           access token [default: sandbox-token-not-secret,
+                          or $ERPDATA_SANDBOX_TOKEN]
+  --rows N                rows of sales_invoice for company 1, year 2025
+                          [default: demo size, 40]
+  --seed N                seed of the demo data [default: 42]
+  --quiet                 do not log requests to stderr
+  -h, --help              print this help
+  -V, --version           print the version
+";
+
+/// Parses the arguments after the program name. `env_token` is the value
+/// of [`TOKEN_ENV`], which `--token` overrides.
+pub fn parse_args<I>(args: I, env_token: Option<String>) -> Result<Command, String>
+where
+    I: IntoIterator<Item = String>,
+{
+    let mut config = Config::default();
+    if let Some(token) = env_token.filter(|t| !t.is_empty()) {
+        config.token = token;
+    }
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg, None),
+        };
+        let mut value = || -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-V" | "--version" => return Ok(Command::Version),
+            "--quiet" => config.log_requests = false,
+            "--host" => config.host = value()?,
+            "--port" => config.port = number(&flag, &value()?)?,
+            "--project" => config.project = value()?,
+            "--project-folder" => config.project_folder = Some(value()?),
+            "--token" => config.token = value()?,
+            "--rows" => config.rows = Some(number(&flag, &value()?)?),
+            "--seed" => config.seed = number(&flag, &value()?)?,
+            _ => return Err(format!("unknown argument: {flag}")),
+        }
+    }
+    if config.token.is_empty() {
+        return Err("the access token must not be empty".to_owned());
+    }
+    Ok(Command::Run(config))
+}
+
+fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{flag}: not a valid number: {value}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str], env: Option<&str>) -> Result<Config, String> {
+        match parse_args(args.iter().map(|s| s.to_string()), env.map(str::to_owned))? {
+            Command::Run(c) => Ok(c),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let c = run(&[], None).unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.project_folder(), "demo");
+    }
+
+    #[test]
+    fn flags_both_forms() {
+        let c = run(
+            &[
+                "--port=0",
+                "--project",
+                "acme",
+                "--rows",
+                "100",
+                "--seed=7",
+                "--host",
+                "::1",
+            ],
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.port, c.project.as_str(), c.rows, c.seed, c.host.as_str()),
+            (0, "acme", Some(100), 7, "::1")
+        );
+        assert_eq!(c.project_folder(), "acme");
+        let c = run(&["--project-folder", "f"], None).unwrap();
+        assert_eq!(c.project_folder(), "f");
+    }
+
+    #[test]
+    fn token_from_env_then_flag() {
+        assert_eq!(run(&[], Some("e")).unwrap().token, "e");
+        assert_eq!(run(&["--token", "f"], Some("e")).unwrap().token, "f");
+        assert_eq!(run(&[], Some("")).unwrap().token, DEFAULT_TOKEN);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(run(&["--port"], None).unwrap_err().contains("--port"));
+        assert!(run(&["--port", "x"], None).is_err());
+        assert!(run(&["--bogus"], None).is_err());
+        assert!(run(&["--token="], None).is_err());
+        assert_eq!(parse_args(["-h".to_owned()], None), Ok(Command::Help));
+    }
+
+    #[test]
+    fn debug_hides_token() {
+        let c = Config {
+            token: "s3cret".into(),
+            ..Config::default()
+        };
+        assert!(!format!("{c:?}").contains("s3cret"));
+    }
+}

@@ -1,0 +1,224 @@
+//! The two PHP endpoints, answered the way a PHP service answers: HTTP 200
+//! with `{"status":"error",...}` for every request it understood the path
+//! of, and an HTML 404 page for any other path.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+
+use crate::config::Config;
+use crate::data::Dataset;
+use crate::dues::{dues_body, DuesType};
+use crate::json::error_body;
+use crate::tables::{Chunks, Table};
+
+const JSON: &str = "application/json; charset=utf-8";
+/// Like PHP's `post_max_size`: a larger body is ignored, not refused.
+const MAX_FORM: usize = 1 << 20;
+
+struct App {
+    config: Config,
+    data: Arc<Dataset>,
+}
+
+/// The sandbox as an axum router (the demo data is made here, once).
+pub fn router(config: Config) -> Router {
+    let data = Arc::new(Dataset::new(config.seed, config.rows));
+    let log = config.log_requests;
+    let router = Router::new()
+        .route("/apis/ajax.php", any(dues))
+        .route("/apis/dataapi.php", any(table))
+        .fallback(not_found)
+        .with_state(Arc::new(App { config, data }));
+    if log {
+        router.layer(middleware::from_fn(log_request))
+    } else {
+        router
+    }
+}
+
+/// Request parameters with PHP's `$_REQUEST` semantics.
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    /// Later sources win over earlier ones, as the form body wins over the
+    /// query string in PHP. `+` is a space in both.
+    fn parse(sources: &[&[u8]]) -> Self {
+        Params(
+            sources
+                .iter()
+                .flat_map(|s| form_urlencoded::parse(s).into_owned())
+                .collect(),
+        )
+    }
+
+    /// The last value of a repeated name wins, as in PHP. Blank counts as
+    /// missing, as it does for PHP code that checks with `empty()`.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn require(&self, name: &str) -> Result<&str, Vec<u8>> {
+        self.get(name)
+            .ok_or_else(|| error_body(&format!("Missing parameter: {name}")))
+    }
+}
+
+fn fail<T>(message: String) -> Result<T, Vec<u8>> {
+    Err(error_body(&message))
+}
+
+fn json(body: impl Into<Body>) -> Response {
+    ([(header::CONTENT_TYPE, JSON)], body.into()).into_response()
+}
+
+/// `GET apis/ajax.php?sys_projectfolder=..&func=getduesDet&acid=..&type=..`
+/// Reads the query string only, like PHP's `$_GET`, whatever the method.
+async fn dues(State(app): State<Arc<App>>, req: Request) -> Response {
+    let params = Params::parse(&[req.uri().query().unwrap_or("").as_bytes()]);
+    match dues_answer(&app, &params) {
+        Ok(body) | Err(body) => json(body),
+    }
+}
+
+fn dues_answer(app: &App, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
+    let folder = p.require("sys_projectfolder")?;
+    let func = p.require("func")?;
+    if folder != app.config.project_folder() {
+        return fail(format!("Unknown project folder: {folder}"));
+    }
+    if func != "getduesDet" {
+        return fail(format!("Unknown function: {func}"));
+    }
+    let acid = p.require("acid")?;
+    let ty = p.require("type")?;
+    let Some(ty) = DuesType::parse(ty) else {
+        return fail(format!("Invalid type: {ty} (expected RECEIPT or PAYMENT)"));
+    };
+    let Some(party) = app.data.account(acid) else {
+        return fail(format!("Unknown account: {acid}"));
+    };
+    Ok(dues_body(app.data.current(), party, ty))
+}
+
+/// `POST` (form) or `GET` `apis/dataapi.php` with `req=getdata`.
+async fn table(State(app): State<Arc<App>>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    // PHP fills `$_POST` only from a form body; any other body is ignored.
+    let form = if is_form(&parts.headers) {
+        axum::body::to_bytes(body, MAX_FORM)
+            .await
+            .unwrap_or_default()
+    } else {
+        Bytes::new()
+    };
+    let query = parts.uri.query().unwrap_or("").as_bytes();
+    let params = Params::parse(&[query, &form]);
+    match table_lookup(&app, &params) {
+        Ok((ledger, table)) => {
+            let mut chunks = Chunks::new(app.data.clone(), ledger, table);
+            let first = chunks.next().expect("a first chunk");
+            match chunks.next() {
+                // Small answers get a Content-Length, as PHP's output buffer gives.
+                None => json(first),
+                Some(second) => json(Body::from_stream(futures_util::stream::iter(
+                    [first, second]
+                        .into_iter()
+                        .chain(chunks)
+                        .map(Ok::<_, Infallible>),
+                ))),
+            }
+        }
+        Err(body) => json(body),
+    }
+}
+
+fn is_form(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            v.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+}
+
+fn table_lookup(app: &App, p: &Params) -> Result<(usize, Table), Vec<u8>> {
+    let req = p.require("req")?;
+    if req != "getdata" {
+        return fail(format!("Unknown request: {req}"));
+    }
+    let project = p.require("project")?;
+    let token = p.require("accesstoken")?;
+    let year = p.require("yearid")?;
+    let company = p.require("compid")?;
+    let table = p.require("table")?;
+    if project != app.config.project {
+        return fail(format!("Unknown project: {project}"));
+    }
+    if !same_secret(token, &app.config.token) {
+        return fail("Invalid access token".to_owned());
+    }
+    // Numeric keys, so "01" is company 1, as with an integer column.
+    let ledger = match (company.parse::<i64>(), year.parse::<i64>()) {
+        (Ok(c), Ok(y)) => app.data.find(c, y),
+        _ => None,
+    };
+    let Some(ledger) = ledger else {
+        return fail("Invalid company or year".to_owned());
+    };
+    let Some(table) = Table::from_name(table) else {
+        return fail(format!("Unknown table: {table}"));
+    };
+    Ok((ledger, table))
+}
+
+/// Compares without stopping at the first difference.
+fn same_secret(given: &str, expected: &str) -> bool {
+    given.len() == expected.len()
+        && given
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/html; charset=iso-8859-1")],
+        "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n\
+         <title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n\
+         <p>The requested URL was not found on this server.</p>\n</body></html>\n",
+    )
+        .into_response()
+}
+
+/// One line per request. The path only: the query string and the body may
+/// carry the access token. The time is until the head of the answer.
+async fn log_request(req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let start = Instant::now();
+    let res = next.run(req).await;
+    eprintln!(
+        "{method} {path} {} {:.1}ms",
+        res.status().as_u16(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    res
+}

@@ -1,0 +1,198 @@
+//! The tables of the data fetch and their JSON rows, written straight into
+//! byte buffers in chunks so that a table of millions of rows streams.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::data::{Dataset, DocKind, Ledger, Settlement, ACCOUNTS};
+use crate::json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    Account,
+    SalesInvoice,
+    PurchaseBill,
+    Receipt,
+    Payment,
+}
+
+impl Table {
+    pub const ALL: [Table; 5] = [
+        Table::Account,
+        Table::SalesInvoice,
+        Table::PurchaseBill,
+        Table::Receipt,
+        Table::Payment,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Account => "account",
+            Table::SalesInvoice => "sales_invoice",
+            Table::PurchaseBill => "purchase_bill",
+            Table::Receipt => "receipt",
+            Table::Payment => "payment",
+        }
+    }
+
+    /// Exact match: table names are case-sensitive on a Linux MySQL.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    pub fn len(self, ledger: &Ledger) -> u64 {
+        match self {
+            Table::Account => ACCOUNTS.len() as u64,
+            Table::SalesInvoice => ledger.count(DocKind::Invoice),
+            Table::PurchaseBill => ledger.count(DocKind::Bill),
+            Table::Receipt => ledger.settlements(DocKind::Invoice).len() as u64,
+            Table::Payment => ledger.settlements(DocKind::Bill).len() as u64,
+        }
+    }
+}
+
+pub fn write_row(buf: &mut Vec<u8>, data: &Dataset, ledger: &Ledger, table: Table, i: u64) {
+    match table {
+        Table::Account => {
+            let a = &ACCOUNTS[i as usize];
+            buf.extend_from_slice(b"{\"acid\":");
+            json::string(buf, a.acid);
+            buf.extend_from_slice(b",\"name\":");
+            buf.extend_from_slice(&data.quoted_names[i as usize]);
+            buf.extend_from_slice(b",\"kind\":");
+            json::string(buf, a.kind.as_str());
+            buf.extend_from_slice(b",\"city\":");
+            json::string(buf, a.city);
+            buf.extend_from_slice(b",\"credit_limit\":");
+            json::money(buf, a.credit_limit);
+            buf.push(b'}');
+        }
+        Table::SalesInvoice => write_doc(buf, data, ledger, DocKind::Invoice, i),
+        Table::PurchaseBill => write_doc(buf, data, ledger, DocKind::Bill, i),
+        Table::Receipt => write_settlement(buf, ledger, DocKind::Invoice, i),
+        Table::Payment => write_settlement(buf, ledger, DocKind::Bill, i),
+    }
+}
+
+fn write_doc(buf: &mut Vec<u8>, data: &Dataset, ledger: &Ledger, kind: DocKind, i: u64) {
+    let doc = ledger.doc(kind, i);
+    let (no, party, party_name) = match kind {
+        DocKind::Invoice => (
+            &b"{\"invoice_no\":"[..],
+            &b",\"customer\":"[..],
+            &b",\"customer_name\":"[..],
+        ),
+        DocKind::Bill => (
+            &b"{\"bill_no\":"[..],
+            &b",\"supplier\":"[..],
+            &b",\"supplier_name\":"[..],
+        ),
+    };
+    buf.extend_from_slice(no);
+    json::doc_no(buf, kind.prefix(), ledger.year, doc.number);
+    buf.extend_from_slice(b",\"date\":");
+    json::date(buf, doc.day);
+    buf.extend_from_slice(b",\"due_date\":");
+    json::date(buf, doc.due_day());
+    buf.extend_from_slice(party);
+    json::string(buf, ACCOUNTS[doc.party].acid);
+    buf.extend_from_slice(party_name);
+    buf.extend_from_slice(&data.quoted_names[doc.party]);
+    buf.extend_from_slice(b",\"amount\":");
+    json::money(buf, doc.amount);
+    buf.extend_from_slice(b",\"tax\":");
+    json::money(buf, doc.tax);
+    buf.extend_from_slice(b",\"total\":");
+    json::money(buf, doc.total());
+    buf.extend_from_slice(b",\"currency\":");
+    json::string(buf, ledger.currency());
+    buf.push(b'}');
+}
+
+fn write_settlement(buf: &mut Vec<u8>, ledger: &Ledger, kind: DocKind, i: u64) {
+    let s: &Settlement = &ledger.settlements(kind)[i as usize];
+    let (no, party, doc) = match kind {
+        DocKind::Invoice => (
+            &b"{\"receipt_no\":"[..],
+            &b",\"customer\":"[..],
+            &b",\"invoice_no\":"[..],
+        ),
+        DocKind::Bill => (
+            &b"{\"payment_no\":"[..],
+            &b",\"supplier\":"[..],
+            &b",\"bill_no\":"[..],
+        ),
+    };
+    buf.extend_from_slice(no);
+    json::doc_no(buf, kind.settlement_prefix(), ledger.year, s.number);
+    buf.extend_from_slice(b",\"date\":");
+    json::date(buf, s.day);
+    buf.extend_from_slice(party);
+    json::string(buf, ACCOUNTS[s.party].acid);
+    buf.extend_from_slice(doc);
+    json::doc_no(buf, kind.prefix(), ledger.year, s.doc_number);
+    buf.extend_from_slice(b",\"amount\":");
+    json::money(buf, s.amount);
+    buf.extend_from_slice(b",\"mode\":");
+    json::string(buf, s.mode);
+    buf.push(b'}');
+}
+
+/// Target size of one body chunk.
+pub const CHUNK: usize = 64 * 1024;
+
+/// The answer `{"status":"success","data":[...]}` in chunks of about
+/// [`CHUNK`] bytes, made on demand.
+pub struct Chunks {
+    data: Arc<Dataset>,
+    ledger: usize,
+    table: Table,
+    next: u64,
+    len: u64,
+    started: bool,
+    finished: bool,
+}
+
+impl Chunks {
+    pub fn new(data: Arc<Dataset>, ledger: usize, table: Table) -> Self {
+        let len = table.len(&data.ledgers[ledger]);
+        Chunks {
+            data,
+            ledger,
+            table,
+            next: 0,
+            len,
+            started: false,
+            finished: false,
+        }
+    }
+}
+
+impl Iterator for Chunks {
+    type Item = Bytes;
+
+    fn next(&mut self) -> Option<Bytes> {
+        if self.finished {
+            return None;
+        }
+        let mut buf = Vec::with_capacity(CHUNK + 1024);
+        if !self.started {
+            self.started = true;
+            buf.extend_from_slice(b"{\"status\":\"success\",\"data\":[");
+        }
+        let ledger = &self.data.ledgers[self.ledger];
+        while self.next < self.len && buf.len() < CHUNK {
+            if self.next > 0 {
+                buf.push(b',');
+            }
+            write_row(&mut buf, &self.data, ledger, self.table, self.next);
+            self.next += 1;
+        }
+        if self.next == self.len {
+            buf.extend_from_slice(b"]}");
+            self.finished = true;
+        }
+        Some(Bytes::from(buf))
+    }
+}
