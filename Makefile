@@ -70,8 +70,9 @@ demo: sandbox python wasm
 
 test: test-rust test-python test-js
 
-test-rust:
+test-rust: sandbox
 	cargo test --workspace
+	scripts/with-sandbox.sh $(SANDBOX) cargo run --quiet -p erpdata --example sans_io
 
 test-python: sandbox python
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
