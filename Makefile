@@ -44,8 +44,7 @@ venv: $(VENV)/.installed
 
 # maturin develop finds .venv in the checkout without activation.
 python: venv
-	cd $(ROOT) && VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet --skip-install 2>/dev/null \
-	  || VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop
+	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet
 
 $(WASM_BINDGEN):
 	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }

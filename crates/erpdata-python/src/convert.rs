@@ -1,0 +1,222 @@
+//! Python <-> core value conversions. Types only: no wire rules here.
+
+use std::collections::HashMap;
+
+use erpdata::{Cell, Dues, Error, Id, Row, Table};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
+
+/// `InvalidInput` for an argument of the wrong Python type. Built as a core
+/// error so the message has the core's shape and the class mapping is one.
+fn wrong_type(field: &str, expected: &str, obj: &Bound<'_, PyAny>) -> Error {
+    let got = obj
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "an unknown type".to_owned());
+    Error::InvalidInput {
+        field: field.to_owned(),
+        reason: format!("must be {expected}, got {got}"),
+    }
+}
+
+/// A `str` argument's text. A lone surrogate cannot go on the wire as
+/// UTF-8, so it is reported against the field rather than as a codec error.
+pub(crate) fn text(field: &str, obj: &Bound<'_, PyAny>) -> Result<String, Error> {
+    let s = obj
+        .cast::<PyString>()
+        .map_err(|_| wrong_type(field, "a string", obj))?;
+    s.to_cow()
+        .map(|c| c.into_owned())
+        .map_err(|_| Error::InvalidInput {
+            field: field.to_owned(),
+            reason: "is not valid Unicode text (it contains a lone surrogate)".to_owned(),
+        })
+}
+
+/// An id (`acid`, `company_id`, `year_id`): a `str` as given, an `int` as
+/// its decimal text. `bool` is an `int` subclass in Python but never an id.
+pub(crate) fn id(field: &str, obj: &Bound<'_, PyAny>) -> Result<Id, Error> {
+    if obj.is_instance_of::<PyString>() {
+        return text(field, obj).map(Id::from);
+    }
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        if let Ok(n) = obj.extract::<i64>() {
+            return Ok(Id::from(n));
+        }
+        // Beyond i64: `int.__repr__` is the decimal text even for subclasses
+        // whose `__str__` says something else (IntEnum on Python < 3.11).
+        let py = obj.py();
+        if let Ok(s) = py
+            .get_type::<PyInt>()
+            .call_method1("__repr__", (obj,))
+            .and_then(|r| r.extract::<String>())
+        {
+            return Ok(Id::from(s));
+        }
+    }
+    Err(wrong_type(field, "a string or an integer", obj))
+}
+
+/// An optional id; Python `None` means "not given".
+pub(crate) fn opt_id(field: &str, obj: Option<&Bound<'_, PyAny>>) -> Result<Option<Id>, Error> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| id(field, o))
+        .transpose()
+}
+
+/// An optional string; Python `None` means "not given".
+pub(crate) fn opt_text(
+    field: &str,
+    obj: Option<&Bound<'_, PyAny>>,
+) -> Result<Option<String>, Error> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| text(field, o))
+        .transpose()
+}
+
+static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+static KINDS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+fn cached<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    module: &str,
+    attr: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import(module)?.getattr(attr)?.unbind())
+    })
+    .map(|o| o.bind(py).clone())
+}
+
+fn module<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyModule>>,
+    name: &str,
+) -> PyResult<Bound<'py, PyModule>> {
+    cell.get_or_try_init(py, || py.import(name).map(Bound::unbind))
+        .map(|m| m.bind(py).clone())
+}
+
+/// Turns rows into dicts, reusing one Python `str` per column name.
+struct Rows<'py> {
+    py: Python<'py>,
+    decimal: Bound<'py, PyAny>,
+    json_loads: Bound<'py, PyAny>,
+    json_kwargs: Bound<'py, PyDict>,
+    /// Column names in first-seen order, and where each one is.
+    order: Vec<(String, Bound<'py, PyString>)>,
+    index: HashMap<String, usize>,
+}
+
+impl<'py> Rows<'py> {
+    fn new(py: Python<'py>, columns: &[String]) -> PyResult<Self> {
+        let decimal = cached(py, &DECIMAL, "decimal", "Decimal")?;
+        let json_kwargs = PyDict::new(py);
+        // Floats inside nested JSON stay exact too.
+        json_kwargs.set_item("parse_float", &decimal)?;
+        let mut rows = Rows {
+            py,
+            json_loads: cached(py, &JSON_LOADS, "json", "loads")?,
+            decimal,
+            json_kwargs,
+            order: Vec::with_capacity(columns.len()),
+            index: HashMap::with_capacity(columns.len()),
+        };
+        for c in columns {
+            rows.key(usize::MAX, c);
+        }
+        Ok(rows)
+    }
+
+    /// The shared `str` for `name`. Rows usually list their fields in column
+    /// order, so position `at` is tried before hashing.
+    fn key(&mut self, at: usize, name: &str) -> Bound<'py, PyString> {
+        if let Some((n, s)) = self.order.get(at) {
+            if n == name {
+                return s.clone();
+            }
+        }
+        if let Some(&i) = self.index.get(name) {
+            return self.order[i].1.clone();
+        }
+        let s = PyString::new(self.py, name);
+        self.index.insert(name.to_owned(), self.order.len());
+        self.order.push((name.to_owned(), s.clone()));
+        s
+    }
+
+    fn cell(&self, cell: &Cell) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match cell {
+            Cell::Null => py.None().into_bound(py),
+            Cell::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+            Cell::Int(n) => n.into_pyobject(py)?.into_any(),
+            Cell::Number(t) => self.number(t)?,
+            Cell::String(s) => PyString::new(py, s).into_any(),
+            Cell::Json(t) => self
+                .json_loads
+                .call((t.as_str(),), Some(&self.json_kwargs))?,
+        })
+    }
+
+    /// An integer literal too big for `i64` (or `-0`) is a Python `int`,
+    /// as `json.loads` would give; any other number is an exact `Decimal`
+    /// (`Decimal("1234.50")` keeps both places). Only the Python type is
+    /// chosen here: the text is the core's, unchanged.
+    fn number(&self, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        if !text.contains(['.', 'e', 'E']) {
+            // Fails only past Python's int digit limit; Decimal has none.
+            if let Ok(n) = self.py.get_type::<PyInt>().call1((text,)) {
+                return Ok(n);
+            }
+        }
+        self.decimal.call1((text,))
+    }
+
+    fn list(&mut self, rows: &[Row]) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(self.py);
+        for row in rows {
+            let dict = PyDict::new(self.py);
+            for (i, (name, value)) in row.fields.iter().enumerate() {
+                dict.set_item(self.key(i, name), self.cell(value)?)?;
+            }
+            list.append(dict)?;
+        }
+        Ok(list)
+    }
+}
+
+/// An `erpdata.Table` (from `erpdata._models`) for a parsed table.
+pub(crate) fn table<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyAny>> {
+    let mut rows = Rows::new(py, &table.columns)?;
+    let list = rows.list(&table.rows)?;
+    let columns: Vec<Bound<'py, PyString>> = rows.order.iter().map(|(_, s)| s.clone()).collect();
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("columns", PyList::new(py, columns)?)?;
+    kwargs.set_item("notices", PyList::new(py, &table.notices)?)?;
+    module(py, &MODELS, "erpdata._models")?
+        .getattr("Table")?
+        .call((list,), Some(&kwargs))
+}
+
+/// An `erpdata.Dues` (from `erpdata._models`) for parsed dues.
+pub(crate) fn dues<'py>(py: Python<'py>, dues: &Dues) -> PyResult<Bound<'py, PyAny>> {
+    let mut rows = Rows::new(py, &[])?;
+    let kind = module(py, &KINDS, "erpdata._kinds")?
+        .getattr("DuesKind")?
+        .call1((dues.kind.as_str(),))?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("acid", dues.acid.as_str())?;
+    kwargs.set_item("kind", kind)?;
+    kwargs.set_item("rows", rows.list(&dues.rows)?)?;
+    kwargs.set_item("raw", &dues.raw)?;
+    kwargs.set_item("notices", PyList::new(py, &dues.notices)?)?;
+    module(py, &MODELS, "erpdata._models")?
+        .getattr("Dues")?
+        .call((), Some(&kwargs))
+}

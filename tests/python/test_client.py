@@ -1,0 +1,221 @@
+"""The sync Client against the sandbox ERP over loopback."""
+
+from __future__ import annotations
+
+import logging
+import time
+from decimal import Decimal
+
+import httpx
+import pytest
+
+import erpdata
+from erpdata import Client, DuesKind
+
+from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+
+MONEY = ("amount", "paid", "balance")
+
+
+def assert_money(rows: list[dict[str, object]]) -> None:
+    for row in rows:
+        for key in MONEY:
+            value = row[key]
+            assert isinstance(value, Decimal), (key, value)
+            # Exactly as sent: two places, never a float.
+            assert value.as_tuple().exponent == -2, (key, value)
+
+
+def test_receivables_of_a_customer(client: Client) -> None:
+    dues = client.receivables("C001")
+    assert dues.acid == "C001"
+    assert dues.kind is DuesKind.RECEIPT
+    assert dues.rows
+    assert_money(dues.rows)
+    assert dues.rows[0]["doc_no"].startswith("INV-")
+    assert '"status":"success"' in dues.raw
+    assert dues.notices == []
+
+
+def test_payables_of_a_supplier(client: Client) -> None:
+    dues = client.payables("S001")
+    assert dues.kind is DuesKind.PAYMENT
+    assert dues.rows
+    assert_money(dues.rows)
+    assert all(r["balance"] == r["amount"] - r["paid"] for r in dues.rows)
+
+
+def test_a_customer_with_no_dues(client: Client) -> None:
+    # The demo data has customers without open invoices; which ones is the
+    # sandbox's business, so look for one rather than hard-code it.
+    customers = [f"C{n:03d}" for n in range(1, 13)]
+    empty = [acid for acid in customers if not client.receivables(acid).rows]
+    assert empty, "the sandbox should have a customer without dues"
+    dues = client.receivables(empty[0])
+    assert dues.rows == [] and dues.acid == empty[0]
+    # And a customer owes nothing as a supplier.
+    assert client.payables("C001").rows == []
+
+
+def test_kind_as_enum_or_string_in_any_case(client: Client) -> None:
+    expected = client.receivables("C001").rows
+    for kind in (DuesKind.RECEIPT, "RECEIPT", "receipt", "Receipt"):
+        dues = client.dues("C001", kind)
+        assert dues.kind is DuesKind.RECEIPT
+        assert dues.rows == expected
+    assert client.dues("S001", "payment").kind is DuesKind.PAYMENT
+
+
+def test_unknown_kind_is_invalid_input(refused_url: str) -> None:
+    with Client(refused_url, project="demo") as c:
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            c.dues("C001", "REFUND")
+    assert info.value.field == "kind"
+    assert isinstance(info.value, ValueError)
+
+
+def test_table_post_and_get_give_equal_rows(client: Client) -> None:
+    post = client.table("sales_invoice")
+    get = client.table("sales_invoice", method="GET")
+    assert len(post) > 0
+    assert post == get
+    assert list(post) == list(get)
+    assert "invoice_no" in post.columns
+    assert isinstance(post[0]["amount"], Decimal)
+    assert "sales_invoice" not in repr(post) and f"{len(post)} rows" in repr(post)
+
+
+def test_default_company_and_year_and_override(client: Client) -> None:
+    default = client.table("sales_invoice")
+    explicit = client.table("sales_invoice", company_id=1, year_id=2025)
+    as_text = client.table("sales_invoice", company_id="1", year_id="2025")
+    assert default == explicit == as_text
+    other_company = client.table("sales_invoice", company_id=2)
+    other_year = client.table("sales_invoice", year_id=2024)
+    assert list(other_company) != list(default)
+    assert list(other_year) != list(default)
+
+
+def test_every_demo_table(client: Client) -> None:
+    for name in ("account", "sales_invoice", "purchase_bill", "receipt", "payment"):
+        table = client.table(name)
+        assert len(table) > 0, name
+        assert all(set(row) <= set(table.columns) for row in table)
+
+
+def test_bad_token_is_a_service_error(sandbox_url: str) -> None:
+    with Client(sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+        for method in ("POST", "GET"):
+            with pytest.raises(erpdata.ServiceError) as info:
+                c.table("sales_invoice", method=method)
+            assert "Invalid access token" in info.value.message
+            assert info.value.status == "error"
+            assert FAKE_TOKEN not in str(info.value) + repr(info.value)
+
+
+def test_unknown_table_is_a_service_error(client: Client) -> None:
+    with pytest.raises(erpdata.ServiceError, match="nosuch"):
+        client.table("nosuch")
+
+
+def test_invalid_table_name_is_rejected_before_sending(refused_url: str) -> None:
+    # Nothing listens at refused_url: had anything been sent, this would be
+    # a TransportError.
+    with Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+        for bad in ("sales;drop table", "../etc", "1abc", ""):
+            with pytest.raises(erpdata.InvalidInputError) as info:
+                c.table(bad)
+            assert info.value.field == "table"
+        with pytest.raises(erpdata.TransportError):
+            c.table("sales_invoice")
+
+
+def test_connection_refused_is_a_transport_error(refused_url: str) -> None:
+    with Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+        with pytest.raises(erpdata.TransportError) as info:
+            c.table("sales_invoice", method="GET")
+    err = info.value
+    assert not isinstance(err, erpdata.TimeoutError)
+    assert err.kind == "connect"
+    # No httpx exception in the chain: it would carry the GET URL.
+    assert err.__cause__ is None and err.__context__ is None
+    assert FAKE_TOKEN not in str(err) + repr(err)
+
+
+def test_silent_server_is_a_timeout(silent_url: str) -> None:
+    with Client(silent_url, project="demo", timeout=0.3) as c:
+        started = time.monotonic()
+        with pytest.raises(erpdata.TimeoutError) as info:
+            c.receivables("C001")
+        elapsed = time.monotonic() - started
+    assert elapsed < 5
+    assert info.value.kind == "timeout"
+    assert isinstance(info.value, erpdata.TransportError)
+    assert isinstance(info.value, TimeoutError)  # the builtin, too
+
+
+def test_timeout_none_means_the_default(refused_url: str) -> None:
+    with Client(refused_url, project="demo", timeout=None) as c:
+        assert c._timeout == 30.0
+
+
+def test_configuration_from_the_environment(clean_env: pytest.MonkeyPatch, sandbox_url: str) -> None:
+    clean_env.setenv("ERPDATA_BASE_URL", sandbox_url)
+    clean_env.setenv("ERPDATA_PROJECT", "demo")
+    clean_env.setenv("ERPDATA_ACCESS_TOKEN", SANDBOX_TOKEN)
+    clean_env.setenv("ERPDATA_COMPANY_ID", "1")
+    clean_env.setenv("ERPDATA_YEAR_ID", "2025")
+    with Client() as c:
+        assert len(c.table("sales_invoice")) > 0
+        assert c.receivables("C001").rows
+    # An explicit argument wins over the environment.
+    clean_env.setenv("ERPDATA_PROJECT_FOLDER", "no-such-folder")
+    with Client(project_folder="demo") as c:
+        assert c.receivables("C001").rows
+
+
+def test_missing_base_url(clean_env: pytest.MonkeyPatch) -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Client(project="demo")
+    assert info.value.field == "base_url"
+    assert "ERPDATA_BASE_URL" in str(info.value)
+
+
+def test_plain_http_with_a_token_to_a_remote_host_is_refused() -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Client("http://erp.example.com/", project="demo", access_token=FAKE_TOKEN)
+    assert info.value.field == "base_url"
+
+
+def test_repr_and_str_never_show_the_token(refused_url: str) -> None:
+    c = Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025)
+    try:
+        assert repr(c) == f"Client(base_url={refused_url!r}, project='demo')"
+        assert FAKE_TOKEN not in str(c) + repr(c)
+    finally:
+        c.close()
+
+
+def test_own_http_client_is_used_and_left_open(sandbox_url: str) -> None:
+    seen: list[httpx.Request] = []
+    with httpx.Client(event_hooks={"request": [seen.append]}) as http:
+        with Client(sandbox_url, project="demo", http_client=http) as c:
+            assert c.receivables("C001").rows
+        assert not http.is_closed
+        assert len(seen) == 1 and seen[0].method == "GET"
+        assert seen[0].headers["user-agent"].startswith("erpdata/")
+
+
+def test_own_client_is_closed_by_with(sandbox_url: str) -> None:
+    with Client(sandbox_url, project="demo") as c:
+        pass
+    assert c._http.is_closed
+
+
+def test_get_form_token_stays_out_of_httpx_logs(client: Client, caplog: pytest.LogCaptureFixture) -> None:
+    # httpx logs each request's URL at INFO; the GET form's URL holds the token.
+    with caplog.at_level(logging.INFO, logger="httpx"):
+        client.table("account", method="GET")
+    assert any("HTTP Request" in r.getMessage() for r in caplog.records)
+    assert SANDBOX_TOKEN not in caplog.text
+    assert "[REDACTED]" in caplog.text

@@ -1,0 +1,187 @@
+"""Runs every shared vector (tests/vectors/requests*.json, responses*.json)
+through erpdata._core.Config, as tests/vectors/README.md specifies."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import erpdata
+from erpdata import Dues, DuesKind, Table
+from erpdata._core import Config
+
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
+DEFAULT_RESPONSE_CONFIG = {
+    "base_url": "https://erp.example.com/",
+    "project": "demo",
+    "access_token": "fake-token-for-tests",
+}
+ERRORS: dict[str, type[erpdata.ErpError]] = {
+    "invalid_input": erpdata.InvalidInputError,
+    "transport": erpdata.TransportError,
+    "http_status": erpdata.HttpStatusError,
+    "service": erpdata.ServiceError,
+    "decode": erpdata.DecodeError,
+}
+
+
+def load(pattern: str) -> list[Any]:
+    params = []
+    for path in sorted(VECTORS.glob(pattern)):
+        cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
+        params += [pytest.param(case, id=f"{path.stem}: {case['name']}") for case in cases]
+    return params
+
+
+REQUEST_CASES = load("requests*.json")
+RESPONSE_CASES = load("responses*.json")
+
+
+def test_vectors_exist() -> None:
+    # An empty parametrization would only be skipped; missing vectors must fail.
+    assert REQUEST_CASES, f"no request cases in {VECTORS}"
+    assert RESPONSE_CASES, f"no response cases in {VECTORS}"
+
+
+def make_config(settings: dict[str, Any]) -> Config:
+    rest = {k: v for k, v in settings.items() if k != "base_url"}
+    return Config(settings["base_url"], **rest)
+
+
+def check_error(err: BaseException, expected: dict[str, Any]) -> None:
+    cls = ERRORS[expected["kind"]]
+    assert type(err) is cls, f"expected {cls.__name__}, got {type(err).__name__}: {err}"
+    assert isinstance(err, erpdata.ErpError)
+    text = str(err)
+    if "field" in expected:
+        assert isinstance(err, erpdata.InvalidInputError)
+        assert err.field == expected["field"], text
+    if "status" in expected:
+        if isinstance(err, erpdata.HttpStatusError):
+            assert err.status_code == expected["status"]
+        else:
+            assert isinstance(err, erpdata.ServiceError)
+            assert err.status == expected["status"]
+    if "message_contains" in expected:
+        assert expected["message_contains"] in text
+    everything = " ".join([text, repr(err), *(str(v) for v in vars(err).values())])
+    for secret in expected.get("not_contains", []):
+        assert secret not in everything
+
+
+@pytest.mark.parametrize("case", REQUEST_CASES)
+def test_request(case: dict[str, Any]) -> None:
+    args = case["args"]
+
+    def build() -> erpdata._core.Request:
+        config = make_config(case["config"])
+        if case["call"] == "dues":
+            return config.dues_request(args["acid"], args["kind"])
+        assert case["call"] == "table", case["call"]
+        optional = {k: args[k] for k in ("company_id", "year_id", "method") if k in args}
+        return config.table_request(args["table"], **optional)
+
+    if "expect_error" in case:
+        with pytest.raises(erpdata.ErpError) as info:
+            build()
+        check_error(info.value, case["expect_error"])
+        return
+    request = build()
+    expect = case["expect"]
+    assert request.method == expect["method"]
+    assert request.url == expect["url"]
+    assert request.body.decode("utf-8") == expect["body"]
+    content_types = [v for k, v in request.headers if k.lower() == "content-type"]
+    assert content_types == ([] if expect["content_type"] is None else [expect["content_type"]])
+    token = case["config"].get("access_token")
+    if token:
+        assert token not in request.display_url + repr(request)
+
+
+INTEGER = re.compile(r"-?[0-9]+")
+
+
+def check_value(actual: Any, expected: Any, where: str) -> None:
+    if isinstance(expected, dict) and set(expected) == {"$number"}:
+        text = expected["$number"]
+        if INTEGER.fullmatch(text):
+            assert type(actual) is int, f"{where}: {actual!r} is not an int"
+            assert actual == int(text), where
+        else:
+            assert type(actual) is Decimal, f"{where}: {actual!r} is not a Decimal"
+            # Same value, sign and exponent: the exact text survives.
+            assert actual.as_tuple() == Decimal(text).as_tuple(), f"{where}: {actual!r} != {text}"
+    elif isinstance(expected, dict) and set(expected) == {"$json"}:
+        check_json(actual, json.loads(expected["$json"], parse_float=Decimal), where)
+    else:
+        assert type(actual) is type(expected), f"{where}: {actual!r} vs {expected!r}"
+        assert actual == expected, where
+
+
+def check_json(actual: Any, expected: Any, where: str) -> None:
+    """Nested JSON compared strictly: types, key order, Decimal exponents."""
+    assert type(actual) is type(expected), f"{where}: {actual!r} vs {expected!r}"
+    if isinstance(expected, dict):
+        assert list(actual) == list(expected), where
+        for key in expected:
+            check_json(actual[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert len(actual) == len(expected), where
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            check_json(a, e, f"{where}[{i}]")
+    elif isinstance(expected, Decimal):
+        assert actual.as_tuple() == expected.as_tuple(), where
+    else:
+        assert actual == expected, where
+
+
+def check_rows(actual: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
+    assert len(actual) == len(expected)
+    for i, (row, want) in enumerate(zip(actual, expected)):
+        assert list(row) == list(want), f"row {i} keys"
+        for key in want:
+            check_value(row[key], want[key], f"row {i}, {key}")
+
+
+@pytest.mark.parametrize("case", RESPONSE_CASES)
+def test_response(case: dict[str, Any]) -> None:
+    config = make_config(case.get("config", DEFAULT_RESPONSE_CONFIG))
+    response = case["response"]
+    if "body_hex" in response:
+        body = bytes.fromhex(response["body_hex"])
+    else:
+        body = response["body"].encode("utf-8")
+    status = response["status"]
+
+    def parse() -> Table | Dues:
+        if case["call"] == "dues":
+            d = case["dues"]
+            return config.parse_dues(d["acid"], d["kind"], status, body)
+        assert case["call"] == "table", case["call"]
+        return config.parse_table(status, body)
+
+    if "expect_error" in case:
+        with pytest.raises(erpdata.ErpError) as info:
+            parse()
+        check_error(info.value, case["expect_error"])
+        return
+    result = parse()
+    expect = case["expect"]
+    if isinstance(result, Dues):
+        assert isinstance(result.kind, DuesKind)
+        assert result.acid == str(case["dues"]["acid"])
+        check_rows(result.rows, expect["rows"])
+        if "raw" in expect:
+            assert result.raw == expect["raw"]
+    else:
+        assert isinstance(result, Table)
+        check_rows(list(result), expect["rows"])
+        if "columns" in expect:
+            assert result.columns == expect["columns"]
+    if "notices" in expect:
+        assert result.notices == expect["notices"]
