@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import os
+import random
+import time
 import weakref
 from types import TracebackType
 from typing import Optional, Union
 
 import httpx
 
-from ._core import Config, Request
+from ._core import Config, Request, RetryPolicy
 from ._errors import ErpError, InvalidInputError
 from ._kinds import DuesKind
 from ._models import Dues, Id, Table
@@ -75,13 +77,17 @@ class Client:
     caller's ``http_client``. ``None`` means the default, 30 s: there is
     deliberately no way to wait forever.
 
-    ``max_retries`` is stored for the core's retry policy, which is not
-    wired in yet: for now every call makes exactly one attempt.
+    ``max_retries`` bounds the retries of connection failures, timeouts
+    and 429/502/503/504 answers (exponential backoff with jitter,
+    ``Retry-After`` honoured up to 30 s); both operations are reads, so a
+    retry changes nothing on the server.
 
     ``http_client`` is used as given (its proxy, CA bundle and limits
     apply) and is not closed by this client; without it the client makes
     its own, closed by :meth:`close` or on leaving a ``with`` block.
-    Redirects are never followed: a 3xx answer is an ``HttpStatusError``.
+    Redirects are followed only within the configured origin (at most 5);
+    one to another origin or from https to http raises ``HttpStatusError``
+    naming the target, and the token is never sent there.
     """
 
     def __init__(
@@ -119,7 +125,7 @@ class Client:
             year_id=_setting(year_id, "ERPDATA_YEAR_ID"),
         )
         self._timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
-        self.max_retries = max_retries
+        self._retry = RetryPolicy(max_retries)
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else httpx.Client(
             timeout=self._timeout, follow_redirects=False
@@ -163,24 +169,56 @@ class Client:
 
     # -- transport -----------------------------------------------------------
 
+    @property
+    def max_retries(self) -> int:
+        return self._retry.max_retries
+
     def _send(self, request: Request) -> tuple[int, bytes]:
-        try:
-            response = self._http.request(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.body or None,
-                timeout=self._timeout,
-                follow_redirects=False,
+        """Sends ``request``, following the core's retry and redirect
+        decisions; returns the final status and body for the core to parse."""
+        retries = hops = 0
+        while True:
+            error: Optional[ErpError] = None
+            try:
+                response = self._http.request(
+                    request.method,
+                    request.url,
+                    headers=request.headers,
+                    content=request.body or None,
+                    timeout=self._timeout,
+                    follow_redirects=False,
+                )
+            except httpx.HTTPError as exc:
+                kind = _transport_kind(exc)
+                error = self._config.transport_error(kind, f"{type(exc).__name__}: {exc}")
+                delay = self._retry.decide(retries, transport=kind, random=random.random())
+            if error is not None:
+                if delay is None:
+                    # Raised outside the `except` so the httpx exception is
+                    # neither the cause nor the context: it holds the
+                    # request, whose URL may hold the token.
+                    raise error from None
+                time.sleep(delay)
+                retries += 1
+                continue
+            status = response.status_code
+            redirected = self._config.follow_redirect(
+                request, status, response.headers.get("location"), hops
             )
-            return response.status_code, response.content
-        except httpx.HTTPError as exc:
-            message = f"{type(exc).__name__}: {exc}"
-            error: ErpError = self._config.transport_error(_transport_kind(exc), message)
-        # Raised outside the `except` so the httpx exception is neither the
-        # cause nor the context: it holds the request, whose URL may hold
-        # the token, and a traceback would print it.
-        raise error from None
+            if redirected is not None:
+                request, hops = redirected, hops + 1
+                continue
+            delay = self._retry.decide(
+                retries,
+                status=status,
+                retry_after=response.headers.get("retry-after"),
+                random=random.random(),
+                now=time.time(),
+            )
+            if delay is None:
+                return status, response.content
+            time.sleep(delay)
+            retries += 1
 
     # -- lifecycle -----------------------------------------------------------
 

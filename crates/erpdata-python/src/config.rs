@@ -35,6 +35,8 @@ pub(crate) struct Request {
     body: Py<PyBytes>,
     #[pyo3(get)]
     display_url: String,
+    /// The core's request, kept so a redirect can be decided against it.
+    inner: http::Request<Vec<u8>>,
 }
 
 #[pymethods]
@@ -219,6 +221,27 @@ impl Config {
         convert::table(py, &core(py, parsed)?)
     }
 
+    /// The request to send after a redirect answer: `None` when `status`
+    /// is not a redirect to follow; raises `HttpStatusError` for one the
+    /// core refuses (another origin, https to http, too many hops).
+    #[pyo3(signature = (request, status, location, hops_done))]
+    fn follow_redirect(
+        &self,
+        py: Python<'_>,
+        request: &Request,
+        status: u16,
+        location: Option<&str>,
+        hops_done: u32,
+    ) -> PyResult<Option<Request>> {
+        let next = self
+            .inner
+            .follow_redirect(&request.inner, status, location, hops_done);
+        match core(py, next)? {
+            Some(next) => self.request(py, next).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// `text` with the access token replaced by a redaction marker.
     fn redact(&self, text: &str) -> String {
         self.inner.redact(text)
@@ -255,6 +278,7 @@ impl Config {
                 })
                 .collect(),
             body: PyBytes::new(py, request.body()).unbind(),
+            inner: request,
         })
     }
 }

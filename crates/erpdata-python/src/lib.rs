@@ -9,11 +9,13 @@ use pyo3::prelude::*;
 mod config;
 mod convert;
 mod errors;
+mod retry;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<config::Config>()?;
     m.add_class::<config::Request>()?;
+    m.add_class::<retry::RetryPolicy>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
