@@ -17,7 +17,7 @@ function show(title, rows, columns) {
 }
 
 const receivables = await client.receivables("C001");
-show("Receivables of customer C001 (exact amounts as text)", receivables.rows, Object.keys(receivables.rows[0] ?? {}));
+show("Receivables of customer C001", receivables.rows, Object.keys(receivables.rows[0] ?? {}));
 const payables = await client.payables("S001");
 show("Payables to supplier S001", payables.rows, Object.keys(payables.rows[0] ?? {}));
 const table = await client.table("sales_invoice", { numbers: "string" });
