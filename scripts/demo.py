@@ -22,11 +22,18 @@ def show(title: str, rows: Sequence[Mapping[str, Any]], columns: Iterable[str]) 
         print("  (none)")
         return
     cells = [[fmt(r.get(c)) for c in cols] for r in rows]
+    numeric = [all(isinstance(r.get(c), (int, Decimal)) for r in rows) for c in cols]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    print("  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+
+    def line(values: Sequence[str]) -> str:
+        return "  " + "  ".join(
+            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)
+        )
+
+    print(line(cols))
     print("  " + "  ".join("-" * w for w in widths))
     for row in cells:
-        print("  " + "  ".join(v.ljust(w) for v, w in zip(row, widths)))
+        print(line(row))
 
 
 def fmt(value: Any) -> str:
