@@ -16,9 +16,9 @@ function show(title, rows, columns) {
   for (const row of cells) console.log("  " + row.map((v, i) => v.padEnd(widths[i])).join("  "));
 }
 
-const receivables = await client.receivables("C001");
+const receivables = await client.receivables("C001", { numbers: "string" });
 show("Receivables of customer C001", receivables.rows, Object.keys(receivables.rows[0] ?? {}));
-const payables = await client.payables("S001");
+const payables = await client.payables("S001", { numbers: "string" });
 show("Payables to supplier S001", payables.rows, Object.keys(payables.rows[0] ?? {}));
 const table = await client.table("sales_invoice", { numbers: "string" });
 show(`sales_invoice: first 5 of ${table.rows.length} rows`, table.rows.slice(0, 5), table.columns);

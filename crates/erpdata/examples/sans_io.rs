@@ -71,10 +71,11 @@ fn send_with_retries(
     }
 }
 
+/// Status, `Retry-After` and body of one answer.
+type Answer = (u16, Option<String>, Vec<u8>);
+
 /// One HTTP/1.1 exchange; understands `Content-Length` and chunked bodies.
-fn send(
-    request: &http::Request<Vec<u8>>,
-) -> Result<(u16, Option<String>, Vec<u8>), Box<dyn std::error::Error>> {
+fn send(request: &http::Request<Vec<u8>>) -> Result<Answer, Box<dyn std::error::Error>> {
     let uri = request.uri();
     let host = uri.host().ok_or("no host")?;
     let port = uri.port_u16().unwrap_or(80);
@@ -96,7 +97,11 @@ fn send(
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line)?;
-    let status: u16 = line.split_whitespace().nth(1).ok_or("bad status line")?.parse()?;
+    let status: u16 = line
+        .split_whitespace()
+        .nth(1)
+        .ok_or("bad status line")?
+        .parse()?;
     let (mut chunked, mut retry_after) = (false, None);
     loop {
         line.clear();

@@ -6,12 +6,19 @@ use crate::config::Config;
 /// an HTML error page or a PHP notice, short enough for a log line.
 pub const EXCERPT_CHARS: usize = 160;
 
+/// How many bytes of a body an excerpt is made from: enough for
+/// [`EXCERPT_CHARS`] characters after a long run of whitespace, and for a
+/// token straddling the cut to be redacted whole. The streaming decoder keeps
+/// exactly this much of a body, so its excerpts equal the whole-body ones.
+pub(crate) const HEAD_BYTES: usize = EXCERPT_CHARS * 4 + 4096;
+
 /// The body's first [`EXCERPT_CHARS`] characters, lossily decoded, with runs
-/// of whitespace collapsed and the token redacted.
+/// of whitespace collapsed and the token redacted. Only the first
+/// [`HEAD_BYTES`] of `body` are looked at.
 pub(crate) fn excerpt(config: &Config, body: &[u8]) -> String {
     // Redact before cutting, so a token straddling the cut cannot leave half
     // of itself behind.
-    let head = &body[..body.len().min(EXCERPT_CHARS * 4 + 4096)];
+    let head = &body[..body.len().min(HEAD_BYTES)];
     let text = config.redact(&String::from_utf8_lossy(head));
     let mut out = String::new();
     let mut count = 0;

@@ -12,6 +12,12 @@
 //! 3. [`Config::parse_dues`] / [`Config::parse_table`] turn the status and
 //!    body into [`Dues`] / [`Table`] or a typed [`Error`].
 //!
+//! A table can also be decoded as it arrives: [`TableDecoder`] takes the
+//! body in chunks split anywhere and gives [`Batch`]es of typed columns
+//! (with feature `arrow`, Arrow record batches), in memory bounded by the
+//! batch size. `parse_table` runs the same decoder, so both apply the same
+//! rules.
+//!
 //! ```
 //! use erpdata::{Config, DuesKind, DuesQuery};
 //!
@@ -33,6 +39,7 @@
 
 mod cell;
 mod config;
+mod decode;
 mod error;
 mod excerpt;
 mod id;
@@ -48,6 +55,14 @@ pub mod validate;
 
 pub use cell::{Cell, Row};
 pub use config::{Config, ConfigBuilder};
+pub use decode::{
+    unify_schemas, Batch, Bitmap, Column, ColumnData, ColumnType, DecoderOptions, Finished, Schema,
+    TableDecoder, Texts,
+};
+#[cfg(feature = "arrow")]
+pub use decode::{
+    Dictionary, DICTIONARY_MIN_VALUES, DICTIONARY_SAMPLE, JSON_TYPE, TYPE_METADATA_KEY,
+};
 pub use error::{Error, Result, TransportKind};
 pub use id::Id;
 pub use query::{DuesKind, DuesQuery, Method, TableQuery};
@@ -56,6 +71,10 @@ pub use request::{FORM_CONTENT_TYPE, USER_AGENT_VALUE};
 pub use response::{Dues, Table};
 pub use retry::{Decision, Outcome, RetryPolicy};
 pub use token::{AccessToken, REDACTED};
+/// The Arrow crates this crate's Arrow output is built with (feature
+/// `arrow`), so that callers use the same versions.
+#[cfg(feature = "arrow")]
+pub use {arrow_array, arrow_buffer, arrow_schema};
 
 impl Config {
     /// A transport error with the host stack's message redacted; bindings

@@ -1,26 +1,70 @@
 //! What a PHP service may put in front of its JSON, and how it is removed.
+//!
+//! PHP prints notices, warnings and deprecations into the response when
+//! `display_errors` is on, before the script's own `echo json_encode(...)`.
+//! They say nothing about the data, so they are taken off and reported as
+//! notices rather than failing the call. Only the exact shapes PHP prints
+//! are recognised; anything else is left for the JSON parser to reject.
+//!
+//! The rules live in [`step`], which looks at one position of the text and
+//! can say "wait for more" — so the whole-body [`split`] (used by the dues
+//! parser) and the streaming table decoder apply literally the same code.
+
+/// How much of the text after the current position [`step`] may rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Until {
+    /// More text may follow: a diagnostic not yet complete is `NeedMore`.
+    More,
+    /// The text is complete (end of body): decide from what is there.
+    End,
+    /// More may follow, but the candidate is already longer than anything
+    /// PHP prints: decide now, and an incomplete diagnostic is not one.
+    Cut,
+}
+
+/// What [`step`] found at the start of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A diagnostic, as text, and how many bytes of the input it took.
+    Notice(String, usize),
+    /// No diagnostic here: the body proper (JSON, HTML, garbage) starts at
+    /// the start of the text.
+    Body,
+    /// The text so far could still become a diagnostic.
+    NeedMore,
+}
 
 /// The JSON text of a body with a UTF-8 BOM, surrounding whitespace and any
 /// leading PHP diagnostics removed, plus those diagnostics as text.
-///
-/// PHP prints notices, warnings and deprecations into the response when
-/// `display_errors` is on, before the script's own `echo json_encode(...)`.
-/// They say nothing about the data, so they are taken off and reported as
-/// notices rather than failing the call. Only the exact shapes PHP prints
-/// are recognised; anything else is left for the JSON parser to reject.
 pub(crate) fn split(text: &str) -> (&str, Vec<String>) {
     let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut notices = Vec::new();
     loop {
         rest = rest.trim_start();
-        if let Some((notice, after)) = html_diagnostic(rest).or_else(|| text_diagnostic(rest)) {
-            notices.push(notice);
-            rest = after;
-        } else {
-            break;
+        match step(rest, Until::End) {
+            Step::Notice(notice, used) => {
+                notices.push(notice);
+                rest = &rest[used..];
+            }
+            Step::Body | Step::NeedMore => break,
         }
     }
     (rest.trim_end(), notices)
+}
+
+/// Looks for one diagnostic at the very start of `s` (the caller has skipped
+/// whitespace before it).
+pub(crate) fn step(s: &str, until: Until) -> Step {
+    match html_diagnostic(s, until) {
+        Found::Yes(notice, used) => return Step::Notice(notice, used),
+        Found::Maybe => return Step::NeedMore,
+        Found::No => {}
+    }
+    match text_diagnostic(s, until) {
+        Found::Yes(notice, used) => Step::Notice(notice, used),
+        Found::Maybe => Step::NeedMore,
+        Found::No => Step::Body,
+    }
 }
 
 const LEVELS: [&str; 6] = [
@@ -32,38 +76,110 @@ const LEVELS: [&str; 6] = [
     "Parse error",
 ];
 
+enum Found {
+    Yes(String, usize),
+    Maybe,
+    No,
+}
+
+/// `s` starts with `lit`: `Ok(rest)`; `s` is a proper prefix of `lit` and
+/// more text may come: `Err(true)`; otherwise `Err(false)`.
+fn lit<'a>(s: &'a str, lit: &str, until: Until) -> Result<&'a str, bool> {
+    if let Some(rest) = s.strip_prefix(lit) {
+        Ok(rest)
+    } else {
+        Err(until == Until::More && lit.starts_with(s))
+    }
+}
+
+fn maybe(wait: bool) -> Found {
+    if wait {
+        Found::Maybe
+    } else {
+        Found::No
+    }
+}
+
 /// `<br />\n<b>Warning</b>:  message in <b>/file.php</b> on line <b>12</b><br />`
 /// (`html_errors = On`, PHP's default for web requests).
-fn html_diagnostic(s: &str) -> Option<(String, &str)> {
-    let after_br = s.strip_prefix("<br />")?.trim_start();
-    let inner = after_br.strip_prefix("<b>")?;
-    let level = LEVELS.iter().find(|l| inner.starts_with(**l))?;
-    let after_level = inner[level.len()..].strip_prefix("</b>:")?;
-    let end = after_level.find("<br />")?;
+fn html_diagnostic(s: &str, until: Until) -> Found {
+    let after_br = match lit(s, "<br />", until) {
+        Ok(rest) => rest.trim_start(),
+        Err(wait) => return maybe(wait),
+    };
+    if after_br.is_empty() {
+        return maybe(until == Until::More);
+    }
+    let inner = match lit(after_br, "<b>", until) {
+        Ok(rest) => rest,
+        Err(wait) => return maybe(wait),
+    };
+    // No level is a prefix of another, so at most one can match or be
+    // partly there: the first hit decides.
+    let mut found = None;
+    for level in LEVELS {
+        match lit(inner, level, until) {
+            Ok(rest) => {
+                found = Some((level, rest));
+                break;
+            }
+            Err(true) => return Found::Maybe,
+            Err(false) => {}
+        }
+    }
+    let Some((level, after_level)) = found else {
+        return Found::No;
+    };
+    let after_level = match lit(after_level, "</b>:", until) {
+        Ok(rest) => rest,
+        Err(wait) => return maybe(wait),
+    };
+    let Some(end) = after_level.find("<br />") else {
+        return maybe(until == Until::More);
+    };
     let message = after_level[..end].replace("<b>", "").replace("</b>", "");
     let notice = format!(
         "{level}: {}",
         message.split_whitespace().collect::<Vec<_>>().join(" ")
     );
-    Some((notice, &after_level[end + "<br />".len()..]))
+    let used = s.len() - after_level.len() + end + "<br />".len();
+    Found::Yes(notice, used)
 }
 
 /// `Warning: message in /file.php on line 12` on a line of its own
 /// (`html_errors = Off`).
-fn text_diagnostic(s: &str) -> Option<(String, &str)> {
-    let s_no_prefix = s.strip_prefix("PHP ").unwrap_or(s);
-    if !LEVELS
-        .iter()
-        .any(|l| s_no_prefix.starts_with(&format!("{l}:")))
-    {
-        return None;
+fn text_diagnostic(s: &str, until: Until) -> Found {
+    let s_no_prefix = match lit(s, "PHP ", until) {
+        Ok(rest) => rest,
+        Err(true) => return Found::Maybe,
+        Err(false) => s,
+    };
+    let mut any = false;
+    for level in LEVELS {
+        match lit(s_no_prefix, level, until).and_then(|rest| lit(rest, ":", until)) {
+            Ok(_) => {
+                any = true;
+                break;
+            }
+            Err(true) => return Found::Maybe,
+            Err(false) => {}
+        }
     }
-    let line_end = s.find('\n').unwrap_or(s.len());
+    if !any {
+        return Found::No;
+    }
+    let line_end = match s.find('\n') {
+        Some(end) => end,
+        // The line may go on in the next chunk.
+        None if until == Until::More => return Found::Maybe,
+        None if until == Until::Cut => return Found::No,
+        None => s.len(),
+    };
     let line = &s[..line_end];
     if !line.contains(" on line ") {
-        return None;
+        return Found::No;
     }
-    Some((line.trim().to_owned(), &s[line_end..]))
+    Found::Yes(line.trim().to_owned(), line_end)
 }
 
 #[cfg(test)]
@@ -85,5 +201,61 @@ mod tests {
         let (json, notices) = split("<html>Warning</html>");
         assert_eq!(json, "<html>Warning</html>");
         assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn a_prefix_waits_and_a_mismatch_does_not() {
+        for partial in [
+            "<",
+            "<br /",
+            "<br />\n",
+            "<br />\n<b>Warn",
+            "<br /><b>Warning</b",
+            "<br /><b>Warning</b>: x in <b>y</b> on line <b>1</b>",
+            "PHP",
+            "PHP Notice",
+            "Notice",
+            "Notice: x in /y.php on line 3",
+        ] {
+            assert_eq!(step(partial, Until::More), Step::NeedMore, "{partial}");
+        }
+        for other in [
+            "{",
+            "<!DOCTYPE html>",
+            "<br /><i>",
+            "PHPX",
+            "Note: x",
+            "<b>",
+        ] {
+            assert_eq!(step(other, Until::More), Step::Body, "{other}");
+        }
+        assert_eq!(
+            step("Notice: x in /y.php on line 3", Until::End),
+            Step::Notice("Notice: x in /y.php on line 3".into(), 29)
+        );
+        assert_eq!(
+            step("Notice: x in /y.php on line 3", Until::Cut),
+            Step::Body
+        );
+        assert_eq!(
+            step("Notice: x\n{}", Until::More),
+            Step::Body,
+            "a line without ` on line ` is not PHP's"
+        );
+    }
+
+    #[test]
+    fn stepping_agrees_with_the_whole_text_at_every_cut() {
+        let body = "<br />\n<b>Warning</b>:  a in <b>/f.php</b> on line <b>1</b><br />\nPHP Notice: b in /g.php on line 2\r\n{\"x\":1}";
+        let whole = step(body, Until::End);
+        for cut in 0..body.len() {
+            if !body.is_char_boundary(cut) {
+                continue;
+            }
+            match step(&body[..cut], Until::More) {
+                Step::NeedMore => {}
+                other => assert_eq!(other, whole, "cut at {cut}"),
+            }
+        }
     }
 }

@@ -1,5 +1,9 @@
 //! Turning a status and a body into a result or a typed error.
 //!
+//! Tables go through the streaming decoder (`crate::decode::decoder`, where
+//! each of its rules is documented); the dues answer, whose shape is not
+//! documented and which is small, is parsed whole here.
+//!
 //! Decisions for what a PHP service may send (each pinned by a vector):
 //! - a status outside 2xx is `HttpStatus`, whatever the body says;
 //! - a UTF-8 BOM, surrounding whitespace and leading PHP notices are
@@ -15,6 +19,8 @@ use serde_json::value::RawValue;
 
 use crate::cell::{Cell, Row};
 use crate::config::Config;
+use crate::decode::decoder::{html_reason, truncate, Core};
+use crate::decode::sink::RowCollector;
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::id::Id;
@@ -55,31 +61,17 @@ struct Body<'a> {
 }
 
 impl Config {
-    /// Parses the answer to a table fetch.
+    /// Parses the answer to a table fetch, by feeding the whole body to the
+    /// same decoder as [`TableDecoder`](crate::TableDecoder) and keeping
+    /// every row (see the decoder's module for each rule).
     pub fn parse_table(&self, status: u16, body: &[u8]) -> Result<Table> {
-        let parsed = self.parse_json(status, body)?;
-        let entries = json::entries(parsed.value).map_err(|_| {
-            self.decode(
-                format!(
-                    "expected a JSON object with status and data, got {}",
-                    json::type_name(parsed.value)
-                ),
-                body,
-            )
-        })?;
-        match self.check_status(&entries, body)? {
-            StatusField::Success => {}
-            StatusField::Missing => {
-                return Err(self.decode("the answer has no `status` field", body));
-            }
-        }
-        let data = json::last(&entries, "data")
-            .ok_or_else(|| self.decode("the answer has no `data` field", body))?;
-        let rows = self.rows(data, body)?;
+        let mut core = Core::new(self, status, RowCollector::default());
+        core.feed(body)?;
+        let done = core.finish()?;
         Ok(Table {
-            columns: columns(&rows),
-            rows,
-            notices: parsed.notices,
+            columns: done.sink.columns(),
+            rows: done.sink.rows,
+            notices: done.notices,
         })
     }
 
@@ -136,6 +128,8 @@ impl Config {
             )
         })?;
         let (json, notices) = prelude::split(text);
+        // A PHP notice may quote a request parameter, the token included.
+        let notices: Vec<String> = notices.iter().map(|n| self.redact(n)).collect();
         if json.is_empty() {
             let reason = if notices.is_empty() {
                 "the body is empty".to_owned()
@@ -245,8 +239,10 @@ impl Config {
     }
 
     fn decode(&self, reason: impl Into<String>, body: &[u8]) -> Error {
+        // A reason may quote the body (an HTML page's title), so it is
+        // redacted like the excerpt.
         Error::Decode {
-            reason: reason.into(),
+            reason: self.redact(&reason.into()),
             excerpt: excerpt(self, body),
         }
     }
@@ -255,19 +251,6 @@ impl Config {
 enum StatusField {
     Success,
     Missing,
-}
-
-fn columns(rows: &[Row]) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for row in rows {
-        for (k, _) in &row.fields {
-            if seen.insert(k.as_str()) {
-                out.push(k.clone());
-            }
-        }
-    }
-    out
 }
 
 fn service_message(entries: &[(String, &RawValue)]) -> String {
@@ -281,33 +264,4 @@ fn service_message(entries: &[(String, &RawValue)]) -> String {
         }
     }
     "the service gave no message".to_owned()
-}
-
-fn html_reason(text: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    let title = lower.find("<title>").and_then(|start| {
-        let from = start + "<title>".len();
-        lower[from..]
-            .find("</title>")
-            .map(|end| text[from..from + end].trim().to_owned())
-    });
-    match title {
-        Some(t) if !t.is_empty() => {
-            format!(
-                "expected JSON, got an HTML page titled {:?}",
-                truncate(&t, 80)
-            )
-        }
-        _ => "expected JSON, got HTML".to_owned(),
-    }
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
 }

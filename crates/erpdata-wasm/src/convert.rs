@@ -1,0 +1,160 @@
+//! JS values -> core inputs. Types only: what counts as a valid value is
+//! the core's business (`erpdata::validate`), not this file's.
+
+use erpdata::{Config, Error, Id};
+use js_sys::{Array, BigInt, JsString, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+pub(crate) fn invalid(field: &str, reason: impl Into<String>) -> Error {
+    Error::InvalidInput {
+        field: field.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+/// `null` and `undefined` both mean "not given", as `??` treats them.
+fn given(value: &JsValue) -> bool {
+    !value.is_undefined() && !value.is_null()
+}
+
+/// What a wrong value was, without echoing it (it might be a secret).
+fn describe(value: &JsValue) -> &'static str {
+    if value.is_null() {
+        "null"
+    } else if value.is_undefined() {
+        "undefined"
+    } else if value.is_string() {
+        "a string"
+    } else if value.as_f64().is_some() {
+        "a number"
+    } else if value.is_bigint() {
+        "a bigint"
+    } else if value.as_bool().is_some() {
+        "a boolean"
+    } else if value.is_symbol() {
+        "a symbol"
+    } else if value.is_function() {
+        "a function"
+    } else if Array::is_array(value) {
+        "an array"
+    } else {
+        "an object"
+    }
+}
+
+/// A JS string's text. A lone surrogate cannot go on the wire as UTF-8, so
+/// it is reported against the field instead of silently becoming U+FFFD.
+pub(crate) fn text(field: &str, value: &JsValue) -> Result<String, Error> {
+    let Some(s) = value.dyn_ref::<JsString>() else {
+        return Err(invalid(
+            field,
+            format!("must be a string, got {}", describe(value)),
+        ));
+    };
+    if !s.is_valid_utf16() {
+        return Err(invalid(
+            field,
+            "is not valid Unicode text (it contains a lone surrogate)",
+        ));
+    }
+    Ok(String::from(s))
+}
+
+pub(crate) fn opt_text(field: &str, value: &JsValue) -> Result<Option<String>, Error> {
+    given(value).then(|| text(field, value)).transpose()
+}
+
+/// An id (`acid`, `company_id`, `year_id`): a string as given, an integer
+/// number or a bigint as its decimal text (`7` is sent as `7`).
+pub(crate) fn id(field: &str, value: &JsValue) -> Result<Id, Error> {
+    if value.is_string() {
+        return text(field, value).map(Id::from);
+    }
+    if let Some(n) = value.as_f64() {
+        if !n.is_finite() || n.fract() != 0.0 {
+            return Err(invalid(
+                field,
+                "must be a string or an integer, got a number that is not an integer",
+            ));
+        }
+        // Beyond 2^53 the number is already not what the caller wrote.
+        if n.abs() > MAX_SAFE_INTEGER {
+            return Err(invalid(
+                field,
+                "is larger than Number.MAX_SAFE_INTEGER, so a JS number cannot hold it \
+                 exactly; pass it as a string or a bigint",
+            ));
+        }
+        // `-0` is 0 here, as `String(-0)` says.
+        return Ok(Id::from(n as i64));
+    }
+    if let Some(big) = value.dyn_ref::<BigInt>() {
+        if let Ok(digits) = big.to_string(10) {
+            return Ok(Id::from(String::from(digits)));
+        }
+    }
+    Err(invalid(
+        field,
+        format!(
+            "must be a string, an integer or a bigint, got {}",
+            describe(value)
+        ),
+    ))
+}
+
+pub(crate) fn opt_id(field: &str, value: &JsValue) -> Result<Option<Id>, Error> {
+    given(value).then(|| id(field, value)).transpose()
+}
+
+/// Sets `obj[key] = value` on a fresh plain object (cannot fail).
+pub(crate) fn set(obj: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &key.into(), value);
+}
+
+fn member(options: &JsValue, key: &str) -> JsValue {
+    Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The config from the options object; field names in errors are the
+/// core's (`base_url`, `company_id`, ...), the same in every language.
+pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
+    if !options.is_object() {
+        return Err(invalid(
+            "options",
+            format!("must be an object, got {}", describe(options)),
+        ));
+    }
+    let get = |key| member(options, key);
+    let base_url =
+        opt_text("base_url", &get("baseUrl"))?.ok_or_else(|| invalid("base_url", "is required"))?;
+    let mut builder = Config::builder(base_url);
+    if let Some(project) = opt_text("project", &get("project"))? {
+        builder = builder.project(project);
+    }
+    if let Some(folder) = opt_text("project_folder", &get("projectFolder"))? {
+        builder = builder.project_folder(folder);
+    }
+    if let Some(token) = opt_text("access_token", &get("accessToken"))? {
+        builder = builder.access_token(token);
+    }
+    if let Some(company) = opt_id("company_id", &get("companyId"))? {
+        builder = builder.company_id(company);
+    }
+    if let Some(year) = opt_id("year_id", &get("yearId"))? {
+        builder = builder.year_id(year);
+    }
+    let insecure = get("allowInsecureHttp");
+    if given(&insecure) {
+        let allow = insecure.as_bool().ok_or_else(|| {
+            invalid(
+                "allow_insecure_http",
+                format!("must be a boolean, got {}", describe(&insecure)),
+            )
+        })?;
+        builder = builder.allow_insecure_http(allow);
+    }
+    builder.build()
+}

@@ -1,0 +1,50 @@
+//! Core errors -> plain JS objects
+//! `{kind, message, field?, reason?, status?, excerpt?, serviceStatus?,
+//! serviceMessage?, transportKind?}`.
+//!
+//! Plain objects rather than `Error`s: the classes live in
+//! `js/src/errors.js`, where users can subclass-check and document them, and
+//! that layer turns these into instances. `message` is the core's `Display`,
+//! already redacted.
+
+use erpdata::Error;
+use js_sys::Object;
+use wasm_bindgen::JsValue;
+
+use crate::convert::set;
+
+pub(crate) fn to_js(err: &Error) -> JsValue {
+    let obj = Object::new();
+    set(&obj, "kind", &err.kind().into());
+    set(&obj, "message", &err.to_string().into());
+    match err {
+        Error::InvalidInput { field, reason } => {
+            set(&obj, "field", &field.into());
+            set(&obj, "reason", &reason.into());
+        }
+        Error::Transport { kind, .. } => {
+            set(&obj, "transportKind", &kind.as_str().into());
+        }
+        Error::HttpStatus { status, excerpt } => {
+            set(&obj, "status", &(*status).into());
+            set(&obj, "excerpt", &excerpt.into());
+        }
+        Error::Service { status, message } => {
+            set(&obj, "serviceStatus", &status.into());
+            set(&obj, "serviceMessage", &message.into());
+        }
+        Error::Decode { reason, excerpt } => {
+            set(&obj, "reason", &reason.into());
+            set(&obj, "excerpt", &excerpt.into());
+        }
+        // Non-exhaustive: a new core variant still arrives with its kind
+        // and message, and becomes a plain ErpError in JS.
+        _ => {}
+    }
+    obj.into()
+}
+
+/// Lifts a core result into a JS one whose error is the object above.
+pub(crate) fn core<T>(result: Result<T, Error>) -> Result<T, JsValue> {
+    result.map_err(|e| to_js(&e))
+}

@@ -1,0 +1,230 @@
+//! wasm-bindgen glue: the `Core` class of the npm package's wasm module.
+//!
+//! It converts between JS values and the core's types and nothing else:
+//! every rule of the wire format (encoding, validation, parsing, redaction)
+//! lives in the `erpdata` crate, so JS behaves exactly like Rust and Python.
+//! Errors are thrown as plain objects (see `errors`); `js/src/errors.js`
+//! turns them into `Error` subclasses.
+
+use std::str::FromStr;
+
+use erpdata::{Config, DuesKind, DuesQuery, Method, TableQuery, TransportKind};
+use js_sys::{Array, Object, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+mod convert;
+mod errors;
+mod rows;
+
+use convert::{id, opt_id, opt_text, set, text};
+use errors::{core, to_js};
+use rows::Keys;
+
+/// A validated configuration; the access token lives only in here, so no JS
+/// object ever holds it.
+#[wasm_bindgen]
+pub struct Core {
+    config: Config,
+}
+
+#[wasm_bindgen]
+impl Core {
+    /// `options`: `{baseUrl, project, projectFolder, accessToken, companyId,
+    /// yearId, allowInsecureHttp}`; `undefined`/`null` members are unset.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: &JsValue) -> Result<Core, JsValue> {
+        core(convert::config(options)).map(|config| Core { config })
+    }
+
+    /// The dues query as `{method, url, headers, body, displayUrl}`.
+    #[wasm_bindgen(js_name = duesRequest)]
+    pub fn dues_request(&self, acid: &JsValue, kind: &JsValue) -> Result<JsValue, JsValue> {
+        let query = core(dues_query(acid, kind))?;
+        let request = core(self.config.dues_request(&query))?;
+        Ok(self.request(&request))
+    }
+
+    /// The table fetch as `{method, url, headers, body, displayUrl}`;
+    /// `companyId`/`yearId` `undefined` or `null` use the configured default,
+    /// `method` `undefined` or `null` is POST.
+    #[wasm_bindgen(js_name = tableRequest)]
+    pub fn table_request(
+        &self,
+        table: &JsValue,
+        company_id: &JsValue,
+        year_id: &JsValue,
+        method: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let query = core(table_query(table, company_id, year_id, method))?;
+        let request = core(self.config.table_request(&query))?;
+        Ok(self.request(&request))
+    }
+
+    /// Parses a dues answer into `{acid, kind, rows, raw, notices}`.
+    /// `numbers` (optional): `"number"` (default) or `"string"`.
+    #[wasm_bindgen(js_name = parseDues)]
+    pub fn parse_dues(
+        &self,
+        acid: &JsValue,
+        kind: &JsValue,
+        status: u16,
+        body: &[u8],
+        numbers: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let query = core(dues_query(acid, kind))?;
+        let as_text = core(rows::numbers(numbers))?;
+        let dues = core(self.config.parse_dues(&query, status, body))?;
+        let rows = Keys::new(&[]).rows(&dues.rows, as_text)?;
+        let out = Object::new();
+        set(&out, "acid", &dues.acid.as_str().into());
+        set(&out, "kind", &dues.kind.as_str().into());
+        set(&out, "rows", &rows);
+        set(&out, "raw", &dues.raw.as_str().into());
+        set(&out, "notices", &strings(&dues.notices));
+        Ok(out.into())
+    }
+
+    /// Parses a table answer into `{columns, rows, notices}`.
+    /// `numbers` (optional): `"number"` (default) or `"string"`.
+    #[wasm_bindgen(js_name = parseTable)]
+    pub fn parse_table(
+        &self,
+        status: u16,
+        body: &[u8],
+        numbers: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let as_text = core(rows::numbers(numbers))?;
+        let table = core(self.config.parse_table(status, body))?;
+        let mut keys = Keys::new(&table.columns);
+        let rows = keys.rows(&table.rows, as_text)?;
+        let out = Object::new();
+        set(&out, "columns", &keys.columns());
+        set(&out, "rows", &rows);
+        set(&out, "notices", &strings(&table.notices));
+        Ok(out.into())
+    }
+
+    /// Makes room in wasm memory for parsing a body of `length` bytes, to be
+    /// called (as its own call) before `parseTable`/`parseDues`.
+    ///
+    /// Memory that grows in the middle of a long wasm call makes V8 run full
+    /// GCs back to back until the call returns (Node 20: the first parse of
+    /// a 38 MB table took 11 s instead of 1 s, worse with a larger JS heap).
+    /// Growing it here, in a short call, avoids that; the allocator keeps
+    /// the freed block for the parse, and later parses of that size need no
+    /// growth at all.
+    #[wasm_bindgen(js_name = reserveForBody)]
+    pub fn reserve_for_body(&self, length: usize) {
+        // The body's copy plus rows of owned strings: about 4x the body.
+        let mut block = Vec::<u8>::new();
+        // A failure only means the parse grows memory itself (or fails the
+        // way it would have anyway); it must not abort here.
+        let _ = block.try_reserve_exact(length.saturating_mul(5));
+        // Without this the optimiser drops the unused allocation.
+        std::hint::black_box(&block);
+    }
+
+    /// `text` with every encoding of the token replaced by `[REDACTED]`.
+    pub fn redact(&self, text: &str) -> String {
+        self.config.redact(text)
+    }
+
+    /// A transport error object (returned, not thrown) with `message`
+    /// redacted. `kind`: `"connect"`, `"timeout"`, `"reset"` or `"other"`.
+    #[wasm_bindgen(js_name = transportError)]
+    pub fn transport_error(&self, kind: &str, message: &str) -> JsValue {
+        to_js(
+            &self
+                .config
+                .transport_error(TransportKind::from_name(kind), message),
+        )
+    }
+
+    /// The base URL as the core normalised it (ends with `/`).
+    #[wasm_bindgen(getter, js_name = baseUrl)]
+    pub fn base_url(&self) -> String {
+        self.config.base_url().to_string()
+    }
+
+    /// The project, if set.
+    #[wasm_bindgen(getter)]
+    pub fn project(&self) -> Option<String> {
+        self.config.project().map(str::to_owned)
+    }
+
+    /// The project folder sent by the dues query (defaults to the project).
+    #[wasm_bindgen(getter, js_name = projectFolder)]
+    pub fn project_folder(&self) -> Option<String> {
+        self.config.project_folder().map(str::to_owned)
+    }
+
+    /// The default company id's text, if set.
+    #[wasm_bindgen(getter, js_name = companyId)]
+    pub fn company_id(&self) -> Option<String> {
+        self.config.company_id().map(|i| i.as_str().to_owned())
+    }
+
+    /// The default year id's text, if set.
+    #[wasm_bindgen(getter, js_name = yearId)]
+    pub fn year_id(&self) -> Option<String> {
+        self.config.year_id().map(|i| i.as_str().to_owned())
+    }
+
+    /// Whether a token is configured (never its value).
+    #[wasm_bindgen(getter, js_name = hasAccessToken)]
+    pub fn has_access_token(&self) -> bool {
+        self.config.has_access_token()
+    }
+}
+
+impl Core {
+    fn request(&self, request: &http::Request<Vec<u8>>) -> JsValue {
+        let url = request.uri().to_string();
+        let headers = Array::new();
+        for (name, value) in request.headers() {
+            // The core only sets ASCII values; lossy is for the impossible case.
+            let value = String::from_utf8_lossy(value.as_bytes());
+            headers.push(&Array::of2(&name.as_str().into(), &value.as_ref().into()));
+        }
+        let body = if request.body().is_empty() {
+            JsValue::NULL
+        } else {
+            Uint8Array::from(request.body().as_slice()).into()
+        };
+        let out = Object::new();
+        set(&out, "method", &request.method().as_str().into());
+        set(&out, "url", &url.as_str().into());
+        set(&out, "headers", &headers);
+        set(&out, "body", &body);
+        set(&out, "displayUrl", &self.config.redact(&url).into());
+        out.into()
+    }
+}
+
+fn dues_query(acid: &JsValue, kind: &JsValue) -> Result<DuesQuery, erpdata::Error> {
+    let acid = id("acid", acid)?;
+    let kind = DuesKind::from_str(&text("kind", kind)?)?;
+    Ok(DuesQuery { acid, kind })
+}
+
+fn table_query(
+    table: &JsValue,
+    company_id: &JsValue,
+    year_id: &JsValue,
+    method: &JsValue,
+) -> Result<TableQuery, erpdata::Error> {
+    let method = match opt_text("method", method)? {
+        Some(m) => Method::from_str(&m)?,
+        None => Method::default(),
+    };
+    Ok(TableQuery {
+        table: text("table", table)?,
+        company_id: opt_id("company_id", company_id)?,
+        year_id: opt_id("year_id", year_id)?,
+        method,
+    })
+}
+
+fn strings(items: &[String]) -> Array {
+    items.iter().map(|s| JsValue::from_str(s)).collect()
+}

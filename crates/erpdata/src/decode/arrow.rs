@@ -1,0 +1,399 @@
+//! Batches as Arrow record batches (feature `arrow`).
+//!
+//! Buffers move from the columns into Arrow without copying values (the
+//! layouts are the same), except for dictionary-encoded strings, which are
+//! built here.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, Int32Array, Int64Array,
+    NullArray, RecordBatch, RecordBatchOptions, StringArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+
+use super::batch::Batch;
+use super::columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
+use super::scanner::same_bytes;
+
+/// Field metadata key marking a column whose Utf8 values are JSON texts
+/// (value [`JSON_TYPE`]), so they can be told from plain strings.
+pub const TYPE_METADATA_KEY: &str = "erpdata.type";
+/// The value of [`TYPE_METADATA_KEY`] on JSON columns.
+pub const JSON_TYPE: &str = "json";
+
+/// Fewer non-null values than this are never dictionary-encoded.
+pub const DICTIONARY_MIN_VALUES: usize = 32;
+/// How many values are looked at before counting distinct ones in all.
+pub const DICTIONARY_SAMPLE: usize = 1024;
+
+/// How String columns are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dictionary {
+    /// `Dictionary(Int32, Utf8)` when it pays, per batch and column: at
+    /// least [`DICTIONARY_MIN_VALUES`] non-null values, of which at most
+    /// half are distinct — checked first on the first
+    /// [`DICTIONARY_SAMPLE`] values, so that a column of unique values
+    /// (invoice numbers) costs little. Types can then differ between
+    /// batches; use [`Dictionary::Never`] or [`Dictionary::Always`] for one
+    /// fixed schema.
+    #[default]
+    Auto,
+    /// Always `Utf8`.
+    Never,
+    /// Always `Dictionary(Int32, Utf8)`.
+    Always,
+}
+
+impl ColumnType {
+    /// The Arrow type of a column of this type: Null, Boolean, Int64,
+    /// Decimal128(p, s), Date32, Utf8 (or `Dictionary(Int32, Utf8)` for a
+    /// String column with `dictionary`), and Utf8 for JSON texts.
+    pub fn arrow_type(self, dictionary: bool) -> DataType {
+        match self {
+            ColumnType::Null => DataType::Null,
+            ColumnType::Bool => DataType::Boolean,
+            ColumnType::Int => DataType::Int64,
+            ColumnType::Decimal { precision, scale } => {
+                DataType::Decimal128(precision, scale as i8)
+            }
+            ColumnType::Date => DataType::Date32,
+            ColumnType::String if dictionary => {
+                DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+            }
+            ColumnType::String | ColumnType::Json => DataType::Utf8,
+        }
+    }
+
+    /// A nullable Arrow field of this type; JSON columns carry
+    /// [`TYPE_METADATA_KEY`] = [`JSON_TYPE`].
+    pub fn arrow_field(self, name: &str, dictionary: bool) -> Field {
+        let field = Field::new(name, self.arrow_type(dictionary), true);
+        if self == ColumnType::Json {
+            field.with_metadata(HashMap::from([(
+                TYPE_METADATA_KEY.to_owned(),
+                JSON_TYPE.to_owned(),
+            )]))
+        } else {
+            field
+        }
+    }
+}
+
+impl Batch {
+    /// This batch as an Arrow record batch, strings dictionary-encoded when
+    /// it pays ([`Dictionary::Auto`]). Copies the buffers; see
+    /// [`Batch::into_record_batch`] to move them.
+    pub fn to_record_batch(&self) -> Result<RecordBatch, ArrowError> {
+        self.clone().into_record_batch()
+    }
+
+    /// This batch as an Arrow record batch, moving its buffers.
+    pub fn into_record_batch(self) -> Result<RecordBatch, ArrowError> {
+        self.into_record_batch_with(Dictionary::Auto)
+    }
+
+    /// This batch as an Arrow record batch with the given string encoding.
+    /// For one schema over many batches, [cast](Batch::cast) each to a
+    /// unified schema first and use `Never` or `Always`.
+    pub fn into_record_batch_with(self, dictionary: Dictionary) -> Result<RecordBatch, ArrowError> {
+        let num_rows = self.num_rows;
+        let mut fields = Vec::with_capacity(self.columns.len());
+        let mut arrays = Vec::with_capacity(self.columns.len());
+        for column in self.columns {
+            let (field, array) = column.into_arrow(dictionary)?;
+            fields.push(field);
+            arrays.push(array);
+        }
+        RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(fields)),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+        )
+    }
+}
+
+impl Column {
+    /// This column as an Arrow field and array, moving its buffers.
+    pub fn into_arrow(self, dictionary: Dictionary) -> Result<(Field, ArrayRef), ArrowError> {
+        let ty = self.column_type();
+        let (array, dict): (ArrayRef, bool) = match self.data {
+            ColumnData::Null { len } => (Arc::new(NullArray::new(len)), false),
+            ColumnData::Bool { values, validity } => {
+                let len = values.len();
+                let values = BooleanBuffer::new(Buffer::from_vec(values.into_bytes()), 0, len);
+                (Arc::new(BooleanArray::new(values, nulls(validity))), false)
+            }
+            ColumnData::Int { values, validity } => (
+                Arc::new(Int64Array::new(ScalarBuffer::from(values), nulls(validity))),
+                false,
+            ),
+            ColumnData::Decimal {
+                values,
+                precision,
+                scale,
+                validity,
+            } => (
+                Arc::new(
+                    Decimal128Array::new(ScalarBuffer::from(values), nulls(validity))
+                        .with_precision_and_scale(precision, scale as i8)?,
+                ),
+                false,
+            ),
+            ColumnData::Date { values, validity } => (
+                Arc::new(Date32Array::new(
+                    ScalarBuffer::from(values),
+                    nulls(validity),
+                )),
+                false,
+            ),
+            ColumnData::String { values, validity } => {
+                let encoded = match dictionary {
+                    Dictionary::Never => None,
+                    mode => self::dictionary(&values, &validity, mode == Dictionary::Auto)?,
+                };
+                match encoded {
+                    Some(array) => (array, true),
+                    None => (utf8(values, validity), false),
+                }
+            }
+            ColumnData::Json { values, validity } => (utf8(values, validity), false),
+        };
+        Ok((ty.arrow_field(&self.name, dict), array))
+    }
+}
+
+fn nulls(validity: Option<Bitmap>) -> Option<NullBuffer> {
+    validity.map(|v| {
+        let len = v.len();
+        NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(v.into_bytes()), 0, len))
+    })
+}
+
+fn utf8(values: Texts, validity: Option<Bitmap>) -> ArrayRef {
+    let (offsets, data) = values.into_parts();
+    // SAFETY: `Texts` only grows by whole `&str`s: its offsets start at 0,
+    // never decrease, end at `data.len()`, and fall on character
+    // boundaries of `data`, which is a `String`.
+    let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
+    let data = Buffer::from_vec(data.into_bytes());
+    // SAFETY: as above; `nulls`, if any, has one bit per value.
+    Arc::new(unsafe { StringArray::new_unchecked(offsets, data, nulls(validity)) })
+}
+
+/// Distinct strings of a column, numbered in first-seen order: an
+/// open-addressing table of indices, hashed by a few word loads (the values
+/// are the service's own data, hashed only to count and number them).
+struct Interner<'a> {
+    slots: Vec<u32>,
+    hashes: Vec<u64>,
+    entries: Vec<&'a str>,
+}
+
+impl<'a> Interner<'a> {
+    fn new() -> Self {
+        Interner {
+            slots: vec![0; 64],
+            hashes: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn hash(s: &[u8]) -> u64 {
+        let n = s.len();
+        let word = |i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+        let (mut a, b) = match n {
+            0 => (0, 0),
+            1..=3 => (
+                u64::from(s[0]) | u64::from(s[n / 2]) << 8 | u64::from(s[n - 1]) << 16,
+                0,
+            ),
+            4..=7 => (
+                u64::from(u32::from_le_bytes(s[..4].try_into().expect("4 bytes"))),
+                u64::from(u32::from_le_bytes(s[n - 4..].try_into().expect("4 bytes"))),
+            ),
+            _ => (word(0), word(n - 8)),
+        };
+        let mut i = 8;
+        while i + 8 < n {
+            a = (a ^ word(i))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(31);
+            i += 8;
+        }
+        let h = (a.wrapping_mul(0x51_7C_C1_B7_27_22_0A_95) ^ b.rotate_left(29) ^ n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 29)
+    }
+
+    /// The number of `s`, new or not.
+    #[inline]
+    fn intern(&mut self, s: &'a str) -> u32 {
+        let h = Self::hash(s.as_bytes());
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => break,
+                slot => {
+                    let id = (slot - 1) as usize;
+                    if self.hashes[id] == h && same_bytes(self.entries[id].as_bytes(), s.as_bytes())
+                    {
+                        return id as u32;
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        let id = self.entries.len() as u32;
+        self.entries.push(s);
+        self.hashes.push(h);
+        self.slots[i] = id + 1;
+        if self.entries.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![0u32; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for (id, &h) in self.hashes.iter().enumerate() {
+            let mut i = h as usize & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = id as u32 + 1;
+        }
+        self.slots = slots;
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// The column dictionary-encoded, in one pass; under [`Dictionary::Auto`]
+/// `None` as soon as it does not pay: fewer than [`DICTIONARY_MIN_VALUES`]
+/// non-null values, more than half of the first [`DICTIONARY_SAMPLE`]
+/// distinct, or more than half of all.
+fn dictionary(
+    values: &Texts,
+    validity: &Option<Bitmap>,
+    auto: bool,
+) -> Result<Option<ArrayRef>, ArrowError> {
+    let non_null = validity.as_ref().map_or(values.len(), Bitmap::count_set);
+    if auto && non_null < DICTIONARY_MIN_VALUES {
+        return Ok(None);
+    }
+    let sample = non_null.min(DICTIONARY_SAMPLE);
+    let mut interner = Interner::new();
+    let mut keys = Vec::with_capacity(values.len());
+    let mut last: Option<(&str, i32)> = None;
+    let mut counted = 0;
+    for i in 0..values.len() {
+        if validity.as_ref().is_some_and(|v| !v.get(i)) {
+            keys.push(0);
+            continue;
+        }
+        counted += 1;
+        let s = values.get(i);
+        let key = match last {
+            Some((l, k)) if same_bytes(l.as_bytes(), s.as_bytes()) => k,
+            _ => {
+                let k = i32::try_from(interner.intern(s))
+                    .map_err(|_| ArrowError::ComputeError("too many distinct strings".into()))?;
+                last = Some((s, k));
+                k
+            }
+        };
+        keys.push(key);
+        if auto {
+            let budget = if counted <= sample { sample } else { non_null } / 2;
+            if interner.len() > budget {
+                return Ok(None);
+            }
+        }
+    }
+    let mut dict = Texts::with_capacity(interner.len(), 0);
+    for s in &interner.entries {
+        dict.push(s);
+    }
+    let keys = Int32Array::new(ScalarBuffer::from(keys), nulls(validity.clone()));
+    let array = DictionaryArray::<Int32Type>::try_new(keys, utf8(dict, None))?;
+    Ok(Some(Arc::new(array)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dictionary_threshold() {
+        let worth = |t: &Texts| dictionary(t, &None, true).unwrap().is_some();
+        let mut repeated = Texts::new();
+        let mut unique = Texts::new();
+        for i in 0..2000 {
+            repeated.push(["USD", "EUR", "GBP"][i % 3]);
+            unique.push(&format!("INV-{i}"));
+        }
+        assert!(worth(&repeated));
+        assert!(!worth(&unique));
+        let mut few = Texts::new();
+        for _ in 0..10 {
+            few.push("x");
+        }
+        assert!(!worth(&few), "too few values");
+        assert!(
+            dictionary(&few, &None, false).unwrap().is_some(),
+            "unless asked"
+        );
+        // Unique in the sample, repeated afterwards: the sample decides.
+        let mut late = Texts::new();
+        for i in 0..5000 {
+            late.push(&if i < 1024 {
+                format!("u{i}")
+            } else {
+                "r".to_owned()
+            });
+        }
+        assert!(!worth(&late));
+        // Repeated in the sample, unique afterwards: all of it decides.
+        let mut early = Texts::new();
+        for i in 0..5000 {
+            early.push(&if i < 1024 {
+                "r".to_owned()
+            } else {
+                format!("u{i}")
+            });
+        }
+        assert!(!worth(&early));
+    }
+
+    #[test]
+    fn interner_numbers_in_first_seen_order() {
+        let words: Vec<String> = (0..5000).map(|i| format!("w{}", i % 777)).collect();
+        let mut interner = Interner::new();
+        for (i, w) in words.iter().enumerate() {
+            let id = interner.intern(w);
+            assert_eq!(id as usize, i % 777);
+        }
+        assert_eq!(interner.len(), 777);
+        for s in [
+            "",
+            "a",
+            "ab",
+            "abcd",
+            "abcdefgh",
+            "abcdefghijklmnopqrstuvwxyz",
+        ] {
+            let before = interner.len() as u32;
+            assert_eq!(interner.intern(s), before);
+            assert_eq!(interner.intern(s), before);
+        }
+    }
+}

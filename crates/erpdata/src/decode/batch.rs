@@ -1,0 +1,206 @@
+//! A batch of rows as typed columns.
+
+use super::columns::{Column, ColumnData, ColumnType};
+use crate::cell::{Cell, Row};
+
+/// Up to [`DecoderOptions::batch_rows`](super::DecoderOptions) rows as
+/// typed columns.
+///
+/// Every column seen so far in the answer is in every batch, in first-seen
+/// order (a column may be all null in a batch), so a batch's columns start
+/// with the previous batch's columns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Batch {
+    /// The number of rows.
+    pub num_rows: usize,
+    /// One column per key, each `num_rows` long.
+    pub columns: Vec<Column>,
+}
+
+/// Column names and types: a batch's, or several batches' unified.
+pub type Schema = Vec<(String, ColumnType)>;
+
+impl Batch {
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// Row `i` with every column of the batch, in column order: a key the
+    /// row lacked reads as [`Cell::Null`], a decimal as its text at the
+    /// column's scale, a date as `YYYY-MM-DD`.
+    ///
+    /// # Panics
+    /// If `i >= self.num_rows`.
+    pub fn row(&self, i: usize) -> Row {
+        assert!(i < self.num_rows, "row {i} of {}", self.num_rows);
+        Row {
+            fields: self
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), c.cell(i)))
+                .collect(),
+        }
+    }
+
+    /// The rows in order; see [`Batch::row`].
+    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        (0..self.num_rows).map(|i| self.row(i))
+    }
+
+    /// Row `i` as only the cells that have a value.
+    pub fn row_without_nulls(&self, i: usize) -> Row {
+        assert!(i < self.num_rows, "row {i} of {}", self.num_rows);
+        Row {
+            fields: self
+                .columns
+                .iter()
+                .filter(|c| c.data.is_valid(i))
+                .map(|c| (c.name.clone(), c.cell(i)))
+                .collect(),
+        }
+    }
+
+    /// This batch's column names and types.
+    pub fn schema(&self) -> Schema {
+        self.columns
+            .iter()
+            .map(|c| (c.name.clone(), c.column_type()))
+            .collect()
+    }
+
+    /// The batch with exactly the columns of `schema`, in its order and of
+    /// its types: a column the batch lacks is all null, and each column is
+    /// [cast](Column::cast). `None` if the batch has a column `schema`
+    /// lacks, or one that its type cannot hold (never, for a schema built
+    /// with [`unify_schemas`] from this batch's).
+    pub fn cast(&self, schema: &[(String, ColumnType)]) -> Option<Batch> {
+        if self
+            .columns
+            .iter()
+            .any(|c| !schema.iter().any(|(n, _)| *n == c.name))
+        {
+            return None;
+        }
+        let columns = schema
+            .iter()
+            .map(|(name, ty)| match self.column(name) {
+                Some(c) => c.cast(*ty),
+                None => Column {
+                    name: name.clone(),
+                    data: ColumnData::Null { len: self.num_rows },
+                }
+                .cast(*ty),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Batch {
+            num_rows: self.num_rows,
+            columns,
+        })
+    }
+}
+
+/// The schema that holds batches of schemas `a` and `b`: `a`'s columns,
+/// then `b`'s new ones, each of the [unified](ColumnType::unify) type.
+pub fn unify_schemas(a: &[(String, ColumnType)], b: &[(String, ColumnType)]) -> Schema {
+    let mut out: Schema = a.to_vec();
+    for (name, ty) in b {
+        match out.iter_mut().find(|(n, _)| n == name) {
+            Some((_, t)) => *t = t.unify(*ty),
+            None => out.push((name.clone(), *ty)),
+        }
+    }
+    out
+}
+
+impl Batch {
+    /// The cell at row `i` of column `name` ([`Cell::Null`] if there is no
+    /// such column).
+    pub fn cell(&self, name: &str, i: usize) -> Cell {
+        self.column(name).map_or(Cell::Null, |c| c.cell(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::columns::Texts;
+
+    fn batch() -> Batch {
+        let mut names = Texts::new();
+        names.push("a");
+        names.push("");
+        let mut validity = crate::decode::columns::Bitmap::new();
+        validity.push(true);
+        validity.push(false);
+        Batch {
+            num_rows: 2,
+            columns: vec![
+                Column {
+                    name: "n".into(),
+                    data: ColumnData::Int {
+                        values: vec![1, 2],
+                        validity: None,
+                    },
+                },
+                Column {
+                    name: "s".into(),
+                    data: ColumnData::String {
+                        values: names,
+                        validity: Some(validity),
+                    },
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn rows_read_back() {
+        let b = batch();
+        assert_eq!(
+            b.row(1).fields,
+            [("n".to_owned(), Cell::Int(2)), ("s".to_owned(), Cell::Null)]
+        );
+        assert_eq!(
+            b.row_without_nulls(1).fields,
+            [("n".to_owned(), Cell::Int(2))]
+        );
+        assert_eq!(b.rows().count(), 2);
+        assert_eq!(b.cell("s", 0), Cell::String("a".into()));
+        assert_eq!(b.cell("zz", 0), Cell::Null);
+    }
+
+    #[test]
+    fn schemas_unify_and_batches_cast() {
+        let b = batch();
+        let other = vec![
+            ("z".to_owned(), ColumnType::Date),
+            (
+                "n".to_owned(),
+                ColumnType::Decimal {
+                    precision: 4,
+                    scale: 2,
+                },
+            ),
+        ];
+        let schema = unify_schemas(&b.schema(), &other);
+        assert_eq!(
+            schema,
+            [
+                (
+                    "n".to_owned(),
+                    ColumnType::Decimal {
+                        precision: 21,
+                        scale: 2
+                    }
+                ),
+                ("s".to_owned(), ColumnType::String),
+                ("z".to_owned(), ColumnType::Date),
+            ]
+        );
+        let cast = b.cast(&schema).unwrap();
+        assert_eq!(cast.cell("n", 1), Cell::Number("2.00".into()));
+        assert_eq!(cast.column("z").unwrap().data.null_count(), 2);
+        assert!(b.cast(&other).is_none());
+    }
+}

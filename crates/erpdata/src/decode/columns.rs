@@ -1,0 +1,791 @@
+//! Typed columns: the values of one key over the rows of a [`Batch`].
+//!
+//! The layouts are Arrow's, so that converting to Arrow moves buffers
+//! rather than copying values: values in a `Vec`, a validity bitmap
+//! (`None` when every row has a value), strings as `i32` offsets into one
+//! UTF-8 buffer.
+//!
+//! [`Batch`]: super::Batch
+
+use std::fmt::Write;
+
+use super::{date, decimal};
+use crate::cell::Cell;
+
+/// One bit per row, least significant bit first (Arrow's layout).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bitmap {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Bitmap {
+    /// An empty bitmap.
+    pub fn new() -> Self {
+        Bitmap::default()
+    }
+
+    /// `len` bits, all `value`.
+    pub fn filled(len: usize, value: bool) -> Self {
+        let mut bytes = vec![if value { 0xFF } else { 0 }; len.div_ceil(8)];
+        if value && len % 8 != 0 {
+            // Bits past the end stay clear, as Arrow expects.
+            if let Some(last) = bytes.last_mut() {
+                *last = (1u8 << (len % 8)) - 1;
+            }
+        }
+        Bitmap { bytes, len }
+    }
+
+    /// Room for `bits` bits without reallocating.
+    pub fn with_capacity(bits: usize) -> Self {
+        Bitmap {
+            bytes: Vec::with_capacity(bits.div_ceil(8)),
+            len: 0,
+        }
+    }
+
+    /// Appends one bit.
+    #[inline]
+    pub fn push(&mut self, value: bool) {
+        if self.len % 8 == 0 {
+            self.bytes.push(0);
+        }
+        if value {
+            self.bytes[self.len / 8] |= 1 << (self.len % 8);
+        }
+        self.len += 1;
+    }
+
+    /// Removes the last bit.
+    pub(crate) fn pop(&mut self) {
+        if self.len == 0 {
+            return;
+        }
+        self.len -= 1;
+        self.bytes[self.len / 8] &= !(1 << (self.len % 8));
+        if self.len % 8 == 0 {
+            self.bytes.pop();
+        }
+    }
+
+    /// Bit `i`.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        assert!(i < self.len, "bit {i} of {}", self.len);
+        self.bytes[i / 8] & (1 << (i % 8)) != 0
+    }
+
+    /// The number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many bits are set.
+    pub fn count_set(&self) -> usize {
+        self.bytes.iter().map(|b| b.count_ones() as usize).sum()
+    }
+
+    /// The packed bytes (`len().div_ceil(8)` of them; unused bits clear).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The packed bytes, moved out.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+}
+
+/// Variable-length UTF-8 values: Arrow's `Utf8` layout, `len() + 1`
+/// offsets into one buffer, value `i` being `data[offsets[i]..offsets[i+1]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Texts {
+    offsets: Vec<i32>,
+    data: String,
+}
+
+impl Default for Texts {
+    fn default() -> Self {
+        Texts::new()
+    }
+}
+
+impl Texts {
+    /// No values.
+    pub fn new() -> Self {
+        Texts {
+            offsets: vec![0],
+            data: String::new(),
+        }
+    }
+
+    /// Room for `values` values of `bytes` bytes in all.
+    pub fn with_capacity(values: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(values + 1);
+        offsets.push(0);
+        Texts {
+            offsets,
+            data: String::with_capacity(bytes),
+        }
+    }
+
+    /// Appends a value.
+    ///
+    /// # Panics
+    /// If the buffer would exceed `i32::MAX` bytes (the decoder ends a batch
+    /// long before that).
+    #[inline]
+    pub fn push(&mut self, value: &str) {
+        let bytes = value.as_bytes();
+        if bytes.len() <= 16 {
+            push_short(&mut self.data, bytes);
+        } else {
+            self.data.push_str(value);
+        }
+        let end = i32::try_from(self.data.len()).expect("text buffer under 2 GiB");
+        self.offsets.push(end);
+    }
+
+    fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+        write(&mut self.data);
+        let end = i32::try_from(self.data.len()).expect("text buffer under 2 GiB");
+        self.offsets.push(end);
+    }
+
+    pub(crate) fn pop(&mut self) {
+        if self.offsets.len() > 1 {
+            self.offsets.pop();
+            let end = *self.offsets.last().expect("offset 0 stays") as usize;
+            self.data.truncate(end);
+        }
+    }
+
+    /// Value `i`.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize) -> &str {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `len() + 1` offsets.
+    pub fn offsets(&self) -> &[i32] {
+        &self.offsets
+    }
+
+    /// All values, back to back.
+    pub fn data(&self) -> &str {
+        &self.data
+    }
+
+    /// Offsets and data, moved out.
+    pub fn into_parts(self) -> (Vec<i32>, String) {
+        (self.offsets, self.data)
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// Appends at most 16 bytes of a `str` to `data` with two overlapping word
+/// copies instead of a call to `memcpy`: most cells are that short.
+#[inline(always)]
+fn push_short(data: &mut String, bytes: &[u8]) {
+    let n = bytes.len();
+    data.reserve(16);
+    // SAFETY: `bytes` is a whole `&str` (see `Texts::push`), so the String
+    // stays UTF-8. The writes cover exactly `len..len + n`, within the 16
+    // bytes reserved, and read only within `bytes`; `set_len` then
+    // includes exactly the bytes written.
+    unsafe {
+        let v = data.as_mut_vec();
+        let len = v.len();
+        let dst = v.as_mut_ptr().add(len);
+        let src = bytes.as_ptr();
+        if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for i in 0..n {
+                *dst.add(i) = *src.add(i);
+            }
+        }
+        v.set_len(len + n);
+    }
+}
+
+/// The values of a column. `validity` is `None` when every row has a value;
+/// otherwise bit `i` says whether row `i` has one (a row without the key,
+/// or with `null`, has none), and the value stored for a row without one is
+/// a placeholder (`0`, `false`, `""`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnData {
+    /// Every row is null (or lacks the key).
+    Null {
+        /// The number of rows.
+        len: usize,
+    },
+    /// `true` / `false`.
+    Bool {
+        /// One bit per row.
+        values: Bitmap,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+    },
+    /// Integers that fit in `i64`, written without a fraction or exponent.
+    Int {
+        /// One value per row.
+        values: Vec<i64>,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+    },
+    /// Exact decimals: row `i` is `values[i] × 10^-scale`.
+    Decimal {
+        /// The unscaled values, at most `precision` digits each.
+        values: Vec<i128>,
+        /// Total digits (1–38).
+        precision: u8,
+        /// Digits after the point (0–38, at most `precision`).
+        scale: u8,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+    },
+    /// Calendar dates sent as `YYYY-MM-DD`, as days since 1970-01-01.
+    Date {
+        /// One value per row.
+        values: Vec<i32>,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+    },
+    /// Strings, decoded.
+    String {
+        /// One value per row.
+        values: Texts,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+    },
+    /// Each value as JSON text: nested objects and arrays, and every value
+    /// of a column whose values have different types.
+    Json {
+        /// One JSON text per row.
+        values: Texts,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+    },
+}
+
+/// The type of a column, without its values.
+///
+/// Types of the same key can differ between batches (each batch is typed
+/// from its own values); [`ColumnType::unify`] gives one type that holds
+/// both, and [`Column::cast`] converts a column to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnType {
+    /// All null.
+    Null,
+    /// Booleans.
+    Bool,
+    /// 64-bit integers.
+    Int,
+    /// Exact decimals.
+    Decimal {
+        /// Total digits (1–38).
+        precision: u8,
+        /// Digits after the point.
+        scale: u8,
+    },
+    /// Calendar dates.
+    Date,
+    /// Strings.
+    String,
+    /// JSON texts.
+    Json,
+}
+
+/// Digits before the point that any `i64` may need.
+const INT_DIGITS: u8 = 19;
+
+impl ColumnType {
+    /// The narrowest type that holds every value of both types, exactly:
+    ///
+    /// | a | b | unified |
+    /// |---|---|---|
+    /// | T | T | T |
+    /// | Null | T | T |
+    /// | Int | Decimal(p, s) | Decimal(max(p − s, 19) + s, s) |
+    /// | Decimal(p₁, s₁) | Decimal(p₂, s₂) | Decimal(max(p₁ − s₁, p₂ − s₂) + max(s₁, s₂), max(s₁, s₂)) |
+    /// | Date | String | String |
+    /// | anything else | | Json |
+    ///
+    /// A decimal that would need more than 38 digits is Json. The rule is
+    /// commutative and associative, so batches can be unified in any order.
+    pub fn unify(self, other: ColumnType) -> ColumnType {
+        use ColumnType::*;
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Null, t) | (t, Null) => t,
+            (Int, Decimal { precision, scale }) | (Decimal { precision, scale }, Int) => {
+                decimal_type(INT_DIGITS.max(precision - scale), scale)
+            }
+            (
+                Decimal {
+                    precision: p1,
+                    scale: s1,
+                },
+                Decimal {
+                    precision: p2,
+                    scale: s2,
+                },
+            ) => decimal_type((p1 - s1).max(p2 - s2), s1.max(s2)),
+            (Date, String) | (String, Date) => String,
+            _ => Json,
+        }
+    }
+}
+
+fn decimal_type(int_digits: u8, scale: u8) -> ColumnType {
+    let precision = u32::from(int_digits) + u32::from(scale);
+    if precision <= u32::from(decimal::MAX_PRECISION) {
+        ColumnType::Decimal {
+            precision: precision as u8,
+            scale,
+        }
+    } else {
+        ColumnType::Json
+    }
+}
+
+/// One column of a [`Batch`](super::Batch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The row key.
+    pub name: String,
+    /// Its values, one per row.
+    pub data: ColumnData,
+}
+
+impl ColumnData {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            ColumnData::Null { len } => *len,
+            ColumnData::Bool { values, .. } => values.len(),
+            ColumnData::Int { values, .. } => values.len(),
+            ColumnData::Decimal { values, .. } => values.len(),
+            ColumnData::Date { values, .. } => values.len(),
+            ColumnData::String { values, .. } | ColumnData::Json { values, .. } => values.len(),
+        }
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The column's type.
+    pub fn column_type(&self) -> ColumnType {
+        match self {
+            ColumnData::Null { .. } => ColumnType::Null,
+            ColumnData::Bool { .. } => ColumnType::Bool,
+            ColumnData::Int { .. } => ColumnType::Int,
+            ColumnData::Decimal {
+                precision, scale, ..
+            } => ColumnType::Decimal {
+                precision: *precision,
+                scale: *scale,
+            },
+            ColumnData::Date { .. } => ColumnType::Date,
+            ColumnData::String { .. } => ColumnType::String,
+            ColumnData::Json { .. } => ColumnType::Json,
+        }
+    }
+
+    /// The validity bitmap (`None`: every row has a value; a Null column
+    /// has none, and says so through [`ColumnData::is_valid`]).
+    pub fn validity(&self) -> Option<&Bitmap> {
+        match self {
+            ColumnData::Null { .. } => None,
+            ColumnData::Bool { validity, .. }
+            | ColumnData::Int { validity, .. }
+            | ColumnData::Decimal { validity, .. }
+            | ColumnData::Date { validity, .. }
+            | ColumnData::String { validity, .. }
+            | ColumnData::Json { validity, .. } => validity.as_ref(),
+        }
+    }
+
+    /// Whether row `i` has a value.
+    pub fn is_valid(&self, i: usize) -> bool {
+        match self {
+            ColumnData::Null { .. } => false,
+            _ => self.validity().map_or(true, |v| v.get(i)),
+        }
+    }
+
+    /// How many rows have no value.
+    pub fn null_count(&self) -> usize {
+        match self {
+            ColumnData::Null { len } => *len,
+            _ => self.validity().map_or(0, |v| v.len() - v.count_set()),
+        }
+    }
+
+    /// Row `i` as a cell: a decimal as its text at the column's scale, a
+    /// date as `YYYY-MM-DD`, a JSON text as the cell it denotes (a string,
+    /// number, boolean, or nested [`Cell::Json`]); a row without a value is
+    /// [`Cell::Null`].
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn cell(&self, i: usize) -> Cell {
+        assert!(i < self.len(), "row {i} of {}", self.len());
+        if !self.is_valid(i) {
+            return Cell::Null;
+        }
+        match self {
+            ColumnData::Null { .. } => Cell::Null,
+            ColumnData::Bool { values, .. } => Cell::Bool(values.get(i)),
+            ColumnData::Int { values, .. } => Cell::Int(values[i]),
+            ColumnData::Decimal { values, scale, .. } => {
+                let mut s = String::new();
+                decimal::format(values[i], *scale, &mut s);
+                Cell::Number(s)
+            }
+            ColumnData::Date { values, .. } => {
+                let mut s = String::new();
+                date::format(values[i], &mut s);
+                Cell::String(s)
+            }
+            ColumnData::String { values, .. } => Cell::String(values.get(i).to_owned()),
+            ColumnData::Json { values, .. } => cell_of_json(values.get(i)),
+        }
+    }
+
+    /// Row `i` as JSON text (`None` for a row without a value): the text
+    /// kept for a Json column, the value's canonical JSON otherwise.
+    pub(crate) fn write_json(&self, i: usize, out: &mut String) {
+        match self {
+            ColumnData::Null { .. } => out.push_str("null"),
+            ColumnData::Bool { values, .. } => {
+                out.push_str(if values.get(i) { "true" } else { "false" })
+            }
+            ColumnData::Int { values, .. } => {
+                let _ = write!(out, "{}", values[i]);
+            }
+            ColumnData::Decimal { values, scale, .. } => decimal::format(values[i], *scale, out),
+            ColumnData::Date { values, .. } => {
+                out.push('"');
+                date::format(values[i], out);
+                out.push('"');
+            }
+            ColumnData::String { values, .. } => json_string(values.get(i), out),
+            ColumnData::Json { values, .. } => out.push_str(values.get(i)),
+        }
+    }
+
+    /// This column's values as type `to`, or `None` if `to` cannot hold
+    /// all of them — that is, unless `self.column_type().unify(to) == to`.
+    /// Casting to a type that [`ColumnType::unify`] gave is always `Some`.
+    ///
+    /// Conversions: Null → anything (all null); Int → Decimal and Decimal
+    /// → a wider Decimal (exact); Date → String (`YYYY-MM-DD`); anything →
+    /// Json (each value's JSON text: numbers in plain notation at the
+    /// column's scale, strings with JSON's minimal escaping).
+    pub fn cast(&self, to: ColumnType) -> Option<ColumnData> {
+        let from = self.column_type();
+        if from == to {
+            return Some(self.clone());
+        }
+        if from.unify(to) != to {
+            return None;
+        }
+        let len = self.len();
+        let validity = || match self {
+            ColumnData::Null { len } => Some(Bitmap::filled(*len, false)),
+            _ => self.validity().cloned(),
+        };
+        Some(match to {
+            ColumnType::Null => ColumnData::Null { len },
+            ColumnType::Bool => ColumnData::Bool {
+                values: Bitmap::filled(len, false),
+                validity: validity(),
+            },
+            ColumnType::Int => ColumnData::Int {
+                values: vec![0; len],
+                validity: validity(),
+            },
+            ColumnType::Date => ColumnData::Date {
+                values: vec![0; len],
+                validity: validity(),
+            },
+            ColumnType::Decimal { precision, scale } => {
+                let values = match self {
+                    ColumnData::Int { values, .. } => {
+                        let k = decimal::pow10(u32::from(scale)) as i128;
+                        values.iter().map(|&v| i128::from(v) * k).collect()
+                    }
+                    ColumnData::Decimal {
+                        values, scale: s, ..
+                    } => {
+                        let k = decimal::pow10(u32::from(scale - s)) as i128;
+                        values.iter().map(|&v| v * k).collect()
+                    }
+                    _ => vec![0; len],
+                };
+                ColumnData::Decimal {
+                    values,
+                    precision,
+                    scale,
+                    validity: validity(),
+                }
+            }
+            ColumnType::String => {
+                let mut texts = Texts::with_capacity(len, len * 10);
+                for i in 0..len {
+                    if self.is_valid(i) {
+                        match self {
+                            ColumnData::Date { values, .. } => {
+                                texts.push_with(|s| date::format(values[i], s))
+                            }
+                            _ => texts.push(""),
+                        }
+                    } else {
+                        texts.push("");
+                    }
+                }
+                ColumnData::String {
+                    values: texts,
+                    validity: validity(),
+                }
+            }
+            ColumnType::Json => ColumnData::Json {
+                values: self.json_texts(),
+                validity: validity(),
+            },
+        })
+    }
+
+    /// Every row's JSON text ("" for a row without a value).
+    pub(crate) fn json_texts(&self) -> Texts {
+        let len = self.len();
+        let mut texts = Texts::with_capacity(len, len * 12);
+        for i in 0..len {
+            if self.is_valid(i) {
+                texts.push_with(|s| self.write_json(i, s));
+            } else {
+                texts.push("");
+            }
+        }
+        texts
+    }
+}
+
+impl Column {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The column's type.
+    pub fn column_type(&self) -> ColumnType {
+        self.data.column_type()
+    }
+
+    /// Row `i` as a cell; see [`ColumnData::cell`].
+    pub fn cell(&self, i: usize) -> Cell {
+        self.data.cell(i)
+    }
+
+    /// The column converted to type `to`; see [`ColumnData::cast`].
+    pub fn cast(&self, to: ColumnType) -> Option<Column> {
+        Some(Column {
+            name: self.name.clone(),
+            data: self.data.cast(to)?,
+        })
+    }
+}
+
+/// `s` as a JSON string with serde_json's escaping.
+pub(crate) fn json_string(s: &str, out: &mut String) {
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+/// The cell a JSON text denotes, as the row path would have made it.
+fn cell_of_json(text: &str) -> Cell {
+    use super::scanner::{scan_number, After, Scan};
+    use super::sink::CellRef;
+    match text.as_bytes().first() {
+        Some(b'"') => {
+            serde_json::from_str(text).map_or_else(|_| Cell::Json(text.to_owned()), Cell::String)
+        }
+        Some(b't') => Cell::Bool(true),
+        Some(b'f') => Cell::Bool(false),
+        Some(b'n') => Cell::Null,
+        Some(b'-' | b'0'..=b'9') => match scan_number(text.as_bytes(), 0, After::Eof) {
+            Scan::Done(n, _) => CellRef::Number(text, &n).to_cell(),
+            _ => Cell::Number(text.to_owned()),
+        },
+        _ => Cell::Json(text.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ColumnType::*;
+    use super::*;
+
+    fn d(precision: u8, scale: u8) -> ColumnType {
+        Decimal { precision, scale }
+    }
+
+    #[test]
+    fn unify_rules() {
+        assert_eq!(Null.unify(Int), Int);
+        assert_eq!(Date.unify(Null), Date);
+        assert_eq!(Int.unify(d(6, 2)), d(21, 2));
+        assert_eq!(d(6, 2).unify(d(10, 5)), d(10, 5));
+        assert_eq!(d(6, 2).unify(d(8, 0)), d(10, 2));
+        assert_eq!(d(38, 0).unify(d(2, 2)), Json);
+        assert_eq!(Int.unify(d(30, 20)), Json);
+        assert_eq!(Date.unify(String), String);
+        assert_eq!(Bool.unify(Int), Json);
+        assert_eq!(String.unify(Int), Json);
+        assert_eq!(Json.unify(Null), Json);
+    }
+
+    #[test]
+    fn unify_is_a_semilattice() {
+        let all = [
+            Null,
+            Bool,
+            Int,
+            d(1, 0),
+            d(6, 2),
+            d(10, 5),
+            d(19, 0),
+            d(21, 2),
+            d(38, 0),
+            d(38, 38),
+            d(20, 19),
+            Date,
+            String,
+            Json,
+        ];
+        for a in all {
+            assert_eq!(a.unify(a), a);
+            for b in all {
+                assert_eq!(a.unify(b), b.unify(a), "{a:?} {b:?}");
+                for c in all {
+                    assert_eq!(
+                        a.unify(b).unify(c),
+                        a.unify(b.unify(c)),
+                        "{a:?} {b:?} {c:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn casts_to_unified_types_are_exact() {
+        let mut valid = Bitmap::new();
+        for v in [true, false, true] {
+            valid.push(v);
+        }
+        let ints = ColumnData::Int {
+            values: vec![7, 0, -3],
+            validity: Some(valid.clone()),
+        };
+        let as_dec = ints.cast(Int.unify(d(6, 2))).unwrap();
+        assert_eq!(as_dec.cell(0), Cell::Number("7.00".into()));
+        assert_eq!(as_dec.cell(1), Cell::Null);
+        assert_eq!(as_dec.cell(2), Cell::Number("-3.00".into()));
+        assert!(ints.cast(Date).is_none());
+        assert!(ints.cast(d(6, 2)).is_none(), "not every i64 fits");
+        let json = ints.cast(Json).unwrap();
+        assert_eq!(json.cell(2), Cell::Int(-3));
+        let dates = ColumnData::Date {
+            values: vec![20_093, 0],
+            validity: None,
+        };
+        let s = dates.cast(String).unwrap();
+        assert_eq!(s.cell(0), Cell::String("2025-01-05".into()));
+        assert_eq!(s.cell(1), Cell::String("1970-01-01".into()));
+        let mut t = Texts::new();
+        t.push("say \"hi\"\n");
+        let strings = ColumnData::String {
+            values: t,
+            validity: None,
+        };
+        let j = strings.cast(Json).unwrap();
+        let ColumnData::Json { values, .. } = &j else {
+            panic!()
+        };
+        assert_eq!(values.get(0), r#""say \"hi\"\n""#);
+        assert_eq!(j.cell(0), Cell::String("say \"hi\"\n".into()));
+        let nulls = ColumnData::Null { len: 2 };
+        assert_eq!(nulls.cast(d(6, 2)).unwrap().null_count(), 2);
+    }
+
+    #[test]
+    fn texts_of_every_short_length() {
+        let mut t = Texts::new();
+        let words: Vec<std::string::String> = (0..40)
+            .map(|n| "é".repeat(n / 2) + &"x".repeat(n % 2))
+            .collect();
+        for w in &words {
+            t.push(w);
+        }
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(t.get(i), w);
+        }
+        assert_eq!(t.data().len(), words.iter().map(|w| w.len()).sum::<usize>());
+    }
+
+    #[test]
+    fn bitmaps() {
+        let mut b = Bitmap::new();
+        for i in 0..20 {
+            b.push(i % 3 == 0);
+        }
+        assert_eq!(b.count_set(), 7);
+        b.pop();
+        assert_eq!(b.len(), 19);
+        assert!(b.get(18));
+        assert_eq!(Bitmap::filled(10, true).as_bytes(), &[0xFF, 0x03]);
+        assert_eq!(Bitmap::filled(10, true).count_set(), 10);
+    }
+}

@@ -1,0 +1,142 @@
+//! Exact decimals as `unscaled × 10^-scale` in an `i128` of at most 38
+//! digits (Arrow's `Decimal128`, SQL's widest `DECIMAL`).
+
+use super::scanner::{Number, MAX_38_DIGITS};
+
+/// The most digits a decimal holds.
+pub(crate) const MAX_PRECISION: u8 = 38;
+
+/// `10^n` for `n` in `0..=38`.
+pub(crate) fn pow10(n: u32) -> u128 {
+    10u128.pow(n)
+}
+
+/// A number as `(unscaled, scale)` with `scale` in `0..=38`, or `None` when
+/// it needs more than 38 digits: more significant digits than that as
+/// written, a scale above 38, or an exponent that multiplies it past them.
+/// `1e-7` is `(1, 7)`, `2.5E+3` is `(2500, 0)`; `-0.00` is `(0, 2)`.
+#[inline]
+pub(crate) fn of(n: &Number) -> Option<(i128, u8)> {
+    if n.overflow {
+        return None;
+    }
+    let scale = i64::from(n.fraction_digits) - i64::from(n.exponent);
+    let (mantissa, scale) = if scale < 0 {
+        let up = u32::try_from(-scale).ok().filter(|&k| k <= 38)?;
+        let m = n.mantissa.checked_mul(pow10(up))?;
+        (m, 0)
+    } else {
+        (
+            n.mantissa,
+            u8::try_from(scale).ok().filter(|&s| s <= MAX_PRECISION)?,
+        )
+    };
+    if mantissa > MAX_38_DIGITS {
+        return None;
+    }
+    let value = mantissa as i128;
+    Some((if n.negative { -value } else { value }, scale))
+}
+
+/// `value` at a larger scale, if it still fits in 38 digits.
+#[inline]
+pub(crate) fn rescale(value: i128, by: u8) -> Option<i128> {
+    if by == 0 {
+        return Some(value);
+    }
+    let v = value.checked_mul(pow10(u32::from(by)) as i128)?;
+    (v.unsigned_abs() <= MAX_38_DIGITS).then_some(v)
+}
+
+/// How many decimal digits `|value|` has (0 has one).
+pub(crate) fn digits(value: u128) -> u8 {
+    let mut n = 1;
+    let mut v = value;
+    while v >= 10 {
+        v /= 10;
+        n += 1;
+    }
+    n
+}
+
+/// The precision a column needs: its largest magnitude's digits, and at
+/// least its scale (Arrow requires `scale <= precision`) and 1.
+pub(crate) fn precision(max_abs: u128, scale: u8) -> u8 {
+    digits(max_abs).max(scale).max(1)
+}
+
+/// Writes `value × 10^-scale` in plain notation: `123450, 2` → `1234.50`.
+pub(crate) fn format(value: i128, scale: u8, out: &mut String) {
+    let digits = value.unsigned_abs().to_string();
+    if value < 0 {
+        out.push('-');
+    }
+    let scale = usize::from(scale);
+    if scale == 0 {
+        out.push_str(&digits);
+    } else if digits.len() > scale {
+        let (int, frac) = digits.split_at(digits.len() - scale);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
+    } else {
+        out.push_str("0.");
+        for _ in digits.len()..scale {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::scanner::{scan_number, After, Scan};
+
+    fn dec(text: &str) -> Option<(i128, u8)> {
+        let Scan::Done(n, _) = scan_number(text.as_bytes(), 0, After::Eof) else {
+            panic!("{text}")
+        };
+        of(&n)
+    }
+
+    #[test]
+    fn numbers_convert_exactly() {
+        assert_eq!(dec("1234.50"), Some((123_450, 2)));
+        assert_eq!(dec("-0.00"), Some((0, 2)));
+        assert_eq!(dec("1e-7"), Some((1, 7)));
+        assert_eq!(dec("2.5E+3"), Some((2500, 0)));
+        assert_eq!(
+            dec("12345678901234567.89"),
+            Some((1_234_567_890_123_456_789, 2))
+        );
+        assert_eq!(dec("42"), Some((42, 0)));
+        assert_eq!(dec(&"9".repeat(38)), Some((MAX_38_DIGITS as i128, 0)));
+        assert_eq!(dec(&"9".repeat(39)), None);
+        assert_eq!(dec("1e38"), None);
+        assert_eq!(dec("1e37"), Some((pow10(37) as i128, 0)));
+        assert_eq!(dec("1e-38"), Some((1, 38)));
+        assert_eq!(dec("1e-39"), None);
+        assert_eq!(dec("1e400"), None);
+        assert_eq!(dec("1e-400"), None);
+    }
+
+    #[test]
+    fn formatting() {
+        let f = |v, s| {
+            let mut out = String::new();
+            format(v, s, &mut out);
+            out
+        };
+        assert_eq!(f(123_450, 2), "1234.50");
+        assert_eq!(f(-5, 3), "-0.005");
+        assert_eq!(f(1, 7), "0.0000001");
+        assert_eq!(f(0, 2), "0.00");
+        assert_eq!(f(-42, 0), "-42");
+        assert_eq!(precision(123_450, 2), 6);
+        assert_eq!(precision(1, 7), 7);
+        assert_eq!(precision(0, 0), 1);
+        assert_eq!(rescale(5, 2), Some(500));
+        assert_eq!(rescale(MAX_38_DIGITS as i128, 1), None);
+    }
+}

@@ -1,0 +1,197 @@
+//! The envelope: what `status`, `data` and the message keys said, and the
+//! verdict once the body is complete.
+
+use super::*;
+
+/// How much of a service message or status is kept: more than the 300
+/// characters an error shows, at up to four bytes a character.
+pub(super) const MESSAGE_BYTES: usize = 1300;
+
+/// Where a service error's message is looked for, in this order (the last
+/// value of each key counts).
+pub(super) const MESSAGE_KEYS: [&str; 5] = ["message", "msg", "error", "errors", "data"];
+pub(super) const DATA_SLOT: usize = 4;
+
+/// A text kept for a message: the first [`MESSAGE_BYTES`], whether more
+/// was cut, and whether any of it (or of the cut part) is not blank.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Kept {
+    text: String,
+    more: bool,
+    nonblank: bool,
+}
+
+impl Kept {
+    /// A text already cut to size (`more`: something was cut).
+    pub(super) fn cut(text: String, more: bool) -> Kept {
+        Kept {
+            text,
+            more,
+            nonblank: true,
+        }
+    }
+
+    pub(super) fn of(s: &str) -> Kept {
+        let mut k = Kept::default();
+        k.push(s);
+        k.nonblank = !s.trim().is_empty();
+        k
+    }
+
+    fn push(&mut self, s: &str) {
+        let room = MESSAGE_BYTES.saturating_sub(self.text.len());
+        if s.len() <= room {
+            self.text.push_str(s);
+        } else {
+            let mut cut = room;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.text.push_str(&s[..cut]);
+            self.more = true;
+        }
+    }
+
+    /// As `truncate` in the whole-text parser did: at most `max`
+    /// characters, with `…` when there were more.
+    pub(super) fn truncated(&self, max: usize) -> String {
+        let mut chars = self.text.char_indices();
+        match chars.nth(max) {
+            None if !self.more => self.text.clone(),
+            Some((i, _)) => format!("{}…", &self.text[..i]),
+            None => format!("{}…", self.text),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Status {
+    Missing,
+    Text(Kept),
+    /// The JSON type it had instead of a string.
+    Other(&'static str),
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Slot {
+    Absent,
+    Text(Kept),
+    Json(Kept),
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Data {
+    Missing,
+    Rows,
+    Null,
+    Bad(String),
+}
+
+impl<S: Sink> Core<S> {
+    pub(super) fn set_status(&mut self, status: Status) {
+        let success =
+            matches!(&status, Status::Text(k) if !k.more && k.text.eq_ignore_ascii_case("success"));
+        self.status = status;
+        self.sink.release(success);
+    }
+
+    /// A `data` value begins. A duplicated `data` key keeps the last value,
+    /// so whatever an earlier one gave is forgotten.
+    pub(super) fn begin_data(&mut self) {
+        if self.data != Data::Missing {
+            self.sink.reset();
+            self.rows = 0;
+        }
+        self.data_items = 0;
+        self.data_key_error = None;
+        self.data_row_error = None;
+        self.data_failed = false;
+        self.slots[DATA_SLOT] = Slot::Other;
+    }
+
+    /// Once the whole body is read: `status`, then `data`, as documented.
+    pub(super) fn verdict(&self) -> Step {
+        match &self.status {
+            Status::Missing => {
+                return Err(Failure::Decode("the answer has no `status` field".into()))
+            }
+            Status::Other(t) => {
+                return Err(Failure::Decode(format!(
+                    "`status` is {t}, expected a string"
+                )))
+            }
+            Status::Text(k) if !k.more && k.text.eq_ignore_ascii_case("success") => {}
+            Status::Text(k) => {
+                return Err(Failure::Service {
+                    status: k.truncated(80),
+                    message: self.service_message(),
+                })
+            }
+        }
+        match &self.data {
+            Data::Missing => return Err(Failure::Decode("the answer has no `data` field".into())),
+            Data::Bad(reason) => return Err(Failure::Decode(reason.clone())),
+            Data::Rows | Data::Null => {}
+        }
+        // Keys of `data` were checked before its rows.
+        match self
+            .data_key_error
+            .as_ref()
+            .or(self.data_row_error.as_ref())
+        {
+            Some(reason) => Err(Failure::Decode(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn service_message(&self) -> String {
+        for (i, slot) in self.slots.iter().enumerate() {
+            match slot {
+                Slot::Text(k) if k.nonblank => return k.truncated(300),
+                Slot::Json(k) if i != DATA_SLOT => return k.truncated(300),
+                _ => {}
+            }
+        }
+        "the service gave no message".to_owned()
+    }
+}
+
+pub(super) fn role_of(key: &str) -> Role {
+    match key {
+        "status" => Role::Status,
+        "data" => Role::Data,
+        _ => match MESSAGE_KEYS.iter().position(|k| *k == key) {
+            Some(i) if i != DATA_SLOT => Role::Message(i),
+            _ => Role::Other,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_text_is_cut_like_truncate() {
+        let k = Kept::of("abc");
+        assert_eq!(k.truncated(2), "ab…");
+        assert_eq!(k.truncated(3), "abc");
+        let long = "x".repeat(5000);
+        let k = Kept::of(&long);
+        assert!(k.more);
+        assert_eq!(
+            k.truncated(300),
+            crate::decode::decoder::truncate(&long, 300)
+        );
+        assert!(!Kept::of(" \t").nonblank);
+    }
+
+    #[test]
+    fn roles() {
+        assert_eq!(role_of("status"), Role::Status);
+        assert_eq!(role_of("data"), Role::Data);
+        assert_eq!(role_of("msg"), Role::Message(1));
+        assert_eq!(role_of("Status"), Role::Other);
+    }
+}

@@ -1,0 +1,833 @@
+//! The push decoder for the table answer: bytes in, [`Sink`] calls out.
+//!
+//! One state machine serves both the whole-body [`Config::parse_table`] and
+//! the streaming [`TableDecoder`](super::TableDecoder); it never builds a
+//! tree and never needs more of the body than one token.
+//!
+//! Decisions for what a PHP service may send, each made where noted below:
+//! - a status outside 2xx is `HttpStatus`, whatever the body says;
+//! - a UTF-8 BOM, surrounding whitespace and leading PHP notices are removed
+//!   (the notices are kept, redacted) — see [`crate::prelude`];
+//! - an empty body, an HTML page, invalid UTF-8, invalid or truncated JSON,
+//!   or JSON of another shape is `Decode`, with an excerpt;
+//! - `status` other than `success` (compared ignoring case) is `Service`;
+//! - `data` may be an array of row objects, an object keyed by row number
+//!   (PHP's `json_encode` of an array with gaps), or `null` (no rows);
+//!   `false` (a failed query in PHP) and anything else are `Decode`;
+//! - a duplicated key keeps its last value, in the envelope as in rows.
+//!
+//! Which problem is reported when a body has several: problems of the text
+//! (invalid UTF-8, invalid JSON, truncation, HTML, trailing garbage, a
+//! top-level value that is not an object) are reported as soon as they are
+//! met, the first in byte order; problems of the shape (`status`, `data`,
+//! rows that are not objects) only once the whole body has been read,
+//! `status` before `data`, because a later duplicate key could still change
+//! them. A body that ends inside a string — even inside one of its UTF-8
+//! characters — is truncated, not invalid UTF-8.
+//!
+//! Every decision depends on the bytes only, never on where chunks end: a
+//! token cut by a chunk's end is carried over and completed, and an error's
+//! excerpt is made from the body's first bytes once they are all in.
+//!
+//! [`Config::parse_table`]: crate::Config::parse_table
+
+mod carry;
+mod envelope;
+mod fast;
+mod front;
+mod values;
+
+pub(crate) use front::{html_reason, truncate};
+
+use super::scanner::{
+    find_special, is_number_byte, same_bytes, scan_literal, scan_number, scan_number_into,
+    scan_str, skip_ws, str_end, utf8_char, After, Bad, Literal, Number, Scan, Utf8,
+};
+use super::sink::{CellRef, Sink};
+use crate::config::Config;
+use crate::error::Error;
+use crate::excerpt::{excerpt, HEAD_BYTES};
+use envelope::{role_of, Data, Kept, Slot, Status, DATA_SLOT, MESSAGE_BYTES};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Nothing looked at yet: a BOM may come.
+    Bom,
+    /// Skipping whitespace and PHP diagnostics.
+    Prelude,
+    /// The body is an HTML page; collecting it to name its title.
+    Html,
+    /// Inside the JSON value.
+    Json,
+    /// After the JSON value: only whitespace may follow.
+    Trailing,
+}
+
+/// An open container. One byte each: a skipped value may nest deeply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Envelope,
+    DataArray,
+    DataObject,
+    Row,
+    SkipObject,
+    SkipArray,
+}
+
+impl Frame {
+    fn is_object(self) -> bool {
+        matches!(
+            self,
+            Frame::Envelope | Frame::DataObject | Frame::Row | Frame::SkipObject
+        )
+    }
+}
+
+/// What the next token may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Value,
+    FirstKeyOrEnd,
+    Key,
+    Colon,
+    CommaOrEnd,
+    FirstValueOrEnd,
+}
+
+/// The envelope key whose value comes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Status,
+    Data,
+    /// An index into [`MESSAGE_KEYS`].
+    Message(usize),
+    Other,
+}
+
+/// What the value about to be read is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Top,
+    Envelope(Role),
+    /// An element of `data`: must be a row object.
+    Row,
+    /// A value of a row.
+    Cell,
+    /// Only checked.
+    Skip,
+}
+
+/// A token cut off by the end of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Carry {
+    None,
+    Str {
+        escape: bool,
+    },
+    Number,
+    Literal,
+    /// A non-ASCII character outside a string (to tell invalid UTF-8 from
+    /// a misplaced character, or whitespace after the JSON).
+    Char,
+}
+
+/// A nested value of a row or a message whose exact text is being kept.
+#[derive(Debug)]
+struct Capture {
+    /// The stack depth of its outermost container.
+    depth: usize,
+    /// `Some(slot)` for a message; `None` for a row's cell.
+    message: Option<usize>,
+    /// Where in the current chunk the not-yet-kept text starts.
+    from: usize,
+}
+
+/// A failure before its excerpt is attached: the excerpt is made once the
+/// first [`HEAD_BYTES`] of the body are in (or the body ended), so it does
+/// not depend on how the body was cut into chunks.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    Decode(String),
+    Http(u16),
+    Service { status: String, message: String },
+}
+
+type Step = Result<(), Failure>;
+
+/// The decoding state machine. See the module documentation.
+pub(crate) struct Core<S> {
+    pub(crate) sink: S,
+    config: Config,
+    /// The first [`HEAD_BYTES`] of the body, for excerpts.
+    head: Vec<u8>,
+    /// Bytes of the body before the current input.
+    offset: u64,
+    phase: Phase,
+    failure: Option<Failure>,
+    /// Undecided text of the prelude, or the start of an HTML page.
+    pending: Vec<u8>,
+    /// Absolute offset of an HTML page's first byte.
+    html_at: u64,
+    notices: Vec<String>,
+
+    stack: Vec<Frame>,
+    expect: Expect,
+    carry: Vec<u8>,
+    carry_kind: Carry,
+    /// Absolute offset of `carry[0]`.
+    carry_at: u64,
+    scratch: Vec<u8>,
+    key_scratch: Vec<u8>,
+    role: Role,
+    /// The current row's key whose value comes next.
+    field_key: String,
+    /// The name of the current element of `data`: its key when `data` is an
+    /// object; empty when it is an array (then `data_items` names it).
+    row_key: String,
+    data_items: u64,
+    capture: Option<Capture>,
+    capture_text: Vec<u8>,
+
+    status: Status,
+    slots: [Slot; 5],
+    data: Data,
+    data_key_error: Option<String>,
+    data_row_error: Option<String>,
+    /// A problem in `data` was met: its remaining rows are only checked.
+    data_failed: bool,
+    /// Complete rows in the current `data`.
+    rows: u64,
+}
+
+/// What [`Core::finish`] gives on success.
+pub(crate) struct Done<S> {
+    pub sink: S,
+    pub notices: Vec<String>,
+    pub rows: u64,
+}
+
+impl<S: Sink> Core<S> {
+    /// A decoder for an answer with HTTP `status`.
+    pub(crate) fn new(config: &Config, status: u16, sink: S) -> Self {
+        Core {
+            sink,
+            config: config.clone(),
+            head: Vec::new(),
+            offset: 0,
+            phase: Phase::Bom,
+            // Decided here, whatever the body says.
+            failure: (!(200..300).contains(&status)).then_some(Failure::Http(status)),
+            pending: Vec::new(),
+            html_at: 0,
+            notices: Vec::new(),
+            stack: Vec::new(),
+            expect: Expect::Value,
+            carry: Vec::new(),
+            carry_kind: Carry::None,
+            carry_at: 0,
+            scratch: Vec::new(),
+            key_scratch: Vec::new(),
+            role: Role::Other,
+            field_key: String::new(),
+            row_key: String::new(),
+            data_items: 0,
+            capture: None,
+            capture_text: Vec::new(),
+            status: Status::Missing,
+            slots: [
+                Slot::Absent,
+                Slot::Absent,
+                Slot::Absent,
+                Slot::Absent,
+                Slot::Absent,
+            ],
+            data: Data::Missing,
+            data_key_error: None,
+            data_row_error: None,
+            data_failed: false,
+            rows: 0,
+        }
+    }
+
+    /// The PHP diagnostics removed from before the JSON so far.
+    pub(crate) fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    /// Complete rows decoded so far.
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Takes the next chunk of the body.
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        if self.head.len() < HEAD_BYTES {
+            let n = chunk.len().min(HEAD_BYTES - self.head.len());
+            self.head.extend_from_slice(&chunk[..n]);
+        }
+        if self.failure.is_none() {
+            if let Err(f) = self.input(chunk, false) {
+                self.failure = Some(f);
+            }
+        }
+        self.offset += chunk.len() as u64;
+        match &self.failure {
+            Some(f) if self.head.len() >= HEAD_BYTES => Err(self.error(f)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The body is complete: the sink and the notices, or the error.
+    pub(crate) fn finish(mut self) -> Result<Done<S>, Error> {
+        if self.failure.is_none() {
+            let result = self
+                .input(&[], true)
+                .and_then(|()| match self.sink.fault() {
+                    Some(fault) => Err(Failure::Decode(fault.to_owned())),
+                    None => self.verdict(),
+                });
+            if let Err(f) = result {
+                self.failure = Some(f);
+            }
+        }
+        if let Some(f) = &self.failure {
+            return Err(self.error(f));
+        }
+        Ok(Done {
+            sink: self.sink,
+            notices: self.notices,
+            rows: self.rows,
+        })
+    }
+
+    fn error(&self, f: &Failure) -> Error {
+        match f {
+            Failure::Http(status) => Error::HttpStatus {
+                status: *status,
+                excerpt: excerpt(&self.config, &self.head),
+            },
+            Failure::Decode(reason) => Error::Decode {
+                reason: self.config.redact(reason),
+                excerpt: excerpt(&self.config, &self.head),
+            },
+            Failure::Service { status, message } => Error::Service {
+                status: self.config.redact(status),
+                message: self.config.redact(message),
+            },
+        }
+    }
+
+    fn input(&mut self, chunk: &[u8], eof: bool) -> Step {
+        match self.phase {
+            Phase::Bom | Phase::Prelude | Phase::Html => self.prelude(chunk, eof),
+            Phase::Json | Phase::Trailing => self.json(chunk, self.offset, eof),
+        }
+    }
+
+    // ---- the JSON value -------------------------------------------------
+
+    /// Runs the state machine over `buf`, whose first byte is at absolute
+    /// offset `base`.
+    fn json(&mut self, buf: &[u8], base: u64, eof: bool) -> Step {
+        let after = if eof { After::Eof } else { After::More };
+        if let Some(c) = &mut self.capture {
+            c.from = 0;
+        }
+        let mut pos = 0;
+        if self.carry_kind != Carry::None {
+            match self.resume(buf, eof)? {
+                Some(p) => pos = p,
+                None => {
+                    self.keep_capture(buf);
+                    return Ok(());
+                }
+            }
+        }
+        loop {
+            // What the sink could not take is a problem at the token just
+            // read: checked here, so it is ordered with the others by its
+            // place in the body, however the body was cut.
+            self.sink_fault()?;
+            if self.phase == Phase::Trailing {
+                return self.trailing(buf, base, pos, eof);
+            }
+            if self.fast_ready() {
+                pos = self.fast_rows(buf, pos);
+            }
+            pos = skip_ws(buf, pos);
+            let Some(&b) = buf.get(pos) else {
+                break;
+            };
+            let at = base + pos as u64;
+            match b {
+                b'{' | b'[' => {
+                    self.open(b, pos, at)?;
+                    pos += 1;
+                }
+                b'}' | b']' => {
+                    self.close(b, buf, pos, at)?;
+                    pos += 1;
+                }
+                b',' => {
+                    if self.expect != Expect::CommaOrEnd {
+                        return Err(self.unexpected(at));
+                    }
+                    self.expect = match self.stack.last() {
+                        Some(f) if f.is_object() => Expect::Key,
+                        _ => Expect::Value,
+                    };
+                    pos += 1;
+                }
+                b':' => {
+                    if self.expect != Expect::Colon {
+                        return Err(self.unexpected(at));
+                    }
+                    self.expect = Expect::Value;
+                    pos += 1;
+                }
+                b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                    match self.token(buf, pos, base, after)? {
+                        Some(end) => pos = end,
+                        None => {
+                            self.start_carry(buf, pos, base);
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    if self.stray(buf, pos, base, eof)? {
+                        self.start_carry(buf, pos, base);
+                        break;
+                    }
+                }
+            }
+        }
+        self.keep_capture(buf);
+        self.sink_fault()?;
+        if eof && self.phase == Phase::Json {
+            return Err(self.truncated());
+        }
+        Ok(())
+    }
+
+    fn sink_fault(&self) -> Step {
+        match self.sink.fault() {
+            Some(fault) => Err(Failure::Decode(fault.to_owned())),
+            None => Ok(()),
+        }
+    }
+
+    fn truncated(&self) -> Failure {
+        Failure::Decode(format!(
+            "the body ended before the JSON was complete (truncated after {} complete row{})",
+            self.rows,
+            if self.rows == 1 { "" } else { "s" }
+        ))
+    }
+
+    fn unexpected(&self, at: u64) -> Failure {
+        let what = match (self.expect, self.stack.last()) {
+            (Expect::Value, _) => "expected a value",
+            (Expect::FirstValueOrEnd, _) => "expected a value or `]`",
+            (Expect::FirstKeyOrEnd, _) => "expected a key or `}`",
+            (Expect::Key, _) => "expected a key",
+            (Expect::Colon, _) => "expected `:`",
+            (Expect::CommaOrEnd, Some(f)) if f.is_object() => "expected `,` or `}`",
+            (Expect::CommaOrEnd, _) => "expected `,` or `]`",
+        };
+        json_error(what, at)
+    }
+
+    fn bad(&self, bad: Bad, base: u64) -> Failure {
+        match bad {
+            Bad::Json(i, what) => json_error(what, base + i as u64),
+            Bad::Utf8(i) => utf8_error(base + i as u64),
+            Bad::Truncated => self.truncated(),
+        }
+    }
+
+    fn target(&self) -> Target {
+        match self.stack.last() {
+            None => Target::Top,
+            Some(Frame::Envelope) => Target::Envelope(self.role),
+            Some(Frame::DataArray | Frame::DataObject) if !self.data_failed => Target::Row,
+            Some(Frame::Row) if !self.data_failed => Target::Cell,
+            Some(_) => Target::Skip,
+        }
+    }
+
+    /// After any value: its container expects a comma or its end.
+    #[inline]
+    fn value_done(&mut self) {
+        match self.stack.last() {
+            None => self.phase = Phase::Trailing,
+            Some(f) => {
+                if *f == Frame::DataArray {
+                    self.data_items += 1;
+                }
+                self.expect = Expect::CommaOrEnd;
+            }
+        }
+    }
+
+    /// The name of the element of `data` being read, for messages.
+    fn element_name(&self) -> String {
+        if self.stack.last() == Some(&Frame::DataObject) {
+            self.row_key.clone()
+        } else {
+            self.data_items.to_string()
+        }
+    }
+
+    /// The first problem in `data` is kept (a later `data` field may still
+    /// replace it); the rest of `data` is then only checked.
+    fn row_error(&mut self, reason: String) {
+        if self.data_row_error.is_none() {
+            self.data_row_error = Some(reason);
+        }
+        self.data_failed = true;
+    }
+
+    fn not_a_row(&mut self, type_name: &str) {
+        let reason = format!(
+            "row {} is {type_name}, expected an object",
+            self.element_name()
+        );
+        self.row_error(reason);
+    }
+
+    fn open(&mut self, b: u8, pos: usize, at: u64) -> Step {
+        if !matches!(self.expect, Expect::Value | Expect::FirstValueOrEnd) {
+            return Err(self.unexpected(at));
+        }
+        let object = b == b'{';
+        let skip = if object {
+            Frame::SkipObject
+        } else {
+            Frame::SkipArray
+        };
+        let type_name = if object { "an object" } else { "an array" };
+        let mut capture = None;
+        let frame = match self.target() {
+            Target::Top if object => Frame::Envelope,
+            // Reported at once: the answer cannot be the documented one.
+            Target::Top => {
+                return Err(Failure::Decode(
+                    "expected a JSON object with status and data, got an array".into(),
+                ))
+            }
+            Target::Envelope(Role::Status) => {
+                self.set_status(Status::Other(type_name));
+                skip
+            }
+            Target::Envelope(Role::Data) => {
+                self.begin_data();
+                self.data = Data::Rows;
+                if object {
+                    Frame::DataObject
+                } else {
+                    Frame::DataArray
+                }
+            }
+            Target::Envelope(Role::Message(i)) => {
+                capture = Some(Some(i));
+                skip
+            }
+            Target::Envelope(Role::Other) | Target::Skip => skip,
+            Target::Row if object => {
+                self.sink.begin_row();
+                Frame::Row
+            }
+            Target::Row => {
+                self.not_a_row(type_name);
+                skip
+            }
+            Target::Cell => {
+                capture = Some(None);
+                skip
+            }
+        };
+        self.stack.push(frame);
+        if let Some(message) = capture {
+            self.capture_text.clear();
+            self.capture = Some(Capture {
+                depth: self.stack.len(),
+                message,
+                from: pos,
+            });
+        }
+        self.expect = if object {
+            Expect::FirstKeyOrEnd
+        } else {
+            Expect::FirstValueOrEnd
+        };
+        Ok(())
+    }
+
+    fn close(&mut self, b: u8, buf: &[u8], pos: usize, at: u64) -> Step {
+        let object = b == b'}';
+        let fits = match (self.stack.last(), self.expect) {
+            (Some(f), Expect::CommaOrEnd) => f.is_object() == object,
+            (Some(f), Expect::FirstKeyOrEnd) => f.is_object() && object,
+            (Some(f), Expect::FirstValueOrEnd) => !f.is_object() && !object,
+            _ => false,
+        };
+        if !fits {
+            return Err(self.unexpected(at));
+        }
+        if self
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.depth == self.stack.len())
+        {
+            let c = self.capture.take().expect("checked");
+            self.capture_push(&buf[c.from..=pos], c.message.is_some());
+            match c.message {
+                Some(i) => {
+                    // The cap may have cut a character in two.
+                    let text = String::from_utf8_lossy(&self.capture_text).into_owned();
+                    let more = self.capture_text.len() >= MESSAGE_BYTES;
+                    self.slots[i] = Slot::Json(Kept::cut(text, more));
+                }
+                None => {
+                    // Validated UTF-8: it is the body's own text.
+                    let text = unsafe_str(&self.capture_text);
+                    self.sink.field(&self.field_key, CellRef::Json(text));
+                }
+            }
+        }
+        if self.stack.pop() == Some(Frame::Row) && !self.data_failed {
+            self.sink.end_row();
+            self.rows += 1;
+        }
+        self.value_done();
+        Ok(())
+    }
+
+    fn capture_push(&mut self, bytes: &[u8], capped: bool) {
+        if capped {
+            let room = MESSAGE_BYTES.saturating_sub(self.capture_text.len());
+            self.capture_text
+                .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        } else {
+            self.capture_text.extend_from_slice(bytes);
+        }
+    }
+
+    /// At the end of a chunk, the part of a kept nested value in it.
+    fn keep_capture(&mut self, buf: &[u8]) {
+        if let Some(c) = &self.capture {
+            let (from, capped) = (c.from.min(buf.len()), c.message.is_some());
+            self.capture_push(&buf[from..], capped);
+        }
+    }
+}
+
+/// Text the scanner has already proved to be UTF-8.
+#[inline(always)]
+pub(super) fn unsafe_str(bytes: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
+    // SAFETY: every caller passes bytes of a token that `scan_str` or
+    // `scan_number` accepted (their UTF-8 is validated character by
+    // character; numbers are ASCII), or text decoded by `scan_str`, which
+    // only writes whole UTF-8 characters, or the kept text of a nested value
+    // made of such tokens and ASCII punctuation.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+pub(super) fn utf8_error(at: u64) -> Failure {
+    Failure::Decode(format!("the body is not valid UTF-8 (at byte {at})"))
+}
+
+pub(super) fn json_error(what: &str, at: u64) -> Failure {
+    Failure::Decode(format!("the body is not valid JSON ({what} at byte {at})"))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Writes down every call, to compare decodings of one body.
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    pub(crate) struct Recorder(pub Vec<String>);
+
+    impl Sink for Recorder {
+        fn begin_row(&mut self) {
+            self.0.push("{".into());
+        }
+        fn field(&mut self, key: &str, value: CellRef<'_>) {
+            let v = match value {
+                CellRef::Null => "null".to_owned(),
+                CellRef::Bool(b) => b.to_string(),
+                CellRef::Number(t, _) => format!("n:{t}"),
+                CellRef::Str(s, raw) => format!("s:{s}|{raw}"),
+                CellRef::Json(j) => format!("j:{j}"),
+            };
+            self.0.push(format!("{key}={v}"));
+        }
+        fn end_row(&mut self) {
+            self.0.push("}".into());
+        }
+        fn reset(&mut self) {
+            self.0.push("reset".into());
+        }
+        fn release(&mut self, success: bool) {
+            self.0.push(format!("release {success}"));
+        }
+    }
+
+    pub(crate) fn config() -> Config {
+        Config::builder("https://erp.example.com/")
+            .access_token("fake-token-for-tests")
+            .build()
+            .unwrap()
+    }
+
+    /// The calls and notices for `body` fed in `chunks`, or the error.
+    pub(crate) fn run(body: &[u8], chunk: usize) -> Result<(Vec<String>, Vec<String>), Error> {
+        let mut core = Core::new(&config(), 200, Recorder::default());
+        for c in body.chunks(chunk.max(1)) {
+            core.feed(c)?;
+        }
+        if body.is_empty() {
+            core.feed(b"")?;
+        }
+        let done = core.finish()?;
+        Ok((done.sink.0, done.notices))
+    }
+
+    /// The same result for every chunk size.
+    pub(crate) fn same_in_chunks(body: &[u8]) -> Result<(Vec<String>, Vec<String>), Error> {
+        let whole = run(body, body.len());
+        for chunk in 1..body.len().min(40) {
+            assert_eq!(run(body, chunk), whole, "chunks of {chunk}");
+        }
+        whole
+    }
+
+    #[test]
+    fn rows_reach_the_sink_in_order() {
+        let (calls, _) = same_in_chunks(
+            br#"{"status":"success","data":[{"a":"x\u00e9","b":-1.50e3,"c":[1, {"d" : null}],"a":true},{}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            calls,
+            [
+                "release true",
+                "{",
+                "a=s:x\u{e9}|\"x\\u00e9\"",
+                "b=n:-1.50e3",
+                "c=j:[1, {\"d\" : null}]",
+                "a=true",
+                "}",
+                "{",
+                "}",
+            ]
+        );
+    }
+
+    #[test]
+    fn data_keyed_by_row_number() {
+        let (calls, _) =
+            same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"+7":{"a":2}}}"#).unwrap();
+        assert_eq!(
+            calls,
+            ["release true", "{", "a=n:1", "}", "{", "a=n:2", "}"]
+        );
+        let err =
+            same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"-1":{}}}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("key \"-1\" is not a row number"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn duplicated_envelope_keys_keep_the_last() {
+        let (calls, _) = same_in_chunks(
+            br#"{"data":[{"a":1}],"status":"error","data":[{"b":2}],"status":"success"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            calls,
+            [
+                "{",
+                "a=n:1",
+                "}",
+                "release false",
+                "reset",
+                "{",
+                "b=n:2",
+                "}",
+                "release true"
+            ]
+        );
+        let err = same_in_chunks(br#"{"status":"success","data":[],"status":"failed","msg":"x"}"#)
+            .unwrap_err();
+        assert!(matches!(err, Error::Service { ref status, .. } if status == "failed"));
+    }
+
+    #[test]
+    fn problems_of_the_shape_wait_for_the_end() {
+        // The row error would be reported if the status were success; here
+        // the status decides.
+        let err = same_in_chunks(br#"{"data":[5],"status":"error","message":"no"}"#).unwrap_err();
+        assert!(matches!(err, Error::Service { ref message, .. } if message == "no"));
+        // A syntax error after a shape problem still wins: it is the text.
+        let err = same_in_chunks(br#"{"status":"success","data":[5]] "#).unwrap_err();
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+    }
+
+    #[test]
+    fn deep_nesting_is_fine_in_values() {
+        let deep = format!(
+            r#"{{"status":"success","meta":{}{},"data":[{{"x":{}1{}}}]}}"#,
+            "[".repeat(500),
+            "]".repeat(500),
+            "{\"a\":".repeat(300),
+            "}".repeat(300)
+        );
+        let (calls, _) = run(deep.as_bytes(), 7).unwrap();
+        assert_eq!(calls.len(), 4);
+        assert!(calls[2].starts_with("x=j:{\"a\":{\"a\":"));
+    }
+
+    #[test]
+    fn status_and_messages_are_cut_to_size() {
+        let long = "é".repeat(2000);
+        let body = format!(r#"{{"status":"{long}","error":"  ","errors":{{"why":"{long}"}}}}"#);
+        let Error::Service { status, message } = same_in_chunks(body.as_bytes()).unwrap_err()
+        else {
+            panic!()
+        };
+        assert_eq!(status.chars().count(), 81);
+        assert!(message.starts_with("{\"why\":\"éé"));
+        assert_eq!(message.chars().count(), 301);
+    }
+
+    #[test]
+    fn same_bytes_matches_slices() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghijklmnopq",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), a == b);
+            }
+            let mut c = a.as_bytes().to_vec();
+            for i in 0..c.len() {
+                c[i] ^= 1;
+                assert!(!same_bytes(a.as_bytes(), &c));
+                c[i] ^= 1;
+            }
+        }
+    }
+}

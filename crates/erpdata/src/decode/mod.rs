@@ -1,0 +1,178 @@
+//! The streaming table decoder: the answer's bytes in, in chunks of any
+//! size, typed columns out in batches.
+//!
+//! ```
+//! use erpdata::{Config, DecoderOptions, TableDecoder};
+//!
+//! let config = Config::builder("https://erp.example.com/").build()?;
+//! let body = br#"{"status":"success","data":[{"invoice_no":"INV-1","date":"2025-01-05","amount":1234.50}]}"#;
+//! let mut decoder = TableDecoder::new(&config, 200, DecoderOptions::default());
+//! let mut batches = Vec::new();
+//! for chunk in body.chunks(7) {
+//!     batches.extend(decoder.feed(chunk)?);
+//! }
+//! let finished = decoder.finish()?;
+//! batches.extend(finished.batches);
+//! assert_eq!(finished.total_rows, 1);
+//! let amount = batches[0].column("amount").unwrap();
+//! assert_eq!(
+//!     amount.column_type(),
+//!     erpdata::ColumnType::Decimal { precision: 6, scale: 2 }
+//! );
+//! # Ok::<(), erpdata::Error>(())
+//! ```
+//!
+//! # Column types
+//!
+//! Each batch types each column from its own values (a later batch may
+//! differ; see [`ColumnType::unify`]):
+//!
+//! - all values null (or the key absent) → `Null`;
+//! - all booleans → `Bool`;
+//! - all integers written without fraction or exponent that fit `i64`
+//!   (`-0` is not one: it would lose its sign) → `Int`;
+//! - all numbers, some not `Int` → `Decimal` with the largest scale seen and
+//!   the precision the largest value needs; `1e-7` is 1 at scale 7, `2.5E+3`
+//!   is 2500 at scale 0. Negative zero becomes zero. A number that needs
+//!   more than 38 digits at that scale makes the column `Json`;
+//! - all strings that are `YYYY-MM-DD` calendar dates → `Date` (days since
+//!   1970-01-01); `2025-02-30` or `0000-00-00` is not a date;
+//! - all strings, some not dates → `String`. A number sent as a string
+//!   (`"1234.50"`) stays a string: the SDK shows what the service sent;
+//! - anything else — a nested object or array, or values of different
+//!   types — → `Json`: each value as JSON text. Values that arrive after the
+//!   column became `Json` keep their exact text; values typed before are
+//!   written from their typed value (the same value: numbers in plain
+//!   notation at the column's scale, strings with minimal escaping).
+//!
+//! A key first seen in the middle of a batch gets a column whose earlier
+//! rows are null; a row without a key is null in that column; for a key
+//! repeated within a row the last value counts (a discarded earlier value
+//! may still have widened the column's type).
+//!
+//! # Memory
+//!
+//! The decoder holds at most one partial batch, the token cut by the end of
+//! the last chunk, the first ~4.6 KiB of the body (for error excerpts) and,
+//! at the start, up to 64 KiB of PHP diagnostics or HTML. It never holds
+//! the body. One exception: rows that arrive before the envelope's `status`
+//! (keys in another order than the documented one) are held until the
+//! status is known — batches go out only while the status seen is
+//! `success` — so memory is then not bounded.
+//!
+//! Batches are final only once [`TableDecoder::finish`] returns `Ok`: a body
+//! cut short, or a `status` repeated later in the envelope with another
+//! value, makes it an error after batches went out.
+
+mod batch;
+mod builder;
+mod columns;
+mod date;
+mod decimal;
+pub(crate) mod decoder;
+mod scanner;
+pub(crate) mod sink;
+
+#[cfg(feature = "arrow")]
+mod arrow;
+
+#[cfg(feature = "arrow")]
+pub use arrow::{
+    Dictionary, DICTIONARY_MIN_VALUES, DICTIONARY_SAMPLE, JSON_TYPE, TYPE_METADATA_KEY,
+};
+pub use batch::{unify_schemas, Batch, Schema};
+pub use columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
+
+use builder::ColumnSink;
+use decoder::Core;
+
+use crate::config::Config;
+use crate::error::Error;
+
+/// Options of a [`TableDecoder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecoderOptions {
+    /// Rows per batch (default 65,536). A batch also ends early once its
+    /// text columns hold 256 MiB; a single text value over 64 MiB is a
+    /// `Decode` error here (not in [`Config::parse_table`]).
+    pub batch_rows: usize,
+}
+
+impl Default for DecoderOptions {
+    fn default() -> Self {
+        DecoderOptions { batch_rows: 65_536 }
+    }
+}
+
+/// What is left when the body is complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// The batches not yet returned by [`TableDecoder::feed`]: the last,
+    /// partial one, and any held back while the status was unknown.
+    pub batches: Vec<Batch>,
+    /// PHP notices or warnings that preceded the JSON (redacted).
+    pub notices: Vec<String>,
+    /// Rows in the whole answer.
+    pub total_rows: u64,
+}
+
+/// Decodes a table answer fed in chunks, split anywhere, into batches of
+/// typed columns, applying exactly the rules of
+/// [`Config::parse_table`] (which runs the same decoder). Sans-IO: the
+/// caller reads the body and feeds it.
+pub struct TableDecoder {
+    core: Core<ColumnSink>,
+}
+
+impl std::fmt::Debug for TableDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableDecoder")
+            .field("rows", &self.core.rows())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TableDecoder {
+    /// A decoder for an answer with HTTP status `status`; a status outside
+    /// 2xx makes the result an `HttpStatus` error with an excerpt of the
+    /// body's first bytes.
+    pub fn new(config: &Config, status: u16, options: DecoderOptions) -> Self {
+        TableDecoder {
+            core: Core::new(config, status, ColumnSink::new(options.batch_rows)),
+        }
+    }
+
+    /// Takes the next chunk of the body and returns the batches completed
+    /// so far (none while the envelope's `status` is unknown or not
+    /// success).
+    ///
+    /// A problem is reported once the body's first ~4.6 KiB are in (they
+    /// make the error's excerpt, whatever the chunking) or by
+    /// [`TableDecoder::finish`]; from then on every call returns it.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Batch>, Error> {
+        self.core.feed(chunk)?;
+        Ok(self.core.sink.take_released())
+    }
+
+    /// Ends the body: the remaining batches, the notices and the row count,
+    /// or the error — `Decode` mentioning "truncated" if the body ended
+    /// early, `Service` if the envelope's status was not success.
+    pub fn finish(self) -> Result<Finished, Error> {
+        let done = self.core.finish()?;
+        Ok(Finished {
+            batches: done.sink.into_batches(),
+            notices: done.notices,
+            total_rows: done.rows,
+        })
+    }
+
+    /// PHP notices seen so far.
+    pub fn notices(&self) -> &[String] {
+        self.core.notices()
+    }
+
+    /// Complete rows decoded so far.
+    pub fn rows(&self) -> u64 {
+        self.core.rows()
+    }
+}

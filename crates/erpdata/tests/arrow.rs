@@ -1,0 +1,142 @@
+//! Batches as Arrow record batches (feature `arrow`).
+#![cfg(feature = "arrow")]
+
+use erpdata::arrow_array::cast::AsArray;
+use erpdata::arrow_array::types::{Date32Type, Decimal128Type, Int32Type, Int64Type};
+use erpdata::arrow_array::Array;
+use erpdata::arrow_schema::DataType;
+use erpdata::{
+    unify_schemas, Batch, Config, DecoderOptions, Dictionary, TableDecoder, JSON_TYPE,
+    TYPE_METADATA_KEY,
+};
+
+fn batches(body: &str, batch_rows: usize) -> Vec<Batch> {
+    let config = Config::builder("https://erp.example.com/").build().unwrap();
+    let mut d = TableDecoder::new(&config, 200, DecoderOptions { batch_rows });
+    let mut out = d.feed(body.as_bytes()).unwrap();
+    out.extend(d.finish().unwrap().batches);
+    out
+}
+
+fn sales(rows: usize) -> String {
+    let rows: Vec<String> = (0..rows)
+        .map(|i| {
+            format!(
+                r#"{{"invoice_no":"INV-{i:05}","date":"2025-01-{:02}","customer":"C{:03}","amount":{}.{:02},"paid":{},"note":{},"meta":{}}}"#,
+                i % 28 + 1,
+                i % 7,
+                100 + i,
+                i % 100,
+                i % 2 == 0,
+                if i % 3 == 0 { "null".to_owned() } else { format!("\"n{i}\"") },
+                if i % 5 == 0 { "[1,2]" } else { "null" },
+            )
+        })
+        .collect();
+    format!(r#"{{"status":"success","data":[{}]}}"#, rows.join(","))
+}
+
+#[test]
+fn types_values_and_nulls() {
+    let b = batches(&sales(100), 1000).remove(0);
+    let rb = b.to_record_batch().unwrap();
+    assert_eq!(rb.num_rows(), 100);
+    let types: Vec<DataType> = rb
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            DataType::Utf8,
+            DataType::Date32,
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+            DataType::Decimal128(5, 2),
+            DataType::Boolean,
+            DataType::Utf8,
+            DataType::Utf8,
+        ]
+    );
+    assert_eq!(rb.column(0).as_string::<i32>().value(7), "INV-00007");
+    assert_eq!(rb.column(1).as_primitive::<Date32Type>().value(4), 20_093);
+    let customers = rb.column(2).as_dictionary::<Int32Type>();
+    assert_eq!(customers.values().len(), 7);
+    let names = customers.values().as_string::<i32>();
+    assert_eq!(names.value(customers.keys().value(9) as usize), "C002");
+    let amount = rb.column(3).as_primitive::<Decimal128Type>();
+    assert_eq!(amount.value(1), 10_101);
+    assert_eq!(amount.value_as_string(1), "101.01");
+    assert!(rb.column(4).as_boolean().value(0));
+    let note = rb.column(5).as_string::<i32>();
+    assert!(note.is_null(0) && note.is_valid(1));
+    assert_eq!(note.null_count(), 34);
+    let meta = rb.schema().field(6).clone();
+    assert_eq!(
+        meta.metadata().get(TYPE_METADATA_KEY).map(String::as_str),
+        Some(JSON_TYPE)
+    );
+    assert_eq!(rb.column(6).as_string::<i32>().value(5), "[1,2]");
+    assert!(rb.column(6).is_null(1));
+    // Moving the buffers gives the same batch.
+    assert_eq!(b.into_record_batch().unwrap(), rb);
+}
+
+#[test]
+fn ints_nulls_and_empty_columns() {
+    let b = batches(
+        r#"{"status":"success","data":[{"n":1,"z":null},{"n":null,"z":null},{"n":-3}]}"#,
+        10,
+    )
+    .remove(0);
+    let rb = b.to_record_batch().unwrap();
+    let n = rb.column(0).as_primitive::<Int64Type>();
+    assert_eq!((n.value(0), n.is_null(1), n.value(2)), (1, true, -3));
+    assert_eq!(rb.column(1).data_type(), &DataType::Null);
+    assert_eq!(rb.column(1).len(), 3);
+    // A batch with rows but no columns keeps its row count.
+    let b = batches(r#"{"status":"success","data":[{},{}]}"#, 10).remove(0);
+    let rb = b.to_record_batch().unwrap();
+    assert_eq!((rb.num_rows(), rb.num_columns()), (2, 0));
+}
+
+#[test]
+fn one_schema_over_batches() {
+    let bs = batches(
+        r#"{"status":"success","data":[{"a":1,"c":"USD"},{"a":2.5,"c":"EUR"},{"a":null,"d":"2025-01-05"}]}"#,
+        1,
+    );
+    let schema = bs
+        .iter()
+        .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()));
+    let rbs: Vec<_> = bs
+        .iter()
+        .map(|b| {
+            b.cast(&schema)
+                .unwrap()
+                .into_record_batch_with(Dictionary::Never)
+                .unwrap()
+        })
+        .collect();
+    for rb in &rbs {
+        assert_eq!(rb.schema(), rbs[0].schema());
+    }
+    assert_eq!(
+        rbs[0].schema().field(0).data_type(),
+        &DataType::Decimal128(20, 1)
+    );
+    assert_eq!(
+        rbs[0].column(0).as_primitive::<Decimal128Type>().value(0),
+        10
+    );
+    let always = bs[0]
+        .cast(&schema)
+        .unwrap()
+        .into_record_batch_with(Dictionary::Always)
+        .unwrap();
+    assert!(matches!(
+        always.schema().field(1).data_type(),
+        DataType::Dictionary(..)
+    ));
+}

@@ -1,0 +1,18 @@
+// Loads the wasm module in Node (and Deno, Bun): compiled synchronously from
+// the bytes next to it, once, on first use, so importing the package costs
+// nothing and `new ErpClient()` stays synchronous. The only Node built-in of
+// the package lives here, so an edge entry can swap this file out.
+import { readFileSync } from "node:fs";
+import * as wasm from "../pkg/erpdata_wasm.js";
+
+let loaded = false;
+
+/** The initialised wasm module (its `Core` class). */
+export function loadWasm() {
+  if (!loaded) {
+    const bytes = readFileSync(new URL("../pkg/erpdata_wasm_bg.wasm", import.meta.url));
+    wasm.initSync({ module: bytes });
+    loaded = true;
+  }
+  return wasm;
+}

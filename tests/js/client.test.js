@@ -1,0 +1,239 @@
+// ErpClient against a real sandbox ERP over loopback.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { ErpClient, ErpError, InvalidInputError, ServiceError } from "../../js/src/index.js";
+import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+
+let sandbox;
+before(async () => {
+  sandbox = await startSandbox();
+});
+after(() => sandbox?.stop());
+
+function client(options = {}) {
+  return new ErpClient({
+    baseUrl: sandbox.url,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    ...options,
+  });
+}
+
+/** A fetch that counts calls and passes them to the real one. */
+function recordingFetch() {
+  const calls = [];
+  const fetch = (url, init) => {
+    calls.push({ url, init });
+    return globalThis.fetch(url, init);
+  };
+  return { calls, fetch };
+}
+
+const DUES_FIELDS = ["doc_no", "date", "due_date", "amount", "paid", "balance"];
+
+describe("dues", () => {
+  test("C001's receivables", async () => {
+    const dues = await client().receivables("C001");
+    assert.equal(dues.acid, "C001");
+    assert.equal(dues.kind, "RECEIPT");
+    assert.ok(dues.rows.length > 0);
+    assert.deepEqual(dues.notices, []);
+    for (const row of dues.rows) {
+      assert.deepEqual(Object.keys(row), DUES_FIELDS);
+      assert.equal(typeof row.balance, "number");
+      assert.ok(row.balance > 0);
+      assert.ok(Math.abs(row.amount - row.paid - row.balance) < 0.005);
+    }
+    const raw = JSON.parse(dues.raw);
+    assert.equal(raw.status, "success");
+    assert.equal(raw.data.length, dues.rows.length);
+  });
+
+  test("S001's payables", async () => {
+    const dues = await client().payables("S001");
+    assert.equal(dues.acid, "S001");
+    assert.equal(dues.kind, "PAYMENT");
+    assert.ok(dues.rows.length > 0);
+    assert.ok(dues.rows.every((r) => r.doc_no.startsWith("BILL-")));
+  });
+
+  test("dues({acid, kind}) equals the shorthand; kind in any case", async () => {
+    const c = client();
+    const expected = (await c.receivables("C001")).rows;
+    for (const kind of ["RECEIPT", "receipt", "Receipt"]) {
+      assert.deepEqual((await c.dues({ acid: "C001", kind })).rows, expected);
+    }
+  });
+
+  test("a customer with no payables has no dues rows", async () => {
+    const dues = await client().payables("C001");
+    assert.deepEqual(dues.rows, []);
+    assert.equal(dues.kind, "PAYMENT");
+  });
+
+  test("numbers: 'string' keeps the amounts' exact text", async () => {
+    const c = client();
+    const asNumbers = await c.receivables("C001");
+    const asText = await c.receivables("C001", { numbers: "string" });
+    asText.rows.forEach((row, i) => {
+      assert.match(row.balance, /^\d+\.\d{2}$/);
+      assert.equal(Number(row.balance), asNumbers.rows[i].balance);
+    });
+  });
+
+  test("an unknown account is a ServiceError", async () => {
+    await assert.rejects(client().receivables("C999"), (err) => {
+      assert.ok(err instanceof ServiceError && err instanceof ErpError && err instanceof Error);
+      assert.equal(err.status, "error");
+      assert.match(err.serviceMessage, /Unknown account/);
+      return true;
+    });
+  });
+
+  test("the dues query needs no token", async () => {
+    const dues = await client({ accessToken: undefined }).receivables("C001");
+    assert.ok(dues.rows.length > 0);
+  });
+});
+
+describe("table", () => {
+  test("POST (default) and GET give the same rows", async () => {
+    const { calls, fetch } = recordingFetch();
+    const c = client({ fetch });
+    const post = await c.table("sales_invoice");
+    const get = await c.table("sales_invoice", { method: "GET" });
+    assert.deepEqual(calls.map((call) => call.init.method), ["POST", "GET"]);
+    assert.ok(!calls[0].url.includes(SANDBOX_TOKEN), "POST keeps the token out of the URL");
+    assert.ok(post.rows.length > 0);
+    assert.deepEqual(get, post);
+    assert.deepEqual(post.columns, [
+      "invoice_no", "date", "due_date", "customer", "customer_name",
+      "amount", "tax", "total", "currency",
+    ]);
+    assert.deepEqual(Object.keys(post.rows[0]), post.columns);
+  });
+
+  test("numbers: JS numbers by default, exact text with numbers: 'string'", async () => {
+    const c = client();
+    const numbers = await c.table("sales_invoice");
+    const text = await c.table("sales_invoice", { numbers: "string" });
+    assert.equal(numbers.rows.length, text.rows.length);
+    numbers.rows.forEach((row, i) => {
+      const exact = text.rows[i];
+      for (const key of ["amount", "tax", "total"]) {
+        assert.equal(typeof row[key], "number");
+        assert.equal(typeof exact[key], "string");
+        assert.match(exact[key], /^-?\d+\.\d{2}$/, "two decimals, as sent");
+        assert.equal(Number(exact[key]), row[key]);
+      }
+      assert.equal(exact.invoice_no, row.invoice_no);
+    });
+  });
+
+  test("an unknown numbers option is refused before sending", async () => {
+    const { calls, fetch } = recordingFetch();
+    const isNumbersError = (err) => err instanceof InvalidInputError && err.field === "numbers";
+    await assert.rejects(client({ fetch }).table("account", { numbers: "decimal" }), isNumbersError);
+    await assert.rejects(client({ fetch }).receivables("C001", { numbers: 1 }), isNumbersError);
+    assert.equal(calls.length, 0);
+  });
+
+  test("default company and year, and a per-call override", async () => {
+    const defaults = await client().table("sales_invoice");
+    const other = await client().table("sales_invoice", { companyId: 2, yearId: "2024" });
+    const configured = await client({ companyId: "2", yearId: 2024n }).table("sales_invoice");
+    assert.notDeepEqual(other.rows, defaults.rows);
+    assert.deepEqual(other, configured);
+    const overridden = await client({ companyId: 2, yearId: 2024 }).table("sales_invoice", {
+      companyId: 1,
+      yearId: 2025,
+    });
+    assert.deepEqual(overridden, defaults);
+  });
+
+  test("no company anywhere is an InvalidInputError, and nothing is sent", async () => {
+    const { calls, fetch } = recordingFetch();
+    const c = client({ companyId: undefined, fetch });
+    await assert.rejects(c.table("account"), (err) => {
+      assert.ok(err instanceof InvalidInputError && err instanceof ErpError);
+      assert.equal(err.field, "company_id");
+      return true;
+    });
+    assert.equal(calls.length, 0);
+    const rows = await c.table("account", { companyId: 1 });
+    assert.ok(rows.rows.length > 0);
+  });
+
+  test("a wrong token is a ServiceError", async () => {
+    await assert.rejects(client({ accessToken: "not-the-token" }).table("account"), (err) => {
+      assert.ok(err instanceof ServiceError && err instanceof ErpError && err instanceof Error);
+      assert.equal(err.kind, "service");
+      assert.equal(err.name, "ServiceError");
+      assert.equal(err.status, "error");
+      assert.equal(err.serviceMessage, "Invalid access token");
+      assert.ok(!String(err).includes("not-the-token"));
+      return true;
+    });
+  });
+
+  test("an unknown table is a ServiceError from the service", async () => {
+    await assert.rejects(client().table("no_such_table"), ServiceError);
+  });
+});
+
+describe("configuration from the environment", () => {
+  const NAMES = [
+    "ERPDATA_BASE_URL", "ERPDATA_PROJECT", "ERPDATA_ACCESS_TOKEN",
+    "ERPDATA_PROJECT_FOLDER", "ERPDATA_COMPANY_ID", "ERPDATA_YEAR_ID",
+  ];
+  let saved;
+  before(() => {
+    saved = Object.fromEntries(NAMES.map((n) => [n, process.env[n]]));
+  });
+  after(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  test("ERPDATA_* fill unset options; options win", async () => {
+    Object.assign(process.env, {
+      ERPDATA_BASE_URL: sandbox.url,
+      ERPDATA_PROJECT: "demo",
+      ERPDATA_ACCESS_TOKEN: SANDBOX_TOKEN,
+      ERPDATA_COMPANY_ID: "2",
+      ERPDATA_YEAR_ID: "2024",
+    });
+    delete process.env.ERPDATA_PROJECT_FOLDER;
+    const fromEnv = new ErpClient();
+    assert.deepEqual(fromEnv.toJSON(), {
+      baseUrl: `${sandbox.url}/`,
+      project: "demo",
+      projectFolder: "demo",
+      accessToken: "[REDACTED]",
+      companyId: "2",
+      yearId: "2024",
+      timeoutMs: 30000,
+      maxRetries: 2,
+    });
+    const expected = await client({ companyId: 2, yearId: 2024 }).table("receipt");
+    assert.deepEqual(await fromEnv.table("receipt"), expected);
+    assert.ok((await fromEnv.receivables("C001")).rows.length > 0);
+    const explicit = new ErpClient({ companyId: 1, yearId: 2025 });
+    assert.deepEqual(await explicit.table("receipt"), await client().table("receipt"));
+  });
+
+  test("no base URL anywhere is an InvalidInputError", () => {
+    delete process.env.ERPDATA_BASE_URL;
+    assert.throws(() => new ErpClient({ project: "demo" }), (err) => {
+      assert.ok(err instanceof InvalidInputError);
+      assert.equal(err.field, "base_url");
+      assert.match(err.message, /ERPDATA_BASE_URL/);
+      return true;
+    });
+  });
+});

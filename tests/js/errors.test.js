@@ -1,0 +1,286 @@
+// Failures: input refused before sending, transport failures, statuses, the
+// browser guard, and the token never showing in anything printable.
+import assert from "node:assert/strict";
+import { inspect } from "node:util";
+import { after, before, describe, test } from "node:test";
+
+import {
+  DecodeError, ErpClient, ErpError, HttpStatusError, InvalidInputError, ServiceError, TransportError,
+} from "../../js/src/index.js";
+import { closedPortUrl, rawServer, SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+
+const TOKEN = "tok-/+=-secret-4711";
+
+function client(baseUrl, options = {}) {
+  return new ErpClient({
+    baseUrl, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025, ...options,
+  });
+}
+
+/** Asserts the error's class chain and that the token shows nowhere in it. */
+function check(err, cls, token = TOKEN) {
+  assert.ok(err instanceof cls, `${err?.name}: ${err?.message} is not a ${cls.name}`);
+  assert.ok(err instanceof ErpError);
+  assert.ok(err instanceof Error);
+  assert.equal(err.name, cls.name);
+  const printed = [String(err), err.message, err.stack, inspect(err, { depth: 5 }), JSON.stringify(err)];
+  for (const text of printed) {
+    assert.ok(!text.includes(token), `token in: ${text}`);
+    assert.ok(!text.includes(encodeURIComponent(token)), `encoded token in: ${text}`);
+  }
+  return true;
+}
+
+/** A fetch that must never be called. */
+function forbiddenFetch() {
+  throw new Error("fetch was called");
+}
+
+describe("nothing is sent for invalid input", () => {
+  let url;
+  before(async () => {
+    url = await closedPortUrl();
+  });
+
+  test("an invalid table name, even with nothing listening", async () => {
+    for (const name of ["sales;drop", "a b", "../x", "", "1abc"]) {
+      await assert.rejects(client(url).table(name), (err) => {
+        check(err, InvalidInputError);
+        assert.equal(err.field, "table");
+        assert.equal(err.kind, "invalid_input");
+        return true;
+      });
+      await assert.rejects(client(url, { fetch: forbiddenFetch }).table(name), InvalidInputError);
+    }
+  });
+
+  test("ids of the wrong type name their field", async () => {
+    const c = client(url, { fetch: forbiddenFetch });
+    for (const acid of [1.5, NaN, Infinity, {}, [], true, null, undefined, 2 ** 60, Symbol.iterator]) {
+      await assert.rejects(c.receivables(acid), (err) => check(err, InvalidInputError) && err.field === "acid");
+    }
+    await assert.rejects(c.table("account", { companyId: 0.5 }), (err) => err.field === "company_id");
+    await assert.rejects(c.table("account", { yearId: false }), (err) => err.field === "year_id");
+    assert.throws(() => client(url, { companyId: {} }), (err) => err.field === "company_id");
+    assert.throws(() => client(url, { yearId: 20.25 }), (err) => err.field === "year_id");
+  });
+
+  test("bad kinds, methods and strings", async () => {
+    const c = client(url, { fetch: forbiddenFetch });
+    await assert.rejects(c.dues({ acid: "C001", kind: "REFUND" }), (err) => err.field === "kind");
+    await assert.rejects(c.dues({ acid: "C001" }), (err) => err.field === "kind");
+    await assert.rejects(c.table("account", { method: "PUT" }), (err) => err.field === "method");
+    await assert.rejects(c.receivables("C\u0000"), (err) => err.field === "acid");
+    await assert.rejects(c.receivables("C\ud800"), (err) => /surrogate/.test(err.message));
+    await assert.rejects(c.table(42), (err) => err.field === "table");
+  });
+
+  test("ids as numbers and bigints are sent as their digits", async () => {
+    const urls = [];
+    const fetch = async (u) => {
+      urls.push(u);
+      return new Response('{"status":"success","data":[]}');
+    };
+    const c = client(url, { fetch });
+    await c.receivables(7);
+    await c.receivables(12345678901234567890n);
+    await c.receivables(-0);
+    await c.receivables("007");
+    assert.deepEqual(
+      urls.map((u) => new URL(u).searchParams.get("acid")),
+      ["7", "12345678901234567890", "0", "007"],
+    );
+  });
+
+  test("bad options", () => {
+    assert.throws(() => client(url, { timeoutMs: 0 }), (err) => err.field === "timeoutMs");
+    assert.throws(() => client(url, { timeoutMs: Infinity }), (err) => err.field === "timeoutMs");
+    assert.throws(() => client(url, { maxRetries: -1 }), (err) => err.field === "maxRetries");
+    assert.throws(() => client("ftp://x/"), (err) => check(err, InvalidInputError) && err.field === "base_url");
+    assert.throws(
+      () => client("http://erp.example.com/"),
+      (err) => err.field === "base_url" && /unencrypted/.test(err.message),
+    );
+    assert.ok(client("http://erp.example.com/", { allowInsecureHttp: true }));
+    assert.throws(() => client(url, { accessToken: "a b" }), (err) => err.field === "access_token");
+  });
+});
+
+describe("transport failures", () => {
+  test("connection refused", async () => {
+    const url = await closedPortUrl();
+    await assert.rejects(client(url).table("account", { method: "GET" }), (err) => {
+      check(err, TransportError);
+      assert.equal(err.kind, "transport");
+      assert.equal(err.transportKind, "connect");
+      assert.match(err.message, /ECONNREFUSED/);
+      assert.ok(err.cause instanceof Error, "undici's error is kept: it has no token in it");
+      return true;
+    });
+  });
+
+  test("a server that accepts and never answers times out", async () => {
+    const server = await rawServer(() => {});
+    try {
+      const started = Date.now();
+      await assert.rejects(client(server.url, { timeoutMs: 300 }).receivables("C001"), (err) => {
+        check(err, TransportError);
+        assert.equal(err.transportKind, "timeout");
+        assert.match(err.message, /300 ms/);
+        return true;
+      });
+      assert.ok(Date.now() - started < 5000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("the timeout covers the body: headers, then silence", async () => {
+    const server = await rawServer((socket) => {
+      socket.once("data", () => {
+        socket.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"status\":");
+      });
+    });
+    try {
+      await assert.rejects(
+        client(server.url, { timeoutMs: 300 }).table("account"),
+        (err) => check(err, TransportError) && err.transportKind === "timeout",
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a connection closed mid-body", async () => {
+    const server = await rawServer((socket) => {
+      socket.once("data", () => {
+        socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"status\":");
+      });
+    });
+    try {
+      await assert.rejects(
+        client(server.url).table("account"),
+        (err) => check(err, TransportError) && err.transportKind === "reset",
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a host stack error that quotes the token is redacted and not kept", async () => {
+    const fetch = async (url) => {
+      throw new TypeError(`request to ${url} failed, reason: socket hang up`);
+    };
+    await assert.rejects(client("http://127.0.0.1:9/", { fetch }).table("account", { method: "GET" }), (err) => {
+      check(err, TransportError);
+      assert.match(err.message, /\[REDACTED\]/);
+      assert.equal(err.cause, undefined);
+      return true;
+    });
+  });
+});
+
+describe("statuses", () => {
+  test("a redirect is not followed: HttpStatusError", async () => {
+    let followed = false;
+    const target = await rawServer((socket) => {
+      followed = true;
+      socket.destroy();
+    });
+    const server = await rawServer((socket) => {
+      socket.once("data", () => {
+        socket.end(`HTTP/1.1 302 Found\r\nLocation: ${target.url}/steal\r\nContent-Length: 5\r\nConnection: close\r\n\r\nmoved`);
+      });
+    });
+    try {
+      await assert.rejects(client(server.url).table("account"), (err) => {
+        check(err, HttpStatusError);
+        assert.equal(err.status, 302);
+        assert.equal(err.excerpt, "moved");
+        return true;
+      });
+      assert.equal(followed, false);
+    } finally {
+      await server.close();
+      await target.close();
+    }
+  });
+
+  test("an HTML page with status 200 is a DecodeError with an excerpt", async () => {
+    const server = await rawServer((socket) => {
+      socket.once("data", () => {
+        const body = "<html><body>Login required</body></html>";
+        socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      });
+    });
+    try {
+      await assert.rejects(client(server.url).receivables("C001"), (err) => {
+        check(err, DecodeError);
+        assert.match(err.excerpt, /Login required/);
+        return true;
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the browser guard", () => {
+  const GLOBALS = ["window", "document", "navigator"];
+
+  function asBrowser(fn) {
+    const added = GLOBALS.filter((name) => !(name in globalThis));
+    for (const name of added) globalThis[name] = {};
+    try {
+      return fn();
+    } finally {
+      for (const name of added) delete globalThis[name];
+    }
+  }
+
+  test("refuses to construct in a browser", () => {
+    asBrowser(() => {
+      assert.throws(() => client("https://erp.example.com/"), (err) => {
+        check(err, InvalidInputError);
+        assert.equal(err.field, "dangerouslyAllowBrowser");
+        assert.match(err.message, /server/);
+        return true;
+      });
+    });
+  });
+
+  test("dangerouslyAllowBrowser: true lets it", () => {
+    asBrowser(() => {
+      assert.ok(client("https://erp.example.com/", { dangerouslyAllowBrowser: true }));
+    });
+  });
+
+  test("outside a browser no flag is needed", () => {
+    assert.ok(client("https://erp.example.com/"));
+  });
+});
+
+describe("the token stays hidden", () => {
+  let sandbox;
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(() => sandbox?.stop());
+
+  test("not in util.inspect, console output, JSON or keys", () => {
+    const c = client("https://erp.example.com/");
+    for (const text of [inspect(c), inspect(c, { showHidden: true, depth: 10 }), JSON.stringify(c), String(c)]) {
+      assert.ok(!text.includes(TOKEN), text);
+    }
+    assert.match(inspect(c), /\[REDACTED\]/);
+    assert.deepEqual(Object.keys(c), []);
+    assert.equal(c.toJSON().accessToken, "[REDACTED]");
+  });
+
+  test("not in the errors of a GET table fetch", async () => {
+    const c = client(sandbox.url, { accessToken: SANDBOX_TOKEN });
+    await assert.rejects(c.table("missing_table", { method: "GET" }), (err) => check(err, ServiceError, SANDBOX_TOKEN));
+    const refused = client(await closedPortUrl(), { accessToken: SANDBOX_TOKEN });
+    await assert.rejects(refused.table("account", { method: "GET" }), (err) => check(err, TransportError, SANDBOX_TOKEN));
+  });
+});

@@ -1,0 +1,82 @@
+// Test helpers: a real sandbox ERP on loopback, and servers that misbehave.
+// Not a test file (node --test picks up *.test.js only).
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+
+export const SANDBOX_TOKEN = "sandbox-token-not-secret";
+const START_TIMEOUT_MS = 20_000;
+
+/**
+ * Starts `$ERPDATA_SANDBOX_BIN --port 0` and resolves with its URL (the first
+ * stdout line) and a `stop()` that kills it.
+ */
+export function startSandbox(extraArgs = []) {
+  const bin = process.env.ERPDATA_SANDBOX_BIN;
+  if (!bin) {
+    throw new Error("set ERPDATA_SANDBOX_BIN to target/debug/erpdata-sandbox (make sandbox builds it)");
+  }
+  const child = spawn(bin, ["--port", "0", "--quiet", ...extraArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill();
+    });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const fail = (why) => {
+      clearTimeout(timer);
+      child.kill();
+      reject(new Error(`sandbox ${bin} ${why}; stderr: ${stderr}`));
+    };
+    const timer = setTimeout(() => fail(`printed no URL within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    child.once("error", (err) => fail(`could not start (${err.message})`));
+    child.once("exit", (code) => fail(`exited with ${code} before printing its URL`));
+    child.stdout.setEncoding("utf8").on("data", function onData(chunk) {
+      out += chunk;
+      const newline = out.indexOf("\n");
+      if (newline < 0) return;
+      clearTimeout(timer);
+      child.removeAllListeners("exit");
+      // Keep draining stdout so a chatty sandbox never blocks on a full pipe.
+      child.stdout.off("data", onData).resume();
+      const url = out.slice(0, newline).trim();
+      if (!url.startsWith("http")) return fail(`printed ${JSON.stringify(url)} instead of a URL`);
+      resolve({ url, stop });
+    });
+  });
+}
+
+/** A TCP server; `onSocket` gets each connection. Resolves with its URL and `close()`. */
+export async function rawServer(onSocket) {
+  const sockets = new Set();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+    onSocket(socket);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback URL where nothing listens (a port that was just freed). */
+export async function closedPortUrl() {
+  const { url, close } = await rawServer(() => {});
+  await close();
+  return url;
+}

@@ -1,0 +1,65 @@
+// Compiled (not run) by types.test.js: the declarations in js/src/index.d.ts
+// must describe what users write.
+import {
+  DecodeError,
+  ErpClient,
+  ErpError,
+  HttpStatusError,
+  InvalidInputError,
+  ServiceError,
+  TransportError,
+  type Dues,
+  type ErpClientOptions,
+  type Row,
+  type Table,
+} from "../../../js/src/index.js";
+
+const options: ErpClientOptions = {
+  baseUrl: "http://127.0.0.1:8787",
+  project: "demo",
+  accessToken: "sandbox-token-not-secret",
+  companyId: 1,
+  yearId: 2025n,
+  timeoutMs: 5000,
+  maxRetries: 0,
+  fetch: globalThis.fetch,
+};
+const client = new ErpClient(options);
+new ErpClient();
+
+async function main(): Promise<void> {
+  const dues: Dues = await client.receivables("C001");
+  const kind: "RECEIPT" | "PAYMENT" = dues.kind;
+  const first: Row | undefined = dues.rows[0];
+  console.log(kind, first?.balance, dues.raw.length, dues.notices.join());
+  await client.payables(7, { numbers: "string" });
+  await client.dues({ acid: "S001", kind: "payment" });
+  const table: Table = await client.table("sales_invoice", {
+    companyId: "002",
+    yearId: 2024,
+    method: "GET",
+    numbers: "string",
+  });
+  const columns: string[] = table.columns;
+  console.log(columns, table.rows.length);
+  // @ts-expect-error: numbers is "number" or "string"
+  await client.table("account", { numbers: "decimal" });
+  // @ts-expect-error: an id is not an object
+  await client.receivables({});
+  const json: string = JSON.stringify(client.toJSON());
+  console.log(json);
+}
+
+function handle(err: unknown): string {
+  if (err instanceof InvalidInputError) return `${err.field}: ${err.reason}`;
+  if (err instanceof TransportError) return err.transportKind;
+  if (err instanceof HttpStatusError) return `${err.status + 1} ${err.excerpt}`;
+  if (err instanceof ServiceError) return `${err.status.toUpperCase()} ${err.serviceMessage}`;
+  if (err instanceof DecodeError) return `${err.reason} ${err.excerpt}`;
+  if (err instanceof ErpError) return `${err.kind} ${err.message}`;
+  return String(err);
+}
+
+const base: Error = new ErpError("x");
+const timeout = new TransportError("t", { transportKind: "timeout" });
+console.log(main, handle(base), timeout.kind === "transport");
