@@ -55,9 +55,9 @@ $(WASM_BINDGEN):
 wasm-tools: $(WASM_BINDGEN)
 	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || true
 
-js/node_modules/.installed: js/package.json
-	cd js && npm install --no-audit --no-fund --silent
-	touch $@
+js/node_modules/.installed: js/package.json js/package-lock.json
+	cd js && npm ci --no-audit --no-fund --silent
+	mkdir -p js/node_modules && touch $@
 
 wasm: wasm-tools js/node_modules/.installed
 	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs
@@ -77,7 +77,7 @@ test-python: sandbox python
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
 
 test-js: sandbox wasm
-	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/
+	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
 
 lint: venv
 	cargo fmt --all -- --check
