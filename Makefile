@@ -22,7 +22,7 @@ WASM_TARGET   := wasm32-unknown-unknown
 
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: help demo test test-rust test-python test-js lint fmt \
+.PHONY: help demo test test-rust test-python test-js lint fmt fuzz \
         sandbox venv python wasm-tools wasm js clean
 
 help:
@@ -78,6 +78,11 @@ test-python: sandbox python
 
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
+
+# Coverage-guided fuzzing of the parsers (not part of `make test`).
+fuzz:
+	fuzz/run.sh table 600
+	fuzz/run.sh dues 120
 
 lint: venv
 	cargo fmt --all -- --check

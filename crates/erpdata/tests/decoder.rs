@@ -1,7 +1,8 @@
 //! The streaming table decoder: the shared vectors fed whole, byte by byte
 //! and cut at random points; generated tables; column inference; truncation.
 
-use std::path::PathBuf;
+mod common;
+
 
 use erpdata::{
     unify_schemas, Batch, Cell, ColumnData, ColumnType, Config, DecoderOptions, Error, Row,
@@ -132,29 +133,10 @@ fn assert_batches_match(batches: &[Batch], rows: &[Row], context: &str) {
 // ---- the shared vectors ----------------------------------------------------
 
 fn table_vectors() -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/responses.json");
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    doc["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
+    common::cases("responses")
+        .into_iter()
         .filter(|c| c["call"] == "table")
-        .cloned()
         .collect()
-}
-
-fn vector_body(case: &Value) -> Vec<u8> {
-    let resp = &case["response"];
-    match resp.get("body_hex") {
-        Some(hex) => {
-            let hex = hex.as_str().unwrap();
-            (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                .collect()
-        }
-        None => resp["body"].as_str().unwrap().as_bytes().to_vec(),
-    }
 }
 
 fn expected_cell(v: &Value) -> Cell {
@@ -194,14 +176,7 @@ fn check_vector(case: &Value, result: &Result<Streamed, Error>) {
             }
         }
         let text = format!("{err} {err:?}");
-        for s in expected
-            .get("not_contains")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            assert!(!text.contains(s.as_str().unwrap()), "{name}: {text}");
-        }
+        common::assert_not_contains(expected, &text, name);
         return;
     }
     let got = result.as_ref().unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -241,7 +216,7 @@ fn vectors_whole_and_byte_by_byte() {
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let status = case["response"]["status"].as_u64().unwrap() as u16;
-        let body = vector_body(case);
+        let body = common::body(case);
         let whole = whole(status, &body, 65_536);
         check_vector(case, &whole);
         for batch_rows in [1, 2, 65_536] {
@@ -280,7 +255,7 @@ proptest! {
         let cases = table_vectors();
         let case = &cases[index % cases.len()];
         let status = case["response"]["status"].as_u64().unwrap() as u16;
-        let body = vector_body(case);
+        let body = common::body(case);
         let w = whole(status, &body, batch_rows);
         let s = stream(status, pieces(&body, &cuts), batch_rows);
         prop_assert_eq!(&s, &w);

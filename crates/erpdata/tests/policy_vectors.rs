@@ -1,6 +1,7 @@
 //! Runs `tests/vectors/retry.json` and `tests/vectors/redirects.json`.
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Duration;
 
 use erpdata::{
@@ -9,19 +10,9 @@ use erpdata::{
 };
 use serde_json::Value;
 
-fn cases(file: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/vectors")
-        .join(file);
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let cases = doc["cases"].as_array().unwrap().clone();
-    assert!(!cases.is_empty(), "{file} has no cases");
-    cases
-}
-
 #[test]
 fn retry_vectors() {
-    for case in cases("retry.json") {
+    for case in common::cases("retry") {
         let name = case["name"].as_str().unwrap();
         let policy = match case.get("max_retries") {
             Some(n) => RetryPolicy::with_max_retries(n.as_u64().unwrap() as u32),
@@ -54,7 +45,7 @@ fn retry_vectors() {
 
 #[test]
 fn redirect_vectors() {
-    for case in cases("redirects.json") {
+    for case in common::cases("redirects") {
         let name = case["name"].as_str().unwrap();
         let c = &case["config"];
         let config = Config::builder(c["base_url"].as_str().unwrap())
@@ -95,14 +86,7 @@ fn redirect_vectors() {
                 text.contains(e["message_contains"].as_str().unwrap()),
                 "{name}: {text}"
             );
-            for s in e
-                .get("not_contains")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                assert!(!text.contains(s.as_str().unwrap()), "{name}: {text}");
-            }
+            common::assert_not_contains(e, &text, name);
             continue;
         }
         let next = result.unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -1,34 +1,9 @@
 //! Runs every case of `tests/vectors/*.json` against the core.
 
-use std::path::PathBuf;
+mod common;
 
 use erpdata::{Cell, Config, DuesKind, DuesQuery, Error, Id, Method, Row, TableQuery};
 use serde_json::{Map, Value};
-
-fn vector_files(prefix: &str) -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.starts_with(prefix) && name.ends_with(".json")
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-fn cases(prefix: &str) -> Vec<Value> {
-    let mut all = Vec::new();
-    for file in vector_files(prefix) {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let doc: Value = serde_json::from_str(&text).unwrap();
-        all.extend(doc["cases"].as_array().unwrap().iter().cloned());
-    }
-    assert!(!all.is_empty(), "no {prefix} vectors found");
-    all
-}
 
 fn id(v: &Value) -> Id {
     match v {
@@ -101,7 +76,7 @@ fn build_request(case: &Value) -> Result<http::Request<Vec<u8>>, Error> {
 
 #[test]
 fn request_vectors() {
-    let cases = cases("requests");
+    let cases = common::cases("requests");
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let result = build_request(case);
@@ -162,25 +137,12 @@ fn rows_json(rows: &[Row]) -> Value {
     )
 }
 
-fn body(case: &Value) -> Vec<u8> {
-    let resp = &case["response"];
-    if let Some(hex) = resp.get("body_hex") {
-        let hex = hex.as_str().unwrap();
-        (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-            .collect()
-    } else {
-        resp["body"].as_str().unwrap().as_bytes().to_vec()
-    }
-}
-
 /// Rows, notices, columns (tables) and raw text (dues) of a parsed answer.
 type Parsed = (Value, Vec<String>, Option<Value>, Option<String>);
 
 #[test]
 fn response_vectors() {
-    let cases = cases("responses");
+    let cases = common::cases("responses");
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let cfg = config(
@@ -190,7 +152,7 @@ fn response_vectors() {
         )
         .unwrap();
         let status = case["response"]["status"].as_u64().unwrap() as u16;
-        let body = body(case);
+        let body = common::body(case);
         let result: Result<Parsed, Error> = match case["call"].as_str().unwrap() {
             "table" => cfg.parse_table(status, &body).map(|t| {
                 let cols = Value::from(t.columns.clone());
@@ -228,14 +190,7 @@ fn response_vectors() {
                 let s = s.as_str().unwrap();
                 assert!(err.to_string().contains(s), "{name}: {err} lacks {s:?}");
             }
-            for s in expected
-                .get("not_contains")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                assert!(!text.contains(s.as_str().unwrap()), "{name}: {text}");
-            }
+            common::assert_not_contains(expected, &text, name);
             continue;
         }
         let (rows, notices, columns, raw) = result.unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -1,0 +1,59 @@
+//! Reading `tests/vectors/*.json`, shared by the vector runners.
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// The cases of every vector file whose name starts with `prefix`
+/// (`"requests"` takes `requests.json` and any `requests-*.json`).
+pub fn cases(prefix: &str) -> Vec<Value> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(prefix) && name.ends_with(".json")
+        })
+        .collect();
+    files.sort();
+    let mut all = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        all.extend(doc["cases"].as_array().unwrap().iter().cloned());
+    }
+    assert!(!all.is_empty(), "no {prefix} vectors found");
+    all
+}
+
+/// A case's response body: `body` as UTF-8 text, or `body_hex` for bytes
+/// that are not.
+pub fn body(case: &Value) -> Vec<u8> {
+    let resp = &case["response"];
+    match resp.get("body_hex") {
+        Some(hex) => {
+            let hex = hex.as_str().unwrap();
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect()
+        }
+        None => resp["body"].as_str().unwrap().as_bytes().to_vec(),
+    }
+}
+
+/// Checks an expected error's `not_contains` list (the token, mostly)
+/// against everything the error shows.
+pub fn assert_not_contains(expected: &Value, text: &str, name: &str) {
+    for s in expected
+        .get("not_contains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        assert!(!text.contains(s.as_str().unwrap()), "{name}: {text}");
+    }
+}

@@ -1,0 +1,91 @@
+//! The table answer, whole and streamed: any bytes, any status, any
+//! chunking. Beyond "no panic", it checks the decoder's promises: the
+//! streamed result does not depend on where the body is cut, it agrees with
+//! `parse_table` (same error, or the same number of rows), and every batch
+//! converts to Arrow.
+#![no_main]
+
+use erpdata::{Batch, Config, DecoderOptions, Error, TableDecoder};
+use libfuzzer_sys::fuzz_target;
+
+const STATUSES: [u16; 8] = [200, 200, 200, 200, 201, 404, 500, 503];
+
+fn config() -> Config {
+    Config::builder("https://erp.example.com/")
+        .project("demo")
+        .access_token("fake-fuzz-token")
+        .build()
+        .expect("valid config")
+}
+
+#[derive(Debug, PartialEq)]
+struct Streamed {
+    batches: Vec<Batch>,
+    notices: Vec<String>,
+    total_rows: u64,
+}
+
+fn stream<'a>(
+    config: &Config,
+    status: u16,
+    batch_rows: usize,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+) -> Result<Streamed, Error> {
+    let mut decoder = TableDecoder::new(config, status, DecoderOptions { batch_rows });
+    let mut batches = Vec::new();
+    for chunk in chunks {
+        batches.extend(decoder.feed(chunk)?);
+    }
+    let finished = decoder.finish()?;
+    batches.extend(finished.batches);
+    Ok(Streamed {
+        batches,
+        notices: finished.notices,
+        total_rows: finished.total_rows,
+    })
+}
+
+fuzz_target!(|input: &[u8]| {
+    // Header: status, batch size, two cut points; the rest is the body.
+    if input.len() < 4 {
+        return;
+    }
+    let status = STATUSES[usize::from(input[0]) % STATUSES.len()];
+    let batch_rows = 1 + usize::from(input[1] % 8);
+    let body = &input[4..];
+    let cut = |b: u8| usize::from(b) * body.len() / 256;
+    let (a, b) = {
+        let (x, y) = (cut(input[2]), cut(input[3]));
+        (x.min(y), x.max(y))
+    };
+
+    let config = config();
+    let whole = config.parse_table(status, body);
+    let one = stream(&config, status, batch_rows, [body]);
+    let split = stream(
+        &config,
+        status,
+        batch_rows,
+        [&body[..a], &body[a..b], &body[b..]],
+    );
+    let bytewise = stream(&config, status, batch_rows, body.chunks(1));
+
+    assert_eq!(one, split, "result depends on the chunking");
+    assert_eq!(one, bytewise, "result depends on the chunking (bytewise)");
+    match (&whole, &one) {
+        (Ok(table), Ok(streamed)) => {
+            assert_eq!(table.rows.len() as u64, streamed.total_rows);
+            let batch_rows: usize = streamed.batches.iter().map(|b| b.num_rows).sum();
+            assert_eq!(batch_rows as u64, streamed.total_rows, "rows lost in batches");
+            for batch in &streamed.batches {
+                batch.to_record_batch().expect("every batch converts to Arrow");
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        (a, b) => panic!("parse_table {a:?} but streaming {b:?}"),
+    }
+    // The token never reaches an error message.
+    if let Err(e) = &whole {
+        assert!(!e.to_string().contains("fake-fuzz-token"));
+    }
+});
