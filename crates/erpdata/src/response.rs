@@ -64,6 +64,11 @@ impl Config {
     /// Parses the answer to a table fetch, by feeding the whole body to the
     /// same decoder as [`TableDecoder`](crate::TableDecoder) and keeping
     /// every row (see the decoder's module for each rule).
+    ///
+    /// No header is consulted, `Content-Type` included: PHP sends
+    /// `text/html` unless a script sets otherwise, so valid JSON under that
+    /// type is common, and an HTML page is recognised by its bytes whatever
+    /// type it claims.
     pub fn parse_table(&self, status: u16, body: &[u8]) -> Result<Table> {
         let mut core = Core::new(self, status, RowCollector::default());
         core.feed(body)?;
