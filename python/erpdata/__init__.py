@@ -1,12 +1,16 @@
 """erpdata: client SDK for the cloud ERP data interface.
 
 Two operations: the dues query (``Client.receivables``, ``Client.payables``,
-``Client.dues``) and the table data fetch (``Client.table``). Every wire
-rule lives in the Rust core (``erpdata._core``); this package sends the
-requests it describes with httpx.
+``Client.dues``) and the table data fetch (``Client.table``,
+``Client.stream_table``), with :class:`Client` (sync) and
+:class:`AsyncClient` (asyncio). Every wire rule lives in the Rust core
+(``erpdata._core``); this package sends the requests it describes with
+httpx. pyarrow, pandas and polars are optional (``erpdata[arrow]``,
+``erpdata[pandas]``, ``erpdata[polars]``).
 """
 
-from ._core import __version__
+from ._core import Batch, __version__
+from ._async_client import AsyncClient
 from ._client import Client
 from ._errors import (
     DecodeError,
@@ -19,12 +23,19 @@ from ._errors import (
 )
 from ._kinds import DuesKind
 from ._models import Dues, Row, Table
+from ._stream import AsyncTableStream, TableStream
+from ._timeouts import Timeout
 
 __all__ = [
     "Client",
+    "AsyncClient",
+    "Timeout",
     "DuesKind",
     "Dues",
     "Table",
+    "TableStream",
+    "AsyncTableStream",
+    "Batch",
     "Row",
     "ErpError",
     "InvalidInputError",

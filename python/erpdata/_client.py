@@ -1,93 +1,67 @@
-"""The synchronous client: the core describes each request, httpx sends it."""
+"""The synchronous client: the core describes each request and decides
+retries and redirects, httpx sends, this module only carries it out."""
 
 from __future__ import annotations
 
-import logging
-import os
-import random
-import time
-import weakref
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Optional, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Union, overload
 
 import httpx
 
-from ._core import Config, Request, RetryPolicy
-from ._errors import ErpError, InvalidInputError
+from . import _drive, _flow
+from ._base import DEFAULT_BATCH_ROWS, ClientBase, check_batch_rows
 from ._kinds import DuesKind
-from ._models import Dues, Id, Table
+from ._models import Dues, Id, Row, Table
+from ._stream import BatchFormat, TableStream, converter
+from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes
 
 __all__ = ["Client"]
 
-DEFAULT_TIMEOUT = 30.0
-"""Seconds; also what ``timeout=None`` means."""
+
+def check_concurrency(concurrency: int) -> int:
+    """``concurrency`` if it is a positive ``int``."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        from ._errors import InvalidInputError
+
+        reason = f"must be a positive integer, got {concurrency!r}"
+        raise InvalidInputError(f"invalid concurrency: {reason}", field="concurrency", reason=reason)
+    return concurrency
 
 
-class _RedactHttpxLog(logging.Filter):
-    """httpx logs every request's URL at INFO level; for a GET-form table
-    fetch that URL holds the token. Passes those lines through the core's
-    redaction for every config that has sent a GET-form fetch."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.configs: weakref.WeakSet[Config] = weakref.WeakSet()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        configs = list(self.configs)
-        if configs:
-            text = record.getMessage()
-            for config in configs:
-                text = config.redact(text)
-            record.msg, record.args = text, None
-        return True
-
-
-_HTTPX_LOG_FILTER = _RedactHttpxLog()
-logging.getLogger("httpx").addFilter(_HTTPX_LOG_FILTER)
-
-
-def _setting(value: Optional[Id], env: str) -> Optional[Id]:
-    """An explicit argument wins; else the environment variable, if set."""
-    return value if value is not None else os.environ.get(env)
-
-
-def _transport_kind(exc: httpx.HTTPError) -> str:
-    """The core's name for an httpx failure (httpx knows the socket, the
-    core decides what happens next)."""
-    if isinstance(exc, httpx.TimeoutException):
-        return "timeout"
-    if isinstance(exc, (httpx.ConnectError, httpx.ProxyError)):
-        return "connect"
-    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):
-        return "reset"
-    return "other"
-
-
-class Client:
+class Client(ClientBase):
     """A synchronous client for the cloud ERP data interface.
 
     Arguments left as ``None`` come from the environment:
     ``ERPDATA_BASE_URL``, ``ERPDATA_PROJECT``, ``ERPDATA_ACCESS_TOKEN``,
     ``ERPDATA_PROJECT_FOLDER``, ``ERPDATA_COMPANY_ID``, ``ERPDATA_YEAR_ID``.
-    A base URL is required; the token is required for table fetches and
-    plain ``http`` with a token is refused except to loopback hosts.
+    A base URL is required; the token is required for table fetches, and
+    plain ``http`` with a token is refused except to loopback hosts
+    (unless ``allow_insecure_http=True``).
 
-    ``timeout`` is in seconds, for each of connect, read, write and pool
-    wait (httpx's meaning), and applies to every request, also through a
-    caller's ``http_client``. ``None`` means the default, 30 s: there is
-    deliberately no way to wait forever.
+    ``timeout`` is a :class:`Timeout` or a number of seconds for a whole
+    call (which also caps the connect and read limits); ``None`` means the
+    default (300 s a call, 10 s to connect, 30 s between bytes): there is
+    deliberately no way to wait forever. Every method takes its own
+    ``timeout=`` too.
 
     ``max_retries`` bounds the retries of connection failures, timeouts
     and 429/502/503/504 answers (exponential backoff with jitter,
-    ``Retry-After`` honoured up to 30 s); both operations are reads, so a
-    retry changes nothing on the server.
+    ``Retry-After`` honoured up to 30 s), as the core's policy decides;
+    both operations are reads, so a retry changes nothing on the server.
 
-    ``http_client`` is used as given (its proxy, CA bundle and limits
-    apply) and is not closed by this client; without it the client makes
-    its own, closed by :meth:`close` or on leaving a ``with`` block.
-    Redirects are followed only within the configured origin (at most 5);
-    one to another origin or from https to http raises ``HttpStatusError``
-    naming the target, and the token is never sent there.
+    ``http_client`` is used as given (its proxy, CA bundle, limits and
+    event hooks apply) and is not closed by this client; without it the
+    client makes its own (httpx's environment settings such as
+    ``HTTPS_PROXY`` and ``SSL_CERT_FILE`` apply), closed by :meth:`close`
+    or on leaving a ``with`` block. Redirects are followed only within the
+    configured origin (at most 5); one to another origin or from https to
+    http raises ``HttpStatusError`` naming the target, and the token is
+    never sent there.
+
+    The client never starts an event loop, so it works inside a running
+    one (a notebook). Use :class:`AsyncClient` from async code.
     """
 
     def __init__(
@@ -99,56 +73,61 @@ class Client:
         project_folder: Optional[str] = None,
         company_id: Optional[Id] = None,
         year_id: Optional[Id] = None,
-        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        timeout: TimeoutTypes = DEFAULT_TIMEOUT,
         max_retries: int = 2,
         http_client: Optional[httpx.Client] = None,
+        allow_insecure_http: bool = False,
     ) -> None:
-        base_url = base_url if base_url is not None else os.environ.get("ERPDATA_BASE_URL")
-        if base_url is None:
-            raise InvalidInputError(
-                "invalid base_url: not given; pass base_url or set ERPDATA_BASE_URL",
-                field="base_url",
-                reason="not given; pass base_url or set ERPDATA_BASE_URL",
-            )
-        # The core validates everything; it runs before an httpx client is
-        # made so an invalid setting leaks no connection pool.
-        self._config = Config(
+        super().__init__(
             base_url,
-            project=os.environ.get("ERPDATA_PROJECT") if project is None else project,
-            access_token=(
-                os.environ.get("ERPDATA_ACCESS_TOKEN") if access_token is None else access_token
-            ),
-            project_folder=(
-                os.environ.get("ERPDATA_PROJECT_FOLDER") if project_folder is None else project_folder
-            ),
-            company_id=_setting(company_id, "ERPDATA_COMPANY_ID"),
-            year_id=_setting(year_id, "ERPDATA_YEAR_ID"),
+            project=project,
+            access_token=access_token,
+            project_folder=project_folder,
+            company_id=company_id,
+            year_id=year_id,
+            timeout=timeout,
+            max_retries=max_retries,
+            allow_insecure_http=allow_insecure_http,
         )
-        self._timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
-        self._retry = RetryPolicy(max_retries)
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client(
-            timeout=self._timeout, follow_redirects=False
-        )
+        self._http = http_client if http_client is not None else httpx.Client(follow_redirects=False)
 
     # -- the operations ------------------------------------------------------
 
-    def dues(self, acid: Id, kind: Union[DuesKind, str]) -> Dues:
+    def dues(self, acid: Id, kind: Union[DuesKind, str], *, timeout: TimeoutTypes = None) -> Dues:
         """Outstanding dues of account ``acid``: ``kind`` is
         ``DuesKind.RECEIPT`` / ``DuesKind.PAYMENT`` or those names in any
         case."""
-        kind_name = kind.value if isinstance(kind, DuesKind) else kind
-        request = self._config.dues_request(acid, kind_name)
-        status, body = self._send(request)
+        request, kind_name = self._dues_request(acid, kind)
+        status, body = _drive.run(self._http, _flow.read_body(self._call(request, timeout), self._http))
         return self._config.parse_dues(acid, kind_name, status, body)
 
-    def receivables(self, acid: Id) -> Dues:
+    def receivables(self, acid: Id, *, timeout: TimeoutTypes = None) -> Dues:
         """What customer ``acid`` owes (``type=RECEIPT``)."""
-        return self.dues(acid, DuesKind.RECEIPT)
+        return self.dues(acid, DuesKind.RECEIPT, timeout=timeout)
 
-    def payables(self, acid: Id) -> Dues:
+    def payables(self, acid: Id, *, timeout: TimeoutTypes = None) -> Dues:
         """What is owed to supplier ``acid`` (``type=PAYMENT``)."""
-        return self.dues(acid, DuesKind.PAYMENT)
+        return self.dues(acid, DuesKind.PAYMENT, timeout=timeout)
+
+    def dues_many(
+        self,
+        acids: Iterable[Id],
+        kind: Union[DuesKind, str],
+        *,
+        concurrency: int = 8,
+        timeout: TimeoutTypes = None,
+    ) -> Dict[str, Dues]:
+        """The dues of many accounts, at most ``concurrency`` queries at a
+        time (on threads), keyed by account id as sent (``str``). The
+        first failure is raised."""
+        check_concurrency(concurrency)
+        wanted = list(dict.fromkeys(acids))
+        for acid in wanted:
+            self._dues_request(acid, kind)  # every input checked before any is sent
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
+            results = list(pool.map(lambda a: self.dues(a, kind, timeout=timeout), wanted))
+        return {d.acid: d for d in results}
 
     def table(
         self,
@@ -157,68 +136,70 @@ class Client:
         company_id: Optional[Id] = None,
         year_id: Optional[Id] = None,
         method: str = "POST",
+        timeout: TimeoutTypes = None,
+        progress: Optional[Callable[[int, int], None]] = None,
     ) -> Table:
         """Every row of ERP table ``name``; company and year default to the
-        client's. ``method="GET"`` puts the token in the URL (the service
-        allows it); the default POST keeps it in the body."""
-        request = self._config.table_request(name, company_id, year_id, method)
-        if request.url != request.display_url:
-            _HTTPX_LOG_FILTER.configs.add(self._config)
-        status, body = self._send(request)
-        return self._config.parse_table(status, body)
+        client's. The answer is decoded into typed columns as it arrives
+        (the body is never held whole). ``method="GET"`` puts the token in
+        the URL (the service allows it); the default POST keeps it in the
+        body. ``progress``, if given, is called with (bytes received, rows
+        decoded) as the answer arrives."""
+        request = self._table_request(name, company_id, year_id, method)
+        flow = _flow.read_table(
+            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, progress
+        )
+        return Table(_drive.run(self._http, flow))
 
-    # -- transport -----------------------------------------------------------
+    @overload
+    def stream_table(
+        self,
+        name: str,
+        *,
+        company_id: Optional[Id] = ...,
+        year_id: Optional[Id] = ...,
+        method: str = ...,
+        batch_rows: int = ...,
+        batch_format: Literal["rows"] = ...,
+        timeout: TimeoutTypes = ...,
+    ) -> TableStream[List[Row]]: ...
 
-    @property
-    def max_retries(self) -> int:
-        return self._retry.max_retries
+    @overload
+    def stream_table(
+        self,
+        name: str,
+        *,
+        company_id: Optional[Id] = ...,
+        year_id: Optional[Id] = ...,
+        method: str = ...,
+        batch_rows: int = ...,
+        batch_format: Literal["arrow"],
+        timeout: TimeoutTypes = ...,
+    ) -> TableStream[Any]: ...
 
-    def _send(self, request: Request) -> tuple[int, bytes]:
-        """Sends ``request``, following the core's retry and redirect
-        decisions; returns the final status and body for the core to parse."""
-        retries = hops = 0
-        while True:
-            error: Optional[ErpError] = None
-            try:
-                response = self._http.request(
-                    request.method,
-                    request.url,
-                    headers=request.headers,
-                    content=request.body or None,
-                    timeout=self._timeout,
-                    follow_redirects=False,
-                )
-            except httpx.HTTPError as exc:
-                kind = _transport_kind(exc)
-                error = self._config.transport_error(kind, f"{type(exc).__name__}: {exc}")
-                delay = self._retry.decide(retries, transport=kind, random=random.random())
-            if error is not None:
-                if delay is None:
-                    # Raised outside the `except` so the httpx exception is
-                    # neither the cause nor the context: it holds the
-                    # request, whose URL may hold the token.
-                    raise error from None
-                time.sleep(delay)
-                retries += 1
-                continue
-            status = response.status_code
-            redirected = self._config.follow_redirect(
-                request, status, response.headers.get("location"), hops
-            )
-            if redirected is not None:
-                request, hops = redirected, hops + 1
-                continue
-            delay = self._retry.decide(
-                retries,
-                status=status,
-                retry_after=response.headers.get("retry-after"),
-                random=random.random(),
-                now=time.time(),
-            )
-            if delay is None:
-                return status, response.content
-            time.sleep(delay)
-            retries += 1
+    def stream_table(
+        self,
+        name: str,
+        *,
+        company_id: Optional[Id] = None,
+        year_id: Optional[Id] = None,
+        method: str = "POST",
+        batch_rows: int = DEFAULT_BATCH_ROWS,
+        batch_format: BatchFormat = "rows",
+        timeout: TimeoutTypes = None,
+    ) -> TableStream[Any]:
+        """Table ``name`` in batches of up to ``batch_rows`` rows, handed
+        out as the answer arrives, in memory bounded by the batch size:
+        lists of row dicts, or ``pyarrow.RecordBatch`` with
+        ``batch_format="arrow"``. The request is sent on the first
+        iteration; invalid arguments raise here, before anything is sent."""
+        request = self._table_request(name, company_id, year_id, method)
+        convert = converter(batch_format)
+        state = _flow.StreamState()
+        flow = _flow.stream_batches(
+            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), state
+        )
+        return TableStream(_drive.run_stream(self._http, flow), state, convert)
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -237,6 +218,3 @@ class Client:
         tb: Optional[TracebackType],
     ) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        return f"Client(base_url={self._config.base_url!r}, project={self._config.project!r})"

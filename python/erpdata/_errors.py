@@ -7,7 +7,7 @@ the access token already redacted. Attributes mirror the core's fields.
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, Optional
 
 __all__ = [
     "ErpError",
@@ -21,7 +21,13 @@ __all__ = [
 
 
 class ErpError(Exception):
-    """Base class of every erpdata error."""
+    """Base class of every erpdata error.
+
+    ``rows_received`` is set when a streamed table answer failed part-way:
+    how many complete rows had arrived (``None`` otherwise).
+    """
+
+    rows_received: Optional[int] = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The subclasses take keyword-only attributes, which the default

@@ -1,17 +1,22 @@
-"""Results: ``Table`` (a sequence of row dicts) and ``Dues``.
+"""Results: ``Table`` (a sequence of row dicts over typed columns) and
+``Dues``.
 
-Built by the native module. Values in rows are ``None``, ``bool``, ``int``,
-``decimal.Decimal`` (any number with a fraction or exponent, exactly as
-sent), ``str``, or the ``dict``/``list`` of nested JSON.
+Values in rows are ``None``, ``bool``, ``int``, ``decimal.Decimal`` (every
+number of a column that has a fraction or exponent, exact at the column's
+scale), ``str`` (dates as sent, ``YYYY-MM-DD``), or the ``dict``/``list``
+of nested JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Union, overload
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Union, overload
 
 from ._kinds import DuesKind
+
+if TYPE_CHECKING:
+    from ._core import TableData
 
 __all__ = ["Id", "Row", "Table", "Dues"]
 
@@ -20,28 +25,61 @@ Id = Union[str, int]
 as its decimal text."""
 
 Row = Dict[str, Any]
-"""One row: column name to value, in the order the service sent them."""
+"""One row: column name to value, in column order."""
+
+
+def _need(module: str, extra: str, what: str) -> Any:
+    """Imports an optional dependency, or says which extra installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{what} needs {module}: pip install 'erpdata[{extra}]'"
+        ) from exc
 
 
 class Table(Sequence[Row]):
-    """The rows of one table fetch.
+    """The rows of one table fetch, held as typed columns.
 
-    ``columns`` lists every key seen in any row, in first-seen order;
-    ``notices`` holds PHP notices the service printed before its JSON.
+    A ``Sequence`` of row dicts (made on first access, every column in
+    each row, ``None`` where a row had no value), and the source of
+    :meth:`to_arrow`, :meth:`to_pandas` and :meth:`to_polars`, which are
+    built from the columns without going through Python objects. Any Arrow
+    consumer takes it directly through the Arrow PyCapsule protocol
+    (``__arrow_c_stream__``), e.g. ``pyarrow.table(t)``,
+    ``polars.DataFrame(t)``, ``duckdb.sql("select * from t")``.
+
+    Each column has one type over the whole table: ``int64``,
+    ``decimal128(p, s)`` (exact), ``date32``, ``bool``, ``string``, or
+    ``string`` holding JSON texts for nested or mixed values (field
+    metadata ``erpdata.type = json``). ``columns`` lists every key seen in
+    any row, in first-seen order; ``notices`` holds PHP notices the
+    service printed before its JSON.
     """
 
-    __slots__ = ("_rows", "columns", "notices")
+    __slots__ = ("_data", "_rows")
 
-    def __init__(
-        self,
-        rows: List[Row],
-        *,
-        columns: List[str],
-        notices: List[str],
-    ) -> None:
-        self._rows = rows
-        self.columns = columns
-        self.notices = notices
+    def __init__(self, data: TableData) -> None:
+        self._data = data
+        self._rows: Optional[List[Row]] = None
+
+    def _all_rows(self) -> List[Row]:
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = self._data.rows()
+        return rows
+
+    @property
+    def columns(self) -> List[str]:
+        """Column names in first-seen order."""
+        return self._data.columns
+
+    @property
+    def notices(self) -> List[str]:
+        """PHP notices or warnings printed before the JSON."""
+        return self._data.notices
 
     @overload
     def __getitem__(self, index: int) -> Row: ...
@@ -49,41 +87,92 @@ class Table(Sequence[Row]):
     @overload
     def __getitem__(self, index: slice) -> List[Row]: ...
 
-    def __getitem__(self, index: int | slice) -> Row | List[Row]:
-        return self._rows[index]
+    def __getitem__(self, index: Union[int, slice]) -> Union[Row, List[Row]]:
+        return self._all_rows()[index]
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._data.num_rows
 
     def __iter__(self) -> Iterator[Row]:
         # Faster than Sequence's index-by-index default.
-        return iter(self._rows)
+        return iter(self._all_rows())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Table):
             return NotImplemented
-        return (self._rows, self.columns, self.notices) == (
-            other._rows,
+        return (self.columns, self.notices, self._all_rows()) == (
             other.columns,
             other.notices,
+            other._all_rows(),
         )
 
-    __hash__ = None  # type: ignore[assignment]  # mutable rows
+    __hash__ = None  # type: ignore[assignment]  # rows are mutable dicts
 
     def __repr__(self) -> str:
-        shown = ", ".join(self.columns[:8])
-        more = f", ... (+{len(self.columns) - 8})" if len(self.columns) > 8 else ""
-        notes = f", {len(self.notices)} notices" if self.notices else ""
-        return f"<Table: {len(self._rows)} rows; columns: {shown}{more}{notes}>"
+        columns = self.columns
+        shown = ", ".join(columns[:8])
+        more = f", ... (+{len(columns) - 8})" if len(columns) > 8 else ""
+        notices = self.notices
+        notes = f", {len(notices)} notices" if notices else ""
+        return f"<Table: {len(self)} rows; columns: {shown}{more}{notes}>"
+
+    # -- Arrow and DataFrames --------------------------------------------------
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """The Arrow PyCapsule protocol: the table as a stream of record
+        batches, sharing its buffers (no copy)."""
+        return self._data.__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_schema__(self) -> object:
+        """The Arrow PyCapsule protocol: the table's schema."""
+        return self._data.__arrow_c_schema__()
+
+    def to_arrow(self) -> Any:
+        """The table as a ``pyarrow.Table`` (needs ``erpdata[arrow]``),
+        sharing the columns' buffers."""
+        pa = _need("pyarrow", "arrow", "Table.to_arrow()")
+        return pa.RecordBatchReader.from_stream(self).read_all()
+
+    def to_pandas(self, *, dtype_backend: Literal["pyarrow", "numpy"] = "pyarrow") -> Any:
+        """The table as a ``pandas.DataFrame`` (needs ``erpdata[pandas]``).
+
+        ``dtype_backend="pyarrow"`` (the default) gives Arrow-backed
+        columns (``pd.ArrowDtype``): exact decimals, dates and strings
+        straight from the Arrow buffers, without a per-value conversion.
+        ``"numpy"`` gives NumPy dtypes: ``int64``, ``float64`` for
+        decimals (rounded to the nearest float), ``datetime64`` for dates,
+        ``object`` for strings, as most older pandas code expects.
+        """
+        pd = _need("pandas", "pandas", "Table.to_pandas()")
+        table = self.to_arrow()
+        if dtype_backend == "pyarrow":
+            return table.to_pandas(types_mapper=pd.ArrowDtype)
+        if dtype_backend != "numpy":
+            raise ValueError(f"dtype_backend must be 'pyarrow' or 'numpy', not {dtype_backend!r}")
+        pa = _need("pyarrow", "arrow", "Table.to_pandas()")
+        for i, column in enumerate(table.schema):
+            if pa.types.is_decimal(column.type):
+                table = table.set_column(
+                    i, column.name, table.column(i).cast(pa.float64(), safe=False)
+                )
+        return table.to_pandas(date_as_object=False)
+
+    def to_polars(self) -> Any:
+        """The table as a ``polars.DataFrame`` (needs ``erpdata[polars]``),
+        taken through the Arrow PyCapsule protocol (no pyarrow needed)."""
+        pl = _need("polars", "polars", "Table.to_polars()")
+        return pl.DataFrame(self._data)
 
 
 @dataclass(frozen=True, repr=False)
 class Dues:
     """The answer of one dues query.
 
-    ``acid`` is the account id as sent (an ``int`` becomes its decimal
-    text); ``raw`` is the JSON text the service sent, because the interface
-    does not document the dues fields.
+    ``kind`` says receivables or payables; ``acid`` is the account id as
+    sent (an ``int`` becomes its decimal text); ``rows`` are the dues rows,
+    each value exactly as sent (money as ``decimal.Decimal``); ``raw`` is
+    the JSON text the service sent, because the interface does not
+    document the dues fields; ``notices`` are PHP notices before the JSON.
     """
 
     acid: str

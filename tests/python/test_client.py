@@ -156,7 +156,7 @@ def test_silent_server_is_a_timeout(silent_url: str) -> None:
 
 def test_timeout_none_means_the_default(refused_url: str) -> None:
     with Client(refused_url, project="demo", timeout=None) as c:
-        assert c._timeout == 30.0
+        assert c.timeout == erpdata.Timeout() == erpdata.Timeout(total=300, connect=10, read=30)
 
 
 def test_configuration_from_the_environment(clean_env: pytest.MonkeyPatch, sandbox_url: str) -> None:

@@ -123,9 +123,16 @@ def test_cells_become_python_values() -> None:
     assert str(row["j"]["x"]) == "1.50"
     # One str object per column name, shared by every row.
     assert all(a is b for a, b in zip(table.columns, row))
-    assert [k for k in table[1]][0] is table.columns[3]
+    assert [k for k in table[1]][3] is table.columns[3]
     assert table.columns == ["n", "b", "i", "d", "big", "s", "j"]
-    assert table[1:] == [{"d": 2, "i": 1}]
+    # Every row has every column; a number in a decimal column is a
+    # Decimal at the column's scale.
+    assert table[1:] == [{"n": None, "b": None, "i": 1, "d": Decimal("2"), "big": None, "s": None, "j": None}]
+    assert str(table[1]["d"]) == "2.00"
+    # The exact row parse keeps each row as sent.
+    rows, columns, notices = config().parse_table_rows(200, body)
+    assert rows[1] == {"d": 2, "i": 1} and type(rows[1]["d"]) is int
+    assert columns == table.columns and notices == []
 
 
 def test_get_form_urls_are_redacted_in_httpx_logs(caplog: pytest.LogCaptureFixture, refused_url: str) -> None:

@@ -4,7 +4,7 @@ use std::str::FromStr;
 
 use erpdata::{DuesKind, DuesQuery, Error, Method, TableQuery, TransportKind};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString, PyTuple};
 
 use crate::convert;
 use crate::errors::{core, exception};
@@ -209,16 +209,29 @@ impl Config {
         convert::dues(py, &core(py, parsed)?)
     }
 
-    /// Parses a table answer into an `erpdata.Table`.
+    /// Parses a whole table answer into an `erpdata.Table` (typed columns,
+    /// the same decoder the clients feed chunk by chunk).
     fn parse_table<'py>(
         &self,
         py: Python<'py>,
         status: u16,
         body: &[u8],
     ) -> PyResult<Bound<'py, PyAny>> {
+        let data = crate::table::table_data(py, self, status, body)?;
+        convert::table_model(py, data)
+    }
+
+    /// Parses a table answer row by row, each value exactly as sent:
+    /// `(rows, columns, notices)`, rows holding only the keys they had.
+    fn parse_table_rows<'py>(
+        &self,
+        py: Python<'py>,
+        status: u16,
+        body: &[u8],
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let inner = &self.inner;
         let parsed = py.detach(|| inner.parse_table(status, body));
-        convert::table(py, &core(py, parsed)?)
+        convert::table_rows(py, &core(py, parsed)?)
     }
 
     /// The request to send after a redirect answer: `None` when `status`
@@ -263,6 +276,11 @@ impl Config {
 }
 
 impl Config {
+    /// The core's configuration, for the table decoder.
+    pub(crate) fn core_config(&self) -> &erpdata::Config {
+        &self.inner
+    }
+
     fn request(&self, py: Python<'_>, request: http::Request<Vec<u8>>) -> PyResult<Request> {
         let url = request.uri().to_string();
         Ok(Request {

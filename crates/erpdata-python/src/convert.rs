@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use erpdata::{Cell, Dues, Error, Id, Row, Table};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
+
+use crate::table::TableData;
 
 /// `InvalidInput` for an argument of the wrong Python type. Built as a core
 /// error so the message has the core's shape and the class mapping is one.
@@ -191,17 +193,26 @@ impl<'py> Rows<'py> {
     }
 }
 
-/// An `erpdata.Table` (from `erpdata._models`) for a parsed table.
-pub(crate) fn table<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyAny>> {
+/// `(rows, columns, notices)` of a table parsed row by row.
+pub(crate) fn table_rows<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyTuple>> {
     let mut rows = Rows::new(py, &table.columns)?;
     let list = rows.list(&table.rows)?;
     let columns: Vec<Bound<'py, PyString>> = rows.order.iter().map(|(_, s)| s.clone()).collect();
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("columns", PyList::new(py, columns)?)?;
-    kwargs.set_item("notices", PyList::new(py, &table.notices)?)?;
+    PyTuple::new(
+        py,
+        [
+            list.into_any(),
+            PyList::new(py, columns)?.into_any(),
+            PyList::new(py, &table.notices)?.into_any(),
+        ],
+    )
+}
+
+/// An `erpdata.Table` (from `erpdata._models`) over typed columns.
+pub(crate) fn table_model(py: Python<'_>, data: TableData) -> PyResult<Bound<'_, PyAny>> {
     module(py, &MODELS, "erpdata._models")?
         .getattr("Table")?
-        .call((list,), Some(&kwargs))
+        .call1((Py::new(py, data)?,))
 }
 
 /// An `erpdata.Dues` (from `erpdata._models`) for parsed dues.

@@ -24,7 +24,7 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
             kwargs.set_item("reason", reason)?;
             "InvalidInputError"
         }
-        Error::Transport { kind, message } => {
+        Error::Transport { kind, message, .. } => {
             kwargs.set_item("kind", kind.as_str())?;
             kwargs.set_item("message", message)?;
             match kind {

@@ -6,16 +6,22 @@
 
 use pyo3::prelude::*;
 
+mod capsules;
 mod config;
 mod convert;
 mod errors;
 mod retry;
+mod rows;
+mod table;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<config::Config>()?;
     m.add_class::<config::Request>()?;
     m.add_class::<retry::RetryPolicy>()?;
+    m.add_class::<table::TableDecoder>()?;
+    m.add_class::<table::Batch>()?;
+    m.add_class::<table::TableData>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

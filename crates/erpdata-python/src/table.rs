@@ -1,0 +1,366 @@
+//! `erpdata._core.TableDecoder`, `Batch` and `TableData`: the core's
+//! streaming decoder fed from Python, its batches as Arrow record batches.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{Schema, SchemaRef};
+use erpdata::{unify_schemas, Dictionary, Error};
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyList, PyString};
+
+use crate::capsules;
+use crate::config::Config;
+use crate::errors::core;
+use crate::rows;
+
+/// Plain strings, never dictionary-encoded: one fixed schema over all
+/// batches, and `str` columns (not categoricals) in DataFrames.
+const STRINGS: Dictionary = Dictionary::Never;
+
+fn to_arrow(batch: erpdata::Batch) -> Result<RecordBatch, Error> {
+    batch
+        .into_record_batch_with(STRINGS)
+        .map_err(|e| Error::Decode {
+            reason: format!("cannot build Arrow arrays: {e}"),
+            excerpt: String::new(),
+        })
+}
+
+/// Rows as a list of dicts: `batches` in order, rows `start..stop` overall.
+fn rows_of<'py>(
+    py: Python<'py>,
+    batches: &[RecordBatch],
+    start: usize,
+    stop: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    let mut offset = 0;
+    for batch in batches {
+        let n = batch.num_rows();
+        if offset + n > start && offset < stop {
+            let keys = rows::keys(py, batch);
+            let from = start.saturating_sub(offset);
+            let to = (stop - offset).min(n);
+            rows::append_rows(py, batch, &keys, from, to, &out)?;
+        }
+        offset += n;
+        if offset >= stop {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn names<'py>(py: Python<'py>, schema: &Schema) -> Vec<Bound<'py, PyString>> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| PyString::intern(py, f.name()))
+        .collect()
+}
+
+/// One batch of rows as they arrived, typed from its own values: an Arrow
+/// record batch (`__arrow_c_array__`) that also gives its rows as dicts.
+#[pyclass(frozen, module = "erpdata._core")]
+pub(crate) struct Batch {
+    inner: RecordBatch,
+}
+
+#[pymethods]
+impl Batch {
+    /// The number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.inner.num_rows()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.num_rows()
+    }
+
+    /// Column names in first-seen order.
+    #[getter]
+    fn columns<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyString>> {
+        names(py, &self.inner.schema())
+    }
+
+    /// The rows as dicts (every column of the batch in each; `None` where a
+    /// row had no value).
+    fn to_rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        rows_of(py, std::slice::from_ref(&self.inner), 0, usize::MAX)
+    }
+
+    /// Arrow PyCapsule protocol: the batch as a struct array.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        // The protocol lets a producer ignore a requested schema.
+        let _ = requested_schema;
+        capsules::batch_capsules(py, &self.inner)
+    }
+
+    /// Arrow PyCapsule protocol: the batch's schema.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        capsules::schema_capsule(py, &self.inner.schema())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Batch: {} rows, {} columns>",
+            self.inner.num_rows(),
+            self.inner.num_columns()
+        )
+    }
+}
+
+/// A whole table as Arrow record batches of one schema (each column of one
+/// type over all rows), kept by `erpdata.Table`.
+#[pyclass(frozen, module = "erpdata._core")]
+pub(crate) struct TableData {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+    notices: Vec<String>,
+    num_rows: usize,
+}
+
+impl TableData {
+    /// Unifies the batches' column types (a key may be `Int` in one batch
+    /// and `Decimal` in another) and converts them to Arrow.
+    fn build(batches: Vec<erpdata::Batch>, notices: Vec<String>) -> Result<Self, Error> {
+        let unified = batches
+            .iter()
+            .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()));
+        let mut arrow = Vec::with_capacity(batches.len());
+        for batch in batches {
+            let batch = if batch.schema() == unified {
+                batch
+            } else {
+                batch.cast(&unified).ok_or_else(|| Error::Decode {
+                    reason: "a batch does not fit the table's unified schema".to_owned(),
+                    excerpt: String::new(),
+                })?
+            };
+            arrow.push(to_arrow(batch)?);
+        }
+        let schema = match arrow.first() {
+            Some(b) => b.schema(),
+            None => Arc::new(Schema::new(
+                unified
+                    .iter()
+                    .map(|(n, t)| t.arrow_field(n, false))
+                    .collect::<Vec<_>>(),
+            )),
+        };
+        let num_rows = arrow.iter().map(|b| b.num_rows()).sum();
+        Ok(TableData {
+            schema,
+            batches: arrow,
+            notices,
+            num_rows,
+        })
+    }
+}
+
+#[pymethods]
+impl TableData {
+    /// The number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.num_rows
+    }
+
+    /// The number of record batches.
+    #[getter]
+    fn num_batches(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// Every key seen in any row, in first-seen order.
+    #[getter]
+    fn columns<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyString>> {
+        names(py, &self.schema)
+    }
+
+    /// PHP notices printed before the JSON.
+    #[getter]
+    fn notices(&self) -> Vec<String> {
+        self.notices.clone()
+    }
+
+    /// Rows `start..stop` as dicts.
+    #[pyo3(signature = (start=0, stop=None))]
+    fn rows<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        stop: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let stop = stop.unwrap_or(self.num_rows).min(self.num_rows);
+        rows_of(py, &self.batches, start, stop)
+    }
+
+    /// Row `index` (0-based, no negative indices) as a dict.
+    fn row<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyAny>> {
+        if index >= self.num_rows {
+            return Err(PyIndexError::new_err("table index out of range"));
+        }
+        rows_of(py, &self.batches, index, index + 1)?.get_item(0)
+    }
+
+    /// Arrow PyCapsule protocol: the table as a stream of record batches.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        capsules::stream_capsule(py, self.schema.clone(), self.batches.clone())
+    }
+
+    /// Arrow PyCapsule protocol: the table's schema.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        capsules::schema_capsule(py, &self.schema)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<TableData: {} rows, {} columns>",
+            self.num_rows,
+            self.schema.fields().len()
+        )
+    }
+}
+
+/// The core's streaming table decoder: feed the body's chunks as they
+/// arrive, get batches; `finish` when the body ends. The GIL is released
+/// while it decodes.
+#[pyclass(module = "erpdata._core")]
+pub(crate) struct TableDecoder {
+    inner: Option<erpdata::TableDecoder>,
+    /// Keep every batch for `finish_table` instead of returning them.
+    collect: bool,
+    kept: Vec<erpdata::Batch>,
+    delivered: u64,
+}
+
+impl TableDecoder {
+    fn decoder(&mut self) -> PyResult<&mut erpdata::TableDecoder> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("the decoder has finished"))
+    }
+}
+
+fn arrow_batches(py: Python<'_>, batches: Vec<erpdata::Batch>) -> PyResult<Vec<Batch>> {
+    let converted = py.detach(|| batches.into_iter().map(to_arrow).collect::<Result<Vec<_>, _>>());
+    Ok(core(py, converted)?
+        .into_iter()
+        .map(|inner| Batch { inner })
+        .collect())
+}
+
+#[pymethods]
+impl TableDecoder {
+    /// A decoder for an answer with HTTP status `status`.
+    #[new]
+    #[pyo3(signature = (config, status, *, batch_rows=65_536, collect=false))]
+    fn new(config: &Config, status: u16, batch_rows: usize, collect: bool) -> PyResult<Self> {
+        if batch_rows == 0 {
+            return Err(PyValueError::new_err("batch_rows must be at least 1"));
+        }
+        let options = erpdata::DecoderOptions { batch_rows };
+        Ok(TableDecoder {
+            inner: Some(erpdata::TableDecoder::new(
+                config.core_config(),
+                status,
+                options,
+            )),
+            collect,
+            kept: Vec::new(),
+            delivered: 0,
+        })
+    }
+
+    /// Takes the next chunk; returns the batches it completed (always none
+    /// when collecting). Raises the core's error for a bad answer.
+    fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> PyResult<Vec<Batch>> {
+        let decoder = self.decoder()?;
+        let done = py.detach(|| decoder.feed(chunk));
+        let done = core(py, done)?;
+        if self.collect {
+            self.kept.extend(done);
+            return Ok(Vec::new());
+        }
+        self.delivered += done.iter().map(|b| b.num_rows as u64).sum::<u64>();
+        arrow_batches(py, done)
+    }
+
+    /// Complete rows decoded so far.
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |d| d.rows())
+    }
+
+    /// Rows handed out in batches so far (not collecting).
+    #[getter]
+    fn rows_delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    /// Ends the body: `(batches, notices, total_rows)`, or the core's error
+    /// (a `DecodeError` mentioning "truncated" for a body cut short).
+    fn finish(&mut self, py: Python<'_>) -> PyResult<(Vec<Batch>, Vec<String>, u64)> {
+        let decoder = self
+            .inner
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the decoder has finished"))?;
+        let finished = core(py, py.detach(|| decoder.finish()))?;
+        let mut batches = std::mem::take(&mut self.kept);
+        batches.extend(finished.batches);
+        self.delivered += batches.iter().map(|b| b.num_rows as u64).sum::<u64>();
+        Ok((
+            arrow_batches(py, batches)?,
+            finished.notices,
+            finished.total_rows,
+        ))
+    }
+
+    /// Ends the body of a collecting decoder: the whole table.
+    fn finish_table(&mut self, py: Python<'_>) -> PyResult<TableData> {
+        let decoder = self
+            .inner
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the decoder has finished"))?;
+        let mut kept = std::mem::take(&mut self.kept);
+        let built = py.detach(move || {
+            let finished = decoder.finish()?;
+            kept.extend(finished.batches);
+            TableData::build(kept, finished.notices)
+        });
+        core(py, built)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<TableDecoder: {} rows>", self.rows())
+    }
+}
+
+/// Decodes a whole body into a `TableData` (the client's `table()` feeds a
+/// `TableDecoder` chunk by chunk instead).
+pub(crate) fn table_data(py: Python<'_>, config: &Config, status: u16, body: &[u8]) -> PyResult<TableData> {
+    let inner = config.core_config();
+    let built = py.detach(|| {
+        let mut decoder = erpdata::TableDecoder::new(inner, status, erpdata::DecoderOptions::default());
+        let mut batches = decoder.feed(body)?;
+        let finished = decoder.finish()?;
+        batches.extend(finished.batches);
+        TableData::build(batches, finished.notices)
+    });
+    core(py, built)
+}

@@ -1,0 +1,51 @@
+"""The ``erpdata`` logger, and redaction of httpx's own log lines.
+
+Every line erpdata logs passes through the core's redaction first. httpx
+logs each request's URL at INFO, and for the GET form of the table fetch
+that URL holds the token, so httpx's lines are redacted too.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+
+from ._core import Config
+
+__all__ = ["logger", "watch"]
+
+logger = logging.getLogger("erpdata")
+"""Requests at DEBUG, retries and refused redirects at INFO."""
+
+
+class _RedactHttpxLog(logging.Filter):
+    """Passes httpx's log lines through the redaction of every live client's
+    configuration."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.configs: weakref.WeakSet[Config] = weakref.WeakSet()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        configs = list(self.configs)
+        if configs:
+            text = record.getMessage()
+            redacted = text
+            for config in configs:
+                redacted = config.redact(redacted)
+            if redacted != text:
+                record.msg, record.args = redacted, None
+        return True
+
+
+_FILTER = _RedactHttpxLog()
+for _name in ("httpx", "httpcore", "httpcore.http11", "httpcore.connection", "httpcore.proxy"):
+    # A logger's filters do not apply to its children's records, so each
+    # logger that formats request details gets the filter itself.
+    logging.getLogger(_name).addFilter(_FILTER)
+
+
+def watch(config: Config) -> None:
+    """Redacts ``config``'s token from httpx's log lines while it lives."""
+    if config.has_access_token:
+        _FILTER.configs.add(config)

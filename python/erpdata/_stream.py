@@ -1,0 +1,150 @@
+"""Streamed tables: batches handed out as the answer arrives."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from types import TracebackType
+from typing import Any, Callable, Generic, List, Literal, Optional, TypeVar, Union
+
+from ._core import Batch
+from ._flow import StreamState
+from ._models import Row, _need
+
+__all__ = ["TableStream", "AsyncTableStream", "BatchFormat", "converter"]
+
+T = TypeVar("T")
+
+BatchFormat = Literal["rows", "arrow"]
+"""``"rows"``: each batch a list of row dicts; ``"arrow"``: each batch a
+``pyarrow.RecordBatch``."""
+
+
+def _rows(batch: Batch) -> List[Row]:
+    return batch.to_rows()
+
+
+def converter(batch_format: str) -> Callable[[Batch], Any]:
+    """What a stream turns each core batch into."""
+    if batch_format == "rows":
+        return _rows
+    if batch_format == "arrow":
+        pa = _need("pyarrow", "arrow", 'stream_table(batch_format="arrow")')
+        record_batch: Callable[[Batch], Any] = pa.record_batch
+        return record_batch
+    from ._errors import InvalidInputError
+
+    reason = f"must be 'rows' or 'arrow', got {batch_format!r}"
+    raise InvalidInputError(f"invalid batch_format: {reason}", field="batch_format", reason=reason)
+
+
+class _StreamInfo:
+    """What a stream has seen so far."""
+
+    _state: StreamState
+
+    @property
+    def rows_received(self) -> int:
+        """Complete rows that have arrived so far."""
+        return self._state.rows_received
+
+    @property
+    def bytes_received(self) -> int:
+        """Bytes of the answer's body received so far."""
+        return self._state.bytes_received
+
+    @property
+    def rows_delivered(self) -> int:
+        """Rows handed out in batches so far."""
+        return self._state.rows_delivered
+
+    @property
+    def notices(self) -> List[str]:
+        """PHP notices before the JSON (known once the stream has ended)."""
+        return self._state.notices
+
+    @property
+    def finished(self) -> bool:
+        """Whether the whole answer arrived and was handed out."""
+        return self._state.finished
+
+
+class TableStream(_StreamInfo, Generic[T]):
+    """The batches of a table as they arrive: iterate it, ideally inside a
+    ``with`` block so the connection is released when you stop early.
+
+    Each batch is typed from its own values (a column may be ``int64`` in
+    one batch and ``decimal128`` in a later one; unify with
+    ``pyarrow.concat_tables(..., promote_options="permissive")`` or use
+    :meth:`Client.table` for one schema). If the answer fails part-way,
+    iteration raises after the last complete batch and the error's
+    ``rows_received`` (also in its message) says how many rows had arrived.
+    """
+
+    def __init__(self, batches: Iterator[Batch], state: StreamState, convert: Callable[[Batch], T]) -> None:
+        self._batches = batches
+        self._state = state
+        self._convert = convert
+
+    def __iter__(self) -> Iterator[T]:
+        return self
+
+    def __next__(self) -> T:
+        return self._convert(next(self._batches))
+
+    def close(self) -> None:
+        """Stops the stream and releases its connection."""
+        close: Optional[Callable[[], None]] = getattr(self._batches, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> TableStream[T]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<TableStream: {self.rows_delivered} rows so far>"
+
+
+class AsyncTableStream(_StreamInfo, Generic[T]):
+    """:class:`TableStream` for ``async for`` (and ``async with``)."""
+
+    def __init__(
+        self, batches: AsyncIterator[Batch], state: StreamState, convert: Callable[[Batch], T]
+    ) -> None:
+        self._batches = batches
+        self._state = state
+        self._convert = convert
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        return self._convert(await self._batches.__anext__())
+
+    async def aclose(self) -> None:
+        """Stops the stream and releases its connection."""
+        aclose: Optional[Callable[[], Any]] = getattr(self._batches, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> AsyncTableStream[T]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"<AsyncTableStream: {self.rows_delivered} rows so far>"
+

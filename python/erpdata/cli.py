@@ -1,0 +1,351 @@
+"""The ``erpdata`` command (also ``python -m erpdata``).
+
+Settings come from the same ``ERPDATA_*`` variables as the clients; the
+access token only from ``ERPDATA_ACCESS_TOKEN`` or ``--access-token-file``
+(never from the command line, where other users and the shell history
+would see it), and it is never printed.
+
+Exit codes: 0 success, 1 an unexpected failure, 2 a usage error (bad
+arguments, invalid input, a missing optional dependency), 3 the service
+answered with an error (a service error, an HTTP error status, an answer
+that is not the documented shape), 4 the service could not be reached
+(connection failure, timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any, Callable, List, Optional, Sequence
+
+from . import _errors
+from ._client import Client
+from ._kinds import DuesKind
+from ._models import Row, Table
+
+__all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_SERVICE = 3
+EXIT_TRANSPORT = 4
+
+FORMATS = ("csv", "jsonl", "json", "parquet")
+
+
+class _Usage(Exception):
+    """A usage error found after argument parsing."""
+
+
+# -- output --------------------------------------------------------------------
+
+
+def json_value(value: Any) -> str:
+    """``value`` as JSON text, numbers exactly as received (a ``Decimal``
+    is written as its digits, never through a float)."""
+    if isinstance(value, Decimal):
+        return str(value) if value.is_finite() else json.dumps(str(value))
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{json_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(json_value(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def csv_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json_value(value)
+    return str(value)
+
+
+def _row_chunks(table: Table, size: int = 10_000) -> Any:
+    """The rows in chunks, so a large table is never all Python objects."""
+    data = table._data
+    for start in range(0, len(table), size):
+        yield data.rows(start, start + size)
+
+
+def write_rows(table: Table, fmt: str, out: IO[str]) -> None:
+    columns = table.columns
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        for chunk in _row_chunks(table):
+            writer.writerows([csv_value(row.get(c)) for c in columns] for row in chunk)
+    elif fmt == "jsonl":
+        for chunk in _row_chunks(table):
+            out.writelines(json_value(row) + "\n" for row in chunk)
+    else:
+        out.write("[")
+        first = True
+        for chunk in _row_chunks(table):
+            for row in chunk:
+                out.write(("\n" if first else ",\n") + json_value(row))
+                first = False
+        out.write("\n]\n" if not first else "]\n")
+
+
+def write_parquet(table: Table, path: str) -> None:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise _Usage("--format parquet needs pyarrow: pip install 'erpdata[arrow]'") from exc
+    pq.write_table(table.to_arrow(), path)
+
+
+# -- progress ------------------------------------------------------------------
+
+
+class Progress:
+    """Bytes and rows on one self-rewriting stderr line, only when stderr is
+    a terminal (never in pipes, logs or CI)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.last = 0.0
+
+    def __call__(self, bytes_received: int, rows: int) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self.last >= 0.1:
+            self.last = now
+            self.stream.write(f"\r{bytes_received / 1e6:8.1f} MB  {rows:>12,} rows")
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.last:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+# -- commands --------------------------------------------------------------------
+
+
+def _token(args: argparse.Namespace) -> Optional[str]:
+    if args.access_token_file is None:
+        return None
+    try:
+        text = Path(args.access_token_file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _Usage(f"cannot read --access-token-file: {exc.strerror}") from None
+    token = text.strip()
+    if not token:
+        raise _Usage("--access-token-file is empty")
+    return token
+
+
+def _client(args: argparse.Namespace) -> Client:
+    return Client(
+        args.base_url,
+        project=args.project,
+        project_folder=args.project_folder,
+        access_token=_token(args),
+        company_id=args.company_id,
+        year_id=args.year_id,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+    )
+
+
+def _open_output(path: Optional[str]) -> IO[str]:
+    if path is None or path == "-":
+        return sys.stdout
+    return open(path, "w", encoding="utf-8", newline="")
+
+
+def cmd_dues(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        dues = client.dues(args.acid, DuesKind(args.kind.upper()))
+    out = _open_output(args.output)
+    try:
+        if args.format == "raw":
+            out.write(dues.raw.rstrip("\n") + "\n")
+        elif args.format == "jsonl":
+            out.writelines(json_value(row) + "\n" for row in dues.rows)
+        else:
+            columns: List[str] = list(dict.fromkeys(k for row in dues.rows for k in row))
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(columns)
+            writer.writerows([csv_value(row.get(c)) for c in columns] for row in dues.rows)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_OK
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    if args.format == "parquet" and (args.output is None or args.output == "-"):
+        raise _Usage("--format parquet needs -o FILE")
+    progress = Progress(sys.stderr)
+    with _client(args) as client:
+        table = client.table(
+            args.name,
+            company_id=args.company_id,
+            year_id=args.year_id,
+            method=args.method,
+            progress=progress,
+        )
+    progress.done()
+    if args.format == "parquet":
+        write_parquet(table, args.output)
+    else:
+        out = _open_output(args.output)
+        try:
+            write_rows(table, args.format, out)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    if args.output not in (None, "-") and sys.stderr.isatty():
+        print(f"{len(table):,} rows written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _sandbox_binary() -> Optional[str]:
+    configured = os.environ.get("ERPDATA_SANDBOX_BIN")
+    if configured:
+        return configured
+    found = shutil.which("erpdata-sandbox")
+    if found:
+        return found
+    # A checkout: `make sandbox` builds it here.
+    here = Path(__file__).resolve().parents[2] / "target" / "debug" / "erpdata-sandbox"
+    return str(here) if here.exists() else None
+
+
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    binary = _sandbox_binary()
+    if binary is None:
+        raise _Usage(
+            "the sandbox binary was not found: set ERPDATA_SANDBOX_BIN, put erpdata-sandbox on "
+            "PATH, or run `make sandbox` in a checkout"
+        )
+    command = [binary, "--port", str(args.port)]
+    if args.rows is not None:
+        command += ["--rows", str(args.rows)]
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:
+        return EXIT_OK
+    except OSError as exc:
+        raise _Usage(f"cannot start the sandbox: {exc.strerror}") from None
+
+
+# -- parsing ---------------------------------------------------------------------
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError("must be a finite number of seconds above 0")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    connection = argparse.ArgumentParser(add_help=False)
+    group = connection.add_argument_group("connection (default: the ERPDATA_* variables)")
+    group.add_argument("--base-url", help="the service's base URL [ERPDATA_BASE_URL]")
+    group.add_argument("--project", help="ERP project [ERPDATA_PROJECT]")
+    group.add_argument("--project-folder", help="sys_projectfolder of the dues query [ERPDATA_PROJECT_FOLDER]")
+    group.add_argument(
+        "--access-token-file",
+        metavar="FILE",
+        help="read the access token from FILE [default: ERPDATA_ACCESS_TOKEN]",
+    )
+    group.add_argument("--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call")
+    group.add_argument("--max-retries", type=int, default=2, metavar="N")
+    group.add_argument("-v", "--verbose", action="count", default=0, help="log requests (-vv: debug)")
+
+    top = argparse.ArgumentParser(
+        prog="erpdata",
+        description="Query the cloud ERP data interface.",
+        epilog="exit codes: 0 ok, 1 unexpected failure, 2 usage, 3 service error, 4 transport error",
+    )
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    dues = commands.add_parser("dues", parents=[connection], help="outstanding dues of an account")
+    dues.add_argument("acid", metavar="ACID", help="account id, sent as given")
+    dues.add_argument("--kind", required=True, choices=("receipt", "payment"), type=str.lower)
+    dues.add_argument("--format", choices=("csv", "jsonl", "raw"), default="csv")
+    dues.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    dues.set_defaults(run=cmd_dues, company_id=None, year_id=None)
+
+    table = commands.add_parser("table", parents=[connection], help="every row of an ERP table")
+    table.add_argument("name", metavar="NAME", help="table name, e.g. sales_invoice")
+    table.add_argument("--company-id", help="company [ERPDATA_COMPANY_ID]")
+    table.add_argument("--year-id", help="financial year [ERPDATA_YEAR_ID]")
+    table.add_argument("--format", choices=FORMATS, default="csv")
+    table.add_argument("--method", choices=("POST", "GET"), default="POST", type=str.upper)
+    table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    table.set_defaults(run=cmd_table)
+
+    sandbox = commands.add_parser("sandbox", help="run the local sandbox ERP (prints its URL first)")
+    sandbox.add_argument("--port", type=int, default=8787, help="0 picks a free port [8787]")
+    sandbox.add_argument("--rows", type=int, help="rows of the large sales_invoice table")
+    sandbox.set_defaults(run=cmd_sandbox)
+    return top
+
+
+def _log_setup(verbose: int) -> None:
+    if verbose:
+        import logging
+
+        logging.basicConfig(
+            stream=sys.stderr,
+            level=logging.DEBUG if verbose > 1 else logging.INFO,
+            format="erpdata: %(message)s",
+        )
+
+
+def _fail(code: int, message: str) -> int:
+    # One line, whatever the error's text holds.
+    print(f"erpdata: error: {' '.join(message.split())}", file=sys.stderr)
+    return code
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the command line; returns the exit code."""
+    args = parser().parse_args(argv)
+    _log_setup(getattr(args, "verbose", 0))
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except _Usage as exc:
+        return _fail(EXIT_USAGE, str(exc))
+    except _errors.InvalidInputError as exc:
+        return _fail(EXIT_USAGE, str(exc))
+    except _errors.TransportError as exc:
+        return _fail(EXIT_TRANSPORT, str(exc))
+    except _errors.ErpError as exc:
+        return _fail(EXIT_SERVICE, str(exc))
+    except ImportError as exc:
+        return _fail(EXIT_USAGE, str(exc))
+    except BrokenPipeError:
+        # `erpdata table ... | head`: the reader left; not an error.
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        return _fail(EXIT_FAILURE, f"{exc.strerror or exc}: {exc.filename or ''}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
