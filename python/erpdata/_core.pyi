@@ -5,6 +5,7 @@ from ._errors import TransportError
 from ._models import Dues, Id, Row, Table
 
 __version__: str
+__all__ = ["Config", "Request", "RetryPolicy", "TableDecoder", "Batch", "TableData", "__version__"]
 
 @final
 class Request:
@@ -29,8 +30,8 @@ class Config:
     Raises InvalidInputError for any invalid setting.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         base_url: str,
         *,
         project: Optional[str] = None,
@@ -39,7 +40,7 @@ class Config:
         company_id: Optional[Id] = None,
         year_id: Optional[Id] = None,
         allow_insecure_http: bool = False,
-    ) -> None: ...
+    ) -> Config: ...
     @property
     def base_url(self) -> str: ...
     @property
@@ -77,7 +78,7 @@ class Config:
 class RetryPolicy:
     """The core's retry decision; the clients only sleep."""
 
-    def __init__(self, max_retries: int = 2) -> None: ...
+    def __new__(cls, max_retries: int = 2) -> RetryPolicy: ...
     @property
     def max_retries(self) -> int: ...
     def decide(
@@ -126,9 +127,9 @@ class TableData:
 class TableDecoder:
     """The core's streaming table decoder."""
 
-    def __init__(
-        self, config: Config, status: int, *, batch_rows: int = 65536, collect: bool = False
-    ) -> None: ...
+    def __new__(
+        cls, config: Config, status: int, *, batch_rows: int = 65536, collect: bool = False
+    ) -> TableDecoder: ...
     def feed(self, chunk: bytes) -> List[Batch]: ...
     @property
     def rows(self) -> int: ...

@@ -152,9 +152,10 @@ class Table(Sequence[Row]):
         pa = _need("pyarrow", "arrow", "Table.to_pandas()")
         for i, column in enumerate(table.schema):
             if pa.types.is_decimal(column.type):
-                table = table.set_column(
-                    i, column.name, table.column(i).cast(pa.float64(), safe=False)
-                )
+                # Through the decimal text: Arrow's direct cast divides in
+                # floating point and can miss the nearest float.
+                exact = table.column(i).cast(pa.string()).cast(pa.float64())
+                table = table.set_column(i, column.name, exact)
         return table.to_pandas(date_as_object=False)
 
     def to_polars(self) -> Any:

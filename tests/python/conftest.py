@@ -11,7 +11,7 @@ import socket
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,17 +36,18 @@ def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
     return line[0].strip() if line else ""
 
 
-@pytest.fixture(scope="session")
-def sandbox_url() -> Iterator[str]:
+def _sandbox(args: list[str], env: dict[str, str] | None = None) -> Iterator[str]:
+    """Runs the sandbox binary with ``args`` until the fixture ends."""
     binary = Path(os.environ.get("ERPDATA_SANDBOX_BIN", ROOT / "target/debug/erpdata-sandbox"))
     if not binary.exists():
         pytest.fail(f"sandbox binary not found at {binary}; run `make sandbox`")
     with tempfile.TemporaryFile("w+") as stderr:
         proc = subprocess.Popen(
-            [str(binary), "--port", "0"],
+            [str(binary), "--port", "0", *args],
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
+            env={**os.environ, **(env or {})},
         )
         try:
             url = _first_line(proc, START_TIMEOUT)
@@ -62,6 +63,25 @@ def sandbox_url() -> Iterator[str]:
         finally:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def sandbox_url() -> Iterator[str]:
+    yield from _sandbox([])
+
+
+SECRET_TOKEN = "fake+secret/token=with spaces&more"
+"""A fake token whose URL-encoded forms differ from its text, so a test can
+look for every form it could leak in."""
+
+BIG_ROWS = 120_000
+"""Rows of sales_invoice (company 1, 2025) on the big sandbox."""
+
+
+@pytest.fixture(scope="session")
+def big_sandbox_url() -> Iterator[str]:
+    """A sandbox with a large streamed sales_invoice and SECRET_TOKEN."""
+    yield from _sandbox(["--rows", str(BIG_ROWS), "--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN})
 
 
 @pytest.fixture
@@ -125,3 +145,77 @@ def silent_url() -> Iterator[str]:
         for conn in held:
             conn.close()
         server.close()
+
+
+class RawServer:
+    """A loopback HTTP/1.1 server that answers every request with bytes
+    written by ``answer(send)`` (status line, headers and body as given, so
+    it can cut a body short or drip it), then closes the connection."""
+
+    def __init__(self, answer: Callable[[Callable[[bytes], None]], None]) -> None:
+        self.answer = answer
+        self.requests = 0
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/"
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                part = conn.recv(65536)
+                if not part:
+                    return
+                data += part
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            while len(body) < length:
+                body += conn.recv(65536)
+            self.requests += 1
+            try:
+                self.answer(conn.sendall)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+
+
+@pytest.fixture
+def raw_server() -> Iterator[Callable[[Callable[[Callable[[bytes], None]], None]], RawServer]]:
+    made: list[RawServer] = []
+
+    def make(answer: Callable[[Callable[[bytes], None]], None]) -> RawServer:
+        made.append(RawServer(answer))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.close()
+
+
+def table_body(rows: int) -> bytes:
+    """A table answer of ``rows`` invoice-like rows."""
+    parts = [
+        f'{{"invoice_no":"INV-{i:07d}","date":"2025-01-{1 + i % 28:02d}","amount":{i}.{i % 100:02d},"currency":"USD"}}'
+        for i in range(rows)
+    ]
+    return ('{"status":"success","data":[' + ",".join(parts) + "]}").encode()
