@@ -70,7 +70,7 @@ def sandbox_url() -> Iterator[str]:
     yield from _sandbox([])
 
 
-SECRET_TOKEN = "fake+secret/token=with spaces&more"
+SECRET_TOKEN = "fake+secret/token=with&more%20"
 """A fake token whose URL-encoded forms differ from its text, so a test can
 look for every form it could leak in."""
 

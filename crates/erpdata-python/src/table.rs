@@ -247,6 +247,9 @@ pub(crate) struct TableDecoder {
     collect: bool,
     kept: Vec<erpdata::Batch>,
     delivered: u64,
+    /// Rows decoded when `finish` took the decoder (which then failed or
+    /// ended), so the count survives an error.
+    rows_at_finish: u64,
 }
 
 impl TableDecoder {
@@ -284,6 +287,7 @@ impl TableDecoder {
             collect,
             kept: Vec::new(),
             delivered: 0,
+            rows_at_finish: 0,
         })
     }
 
@@ -304,7 +308,9 @@ impl TableDecoder {
     /// Complete rows decoded so far.
     #[getter]
     fn rows(&self) -> u64 {
-        self.inner.as_ref().map_or(0, |d| d.rows())
+        self.inner
+            .as_ref()
+            .map_or(self.rows_at_finish, |d| d.rows())
     }
 
     /// Rows handed out in batches so far (not collecting).
@@ -320,6 +326,7 @@ impl TableDecoder {
             .inner
             .take()
             .ok_or_else(|| PyValueError::new_err("the decoder has finished"))?;
+        self.rows_at_finish = decoder.rows();
         let finished = core(py, py.detach(|| decoder.finish()))?;
         let mut batches = std::mem::take(&mut self.kept);
         batches.extend(finished.batches);
@@ -337,6 +344,7 @@ impl TableDecoder {
             .inner
             .take()
             .ok_or_else(|| PyValueError::new_err("the decoder has finished"))?;
+        self.rows_at_finish = decoder.rows();
         let mut kept = std::mem::take(&mut self.kept);
         let built = py.detach(move || {
             let finished = decoder.finish()?;

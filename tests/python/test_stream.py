@@ -1,0 +1,170 @@
+"""stream_table: batches as the answer arrives, in bounded memory, and an
+answer cut off part-way raises after the last complete batch."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import httpx
+import pyarrow as pa
+import pytest
+
+import erpdata
+from erpdata import AsyncClient, Client
+
+from conftest import BIG_ROWS, FAKE_TOKEN, SECRET_TOKEN, table_body
+
+Send = Callable[[bytes], None]
+
+
+def big_client(url: str, **kw: Any) -> Client:
+    return Client(url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025, **kw)
+
+
+def test_batches_add_up_to_the_table(client: Client) -> None:
+    table = client.table("sales_invoice")
+    with client.stream_table("sales_invoice", batch_rows=16) as stream:
+        batches = list(stream)
+    assert [len(b) for b in batches] == [16, 16, 8]
+    assert [row for b in batches for row in b] == list(table)
+    assert stream.finished and stream.rows_received == stream.rows_delivered == 40
+    assert stream.notices == [] and stream.bytes_received > 0
+
+
+def test_arrow_batches(client: Client) -> None:
+    batches = list(client.stream_table("sales_invoice", batch_rows=25, batch_format="arrow"))
+    assert all(isinstance(b, pa.RecordBatch) for b in batches)
+    assert [b.num_rows for b in batches] == [25, 15]
+    assert batches[0].schema.field("date").type == pa.date32()
+    assert pa.types.is_decimal(batches[0].schema.field("amount").type)
+    whole = pa.concat_tables(
+        [pa.Table.from_batches([b]) for b in batches], promote_options="permissive"
+    )
+    assert whole.column("invoice_no").to_pylist() == [r["invoice_no"] for r in client.table("sales_invoice")]
+
+
+def test_invalid_arguments_raise_before_sending(refused_url: str) -> None:
+    with Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            c.stream_table("bad name")
+        assert info.value.field == "table"
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            c.stream_table("account", batch_rows=0)
+        assert info.value.field == "batch_rows"
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            c.stream_table("account", batch_format="csv")  # type: ignore[call-overload]
+        assert info.value.field == "batch_format"
+
+
+def test_batches_come_while_the_body_is_still_arriving(big_sandbox_url: str) -> None:
+    with big_client(big_sandbox_url) as c, c.stream_table("sales_invoice", batch_rows=1000) as stream:
+        first = next(stream)
+        at_first = stream.bytes_received
+        rows = len(first) + sum(len(b) for b in stream)
+        total = stream.bytes_received
+    assert rows == BIG_ROWS
+    assert len(first) == 1000
+    # The first batch was handed out after a small part of the body.
+    assert at_first < total / 10, (at_first, total)
+
+
+def test_leaving_early_releases_the_connection(big_sandbox_url: str) -> None:
+    limits = httpx.Limits(max_connections=1)
+    with httpx.Client(limits=limits) as http, big_client(big_sandbox_url, http_client=http) as c:
+        for _ in range(3):
+            with c.stream_table("sales_invoice", batch_rows=100) as stream:
+                next(stream)
+        # Had a stream kept its connection, this would wait for the pool.
+        assert c.receivables("C001", timeout=5).rows
+
+
+def cut_off(body: bytes, keep: int) -> Callable[[Send], None]:
+    """Promises the whole body, sends ``keep`` bytes, closes."""
+
+    def answer(send: Send) -> None:
+        send(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n")
+        send(f"content-length: {len(body)}\r\n\r\n".encode() + body[:keep])
+
+    return answer
+
+
+def test_a_cut_off_body_raises_after_the_last_complete_batch(raw_server: Any) -> None:
+    body = table_body(1000)
+    server = raw_server(cut_off(body, len(body) * 3 // 4))
+    got: list[Any] = []
+    with Client(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+        with pytest.raises(erpdata.TransportError) as info:
+            for batch in c.stream_table("sales_invoice", batch_rows=100):
+                got.append(batch)
+    err = info.value
+    assert len(got) == 7 and all(len(b) == 100 for b in got)
+    assert err.rows_received is not None and 700 <= err.rows_received < 1000
+    assert f"{err.rows_received} rows had arrived" in str(err)
+    assert "700 of them delivered" in str(err)
+    assert err.__context__ is None and err.__cause__ is None
+    # Batches had gone out, so it is not retried.
+    assert server.requests == 1
+
+
+def test_a_truncated_json_body_raises_a_decode_error(raw_server: Any) -> None:
+    body = table_body(500)[:-200]
+
+    def answer(send: Send) -> None:
+        send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+
+    server = raw_server(answer)
+    rows = 0
+    with Client(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+        with pytest.raises(erpdata.DecodeError) as info:
+            for batch in c.stream_table("sales_invoice", batch_rows=64):
+                rows += len(batch)
+        assert "truncated" in str(info.value)
+        assert rows == 448 and info.value.rows_received is not None and info.value.rows_received > 448
+        # table() never turns a truncated answer into fewer rows either.
+        with pytest.raises(erpdata.DecodeError, match="truncated"):
+            c.table("sales_invoice")
+
+
+def test_table_retries_a_body_cut_off(raw_server: Any) -> None:
+    body = table_body(300)
+    calls = 0
+
+    def flaky(send: Send) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            cut_off(body, 1000)(send)
+        else:
+            send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+
+    server = raw_server(flaky)
+    with Client(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+        assert len(c.table("sales_invoice")) == 300
+    assert server.requests == 2
+
+
+def test_async_stream_cut_off(raw_server: Any) -> None:
+    body = table_body(1000)
+    server = raw_server(cut_off(body, len(body) // 2))
+
+    async def main() -> tuple[int, erpdata.ErpError]:
+        rows = 0
+        async with AsyncClient(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+            try:
+                async for batch in c.stream_table("sales_invoice", batch_rows=100, batch_format="arrow"):
+                    rows += batch.num_rows
+            except erpdata.TransportError as err:
+                return rows, err
+        raise AssertionError("no error")
+
+    rows, err = asyncio.run(main())
+    assert rows == 400 or rows == 500
+    assert err.rows_received is not None and err.rows_received >= rows
+    assert "rows had arrived" in str(err)
+
+
+def test_service_error_in_a_stream(sandbox_url: str) -> None:
+    with Client(sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+        with pytest.raises(erpdata.ServiceError, match="Invalid access token"):
+            list(c.stream_table("sales_invoice"))
