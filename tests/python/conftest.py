@@ -74,8 +74,14 @@ SECRET_TOKEN = "fake+secret/token=with&more%20"
 """A fake token whose URL-encoded forms differ from its text, so a test can
 look for every form it could leak in."""
 
-BIG_ROWS = 120_000
+BIG_ROWS = 60_000
 """Rows of sales_invoice (company 1, 2025) on the big sandbox."""
+
+
+@pytest.fixture(scope="session")
+def secret_sandbox_url() -> Iterator[str]:
+    """A sandbox whose token is SECRET_TOKEN."""
+    yield from _sandbox(["--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN})
 
 
 @pytest.fixture(scope="session")

@@ -87,7 +87,7 @@ def test_dues_many_bounds_concurrency(sandbox_url: str) -> None:
     acids = [f"C{n:03d}" for n in range(1, 13)] + ["C001"]
 
     async def main() -> dict[str, erpdata.Dues]:
-        hooks = {"request": [on_request], "response": [on_response]}
+        hooks: dict[str, list[Callable[..., Any]]] = {"request": [on_request], "response": [on_response]}
         async with httpx.AsyncClient(event_hooks=hooks) as http:
             async with AsyncClient(sandbox_url, project="demo", http_client=http) as client:
                 return await client.dues_many(acids, "RECEIPT", concurrency=3)
