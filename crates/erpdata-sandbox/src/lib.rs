@@ -13,6 +13,7 @@ mod config;
 mod data;
 mod date;
 mod dues;
+mod faults;
 mod json;
 mod rng;
 mod routes;

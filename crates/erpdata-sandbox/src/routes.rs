@@ -11,7 +11,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
+use axum::routing::{any, get};
 use axum::Router;
 
 use crate::config::Config;
@@ -24,7 +24,7 @@ const JSON: &str = "application/json; charset=utf-8";
 /// Like PHP's `post_max_size`: a larger body is ignored, not refused.
 const MAX_FORM: usize = 1 << 20;
 
-struct App {
+pub(crate) struct App {
     config: Config,
     data: Arc<Dataset>,
 }
@@ -36,6 +36,8 @@ pub fn router(config: Config) -> Router {
     let router = Router::new()
         .route("/apis/ajax.php", any(dues))
         .route("/apis/dataapi.php", any(table))
+        .route("/_faults/count/{key}", get(crate::faults::seen))
+        .route("/_faults/{fault}/{key}/{*path}", any(crate::faults::inject))
         .fallback(not_found)
         .with_state(Arc::new(App { config, data }));
     if log {
@@ -87,7 +89,7 @@ fn json(body: impl Into<Body>) -> Response {
 
 /// `GET apis/ajax.php?sys_projectfolder=..&func=getduesDet&acid=..&type=..`
 /// Reads the query string only, like PHP's `$_GET`, whatever the method.
-async fn dues(State(app): State<Arc<App>>, req: Request) -> Response {
+pub(crate) async fn dues(State(app): State<Arc<App>>, req: Request) -> Response {
     let params = Params::parse(&[req.uri().query().unwrap_or("").as_bytes()]);
     match dues_answer(&app, &params) {
         Ok(body) | Err(body) => json(body),
@@ -115,7 +117,7 @@ fn dues_answer(app: &App, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
 }
 
 /// `POST` (form) or `GET` `apis/dataapi.php` with `req=getdata`.
-async fn table(State(app): State<Arc<App>>, req: Request) -> Response {
+pub(crate) async fn table(State(app): State<Arc<App>>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     // PHP fills `$_POST` only from a form body; any other body is ignored.
     let form = if is_form(&parts.headers) {
@@ -197,7 +199,7 @@ fn same_secret(given: &str, expected: &str) -> bool {
             == 0
 }
 
-async fn not_found() -> Response {
+pub(crate) async fn not_found() -> Response {
     (
         StatusCode::NOT_FOUND,
         [(header::CONTENT_TYPE, "text/html; charset=iso-8859-1")],

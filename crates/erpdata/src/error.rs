@@ -1,5 +1,7 @@
 use std::fmt;
 
+use crate::source::TransportSource;
+
 /// What went wrong at the transport level; set by the binding that sent the
 /// request, because only it sees sockets and clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -64,6 +66,12 @@ pub enum Error {
         kind: TransportKind,
         /// The host stack's message, redacted.
         message: String,
+        /// The host stack's error behind it, redacted link by link, when
+        /// the binding kept it (see [`Config::transport_error_from`]).
+        ///
+        /// [`Config::transport_error_from`]: crate::Config::transport_error_from
+        #[source]
+        source: Option<TransportSource>,
     },
     /// The service answered with a status outside 2xx.
     #[error("HTTP status {status}: {excerpt}")]

@@ -38,8 +38,11 @@
 #![deny(missing_docs)]
 
 mod cell;
+#[cfg(any(feature = "reqwest", feature = "blocking"))]
+mod client;
 mod config;
 mod decode;
+mod env;
 mod error;
 mod excerpt;
 mod id;
@@ -50,10 +53,17 @@ mod redirect;
 mod request;
 mod response;
 mod retry;
+mod source;
 mod token;
 pub mod validate;
 
 pub use cell::{Cell, Row};
+#[cfg(feature = "reqwest")]
+pub use client::{AsyncClient, BatchStream};
+#[cfg(feature = "blocking")]
+pub use client::{BatchIter, BlockingClient};
+#[cfg(any(feature = "reqwest", feature = "blocking"))]
+pub use client::{ClientOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
 pub use config::{Config, ConfigBuilder};
 pub use decode::{
     unify_schemas, Batch, Bitmap, Column, ColumnData, ColumnType, DecoderOptions, Finished, Schema,
@@ -63,6 +73,9 @@ pub use decode::{
 pub use decode::{
     Dictionary, DICTIONARY_MIN_VALUES, DICTIONARY_SAMPLE, JSON_TYPE, TYPE_METADATA_KEY,
 };
+pub use env::{
+    ACCESS_TOKEN_VAR, BASE_URL_VAR, COMPANY_ID_VAR, PROJECT_FOLDER_VAR, PROJECT_VAR, YEAR_ID_VAR,
+};
 pub use error::{Error, Result, TransportKind};
 pub use id::Id;
 pub use query::{DuesKind, DuesQuery, Method, TableQuery};
@@ -70,6 +83,7 @@ pub use redirect::MAX_REDIRECTS;
 pub use request::{FORM_CONTENT_TYPE, USER_AGENT_VALUE};
 pub use response::{Dues, Table};
 pub use retry::{Decision, Outcome, RetryPolicy};
+pub use source::TransportSource;
 pub use token::{AccessToken, REDACTED};
 /// The Arrow crates this crate's Arrow output is built with (feature
 /// `arrow`), so that callers use the same versions.
@@ -83,6 +97,7 @@ impl Config {
         Error::Transport {
             kind,
             message: self.redact(message),
+            source: None,
         }
     }
 }

@@ -1,0 +1,91 @@
+//! What the ready clients need besides a [`Config`](crate::Config):
+//! timeouts, the retry policy and the batch size of streamed tables.
+
+use std::time::Duration;
+
+use crate::decode::DecoderOptions;
+use crate::retry::RetryPolicy;
+
+/// The default time allowed for connecting (TCP and TLS).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time allowed for one whole call.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Settings of [`AsyncClient`](crate::AsyncClient) and
+/// [`BlockingClient`](crate::BlockingClient); every default is finite.
+///
+/// ```
+/// use std::time::Duration;
+/// use erpdata::{ClientOptions, RetryPolicy};
+///
+/// let options = ClientOptions::default()
+///     .timeout(Duration::from_secs(120))
+///     .retry_policy(RetryPolicy::with_max_retries(4))
+///     .batch_rows(10_000);
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientOptions {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) timeout: Duration,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) decoder: DecoderOptions,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            decoder: DecoderOptions::default(),
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Time allowed to connect, TLS handshake included (default 10 s).
+    /// A zero duration is taken as the default: there is no "no timeout".
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = nonzero(timeout, DEFAULT_CONNECT_TIMEOUT);
+        self
+    }
+
+    /// Time allowed for one attempt of a call, from sending the request to
+    /// the last byte of the answer (default 30 s). For
+    /// [`stream_table`](crate::AsyncClient::stream_table) it bounds the wait
+    /// for the answer's head and each wait for the next part of the body,
+    /// so that a table of any size can stream. Retries get their own
+    /// attempt time. A zero duration is taken as the default.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = nonzero(timeout, DEFAULT_TIMEOUT);
+        self
+    }
+
+    /// The retry policy (default [`RetryPolicy::default`]: 2 retries).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Shorthand for a default [`RetryPolicy`] with `max_retries` retries;
+    /// 0 turns retrying off.
+    pub fn max_retries(mut self, max_retries: u32) -> Self {
+        self.retry.max_retries = max_retries;
+        self
+    }
+
+    /// Rows per streamed batch (default 65,536; at least 1).
+    pub fn batch_rows(mut self, rows: usize) -> Self {
+        self.decoder.batch_rows = rows.max(1);
+        self
+    }
+}
+
+fn nonzero(d: Duration, default: Duration) -> Duration {
+    if d.is_zero() {
+        default
+    } else {
+        d
+    }
+}

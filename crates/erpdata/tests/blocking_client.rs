@@ -1,0 +1,309 @@
+//! `BlockingClient` against a real sandbox process over loopback.
+
+mod sandbox;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use erpdata::{
+    BlockingClient, Cell, ClientOptions, Config, DuesKind, Error, Method, RetryPolicy, TableQuery,
+    TransportKind,
+};
+use sandbox::{Sandbox, TOKEN};
+
+fn config(base: &str) -> Config {
+    Config::builder(base)
+        .project("demo")
+        .access_token(TOKEN)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .unwrap()
+}
+
+/// Fast retries, so the tests do not wait out the default backoff.
+fn quick(max_retries: u32) -> ClientOptions {
+    ClientOptions::default().retry_policy(RetryPolicy {
+        max_retries,
+        base_delay: Duration::from_millis(10),
+        ..RetryPolicy::default()
+    })
+}
+
+fn client(base: &str) -> BlockingClient {
+    BlockingClient::with_options(config(base), quick(2)).unwrap()
+}
+
+#[test]
+fn dues_receivables_and_payables() {
+    let sb = Sandbox::start();
+    let c = client(&sb.url);
+    let dues = c.receivables("C001").unwrap();
+    assert!(!dues.rows.is_empty());
+    assert_eq!(dues.kind, DuesKind::Receipt);
+    assert!(matches!(dues.rows[0].get("balance"), Some(Cell::Number(_))));
+    assert_eq!(c.dues("C001", DuesKind::Receipt).unwrap(), dues);
+    assert!(!c.payables("S001").unwrap().rows.is_empty());
+    assert!(c.receivables("C012").unwrap().rows.is_empty());
+    let err = c.receivables("NOPE").unwrap_err();
+    assert!(
+        matches!(&err, Error::Service { message, .. } if message.contains("Unknown account")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn table_post_get_and_overrides() {
+    let sb = Sandbox::start();
+    let c = client(&sb.url);
+    let table = c.table("sales_invoice").unwrap();
+    assert_eq!(table.rows.len(), 40);
+    assert_eq!(table.columns[0], "invoice_no");
+    let by_get = c
+        .table(TableQuery::new("sales_invoice").method(Method::Get))
+        .unwrap();
+    assert_eq!(by_get, table);
+    let other = c
+        .table(TableQuery::new("sales_invoice").company_id(2))
+        .unwrap();
+    assert_eq!(other.rows.len(), 28);
+}
+
+#[test]
+fn stream_gives_the_same_rows_in_batches() {
+    let sb = Sandbox::start();
+    let c = BlockingClient::with_options(config(&sb.url), quick(2).batch_rows(7)).unwrap();
+    let whole = c.table("sales_invoice").unwrap();
+    let batches: Vec<_> = c
+        .stream_table("sales_invoice")
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(batches.len(), 6);
+    assert!(batches.iter().all(|b| b.num_rows <= 7));
+    let rows: Vec<_> = batches.iter().flat_map(|b| b.rows()).collect();
+    assert_eq!(rows.len(), whole.rows.len());
+    for (streamed, row) in rows.iter().zip(&whole.rows) {
+        for (key, cell) in &row.fields {
+            let got = streamed.get(key).unwrap();
+            match (cell, got) {
+                // The typed column keeps the decimal at the column's scale.
+                (Cell::Number(a), Cell::Number(b)) => {
+                    assert_eq!(a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap())
+                }
+                (Cell::Int(a), Cell::Number(b)) => assert_eq!(*a as f64, b.parse::<f64>().unwrap()),
+                _ => assert_eq!(cell, got, "{key}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_large_table_streams() {
+    let sb = Sandbox::start_with(&["--rows", "150000"]);
+    let c = client(&sb.url);
+    let (mut rows, mut batches) = (0, 0);
+    for batch in c.stream_table("sales_invoice").unwrap() {
+        rows += batch.unwrap().num_rows;
+        batches += 1;
+    }
+    assert_eq!((rows, batches), (150_000, 3));
+}
+
+#[test]
+fn a_503_is_retried_then_succeeds() {
+    let sb = Sandbox::start();
+    let (base, key) = sb.faulty("status-503x2");
+    let dues = client(&base).receivables("C001").unwrap();
+    assert!(!dues.rows.is_empty());
+    assert_eq!(sb.count(&key), 3, "two 503s, then the answer");
+
+    let (base, key) = sb.faulty("status-503x2");
+    let stream = client(&base).stream_table("receipt").unwrap();
+    let batches: Vec<_> = stream.collect::<Result<_, _>>().unwrap();
+    assert!(batches.iter().map(|b| b.num_rows).sum::<usize>() > 0);
+    assert_eq!(sb.count(&key), 3);
+}
+
+#[test]
+fn retries_stop_at_the_policy_limit() {
+    let sb = Sandbox::start();
+    let (base, key) = sb.faulty("status-503x9");
+    let c = BlockingClient::with_options(config(&base), quick(1)).unwrap();
+    let err = c.table("account").unwrap_err();
+    assert!(
+        matches!(err, Error::HttpStatus { status: 503, .. }),
+        "{err:?}"
+    );
+    assert_eq!(sb.count(&key), 2, "one attempt and one retry");
+
+    // 500 is not worth retrying.
+    let (base, key) = sb.faulty("status-500x9");
+    let err = client(&base).receivables("C001").unwrap_err();
+    assert!(matches!(err, Error::HttpStatus { status: 500, .. }));
+    assert_eq!(sb.count(&key), 1);
+}
+
+#[test]
+fn a_cross_origin_redirect_is_refused_and_the_other_origin_gets_nothing() {
+    let sb = Sandbox::start();
+    let other = Sandbox::start();
+    let (base, key) = sb.faulty(&format!("redirect-307-{}", other.port()));
+    let c = client(&base);
+    let err = c.table("sales_invoice").unwrap_err();
+    let text = format!("{err} {err:?}");
+    assert!(
+        matches!(err, Error::HttpStatus { status: 307, .. }),
+        "{text}"
+    );
+    assert!(text.contains("refused"), "{text}");
+    assert!(!text.contains(TOKEN), "{text}");
+    let err = c.stream_table("sales_invoice").unwrap_err();
+    assert!(matches!(err, Error::HttpStatus { status: 307, .. }));
+    assert_eq!(sb.count(&key), 2);
+    assert_eq!(other.count(&key), 0, "the other origin received a request");
+}
+
+#[test]
+fn a_same_origin_redirect_is_followed_with_the_form() {
+    let sb = Sandbox::start();
+    let (base, key) = sb.faulty("redirect-307-self");
+    let table = client(&base).table("sales_invoice").unwrap();
+    assert_eq!(table.rows.len(), 40);
+    assert_eq!(sb.count(&key), 1);
+}
+
+#[test]
+fn invalid_input_sends_nothing() {
+    let sb = Sandbox::start();
+    let (base, key) = sb.faulty("pass");
+    let c = client(&base);
+    let err = c.table("sales_invoice; drop").unwrap_err();
+    assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "table"));
+    let err = c.receivables("C\u{0}01").unwrap_err();
+    assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "acid"));
+    assert!(c.stream_table("").is_err());
+    assert_eq!(sb.count(&key), 0);
+}
+
+#[test]
+fn a_refused_connection_is_a_transport_error_with_its_cause() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let c = BlockingClient::with_options(config(&format!("http://127.0.0.1:{port}")), quick(1))
+        .unwrap();
+    let err = c.table("account").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Connect,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("could not connect"), "{err}");
+    let mut chain = Vec::new();
+    let mut link = std::error::Error::source(&err);
+    while let Some(e) = link {
+        chain.push(e.to_string());
+        link = e.source();
+    }
+    assert!(
+        chain.iter().any(|m| m.to_lowercase().contains("refused")),
+        "the host stack's cause is kept: {chain:?}"
+    );
+    assert!(!format!("{err} {err:?}").contains(TOKEN));
+}
+
+/// A loopback server that accepts and then writes `answer` (or nothing).
+fn raw_server(answer: Option<&'static [u8]>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                match answer {
+                    Some(bytes) => {
+                        let _ = stream.write_all(bytes);
+                    }
+                    None => std::thread::sleep(Duration::from_secs(30)),
+                }
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn the_timeout_is_honoured() {
+    let url = raw_server(None);
+    let options = quick(0).timeout(Duration::from_millis(300));
+    let c = BlockingClient::with_options(config(&url), options).unwrap();
+    let start = Instant::now();
+    let err = c.receivables("C001").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = c.stream_table("account").unwrap_err();
+    assert!(matches!(
+        err,
+        Error::Transport {
+            kind: TransportKind::Timeout,
+            ..
+        }
+    ));
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_body_cut_short_is_an_error_not_fewer_rows() {
+    let url = raw_server(Some(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n\
+          {\"status\":\"success\",\"data\":[{\"a\":1},{\"a\":2},{\"a\"",
+    ));
+    let c = BlockingClient::with_options(config(&url), quick(0).batch_rows(1)).unwrap();
+    let err = c.table("account").unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { reason, .. } if reason.contains("truncated")),
+        "{err:?}"
+    );
+    let mut stream = c.stream_table("account").unwrap();
+    let mut rows = 0;
+    let err = loop {
+        match stream.next() {
+            Some(Ok(batch)) => rows += batch.num_rows,
+            None => panic!("the iterator ended without an error after {rows} rows"),
+            Some(Err(e)) => break e,
+        }
+    };
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    assert!(stream.next().is_none());
+}
+
+#[test]
+fn debug_never_shows_the_token() {
+    let c = client("http://127.0.0.1:9");
+    let text = format!("{c:?}");
+    assert!(!text.contains(TOKEN), "{text}");
+    assert!(text.contains("BlockingClient"));
+}
