@@ -369,6 +369,12 @@ pub(crate) struct ColumnSink {
     releasing: bool,
     ever_released: bool,
     fault: Option<String>,
+    /// Whether every row so far had the first row's keys, in its order,
+    /// each once, and no number was a negative zero: then rows rebuilt
+    /// from the columns equal the rows sent.
+    regular: bool,
+    /// Whether a row has ended since the last reset.
+    had_row: bool,
 }
 
 impl ColumnSink {
@@ -387,11 +393,23 @@ impl ColumnSink {
             releasing: false,
             ever_released: false,
             fault: None,
+            regular: true,
+            had_row: false,
         }
+    }
+
+    /// See [`TableDecoder::rows_regular`](super::TableDecoder::rows_regular).
+    pub(crate) fn regular(&self) -> bool {
+        self.regular
     }
 
     #[cold]
     fn slow_key(&mut self, key: &str) -> usize {
+        // Another key at a known position, or more keys than the previous
+        // row: the rows differ in their keys or their order.
+        if self.pos < self.keys.len() || self.had_row {
+            self.regular = false;
+        }
         let c = match self.index.get(key) {
             Some(&c) => c,
             None => {
@@ -445,6 +463,12 @@ impl ColumnSink {
     #[inline(always)]
     fn push(&mut self, c: usize, value: CellRef<'_>) {
         self.pos += 1;
+        // A typed column keeps -0 as 0: a row rebuilt from it would differ.
+        if let CellRef::Number(_, n) = value {
+            if n.negative && n.mantissa == 0 && !n.overflow {
+                self.regular = false;
+            }
+        }
         if let CellRef::Str(_, text) | CellRef::Json(text) = value {
             self.text_bytes += text.len();
             if text.len() > MAX_VALUE_TEXT {
@@ -461,6 +485,7 @@ impl ColumnSink {
         let rows = self.rows;
         let col = &mut self.cols[c];
         if col.len > rows {
+            self.regular = false;
             col.pop();
         } else {
             self.set_in_row += 1;
@@ -500,6 +525,7 @@ impl Sink for ColumnSink {
     #[inline]
     fn end_row(&mut self) {
         if self.set_in_row < self.cols.len() {
+            self.regular = false;
             let rows = self.rows;
             for col in &mut self.cols {
                 if col.len <= rows {
@@ -507,6 +533,7 @@ impl Sink for ColumnSink {
                 }
             }
         }
+        self.had_row = true;
         self.rows += 1;
         if self.rows >= self.batch_rows || self.text_bytes > MAX_BATCH_TEXT {
             self.complete();

@@ -175,4 +175,44 @@ impl TableDecoder {
     pub fn rows(&self) -> u64 {
         self.core.rows()
     }
+
+    /// Whether every row so far had the same keys as the first, in the
+    /// same order, each once, and no number was a negative zero. Then a
+    /// row rebuilt from the batches (every column, in column order) is the
+    /// row that was sent; otherwise some row lacked a key (it reads as null
+    /// in the columns), ordered its keys differently, repeated one, or sent
+    /// `-0` (a typed column holds 0).
+    pub fn rows_regular(&self) -> bool {
+        self.core.sink.regular()
+    }
+}
+
+#[cfg(test)]
+mod regular_rows {
+    use super::*;
+
+    fn regular(data: &str) -> bool {
+        let config = Config::builder("https://erp.example.com/").build().unwrap();
+        let mut decoder = TableDecoder::new(&config, 200, DecoderOptions { batch_rows: 2 });
+        let body = format!(r#"{{"status":"success","data":[{data}]}}"#);
+        decoder.feed(body.as_bytes()).unwrap();
+        decoder.rows_regular()
+    }
+
+    #[test]
+    fn same_keys_in_the_same_order_are_regular() {
+        assert!(regular(r#"{"a":1,"b":"x"},{"a":2,"b":null},{"a":3.5,"b":"z"}"#));
+        assert!(regular(r#"{"a":1}"#));
+        assert!(regular(""));
+    }
+
+    #[test]
+    fn anything_a_column_cannot_give_back_is_not() {
+        assert!(!regular(r#"{"a":1,"b":2},{"b":2,"a":1}"#), "order");
+        assert!(!regular(r#"{"a":1,"b":2},{"a":1}"#), "missing key");
+        assert!(!regular(r#"{"a":1},{"a":1,"b":2}"#), "new key");
+        assert!(!regular(r#"{"a":1,"a":2}"#), "repeated key");
+        assert!(!regular(r#"{"a":-0.0}"#), "negative zero");
+        assert!(!regular(r#"{"a":1},{"a":1},{"a":1,"c":1}"#), "new key in a later batch");
+    }
 }
