@@ -9,6 +9,7 @@
 //! # }
 //! ```
 
+mod body_faults;
 mod config;
 mod data;
 mod date;

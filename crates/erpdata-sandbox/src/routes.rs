@@ -38,6 +38,11 @@ pub fn router(config: Config) -> Router {
         .route("/apis/dataapi.php", any(table))
         .route("/_faults/count/{key}", get(crate::faults::seen))
         .route("/_faults/{fault}/{key}/{*path}", any(crate::faults::inject))
+        .route("/_body/count/{key}", get(crate::body_faults::seen))
+        .route(
+            "/_body/{fault}/{key}/{*path}",
+            any(crate::body_faults::inject),
+        )
         .fallback(not_found)
         .with_state(Arc::new(App { config, data }));
     if log {
