@@ -1,7 +1,11 @@
 // ErpClient: sends the requests the wasm core describes with `fetch`, and
 // hands status + body bytes back to the core. No rule of the wire format
-// (encoding, validation, parsing, redaction) is implemented here.
+// (encoding, validation, parsing, redaction, retrying, redirects) is
+// implemented here.
 import { fromCore, invalidInput } from "./errors.js";
+import { send } from "./send.js";
+import { concat, core, DEFAULT_BATCH_ROWS, readTable, Table, withRowCount } from "./table.js";
+import { batchRows } from "./columns.js";
 import { transportError } from "./transport.js";
 
 let loadWasm = () => {
@@ -38,18 +42,6 @@ function environment() {
   return env ?? {};
 }
 
-/** Calls the core; its plain error objects become ErpError subclasses. */
-function core(call) {
-  try {
-    return call();
-  } catch (raw) {
-    const err = fromCore(raw);
-    // Start the stack at the caller's frame, not inside this plumbing.
-    if (err instanceof Error) Error.captureStackTrace?.(err, core);
-    throw err;
-  }
-}
-
 /**
  * The core checks `numbers` too, but only when parsing, after the request
  * went out; nothing is sent for invalid input, so it is checked first.
@@ -60,12 +52,31 @@ function checkNumbers(numbers) {
   }
 }
 
+function checkSignal(signal) {
+  if (signal !== undefined && signal !== null && !(typeof signal === "object" && "aborted" in signal
+      && typeof signal.addEventListener === "function")) {
+    throw invalidInput("signal", "must be an AbortSignal");
+  }
+}
+
+function checkBatchRows(batchRows) {
+  if (batchRows !== undefined && (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > 2 ** 31 - 1)) {
+    throw invalidInput("batchRows", "must be a positive integer");
+  }
+}
+
+/** Starts an Error's stack at the caller's frame, not inside this plumbing. */
+function trimmed(err, fn) {
+  if (err instanceof Error) Error.captureStackTrace?.(err, fn);
+  return err;
+}
+
 export class ErpClient {
   /** The wasm core: the only place the access token is kept. */
   #core;
+  #policy;
   #fetch;
   #timeoutMs;
-  #maxRetries;
 
   constructor(options) {
     options ??= {};
@@ -73,11 +84,11 @@ export class ErpClient {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
     }
     const { timeoutMs = 30_000, maxRetries = 2 } = options;
-    if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs) || timeoutMs > 2 ** 31 - 1) {
       // "Wait forever" is never what a server process wants by accident.
-      throw invalidInput("timeoutMs", "must be a positive, finite number of milliseconds");
+      throw invalidInput("timeoutMs", "must be a positive, finite number of milliseconds (at most 2^31-1)");
     }
-    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0 || maxRetries > 2 ** 32 - 1) {
       throw invalidInput("maxRetries", "must be a non-negative integer");
     }
     const fetchFn = options.fetch ?? globalThis.fetch;
@@ -93,66 +104,142 @@ export class ErpClient {
       throw invalidInput("base_url", "not given; pass baseUrl or set ERPDATA_BASE_URL");
     }
     settings.allowInsecureHttp = options.allowInsecureHttp;
-    const { Core } = loadWasm();
+    const { Core, RetryPolicy } = loadWasm();
     this.#core = core(() => new Core(settings));
-    this.#fetch = fetchFn;
+    this.#policy = new RetryPolicy(maxRetries);
+    // Called unbound: a fetch that needs `this` (window.fetch) breaks otherwise.
+    this.#fetch = options.fetch ? fetchFn : (...args) => globalThis.fetch(...args);
     this.#timeoutMs = timeoutMs;
-    // Stored for the retry loop, which will follow the core's RetryPolicy
-    // (as the Python client does) once the wasm glue exposes it; today
-    // every call makes exactly one attempt.
-    this.#maxRetries = maxRetries;
+  }
+
+  get #client() {
+    return { core: this.#core, policy: this.#policy, fetch: this.#fetch, timeoutMs: this.#timeoutMs };
   }
 
   /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
-  async dues({ acid, kind, numbers } = {}) {
-    checkNumbers(numbers);
-    const request = core(() => this.#core.duesRequest(acid, kind));
-    const { status, body } = await this.#send(request);
-    return core(() => this.#core.parseDues(acid, kind, status, body, numbers));
+  async dues({ acid, kind, numbers, signal } = {}) {
+    try {
+      checkNumbers(numbers);
+      checkSignal(signal);
+      const request = core(() => this.#core.duesRequest(acid, kind));
+      const { status, body } = await send(this.#client, request, {
+        signal,
+        consume: async (response) => ({ status: response.status, body: new Uint8Array(await response.arrayBuffer()) }),
+      });
+      return core(() => this.#core.parseDues(acid, kind, status, body, numbers));
+    } catch (err) {
+      throw trimmed(err, this.dues);
+    }
   }
 
   /** What a customer owes (`type=RECEIPT`). */
-  receivables(acid, { numbers } = {}) {
-    return this.dues({ acid, kind: "RECEIPT", numbers });
+  receivables(acid, { numbers, signal } = {}) {
+    return this.dues({ acid, kind: "RECEIPT", numbers, signal });
   }
 
   /** What is owed to a supplier (`type=PAYMENT`). */
-  payables(acid, { numbers } = {}) {
-    return this.dues({ acid, kind: "PAYMENT", numbers });
+  payables(acid, { numbers, signal } = {}) {
+    return this.dues({ acid, kind: "PAYMENT", numbers, signal });
   }
 
-  /** Every row of an ERP table; POST unless `method: "GET"` is asked for. */
-  async table(name, { companyId, yearId, method, numbers } = {}) {
-    checkNumbers(numbers);
-    const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
-    const { status, body } = await this.#send(request);
-    return core(() => this.#core.parseTable(status, body, numbers));
-  }
-
-  async #send(request) {
-    const init = {
-      method: request.method,
-      headers: request.headers,
-      // The core decides about redirects: a 3xx comes back to it as an
-      // HttpStatusError. Redirect following, within the core's policy
-      // (same origin only), comes with the retry loop.
-      redirect: "manual",
-      signal: AbortSignal.timeout(this.#timeoutMs),
-    };
-    if (request.body !== null) init.body = request.body;
-    const fetchFn = this.#fetch;
+  /**
+   * Every row of an ERP table; POST unless `method: "GET"` is asked for.
+   * The body is decoded as it arrives; `rows` and `columns()` are built
+   * from typed columns.
+   */
+  async table(name, { companyId, yearId, method, numbers, signal } = {}) {
     try {
-      // The same signal covers reading the body: a server that sends
-      // headers and then stalls still times out.
-      const response = await fetchFn(request.url, init);
-      const body = new Uint8Array(await response.arrayBuffer());
-      // In its own call: wasm memory growing during the parse call makes
-      // V8 collect garbage over and over (see Core.reserveForBody).
-      this.#core.reserveForBody(body.length);
-      return { status: response.status, body };
+      checkNumbers(numbers);
+      checkSignal(signal);
+      const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
+      const wasmCore = this.#core;
+      return await send(this.#client, request, {
+        signal,
+        consume: async (response) => {
+          const read = await readTable(wasmCore, response, {
+            numbers, batchRows: DEFAULT_BATCH_ROWS, keepBody: true,
+          });
+          const { chunks, status } = { chunks: read.chunks, status: response.status };
+          // Rows rebuilt from columns equal the rows sent only when every
+          // row had the same keys in the same order, and (with exact
+          // number text) when each number kept its own text; otherwise the
+          // core's row path reads the kept body.
+          const exact = !read.regular || numbers === "string";
+          return new Table({
+            ...read,
+            numbers,
+            exactRows: exact ? () => core(() => wasmCore.parseTable(status, concat(chunks), numbers)).rows : undefined,
+          });
+        },
+      });
     } catch (err) {
-      throw transportError(this.#core, err, this.#timeoutMs);
+      throw trimmed(err, this.table);
     }
+  }
+
+  /**
+   * The table as an async iterable of row batches (arrays of row objects),
+   * decoded while the body arrives: memory stays bounded by `batchRows`.
+   * Every row has every column seen so far (null where a row lacked the
+   * key). A body that breaks off throws after the last complete batch;
+   * the error says how many rows arrived.
+   */
+  streamTable(name, { companyId, yearId, method, numbers, signal, batchRows: size = 10_000 } = {}) {
+    checkNumbers(numbers);
+    checkSignal(signal);
+    checkBatchRows(size);
+    const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
+    const client = this.#client;
+    const wasmCore = this.#core;
+    return {
+      async *[Symbol.asyncIterator]() {
+        let attempt;
+        const response = await send(client, request, {
+          signal,
+          keepOpen: true,
+          consume: (res, a) => {
+            attempt = a;
+            return res;
+          },
+        });
+        const stream = core(() => wasmCore.tableStream(response.status, size, numbers));
+        const reader = response.body?.getReader();
+        try {
+          for (;;) {
+            let chunk;
+            try {
+              chunk = reader ? await reader.read() : { done: true };
+            } catch (err) {
+              const failure = attempt.byCaller
+                ? fromCore(wasmCore.transportError("other", "the call was aborted by its signal"), signal.reason)
+                : transportError(wasmCore, err, client.timeoutMs);
+              failure.rowsReceived = stream.rows;
+              failure.message = `${failure.message} (${stream.rows} complete rows arrived before the error)`;
+              throw failure;
+            }
+            if (chunk.done) break;
+            let batches;
+            try {
+              batches = core(() => stream.feed(chunk.value));
+            } catch (err) {
+              throw withRowCount(err, stream.rows);
+            }
+            for (const b of batches) yield batchRows(b, numbers, []);
+          }
+          let end;
+          try {
+            end = core(() => stream.finish());
+          } catch (err) {
+            throw withRowCount(err, stream.rows);
+          }
+          for (const b of end.batches) yield batchRows(b, numbers, []);
+        } finally {
+          attempt?.done();
+          reader?.cancel().catch(() => {});
+          stream.free();
+        }
+      },
+    };
   }
 
   /** What the client is configured with; never the token. */
@@ -166,7 +253,7 @@ export class ErpClient {
       companyId: c.companyId ?? null,
       yearId: c.yearId ?? null,
       timeoutMs: this.#timeoutMs,
-      maxRetries: this.#maxRetries,
+      maxRetries: this.#policy.maxRetries,
     };
   }
 

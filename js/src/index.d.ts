@@ -10,9 +10,14 @@ export type DuesKind = "RECEIPT" | "PAYMENT" | (string & {});
 export type Method = "POST" | "GET" | (string & {});
 
 /**
- * How numbers reach you: `"number"` (default) gives JS numbers, as
- * `JSON.parse` would; `"string"` gives each number's exact decimal text
- * (`"1234.50"`), so money is never rounded.
+ * How numbers reach you in rows: `"number"` (default) gives JS numbers,
+ * exactly as `JSON.parse` would, so an integer beyond
+ * `Number.MAX_SAFE_INTEGER` (2^53 - 1) or a decimal with more than about
+ * 15 significant digits is rounded to the nearest double, as `JSON.parse`
+ * rounds it; `"string"` gives each number's exact decimal text
+ * (`"1234.50"`, `"9007199254740993"`), so money and large ids are never
+ * rounded. In `columns()` integers beyond 32 bits are a `BigInt64Array`
+ * (exact) either way.
  */
 export type Numbers = "number" | "string";
 
@@ -38,22 +43,35 @@ export interface ErpClientOptions {
   companyId?: Id;
   /** Default financial year (`yearid`); default `ERPDATA_YEAR_ID`. */
   yearId?: Id;
-  /** Per call, covering the body read; default 30000. */
+  /**
+   * Milliseconds per attempt, covering the request and reading the whole
+   * body; default 30000. Finite: there is no way to wait forever.
+   */
   timeoutMs?: number;
-  /** Retries of 429/502/503/504 and connection failures; default 2 (stored; retrying is not implemented yet). */
+  /**
+   * Retries of 429/502/503/504 answers and connection failures, resets and
+   * timeouts (exponential backoff with jitter, `Retry-After` honoured up to
+   * 30 s); default 2.
+   */
   maxRetries?: number;
-  /** The `fetch` to use; default `globalThis.fetch`. */
-  fetch?: typeof globalThis.fetch;
+  /** The `fetch` to use (a proxy's, an undici agent's, a test's); default `globalThis.fetch`. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */
   allowInsecureHttp?: boolean;
   /** Allow construction in a browser, where the token would be public. */
   dangerouslyAllowBrowser?: boolean;
 }
 
-export interface DuesOptions {
+/** Options every call takes. */
+export interface CallOptions {
+  numbers?: Numbers;
+  /** Aborts the call (and its retries); the call then rejects with a TransportError. */
+  signal?: AbortSignal;
+}
+
+export interface DuesOptions extends CallOptions {
   acid: Id;
   kind: DuesKind;
-  numbers?: Numbers;
 }
 
 export interface Dues {
@@ -67,32 +85,93 @@ export interface Dues {
   notices: string[];
 }
 
-export interface TableOptions {
+export interface TableOptions extends CallOptions {
   /** Overrides the configured company. */
   companyId?: Id;
   /** Overrides the configured year. */
   yearId?: Id;
   /** `"POST"` (default) or `"GET"`, which puts the token in the URL. */
   method?: Method;
-  numbers?: Numbers;
 }
 
-export interface Table {
+export interface StreamTableOptions extends TableOptions {
+  /** Rows per batch (default 10000): memory is bounded by it. */
+  batchRows?: number;
+}
+
+/**
+ * The type of a column: `float64` holds decimals as JS numbers (`decimal`,
+ * with `numbers: "string"`, their exact text at the column's scale),
+ * `int32`/`int64` integers, `date` days since 1970-01-01, `json` nested
+ * values or values of mixed types.
+ */
+export type ColumnType =
+  | "null" | "bool" | "int32" | "int64" | "float64" | "date" | "string" | "decimal" | "json";
+
+/** One column of a table. */
+export declare class Column {
+  private constructor();
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly length: number;
+  /**
+   * `Float64Array` (float64), `Int32Array` (int32; date: days since
+   * 1970-01-01), `BigInt64Array` (int64), `Uint8Array` (bool: 0 or 1),
+   * an array of strings (string, decimal) or of JSON values (json);
+   * `null` for an all-null column. A row without a value holds a
+   * placeholder; see `validity`.
+   */
+  readonly values: Float64Array | Int32Array | BigInt64Array | Uint8Array | string[] | JsonValue[] | null;
+  /** Packed bitmap, bit i set when row i has a value; `null` when every row has one. */
+  readonly validity: Uint8Array | null;
+  /** For a string column whose values repeat: the distinct values. */
+  readonly dictionary?: string[];
+  /** For a dictionary column: per row, the index of its value in `dictionary`. */
+  readonly indices?: Int32Array;
+  /** Whether row `i` has a value. */
+  isValid(i: number): boolean;
+  /** Row `i`'s value (a date as `YYYY-MM-DD`, an int64 as a bigint), or null. */
+  get(i: number): Value | bigint;
+  /** Every value, as `get` gives them. */
+  toArray(): (Value | bigint)[];
+}
+
+/** A whole table: rows as plain objects, or typed columns. */
+export declare class Table implements Iterable<Row> {
+  private constructor();
   /** Every key seen in any row, in first-seen order. */
-  columns: string[];
-  rows: Row[];
+  readonly columnNames: string[];
+  /** The number of rows. */
+  readonly length: number;
+  /**
+   * The rows as plain objects, fields in the order sent, values as
+   * `JSON.parse` gives them (numbers as exact text with `numbers: "string"`).
+   * Built on first access.
+   */
+  readonly rows: Row[];
   /** PHP notices or warnings that preceded the JSON. */
-  notices: string[];
+  readonly notices: string[];
+  /** Typed columns by name (built on first call, then the same object). */
+  columns(): Record<string, Column>;
+  [Symbol.iterator](): Iterator<Row>;
+  toJSON(): { columns: string[]; rows: Row[]; notices: string[] };
 }
 
 export declare class ErpClient {
   constructor(options?: ErpClientOptions);
   dues(options: DuesOptions): Promise<Dues>;
   /** What a customer owes (`type=RECEIPT`). */
-  receivables(acid: Id, options?: { numbers?: Numbers }): Promise<Dues>;
+  receivables(acid: Id, options?: CallOptions): Promise<Dues>;
   /** What is owed to a supplier (`type=PAYMENT`). */
-  payables(acid: Id, options?: { numbers?: Numbers }): Promise<Dues>;
+  payables(acid: Id, options?: CallOptions): Promise<Dues>;
+  /** Every row of an ERP table (POST unless `method: "GET"`). */
   table(name: string, options?: TableOptions): Promise<Table>;
+  /**
+   * The table as batches of rows, decoded while the body arrives; every row
+   * has every column seen so far (null where the row lacked the key). A
+   * body that breaks off throws after the last complete batch.
+   */
+  streamTable(name: string, options?: StreamTableOptions): AsyncIterable<Row[]>;
   /** The configuration, with the token shown as `[REDACTED]`. */
   toJSON(): {
     baseUrl: string;
@@ -130,6 +209,10 @@ export declare class TransportError extends ErpError {
   constructor(message: string, options?: { transportKind?: TransportKind; cause?: unknown });
   readonly kind: "transport";
   readonly transportKind: TransportKind;
+  /** Set when the caller's `signal` aborted the call. */
+  readonly aborted?: true;
+  /** streamTable: the rows delivered before the body broke off. */
+  readonly rowsReceived?: number;
 }
 
 /** A status outside 2xx (a redirect included). */
@@ -156,6 +239,8 @@ export declare class DecodeError extends ErpError {
   constructor(message: string, options?: { reason?: string; excerpt?: string });
   readonly kind: "decode";
   readonly reason: string;
+  /** For a table read as it arrived: the complete rows before the error. */
+  readonly rowsReceived?: number;
   /** A short, redacted excerpt of the body. */
   readonly excerpt: string;
 }

@@ -1,15 +1,8 @@
-// The package's entry for Node >= 18 (and Deno, Bun).
+// The package's entry for Node >= 18 (and Bun): the wasm module is read
+// from the file next to it. Fetch-only runtimes get src/edge.js instead.
 import { useWasm } from "./client.js";
 import { loadWasm } from "./wasm-node.js";
 
 useWasm(loadWasm);
 
-export { ErpClient } from "./client.js";
-export {
-  ErpError,
-  InvalidInputError,
-  TransportError,
-  HttpStatusError,
-  ServiceError,
-  DecodeError,
-} from "./errors.js";
+export * from "./public.js";

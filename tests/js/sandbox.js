@@ -1,5 +1,6 @@
 // Test helpers: a real sandbox ERP on loopback, and servers that misbehave.
 // Not a test file (node --test picks up *.test.js only).
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 
@@ -51,6 +52,34 @@ export function startSandbox(extraArgs = []) {
       resolve({ url, stop });
     });
   });
+}
+
+/**
+ * The base URL under which the sandbox applies `fault` and counts requests
+ * as `key`: statuses and redirects under `/_faults/`
+ * (crates/erpdata-sandbox/src/faults.rs), timing and body faults under
+ * `/_body/` (body_faults.rs).
+ */
+export function faultUrl(sandboxUrl, fault, key) {
+  return `${sandboxUrl}/${prefixOf(fault)}/${fault}/${key}/`;
+}
+
+function prefixOf(fault) {
+  return /^(backoff|truncate|reset|stall)-/.test(fault) ? "_body" : "_faults";
+}
+
+let keys = 0;
+/** A key no other test uses, for the sandbox's request counts. */
+export function freshKey(label = "k") {
+  keys += 1;
+  return `${label}${process.pid}x${keys}`;
+}
+
+/** How many requests the sandbox saw under `key` (of a fault like `fault`). */
+export async function seenBySandbox(sandboxUrl, key, fault = "pass") {
+  const res = await fetch(`${sandboxUrl}/${prefixOf(fault)}/count/${key}`);
+  assert.equal(res.status, 200, `count of ${key}: HTTP ${res.status}`);
+  return Number(await res.text());
 }
 
 /** A TCP server; `onSocket` gets each connection. Resolves with its URL and `close()`. */

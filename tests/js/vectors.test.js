@@ -1,5 +1,6 @@
-// Runs every shared vector (tests/vectors/requests*.json, responses*.json)
-// through the wasm Core, as tests/vectors/README.md specifies.
+// Runs every shared vector (tests/vectors/requests*.json, responses*.json,
+// retry.json, redirects.json) through the wasm module, as
+// tests/vectors/README.md specifies.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { inspect } from "node:util";
@@ -34,7 +35,7 @@ const ERRORS = {
   decode: DecodeError,
 };
 
-const { Core } = loadWasm();
+const { Core, RetryPolicy } = loadWasm();
 
 function load(prefix) {
   const files = readdirSync(VECTORS).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
@@ -46,11 +47,15 @@ function load(prefix) {
 
 const REQUEST_CASES = load("requests");
 const RESPONSE_CASES = load("responses");
+const RETRY_CASES = load("retry");
+const REDIRECT_CASES = load("redirects");
 
 test("vectors exist", () => {
   // An empty loop would pass; missing vectors must fail.
   assert.ok(REQUEST_CASES.length > 0, `no request cases in ${VECTORS}`);
   assert.ok(RESPONSE_CASES.length > 0, `no response cases in ${VECTORS}`);
+  assert.ok(RETRY_CASES.length > 0, `no retry cases in ${VECTORS}`);
+  assert.ok(REDIRECT_CASES.length > 0, `no redirect cases in ${VECTORS}`);
 });
 
 function makeCore(settings) {
@@ -180,6 +185,54 @@ describe("response vectors", () => {
         assert.deepEqual(result.columns, expect.columns);
       }
       if ("notices" in expect) assert.deepEqual(result.notices, expect.notices);
+    });
+  }
+});
+
+describe("retry vectors", () => {
+  for (const c of RETRY_CASES) {
+    test(`${c.file}: ${c.name}`, () => {
+      const policy = new RetryPolicy(c.max_retries ?? 2);
+      const { outcome } = c;
+      const now = "now" in c ? Date.parse(c.now) : undefined;
+      if ("now" in c) assert.ok(Number.isFinite(now), `unparseable now: ${c.now}`);
+      const delay = "transport" in outcome
+        ? policy.afterTransport(c.retries_done, outcome.transport, c.random)
+        : policy.afterStatus(c.retries_done, outcome.status, outcome.retry_after, c.random, now);
+      if (c.expect.stop) {
+        assert.equal(delay, undefined);
+      } else {
+        assert.equal(typeof delay, "number", `expected a delay, got ${delay}`);
+        assert.equal(Math.round(delay), c.expect.retry_after_ms);
+      }
+    });
+  }
+});
+
+describe("redirect vectors", () => {
+  for (const c of REDIRECT_CASES) {
+    test(`${c.file}: ${c.name}`, () => {
+      const core = makeCore(c.config);
+      const { args, response } = c;
+      const sent = c.call === "dues"
+        ? core.duesRequest(args.acid, args.kind)
+        : core.tableRequest(args.table, args.company_id, args.year_id, args.method);
+      const follow = () => core.followRedirect(sent, response.status, response.location, c.hops_done);
+      if (c.expect_error) {
+        checkError(thrown(follow), c.expect_error);
+        return;
+      }
+      const next = follow();
+      const want = c.expect.follow;
+      if (want === null) {
+        assert.equal(next, undefined);
+        return;
+      }
+      assert.ok(next, "expected a request to follow");
+      const body = next.body === null ? "" : new TextDecoder().decode(next.body);
+      assert.deepEqual({ method: next.method, url: next.url, body }, want);
+      const token = c.config.access_token;
+      if (token) assert.ok(!next.displayUrl.includes(token), next.displayUrl);
     });
   }
 });

@@ -12,9 +12,15 @@ use erpdata::{Config, DuesKind, DuesQuery, Method, TableQuery, TransportKind};
 use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+mod columns;
 mod convert;
 mod errors;
+mod policy;
 mod rows;
+mod stream;
+
+pub use policy::RetryPolicy;
+pub use stream::TableStream;
 
 use convert::{id, opt_id, opt_text, set, text};
 use errors::{core, to_js};

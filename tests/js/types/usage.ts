@@ -8,6 +8,8 @@ import {
   InvalidInputError,
   ServiceError,
   TransportError,
+  Column,
+  Table as TableClass,
   type Dues,
   type ErpClientOptions,
   type Row,
@@ -40,8 +42,19 @@ async function main(): Promise<void> {
     method: "GET",
     numbers: "string",
   });
-  const columns: string[] = table.columns;
-  console.log(columns, table.rows.length);
+  const names: string[] = table.columnNames;
+  console.log(names, table.rows.length, table.length);
+  const columns: Record<string, Column> = table.columns();
+  const amount = columns["amount"];
+  if (amount?.values instanceof Float64Array) console.log(amount.values[0]);
+  console.log(amount?.type === "float64", amount?.get(0), amount?.isValid(0), amount?.dictionary?.length);
+  for (const row of table) console.log(row["invoice_no"]);
+  const controller = new AbortController();
+  await client.receivables("C001", { signal: controller.signal });
+  for await (const batch of client.streamTable("sales_invoice", { batchRows: 1000, signal: controller.signal })) {
+    const rows: Row[] = batch;
+    console.log(rows.length);
+  }
   // @ts-expect-error: numbers is "number" or "string"
   await client.table("account", { numbers: "decimal" });
   // @ts-expect-error: an id is not an object
@@ -52,7 +65,7 @@ async function main(): Promise<void> {
 
 function handle(err: unknown): string {
   if (err instanceof InvalidInputError) return `${err.field}: ${err.reason}`;
-  if (err instanceof TransportError) return err.transportKind;
+  if (err instanceof TransportError) return `${err.transportKind} ${err.aborted ?? ""} ${err.rowsReceived ?? ""}`;
   if (err instanceof HttpStatusError) return `${err.status + 1} ${err.excerpt}`;
   if (err instanceof ServiceError) return `${err.status.toUpperCase()} ${err.serviceMessage}`;
   if (err instanceof DecodeError) return `${err.reason} ${err.excerpt}`;
@@ -62,4 +75,4 @@ function handle(err: unknown): string {
 
 const base: Error = new ErpError("x");
 const timeout = new TransportError("t", { transportKind: "timeout" });
-console.log(main, handle(base), timeout.kind === "transport");
+console.log(main, handle(base), timeout.kind === "transport", TableClass.name, Column.name);
