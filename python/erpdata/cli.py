@@ -237,6 +237,11 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     if args.rows is not None:
         command += ["--rows", str(args.rows)]
     try:
+        if os.name == "posix":
+            # Become the sandbox, so signals (Ctrl-C, a supervisor's
+            # SIGTERM) reach it and no child is left behind.
+            sys.stdout.flush()
+            os.execv(binary, command)
         return subprocess.call(command)
     except KeyboardInterrupt:
         return EXIT_OK

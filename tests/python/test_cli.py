@@ -1,0 +1,180 @@
+"""The erpdata command against the sandbox: output formats, the token's
+sources, exit codes, one-line errors, progress only on a terminal."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from erpdata import Client
+
+from conftest import FAKE_TOKEN, ROOT, SECRET_TOKEN, _first_line
+
+PY = [sys.executable, "-m", "erpdata"]
+
+
+def env_for(url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ERPDATA_") or k == "ERPDATA_SANDBOX_BIN"}
+    env.update(
+        PYTHONPATH=str(ROOT / "python"),
+        ERPDATA_BASE_URL=url,
+        ERPDATA_PROJECT="demo",
+        ERPDATA_COMPANY_ID="1",
+        ERPDATA_YEAR_ID="2025",
+    )
+    env.update(extra)
+    return env
+
+
+def cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(PY + args, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> Path:
+    path = tmp_path / "token"
+    path.write_text(SECRET_TOKEN + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def expected(secret_sandbox_url: str) -> list[dict[str, Any]]:
+    with Client(secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025) as c:
+        return list(c.table("sales_invoice"))
+
+
+def test_dues(secret_sandbox_url: str) -> None:
+    done = cli(["dues", "C001", "--kind", "receipt"], env_for(secret_sandbox_url))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    with Client(secret_sandbox_url, project="demo") as c:
+        want = c.receivables("C001").rows
+    assert [r["doc_no"] for r in rows] == [w["doc_no"] for w in want]
+    assert [Decimal(r["balance"]) for r in rows] == [w["balance"] for w in want]
+    assert done.stderr == ""
+    raw = cli(["dues", "S001", "--kind", "PAYMENT", "--format", "raw"], env_for(secret_sandbox_url))
+    assert json.loads(raw.stdout)["status"] == "success"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
+def test_table_formats(
+    secret_sandbox_url: str, token_file: Path, tmp_path: Path, fmt: str, expected: list[dict[str, Any]]
+) -> None:
+    out = tmp_path / f"out.{fmt}"
+    done = cli(
+        ["table", "sales_invoice", "--company-id", "1", "--year-id", "2025", "--format", fmt,
+         "-o", str(out), "--access-token-file", str(token_file)],
+        env_for(secret_sandbox_url),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""  # no progress: stderr is not a terminal
+    if fmt == "parquet":
+        rows = pq.read_table(out).to_pylist()
+        assert [r["total"] for r in rows] == [r["total"] for r in expected]
+        assert [str(r["date"]) for r in rows] == [r["date"] for r in expected]
+        return
+    text = out.read_text(encoding="utf-8")
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert [Decimal(r["total"]) for r in rows] == [r["total"] for r in expected]
+        assert list(rows[0]) == list(expected[0])
+    else:
+        lines = text.splitlines() if fmt == "jsonl" else None
+        parsed = [json.loads(x, parse_float=Decimal) for x in lines] if lines else json.loads(text, parse_float=Decimal)
+        assert parsed == expected
+        # Exact digits: 0.00 stays 0.00.
+        assert all(str(p["amount"]) == str(e["amount"]) for p, e in zip(parsed, expected))
+
+
+def test_token_from_the_environment_and_never_printed(secret_sandbox_url: str, expected: list[Any]) -> None:
+    env = env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
+    done = cli(["table", "sales_invoice", "--format", "jsonl", "-vv", "--method", "GET"], env)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == len(expected)
+    assert "GET" in done.stderr  # -vv logs the requests, redacted
+    assert SECRET_TOKEN not in done.stdout + done.stderr
+    assert "[REDACTED]" in done.stderr
+
+
+def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("erpdata: error: ")
+    return lines[0]
+
+
+def test_exit_codes(secret_sandbox_url: str, refused_url: str, token_file: Path) -> None:
+    env = env_for(secret_sandbox_url)
+    usage = cli(["table"], env)
+    assert usage.returncode == 2
+    invalid = cli(["table", "no;such", "--access-token-file", str(token_file)], env)
+    assert invalid.returncode == 2 and "table" in one_line_error(invalid)
+    no_token = cli(["table", "sales_invoice"], env)
+    assert no_token.returncode == 2 and "access_token" in one_line_error(no_token)
+    missing_file = cli(["table", "sales_invoice", "--access-token-file", "/nonexistent/token"], env)
+    assert missing_file.returncode == 2
+    service = cli(["table", "sales_invoice"], env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=FAKE_TOKEN))
+    assert service.returncode == 3 and "Invalid access token" in one_line_error(service)
+    assert FAKE_TOKEN not in service.stderr
+    unknown = cli(["table", "nosuch", "--access-token-file", str(token_file)], env)
+    assert unknown.returncode == 3
+    transport = cli(["dues", "C001", "--kind", "receipt", "--max-retries", "0"], env_for(refused_url))
+    assert transport.returncode == 4 and "connect" in one_line_error(transport)
+    timeout = cli(["dues", "C001", "--kind", "receipt", "--timeout", "0"], env)
+    assert timeout.returncode == 2
+
+
+def test_progress_on_a_terminal(big_sandbox_url: str, tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text(SECRET_TOKEN, encoding="utf-8")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        PY + ["table", "sales_invoice", "--format", "csv", "-o", str(tmp_path / "t.csv"),
+              "--access-token-file", str(token)],
+        env=env_for(big_sandbox_url),
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=60) == 0
+    os.close(master)
+    text = seen.decode(errors="replace")
+    assert " rows" in text and "MB" in text, text
+    assert "rows written to" in text
+
+
+def test_console_script_and_sandbox_command() -> None:
+    script = Path(sys.executable).parent / "erpdata"
+    assert script.exists(), "the erpdata console script is installed with the package"
+    assert subprocess.run([str(script), "--help"], capture_output=True, timeout=30).returncode == 0
+    binary = os.environ.get("ERPDATA_SANDBOX_BIN", str(ROOT / "target/debug/erpdata-sandbox"))
+    env = env_for("http://unused.invalid/", ERPDATA_SANDBOX_BIN=binary)
+    proc = subprocess.Popen(PY + ["sandbox", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = _first_line(proc, 20)
+        assert url.startswith("http://127.0.0.1:")
+        with Client(url, project="demo") as c:
+            assert c.receivables("C001").rows
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
