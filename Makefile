@@ -76,6 +76,23 @@ test-rust: sandbox
 test-python: sandbox python
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
 
+# Slow (a release build): the abi3 wheel and the sdist build, and the wheel
+# installs into a fresh virtualenv and passes a smoke test there.
+.PHONY: test-wheel bench-python
+test-wheel: sandbox venv
+	rm -rf target/wheel-test && mkdir -p target/wheel-test
+	$(VENV)/bin/maturin build --release --quiet --out target/wheel-test/dist
+	$(VENV)/bin/maturin sdist --out target/wheel-test/dist
+	$(PYTHON) -m venv target/wheel-test/venv
+	target/wheel-test/venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheel-test/dist/*.whl
+	cd target/wheel-test && ERPDATA_SANDBOX_BIN=$(SANDBOX) venv/bin/python $(ROOT)/tests/python/wheel_smoke.py dist
+
+# 1M-row table to DataFrame against httpx + json/orjson + pandas (release build).
+bench-python: sandbox venv
+	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --release --quiet
+	$(VPY) bench/python/table_to_dataframe.py --sandbox $(SANDBOX)
+	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet
+
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
 
