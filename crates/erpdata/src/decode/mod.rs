@@ -70,6 +70,10 @@ mod columns;
 mod date;
 mod decimal;
 pub(crate) mod decoder;
+#[cfg(feature = "parallel")]
+mod parallel;
+#[cfg(feature = "parallel")]
+mod row_bounds;
 mod scanner;
 pub(crate) mod sink;
 
@@ -82,6 +86,8 @@ pub use arrow::{
 };
 pub use batch::{unify_schemas, Batch, Schema};
 pub use columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
+#[cfg(feature = "parallel")]
+pub use parallel::ParallelOptions;
 
 use builder::ColumnSink;
 use decoder::Core;

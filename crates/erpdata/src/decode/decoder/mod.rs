@@ -35,6 +35,8 @@ mod carry;
 mod envelope;
 mod fast;
 mod front;
+#[cfg(feature = "parallel")]
+mod rows_start;
 mod values;
 
 pub(crate) use front::{html_reason, truncate};

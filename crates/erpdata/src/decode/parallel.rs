@@ -1,0 +1,412 @@
+//! Decoding a whole body on several threads (feature `parallel`).
+//!
+//! The envelope is read by one decoder, which sees the `data` array as if
+//! it were empty; the array's elements are cut at row boundaries into
+//! pieces of whole batches, and each piece is decoded by a decoder of its
+//! own on a rayon thread. The result is the sequential decoder's, batch for
+//! batch:
+//! - pieces hold a multiple of `batch_rows` rows, so batches end where the
+//!   sequential decoder ends them, and each batch types its columns from
+//!   its own values alike;
+//! - a pass after the pieces gives every batch every column seen so far in
+//!   the answer, in first-seen order (a column absent from a piece's batch
+//!   is all null there, as the sequential decoder makes it).
+//!
+//! Anything the pieces cannot reproduce exactly falls back to decoding the
+//! body in one piece: a problem anywhere (so that errors, their excerpts
+//! and row numbers are the sequential decoder's), `data` keyed by row
+//! number, a second `data` field, rows not where the scan expected them,
+//! or a batch ended early by the 256 MiB text limit.
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+
+use super::builder::ColumnSink;
+use super::columns::{Column, ColumnData};
+use super::decoder::Core;
+use super::row_bounds::{guess_comma, is_ws, scan, End};
+use super::sink::{CellRef, Sink};
+use super::{Batch, DecoderOptions, Finished, TableDecoder};
+use crate::config::Config;
+use crate::error::Error;
+
+/// How [`TableDecoder::decode_parallel`] spreads the work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParallelOptions {
+    /// Threads to decode on: `None` for rayon's global pool (one thread per
+    /// core unless configured otherwise), `Some(n)` for a pool of `n`
+    /// threads made for the call. One thread decodes in one piece.
+    pub threads: Option<usize>,
+    /// Bodies shorter than this are decoded in one piece (default 4 MiB):
+    /// below it, handing work to threads costs more than it saves.
+    pub min_body_bytes: usize,
+}
+
+impl Default for ParallelOptions {
+    fn default() -> Self {
+        ParallelOptions {
+            threads: None,
+            min_body_bytes: 4 << 20,
+        }
+    }
+}
+
+/// The envelope is looked for in the body's first bytes only; a `data`
+/// array that starts later is decoded in one piece.
+const ENVELOPE_LIMIT: usize = 1 << 20;
+/// How far past a nominal cut the scan looks for a row boundary.
+const GUESS_WINDOW: usize = 1 << 20;
+/// Scan segments per thread, and pieces per thread (for balance: rows
+/// differ in cost).
+const SEGMENTS_PER_THREAD: usize = 2;
+const PIECES_PER_THREAD: usize = 4;
+
+/// What a piece is wrapped in to be decoded as an answer of its own.
+const PIECE_HEAD: &[u8] = br#"{"status":"success","data":["#;
+const PIECE_TAIL: &[u8] = b"]}";
+
+impl TableDecoder {
+    /// Decodes a whole body, large ones on several threads: the same
+    /// batches (same boundaries, column types, columns and their order),
+    /// notices, row count and errors as a `TableDecoder` with the same
+    /// `options` fed the same body.
+    ///
+    /// ```
+    /// use erpdata::{Config, DecoderOptions, ParallelOptions, TableDecoder};
+    ///
+    /// let config = Config::builder("https://erp.example.com/").build()?;
+    /// let body = br#"{"status":"success","data":[{"n":1},{"n":2},{"n":3.5}]}"#;
+    /// let parallel = ParallelOptions { threads: Some(2), min_body_bytes: 0 };
+    /// let options = DecoderOptions { batch_rows: 2 };
+    /// let finished = TableDecoder::decode_parallel(&config, 200, body, options, parallel)?;
+    /// assert_eq!(finished.total_rows, 3);
+    /// assert_eq!(finished.batches.len(), 2);
+    /// # Ok::<(), erpdata::Error>(())
+    /// ```
+    pub fn decode_parallel(
+        config: &Config,
+        status: u16,
+        body: &[u8],
+        options: DecoderOptions,
+        parallel: ParallelOptions,
+    ) -> Result<Finished, Error> {
+        let threads = parallel
+            .threads
+            .unwrap_or_else(rayon::current_num_threads)
+            .max(1);
+        if threads == 1 || body.len() < parallel.min_body_bytes || !(200..300).contains(&status) {
+            return sequential(config, status, body, options);
+        }
+        let run = || split(config, body, options, threads);
+        let result = match parallel.threads {
+            None => run(),
+            Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                Ok(pool) => pool.install(run),
+                // No threads to be had: the work still gets done.
+                Err(_) => None,
+            },
+        };
+        match result {
+            Some(finished) => Ok(finished),
+            None => sequential(config, status, body, options),
+        }
+    }
+}
+
+/// The one-piece decoding every other path must equal.
+fn sequential(
+    config: &Config,
+    status: u16,
+    body: &[u8],
+    options: DecoderOptions,
+) -> Result<Finished, Error> {
+    let mut decoder = TableDecoder::new(config, status, options);
+    let mut batches = decoder.feed(body)?;
+    let mut finished = decoder.finish()?;
+    batches.append(&mut finished.batches);
+    finished.batches = batches;
+    Ok(finished)
+}
+
+/// The envelope decoder's sink: it should see no row at all.
+#[derive(Debug, Default)]
+struct Envelope {
+    rows: u64,
+    reset: bool,
+}
+
+impl Sink for Envelope {
+    fn begin_row(&mut self) {
+        self.rows += 1;
+    }
+    fn field(&mut self, _key: &str, _value: CellRef<'_>) {}
+    fn end_row(&mut self) {}
+    fn reset(&mut self) {
+        self.reset = true;
+    }
+}
+
+/// The parallel decoding, or `None` where it could differ from the
+/// sequential one (which the caller then runs).
+fn split(
+    config: &Config,
+    body: &[u8],
+    options: DecoderOptions,
+    threads: usize,
+) -> Option<Finished> {
+    let batch_rows = options.batch_rows.max(1);
+    let mut envelope = Core::new(config, 200, Envelope::default());
+    let open = find_rows(&mut envelope, body)?;
+    let region = &body[open + 1..];
+    let (close, commas) = bounds(region, threads)?;
+
+    // The rest of the envelope, after the array.
+    envelope.feed(&region[close..]).ok()?;
+    let done = envelope.finish().ok()?;
+    if done.sink.rows > 0 || done.sink.reset {
+        return None;
+    }
+
+    let rows = if region[..close].iter().all(|&b| is_ws(b)) {
+        0
+    } else {
+        commas.len() + 1
+    };
+    let batches = rows.div_ceil(batch_rows);
+    if batches < 2 {
+        return None;
+    }
+    let pieces = batches.min(threads * PIECES_PER_THREAD);
+    let per_piece = batches.div_ceil(pieces) * batch_rows;
+    let ranges: Vec<(usize, usize)> = (0..rows)
+        .step_by(per_piece)
+        .map(|first| (first, (first + per_piece).min(rows)))
+        .collect();
+    let starts = |row: usize| if row == 0 { 0 } else { commas[row - 1] + 1 };
+    let ends = |row: usize| if row == rows { close } else { commas[row - 1] };
+
+    let decoded: Vec<Option<Finished>> = ranges
+        .par_iter()
+        .map(|&(first, last)| {
+            let piece = &region[starts(first)..ends(last)];
+            let finished = decode_piece(config, piece, options)?;
+            (finished.total_rows == (last - first) as u64).then_some(finished)
+        })
+        .collect();
+
+    let mut out = Vec::with_capacity(batches);
+    for finished in decoded {
+        out.extend(finished?.batches);
+    }
+    // A batch the text limit ended early moves every later boundary.
+    if out.len() != batches || out[..batches - 1].iter().any(|b| b.num_rows != batch_rows) {
+        return None;
+    }
+    align_columns(&mut out);
+    Some(Finished {
+        batches: out,
+        notices: done.notices,
+        total_rows: rows as u64,
+    })
+}
+
+/// Feeds the envelope decoder up to the `[` that opens `data`; its offset.
+fn find_rows(envelope: &mut Core<Envelope>, body: &[u8]) -> Option<usize> {
+    let head = &body[..body.len().min(ENVELOPE_LIMIT)];
+    let mut fed = 0;
+    for open in memchr::memchr_iter(b'[', head) {
+        envelope.feed(&body[fed..=open]).ok()?;
+        fed = open + 1;
+        if envelope.at_rows_start() {
+            return Some(open);
+        }
+        if envelope.sink.rows > 0 {
+            return None;
+        }
+    }
+    None
+}
+
+/// The offset of the array's closing `]` in `region` and of the commas
+/// between its elements: scanned in segments on the pool's threads, each
+/// starting at a guessed row boundary that the segment before must reach;
+/// in one pass if a guess was wrong.
+fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
+    let segments = threads * SEGMENTS_PER_THREAD;
+    let step = region.len() / segments;
+    let mut cuts: Vec<usize> = Vec::with_capacity(segments);
+    for k in 1..segments {
+        let from = (k * step).max(cuts.last().map_or(0, |&c| c + 1));
+        if let Some(c) = guess_comma(region, from, GUESS_WINDOW) {
+            cuts.push(c);
+        }
+    }
+    // Segment k scans from just after cut k-1 up to cut k.
+    let parts: Vec<(Vec<usize>, End)> = (0..=cuts.len())
+        .into_par_iter()
+        .map(|k| {
+            let from = if k == 0 { 0 } else { cuts[k - 1] + 1 };
+            let limit = cuts.get(k).copied().unwrap_or(usize::MAX);
+            let mut commas = Vec::with_capacity((limit.min(region.len()) - from) / 64);
+            let end = scan(region, from, limit, &mut commas);
+            (commas, end)
+        })
+        .collect();
+    let mut commas = Vec::new();
+    let mut close = None;
+    for (k, (part, end)) in parts.into_iter().enumerate() {
+        match (end, cuts.get(k)) {
+            (End::Comma(at), Some(&cut)) if at == cut => {}
+            (End::Closed(at), None) => close = Some(at),
+            _ => {
+                close = None;
+                break;
+            }
+        }
+        if commas.is_empty() {
+            commas = part;
+        } else {
+            commas.extend_from_slice(&part);
+        }
+    }
+    if let Some(close) = close {
+        return Some((close, commas));
+    }
+    commas.clear();
+    match scan(region, 0, usize::MAX, &mut commas) {
+        End::Closed(close) => Some((close, commas)),
+        _ => None,
+    }
+}
+
+/// One piece of the array's elements, decoded as an answer of its own;
+/// `None` for any problem (the caller then decodes the whole body).
+fn decode_piece(config: &Config, piece: &[u8], options: DecoderOptions) -> Option<Finished> {
+    let mut decoder = TableDecoder {
+        core: Core::new(config, 200, ColumnSink::new(options.batch_rows)),
+    };
+    let mut batches = decoder.feed(PIECE_HEAD).ok()?;
+    batches.extend(decoder.feed(piece).ok()?);
+    batches.extend(decoder.feed(PIECE_TAIL).ok()?);
+    let mut finished = decoder.finish().ok()?;
+    batches.append(&mut finished.batches);
+    finished.batches = batches;
+    Some(finished)
+}
+
+/// Gives every batch every column seen so far, in first-seen order, as the
+/// sequential decoder does: a piece only knew the columns it saw.
+fn align_columns(batches: &mut [Batch]) {
+    let mut names: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for batch in batches {
+        for c in &batch.columns {
+            if !seen.contains(&c.name) {
+                seen.insert(c.name.clone());
+                names.push(c.name.clone());
+            }
+        }
+        let in_order = batch.columns.len() == names.len()
+            && batch.columns.iter().zip(&names).all(|(c, n)| c.name == *n);
+        if in_order {
+            continue;
+        }
+        let mut by_name: HashMap<String, Column> = batch
+            .columns
+            .drain(..)
+            .map(|c| (c.name.clone(), c))
+            .collect();
+        let num_rows = batch.num_rows;
+        batch.columns = names
+            .iter()
+            .map(|name| {
+                by_name.remove(name).unwrap_or_else(|| Column {
+                    name: name.clone(),
+                    data: ColumnData::Null { len: num_rows },
+                })
+            })
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config::builder("https://erp.example.com/").build().unwrap()
+    }
+
+    fn body(rows: usize, row: impl Fn(usize) -> String) -> Vec<u8> {
+        let rows: Vec<String> = (0..rows).map(row).collect();
+        format!(
+            "Notice: x in /a.php on line 1\n{{\"status\":\"success\",\"meta\":[[]],\"data\":[{}]}}",
+            rows.join(",")
+        )
+        .into_bytes()
+    }
+
+    /// The pieces path itself (not the fallback) gives the sequential
+    /// result, with columns first seen in later pieces.
+    #[test]
+    fn rows_are_really_cut_into_pieces() {
+        let options = DecoderOptions { batch_rows: 3 };
+        for b in [
+            body(100, |i| format!(r#"{{"n":{i},"s":"x{i}"}}"#)),
+            body(100, |i| match i % 40 {
+                0 => format!(r#"{{"late{}":[{{"a":"}},{{"}}],"n":{i}}}"#, i / 40),
+                _ => format!(r#"{{"n":{}.5,"d":"2025-01-05"}}"#, i),
+            }),
+        ] {
+            let expected = sequential(&config(), 200, &b, options).unwrap();
+            for threads in [2, 3, 5] {
+                let got = split(&config(), &b, options, threads).expect("cut into pieces");
+                assert_eq!(got, expected);
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_guesses_are_found_out() {
+        // Every guessed boundary is a comma inside a string.
+        let row = r#"{"s":"} , {"}"#;
+        let region = format!("{}]", vec![row; 50].join(","));
+        let (close, commas) = bounds(region.as_bytes(), 4).unwrap();
+        assert_eq!(close, region.len() - 1);
+        assert_eq!(commas.len(), 49);
+        assert!(commas.iter().all(|&c| region.as_bytes()[c - 1] == b'}'));
+    }
+
+    #[test]
+    fn columns_are_aligned_by_first_sight() {
+        let col = |name: &str, len| Column {
+            name: name.into(),
+            data: ColumnData::Null { len },
+        };
+        let mut batches = vec![
+            Batch {
+                num_rows: 1,
+                columns: vec![col("a", 1), col("b", 1)],
+            },
+            Batch {
+                num_rows: 2,
+                columns: vec![col("c", 2), col("a", 2)],
+            },
+            Batch {
+                num_rows: 3,
+                columns: vec![],
+            },
+        ];
+        align_columns(&mut batches);
+        let names: Vec<Vec<&str>> = batches
+            .iter()
+            .map(|b| b.columns.iter().map(|c| c.name.as_str()).collect())
+            .collect();
+        assert_eq!(
+            names,
+            [vec!["a", "b"], vec!["a", "b", "c"], vec!["a", "b", "c"]]
+        );
+        assert_eq!(batches[2].columns[1].data, ColumnData::Null { len: 3 });
+    }
+}
