@@ -69,9 +69,19 @@ demo: sandbox python wasm
 
 test: test-rust test-python test-js
 
+# The ready clients (features reqwest, blocking) are built once, with the
+# workspace; their examples then run from target/ against a fresh sandbox.
+test-rust: EXAMPLES := $(ROOT)/target/debug/examples
+test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-token-not-secret ERPDATA_COMPANY_ID=1 ERPDATA_YEAR_ID=2025
 test-rust: sandbox
-	cargo test --workspace
-	scripts/with-sandbox.sh $(SANDBOX) cargo run --quiet -p erpdata --example sans_io
+	cargo test --workspace --features erpdata/reqwest,erpdata/blocking
+	scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/sans_io
+	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/async_client
+	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/blocking_client
+	$(EXAMPLE_ENV) ERPDATA_SANDBOX_ARGS="--rows 60000" scripts/with-sandbox.sh $(SANDBOX) \
+	  $(EXAMPLES)/table_to_csv sales_invoice $(ROOT)/target/sales_invoice.csv
+	scripts/check-core-deps.sh
+	RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet -p erpdata --all-features
 
 test-python: sandbox python
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python

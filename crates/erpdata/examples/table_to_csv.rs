@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
-use erpdata::{Batch, BlockingClient, Cell};
+use erpdata::{Batch, BlockingClient, Cell, ClientOptions, Config};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -25,10 +25,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut out = BufWriter::new(out);
 
-    let client = BlockingClient::from_env()?;
+    // Smaller batches than the default keep the memory low; a stream of
+    // any length never holds more than one batch and one read.
+    let options = ClientOptions::default().batch_rows(16_384);
+    let client = BlockingClient::with_options(Config::from_env()?, options)?;
     let start = Instant::now();
     let mut header: Option<Vec<String>> = None;
-    let mut rows = 0;
+    let (mut rows, mut batches) = (0, 0);
     for batch in client.stream_table(table.as_str())? {
         let batch = batch?;
         let columns =
@@ -47,10 +50,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         write_batch(&mut out, &batch, columns)?;
         rows += batch.num_rows;
+        batches += 1;
     }
     out.flush()?;
     eprintln!(
-        "{table}: {rows} rows to {} in {:.2?}",
+        "{table}: {rows} rows in {batches} batches to {} in {:.2?}",
         path.as_deref().unwrap_or("stdout"),
         start.elapsed()
     );

@@ -1,22 +1,79 @@
 //! # erpdata
 //!
-//! The sans-IO core of the client SDK for the cloud ERP data interface: the
-//! **dues query** (`GET {base}/apis/ajax.php?func=getduesDet`) and the
-//! **table data fetch** (`POST {base}/apis/dataapi.php`, `req=getdata`).
+//! The Rust client of the cloud ERP data interface: the **dues query**
+//! (`GET {base}/apis/ajax.php?func=getduesDet`) and the **table data fetch**
+//! (`POST {base}/apis/dataapi.php`, `req=getdata`).
 //!
-//! The crate never opens a socket. A call goes:
+//! At its heart is a sans-IO core: it builds each request and parses each
+//! answer, and never opens a socket, reads a clock or draws a random
+//! number. Optional features add ready clients that do the I/O with it.
 //!
-//! 1. [`Config::dues_request`] / [`Config::table_request`] validate the input
-//!    and describe the request as an [`http::Request<Vec<u8>>`];
-//! 2. you send it with any HTTP stack;
-//! 3. [`Config::parse_dues`] / [`Config::parse_table`] turn the status and
-//!    body into [`Dues`] / [`Table`] or a typed [`Error`].
+//! ## The flow of one call
 //!
-//! A table can also be decoded as it arrives: [`TableDecoder`] takes the
-//! body in chunks split anywhere and gives [`Batch`]es of typed columns
-//! (with feature `arrow`, Arrow record batches), in memory bounded by the
+//! ```text
+//!  your code ── DuesQuery / TableQuery ──┐
+//!                                        ▼
+//!  Config::dues_request / table_request      validate (Error::InvalidInput,
+//!                                        │    nothing sent), build an
+//!                                        │    http::Request<Vec<u8>>
+//!                                        ▼
+//!  a transport sends it                      AsyncClient (reqwest),
+//!                                        │    BlockingClient (ureq), or yours
+//!                                        ▼
+//!  Config::follow_redirect                   3xx: the next request if it stays
+//!                                        │    on the origin, else an error
+//!  RetryPolicy::decide                       429/502/503/504, connect, reset,
+//!                                        │    timeout: "retry after D" or stop
+//!                                        ▼
+//!  Config::parse_dues / parse_table,         status + body to Dues / Table /
+//!  TableDecoder (fed chunk by chunk)         Batches, or a typed Error
+//! ```
+//!
+//! The transport only moves bytes, sleeps and supplies the jitter's random
+//! number; every rule of the wire format, of validation, of retrying and of
+//! redirects is decided here, once, for Rust, Python and JavaScript alike.
+//!
+//! ## Ready clients
+//!
+//! | feature | adds |
+//! | --- | --- |
+//! | `reqwest` | `AsyncClient` (reqwest on tokio, rustls) with a `Stream` of batches |
+//! | `blocking` | `BlockingClient` (ureq, rustls) with an `Iterator` of batches |
+//! | `arrow` | `Batch::to_record_batch` |
+//!
+//! Both clients have `dues`, `receivables`, `payables`, `table` and
+//! `stream_table`, finite connect and call timeouts (`ClientOptions`), and
+//! use the core's [`RetryPolicy`] and [`Config::follow_redirect`]: their
+//! HTTP stacks never follow a redirect or retry on their own, so the token
+//! and the form body are never sent to another origin.
+//!
+#![cfg_attr(
+    feature = "blocking",
+    doc = r#"
+```no_run
+// Feature `blocking`; the configuration from ERPDATA_BASE_URL,
+// ERPDATA_PROJECT, ERPDATA_ACCESS_TOKEN, ERPDATA_COMPANY_ID, ...
+let client = erpdata::BlockingClient::from_env()?;
+let dues = client.receivables("C001")?;
+for batch in client.stream_table("sales_invoice")? {
+    println!("{} rows", batch?.num_rows);
+}
+# Ok::<(), erpdata::Error>(())
+```
+"#
+)]
+//!
+//! ## The core with your own HTTP stack
+//!
+//! [`Config::dues_request`] / [`Config::table_request`] validate the input
+//! and describe the request as an [`http::Request<Vec<u8>>`]; you send it;
+//! [`Config::parse_dues`] / [`Config::parse_table`] turn the status and body
+//! into [`Dues`] / [`Table`] or a typed [`Error`]. A table can also be
+//! decoded as it arrives: [`TableDecoder`] takes the body in chunks split
+//! anywhere and gives [`Batch`]es of typed columns, in memory bounded by the
 //! batch size. `parse_table` runs the same decoder, so both apply the same
-//! rules.
+//! rules. The `sans_io` example is a complete program with a hand-written
+//! HTTP/1.1 transport.
 //!
 //! ```
 //! use erpdata::{Config, DuesKind, DuesQuery};
@@ -35,6 +92,15 @@
 //! assert_eq!(dues.rows[0].get("balance"), Some(&erpdata::Cell::Number("1034.50".into())));
 //! # Ok::<(), erpdata::Error>(())
 //! ```
+//!
+//! ## Configuration and errors
+//!
+//! [`Config::builder`] sets the base URL, project, project folder, access
+//! token and default company and year; [`Config::from_env`] reads the same
+//! `ERPDATA_*` variables as the Python and JavaScript packages. The token is
+//! an [`AccessToken`] that never prints. Every failure is one [`Error`]
+//! variant; a [`Error::Transport`] keeps the host stack's error as its
+//! [`std::error::Error::source`], each message redacted.
 #![deny(missing_docs)]
 
 mod cell;
@@ -91,6 +157,11 @@ pub use token::{AccessToken, REDACTED};
 /// `arrow`), so that callers use the same versions.
 #[cfg(feature = "arrow")]
 pub use {arrow_array, arrow_buffer, arrow_schema};
+
+/// The crate's README, compiled and run as doctests.
+#[cfg(all(doctest, feature = "reqwest", feature = "blocking"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 impl Config {
     /// A transport error with the host stack's message redacted; bindings

@@ -320,7 +320,7 @@ fn kind_of(e: &reqwest::Error) -> TransportKind {
     }
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: reqwest::header::HeaderName) -> Option<&'h str> {
+fn header(headers: &HeaderMap, name: reqwest::header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 

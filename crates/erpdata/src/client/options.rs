@@ -11,8 +11,8 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default time allowed for one whole call.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Settings of [`AsyncClient`](crate::AsyncClient) and
-/// [`BlockingClient`](crate::BlockingClient); every default is finite.
+/// Settings of the ready clients, `AsyncClient` (feature `reqwest`) and
+/// `BlockingClient` (feature `blocking`); every default is finite.
 ///
 /// ```
 /// use std::time::Duration;
@@ -53,7 +53,7 @@ impl ClientOptions {
 
     /// Time allowed for one attempt of a call, from sending the request to
     /// the last byte of the answer (default 30 s). For
-    /// [`stream_table`](crate::AsyncClient::stream_table) it bounds the wait
+    /// `stream_table` it bounds the wait
     /// for the answer's head and each wait for the next part of the body,
     /// so that a table of any size can stream. Retries get their own
     /// attempt time. A zero duration is taken as the default.
