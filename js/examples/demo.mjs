@@ -21,4 +21,4 @@ show("Receivables of customer C001", receivables.rows, Object.keys(receivables.r
 const payables = await client.payables("S001", { numbers: "string" });
 show("Payables to supplier S001", payables.rows, Object.keys(payables.rows[0] ?? {}));
 const table = await client.table("sales_invoice", { numbers: "string" });
-show(`sales_invoice: first 5 of ${table.rows.length} rows`, table.rows.slice(0, 5), table.columns);
+show(`sales_invoice: first 5 of ${table.rows.length} rows`, table.rows.slice(0, 5), table.columnNames);
