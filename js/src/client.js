@@ -65,6 +65,14 @@ function checkBatchRows(batchRows) {
   }
 }
 
+/** Rows by the core's row decoder, which keeps each row's own keys and text. */
+function exactRows(wasmCore, status, body, numbers) {
+  // In its own call: wasm memory growing during the parse call makes V8
+  // collect garbage over and over (see Core.reserveForBody).
+  wasmCore.reserveForBody(body.length);
+  return core(() => wasmCore.parseTable(status, body, numbers)).rows;
+}
+
 /** Starts an Error's stack at the caller's frame, not inside this plumbing. */
 function trimmed(err, fn) {
   if (err instanceof Error) Error.captureStackTrace?.(err, fn);
@@ -168,7 +176,7 @@ export class ErpClient {
           return new Table({
             ...read,
             numbers,
-            exactRows: exact ? () => core(() => wasmCore.parseTable(status, concat(chunks), numbers)).rows : undefined,
+            exactRows: exact ? () => exactRows(wasmCore, status, concat(chunks), numbers) : undefined,
           });
         },
       });

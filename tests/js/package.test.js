@@ -94,6 +94,21 @@ describe("the installed package", () => {
     assert.ok(seen.size >= 5, `followed ${seen.size} files`);
   });
 
+  test("require('erpdata') from CommonJS, where Node can require ES modules", () => {
+    writeFileSync(join(dir, "cjs-use.cjs"), `
+      const { ErpClient } = require("erpdata");
+      console.log(new ErpClient(${settings()}).toJSON().accessToken);
+    `);
+    const result = spawnSync(process.execPath, ["cjs-use.cjs"], { cwd: dir, encoding: "utf8" });
+    if (process.features.require_module) {
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout.trim(), "[REDACTED]");
+    } else {
+      // Node before 20.19 / 22.12: the package is ES modules only.
+      assert.match(result.stderr, /ERR_REQUIRE_ESM/);
+    }
+  });
+
   test("the wasm file is exported for runtimes that import wasm modules", () => {
     const out = node(dir, "wasm-use.mjs", `
       import { createRequire } from "node:module";
