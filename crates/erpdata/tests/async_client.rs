@@ -200,9 +200,21 @@ async fn a_refused_connection_is_a_transport_error_with_its_cause() {
         .local_addr()
         .unwrap()
         .port();
-    let c =
-        AsyncClient::with_options(config(&format!("http://127.0.0.1:{port}")), quick(1)).unwrap();
-    let err = c.table("account").await.unwrap_err();
+    // The GET form puts the token in the URL, which the host stack's
+    // errors quote: it must be redacted in every link of the chain.
+    let secret = "fake-token-that-must-not-leak";
+    let config = Config::builder(format!("http://127.0.0.1:{port}/erp/"))
+        .project("demo")
+        .access_token(secret)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .unwrap();
+    let c = AsyncClient::with_options(config, quick(1)).unwrap();
+    let err = c
+        .table(TableQuery::new("account").method(Method::Get))
+        .await
+        .unwrap_err();
     assert!(
         matches!(
             err,
@@ -217,14 +229,20 @@ async fn a_refused_connection_is_a_transport_error_with_its_cause() {
     let mut chain = Vec::new();
     let mut link = std::error::Error::source(&err);
     while let Some(e) = link {
-        chain.push(e.to_string());
+        chain.push(format!("{e} {e:?}"));
         link = e.source();
     }
     assert!(
         chain.iter().any(|m| m.to_lowercase().contains("refused")),
         "the host stack's cause is kept: {chain:?}"
     );
-    assert!(!format!("{err} {err:?}").contains(TOKEN));
+    let everything = format!("{err} {err:?} {chain:?}");
+    assert!(!everything.contains(secret), "{everything}");
+    // reqwest quotes the URL: the redaction, not luck, kept the token out.
+    assert!(
+        everything.contains("accesstoken=[REDACTED]"),
+        "{everything}"
+    );
 }
 
 /// A loopback server that accepts and then writes `answer` (or nothing).
@@ -312,4 +330,12 @@ async fn debug_never_shows_the_token() {
     let text = format!("{c:?}");
     assert!(!text.contains(TOKEN), "{text}");
     assert!(text.contains("AsyncClient"));
+}
+
+#[test]
+fn client_and_stream_cross_threads() {
+    fn shared<T: Send + Sync + Clone>() {}
+    fn sent<T: Send + Unpin>() {}
+    shared::<AsyncClient>();
+    sent::<erpdata::BatchStream>();
 }

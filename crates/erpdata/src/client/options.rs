@@ -89,3 +89,22 @@ fn nonzero(d: Duration, default: Duration) -> Duration {
         d
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_timeout_is_unbounded() {
+        let o = ClientOptions::default()
+            .timeout(Duration::ZERO)
+            .connect_timeout(Duration::ZERO)
+            .batch_rows(0);
+        assert_eq!(o.timeout, DEFAULT_TIMEOUT);
+        assert_eq!(o.connect_timeout, DEFAULT_CONNECT_TIMEOUT);
+        assert_eq!(o.decoder.batch_rows, 1);
+        let o = ClientOptions::default().max_retries(0);
+        assert_eq!(o.retry.max_retries, 0);
+        assert_eq!(o.retry.base_delay, RetryPolicy::default().base_delay);
+    }
+}
