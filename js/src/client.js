@@ -188,6 +188,8 @@ export class ErpClient {
   /**
    * The table as an async iterable of row batches (arrays of row objects),
    * decoded while the body arrives: memory stays bounded by `batchRows`.
+   * `timeoutMs` bounds the wait for the answer and for each chunk of the
+   * body, not the whole download (which the caller paces).
    * Every row has every column seen so far (null where a row lacked the
    * key). A body that breaks off throws after the last complete batch;
    * the error says how many rows arrived.
@@ -216,7 +218,11 @@ export class ErpClient {
           for (;;) {
             let chunk;
             try {
+              // The timeout bounds each wait for the server, not the time
+              // the caller spends on a batch.
+              attempt.restart();
               chunk = reader ? await reader.read() : { done: true };
+              attempt.pause();
             } catch (err) {
               const failure = attempt.byCaller
                 ? fromCore(wasmCore.transportError("other", "the call was aborted by its signal"), signal.reason)

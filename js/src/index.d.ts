@@ -170,6 +170,8 @@ export declare class ErpClient {
    * The table as batches of rows, decoded while the body arrives; every row
    * has every column seen so far (null where the row lacked the key). A
    * body that breaks off throws after the last complete batch.
+   * `timeoutMs` bounds the wait for the answer and for each chunk of the
+   * body, not the whole download (which the caller's loop paces).
    */
   streamTable(name: string, options?: StreamTableOptions): AsyncIterable<Row[]>;
   /** The configuration, with the token shown as `[REDACTED]`. */

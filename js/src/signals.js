@@ -12,12 +12,12 @@ export class AttemptSignal {
     this.timedOut = false;
     this.outer = outer;
     const abort = (reason) => this.controller.abort(reason);
-    this.timer = setTimeout(() => {
+    this.timeoutMs = timeoutMs;
+    this.onTimeout = () => {
       this.timedOut = true;
       abort(new DOMException(`no complete answer within ${timeoutMs} ms`, "TimeoutError"));
-    }, timeoutMs);
-    // Node's timers would keep a process alive for a call nobody awaits.
-    this.timer?.unref?.();
+    };
+    this.restart();
     if (outer) {
       this.onOuter = () => abort(outer.reason);
       if (outer.aborted) this.onOuter();
@@ -32,6 +32,20 @@ export class AttemptSignal {
   /** Whether the caller (not the timeout) aborted. */
   get byCaller() {
     return !this.timedOut && this.outer?.aborted === true;
+  }
+
+  /** Starts the timeout over (a stream's wait for its next chunk). */
+  restart() {
+    clearTimeout(this.timer);
+    if (this.controller.signal.aborted) return;
+    this.timer = setTimeout(this.onTimeout, this.timeoutMs);
+    // Node's timers would keep a process alive for a call nobody awaits.
+    this.timer?.unref?.();
+  }
+
+  /** Stops the timeout while the caller, not the server, is busy. */
+  pause() {
+    clearTimeout(this.timer);
   }
 
   /** Stops the timer and forgets the caller's signal. */

@@ -187,3 +187,27 @@ describe("table().columns()", () => {
     assert.deepEqual(table.rows, parsed.data);
   });
 });
+
+describe("streamTable timing", () => {
+  test("timeoutMs bounds each wait for the server, not the caller's time per batch", async () => {
+    const c = client(undefined, { timeoutMs: 300 });
+    let batches = 0;
+    for await (const batch of c.streamTable("sales_invoice", { batchRows: 10_000 })) {
+      batches += 1;
+      assert.ok(batch.length > 0);
+      // A slow consumer: longer than timeoutMs on each batch.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    assert.equal(batches, Math.ceil(ROWS / 10_000));
+  });
+
+  test("a server that stalls mid-body still times out", async () => {
+    const c = client(faultUrl(sandbox.url, "stall-3000", freshKey("stall")), { timeoutMs: 300, maxRetries: 0 });
+    await assert.rejects(
+      (async () => {
+        for await (const batch of c.streamTable("account")) assert.ok(batch);
+      })(),
+      (err) => err instanceof TransportError && err.transportKind === "timeout",
+    );
+  });
+});
