@@ -7,16 +7,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
-use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
+use reqwest::header::HeaderMap;
 
-use super::{decide, failure, timed_out, tls, ClientOptions};
+use super::{after_failure, after_head, failure, timed_out, tls, ClientOptions, Step};
 use crate::config::Config;
 use crate::decode::{Batch, TableDecoder};
 use crate::error::{Error, Result, TransportKind};
 use crate::id::Id;
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
-use crate::retry::{Decision, Outcome};
 
 /// A ready async client on reqwest and tokio (feature `reqwest`).
 ///
@@ -181,98 +180,79 @@ impl AsyncClient {
 }
 
 impl Inner {
-    /// Sends `request` until the policy stops, reading each answer whole
+    /// Sends `request` until the core stops, reading each answer whole
     /// within the timeout; returns the last status and body.
     async fn fetch(&self, mut request: http::Request<Vec<u8>>) -> Result<(u16, Vec<u8>)> {
         let (mut retries, mut hops) = (0, 0);
         loop {
-            let error = match self.exchange(&request).await {
+            let delay = match self.exchange(&request).await {
                 Ok((status, headers, body)) => {
-                    if let Some(next) = self.config.follow_redirect(
-                        &request,
-                        status,
-                        header(&headers, LOCATION),
-                        hops,
-                    )? {
-                        request = next;
-                        hops += 1;
-                        continue;
-                    }
-                    let outcome = Outcome::Status {
-                        status,
-                        retry_after: header(&headers, RETRY_AFTER),
-                    };
-                    match decide(&self.options.retry, retries, outcome) {
-                        Decision::RetryAfter(delay) => {
-                            tokio::time::sleep(delay).await;
-                            retries += 1;
+                    match self.after_head(&request, status, &headers, hops, retries)? {
+                        Step::Follow(next) => {
+                            request = *next;
+                            hops += 1;
                             continue;
                         }
-                        Decision::Stop => return Ok((status, body)),
+                        Step::Retry(delay) => delay,
+                        Step::Answer => return Ok((status, body)),
                     }
                 }
-                Err(error) => error,
+                Err(error) => after_failure(&self.options.retry, retries, error)?,
             };
-            self.pause_or_fail(&mut retries, error).await?;
+            tokio::time::sleep(delay).await;
+            retries += 1;
         }
     }
 
-    /// Sends `request` until the policy stops, returning once an answer's
+    /// Sends `request` until the core stops, returning once an answer's
     /// head is in; its body is left to the caller.
     async fn open(&self, mut request: http::Request<Vec<u8>>) -> Result<reqwest::Response> {
         let (mut retries, mut hops) = (0, 0);
         let timeout = self.options.timeout;
         loop {
             let sent = self.http.execute(self.convert(&request)?);
-            let error = match tokio::time::timeout(timeout, sent).await {
+            let delay = match tokio::time::timeout(timeout, sent).await {
                 Ok(Ok(response)) => {
                     let status = response.status().as_u16();
-                    let headers = response.headers();
-                    if let Some(next) = self.config.follow_redirect(
-                        &request,
-                        status,
-                        header(headers, LOCATION),
-                        hops,
-                    )? {
-                        request = next;
-                        hops += 1;
-                        continue;
-                    }
-                    let outcome = Outcome::Status {
-                        status,
-                        retry_after: header(headers, RETRY_AFTER),
-                    };
-                    match decide(&self.options.retry, retries, outcome) {
-                        Decision::RetryAfter(delay) => {
-                            drop(response);
-                            tokio::time::sleep(delay).await;
-                            retries += 1;
+                    match self.after_head(&request, status, response.headers(), hops, retries)? {
+                        Step::Follow(next) => {
+                            request = *next;
+                            hops += 1;
                             continue;
                         }
-                        Decision::Stop => return Ok(response),
+                        Step::Retry(delay) => delay,
+                        Step::Answer => return Ok(response),
                     }
                 }
-                Ok(Err(e)) => self.error(&e),
-                Err(elapsed) => timed_out(&self.config, "the answer", timeout, &elapsed),
+                Ok(Err(e)) => after_failure(&self.options.retry, retries, self.error(&e))?,
+                Err(elapsed) => after_failure(
+                    &self.options.retry,
+                    retries,
+                    timed_out(&self.config, "the answer", timeout, &elapsed),
+                )?,
             };
-            self.pause_or_fail(&mut retries, error).await?;
+            tokio::time::sleep(delay).await;
+            retries += 1;
         }
     }
 
-    /// Sleeps before the next attempt if the policy retries a transport
-    /// error, or returns the error.
-    async fn pause_or_fail(&self, retries: &mut u32, error: Error) -> Result<()> {
-        let Error::Transport { kind, .. } = &error else {
-            return Err(error);
-        };
-        match decide(&self.options.retry, *retries, Outcome::Transport(*kind)) {
-            Decision::RetryAfter(delay) => {
-                tokio::time::sleep(delay).await;
-                *retries += 1;
-                Ok(())
-            }
-            Decision::Stop => Err(error),
-        }
+    fn after_head(
+        &self,
+        sent: &http::Request<Vec<u8>>,
+        status: u16,
+        headers: &HeaderMap,
+        hops: u32,
+        retries: u32,
+    ) -> Result<Step> {
+        after_head(
+            &self.config,
+            &self.options.retry,
+            sent,
+            status,
+            headers,
+            hops,
+            retries,
+        )
     }
 
     /// One attempt: the request sent and its whole answer read, within the
@@ -318,10 +298,6 @@ fn kind_of(e: &reqwest::Error) -> TransportKind {
     } else {
         TransportKind::Other
     }
-}
-
-fn header(headers: &HeaderMap, name: reqwest::header::HeaderName) -> Option<&str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// The batches of a streamed table (from [`AsyncClient::stream_table`]).

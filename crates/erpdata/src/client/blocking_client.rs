@@ -4,18 +4,16 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read};
 
-use ureq::http::{header, HeaderMap};
 use ureq::tls::{RootCerts, TlsConfig};
 use ureq::Agent;
 
-use super::{decide, failure, ClientOptions};
+use super::{after_failure, after_head, failure, ClientOptions, Step};
 use crate::config::Config;
 use crate::decode::{Batch, TableDecoder};
 use crate::error::{Error, Result, TransportKind};
 use crate::id::Id;
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
-use crate::retry::{Decision, Outcome};
 
 /// How much of the body one read of a stream asks for.
 const READ_CHUNK: usize = 64 * 1024;
@@ -165,7 +163,7 @@ impl BlockingClient {
         })
     }
 
-    /// Sends `request` until the policy stops, reading each answer whole;
+    /// Sends `request` until the core stops, reading each answer whole;
     /// returns the last status and body.
     fn fetch(&self, request: http::Request<Vec<u8>>) -> Result<(u16, Vec<u8>)> {
         let mut retries = 0;
@@ -178,7 +176,11 @@ impl BlockingClient {
                 Ok(_) => return Ok((status, body)),
                 // A body broken off is retried like a failed send: both
                 // operations are reads.
-                Err(e) => self.pause_or_fail(&mut retries, self.io_error(&e))?,
+                Err(e) => {
+                    let delay = after_failure(&self.options.retry, retries, self.io_error(&e))?;
+                    std::thread::sleep(delay);
+                    retries += 1;
+                }
             }
         }
     }
@@ -191,7 +193,7 @@ impl BlockingClient {
         self.open_counting(request, deadline, &mut 0)
     }
 
-    /// Sends `request` until the policy stops, returning once an answer's
+    /// Sends `request` until the core stops, returning once an answer's
     /// head is in; `retries` counts retries across calls of one operation.
     fn open_counting(
         &self,
@@ -201,53 +203,31 @@ impl BlockingClient {
     ) -> Result<http::Response<ureq::Body>> {
         let mut hops = 0;
         loop {
-            let error = match self.agent.run(self.configure(&request, &deadline)) {
+            let delay = match self.agent.run(self.configure(&request, &deadline)) {
                 Ok(response) => {
                     let status = response.status().as_u16();
-                    let headers = response.headers();
-                    if let Some(next) = self.config.follow_redirect(
+                    match after_head(
+                        &self.config,
+                        &self.options.retry,
                         &request,
                         status,
-                        header_str(headers, header::LOCATION),
+                        response.headers(),
                         hops,
+                        *retries,
                     )? {
-                        request = next;
-                        hops += 1;
-                        continue;
-                    }
-                    let outcome = Outcome::Status {
-                        status,
-                        retry_after: header_str(headers, header::RETRY_AFTER),
-                    };
-                    match decide(&self.options.retry, *retries, outcome) {
-                        Decision::RetryAfter(delay) => {
-                            drop(response);
-                            std::thread::sleep(delay);
-                            *retries += 1;
+                        Step::Follow(next) => {
+                            request = *next;
+                            hops += 1;
                             continue;
                         }
-                        Decision::Stop => return Ok(response),
+                        Step::Retry(delay) => delay,
+                        Step::Answer => return Ok(response),
                     }
                 }
-                Err(e) => self.ureq_error(&e),
+                Err(e) => after_failure(&self.options.retry, *retries, self.ureq_error(&e))?,
             };
-            self.pause_or_fail(retries, error)?;
-        }
-    }
-
-    /// Sleeps before the next attempt if the policy retries a transport
-    /// error, or returns the error.
-    fn pause_or_fail(&self, retries: &mut u32, error: Error) -> Result<()> {
-        let Error::Transport { kind, .. } = &error else {
-            return Err(error);
-        };
-        match decide(&self.options.retry, *retries, Outcome::Transport(*kind)) {
-            Decision::RetryAfter(delay) => {
-                std::thread::sleep(delay);
-                *retries += 1;
-                Ok(())
-            }
-            Decision::Stop => Err(error),
+            std::thread::sleep(delay);
+            *retries += 1;
         }
     }
 
@@ -311,10 +291,6 @@ fn io_kind(kind: io::ErrorKind) -> TransportKind {
         }
         _ => TransportKind::Other,
     }
-}
-
-fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// The batches of a streamed table (from [`BlockingClient::stream_table`]).

@@ -16,7 +16,9 @@ mod options;
 #[cfg(feature = "reqwest")]
 mod tls;
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+use http::header::{LOCATION, RETRY_AFTER};
 
 #[cfg(feature = "reqwest")]
 pub use async_client::{AsyncClient, BatchStream};
@@ -25,7 +27,7 @@ pub use blocking_client::{BatchIter, BlockingClient};
 pub use options::{ClientOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
 
 use crate::config::Config;
-use crate::error::{Error, TransportKind};
+use crate::error::{Error, Result, TransportKind};
 use crate::query::TableQuery;
 use crate::retry::{Decision, Outcome, RetryPolicy};
 
@@ -39,6 +41,53 @@ fn decide(policy: &RetryPolicy, retries_done: u32, outcome: Outcome<'_>) -> Deci
         fastrand::f64(),
         Some(SystemTime::now()),
     )
+}
+
+/// What the core makes of an answer's head.
+enum Step {
+    /// Send this request next: a redirect the core allows.
+    Follow(Box<http::Request<Vec<u8>>>),
+    /// Sleep this long, then send the same request again.
+    Retry(Duration),
+    /// This is the answer to parse.
+    Answer,
+}
+
+/// The core's decisions on an answer's head, in their order: a redirect
+/// (followed or refused), then a retry, else the answer itself.
+fn after_head(
+    config: &Config,
+    policy: &RetryPolicy,
+    sent: &http::Request<Vec<u8>>,
+    status: u16,
+    headers: &http::HeaderMap,
+    hops: u32,
+    retries: u32,
+) -> Result<Step> {
+    let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(next) = config.follow_redirect(sent, status, header(LOCATION), hops)? {
+        return Ok(Step::Follow(Box::new(next)));
+    }
+    let outcome = Outcome::Status {
+        status,
+        retry_after: header(RETRY_AFTER),
+    };
+    Ok(match decide(policy, retries, outcome) {
+        Decision::RetryAfter(delay) => Step::Retry(delay),
+        Decision::Stop => Step::Answer,
+    })
+}
+
+/// The delay before retrying after `error`, or the error if the policy
+/// stops (it never retries anything but transport failures).
+fn after_failure(policy: &RetryPolicy, retries: u32, error: Error) -> Result<Duration> {
+    let Error::Transport { kind, .. } = &error else {
+        return Err(error);
+    };
+    match decide(policy, retries, Outcome::Transport(*kind)) {
+        Decision::RetryAfter(delay) => Ok(delay),
+        Decision::Stop => Err(error),
+    }
 }
 
 /// A transport error: a short account of what failed, naming only the
@@ -67,7 +116,7 @@ fn failure(
 fn timed_out(
     config: &Config,
     what: &str,
-    timeout: std::time::Duration,
+    timeout: Duration,
     elapsed: &(dyn std::error::Error + 'static),
 ) -> Error {
     let origin = config.base_url().origin().ascii_serialization();
