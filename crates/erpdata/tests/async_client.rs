@@ -339,3 +339,94 @@ fn client_and_stream_cross_threads() {
     shared::<AsyncClient>();
     sent::<erpdata::BatchStream>();
 }
+
+#[tokio::test]
+async fn a_broken_body_is_retried_whole_but_never_mid_stream() {
+    let sb = Sandbox::start();
+    let (base, key) = sb.body_faulty("reset-600");
+    let c = AsyncClient::with_options(config(&base), quick(1).batch_rows(2)).unwrap();
+    let err = c.table("sales_invoice").await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Reset,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(sb.body_count(&key), 2, "table() is a read: retried once");
+
+    let (base, key) = sb.body_faulty("reset-600");
+    let c = AsyncClient::with_options(config(&base), quick(1).batch_rows(2)).unwrap();
+    let mut stream = c.stream_table("sales_invoice").await.unwrap();
+    let mut rows = 0;
+    let err = loop {
+        match stream.try_next().await {
+            Ok(Some(batch)) => rows += batch.num_rows,
+            Ok(None) => panic!("the stream ended without an error after {rows} rows"),
+            Err(e) => break e,
+        }
+    };
+    assert!(rows > 0 && rows < 40, "{rows}");
+    assert!(matches!(err, Error::Transport { .. }), "{err:?}");
+    assert_eq!(sb.body_count(&key), 1, "batches went out: not retried");
+}
+
+#[tokio::test]
+async fn a_stalled_body_times_out() {
+    let sb = Sandbox::start();
+    let (base, _) = sb.body_faulty("stall-5000");
+    let options = quick(0).timeout(Duration::from_millis(400));
+    let c = AsyncClient::with_options(config(&base), options).unwrap();
+    let start = Instant::now();
+    let err = c.table("account").await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // The head arrives at once; the stream's reads time out one by one.
+    let mut stream = c.stream_table("account").await.unwrap();
+    let err = stream.try_next().await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_truncated_answer_from_the_sandbox_is_an_error() {
+    let sb = Sandbox::start();
+    let (base, _) = sb.body_faulty("truncate-700");
+    let c = AsyncClient::with_options(config(&base), quick(0)).unwrap();
+    let err = c.table("sales_invoice").await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { reason, .. } if reason.contains("truncated")),
+        "{err:?}"
+    );
+    let batches: Result<Vec<_>, _> = c
+        .stream_table("sales_invoice")
+        .await
+        .unwrap()
+        .try_collect()
+        .await;
+    assert!(matches!(batches, Err(Error::Decode { .. })), "{batches:?}");
+}

@@ -83,6 +83,21 @@ impl Sandbox {
         (format!("{}/_faults/{fault}/{key}/", self.url), key)
     }
 
+    /// A base URL under which answers are spoiled in their body or timing
+    /// (`/_body/FAULT/KEY/`), with its key.
+    pub fn body_faulty(&self, fault: &str) -> (String, String) {
+        let key = unique_key();
+        (format!("{}/_body/{fault}/{key}/", self.url), key)
+    }
+
+    /// How many requests arrived under a `body_faulty` key.
+    pub fn body_count(&self, key: &str) -> u64 {
+        let body = get(&format!("{}/_body/count/{key}", self.url));
+        body.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("count: {body:?}"))
+    }
+
     /// How many requests arrived under `key`.
     pub fn count(&self, key: &str) -> u64 {
         let body = get(&format!("{}/_faults/count/{key}", self.url));
