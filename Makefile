@@ -74,7 +74,7 @@ test: test-rust test-python test-js
 test-rust: EXAMPLES := $(ROOT)/target/debug/examples
 test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-token-not-secret ERPDATA_COMPANY_ID=1 ERPDATA_YEAR_ID=2025
 test-rust: sandbox
-	cargo test --workspace --features erpdata/reqwest,erpdata/blocking
+	cargo test --workspace --features erpdata/parallel,erpdata/reqwest,erpdata/blocking
 	scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/sans_io
 	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/async_client
 	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/blocking_client

@@ -4,6 +4,7 @@ JavaScript clients exactly as a user would, and stop it again."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import subprocess
 import sys
@@ -59,6 +60,28 @@ def python_part(base_url: str) -> None:
         show("Payables to supplier S001", dues.rows, dues.rows[0].keys() if dues.rows else [])
         table = client.table("sales_invoice")
         show(f"sales_invoice: first 5 of {len(table)} rows", table[:5], table.columns)
+        try:
+            df = table.to_pandas()
+        except ImportError:
+            print("\n(pandas not installed: pip install 'erpdata[pandas]' for DataFrames)")
+        else:
+            print("\nsales_invoice as a DataFrame (Arrow-backed dtypes), totals by customer:")
+            top = df.groupby("customer_name")["total"].sum().sort_values(ascending=False).head(3)
+            for name, total in top.items():
+                print(f"  {name:<24} {total:>16}")
+        batches = [len(b) for b in client.stream_table("sales_invoice", batch_rows=16)]
+        print(f"\nstreamed in batches of {batches} rows")
+
+    async def from_async() -> None:
+        async with erpdata.AsyncClient(
+            base_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+        ) as aclient:
+            customers = [f"C{n:03d}" for n in range(1, 13)]
+            many = await aclient.dues_many(customers, "receipt", concurrency=4)
+            owing = sum(1 for d in many.values() if d.rows)
+            print(f"AsyncClient.dues_many: {owing} of {len(customers)} customers have open invoices")
+
+    asyncio.run(from_async())
 
 
 def js_part(base_url: str) -> None:

@@ -106,6 +106,9 @@ class AsyncClient(ClientBase):
         finally:
             for task in tasks:
                 task.cancel()
+            # Let the cancelled ones finish, so none is left pending and no
+            # second failure goes unretrieved.
+            await asyncio.gather(*tasks, return_exceptions=True)
         return {d.acid: d for d in results}
 
     async def table(

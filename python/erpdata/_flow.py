@@ -10,6 +10,7 @@ core's policies; this module asks them and keeps the deadline.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Generator
@@ -151,7 +152,7 @@ class Call:
         connect = min(self.timeout.connect, left)
         read = self.timeout.read if not self.deadline_covers_body else min(self.timeout.read, left)
         request = self.request
-        if logger.isEnabledFor(10):  # DEBUG
+        if logger.isEnabledFor(logging.DEBUG):
             body = self.config.redact(request.body.decode("utf-8", "replace")) if request.body else ""
             logger.debug(
                 "%s %s%s",

@@ -96,3 +96,24 @@ def test_mypy_strict(tmp_path: Path) -> None:
     )
     assert status == 0, stdout + stderr
     assert "Success" in stdout
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    import erpdata
+
+    missing = []
+    for name in erpdata.__all__:
+        obj = getattr(erpdata, name)
+        if name.startswith("__") or name == "Row":
+            continue
+        if not (getattr(obj, "__doc__", None) or "").strip():
+            missing.append(name)
+        if isinstance(obj, type):
+            for attr, value in vars(obj).items():
+                if attr.startswith("_") and attr not in ("__arrow_c_stream__", "__arrow_c_array__"):
+                    continue
+                target = value.fget if isinstance(value, property) else value
+                if callable(target) or isinstance(value, property) or inspect.isdatadescriptor(value):
+                    if not (getattr(target, "__doc__", None) or "").strip():
+                        missing.append(f"{name}.{attr}")
+    assert missing == []

@@ -5,9 +5,13 @@
 //! exact value at its scale), `str` (dates as `YYYY-MM-DD`, as sent), and
 //! for JSON columns the value `json.loads` gives with `Decimal` floats.
 
+use std::collections::HashMap;
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Date32Type, Decimal128Type, Int64Type};
-use arrow_array::{Array, BooleanArray, Date32Array, Decimal128Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{
+    Array, BooleanArray, Date32Array, Decimal128Array, Int64Array, RecordBatch, StringArray,
+};
 use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -42,11 +46,94 @@ enum Reader<'a, 'py> {
     Bool(&'a BooleanArray),
     Int(&'a Int64Array),
     Decimal(&'a Decimal128Array),
-    /// The last date made, reused: dates repeat from row to row.
-    Date(&'a Date32Array, Option<(i32, Bound<'py, PyString>)>),
-    /// The last string made, reused for a repeat (currencies, names).
-    Str(&'a StringArray, Option<(usize, Bound<'py, PyString>)>),
+    /// Dates repeat from row to row: each distinct one is made once.
+    Date(&'a Date32Array, HashMap<i32, Bound<'py, PyString>>),
+    /// Strings made so far, reused for a repeat (currencies, names).
+    Str(&'a StringArray, Strings<'a, 'py>),
     Json(&'a StringArray),
+}
+
+/// A column's strings made so far, while that pays: a column of mostly
+/// distinct values (invoice numbers) stops being cached after a while.
+pub(crate) struct Strings<'a, 'py> {
+    made: Option<HashMap<&'a str, Bound<'py, PyString>>>,
+    misses: usize,
+    /// Row and string of the last value, for runs of one value.
+    last: Option<(usize, Bound<'py, PyString>)>,
+}
+
+/// Distinct values cached per column at most.
+const STRINGS_CACHED: usize = 4096;
+
+impl<'a, 'py> Strings<'a, 'py> {
+    fn new() -> Self {
+        Strings {
+            made: Some(HashMap::new()),
+            misses: 0,
+            last: None,
+        }
+    }
+
+    fn get(&mut self, py: Python<'py>, array: &'a StringArray, i: usize) -> Bound<'py, PyString> {
+        let text = array.value(i);
+        if let Some((j, s)) = &self.last {
+            if array.value(*j) == text {
+                let s = s.clone();
+                self.last = Some((i, s.clone()));
+                return s;
+            }
+        }
+        let found = self.made.as_ref().and_then(|m| m.get(text)).cloned();
+        let s = match found {
+            Some(s) => s,
+            None => {
+                let s = PyString::new(py, text);
+                self.misses += 1;
+                if self.misses > STRINGS_CACHED {
+                    // Mostly distinct: stop hashing.
+                    self.made = None;
+                } else if let Some(m) = self.made.as_mut() {
+                    m.insert(text, s.clone());
+                }
+                s
+            }
+        };
+        self.last = Some((i, s.clone()));
+        s
+    }
+}
+
+/// `value × 10^-scale` as decimal text, written backwards into `buf`;
+/// returns where the text starts. 41 digits, a point, a sign and a zero
+/// fit in 48 bytes for any `i128` at a scale up to 38.
+fn decimal_text(value: i128, scale: i8, buf: &mut [u8; 48]) -> usize {
+    let scale = scale.max(0) as usize;
+    let mut mag = value.unsigned_abs();
+    let mut at = buf.len();
+    let mut digits = 0;
+    while mag > 0 || digits <= scale {
+        if digits == scale && scale > 0 {
+            at -= 1;
+            buf[at] = b'.';
+        }
+        // Most values fit in 64 bits, where division is cheap.
+        let d = if let Ok(small) = u64::try_from(mag) {
+            mag = u128::from(small / 10);
+            (small % 10) as u8
+        } else {
+            let d = (mag % 10) as u8;
+            mag /= 10;
+            d
+        };
+        at -= 1;
+        buf[at] = b'0' + d;
+        digits += 1;
+    }
+    if value < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    at
 }
 
 struct Context<'py> {
@@ -76,9 +163,9 @@ impl<'a, 'py> Reader<'a, 'py> {
             DataType::Boolean => Reader::Bool(array.as_boolean()),
             DataType::Int64 => Reader::Int(array.as_primitive::<Int64Type>()),
             DataType::Decimal128(..) => Reader::Decimal(array.as_primitive::<Decimal128Type>()),
-            DataType::Date32 => Reader::Date(array.as_primitive::<Date32Type>(), None),
+            DataType::Date32 => Reader::Date(array.as_primitive::<Date32Type>(), HashMap::new()),
             DataType::Utf8 if is_json(field) => Reader::Json(array.as_string::<i32>()),
-            DataType::Utf8 => Reader::Str(array.as_string::<i32>(), None),
+            DataType::Utf8 => Reader::Str(array.as_string::<i32>(), Strings::new()),
             // The tables the decoder makes have no other types.
             _ => Reader::Null,
         }
@@ -89,43 +176,39 @@ impl<'a, 'py> Reader<'a, 'py> {
         let none = || Ok(py.None().into_bound(py));
         match self {
             Reader::Null => none(),
-            Reader::Bool(a) if a.is_valid(i) => Ok(PyBool::new(py, a.value(i)).to_owned().into_any()),
+            Reader::Bool(a) if a.is_valid(i) => {
+                Ok(PyBool::new(py, a.value(i)).to_owned().into_any())
+            }
             Reader::Int(a) if a.is_valid(i) => Ok(a.value(i).into_pyobject(py)?.into_any()),
             // Scale 0: integers too big for `int64`, which Python's `int`
             // holds exactly (a fraction anywhere makes the scale above 0).
             Reader::Decimal(a) if a.is_valid(i) && a.scale() == 0 => {
                 Ok(a.value(i).into_pyobject(py)?.into_any())
             }
-            Reader::Decimal(a) if a.is_valid(i) => cx.decimal.call1((a.value_as_string(i),)),
-            Reader::Date(a, last) if a.is_valid(i) => {
+            Reader::Decimal(a) if a.is_valid(i) => {
+                let mut buf = [0u8; 48];
+                let at = decimal_text(a.value(i), a.scale(), &mut buf);
+                // ASCII digits, a point and a sign only.
+                let text = std::str::from_utf8(&buf[at..]).unwrap_or("NaN");
+                cx.decimal.call1((PyString::new(py, text),))
+            }
+            Reader::Date(a, made) if a.is_valid(i) => {
                 let days = a.value(i);
-                if let Some((d, s)) = last {
-                    if *d == days {
-                        return Ok(s.clone().into_any());
-                    }
+                if let Some(s) = made.get(&days) {
+                    return Ok(s.clone().into_any());
                 }
                 let text = match a.value_as_date(i) {
                     Some(date) => date.to_string(),
                     None => return none(),
                 };
                 let s = PyString::new(py, &text);
-                *last = Some((days, s.clone()));
+                made.insert(days, s.clone());
                 Ok(s.into_any())
             }
-            Reader::Str(a, last) if a.is_valid(i) => {
-                let text = a.value(i);
-                if let Some((j, s)) = last {
-                    if a.value(*j) == text {
-                        return Ok(s.clone().into_any());
-                    }
-                }
-                let s = PyString::new(py, text);
-                *last = Some((i, s.clone()));
-                Ok(s.into_any())
+            Reader::Str(a, made) if a.is_valid(i) => Ok(made.get(py, a, i).into_any()),
+            Reader::Json(a) if a.is_valid(i) => {
+                cx.json_loads.call((a.value(i),), Some(&cx.json_kwargs))
             }
-            Reader::Json(a) if a.is_valid(i) => cx
-                .json_loads
-                .call((a.value(i),), Some(&cx.json_kwargs)),
             _ => none(),
         }
     }

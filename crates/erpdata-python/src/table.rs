@@ -261,7 +261,12 @@ impl TableDecoder {
 }
 
 fn arrow_batches(py: Python<'_>, batches: Vec<erpdata::Batch>) -> PyResult<Vec<Batch>> {
-    let converted = py.detach(|| batches.into_iter().map(to_arrow).collect::<Result<Vec<_>, _>>());
+    let converted = py.detach(|| {
+        batches
+            .into_iter()
+            .map(to_arrow)
+            .collect::<Result<Vec<_>, _>>()
+    });
     Ok(core(py, converted)?
         .into_iter()
         .map(|inner| Batch { inner })
@@ -361,10 +366,16 @@ impl TableDecoder {
 
 /// Decodes a whole body into a `TableData` (the client's `table()` feeds a
 /// `TableDecoder` chunk by chunk instead).
-pub(crate) fn table_data(py: Python<'_>, config: &Config, status: u16, body: &[u8]) -> PyResult<TableData> {
+pub(crate) fn table_data(
+    py: Python<'_>,
+    config: &Config,
+    status: u16,
+    body: &[u8],
+) -> PyResult<TableData> {
     let inner = config.core_config();
     let built = py.detach(|| {
-        let mut decoder = erpdata::TableDecoder::new(inner, status, erpdata::DecoderOptions::default());
+        let mut decoder =
+            erpdata::TableDecoder::new(inner, status, erpdata::DecoderOptions::default());
         let mut batches = decoder.feed(body)?;
         let finished = decoder.finish()?;
         batches.extend(finished.batches);
