@@ -11,7 +11,15 @@
 //!   of typed columns;
 //! - `arrow`: the same, each batch moved into an Arrow `RecordBatch`
 //!   (feature `arrow`; skipped without it);
-//! - `rows`: [`Config::parse_table`], every cell an owned [`erpdata::Cell`].
+//! - `rows`: [`Config::parse_table`], every cell an owned [`erpdata::Cell`];
+//! - `parallel_{1,2}_columns`, `parallel_{1,2}_arrow` (feature `parallel`):
+//!   [`TableDecoder::decode_parallel`] on a pool of 1 or 2 threads, the
+//!   body in memory; to Arrow with `decode_parallel_map`, each batch
+//!   converted on the pool's threads too.
+//!
+//! ```text
+//! cargo bench -p erpdata --features arrow,parallel --bench decode -- --warm-up-time 1 --measurement-time 5
+//! ```
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use erpdata::{Config, DecoderOptions, TableDecoder};
@@ -126,7 +134,54 @@ fn benches(c: &mut Criterion) {
     group.bench_function("rows", |b| {
         b.iter(|| config.parse_table(200, &body).expect("parses").rows.len());
     });
+    #[cfg(feature = "parallel")]
+    parallel_benches(&mut group, &config, &body);
     group.finish();
+}
+
+#[cfg(feature = "parallel")]
+fn parallel_benches(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    config: &Config,
+    body: &[u8],
+) {
+    use erpdata::ParallelOptions;
+
+    let options = DecoderOptions::default();
+    let on = |threads| ParallelOptions {
+        threads: Some(threads),
+        ..ParallelOptions::default()
+    };
+    let mut sequential = Vec::new();
+    decode(config, body, |b| sequential.push(b));
+    let split = TableDecoder::decode_parallel(config, 200, body, options, on(2)).expect("decodes");
+    assert!(split.batches == sequential, "the same batches on 2 threads");
+    drop((split, sequential));
+
+    for threads in [1, 2] {
+        group.bench_function(format!("parallel_{threads}_columns"), |b| {
+            b.iter(|| {
+                TableDecoder::decode_parallel(config, 200, body, options, on(threads))
+                    .expect("decodes")
+                    .total_rows
+            });
+        });
+        #[cfg(feature = "arrow")]
+        group.bench_function(format!("parallel_{threads}_arrow"), |b| {
+            b.iter(|| {
+                TableDecoder::decode_parallel_map(
+                    config,
+                    200,
+                    body,
+                    options,
+                    on(threads),
+                    |batch| batch.into_record_batch().expect("converts"),
+                )
+                .expect("decodes")
+                .total_rows
+            });
+        });
+    }
 }
 
 criterion_group!(decode_benches, benches);

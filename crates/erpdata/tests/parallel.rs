@@ -222,12 +222,12 @@ fn envelopes_the_pieces_cannot_take_fall_back() {
         format!(
             "\u{feff}<br />\n<b>Notice</b>:  Undefined index: [x] in <b>/a.php</b> on line <b>3</b><br />\n{{\"status\":\"success\",\"data\":{data}}}"
         ),
-        format!(r#"Notice: x [1] in /a.php on line 2"#),
+        r#"Notice: x [1] in /a.php on line 2"#.to_owned(),
         format!(r#"["status","success",{data}]"#),
         format!(r#"{{"status":"success","data":{}}}"#, data.replace(",{\"n\":7", ",7,{\"n\":7")),
         format!(r#"{{"status":"success","data":{}}}"#, data.replace(",{\"n\":7", ",,{\"n\":7")),
         format!(r#"{{"status":"success","data":{}}}"#, data.replace("]", ",]")),
-        format!(r#"{{"status":"success","data":[ ]}}"#),
+        r#"{"status":"success","data":[ ]}"#.to_owned(),
         format!(r#"{{"status":"success","data":{data}"#),
     ] {
         for batch_rows in [1, 3, 8] {

@@ -87,7 +87,7 @@ pub use arrow::{
 pub use batch::{unify_schemas, Batch, Schema};
 pub use columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
 #[cfg(feature = "parallel")]
-pub use parallel::ParallelOptions;
+pub use parallel::{Decoded, ParallelOptions};
 
 use builder::ColumnSink;
 use decoder::Core;

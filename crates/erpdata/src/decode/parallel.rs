@@ -66,6 +66,18 @@ const PIECES_PER_THREAD: usize = 4;
 const PIECE_HEAD: &[u8] = br#"{"status":"success","data":["#;
 const PIECE_TAIL: &[u8] = b"]}";
 
+/// A whole body decoded by [`TableDecoder::decode_parallel_map`]: each
+/// batch mapped, in batch order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded<T> {
+    /// What each batch was mapped to, in order.
+    pub batches: Vec<T>,
+    /// PHP notices or warnings that preceded the JSON (redacted).
+    pub notices: Vec<String>,
+    /// Rows in the whole answer.
+    pub total_rows: u64,
+}
+
 impl TableDecoder {
     /// Decodes a whole body, large ones on several threads: the same
     /// batches (same boundaries, column types, columns and their order),
@@ -91,25 +103,56 @@ impl TableDecoder {
         options: DecoderOptions,
         parallel: ParallelOptions,
     ) -> Result<Finished, Error> {
-        let threads = parallel
-            .threads
-            .unwrap_or_else(rayon::current_num_threads)
-            .max(1);
-        if threads == 1 || body.len() < parallel.min_body_bytes || !(200..300).contains(&status) {
-            return sequential(config, status, body, options);
-        }
-        let run = || split(config, body, options, threads);
-        let result = match parallel.threads {
-            None => run(),
-            Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-                Ok(pool) => pool.install(run),
-                // No threads to be had: the work still gets done.
-                Err(_) => None,
-            },
+        let decoded = Self::decode_parallel_map(config, status, body, options, parallel, |b| b)?;
+        Ok(Finished {
+            batches: decoded.batches,
+            notices: decoded.notices,
+            total_rows: decoded.total_rows,
+        })
+    }
+
+    /// [`TableDecoder::decode_parallel`], then `map` applied to every batch
+    /// on the same threads — converting them to Arrow, say
+    /// (`|b| b.into_record_batch()`), which then runs on every core too.
+    pub fn decode_parallel_map<T, F>(
+        config: &Config,
+        status: u16,
+        body: &[u8],
+        options: DecoderOptions,
+        parallel: ParallelOptions,
+        map: F,
+    ) -> Result<Decoded<T>, Error>
+    where
+        T: Send,
+        F: Fn(Batch) -> T + Send + Sync,
+    {
+        let work = |threads: usize| -> Result<Decoded<T>, Error> {
+            let split = threads > 1
+                && body.len() >= parallel.min_body_bytes
+                && (200..300).contains(&status);
+            let finished = match split.then(|| split_rows(config, body, options, threads)) {
+                Some(Some(finished)) => finished,
+                _ => sequential(config, status, body, options)?,
+            };
+            let batches = if threads > 1 {
+                finished.batches.into_par_iter().map(&map).collect()
+            } else {
+                finished.batches.into_iter().map(&map).collect()
+            };
+            Ok(Decoded {
+                batches,
+                notices: finished.notices,
+                total_rows: finished.total_rows,
+            })
         };
-        match result {
-            Some(finished) => Ok(finished),
-            None => sequential(config, status, body, options),
+        match parallel.threads {
+            None => work(rayon::current_num_threads()),
+            Some(n) if n > 1 => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                Ok(pool) => pool.install(|| work(n)),
+                // No threads to be had: the work still gets done, here.
+                Err(_) => work(1),
+            },
+            Some(_) => work(1),
         }
     }
 }
@@ -149,7 +192,7 @@ impl Sink for Envelope {
 
 /// The parallel decoding, or `None` where it could differ from the
 /// sequential one (which the caller then runs).
-fn split(
+fn split_rows(
     config: &Config,
     body: &[u8],
     options: DecoderOptions,
@@ -361,7 +404,7 @@ mod tests {
         ] {
             let expected = sequential(&config(), 200, &b, options).unwrap();
             for threads in [2, 3, 5] {
-                let got = split(&config(), &b, options, threads).expect("cut into pieces");
+                let got = split_rows(&config(), &b, options, threads).expect("cut into pieces");
                 assert_eq!(got, expected);
             }
         }

@@ -8,27 +8,6 @@
 //! decode differently: pieces that each decode as a sequence of rows,
 //! joined by the commas that were between them, are a sequence of rows.
 
-/// Byte classes outside strings.
-const OTHER: u8 = 0;
-const QUOTE: u8 = 1;
-const OPEN: u8 = 2;
-const CLOSE: u8 = 3;
-const COMMA: u8 = 4;
-
-const CLASS: [u8; 256] = {
-    let mut t = [OTHER; 256];
-    t[b'"' as usize] = QUOTE;
-    t[b'{' as usize] = OPEN;
-    t[b'[' as usize] = OPEN;
-    t[b'}' as usize] = CLOSE;
-    t[b']' as usize] = CLOSE;
-    t[b',' as usize] = COMMA;
-    t
-};
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
 /// How a scan of part of the array ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum End {
@@ -46,70 +25,177 @@ pub(crate) enum End {
 /// point between elements (the array's start, or just after a comma
 /// between elements), up to the first such comma at or after `limit` or
 /// the array's closing `]`.
+///
+/// Sixty-four bytes at a time, as bit masks (one bit per byte): the
+/// escaped characters, then the bytes inside strings (a running parity of
+/// the unescaped quotes), then the brackets and commas outside strings,
+/// which are the only bytes looked at one by one.
 pub(crate) fn scan(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
-    let n = region.len();
     let mut depth = 0usize;
-    let mut i = from;
-    while i < n {
-        let b = region[i];
-        match CLASS[b as usize] {
-            OTHER => i += 1,
-            QUOTE => match string_end(region, i + 1) {
-                Some(end) => i = end,
-                None => return End::Broken,
-            },
-            OPEN => {
-                depth += 1;
-                i += 1;
+    // Carried from block to block: the next byte is escaped; the block
+    // starts inside a string (all ones) or not.
+    let mut escape_next = false;
+    let mut in_string = 0u64;
+    let mut at = from;
+    let mut padded = [b' '; 64];
+    while at < region.len() {
+        let block: &[u8; 64] = match region.get(at..at + 64) {
+            Some(b) => b.try_into().expect("64 bytes"),
+            None => {
+                let rest = &region[at..];
+                padded[..rest.len()].copy_from_slice(rest);
+                padded[rest.len()..].fill(b' ');
+                &padded
             }
-            CLOSE => {
+        };
+        let m = classify(block);
+        let escaped = escaped(m.backslash, &mut escape_next);
+        let quotes = m.quote & !escaped;
+        let inside = prefix_xor(quotes) ^ in_string;
+        in_string = 0u64.wrapping_sub(inside >> 63);
+        let brackets = (m.open | m.close) & !inside;
+        let mut pending = brackets | (m.comma & !inside);
+        loop {
+            // Inside an element only its brackets matter: the commas
+            // between its fields are skipped without a look.
+            let next = if depth == 0 {
+                pending
+            } else {
+                pending & brackets
+            };
+            if next == 0 {
+                break;
+            }
+            let bit = next.trailing_zeros();
+            pending &= (!0u64 << bit) << 1;
+            let i = at + bit as usize;
+            let b = 1u64 << bit;
+            if m.open & b != 0 {
+                depth += 1;
+            } else if m.close & b != 0 {
                 if depth == 0 {
-                    return if b == b']' {
+                    return if region[i] == b']' {
                         End::Closed(i)
                     } else {
                         End::Broken
                     };
                 }
                 depth -= 1;
-                i += 1;
-            }
-            _ => {
-                if depth == 0 {
-                    commas.push(i);
-                    if i >= limit {
-                        return End::Comma(i);
-                    }
+            } else {
+                commas.push(i);
+                if i >= limit {
+                    return End::Comma(i);
                 }
-                i += 1;
             }
         }
+        at += 64;
     }
     End::Broken
 }
 
-/// Just past the `"` that ends the string whose text starts at `i`.
+/// One bit per byte of a block.
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    /// `{` or `[`.
+    open: u64,
+    /// `}` or `]`.
+    close: u64,
+    comma: u64,
+}
+
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn string_end(buf: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        // Eight bytes at a time: the lowest flagged byte of Mycroft's
-        // zero-byte test is always a true hit.
-        while i + 8 <= buf.len() {
-            let w = u64::from_le_bytes(buf[i..i + 8].try_into().expect("8 bytes"));
-            let q = w ^ (ONES * u64::from(b'"'));
-            let s = w ^ (ONES * u64::from(b'\\'));
-            let hits = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGHS;
-            if hits != 0 {
-                break;
-            }
-            i += 8;
+fn classify(block: &[u8; 64]) -> Masks {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of x86_64; the loads are unaligned ones of
+    // 16 bytes within the 64-byte block.
+    unsafe {
+        let mask = |v: __m128i, c: u8| -> u64 {
+            _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u16 as u64
+        };
+        let mut m = Masks {
+            quote: 0,
+            backslash: 0,
+            open: 0,
+            close: 0,
+            comma: 0,
+        };
+        for k in 0..4 {
+            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+            // `[` and `]` are `{` and `}` less 0x20.
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            let shift = 16 * k;
+            m.quote |= mask(v, b'"') << shift;
+            m.backslash |= mask(v, b'\\') << shift;
+            m.open |= mask(folded, b'{') << shift;
+            m.close |= mask(folded, b'}') << shift;
+            m.comma |= mask(v, b',') << shift;
         }
-        let j = i + memchr::memchr2(b'"', b'\\', buf.get(i..)?)?;
-        if buf[j] == b'"' {
-            return Some(j + 1);
-        }
-        // An escape: the next byte is never the string's end.
-        i = j + 2;
+        m
     }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn classify(block: &[u8; 64]) -> Masks {
+    let mut m = Masks {
+        quote: 0,
+        backslash: 0,
+        open: 0,
+        close: 0,
+        comma: 0,
+    };
+    for (i, &b) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match b {
+            b'"' => m.quote |= bit,
+            b'\\' => m.backslash |= bit,
+            b'{' | b'[' => m.open |= bit,
+            b'}' | b']' => m.close |= bit,
+            b',' => m.comma |= bit,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// The bytes other than backslashes that a backslash escapes: the byte
+/// after each run of an odd number of backslashes (which may be in the
+/// next block). Branch-free,
+/// by carries: adding a run's start bit to the run ends it at the run's
+/// end, and the parity of the start and end positions tells the run's.
+#[inline(always)]
+fn escaped(backslash: u64, escape_next: &mut bool) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let carried = u64::from(*escape_next);
+    // A first byte escaped from the previous block starts no run.
+    let backslash = backslash & !carried;
+    let starts = backslash & !(backslash << 1);
+    let even_starts = starts & EVEN;
+    let odd_starts = starts & !EVEN;
+    let even_ends = backslash.wrapping_add(even_starts) & !backslash;
+    let odd_ends = backslash.wrapping_add(odd_starts) & !backslash;
+    // Odd length: a run from an even start ends at an odd bit, and the
+    // other way round.
+    let runs = (even_ends & !EVEN) | (odd_ends & EVEN);
+    // A run that reaches bit 63 escapes the next block's first byte if
+    // its length is odd.
+    let tail = (!backslash).leading_zeros();
+    *escape_next = tail % 2 == 1;
+    runs | carried
+}
+
+/// Bit `i` set when an odd number of bits `0..=i` of `x` are.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
 }
 
 /// A point near `from` where a scan can start as if between two rows: a
@@ -169,15 +255,81 @@ mod tests {
     }
 
     #[test]
-    fn strings_end_at_their_unescaped_quote() {
-        for (s, end) in [
-            (&br#"abc" x"#[..], Some(4)),
-            (br#"abcdefghijklmnop\"q" x"#, Some(20)),
-            (br#"\\" x"#, Some(3)),
-            (br#"abcdefgh\"#, None),
-            (b"abcdefghijkl", None),
-        ] {
-            assert_eq!(string_end(s, 0), end, "{}", String::from_utf8_lossy(s));
+    fn escapes_carry_across_blocks() {
+        // Runs of backslashes of every length before a quote, cut at every
+        // block position: the quote ends the string when the run is even.
+        for run in 0..6 {
+            for pad in 0..70 {
+                let s = format!(
+                    r#"{{"a":"{}{}"x"}},{{"b":"]"}}]"#,
+                    "y".repeat(pad),
+                    "\\".repeat(run)
+                );
+                let (c, end) = commas(&s);
+                let json = format!("[{s}");
+                if serde_json::from_str::<serde_json::Value>(&json).is_ok() {
+                    assert_eq!(end, End::Closed(s.len() - 1), "{s}");
+                    assert_eq!(c.len(), 1, "{s}");
+                } else {
+                    assert_ne!(c.len(), 1, "{s}");
+                }
+            }
+        }
+        assert_eq!(prefix_xor(0b1001), 0b0111);
+    }
+
+    /// Backslash by backslash, as a reader of the text would.
+    fn escaped_slowly(backslash: u64, escape_next: &mut bool) -> u64 {
+        let mut escaped = 0u64;
+        let mut escaping = std::mem::take(escape_next);
+        for i in 0..64 {
+            if escaping {
+                escaped |= 1 << i;
+                escaping = false;
+            } else if backslash & (1 << i) != 0 {
+                escaping = true;
+            }
+        }
+        *escape_next = escaping;
+        escaped
+    }
+
+    #[test]
+    fn escaped_bytes_by_carries_as_by_reading() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Dense and sparse backslashes, and runs at both ends.
+            let bits = match i % 4 {
+                0 => x,
+                1 => x & (x >> 1) & (x >> 2),
+                2 => x | 0xF000_0000_0000_000F,
+                _ => !0 << (x % 64),
+            };
+            for carry in [false, true] {
+                let (mut a, mut b) = (carry, carry);
+                // Escaped backslashes escape nothing: only other bytes count.
+                assert_eq!(
+                    escaped(bits, &mut a) & !bits,
+                    escaped_slowly(bits, &mut b) & !bits,
+                    "{bits:064b}"
+                );
+                assert_eq!(a, b, "{bits:064b} {carry}");
+            }
+        }
+    }
+
+    #[test]
+    fn brackets_in_strings_and_nested_values() {
+        let row = r#"{"s":"x,{[\"]","n":[1,{"m":"}"}],"e":"\\"}"#;
+        let region = format!("{}]", vec![row; 40].join(" ,\n"));
+        let (c, end) = commas(&region);
+        assert_eq!(end, End::Closed(region.len() - 1));
+        assert_eq!(c.len(), 39);
+        for &at in &c {
+            assert_eq!(&region[at - 2..at + 1], "} ,");
         }
     }
 
