@@ -274,7 +274,7 @@ fn find_rows(envelope: &mut Core<Envelope>, body: &[u8]) -> Option<usize> {
 /// The offset of the array's closing `]` in `region` and of the commas
 /// between its elements: scanned in segments on the pool's threads, each
 /// starting at a guessed row boundary that the segment before must reach;
-/// in one pass if a guess was wrong.
+/// from a wrong guess on, in one pass.
 fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
     let segments = threads * SEGMENTS_PER_THREAD;
     let step = region.len() / segments;
@@ -296,31 +296,28 @@ fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
             (commas, end)
         })
         .collect();
+    // Segment k started where it should if segment k-1 ended at its cut;
+    // after a wrong guess, the scan goes on alone from where it stands.
     let mut commas = Vec::new();
-    let mut close = None;
     for (k, (part, end)) in parts.into_iter().enumerate() {
-        match (end, cuts.get(k)) {
-            (End::Comma(at), Some(&cut)) if at == cut => {}
-            (End::Closed(at), None) => close = Some(at),
-            _ => {
-                close = None;
-                break;
-            }
-        }
         if commas.is_empty() {
             commas = part;
         } else {
             commas.extend_from_slice(&part);
         }
+        match end {
+            End::Closed(close) => return Some((close, commas)),
+            End::Comma(at) if cuts.get(k) == Some(&at) => {}
+            End::Comma(at) => {
+                return match scan(region, at + 1, usize::MAX, &mut commas) {
+                    End::Closed(close) => Some((close, commas)),
+                    _ => None,
+                }
+            }
+            End::Broken => return None,
+        }
     }
-    if let Some(close) = close {
-        return Some((close, commas));
-    }
-    commas.clear();
-    match scan(region, 0, usize::MAX, &mut commas) {
-        End::Closed(close) => Some((close, commas)),
-        _ => None,
-    }
+    None
 }
 
 /// One piece of the array's elements, decoded as an answer of its own;
