@@ -129,7 +129,7 @@ pub use client::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
 pub use client::{BatchIter, BlockingClient};
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
-pub use client::{ClientOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
+pub use client::{ClientOptions, StreamEnd, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
 pub use config::{Config, ConfigBuilder};
 pub use decode::{
     unify_schemas, Batch, Bitmap, Column, ColumnData, ColumnType, DecoderOptions, Finished, Schema,

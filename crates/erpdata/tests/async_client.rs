@@ -115,6 +115,9 @@ async fn a_large_table_streams() {
         batches += 1;
     }
     assert_eq!((rows, batches), (150_000, 3));
+    let end = stream.end().expect("the body ended without error");
+    assert_eq!(end.total_rows, 150_000);
+    assert!(end.notices.is_empty());
 }
 
 #[tokio::test]
@@ -322,6 +325,7 @@ async fn a_body_cut_short_is_an_error_not_fewer_rows() {
     };
     assert!(matches!(err, Error::Decode { .. }), "{err:?}");
     assert!(stream.try_next().await.unwrap().is_none());
+    assert!(stream.end().is_none(), "an incomplete table has no end");
 }
 
 #[tokio::test]

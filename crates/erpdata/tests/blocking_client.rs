@@ -104,11 +104,15 @@ fn a_large_table_streams() {
     let sb = Sandbox::start_with(&["--rows", "150000"]);
     let c = client(&sb.url);
     let (mut rows, mut batches) = (0, 0);
-    for batch in c.stream_table("sales_invoice").unwrap() {
+    let mut iter = c.stream_table("sales_invoice").unwrap();
+    for batch in iter.by_ref() {
         rows += batch.unwrap().num_rows;
         batches += 1;
     }
     assert_eq!((rows, batches), (150_000, 3));
+    let end = iter.end().expect("the body ended without error");
+    assert_eq!(end.total_rows, 150_000);
+    assert!(end.notices.is_empty());
 }
 
 #[test]
@@ -310,6 +314,7 @@ fn a_body_cut_short_is_an_error_not_fewer_rows() {
     };
     assert!(matches!(err, Error::Decode { .. }), "{err:?}");
     assert!(stream.next().is_none());
+    assert!(stream.end().is_none(), "an incomplete table has no end");
 }
 
 #[test]

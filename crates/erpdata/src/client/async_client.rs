@@ -3,13 +3,13 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use reqwest::header::HeaderMap;
 
-use super::{after_failure, after_head, failure, timed_out, tls, ClientOptions, Step};
+use super::{after_failure, after_head, failure, timed_out, tls, ClientOptions, Step, StreamEnd};
 use crate::config::Config;
 use crate::decode::{Batch, TableDecoder};
 use crate::error::{Error, Result, TransportKind};
@@ -167,14 +167,17 @@ impl AsyncClient {
         let response = self.inner.open(request).await?;
         let status = response.status().as_u16();
         let decoder = TableDecoder::new(&self.inner.config, status, self.inner.options.decoder);
+        let end = Arc::new(Mutex::new(None));
         let state = StreamState {
             inner: self.inner.clone(),
             response,
             decoder: Some(decoder),
             ready: VecDeque::new(),
+            end: end.clone(),
         };
         Ok(BatchStream {
             inner: Box::pin(futures_util::stream::unfold(state, StreamState::step)),
+            end,
         })
     }
 }
@@ -302,9 +305,20 @@ fn kind_of(e: &reqwest::Error) -> TransportKind {
 
 /// The batches of a streamed table (from [`AsyncClient::stream_table`]).
 ///
-/// A [`Stream`] of `Result<Batch>`; it ends after the first error.
+/// A [`Stream`] of `Result<Batch>`; it ends after the first error. Once it
+/// ended without one, [`BatchStream::end`] gives the notices and the row
+/// count.
 pub struct BatchStream {
     inner: Pin<Box<dyn Stream<Item = Result<Batch>> + Send>>,
+    end: Arc<Mutex<Option<StreamEnd>>>,
+}
+
+impl BatchStream {
+    /// The notices and row count, once the body ended and decoded without
+    /// error; `None` before, and after an error.
+    pub fn end(&self) -> Option<StreamEnd> {
+        self.end.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 impl fmt::Debug for BatchStream {
@@ -328,6 +342,7 @@ struct StreamState {
     /// batches still held are out.
     decoder: Option<TableDecoder>,
     ready: VecDeque<Batch>,
+    end: Arc<Mutex<Option<StreamEnd>>>,
 }
 
 impl StreamState {
@@ -349,6 +364,10 @@ impl StreamState {
                 Ok(Ok(None)) => match self.decoder.take()?.finish() {
                     Ok(finished) => {
                         self.ready.extend(finished.batches);
+                        *self.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(StreamEnd {
+                            notices: finished.notices,
+                            total_rows: finished.total_rows,
+                        });
                         continue;
                     }
                     Err(e) => e,

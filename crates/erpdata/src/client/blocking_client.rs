@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use ureq::tls::{RootCerts, TlsConfig};
 use ureq::Agent;
 
-use super::{after_failure, after_head, failure, ClientOptions, Step};
+use super::{after_failure, after_head, failure, ClientOptions, Step, StreamEnd};
 use crate::config::Config;
 use crate::decode::{Batch, TableDecoder};
 use crate::error::{Error, Result, TransportKind};
@@ -160,6 +160,7 @@ impl BlockingClient {
             )),
             ready: VecDeque::new(),
             buffer: vec![0; READ_CHUNK],
+            end: None,
         })
     }
 
@@ -295,7 +296,9 @@ fn io_kind(kind: io::ErrorKind) -> TransportKind {
 
 /// The batches of a streamed table (from [`BlockingClient::stream_table`]).
 ///
-/// An [`Iterator`] of `Result<Batch>`; it ends after the first error.
+/// An [`Iterator`] of `Result<Batch>`; it ends after the first error. Once
+/// it ended without one, [`BatchIter::end`] gives the notices and the row
+/// count.
 pub struct BatchIter {
     config: Config,
     body: ureq::BodyReader<'static>,
@@ -304,6 +307,15 @@ pub struct BatchIter {
     decoder: Option<TableDecoder>,
     ready: VecDeque<Batch>,
     buffer: Vec<u8>,
+    end: Option<StreamEnd>,
+}
+
+impl BatchIter {
+    /// The notices and row count, once the body ended and decoded without
+    /// error; `None` before, and after an error.
+    pub fn end(&self) -> Option<&StreamEnd> {
+        self.end.as_ref()
+    }
 }
 
 impl fmt::Debug for BatchIter {
@@ -325,6 +337,10 @@ impl Iterator for BatchIter {
                 Ok(0) => match self.decoder.take()?.finish() {
                     Ok(finished) => {
                         self.ready.extend(finished.batches);
+                        self.end = Some(StreamEnd {
+                            notices: finished.notices,
+                            total_rows: finished.total_rows,
+                        });
                         continue;
                     }
                     Err(e) => e,

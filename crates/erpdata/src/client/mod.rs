@@ -31,6 +31,16 @@ use crate::error::{Error, Result, TransportKind};
 use crate::query::TableQuery;
 use crate::retry::{Decision, Outcome, RetryPolicy};
 
+/// What a streamed table leaves once its body ended and decoded without
+/// error: only then are its batches known to be the whole table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StreamEnd {
+    /// PHP notices or warnings that preceded the JSON (redacted).
+    pub notices: Vec<String>,
+    /// Rows in the whole answer.
+    pub total_rows: u64,
+}
+
 /// Asks the core's policy, supplying what it leaves to transports: a
 /// uniform random number for the jitter and the clock for `Retry-After`
 /// dates.
