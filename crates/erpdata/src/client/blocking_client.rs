@@ -146,6 +146,19 @@ impl BlockingClient {
     /// has begun, a failure ends the iterator with an error. The batches
     /// are complete only if it ends without one: a body cut short is an
     /// error after the batches before it.
+    ///
+    /// ```no_run
+    /// # fn run(client: erpdata::BlockingClient) -> erpdata::Result<()> {
+    /// let mut batches = client.stream_table("sales_invoice")?;
+    /// for batch in batches.by_ref() {
+    ///     let batch = batch?;
+    ///     println!("{} rows of {} columns", batch.num_rows, batch.columns.len());
+    /// }
+    /// let end = batches.end().expect("complete, or the loop returned the error");
+    /// println!("{} rows in all", end.total_rows);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stream_table(&self, query: impl Into<TableQuery>) -> Result<BatchIter> {
         let request = self.config.table_request(&query.into())?;
         let response = self.open(request, Deadline::EachRead)?;
