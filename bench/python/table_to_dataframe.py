@@ -119,8 +119,8 @@ print(elapsed, peak_mb(), n)
 """
 
 
-def run(method: str, url: str, rows: int, body: str) -> tuple[float, float]:
-    setup = SETUP.format(python=str(ROOT / "python"), url=url, token=TOKEN) + f"BODY = {body!r}\n"
+def run(method: str, url: str, rows: int, body: str, package: str) -> tuple[float, float]:
+    setup = SETUP.format(python=package, url=url, token=TOKEN) + f"BODY = {body!r}\n"
     code = setup + METHODS[method] + REPORT
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
@@ -135,6 +135,11 @@ def main() -> None:
     parser.add_argument("--sandbox", required=True, help="the erpdata-sandbox binary")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--package",
+        default=str(ROOT / "python"),
+        help="folder holding the erpdata package to measure (default: the checkout's)",
+    )
     args = parser.parse_args()
     sandbox = subprocess.Popen(
         [args.sandbox, "--port", "0", "--rows", str(args.rows), "--quiet"],
@@ -153,7 +158,7 @@ def main() -> None:
                     body.write(chunk)
         results: dict[str, tuple[float, float]] = {}
         for method in METHODS:
-            runs = [run(method, url, args.rows, body.name) for _ in range(args.repeat)]
+            runs = [run(method, url, args.rows, body.name, args.package) for _ in range(args.repeat)]
             results[method] = (
                 statistics.median(r[0] for r in runs),
                 statistics.median(r[1] for r in runs),
