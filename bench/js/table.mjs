@@ -9,8 +9,8 @@
 //   json     fetch + res.json(), then touch every row's data
 //   rows     (await client.table()).rows
 //   columns  (await client.table()).columns()
-// and prints the medians (wall ms, heap MB retained by the result after a
-// GC) and the ratios to `json`.
+// and prints the medians (wall ms, this process's CPU ms, heap MB retained
+// by the result after a GC) and the ratios to `json`.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -73,21 +73,24 @@ function count(result) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const samples = Object.fromEntries(Object.keys(CASES).map((k) => [k, { ms: [], heap: [], buffers: [] }]));
+const samples = Object.fromEntries(Object.keys(CASES).map((k) => [k, { ms: [], cpu: [], heap: [], buffers: [] }]));
 
 // One warm-up of each (JIT, wasm compile, sandbox page cache), then the runs,
 // interleaved so that drift hits every case alike.
 for (let run = -1; run < RUNS; run++) {
   for (const [name, fn] of Object.entries(CASES)) {
     const before = await heapMB();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     let result = await fn();
     const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
     const after = await heapMB();
     if (count(result) !== ROWS) throw new Error(`${name}: ${count(result)} rows, expected ${ROWS}`);
     result = null;
     if (run >= 0) {
       samples[name].ms.push(ms);
+      samples[name].cpu.push((cpu.user + cpu.system) / 1000);
       samples[name].heap.push(after.heap - before.heap);
       samples[name].buffers.push(after.buffers - before.buffers);
     }
@@ -96,16 +99,19 @@ for (let run = -1; run < RUNS; run++) {
 }
 await sandbox.stop();
 
-const base = { ms: median(samples.json.ms), heap: median(samples.json.heap) };
+const base = { ms: median(samples.json.ms), cpu: median(samples.json.cpu), heap: median(samples.json.heap) };
 console.log(`sales_invoice, ${ROWS} rows, medians of ${RUNS} (Node ${process.version})`);
-console.log("case       wall ms   x json   heap MB   x json   buffers MB");
+console.log("case       wall ms   x json    cpu ms   x json   heap MB   x json   buffers MB");
 for (const [name, s] of Object.entries(samples)) {
   const ms = median(s.ms);
+  const cpu = median(s.cpu);
   const heap = median(s.heap);
   console.log(
     `${name.padEnd(8)} ${ms.toFixed(0).padStart(9)} ${(base.ms / ms).toFixed(2).padStart(8)}` +
+      ` ${cpu.toFixed(0).padStart(9)} ${(base.cpu / cpu).toFixed(2).padStart(8)}` +
       ` ${heap.toFixed(1).padStart(9)} ${(base.heap / heap).toFixed(2).padStart(8)}` +
       ` ${median(s.buffers).toFixed(1).padStart(12)}`,
   );
 }
+console.log("cpu: this process only (the sandbox's work is the same for every case); heap: retained by the result");
 console.log("x json: how many times faster / smaller than fetch + res.json() (higher is better)");
