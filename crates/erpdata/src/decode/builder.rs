@@ -188,7 +188,7 @@ impl Builder {
                 let mut s = String::with_capacity(10);
                 for (i, &d) in values.iter().enumerate() {
                     s.clear();
-                    if validity.map_or(true, |v| v.get(i)) {
+                    if validity.is_none_or(|v| v.get(i)) {
                         date::format(d, &mut s);
                     }
                     texts.push(&s);

@@ -28,7 +28,7 @@ impl Bitmap {
     /// `len` bits, all `value`.
     pub fn filled(len: usize, value: bool) -> Self {
         let mut bytes = vec![if value { 0xFF } else { 0 }; len.div_ceil(8)];
-        if value && len % 8 != 0 {
+        if value && !len.is_multiple_of(8) {
             // Bits past the end stay clear, as Arrow expects.
             if let Some(last) = bytes.last_mut() {
                 *last = (1u8 << (len % 8)) - 1;
@@ -48,7 +48,7 @@ impl Bitmap {
     /// Appends one bit.
     #[inline]
     pub fn push(&mut self, value: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if value {
@@ -64,7 +64,7 @@ impl Bitmap {
         }
         self.len -= 1;
         self.bytes[self.len / 8] &= !(1 << (self.len % 8));
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.pop();
         }
     }
@@ -446,7 +446,7 @@ impl ColumnData {
     pub fn is_valid(&self, i: usize) -> bool {
         match self {
             ColumnData::Null { .. } => false,
-            _ => self.validity().map_or(true, |v| v.get(i)),
+            _ => self.validity().is_none_or(|v| v.get(i)),
         }
     }
 
