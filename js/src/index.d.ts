@@ -171,7 +171,10 @@ export declare class ErpClient {
    * has every column seen so far (null where the row lacked the key). A
    * body that breaks off throws after the last complete batch.
    * `timeoutMs` bounds the wait for the answer and for each chunk of the
-   * body, not the whole download (which the caller's loop paces).
+   * body, not the whole download (which the caller's loop paces). With
+   * `numbers: "string"` a decimal reads at the scale of its column in the
+   * batch (`1.5` as `"1.50"` beside two-decimal values): the value exact,
+   * the text normalised; `table()` keeps each number's own text.
    */
   streamTable(name: string, options?: StreamTableOptions): AsyncIterable<Row[]>;
   /** The configuration, with the token shown as `[REDACTED]`. */
