@@ -46,10 +46,11 @@ class Table(Sequence[Row]):
     A ``Sequence`` of row dicts (made on first access, every column in
     each row, ``None`` where a row had no value), and the source of
     :meth:`to_arrow`, :meth:`to_pandas` and :meth:`to_polars`, which are
-    built from the columns without going through Python objects. Any Arrow
-    consumer takes it directly through the Arrow PyCapsule protocol
-    (``__arrow_c_stream__``), e.g. ``pyarrow.table(t)``,
-    ``polars.DataFrame(t)``, ``duckdb.sql("select * from t")``.
+    built from the columns without going through Python objects. Arrow
+    consumers take it directly through the Arrow PyCapsule protocol
+    (``__arrow_c_stream__``), e.g. ``pyarrow.table(t)`` or DuckDB; for
+    polars use :meth:`to_polars` (``polars.DataFrame(t)`` sees a sequence
+    of dicts first and would build the frame row by row).
 
     Each column has one type over the whole table: ``int64``,
     ``decimal128(p, s)`` (exact), ``date32``, ``bool``, ``string``, or

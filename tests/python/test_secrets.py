@@ -108,7 +108,7 @@ def test_transport_failures_and_retries_leak_nothing(
     texts: list[str] = []
     with caplog.at_level(logging.DEBUG):
         for url in (server.url, refused_url):
-            with Client(url, **settings(), max_retries=2) as c:
+            with Client(url, **settings(), max_retries=2 if url == server.url else 0) as c:
                 for method in ("GET", "POST"):
                     calls = 0
                     with pytest.raises(erpdata.ErpError) as info:
