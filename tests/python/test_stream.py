@@ -168,3 +168,50 @@ def test_service_error_in_a_stream(sandbox_url: str) -> None:
     with Client(sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
         with pytest.raises(erpdata.ServiceError, match="Invalid access token"):
             list(c.stream_table("sales_invoice"))
+
+
+# -- the sandbox's body faults (/_body/FAULT/KEY/ in front of the path) -----------
+
+
+def fault(base: str, path: str) -> str:
+    return f"{base.rstrip('/')}/_body/{path}/"
+
+
+def count(base: str, key: str) -> int:
+    return int(httpx.get(fault(base, f"count/{key}").rstrip("/")).text)
+
+
+def test_sandbox_reset_mid_stream(big_sandbox_url: str) -> None:
+    key = "py-stream-reset"
+    got = 0
+    with big_client(fault(big_sandbox_url, f"reset-2000000/{key}")) as c:
+        with pytest.raises(erpdata.TransportError) as info:
+            for batch in c.stream_table("sales_invoice", batch_rows=1000):
+                got += len(batch)
+    err = info.value
+    assert got > 0 and got % 1000 == 0
+    assert err.rows_received is not None and got <= err.rows_received < BIG_ROWS
+    assert f"{got} of them delivered" in str(err)
+    assert count(big_sandbox_url, key) == 1  # not retried once rows went out
+
+
+def test_sandbox_truncated_body(big_sandbox_url: str) -> None:
+    key = "py-stream-truncate"
+    got = 0
+    with big_client(fault(big_sandbox_url, f"truncate-2000000/{key}"), max_retries=1) as c:
+        with pytest.raises(erpdata.DecodeError, match="truncated") as info:
+            for batch in c.stream_table("sales_invoice", batch_rows=1000):
+                got += len(batch)
+        assert info.value.rows_received is not None and got <= info.value.rows_received < BIG_ROWS
+        # The whole-table call never turns it into fewer rows either.
+        with pytest.raises(erpdata.DecodeError, match="truncated"):
+            c.table("sales_invoice")
+
+
+def test_sandbox_reset_retried_by_table(big_sandbox_url: str) -> None:
+    key = "py-table-reset"
+    with big_client(fault(big_sandbox_url, f"reset-100000/{key}"), max_retries=1) as c:
+        with pytest.raises(erpdata.TransportError) as info:
+            c.table("sales_invoice")
+    assert info.value.kind == "reset"
+    assert count(big_sandbox_url, key) == 2
