@@ -119,6 +119,7 @@ fuzz:
 lint: venv
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow -- -D warnings
 	$(VENV)/bin/mypy python/erpdata tests/python
 
 fmt:

@@ -290,7 +290,7 @@ impl Ledger {
         // Nine days apart plus jitter keeps demo-size tables in date order
         // within the year; big tables wrap around the year again.
         let day_of_year = (index.wrapping_mul(9).wrapping_add(rng.below(5)) % 365) as i32;
-        let anchored = index % r.anchor_every == 0;
+        let anchored = index.is_multiple_of(r.anchor_every);
         let party = if anchored {
             r.first_party
         } else {
