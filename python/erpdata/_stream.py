@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any, Callable, Generic, List, Literal, Optional, TypeVar, Union
+from typing import Any, Callable, Generic, List, Literal, Optional, TypeVar
 
 from ._core import Batch
 from ._flow import StreamState

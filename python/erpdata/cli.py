@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import os
 import shutil
@@ -30,7 +29,7 @@ from typing import IO, Any, Callable, List, Optional, Sequence
 from . import _errors
 from ._client import Client
 from ._kinds import DuesKind
-from ._models import Row, Table
+from ._models import Table
 
 __all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
 
