@@ -40,6 +40,7 @@
 //! | `reqwest` | `AsyncClient` (reqwest on tokio, rustls) with a `Stream` of batches |
 //! | `blocking` | `BlockingClient` (ureq, rustls) with an `Iterator` of batches |
 //! | `arrow` | `Batch::to_record_batch` |
+//! | `parallel` | `TableDecoder::decode_parallel`: large bodies decoded on several threads (rayon; not for wasm) |
 //!
 //! Both clients have `dues`, `receivables`, `payables`, `table` and
 //! `stream_table`, finite connect and call timeouts (`ClientOptions`), and
