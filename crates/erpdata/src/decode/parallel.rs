@@ -1,10 +1,13 @@
 //! Decoding a whole body on several threads (feature `parallel`).
 //!
 //! The envelope is read by one decoder, which sees the `data` array as if
-//! it were empty; the array's elements are cut at row boundaries into
-//! pieces of whole batches, and each piece is decoded by a decoder of its
-//! own on a rayon thread. The result is the sequential decoder's, batch for
-//! batch:
+//! it were empty; a structural scan finds where the array's elements end
+//! (see [`super::row_bounds`]), they are cut at row boundaries into pieces
+//! of whole batches, and each piece is decoded by a decoder of its own on a
+//! rayon thread. While the scan runs, another thread already decodes the
+//! first rows (they start at a batch boundary whatever the counts) and
+//! later goes on to the first batch boundary past what it read. The result
+//! is the sequential decoder's, batch for batch:
 //! - pieces hold a multiple of `batch_rows` rows, so batches end where the
 //!   sequential decoder ends them, and each batch types its columns from
 //!   its own values alike;
@@ -19,6 +22,7 @@
 //! or a batch ended early by the 256 MiB text limit.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -61,6 +65,9 @@ const GUESS_WINDOW: usize = 1 << 20;
 /// differ in cost).
 const SEGMENTS_PER_THREAD: usize = 2;
 const PIECES_PER_THREAD: usize = 4;
+/// How much of the array the head decoder takes at a time while the scan
+/// runs (it checks for the scan's end between steps).
+const HEAD_STEP: usize = 256 << 10;
 
 /// What a piece is wrapped in to be decoded as an answer of its own.
 const PIECE_HEAD: &[u8] = br#"{"status":"success","data":["#;
@@ -198,11 +205,39 @@ fn split_rows(
     options: DecoderOptions,
     threads: usize,
 ) -> Option<Finished> {
+    split_rows_with(config, body, options, threads, false)
+}
+
+/// `head_first`: the head decoder reads its whole share before the scan
+/// (for tests: otherwise how much it reads depends on timing).
+fn split_rows_with(
+    config: &Config,
+    body: &[u8],
+    options: DecoderOptions,
+    threads: usize,
+    head_first: bool,
+) -> Option<Finished> {
     let batch_rows = options.batch_rows.max(1);
     let mut envelope = Core::new(config, 200, Envelope::default());
     let open = find_rows(&mut envelope, body)?;
     let region = &body[open + 1..];
-    let (close, commas) = bounds(region, threads)?;
+    // The first rows start at a batch boundary whatever the counts: one
+    // thread decodes them while another scans for the rest.
+    let scanned = AtomicBool::new(false);
+    let (bounds, head) = if head_first {
+        let head = decode_head(config, region, options, &scanned);
+        (bounds(region, threads), head)
+    } else {
+        rayon::join(
+            || {
+                let b = bounds(region, threads);
+                scanned.store(true, Ordering::Relaxed);
+                b
+            },
+            || decode_head(config, region, options, &scanned),
+        )
+    };
+    let (close, commas) = bounds?;
 
     // The rest of the envelope, after the array.
     envelope.feed(&region[close..]).ok()?;
@@ -220,21 +255,41 @@ fn split_rows(
     if batches < 2 {
         return None;
     }
-    let pieces = batches.min(threads * PIECES_PER_THREAD);
-    let per_piece = batches.div_ceil(pieces) * batch_rows;
-    let ranges: Vec<(usize, usize)> = (0..rows)
-        .step_by(per_piece)
-        .map(|first| (first, (first + per_piece).min(rows)))
-        .collect();
     let starts = |row: usize| if row == 0 { 0 } else { commas[row - 1] + 1 };
     let ends = |row: usize| if row == rows { close } else { commas[row - 1] };
 
-    let decoded: Vec<Option<Finished>> = ranges
-        .par_iter()
-        .map(|&(first, last)| {
-            let piece = &region[starts(first)..ends(last)];
-            let finished = decode_piece(config, piece, options)?;
-            (finished.total_rows == (last - first) as u64).then_some(finished)
+    // The head goes on to the first batch boundary at or after what it
+    // read (if it read no further than the array).
+    let mut tasks: Vec<Task> = Vec::new();
+    let mut first = 0;
+    if let Some(head) = head.filter(|h| h.fed > 0 && h.fed <= close) {
+        let k = commas.partition_point(|&c| c < head.fed);
+        let last = ((k + 1).div_ceil(batch_rows) * batch_rows).min(rows);
+        tasks.push(Task::Head(head, last));
+        first = last;
+    }
+    let left = (rows - first).div_ceil(batch_rows);
+    if left > 0 {
+        let pieces = left.min(threads * PIECES_PER_THREAD);
+        let per_piece = left.div_ceil(pieces) * batch_rows;
+        tasks.extend(
+            (first..rows)
+                .step_by(per_piece)
+                .map(|from| Task::Piece(from, (from + per_piece).min(rows))),
+        );
+    }
+
+    let decoded: Vec<Option<Finished>> = tasks
+        .into_par_iter()
+        .map(|task| {
+            let (finished, expected) = match task {
+                Task::Piece(first, last) => {
+                    let piece = &region[starts(first)..ends(last)];
+                    (decode_piece(config, piece, options)?, last - first)
+                }
+                Task::Head(head, last) => (head.finish(&region[..ends(last)])?, last),
+            };
+            (finished.total_rows == expected as u64).then_some(finished)
         })
         .collect();
 
@@ -335,6 +390,62 @@ fn decode_piece(config: &Config, piece: &[u8], options: DecoderOptions) -> Optio
     Some(finished)
 }
 
+/// Decoding work for one thread.
+enum Task {
+    /// Rows `.0..` of the array up to row `.1`, begun during the scan.
+    Head(Head, usize),
+    /// Rows `.0..` up to row `.1`.
+    Piece(usize, usize),
+}
+
+/// The decoder of the array's first rows, fed while the scan runs.
+struct Head {
+    decoder: TableDecoder,
+    batches: Vec<Batch>,
+    /// Bytes of the array fed so far.
+    fed: usize,
+}
+
+impl Head {
+    /// Fed the rest of `rows` (the array's bytes up to a row's end).
+    fn finish(mut self, rows: &[u8]) -> Option<Finished> {
+        self.batches
+            .extend(self.decoder.feed(&rows[self.fed..]).ok()?);
+        self.batches.extend(self.decoder.feed(PIECE_TAIL).ok()?);
+        let mut finished = self.decoder.finish().ok()?;
+        self.batches.append(&mut finished.batches);
+        finished.batches = self.batches;
+        Some(finished)
+    }
+}
+
+/// Decodes the array's first rows in steps until `scanned`, within the
+/// first half of `region` (so never past the array's end unless what
+/// follows it is longer than the array; then the head is not used).
+fn decode_head(
+    config: &Config,
+    region: &[u8],
+    options: DecoderOptions,
+    scanned: &AtomicBool,
+) -> Option<Head> {
+    let mut decoder = TableDecoder {
+        core: Core::new(config, 200, ColumnSink::new(options.batch_rows)),
+    };
+    let mut batches = decoder.feed(PIECE_HEAD).ok()?;
+    let step = (region.len() / 64).clamp(64, HEAD_STEP);
+    let budget = region.len() / 2;
+    let mut fed = 0;
+    while fed + step <= budget && !scanned.load(Ordering::Relaxed) {
+        batches.extend(decoder.feed(&region[fed..fed + step]).ok()?);
+        fed += step;
+    }
+    Some(Head {
+        decoder,
+        batches,
+        fed,
+    })
+}
+
 /// Gives every batch every column seen so far, in first-seen order, as the
 /// sequential decoder does: a piece only knew the columns it saw.
 fn align_columns(batches: &mut [Batch]) {
@@ -401,8 +512,11 @@ mod tests {
         ] {
             let expected = sequential(&config(), 200, &b, options).unwrap();
             for threads in [2, 3, 5] {
-                let got = split_rows(&config(), &b, options, threads).expect("cut into pieces");
-                assert_eq!(got, expected);
+                for head_first in [false, true] {
+                    let got = split_rows_with(&config(), &b, options, threads, head_first)
+                        .expect("cut into pieces");
+                    assert_eq!(got, expected, "{threads} threads, head first: {head_first}");
+                }
             }
         }
     }
