@@ -265,7 +265,7 @@ fn split_rows_with(
     if let Some(head) = head.filter(|h| h.fed > 0 && h.fed <= close) {
         let k = commas.partition_point(|&c| c < head.fed);
         let last = ((k + 1).div_ceil(batch_rows) * batch_rows).min(rows);
-        tasks.push(Task::Head(head, last));
+        tasks.push(Task::Head(Box::new(head), last));
         first = last;
     }
     let left = (rows - first).div_ceil(batch_rows);
@@ -393,7 +393,7 @@ fn decode_piece(config: &Config, piece: &[u8], options: DecoderOptions) -> Optio
 /// Decoding work for one thread.
 enum Task {
     /// Rows `.0..` of the array up to row `.1`, begun during the scan.
-    Head(Head, usize),
+    Head(Box<Head>, usize),
     /// Rows `.0..` up to row `.1`.
     Piece(usize, usize),
 }
