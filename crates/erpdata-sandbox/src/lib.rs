@@ -15,6 +15,7 @@ mod data;
 mod date;
 mod dues;
 mod faults;
+mod generate;
 mod json;
 mod rng;
 mod routes;
@@ -32,6 +33,7 @@ pub use config::{
     parse_args, Command, Config, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROJECT, DEFAULT_SEED,
     DEFAULT_TOKEN, TOKEN_ENV, USAGE,
 };
+pub use generate::table_body;
 pub use routes::router;
 
 /// How long answers in flight may go on after a shutdown signal.
