@@ -5,7 +5,16 @@ from ._errors import TransportError
 from ._models import Dues, Id, Row, Table
 
 __version__: str
-__all__ = ["Config", "Request", "RetryPolicy", "TableDecoder", "Batch", "TableData", "__version__"]
+__all__ = [
+    "Config",
+    "Request",
+    "RetryPolicy",
+    "TableDecoder",
+    "TableCollector",
+    "Batch",
+    "TableData",
+    "__version__",
+]
 
 @final
 class Request:
@@ -136,4 +145,17 @@ class TableDecoder:
     @property
     def rows_delivered(self) -> int: ...
     def finish(self) -> Tuple[List[Batch], List[str], int]: ...
+    def finish_table(self) -> TableData: ...
+
+@final
+class TableCollector:
+    """The core's table decoder on a thread of its own: ``feed`` hands a
+    chunk over and returns; errors surface at a later ``feed``, ``check``
+    or ``finish_table``."""
+
+    def __new__(cls, config: Config, status: int, *, batch_rows: int = 65536) -> TableCollector: ...
+    def feed(self, chunk: bytes) -> None: ...
+    def check(self) -> None: ...
+    @property
+    def rows(self) -> int: ...
     def finish_table(self) -> TableData: ...

@@ -19,7 +19,7 @@ from typing import Any, Callable, List, Optional, TypeVar, Union
 
 import httpx
 
-from ._core import Batch, Config, Request, RetryPolicy, TableData, TableDecoder
+from ._core import Batch, Config, Request, RetryPolicy, TableCollector, TableData, TableDecoder
 from ._errors import ErpError
 from ._log import logger
 from ._timeouts import Timeout
@@ -292,11 +292,15 @@ def read_table(
     progress: Optional[Progress] = None,
 ) -> Flow[TableData]:
     """A whole table, decoded chunk by chunk as it arrives (the body is
-    never held whole). A body cut off is retried from the start."""
+    never held whole). A body cut off is retried from the start.
+
+    The chunks are decoded on a thread of the core's while the next ones
+    are read, so a large table takes about as long as the slower of the
+    download and the decoding, not their sum."""
     while True:
         received = 0
         response = yield from exchange(call, http)
-        decoder = TableDecoder(call.config, response.status_code, batch_rows=batch_rows, collect=True)
+        decoder = TableCollector(call.config, response.status_code, batch_rows=batch_rows)
         body = Body(response)
         failure: Optional[httpx.HTTPError] = None
         while True:
@@ -317,6 +321,10 @@ def read_table(
             data = decoder.finish_table()
             logger.debug("table of %d rows from %s", data.num_rows, call.request.display_url)
             return data
+        # What arrived before the cut may already make the answer fail
+        # (an error envelope, a malformed row): that is the result, as if
+        # each chunk had been decoded before the next was read.
+        decoder.check()
         logger.debug("answer cut off after %d rows", decoder.rows)
         yield Sleep(call.failed(failure))
 

@@ -7,6 +7,7 @@
 use pyo3::prelude::*;
 
 mod capsules;
+mod collector;
 mod config;
 mod convert;
 mod errors;
@@ -20,6 +21,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<config::Request>()?;
     m.add_class::<retry::RetryPolicy>()?;
     m.add_class::<table::TableDecoder>()?;
+    m.add_class::<collector::TableCollector>()?;
     m.add_class::<table::Batch>()?;
     m.add_class::<table::TableData>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -131,7 +131,7 @@ pub(crate) struct TableData {
 impl TableData {
     /// Unifies the batches' column types (a key may be `Int` in one batch
     /// and `Decimal` in another) and converts them to Arrow.
-    fn build(batches: Vec<erpdata::Batch>, notices: Vec<String>) -> Result<Self, Error> {
+    pub(crate) fn build(batches: Vec<erpdata::Batch>, notices: Vec<String>) -> Result<Self, Error> {
         let unified = batches
             .iter()
             .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()));

@@ -1,0 +1,95 @@
+"""The table decoder on its own thread (what ``Client.table`` feeds while
+it reads): the sequential decoder's results and errors, reported at the
+next call."""
+
+from __future__ import annotations
+
+import pytest
+
+import erpdata
+from erpdata._core import Config, TableCollector
+
+CONFIG = Config("http://127.0.0.1:1/", project="demo", access_token="fake-token-for-tests")
+BODY = (
+    b'\nNotice: Undefined index: sort in /var/www/apis/dataapi.php on line 8\n{"status":"success","data":['
+    + b",".join(b'{"n":%d,"x":"%d.5","s":"v%d"}' % (i, i, i % 3) for i in range(2500))
+    + b"]}"
+)
+
+
+def collect(body: bytes, step: int, batch_rows: int = 100) -> erpdata.Table:
+    collector = TableCollector(CONFIG, 200, batch_rows=batch_rows)
+    for at in range(0, len(body), step):
+        collector.feed(body[at : at + step])
+    return erpdata.Table(collector.finish_table())
+
+
+@pytest.mark.parametrize("step", [1, 7, 4096, len(BODY)])
+def test_same_table_as_the_whole_body_parsed(step: int) -> None:
+    expected = CONFIG.parse_table(200, BODY)
+    got = collect(BODY, step)
+    assert len(got) == 2500
+    assert got == expected
+    assert got.notices == expected.notices == ["Notice: Undefined index: sort in /var/www/apis/dataapi.php on line 8"]
+
+
+def test_rows_counted_once_decoded() -> None:
+    collector = TableCollector(CONFIG, 200)
+    collector.feed(BODY[: len(BODY) // 2])
+    collector.check()
+    assert 0 < collector.rows < 2500
+    collector.feed(BODY[len(BODY) // 2 :])
+    collector.finish_table()
+    assert collector.rows == 2500
+
+
+def test_bad_answer_raised_by_check_and_every_later_call() -> None:
+    collector = TableCollector(CONFIG, 200)
+    collector.feed(b'{"status":"success","data":[{"n":1},{"n":oops}' + b" " * 8192)
+    with pytest.raises(erpdata.DecodeError, match="not valid JSON"):
+        collector.check()
+    with pytest.raises(erpdata.DecodeError, match="not valid JSON"):
+        collector.feed(b"more")
+    with pytest.raises(erpdata.DecodeError, match="not valid JSON"):
+        collector.finish_table()
+
+
+def test_error_envelope_raised_at_the_end() -> None:
+    collector = TableCollector(CONFIG, 200)
+    collector.feed(b'{"status":"error","message":"no such table"}')
+    with pytest.raises(erpdata.ServiceError, match="no such table"):
+        collector.finish_table()
+
+
+def test_malformed_row_raised_not_fewer_rows() -> None:
+    bad = BODY.replace(b'{"n":1200,', b'{"n":12 00,')
+    with pytest.raises(erpdata.DecodeError):
+        collect(bad, 4096)
+
+
+def test_cut_off_body_is_a_truncation_error() -> None:
+    with pytest.raises(erpdata.DecodeError, match="truncated"):
+        collect(BODY[:-100], 4096)
+
+
+def test_finished_collector_refuses_more() -> None:
+    collector = TableCollector(CONFIG, 200)
+    collector.feed(BODY)
+    collector.finish_table()
+    with pytest.raises(ValueError, match="finished"):
+        collector.feed(b"x")
+    with pytest.raises(ValueError, match="finished"):
+        collector.finish_table()
+
+
+def test_dropped_unfinished_collector_ends_its_thread() -> None:
+    import threading
+
+    before = threading.active_count()
+    for _ in range(50):
+        collector = TableCollector(CONFIG, 200)
+        collector.feed(BODY[:1000])
+        del collector
+    # Native threads are not Python threads; what matters is that nothing
+    # hangs or leaks into Python's view.
+    assert threading.active_count() == before
