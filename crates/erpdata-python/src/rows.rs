@@ -171,31 +171,33 @@ impl<'a, 'py> Reader<'a, 'py> {
         }
     }
 
-    fn value(&mut self, cx: &Context<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
+    /// The value of row `i`; `None` for a null.
+    fn value(&mut self, cx: &Context<'py>, i: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
         let py = cx.py;
-        let none = || Ok(py.None().into_bound(py));
+        let none = || Ok(None);
+        let some = |v: Bound<'py, PyAny>| Ok(Some(v));
         match self {
             Reader::Null => none(),
             Reader::Bool(a) if a.is_valid(i) => {
-                Ok(PyBool::new(py, a.value(i)).to_owned().into_any())
+                some(PyBool::new(py, a.value(i)).to_owned().into_any())
             }
-            Reader::Int(a) if a.is_valid(i) => Ok(a.value(i).into_pyobject(py)?.into_any()),
+            Reader::Int(a) if a.is_valid(i) => some(a.value(i).into_pyobject(py)?.into_any()),
             // Scale 0: integers too big for `int64`, which Python's `int`
             // holds exactly (a fraction anywhere makes the scale above 0).
             Reader::Decimal(a) if a.is_valid(i) && a.scale() == 0 => {
-                Ok(a.value(i).into_pyobject(py)?.into_any())
+                some(a.value(i).into_pyobject(py)?.into_any())
             }
             Reader::Decimal(a) if a.is_valid(i) => {
                 let mut buf = [0u8; 48];
                 let at = decimal_text(a.value(i), a.scale(), &mut buf);
                 // ASCII digits, a point and a sign only.
                 let text = std::str::from_utf8(&buf[at..]).unwrap_or("NaN");
-                cx.decimal.call1((PyString::new(py, text),))
+                cx.decimal.call1((PyString::new(py, text),)).map(Some)
             }
             Reader::Date(a, made) if a.is_valid(i) => {
                 let days = a.value(i);
                 if let Some(s) = made.get(&days) {
-                    return Ok(s.clone().into_any());
+                    return some(s.clone().into_any());
                 }
                 let text = match a.value_as_date(i) {
                     Some(date) => date.to_string(),
@@ -203,12 +205,13 @@ impl<'a, 'py> Reader<'a, 'py> {
                 };
                 let s = PyString::new(py, &text);
                 made.insert(days, s.clone());
-                Ok(s.into_any())
+                some(s.into_any())
             }
-            Reader::Str(a, made) if a.is_valid(i) => Ok(made.get(py, a, i).into_any()),
-            Reader::Json(a) if a.is_valid(i) => {
-                cx.json_loads.call((a.value(i),), Some(&cx.json_kwargs))
-            }
+            Reader::Str(a, made) if a.is_valid(i) => some(made.get(py, a, i).into_any()),
+            Reader::Json(a) if a.is_valid(i) => cx
+                .json_loads
+                .call((a.value(i),), Some(&cx.json_kwargs))
+                .map(Some),
             _ => none(),
         }
     }
@@ -232,14 +235,51 @@ pub(crate) fn append_rows<'py>(
         .zip(schema.fields())
         .map(|(a, f)| Reader::new(a.as_ref(), f))
         .collect();
+    // Every row has every key: each dict starts as a copy of one holding
+    // them all (sized once, keys already hashed), then takes its values
+    // in place.
+    let template = PyDict::new(py);
+    for key in keys {
+        template.set_item(key, py.None())?;
+    }
     for i in start..stop.min(batch.num_rows()) {
-        let dict = PyDict::new(py);
+        let dict = template.copy()?;
         for (key, reader) in keys.iter().zip(readers.iter_mut()) {
-            dict.set_item(key, reader.value(&cx, i)?)?;
+            if let Some(value) = reader.value(&cx, i)? {
+                dict.set_item(key, value)?;
+            }
         }
         out.append(dict)?;
     }
     Ok(())
+}
+
+/// Turns Python's cyclic garbage collector off while it lives (if it was
+/// on). Row dicts hold no cycles, yet making a million of them would
+/// start a collection every few hundred, each walking the rows so far.
+pub(crate) struct NoCollection<'py> {
+    gc: Option<Bound<'py, PyModule>>,
+}
+
+impl<'py> NoCollection<'py> {
+    pub(crate) fn new(py: Python<'py>) -> PyResult<Self> {
+        let gc = py.import("gc")?;
+        if gc.call_method0("isenabled")?.is_truthy()? {
+            gc.call_method0("disable")?;
+            return Ok(NoCollection { gc: Some(gc) });
+        }
+        Ok(NoCollection { gc: None })
+    }
+}
+
+impl Drop for NoCollection<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = &self.gc {
+            // Nothing to report it to; the worst case is a collector left
+            // off, which only costs memory in cyclic programs.
+            let _ = gc.call_method0("enable");
+        }
+    }
 }
 
 /// One interned `str` per column name of `batch`.

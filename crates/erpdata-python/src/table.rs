@@ -36,6 +36,7 @@ fn rows_of<'py>(
     stop: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
+    let _quiet = rows::NoCollection::new(py)?;
     let mut offset = 0;
     for batch in batches {
         let n = batch.num_rows();
