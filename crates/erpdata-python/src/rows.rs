@@ -45,7 +45,8 @@ enum Reader<'a, 'py> {
     Null,
     Bool(&'a BooleanArray),
     Int(&'a Int64Array),
-    Decimal(&'a Decimal128Array),
+    /// Decimals made so far, reused for a repeat (prices, rates, zero).
+    Decimal(&'a Decimal128Array, Decimals<'py>),
     /// Dates repeat from row to row: each distinct one is made once.
     Date(&'a Date32Array, HashMap<i32, Bound<'py, PyString>>),
     /// Strings made so far, reused for a repeat (currencies, names).
@@ -63,7 +64,7 @@ pub(crate) struct Strings<'a, 'py> {
 }
 
 /// Distinct values cached per column at most.
-const STRINGS_CACHED: usize = 4096;
+const VALUES_CACHED: usize = 4096;
 
 impl<'a, 'py> Strings<'a, 'py> {
     fn new() -> Self {
@@ -89,7 +90,7 @@ impl<'a, 'py> Strings<'a, 'py> {
             None => {
                 let s = PyString::new(py, text);
                 self.misses += 1;
-                if self.misses > STRINGS_CACHED {
+                if self.misses > VALUES_CACHED {
                     // Mostly distinct: stop hashing.
                     self.made = None;
                 } else if let Some(m) = self.made.as_mut() {
@@ -100,6 +101,41 @@ impl<'a, 'py> Strings<'a, 'py> {
         };
         self.last = Some((i, s.clone()));
         s
+    }
+}
+
+/// A column's `Decimal`s made so far, while that pays (`Decimal` is
+/// immutable, so a repeat can share one: same digits, same exponent). A
+/// column of mostly distinct amounts stops being cached after a while.
+pub(crate) struct Decimals<'py> {
+    made: Option<HashMap<i128, Bound<'py, PyAny>>>,
+    misses: usize,
+}
+
+impl<'py> Decimals<'py> {
+    fn new() -> Self {
+        Decimals {
+            made: Some(HashMap::new()),
+            misses: 0,
+        }
+    }
+
+    fn get(&mut self, cx: &Context<'py>, value: i128, scale: i8) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(d) = self.made.as_ref().and_then(|m| m.get(&value)) {
+            return Ok(d.clone());
+        }
+        let mut buf = [0u8; 48];
+        let at = decimal_text(value, scale, &mut buf);
+        // ASCII digits, a point and a sign only.
+        let text = std::str::from_utf8(&buf[at..]).unwrap_or("NaN");
+        let d = cx.decimal.call1((PyString::new(cx.py, text),))?;
+        self.misses += 1;
+        if self.misses > VALUES_CACHED {
+            self.made = None;
+        } else if let Some(m) = self.made.as_mut() {
+            m.insert(value, d.clone());
+        }
+        Ok(d)
     }
 }
 
@@ -162,7 +198,9 @@ impl<'a, 'py> Reader<'a, 'py> {
         match array.data_type() {
             DataType::Boolean => Reader::Bool(array.as_boolean()),
             DataType::Int64 => Reader::Int(array.as_primitive::<Int64Type>()),
-            DataType::Decimal128(..) => Reader::Decimal(array.as_primitive::<Decimal128Type>()),
+            DataType::Decimal128(..) => {
+                Reader::Decimal(array.as_primitive::<Decimal128Type>(), Decimals::new())
+            }
             DataType::Date32 => Reader::Date(array.as_primitive::<Date32Type>(), HashMap::new()),
             DataType::Utf8 if is_json(field) => Reader::Json(array.as_string::<i32>()),
             DataType::Utf8 => Reader::Str(array.as_string::<i32>(), Strings::new()),
@@ -184,15 +222,11 @@ impl<'a, 'py> Reader<'a, 'py> {
             Reader::Int(a) if a.is_valid(i) => some(a.value(i).into_pyobject(py)?.into_any()),
             // Scale 0: integers too big for `int64`, which Python's `int`
             // holds exactly (a fraction anywhere makes the scale above 0).
-            Reader::Decimal(a) if a.is_valid(i) && a.scale() == 0 => {
+            Reader::Decimal(a, _) if a.is_valid(i) && a.scale() == 0 => {
                 some(a.value(i).into_pyobject(py)?.into_any())
             }
-            Reader::Decimal(a) if a.is_valid(i) => {
-                let mut buf = [0u8; 48];
-                let at = decimal_text(a.value(i), a.scale(), &mut buf);
-                // ASCII digits, a point and a sign only.
-                let text = std::str::from_utf8(&buf[at..]).unwrap_or("NaN");
-                cx.decimal.call1((PyString::new(py, text),)).map(Some)
+            Reader::Decimal(a, made) if a.is_valid(i) => {
+                made.get(cx, a.value(i), a.scale()).map(Some)
             }
             Reader::Date(a, made) if a.is_valid(i) => {
                 let days = a.value(i);
