@@ -294,8 +294,8 @@ def read_table(
     """A whole table, decoded chunk by chunk as it arrives (the body is
     never held whole). A body cut off is retried from the start.
 
-    The chunks are decoded on a thread of the core's while the next ones
-    are read, so a large table takes about as long as the slower of the
+    The chunks are decoded on a native thread (no GIL) while the next
+    ones are read, so a large table takes about as long as the slower of the
     download and the decoding, not their sum."""
     while True:
         received = 0
@@ -322,7 +322,7 @@ def read_table(
             logger.debug("table of %d rows from %s", data.num_rows, call.request.display_url)
             return data
         # What arrived before the cut may already make the answer fail
-        # (an error envelope, a malformed row): that is the result, as if
+        # (a body that is not JSON, a malformed row): that is the result, as if
         # each chunk had been decoded before the next was read.
         decoder.check()
         logger.debug("answer cut off after %d rows", decoder.rows)
