@@ -3,7 +3,6 @@
 
 mod common;
 
-
 use erpdata::{
     unify_schemas, Batch, Cell, ColumnData, ColumnType, Config, DecoderOptions, Error, Row,
     TableDecoder,

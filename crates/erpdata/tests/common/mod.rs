@@ -21,8 +21,8 @@ pub fn cases(prefix: &str) -> Vec<Value> {
     let mut all = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        let doc: Value = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let doc: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         all.extend(doc["cases"].as_array().unwrap().iter().cloned());
     }
     assert!(!all.is_empty(), "no {prefix} vectors found");
