@@ -1,4 +1,5 @@
-//! Table decoding throughput on a generated 1M-row `sales_invoice` answer.
+//! Table decoding throughput on the sandbox's 1M-row `sales_invoice`
+//! answer (its generator, in memory).
 //!
 //! ```text
 //! cargo bench -p erpdata --features arrow --bench decode -- --warm-up-time 1 --measurement-time 5
@@ -27,63 +28,6 @@ use erpdata::{Config, DecoderOptions, TableDecoder};
 const ROWS: usize = 1_000_000;
 const CHUNK: usize = 64 * 1024;
 
-/// A deterministic answer as a PHP service's `json_encode` writes it
-/// (non-ASCII as `\u` escapes, amounts with two decimals).
-fn body(rows: usize) -> Vec<u8> {
-    const NAMES: [&str; 5] = [
-        "M\\u00fcller GmbH",
-        "Acme Corp",
-        "Soci\\u00e9t\\u00e9 G\\u00e9n\\u00e9rale",
-        "Blue Sky Ltd",
-        "Tanaka & Sons",
-    ];
-    const CURRENCIES: [&str; 3] = ["USD", "EUR", "GBP"];
-    let mut out = String::with_capacity(rows * 240);
-    out.push_str(r#"{"status":"success","data":["#);
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    for i in 0..rows {
-        if i > 0 {
-            out.push(',');
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let day = (i / 2_800) % 365;
-        let (month, dom) = month_day(day);
-        let (due_month, due_dom) = month_day((day + 30) % 365);
-        let customer = (state % 200) as usize + 1;
-        let cents = 1_000 + state % 9_999_000;
-        let tax = cents / 10;
-        let total = cents + tax;
-        out.push_str(&format!(
-            r#"{{"invoice_no":"INV-2025-{:07}","date":"2025-{month:02}-{dom:02}","due_date":"2025-{due_month:02}-{due_dom:02}","customer":"C{customer:03}","customer_name":"{}","amount":{}.{:02},"tax":{}.{:02},"total":{}.{:02},"currency":"{}"}}"#,
-            i + 1,
-            NAMES[customer % NAMES.len()],
-            cents / 100,
-            cents % 100,
-            tax / 100,
-            tax % 100,
-            total / 100,
-            total % 100,
-            CURRENCIES[(customer / 7) % CURRENCIES.len()],
-        ));
-    }
-    out.push_str("]}");
-    out.into_bytes()
-}
-
-fn month_day(day_of_year: usize) -> (usize, usize) {
-    const DAYS: [usize; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    let mut d = day_of_year;
-    for (m, len) in DAYS.iter().enumerate() {
-        if d < *len {
-            return (m + 1, d + 1);
-        }
-        d -= len;
-    }
-    (12, 31)
-}
-
 fn config() -> Config {
     Config::builder("https://erp.example.com/")
         .project("demo")
@@ -108,7 +52,8 @@ fn decode(config: &Config, body: &[u8], mut each: impl FnMut(erpdata::Batch)) ->
 }
 
 fn benches(c: &mut Criterion) {
-    let body = body(ROWS);
+    // Exactly what the sandbox serves for a 1M-row `sales_invoice`.
+    let body = erpdata_sandbox::table_body("sales_invoice", ROWS as u64).expect("a sandbox table");
     let config = config();
     assert_eq!(decode(&config, &body, |_| {}), ROWS as u64);
     let mut group = c.benchmark_group("decode_sales_invoice_1m");

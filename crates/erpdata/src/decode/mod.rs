@@ -207,7 +207,9 @@ mod regular_rows {
 
     #[test]
     fn same_keys_in_the_same_order_are_regular() {
-        assert!(regular(r#"{"a":1,"b":"x"},{"a":2,"b":null},{"a":3.5,"b":"z"}"#));
+        assert!(regular(
+            r#"{"a":1,"b":"x"},{"a":2,"b":null},{"a":3.5,"b":"z"}"#
+        ));
         assert!(regular(r#"{"a":1}"#));
         assert!(regular(""));
     }
@@ -219,6 +221,9 @@ mod regular_rows {
         assert!(!regular(r#"{"a":1},{"a":1,"b":2}"#), "new key");
         assert!(!regular(r#"{"a":1,"a":2}"#), "repeated key");
         assert!(!regular(r#"{"a":-0.0}"#), "negative zero");
-        assert!(!regular(r#"{"a":1},{"a":1},{"a":1,"c":1}"#), "new key in a later batch");
+        assert!(
+            !regular(r#"{"a":1},{"a":1},{"a":1,"c":1}"#),
+            "new key in a later batch"
+        );
     }
 }
