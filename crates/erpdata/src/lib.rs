@@ -136,12 +136,12 @@ pub use decode::{
     unify_schemas, Batch, Bitmap, Column, ColumnData, ColumnType, DecoderOptions, Finished, Schema,
     TableDecoder, Texts,
 };
+#[cfg(feature = "parallel")]
+pub use decode::{Decoded, ParallelOptions};
 #[cfg(feature = "arrow")]
 pub use decode::{
     Dictionary, DICTIONARY_MIN_VALUES, DICTIONARY_SAMPLE, JSON_TYPE, TYPE_METADATA_KEY,
 };
-#[cfg(feature = "parallel")]
-pub use decode::{Decoded, ParallelOptions};
 pub use env::{
     ACCESS_TOKEN_VAR, BASE_URL_VAR, COMPANY_ID_VAR, PROJECT_FOLDER_VAR, PROJECT_VAR, YEAR_ID_VAR,
 };
