@@ -29,6 +29,7 @@ help:
 	@echo "make demo   - start the sandbox ERP and query it through the Python and JS clients"
 	@echo "make test   - run every test suite (Rust, Python, JavaScript, shared vectors)"
 	@echo "make lint   - cargo fmt --check, clippy -D warnings, mypy"
+	@echo "make bench  - benchmarks against the baselines (Rust decoder, Python, JS); not part of make test"
 
 # --- builds -----------------------------------------------------------------
 
@@ -88,7 +89,7 @@ test-python: sandbox python
 
 # Slow (a release build): the abi3 wheel and the sdist build, and the wheel
 # installs into a fresh virtualenv and passes a smoke test there.
-.PHONY: test-wheel bench-python
+.PHONY: test-wheel bench-python bench-js bench-rust bench
 test-wheel: sandbox venv
 	rm -rf target/wheel-test && mkdir -p target/wheel-test
 	$(VENV)/bin/maturin build --release --quiet --out target/wheel-test/dist
@@ -107,6 +108,19 @@ bench-python: venv
 	$(VPY) -m zipfile -e target/bench-python/dist/*.whl target/bench-python/pkg
 	$(VPY) bench/python/table_to_dataframe.py --sandbox target/release/erpdata-sandbox \
 	    --package target/bench-python/pkg
+
+# The JS client against fetch + res.json() on a 1M-row table.
+bench-js: wasm
+	cargo build --release -p erpdata-sandbox
+	ERPDATA_SANDBOX_BIN=$(ROOT)/target/release/erpdata-sandbox node --expose-gc bench/js/table.mjs
+
+# The core's decoder against serde_json on the sandbox's 1M-row answer.
+bench-rust:
+	cargo bench -p erpdata --features arrow,parallel --bench decode -- \
+	  'serde|columns|arrow|parallel' --warm-up-time 1 --measurement-time 5
+
+# Every benchmark above (not part of `make test`).
+bench: bench-rust bench-python bench-js
 
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
