@@ -89,7 +89,7 @@ test-python: sandbox python
 
 # Slow (a release build): the abi3 wheel and the sdist build, and the wheel
 # installs into a fresh virtualenv and passes a smoke test there.
-.PHONY: test-wheel bench-python bench-js bench-rust bench
+.PHONY: test-wheel test-large bench-python bench-js bench-rust bench
 test-wheel: sandbox venv
 	rm -rf target/wheel-test && mkdir -p target/wheel-test
 	$(VENV)/bin/maturin build --release --quiet --out target/wheel-test/dist
@@ -118,6 +118,10 @@ bench-js: wasm
 bench-rust:
 	cargo bench -p erpdata --features arrow,parallel --bench decode -- \
 	  'serde|columns|arrow|parallel' --warm-up-time 1 --measurement-time 5
+
+# Tests too large for `make test` (a 350 MB body; ~3 GiB of memory).
+test-large:
+	cargo test --release -p erpdata --features parallel --test parallel -- --ignored
 
 # Every benchmark above (not part of `make test`).
 bench: bench-rust bench-python bench-js

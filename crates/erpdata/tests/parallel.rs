@@ -345,7 +345,7 @@ proptest! {
 /// boundary: the pieces cannot know, so the body is decoded in one piece.
 /// Needs about 3 GiB of memory and a minute or two: `--ignored` runs it.
 #[test]
-#[ignore = "a 350 MB body; run with --ignored"]
+#[ignore = "a 350 MB body: make test-large runs it"]
 fn the_text_limit_ends_a_batch_early_alike() {
     let value = "a".repeat(30 << 20);
     let rows: Vec<String> = (0..11)
