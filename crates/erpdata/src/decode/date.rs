@@ -21,7 +21,7 @@ pub(crate) fn parse(s: &[u8]) -> Option<i32> {
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
-    Some(days_from_civil(year as i32, month, day))
+    Some(days_from_civil(year, month, day))
 }
 
 fn days_in_month(year: u32, month: u32) -> u32 {
@@ -35,15 +35,19 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     }
 }
 
-/// Howard Hinnant's `days_from_civil`.
-fn days_from_civil(y: i32, m: u32, d: u32) -> i32 {
+/// Howard Hinnant's `days_from_civil`, for years 1–9999 only (what
+/// [`parse`] accepts): the shifted year is then never negative, so the
+/// arithmetic is unsigned and each division by a constant is a multiply —
+/// this runs for every date cell of a table.
+fn days_from_civil(y: u32, m: u32, d: u32) -> i32 {
+    debug_assert!((1..=9999).contains(&y));
     let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
+    let era = y / 400;
     let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
     let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe as u32 * 365 + yoe as u32 / 4 - yoe as u32 / 100 + doy;
-    era * 146_097 + doe as i32 - 719_468
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe) as i32 - 719_468
 }
 
 /// Hinnant's `civil_from_days`.
