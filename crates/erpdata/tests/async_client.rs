@@ -6,31 +6,9 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use erpdata::{
-    AsyncClient, Cell, ClientOptions, Config, DuesKind, Error, Method, RetryPolicy, TableQuery,
-    TransportKind,
-};
+use erpdata::{AsyncClient, Cell, Config, DuesKind, Error, Method, TableQuery, TransportKind};
 use futures_util::TryStreamExt;
-use sandbox::{Sandbox, TOKEN};
-
-fn config(base: &str) -> Config {
-    Config::builder(base)
-        .project("demo")
-        .access_token(TOKEN)
-        .company_id(1)
-        .year_id(2025)
-        .build()
-        .unwrap()
-}
-
-/// Fast retries, so the tests do not wait out the default backoff.
-fn quick(max_retries: u32) -> ClientOptions {
-    ClientOptions::default().retry_policy(RetryPolicy {
-        max_retries,
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    })
-}
+use sandbox::{config, quick, Sandbox, TOKEN};
 
 fn client(base: &str) -> AsyncClient {
     AsyncClient::with_options(config(base), quick(2)).unwrap()

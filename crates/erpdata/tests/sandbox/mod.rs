@@ -11,8 +11,30 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use erpdata::{ClientOptions, Config, RetryPolicy};
+
 /// The sandbox's default token: public, guards nothing.
 pub const TOKEN: &str = "sandbox-token-not-secret";
+
+/// A config for the sandbox at `base`: its project, token, company and year.
+pub fn config(base: &str) -> Config {
+    Config::builder(base)
+        .project("demo")
+        .access_token(TOKEN)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .unwrap()
+}
+
+/// Fast retries, so the tests do not wait out the default backoff.
+pub fn quick(max_retries: u32) -> ClientOptions {
+    ClientOptions::default().retry_policy(RetryPolicy {
+        max_retries,
+        base_delay: Duration::from_millis(10),
+        ..RetryPolicy::default()
+    })
+}
 
 /// A running sandbox; killed when dropped.
 pub struct Sandbox {
