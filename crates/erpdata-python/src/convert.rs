@@ -78,12 +78,14 @@ pub(crate) fn opt_text(
         .transpose()
 }
 
-static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// `decimal.Decimal` and `json.loads`, looked up once.
+pub(crate) static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+pub(crate) static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 static KINDS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
-fn cached<'py>(
+/// The attribute `attr` of `module`, imported once into `cell`.
+pub(crate) fn cached<'py>(
     py: Python<'py>,
     cell: &'static PyOnceLock<Py<PyAny>>,
     module: &str,

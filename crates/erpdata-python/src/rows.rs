@@ -14,23 +14,9 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 
-static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-fn cached<'py>(
-    py: Python<'py>,
-    cell: &'static PyOnceLock<Py<PyAny>>,
-    module: &str,
-    attr: &str,
-) -> PyResult<Bound<'py, PyAny>> {
-    cell.get_or_try_init(py, || {
-        Ok::<_, PyErr>(py.import(module)?.getattr(attr)?.unbind())
-    })
-    .map(|o| o.bind(py).clone())
-}
+use crate::convert::{cached, DECIMAL, JSON_LOADS};
 
 /// Whether `field` holds JSON texts rather than plain strings.
 pub(crate) fn is_json(field: &Field) -> bool {
