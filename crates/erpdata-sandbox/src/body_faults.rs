@@ -14,8 +14,7 @@
 //! - `stall-MS`: the answer's first 16 bytes, then a pause of MS
 //!   milliseconds before the rest.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -24,24 +23,14 @@ use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 
+use crate::counts::Counts;
 use crate::routes::{dues, not_found, table, App};
 
-fn counts() -> &'static Mutex<HashMap<String, u64>> {
-    static COUNTS: OnceLock<Mutex<HashMap<String, u64>>> = OnceLock::new();
-    COUNTS.get_or_init(Default::default)
-}
-
-fn bump(key: &str) -> u64 {
-    let mut counts = counts().lock().unwrap_or_else(|e| e.into_inner());
-    let n = counts.entry(key.to_owned()).or_insert(0);
-    *n += 1;
-    *n
-}
+static COUNTS: Counts = Counts::new();
 
 /// `GET /_body/count/{key}`: requests seen under `key`.
 pub(crate) async fn seen(Path(key): Path<String>) -> String {
-    let counts = counts().lock().unwrap_or_else(|e| e.into_inner());
-    counts.get(&key).copied().unwrap_or(0).to_string()
+    COUNTS.get(&key).to_string()
 }
 
 enum Fault {
@@ -80,7 +69,7 @@ pub(crate) async fn inject(
     Path((fault, key, path)): Path<(String, String, String)>,
     req: Request,
 ) -> Response {
-    let seen = bump(&key);
+    let seen = COUNTS.bump(&key);
     let Some(fault) = Fault::parse(&fault) else {
         return (
             StatusCode::BAD_REQUEST,

@@ -16,28 +16,16 @@
 //! tests can assert the attempts a client made, or that a second origin
 //! received nothing.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
+use crate::counts::Counts;
 use crate::routes::{dues, not_found, table, App};
 
-/// Counts per key, for the whole process: keys are chosen by the tests,
-/// which make them unique.
-fn counts() -> &'static Mutex<HashMap<String, u64>> {
-    static COUNTS: OnceLock<Mutex<HashMap<String, u64>>> = OnceLock::new();
-    COUNTS.get_or_init(Default::default)
-}
-
-fn bump(key: &str) -> u64 {
-    let mut counts = counts().lock().unwrap_or_else(|e| e.into_inner());
-    let n = counts.entry(key.to_owned()).or_insert(0);
-    *n += 1;
-    *n
-}
+static COUNTS: Counts = Counts::new();
 
 enum Fault {
     Pass,
@@ -76,7 +64,7 @@ pub(crate) async fn inject(
     Path((fault, key, path)): Path<(String, String, String)>,
     mut req: Request,
 ) -> Response {
-    let seen = bump(&key);
+    let seen = COUNTS.bump(&key);
     let Some(fault) = Fault::parse(&fault) else {
         return (
             StatusCode::BAD_REQUEST,
@@ -127,6 +115,5 @@ pub(crate) async fn inject(
 
 /// `GET /_faults/count/{key}`: requests seen under `key`.
 pub(crate) async fn seen(Path(key): Path<String>) -> String {
-    let counts = counts().lock().unwrap_or_else(|e| e.into_inner());
-    counts.get(&key).copied().unwrap_or(0).to_string()
+    COUNTS.get(&key).to_string()
 }

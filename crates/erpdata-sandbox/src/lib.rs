@@ -11,6 +11,7 @@
 
 mod body_faults;
 mod config;
+mod counts;
 mod data;
 mod date;
 mod dues;
