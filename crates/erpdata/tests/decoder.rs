@@ -3,20 +3,13 @@
 
 mod common;
 
+use common::config;
+
 use erpdata::{
-    unify_schemas, Batch, Cell, ColumnData, ColumnType, Config, DecoderOptions, Error, Row,
-    TableDecoder,
+    unify_schemas, Batch, Cell, ColumnData, ColumnType, DecoderOptions, Error, Row, TableDecoder,
 };
 use proptest::prelude::*;
 use serde_json::Value;
-
-fn config() -> Config {
-    Config::builder("https://erp.example.com/")
-        .project("demo")
-        .access_token("fake-token-for-tests")
-        .build()
-        .unwrap()
-}
 
 /// Everything a streamed answer gives.
 #[derive(Debug, Clone, PartialEq, Eq)]

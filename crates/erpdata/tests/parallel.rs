@@ -7,16 +7,10 @@
 
 mod common;
 
-use erpdata::{Config, DecoderOptions, Error, Finished, ParallelOptions, TableDecoder};
-use proptest::prelude::*;
+use common::config;
 
-fn config() -> Config {
-    Config::builder("https://erp.example.com/")
-        .project("demo")
-        .access_token("fake-token-for-tests")
-        .build()
-        .unwrap()
-}
+use erpdata::{DecoderOptions, Error, Finished, ParallelOptions, TableDecoder};
+use proptest::prelude::*;
 
 /// The reference: a `TableDecoder` fed the body in chunks, every batch it
 /// gave collected in order.

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use erpdata::Config;
 use serde_json::Value;
 
 /// The cases of every vector file whose name starts with `prefix`
@@ -56,4 +57,14 @@ pub fn assert_not_contains(expected: &Value, text: &str, name: &str) {
     {
         assert!(!text.contains(s.as_str().unwrap()), "{name}: {text}");
     }
+}
+
+/// The config the response vectors are parsed with (unless a case gives
+/// its own): a fake token, so tests can check it never shows.
+pub fn config() -> Config {
+    Config::builder("https://erp.example.com/")
+        .project("demo")
+        .access_token("fake-token-for-tests")
+        .build()
+        .unwrap()
 }
