@@ -156,14 +156,19 @@ function checkRows(rows, textRows, expected) {
   });
 }
 
+/** A response case's body: `body` as UTF-8 text, or `body_hex` bytes. */
+function caseBody(c) {
+  return "body_hex" in c.response
+    ? Uint8Array.from(Buffer.from(c.response.body_hex, "hex"))
+    : new TextEncoder().encode(c.response.body);
+}
+
 describe("response vectors", () => {
   for (const c of RESPONSE_CASES) {
     test(`${c.file}: ${c.name}`, () => {
       const core = makeCore(c.config ?? DEFAULT_RESPONSE_CONFIG);
       const { status } = c.response;
-      const body = "body_hex" in c.response
-        ? Uint8Array.from(Buffer.from(c.response.body_hex, "hex"))
-        : new TextEncoder().encode(c.response.body);
+      const body = caseBody(c);
       const parse = (numbers) => {
         if (c.call === "dues") return core.parseDues(c.dues.acid, c.dues.kind, status, body, numbers);
         assert.equal(c.call, "table");
@@ -270,9 +275,7 @@ describe("response vectors through the streaming decoder", () => {
     test(`${c.file}: ${c.name}`, () => {
       const core = makeCore(c.config ?? DEFAULT_RESPONSE_CONFIG);
       const { status } = c.response;
-      const body = "body_hex" in c.response
-        ? Uint8Array.from(Buffer.from(c.response.body_hex, "hex"))
-        : new TextEncoder().encode(c.response.body);
+      const body = caseBody(c);
       if (c.expect_error) {
         checkError(thrown(() => streamed(core, status, body)), c.expect_error);
         return;
