@@ -123,6 +123,12 @@ bench-rust:
 test-large:
 	cargo test --release -p erpdata --features parallel --test parallel -- --ignored
 
+# Load and size: 10,000 dues calls at concurrency 64 with 1% injected 503s,
+# a 5M-row table streamed in bounded memory, and 20 randomly cut 1M-row
+# bodies, through each client (not part of `make test`; prints figures).
+.PHONY: reliability reliability-rust reliability-python reliability-js
+reliability: reliability-rust reliability-python reliability-js
+
 # Every benchmark above (not part of `make test`).
 bench: bench-rust bench-python bench-js
 
