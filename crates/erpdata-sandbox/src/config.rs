@@ -1,6 +1,10 @@
 //! Settings of a sandbox instance and the command line that sets them.
 
 use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::faults::{Fault, KNOWN};
 
 pub const DEFAULT_HOST: &str = "127.0.0.1";
 pub const DEFAULT_PORT: u16 = 8787;
@@ -25,6 +29,17 @@ pub struct Config {
     pub seed: u64,
     /// One line per request on stderr.
     pub log_requests: bool,
+    /// Added before every answer.
+    pub latency: Option<Duration>,
+    /// Percent of requests answered 503 (seeded by `seed`).
+    pub fail_rate: Option<u8>,
+    /// A fault (as in `/_faults/FAULT/KEY/`) met by every request on the
+    /// plain paths.
+    pub fault: Option<String>,
+    /// Serve https with a self-signed certificate made at start.
+    pub tls: bool,
+    /// Where to write that certificate (PEM); implies `tls`.
+    pub tls_cert: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -38,6 +53,11 @@ impl Default for Config {
             rows: None,
             seed: DEFAULT_SEED,
             log_requests: true,
+            latency: None,
+            fail_rate: None,
+            fault: None,
+            tls: false,
+            tls_cert: None,
         }
     }
 }
@@ -54,6 +74,11 @@ impl fmt::Debug for Config {
             .field("rows", &self.rows)
             .field("seed", &self.seed)
             .field("log_requests", &self.log_requests)
+            .field("latency", &self.latency)
+            .field("fail_rate", &self.fail_rate)
+            .field("fault", &self.fault)
+            .field("tls", &self.tls)
+            .field("tls_cert", &self.tls_cert)
             .finish()
     }
 }
@@ -89,6 +114,22 @@ Options:
                           [default: demo size, 40]
   --seed N                seed of the demo data [default: 42]
   --quiet                 do not log requests to stderr
+
+Hostile mode (see also the /_faults/FAULT/KEY/ path prefix):
+  --latency MS            delay every answer by MS milliseconds
+  --fail-rate PERCENT     answer that share of requests with 503, Retry-After: 0
+                          and an HTML page (seeded by --seed)
+  --fault FAULT           meet FAULT on every request to the plain paths,
+                          counted under the key - (GET /_faults/count/-)
+  --tls                   serve https with a self-signed certificate for
+                          127.0.0.1 and localhost, made at start
+  --tls-cert FILE         write that certificate (PEM) to FILE; implies --tls
+
+FAULT: pass, latency-MS, trickle-BYTESxMS, status-CODExN[-raSECS],
+  backoff-CODExN, flaky-PERCENT, notice, html200, service-error,
+  truncate-BYTES, short-BYTES, reset-BYTES, stall-MS, hang, endless,
+  redirect-CODE-self, redirect-CODE-PORT, redirect-CODE-loop
+Fault reads: GET /_faults/count/KEY, /_faults/log/KEY, /_faults/total
   -h, --help              print this help
   -V, --version           print the version
 ";
@@ -126,6 +167,30 @@ where
             "--token" => config.token = value()?,
             "--rows" => config.rows = Some(number(&flag, &value()?)?),
             "--seed" => config.seed = number(&flag, &value()?)?,
+            "--latency" => {
+                config.latency = Some(Duration::from_millis(number(&flag, &value()?)?));
+            }
+            "--fail-rate" => {
+                let percent: u8 = number(&flag, &value()?)?;
+                if percent > 100 {
+                    return Err(format!("{flag}: a percentage is at most 100"));
+                }
+                config.fail_rate = Some(percent);
+            }
+            "--fault" => {
+                let fault = value()?;
+                if Fault::parse(&fault).is_none() {
+                    return Err(format!(
+                        "{flag}: unknown fault {fault:?}: expected one of {KNOWN}"
+                    ));
+                }
+                config.fault = Some(fault);
+            }
+            "--tls" => config.tls = true,
+            "--tls-cert" => {
+                config.tls_cert = Some(PathBuf::from(value()?));
+                config.tls = true;
+            }
             _ => return Err(format!("unknown argument: {flag}")),
         }
     }
@@ -199,6 +264,33 @@ mod tests {
         assert!(run(&["--bogus"], None).is_err());
         assert!(run(&["--token="], None).is_err());
         assert_eq!(parse_args(["-h".to_owned()], None), Ok(Command::Help));
+    }
+
+    #[test]
+    fn hostile_mode_flags() {
+        let c = run(
+            &[
+                "--latency",
+                "50",
+                "--fail-rate=1",
+                "--fault",
+                "status-503x2",
+                "--tls-cert",
+                "/tmp/c.pem",
+            ],
+            None,
+        )
+        .unwrap();
+        assert_eq!(c.latency, Some(Duration::from_millis(50)));
+        assert_eq!(c.fail_rate, Some(1));
+        assert_eq!(c.fault.as_deref(), Some("status-503x2"));
+        assert!(c.tls);
+        assert_eq!(c.tls_cert, Some(PathBuf::from("/tmp/c.pem")));
+        assert!(run(&["--tls"], None).unwrap().tls);
+        assert!(run(&["--fail-rate", "101"], None).is_err());
+        assert!(run(&["--fault", "bogus"], None)
+            .unwrap_err()
+            .contains("redirect-CODE-loop"));
     }
 
     #[test]

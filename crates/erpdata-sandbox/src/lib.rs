@@ -9,9 +9,7 @@
 //! # }
 //! ```
 
-mod body_faults;
 mod config;
-mod counts;
 mod data;
 mod date;
 mod dues;
@@ -21,6 +19,7 @@ mod json;
 mod rng;
 mod routes;
 mod tables;
+mod tls;
 
 use std::future::{Future, IntoFuture};
 use std::io;
@@ -36,6 +35,7 @@ pub use config::{
 };
 pub use generate::table_body;
 pub use routes::router;
+pub use tls::SelfSigned;
 
 /// How long answers in flight may go on after a shutdown signal.
 const GRACE: Duration = Duration::from_secs(3);
@@ -55,6 +55,28 @@ pub async fn serve_with_shutdown<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
+    run(config, listener, shutdown).await
+}
+
+/// [`serve_with_shutdown`] over https with the certificate `tls`.
+pub async fn serve_tls_with_shutdown<F>(
+    config: Config,
+    listener: TcpListener,
+    tls: &SelfSigned,
+    shutdown: F,
+) -> io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    run(config, tls.listen(listener)?, shutdown).await
+}
+
+async fn run<L, F>(config: Config, listener: L, shutdown: F) -> io::Result<()>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+    F: Future<Output = ()> + Send + 'static,
+{
     let notify = Arc::new(Notify::new());
     let signalled = notify.clone();
     let server = axum::serve(listener, router(config))
@@ -68,7 +90,8 @@ where
         res = &mut server => return res,
         () = notify.notified() => {}
     }
-    // A streamed table of millions of rows would otherwise hold the exit.
+    // A streamed table of millions of rows, or a never-ending answer,
+    // would otherwise hold the exit.
     tokio::time::timeout(GRACE, server).await.unwrap_or(Ok(()))
 }
 

@@ -4,7 +4,10 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use erpdata_sandbox::{parse_args, serve, Command, Config, DEFAULT_TOKEN, TOKEN_ENV, USAGE};
+use erpdata_sandbox::{
+    parse_args, serve_tls_with_shutdown, serve_with_shutdown, shutdown_signal, Command, Config,
+    SelfSigned, DEFAULT_TOKEN, TOKEN_ENV, USAGE,
+};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -36,15 +39,33 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let tls = match config.tls.then(SelfSigned::generate).transpose() {
+        Ok(tls) => tls,
+        Err(e) => {
+            eprintln!("erpdata-sandbox: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let (Some(tls), Some(path)) = (&tls, &config.tls_cert) {
+        if let Err(e) = std::fs::write(path, tls.cert_pem()) {
+            eprintln!("erpdata-sandbox: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let base = match listener.local_addr() {
-        Ok(addr) => format!("http://{addr}"),
+        Ok(addr) => format!("{scheme}://{addr}"),
         Err(e) => {
             eprintln!("erpdata-sandbox: {e}");
             return ExitCode::FAILURE;
         }
     };
     announce(&base, &config);
-    match serve(config, listener).await {
+    let served = match &tls {
+        Some(tls) => serve_tls_with_shutdown(config, listener, tls, shutdown_signal()).await,
+        None => serve_with_shutdown(config, listener, shutdown_signal()).await,
+    };
+    match served {
         Ok(()) => {
             eprintln!("erpdata-sandbox: stopped");
             ExitCode::SUCCESS

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
@@ -17,6 +17,7 @@ use axum::Router;
 use crate::config::Config;
 use crate::data::Dataset;
 use crate::dues::{dues_body, DuesType};
+use crate::faults::{self, process_faults, Fault, Journal, KNOWN};
 use crate::json::error_body;
 use crate::tables::{Chunks, Table};
 
@@ -25,30 +26,77 @@ const JSON: &str = "application/json; charset=utf-8";
 const MAX_FORM: usize = 1 << 20;
 
 pub(crate) struct App {
-    config: Config,
+    pub(crate) config: Config,
     data: Arc<Dataset>,
+    /// `--fault`, met on the plain paths.
+    fault: Option<Fault>,
+    pub(crate) journal: Journal,
 }
 
 /// The sandbox as an axum router (the demo data is made here, once).
+///
+/// # Panics
+/// If `config.fault` is not a fault `/_faults/` knows (`parse_args` checks).
 pub fn router(config: Config) -> Router {
     let data = Arc::new(Dataset::new(config.seed, config.rows));
     let log = config.log_requests;
+    let fault = config.fault.as_deref().map(|f| {
+        Fault::parse(f).unwrap_or_else(|| panic!("unknown fault {f:?}: expected one of {KNOWN}"))
+    });
+    let app = Arc::new(App {
+        config,
+        data,
+        fault,
+        journal: Journal::default(),
+    });
+    let answers = Router::new()
+        .route("/_faults/{fault}/{key}/{*path}", any(faults::inject))
+        .route("/_body/{fault}/{key}/{*path}", any(faults::inject))
+        .fallback(plain)
+        .layer(middleware::from_fn_with_state(app.clone(), process_faults));
+    // The journal's reads: not counted, delayed or failed themselves.
     let router = Router::new()
-        .route("/apis/ajax.php", any(dues))
-        .route("/apis/dataapi.php", any(table))
-        .route("/_faults/count/{key}", get(crate::faults::seen))
-        .route("/_faults/{fault}/{key}/{*path}", any(crate::faults::inject))
-        .route("/_body/count/{key}", get(crate::body_faults::seen))
-        .route(
-            "/_body/{fault}/{key}/{*path}",
-            any(crate::body_faults::inject),
-        )
-        .fallback(not_found)
-        .with_state(Arc::new(App { config, data }));
+        .route("/_faults/count/{key}", get(faults::count))
+        .route("/_faults/log/{key}", get(faults::log))
+        .route("/_faults/total", get(faults::total))
+        .route("/_body/count/{key}", get(faults::count))
+        .route("/_body/log/{key}", get(faults::log))
+        .merge(answers)
+        .with_state(app);
     if log {
         router.layer(middleware::from_fn(log_request))
     } else {
         router
+    }
+}
+
+/// Any path outside `/_faults/`: the real answer, or `--fault`'s.
+async fn plain(State(app): State<Arc<App>>, req: Request) -> Response {
+    match app.fault.clone() {
+        Some(fault) => faults::plain(app, &fault, req).await,
+        None => {
+            let path = req.uri().path().to_owned();
+            answer(app, &path, req).await
+        }
+    }
+}
+
+/// The real answer to `req` as if it had been sent to `path` (a request
+/// under a fault prefix keeps its query string and body).
+pub(crate) async fn answer(app: Arc<App>, path: &str, mut req: Request) -> Response {
+    let query = req
+        .uri()
+        .query()
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    // The endpoints read the query string from the URI.
+    if let Ok(uri) = format!("{path}{query}").parse::<Uri>() {
+        *req.uri_mut() = uri;
+    }
+    match path {
+        "/apis/ajax.php" => dues(State(app), req).await,
+        "/apis/dataapi.php" => table(State(app), req).await,
+        _ => not_found().await,
     }
 }
 
