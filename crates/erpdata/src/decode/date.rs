@@ -8,46 +8,59 @@
 /// so what the service sent is never replaced by a guess.
 #[inline]
 pub(crate) fn parse(s: &[u8]) -> Option<i32> {
-    if s.len() != 10 || s[4] != b'-' || s[7] != b'-' {
+    let s: &[u8; 10] = s.try_into().ok()?;
+    if s[4] != b'-' || s[7] != b'-' {
         return None;
     }
-    let d = |i: usize| -> Option<u32> {
-        let b = s[i];
-        b.is_ascii_digit().then(|| u32::from(b - b'0'))
-    };
-    let year = d(0)? * 1000 + d(1)? * 100 + d(2)? * 10 + d(3)?;
-    let month = d(5)? * 10 + d(6)?;
-    let day = d(8)? * 10 + d(9)?;
+    // The eight digits checked at once: each byte's high nibble is 3, and
+    // still is after adding 6 (so the low nibble is at most 9). A carry out
+    // of a byte needs a high nibble of F there, which fails the first test.
+    let w = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[5], s[6], s[8], s[9]]);
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    if w & HIGH != 0x3030_3030_3030_3030
+        || w.wrapping_add(0x0606_0606_0606_0606) & HIGH != 0x3030_3030_3030_3030
+    {
+        return None;
+    }
+    let d = w - 0x3030_3030_3030_3030;
+    let digit = |i: u32| ((d >> (8 * i)) & 0xFF) as u32;
+    let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+    let month = digit(4) * 10 + digit(5);
+    let day = digit(6) * 10 + digit(7);
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
     Some(days_from_civil(year, month, day))
 }
 
+fn is_leap(year: u32) -> bool {
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
+}
+
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
-            29
-        }
+        2 if is_leap(year) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
 }
 
-/// Howard Hinnant's `days_from_civil`, for years 1–9999 only (what
-/// [`parse`] accepts): the shifted year is then never negative, so the
-/// arithmetic is unsigned and each division by a constant is a multiply —
-/// this runs for every date cell of a table.
+/// Days of the year before the first of each month (index 1–12), in a
+/// common year.
+const BEFORE_MONTH: [u32; 13] = [0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
+/// Days from 0001-01-01 to 1970-01-01.
+const UNIX_EPOCH_DAY: i32 = 719_162;
+
+/// Days since 1970-01-01, for years 1–9999 only (what [`parse`] accepts):
+/// unsigned arithmetic whose divisions by constants are multiplies — this
+/// runs for every date cell of a table.
 fn days_from_civil(y: u32, m: u32, d: u32) -> i32 {
     debug_assert!((1..=9999).contains(&y));
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    (era * 146_097 + doe) as i32 - 719_468
+    let p = y - 1;
+    let before_year = p * 365 + p / 4 - p / 100 + p / 400;
+    let leap_day = u32::from(m > 2 && is_leap(y));
+    (before_year + BEFORE_MONTH[m as usize] + leap_day + d - 1) as i32 - UNIX_EPOCH_DAY
 }
 
 /// Hinnant's `civil_from_days`.

@@ -1,0 +1,147 @@
+//! Same-run throughput ratios of the decoder against serde_json's
+//! validate-only pass, on the sandbox's 1M-row `sales_invoice` answer.
+//!
+//! Criterion (`benches/decode.rs`) measures each function in its own
+//! stretch of time, so a neighbour's load that comes and goes skews the
+//! ratio between them. Here every round times each contender once, back
+//! to back in a rotating order, and the ratio is taken within the round;
+//! the median over rounds is what the targets are checked against.
+//!
+//! ```text
+//! cargo bench -p erpdata --features arrow,parallel --bench ratios [-- ROUNDS]
+//! ```
+
+use std::time::{Duration, Instant};
+
+use erpdata::{Config, DecoderOptions, TableDecoder};
+
+const ROWS: u64 = 1_000_000;
+const CHUNK: usize = 64 * 1024;
+
+fn config() -> Config {
+    Config::builder("https://erp.example.com/")
+        .project("demo")
+        .access_token("bench-token")
+        .build()
+        .expect("a valid config")
+}
+
+fn streamed(config: &Config, body: &[u8], mut each: impl FnMut(erpdata::Batch)) -> u64 {
+    let mut d = TableDecoder::new(config, 200, DecoderOptions::default());
+    for chunk in body.chunks(CHUNK) {
+        d.feed(chunk)
+            .expect("decodes")
+            .into_iter()
+            .for_each(&mut each);
+    }
+    let f = d.finish().expect("decodes");
+    f.batches.into_iter().for_each(each);
+    f.total_rows
+}
+
+type Contender<'a> = (&'static str, Box<dyn Fn() -> u64 + 'a>);
+
+fn contenders<'a>(config: &'a Config, body: &'a [u8]) -> Vec<Contender<'a>> {
+    let mut all: Vec<Contender<'a>> = vec![
+        (
+            "serde_json IgnoredAny (floor)",
+            Box::new(move || {
+                serde_json::from_slice::<serde::de::IgnoredAny>(body).expect("valid JSON");
+                ROWS
+            }),
+        ),
+        (
+            "decoder → typed columns",
+            Box::new(move || streamed(config, body, drop)),
+        ),
+    ];
+    #[cfg(feature = "arrow")]
+    all.push((
+        "decoder → Arrow",
+        Box::new(move || {
+            streamed(config, body, |b| {
+                drop(b.into_record_batch().expect("converts"));
+            })
+        }),
+    ));
+    #[cfg(all(feature = "arrow", feature = "parallel"))]
+    all.push((
+        "decoder → Arrow, 2 threads",
+        Box::new(move || {
+            let threads = erpdata::ParallelOptions {
+                threads: Some(2),
+                ..erpdata::ParallelOptions::default()
+            };
+            TableDecoder::decode_parallel_map(
+                config,
+                200,
+                body,
+                DecoderOptions::default(),
+                threads,
+                |b| b.into_record_batch().expect("converts"),
+            )
+            .expect("decodes")
+            .total_rows
+        }),
+    ));
+    all
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a bare number is the round count.
+    let rounds: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(9);
+    let body = erpdata_sandbox::table_body("sales_invoice", ROWS).expect("a sandbox table");
+    let config = config();
+    let contenders = contenders(&config, &body);
+    for (_, run) in &contenders {
+        assert_eq!(run(), ROWS, "every contender reads every row");
+    }
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); contenders.len()];
+    for round in 0..rounds {
+        for k in 0..contenders.len() {
+            let i = (round + k) % contenders.len();
+            let start = Instant::now();
+            std::hint::black_box((contenders[i].1)());
+            times[i].push(start.elapsed());
+        }
+    }
+    let mib = body.len() as f64 / (1024.0 * 1024.0);
+    println!(
+        "{} rows, {:.0} MiB body, {rounds} rounds; ratio = floor time / time, per round",
+        ROWS, mib
+    );
+    println!(
+        "{:<32} {:>10} {:>12} {:>8} {:>15}",
+        "", "MiB/s", "MiB/s range", "ratio", "ratio range"
+    );
+    for (i, (name, _)) in contenders.iter().enumerate() {
+        let speeds: Vec<f64> = times[i].iter().map(|t| mib / t.as_secs_f64()).collect();
+        let ratios: Vec<f64> = (0..rounds)
+            .map(|r| times[0][r].as_secs_f64() / times[i][r].as_secs_f64())
+            .collect();
+        let lo = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        println!(
+            "{name:<32} {:>10.0} {:>5.0}–{:<6.0} {:>8.2} {:>7.2}–{:<7.2}",
+            median(speeds.clone()),
+            lo(&speeds),
+            hi(&speeds),
+            median(ratios.clone()),
+            lo(&ratios),
+            hi(&ratios),
+        );
+    }
+}
