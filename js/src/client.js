@@ -3,7 +3,7 @@
 // (encoding, validation, parsing, redaction, retrying, redirects) is
 // implemented here.
 import { fromCore, invalidInput } from "./errors.js";
-import { send } from "./send.js";
+import { aborted, send } from "./send.js";
 import { concat, core, DEFAULT_BATCH_ROWS, readTable, Table, withRowCount } from "./table.js";
 import { batchRows } from "./columns.js";
 import { transportError } from "./transport.js";
@@ -73,6 +73,17 @@ function exactRows(wasmCore, status, body, numbers) {
   return core(() => wasmCore.parseTable(status, body, numbers)).rows;
 }
 
+/**
+ * A call's options object: `undefined` and `null` mean none; anything else
+ * that is not an object is refused (destructuring `null` would otherwise
+ * throw a bare TypeError).
+ */
+function optionsOf(options, field = "options") {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object") throw invalidInput(field, `must be an object, got ${typeof options}`);
+  return options;
+}
+
 /** Starts an Error's stack at the caller's frame, not inside this plumbing. */
 function trimmed(err, fn) {
   if (err instanceof Error) Error.captureStackTrace?.(err, fn);
@@ -87,11 +98,13 @@ export class ErpClient {
   #timeoutMs;
 
   constructor(options) {
-    options ??= {};
+    options = optionsOf(options);
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
     }
-    const { timeoutMs = 30_000, maxRetries = 2 } = options;
+    // `null`, like `undefined`, means "not set", as for every other option.
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const maxRetries = options.maxRetries ?? 2;
     if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs) || timeoutMs > 2 ** 31 - 1) {
       // "Wait forever" is never what a server process wants by accident.
       throw invalidInput("timeoutMs", "must be a positive, finite number of milliseconds (at most 2^31-1)");
@@ -125,8 +138,9 @@ export class ErpClient {
   }
 
   /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
-  async dues({ acid, kind, numbers, signal } = {}) {
+  async dues(options) {
     try {
+      const { acid, kind, numbers, signal } = optionsOf(options);
       checkNumbers(numbers);
       checkSignal(signal);
       const request = core(() => this.#core.duesRequest(acid, kind));
@@ -141,13 +155,23 @@ export class ErpClient {
   }
 
   /** What a customer owes (`type=RECEIPT`). */
-  receivables(acid, { numbers, signal } = {}) {
-    return this.dues({ acid, kind: "RECEIPT", numbers, signal });
+  async receivables(acid, options) {
+    try {
+      const { numbers, signal } = optionsOf(options);
+      return await this.dues({ acid, kind: "RECEIPT", numbers, signal });
+    } catch (err) {
+      throw trimmed(err, this.receivables);
+    }
   }
 
   /** What is owed to a supplier (`type=PAYMENT`). */
-  payables(acid, { numbers, signal } = {}) {
-    return this.dues({ acid, kind: "PAYMENT", numbers, signal });
+  async payables(acid, options) {
+    try {
+      const { numbers, signal } = optionsOf(options);
+      return await this.dues({ acid, kind: "PAYMENT", numbers, signal });
+    } catch (err) {
+      throw trimmed(err, this.payables);
+    }
   }
 
   /**
@@ -155,8 +179,9 @@ export class ErpClient {
    * The body is decoded as it arrives; `rows` and `columns()` are built
    * from typed columns.
    */
-  async table(name, { companyId, yearId, method, numbers, signal } = {}) {
+  async table(name, options) {
     try {
+      const { companyId, yearId, method, numbers, signal } = optionsOf(options);
       checkNumbers(numbers);
       checkSignal(signal);
       const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
@@ -194,7 +219,9 @@ export class ErpClient {
    * key). A body that breaks off throws after the last complete batch;
    * the error says how many rows arrived.
    */
-  streamTable(name, { companyId, yearId, method, numbers, signal, batchRows: size = 10_000 } = {}) {
+  streamTable(name, options) {
+    const { companyId, yearId, method, numbers, signal, batchRows: rowsPerBatch } = optionsOf(options);
+    const size = rowsPerBatch ?? 10_000;
     checkNumbers(numbers);
     checkSignal(signal);
     checkBatchRows(size);
@@ -225,7 +252,7 @@ export class ErpClient {
               attempt.pause();
             } catch (err) {
               const failure = attempt.byCaller
-                ? fromCore(wasmCore.transportError("other", "the call was aborted by its signal"), signal.reason)
+                ? aborted(wasmCore, signal)
                 : transportError(wasmCore, err, client.timeoutMs);
               failure.rowsReceived = stream.rows;
               failure.message = `${failure.message} (${stream.rows} complete rows arrived before the error)`;

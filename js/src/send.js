@@ -12,7 +12,7 @@ function discard(response) {
 }
 
 /** The error for a call the caller aborted (never retried). */
-function aborted(wasmCore, signal) {
+export function aborted(wasmCore, signal) {
   const err = fromCore(wasmCore.transportError("other", "the call was aborted by its signal"), signal.reason);
   err.aborted = true;
   return err;
