@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,7 +38,7 @@ def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
     return line[0].strip() if line else ""
 
 
-def _sandbox(args: list[str], env: dict[str, str] | None = None) -> Iterator[str]:
+def _sandbox(args: list[str], env: dict[str, str] | None = None) -> Generator[str, None, None]:
     """Runs the sandbox binary with ``args`` until the fixture ends."""
     binary = Path(os.environ.get("ERPDATA_SANDBOX_BIN", ROOT / "target/debug/erpdata-sandbox"))
     if not binary.exists():
@@ -88,6 +90,40 @@ def secret_sandbox_url() -> Iterator[str]:
 def big_sandbox_url() -> Iterator[str]:
     """A sandbox with a large streamed sales_invoice and SECRET_TOKEN."""
     yield from _sandbox(["--rows", str(BIG_ROWS), "--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN})
+
+
+@pytest.fixture(scope="session")
+def elsewhere_url() -> Iterator[str]:
+    """A second sandbox: another origin, which redirect tests assert
+    received nothing."""
+    yield from _sandbox(["--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN})
+
+
+@dataclass(frozen=True)
+class TlsSandbox:
+    """A sandbox serving https with a self-signed certificate."""
+
+    url: str
+    cert: Path
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A context that trusts this sandbox's certificate (and only it)."""
+        return ssl.create_default_context(cafile=str(self.cert))
+
+
+@pytest.fixture(scope="session")
+def tls_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsSandbox]:
+    """An https sandbox whose token is SECRET_TOKEN."""
+    cert = tmp_path_factory.mktemp("tls") / "sandbox.pem"
+    running = _sandbox(
+        ["--quiet", "--tls", "--tls-cert", str(cert)], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN}
+    )
+    url = next(running)
+    try:
+        assert url.startswith("https://"), url
+        yield TlsSandbox(url, cert)
+    finally:
+        running.close()
 
 
 @pytest.fixture
