@@ -68,7 +68,14 @@ wasm: wasm-tools js/node_modules/.installed
 demo: sandbox python wasm
 	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
 
+# The fault matrix is printed last, from the columns the three suites wrote.
 test: test-rust test-python test-js
+	$(PYTHON) scripts/fault-matrix.py
+
+# The fault × client table of the last run (target/fault-matrix/*.json).
+.PHONY: fault-matrix
+fault-matrix:
+	$(PYTHON) scripts/fault-matrix.py
 
 # The ready clients (features reqwest, blocking) are built once, with the
 # workspace; their examples then run from target/ against a fresh sandbox.

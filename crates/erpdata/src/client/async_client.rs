@@ -76,11 +76,20 @@ impl AsyncClient {
     }
 
     /// A client with the given options. Fails only if TLS cannot be set
-    /// up (e.g. the system's certificate store is unreadable).
+    /// up (e.g. the system's certificate store is unreadable, or the
+    /// options' root certificates hold none).
     pub fn with_options(config: Config, options: ClientOptions) -> Result<AsyncClient> {
-        let tls = tls::client_config().map_err(|e| {
-            config.transport_error_with_source(TransportKind::Other, "could not set up TLS", &e)
-        })?;
+        let tls = match tls::client_config(options.root_certificates.as_ref()) {
+            Ok(tls) => tls,
+            Err(tls::Setup::Roots(e)) => return Err(e),
+            Err(tls::Setup::Tls(e)) => {
+                return Err(config.transport_error_with_source(
+                    TransportKind::Other,
+                    "could not set up TLS",
+                    &e,
+                ))
+            }
+        };
         let http = reqwest::Client::builder()
             // The core decides every redirect; reqwest would resend the form
             // body, token included, to wherever a 307 points.

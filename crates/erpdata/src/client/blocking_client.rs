@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read};
 
-use ureq::tls::{RootCerts, TlsConfig};
+use ureq::tls::{parse_pem, PemItem, RootCerts, TlsConfig};
 use ureq::Agent;
 
 use super::{after_failure, after_head, failure, ClientOptions, Step, StreamEnd};
@@ -80,19 +80,20 @@ impl BlockingClient {
         BlockingClient::new(Config::from_env()?)
     }
 
-    /// A client with the given options.
+    /// A client with the given options. Fails only if the options' root
+    /// certificates hold none.
     pub fn with_options(config: Config, options: ClientOptions) -> Result<BlockingClient> {
+        let roots = match &options.root_certificates {
+            Some(pem) => root_certs(&pem.0)?,
+            None => RootCerts::PlatformVerifier,
+        };
         let agent = Agent::config_builder()
             // The core decides every redirect; followed here, a 307 would
             // carry the form body, token included, to wherever it points.
             .max_redirects(0)
             .http_status_as_error(false)
             .timeout_connect(Some(options.connect_timeout))
-            .tls_config(
-                TlsConfig::builder()
-                    .root_certs(RootCerts::PlatformVerifier)
-                    .build(),
-            )
+            .tls_config(TlsConfig::builder().root_certs(roots).build())
             .build()
             .new_agent();
         Ok(BlockingClient {
@@ -268,6 +269,22 @@ impl BlockingClient {
     fn io_error(&self, e: &io::Error) -> Error {
         io_error(&self.config, e)
     }
+}
+
+/// The certificates of a PEM text, to trust instead of the system's.
+fn root_certs(pem: &[u8]) -> Result<RootCerts> {
+    let invalid = |why: &str| Error::invalid("root_certificates", why);
+    let mut certs = Vec::new();
+    for item in parse_pem(pem) {
+        match item.map_err(|_| invalid("not readable as PEM"))? {
+            PemItem::Certificate(cert) => certs.push(cert),
+            _ => continue,
+        }
+    }
+    if certs.is_empty() {
+        return Err(invalid("no certificate in the PEM text"));
+    }
+    Ok(RootCerts::new_with_certs(&certs))
 }
 
 fn io_error(config: &Config, e: &io::Error) -> Error {

@@ -1,6 +1,8 @@
 //! What the ready clients need besides a [`Config`](crate::Config):
 //! timeouts, the retry policy and the batch size of streamed tables.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::decode::DecoderOptions;
@@ -30,6 +32,17 @@ pub struct ClientOptions {
     pub(crate) timeout: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) decoder: DecoderOptions,
+    pub(crate) root_certificates: Option<RootCertificates>,
+}
+
+/// PEM text of the certificates to trust instead of the system's store.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct RootCertificates(pub(crate) Arc<[u8]>);
+
+impl fmt::Debug for RootCertificates {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RootCertificates({} bytes of PEM)", self.0.len())
+    }
 }
 
 impl Default for ClientOptions {
@@ -39,6 +52,7 @@ impl Default for ClientOptions {
             timeout: DEFAULT_TIMEOUT,
             retry: RetryPolicy::default(),
             decoder: DecoderOptions::default(),
+            root_certificates: None,
         }
     }
 }
@@ -78,6 +92,17 @@ impl ClientOptions {
     /// Rows per streamed batch (default 65,536; at least 1).
     pub fn batch_rows(mut self, rows: usize) -> Self {
         self.decoder.batch_rows = rows.max(1);
+        self
+    }
+
+    /// Trust exactly the certificates in this PEM text (one or more
+    /// `BEGIN CERTIFICATE` blocks) instead of the system's certificate
+    /// store: for a private CA, or a test server's self-signed
+    /// certificate. Read when the client is made, which fails with
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput) on field
+    /// `root_certificates` if the text holds no certificate.
+    pub fn root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.root_certificates = Some(RootCertificates(Arc::from(pem.as_ref())));
         self
     }
 }

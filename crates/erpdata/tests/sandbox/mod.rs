@@ -39,7 +39,8 @@ pub fn quick(max_retries: u32) -> ClientOptions {
 /// A running sandbox; killed when dropped.
 pub struct Sandbox {
     child: Child,
-    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    /// `http://127.0.0.1:PORT` (`https://` with `--tls`), without a
+    /// trailing slash.
     pub url: String,
 }
 
@@ -86,7 +87,7 @@ impl Sandbox {
             .unwrap_or_default()
             .trim()
             .to_owned();
-        if !url.starts_with("http://") {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
             let _ = child.kill();
             panic!("the sandbox did not print its URL (got {url:?})");
         }
@@ -120,6 +121,20 @@ impl Sandbox {
             .unwrap_or_else(|_| panic!("count: {body:?}"))
     }
 
+    /// What each request under `key` carried: the sandbox's JSON array
+    /// of `{"method","path","query","headers","body"}`.
+    pub fn log(&self, key: &str) -> String {
+        get(&format!("{}/_faults/log/{key}", self.url))
+    }
+
+    /// Every request this sandbox has answered (its own reads excepted).
+    pub fn total(&self) -> u64 {
+        let body = get(&format!("{}/_faults/total", self.url));
+        body.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("total: {body:?}"))
+    }
+
     /// How many requests arrived under `key`.
     pub fn count(&self, key: &str) -> u64 {
         let body = get(&format!("{}/_faults/count/{key}", self.url));
@@ -145,7 +160,8 @@ fn unique_key() -> String {
     )
 }
 
-/// The body of a plain GET (the counters answer small, with a length).
+/// The body of a plain GET (the counters answer small, with a length;
+/// plain http only).
 fn get(url: &str) -> String {
     let rest = url.strip_prefix("http://").expect("http URL");
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
