@@ -1,12 +1,14 @@
-"""A large sales_invoice from the sandbox into a DataFrame: erpdata against
-what a user would write by hand (httpx + json/orjson + pandas).
+"""sales_invoice tables from the sandbox into Python: erpdata against what
+a user would write by hand (httpx + json/orjson + pandas/polars,
+pd.read_json), at several sizes, plus the same work with the body already
+in memory (the client's own cost) and a growth table of the streaming path.
 
 Each method runs in a fresh interpreter (so peak RSS is its own), five
-times; every method imports its libraries (pandas, polars, ...) before
-its clock starts, as the hand-written baselines always did, so import
-time is not counted for any; the medians of wall time and peak RSS are printed with ratios to
-the orjson baseline. Run by `make bench-python` (release build).
-"""
+times, the methods interleaved so that drift in the machine's load hits
+each alike; every method imports its libraries before its clock starts,
+so import time is counted for none. Printed: medians, min–max, peak RSS,
+and ratios to httpx + orjson.loads + pd.DataFrame. Run by `make
+bench-python` (release builds)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,16 @@ def peak_mb():
             return int(line.split()[1]) / 1024
 """
 
+# Batches handed out as they arrive, never the whole table at once.
+STREAM = """
+import erpdata, pyarrow
+t0 = time.perf_counter()
+with erpdata.Client(URL, project="demo", access_token=FORM["accesstoken"], company_id=1, year_id=2025) as c:
+    n = 0
+    for batch in c.stream_table("sales_invoice", batch_format="arrow"):
+        n += batch.num_rows
+"""
+
 METHODS = {
     "erpdata .to_pandas()": """
 import erpdata, pandas, pyarrow
@@ -51,6 +63,14 @@ with erpdata.Client(URL, project="demo", access_token=FORM["accesstoken"], compa
     df = c.table("sales_invoice").to_polars()
 n = df.height
 """,
+    "erpdata .to_arrow()": """
+import erpdata, pyarrow
+t0 = time.perf_counter()
+with erpdata.Client(URL, project="demo", access_token=FORM["accesstoken"], company_id=1, year_id=2025) as c:
+    df = c.table("sales_invoice").to_arrow()
+n = df.num_rows
+""",
+    "erpdata .stream_table() (Arrow)": STREAM,
     "erpdata rows (dicts)": """
 import erpdata
 t0 = time.perf_counter()
@@ -70,6 +90,23 @@ import httpx, orjson, pandas as pd
 t0 = time.perf_counter()
 body = httpx.post(URL + "apis/dataapi.php", data=FORM, timeout=300).content
 df = pd.DataFrame(orjson.loads(body)["data"])
+n = len(df)
+""",
+    "httpx + orjson.loads + pl.DataFrame": """
+import httpx, orjson, polars as pl
+t0 = time.perf_counter()
+body = httpx.post(URL + "apis/dataapi.php", data=FORM, timeout=300).content
+df = pl.DataFrame(orjson.loads(body)["data"])
+n = df.height
+""",
+    "httpx + pd.read_json": """
+import httpx, io, pandas as pd
+t0 = time.perf_counter()
+body = httpx.post(URL + "apis/dataapi.php", data=FORM, timeout=300).content
+# The rows sit under "data": read_json's own "records" orient needs them
+# alone, so the envelope is cut off as a user would.
+start = body.index(b"[")
+df = pd.read_json(io.BytesIO(body[start:body.rindex(b"]") + 1]), orient="records")
 n = len(df)
 """,
     "httpx + orjson.loads (dicts)": """
@@ -121,11 +158,15 @@ elapsed = time.perf_counter() - t0
 print(elapsed, peak_mb(), n)
 """
 
+BASELINE = "httpx + orjson.loads + pd.DataFrame"
+# The in-memory figures need the body on disk: at the largest size only.
+END_TO_END = [m for m in METHODS if m not in IN_MEMORY]
+
 
 def run(method: str, url: str, rows: int, body: str, package: str) -> tuple[float, float]:
     setup = SETUP.format(python=package, url=url, token=TOKEN) + f"BODY = {body!r}\n"
     code = setup + METHODS[method] + REPORT
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise SystemExit(f"{method} failed:\n{done.stderr}")
     elapsed, peak, n = done.stdout.split()
@@ -133,51 +174,101 @@ def run(method: str, url: str, rows: int, body: str, package: str) -> tuple[floa
     return float(elapsed), float(peak)
 
 
+class Sandbox:
+    """A release sandbox serving `rows` sales invoices, for one size."""
+
+    def __init__(self, binary: str, rows: int) -> None:
+        self.process = subprocess.Popen(
+            [binary, "--port", "0", "--rows", str(rows), "--quiet"], stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None
+        self.url = self.process.stdout.readline().strip().rstrip("/") + "/"
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def summary(runs: list[tuple[float, float]]) -> dict[str, float]:
+    times = [r[0] for r in runs]
+    peaks = [r[1] for r in runs]
+    return {
+        "seconds": statistics.median(times),
+        "min": min(times),
+        "max": max(times),
+        "peak_mb": statistics.median(peaks),
+        "runs": len(runs),
+    }
+
+
+def measure(binary: str, rows: int, methods: list[str], repeat: int, package: str) -> dict[str, dict[str, float]]:
+    """Every method `repeat` times, interleaved so that drift in the
+    machine's load hits each alike."""
+    with Sandbox(binary, rows) as sandbox, tempfile.TemporaryDirectory() as tmp:
+        body = os.path.join(tmp, "body.json")
+        if any(m in IN_MEMORY for m in methods):
+            with httpx.Client(timeout=600) as http, open(body, "wb") as out:
+                form = dict(req="getdata", project="demo", accesstoken=TOKEN, yearid="2025", compid="1",
+                            table="sales_invoice")
+                with http.stream("POST", sandbox.url + "apis/dataapi.php", data=form) as answer:
+                    for chunk in answer.iter_bytes():
+                        out.write(chunk)
+        runs: dict[str, list[tuple[float, float]]] = {m: [] for m in methods}
+        for _ in range(repeat):
+            for method in methods:
+                runs[method].append(run(method, sandbox.url, rows, body, package))
+        return {m: summary(r) for m, r in runs.items()}
+
+
+def table(rows: int, results: dict[str, dict[str, float]], repeat: int) -> None:
+    base = results.get(BASELINE)
+    print(f"\n{rows:,} rows of sales_invoice, medians of {repeat} runs, each in a fresh process")
+    print(f"{'method':40} {'wall s':>8} {'min–max s':>13} {'peak MB':>8} {'x faster':>9} {'x memory':>9}")
+    for method, r in results.items():
+        ratio = f"{base['seconds'] / r['seconds']:8.2f}x" if base else ""
+        mem = f"{r['peak_mb'] / base['peak_mb']:8.2f}x" if base else ""
+        print(f"{method:40} {r['seconds']:8.2f} {r['min']:6.2f}–{r['max']:<6.2f} {r['peak_mb']:8.0f} {ratio:>9} {mem:>9}")
+    if base:
+        print(f"x faster, x memory: against {BASELINE}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sandbox", required=True, help="the erpdata-sandbox binary")
-    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="table sizes, comma-separated")
+    parser.add_argument("--growth", default="10000,1000000,5000000",
+                        help="sizes for the streaming growth table (empty: none)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--growth-repeat", type=int, default=3)
+    parser.add_argument("--json", help="write every figure here as JSON")
     parser.add_argument(
         "--package",
         default=str(ROOT / "python"),
         help="folder holding the erpdata package to measure (default: the checkout's)",
     )
     args = parser.parse_args()
-    sandbox = subprocess.Popen(
-        [args.sandbox, "--port", "0", "--rows", str(args.rows), "--quiet"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert sandbox.stdout is not None
-        url = sandbox.stdout.readline().strip().rstrip("/") + "/"
-        body = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-        with httpx.Client(timeout=600) as http, body:
-            form = dict(req="getdata", project="demo", accesstoken=TOKEN, yearid="2025", compid="1",
-                        table="sales_invoice")
-            with http.stream("POST", url + "apis/dataapi.php", data=form) as answer:
-                for chunk in answer.iter_bytes():
-                    body.write(chunk)
-        results: dict[str, tuple[float, float]] = {}
-        for method in METHODS:
-            runs = [run(method, url, args.rows, body.name, args.package) for _ in range(args.repeat)]
-            results[method] = (
-                statistics.median(r[0] for r in runs),
-                statistics.median(r[1] for r in runs),
-            )
-            print(f"{method:38} {results[method][0]:7.2f} s {results[method][1]:8.0f} MB", flush=True)
-    finally:
-        sandbox.kill()
-        sandbox.wait()
-        if "body" in locals():
-            os.unlink(body.name)
-    base_t, base_m = results["httpx + orjson.loads + pd.DataFrame"]
-    print(f"\n{args.rows:,} rows of sales_invoice, medians of {args.repeat} runs each")
-    print(f"{'method':38} {'wall':>9} {'peak RSS':>10} {'speed vs orjson':>16} {'memory vs orjson':>17}")
-    for method, (t, m) in results.items():
-        print(f"{method:38} {t:7.2f} s {m:7.0f} MB {base_t / t:15.1f}x {m / base_m:16.2f}x")
-    print(json.dumps({k: {"seconds": v[0], "peak_mb": v[1]} for k, v in results.items()}))
+    sizes = [int(x) for x in args.sizes.split(",") if x]
+    report: dict[str, object] = {"repeat": args.repeat, "sizes": {}, "growth": {}}
+    for rows in sizes:
+        methods = END_TO_END + (list(IN_MEMORY) if rows == max(sizes) else [])
+        results = measure(args.sandbox, rows, methods, args.repeat, args.package)
+        report["sizes"][str(rows)] = results  # type: ignore[index]
+        table(rows, results, args.repeat)
+    growth = [int(x) for x in args.growth.split(",") if x]
+    if growth:
+        print(f"\ngrowth of stream_table (Arrow batches), medians of {args.growth_repeat}")
+        print(f"{'rows':>10} {'wall s':>8} {'µs/row':>8} {'peak MB':>8}")
+        for rows in growth:
+            r = measure(args.sandbox, rows, ["erpdata .stream_table() (Arrow)"], args.growth_repeat, args.package)
+            g = r["erpdata .stream_table() (Arrow)"]
+            report["growth"][str(rows)] = g  # type: ignore[index]
+            print(f"{rows:>10,} {g['seconds']:8.2f} {g['seconds'] / rows * 1e6:8.2f} {g['peak_mb']:8.0f}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":
