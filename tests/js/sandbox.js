@@ -109,3 +109,31 @@ export async function closedPortUrl() {
   await close();
   return url;
 }
+
+// --- the fault API (every fault under /_faults/, one count and log per KEY) --
+
+/** The base URL under which the sandbox applies `fault` to requests counted as `key`. */
+export function faultsBase(sandboxUrl, fault, key) {
+  return `${sandboxUrl}/_faults/${fault}/${key}/`;
+}
+
+async function faultApi(sandboxUrl, path) {
+  const res = await fetch(`${sandboxUrl}/_faults/${path}`);
+  assert.equal(res.status, 200, `/_faults/${path}: HTTP ${res.status}`);
+  return res.text();
+}
+
+/** Requests seen under `key` (`/_faults/count/KEY`). */
+export async function attempts(sandboxUrl, key) {
+  return Number(await faultApi(sandboxUrl, `count/${key}`));
+}
+
+/** What each request under `key` carried: `[{method, path, query, headers, body}]`. */
+export async function requestLog(sandboxUrl, key) {
+  return JSON.parse(await faultApi(sandboxUrl, `log/${key}`));
+}
+
+/** Every request the sandbox process has seen (`/_faults/total`). */
+export async function totalSeen(sandboxUrl) {
+  return Number(await faultApi(sandboxUrl, "total"));
+}
