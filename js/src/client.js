@@ -59,9 +59,16 @@ function checkSignal(signal) {
   }
 }
 
+/**
+ * The decoder sets aside room for a whole batch up front, in wasm memory
+ * (at most 4 GiB, and a failed allocation there aborts the module): a
+ * batch of a hundred million rows would never fit, a million always does.
+ */
+const MAX_BATCH_ROWS = 1_000_000;
+
 function checkBatchRows(batchRows) {
-  if (batchRows !== undefined && (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > 2 ** 31 - 1)) {
-    throw invalidInput("batchRows", "must be a positive integer");
+  if (batchRows !== undefined && (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS)) {
+    throw invalidInput("batchRows", `must be an integer from 1 to ${MAX_BATCH_ROWS}`);
   }
 }
 

@@ -95,7 +95,7 @@ export interface TableOptions extends CallOptions {
 }
 
 export interface StreamTableOptions extends TableOptions {
-  /** Rows per batch (default 10000): memory is bounded by it. */
+  /** Rows per batch, 1 to 1,000,000 (default 10000): memory is bounded by it. */
   batchRows?: number;
 }
 

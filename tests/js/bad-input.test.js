@@ -1,0 +1,381 @@
+// Bad input, generated: arbitrary Unicode, huge strings, NUL and control
+// characters, lone surrogates and values of every wrong type, at every
+// parameter of every public method and of the constructor. Each value is
+// either refused with an InvalidInputError naming the parameter, and then
+// the sandbox saw nothing (`/_faults/total` unchanged), or it is one the
+// documentation accepts, and then exactly one request went out carrying it
+// as documented (an id as its text, a kind in capitals, ...).
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { after, before, describe, test } from "node:test";
+
+import { ErpClient, InvalidInputError } from "../../js/src/index.js";
+import { faultsBase, freshKey, requestLog, SANDBOX_TOKEN, startSandbox, totalSeen } from "./sandbox.js";
+
+// The suite lives outside js/, whose node_modules holds the dev dependencies.
+const fc = createRequire(new URL("../../js/package.json", import.meta.url))("fast-check");
+
+const RUNS = 50;
+const MAX_TEXT = 1024;
+
+let sandbox;
+before(async () => {
+  // Options left out must not be filled from the environment here.
+  for (const name of ["BASE_URL", "PROJECT", "ACCESS_TOKEN", "PROJECT_FOLDER", "COMPANY_ID", "YEAR_ID"]) {
+    delete process.env[`ERPDATA_${name}`];
+  }
+  sandbox = await startSandbox();
+});
+after(() => sandbox?.stop());
+
+// --- the values thrown ----------------------------------------------------
+
+const controlChar = fc.oneof(
+  fc.integer({ min: 0, max: 0x1f }),
+  fc.integer({ min: 0x7f, max: 0x9f }),
+).map((c) => String.fromCharCode(c));
+
+/** Strings a caller might pass by mistake or an attacker on purpose. */
+const hostileString = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+  fc.string({ unit: "binary-ascii", maxLength: 20 }),
+  fc.tuple(fc.string({ maxLength: 10 }), controlChar, fc.string({ maxLength: 10 })).map((p) => p.join("")),
+  fc.tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff })).map(([s, u]) => s + String.fromCharCode(u)),
+  // Huge: beyond the 1024-character limit, up to a few megabytes.
+  fc.tuple(fc.integer({ min: MAX_TEXT + 1, max: 1_500_000 }), fc.constantFrom("x", "é", "😀", " ")).map(([n, c]) => c.repeat(n)),
+  fc.constantFrom("", " ", "\t\n", "\u3000", "\u0000", "C001\u0000", "a&b=c", "%00", "../../etc", "RECEIPT", "payment", "GET", "post"),
+);
+
+/** Everything that is not a string. */
+const wrongType = fc.oneof(
+  fc.constantFrom(null, undefined, NaN, Infinity, -Infinity, true, false, -0, 0.5, 2 ** 60, Number.MAX_SAFE_INTEGER + 2, Symbol("s"), Symbol.iterator),
+  fc.double(),
+  fc.integer(),
+  fc.bigInt(),
+  fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 3 }),
+  fc.object({ maxDepth: 1 }),
+  fc.func(fc.anything({ maxDepth: 0 })),
+  fc.date(),
+);
+
+const anyValue = fc.oneof(hostileString, wrongType);
+
+// --- what the documentation accepts -----------------------------------------
+
+const isNullish = (v) => v === undefined || v === null;
+// The core's text rule: not empty or only white space, at most 1024
+// characters, no control character, valid Unicode. What is plainly outside
+// it must be refused; the rest may be refused (for finer rules) or sent.
+const plainlyBadText = (s) =>
+  s.trim() === "" || [...s].length > MAX_TEXT || /\p{Cc}/u.test(s) || !s.isWellFormed();
+
+/**
+ * How an id (acid, company id, year id) must be handled: `"refuse"`, or the
+ * text it goes on the wire as, or `"either"`.
+ */
+function idRule(v) {
+  if (typeof v === "string") return plainlyBadText(v) ? "refuse" : "either";
+  if (typeof v === "number") return Number.isSafeInteger(v) ? String(v === 0 ? 0 : v) : "refuse";
+  if (typeof v === "bigint") return v.toString();
+  return "refuse";
+}
+
+const textRule = (v) => (typeof v !== "string" || plainlyBadText(v) ? "refuse" : "either");
+const oneOf = (...allowed) => (v) => (isNullish(v) || allowed.includes(v) ? "accept" : "refuse");
+
+// --- running one value --------------------------------------------------------
+
+/** What a call returns when, by design, it sent nothing (checked). */
+const NOT_SENT = Symbol("not sent");
+
+/**
+ * Calls `call(value)`; asserts a refusal named `field` with nothing sent,
+ * or (when `rule` allows) an accepted call whose requests `sent(log)` checks.
+ */
+async function check({ value, rule, field, call, sent }) {
+  const verdict = rule(value);
+  const totalBefore = await totalSeen(sandbox.url);
+  const key = freshKey("jsbad");
+  let error;
+  let result;
+  try {
+    result = await call(value, faultsBase(sandbox.url, "pass", key));
+  } catch (err) {
+    error = err;
+  }
+  const label = `${field} = ${show(value)}`;
+  if (error instanceof InvalidInputError) {
+    assert.ok(verdict === "refuse" || verdict === "either", `${label} was refused: ${error.message}`);
+    assert.equal(error.field, field, `${label}: ${error.message}`);
+    assert.ok(error.message.includes(field), error.message);
+    assert.equal(await totalSeen(sandbox.url), totalBefore, `${label}: something was sent`);
+    return;
+  }
+  // Not refused: only a service-level answer (an unknown table...) may fail.
+  assert.ok(error === undefined || ["ServiceError", "HttpStatusError"].includes(error.name),
+    `${label}: ${error?.name}: ${error?.message}`);
+  assert.notEqual(verdict, "refuse", `${label} was not refused`);
+  if (result === NOT_SENT) {
+    assert.equal(await totalSeen(sandbox.url), totalBefore, `${label}: something was sent`);
+  } else if (sent) {
+    const log = await requestLog(sandbox.url, key);
+    assert.equal(log.length, 1, `${label}: ${log.length} requests`);
+    sent(log[0], verdict, value);
+  }
+}
+
+function show(value) {
+  if (typeof value === "string") return value.length > 60 ? `${value.length} chars` : JSON.stringify(value);
+  if (typeof value === "symbol" || typeof value === "bigint") return `${String(value)} (${typeof value})`;
+  try {
+    return `${JSON.stringify(value)} (${typeof value})`;
+  } catch {
+    return typeof value;
+  }
+}
+
+const property = (arb, fields) =>
+  fc.assert(fc.asyncProperty(arb, (value) => check({ value, ...fields })), { numRuns: RUNS });
+
+function client(baseUrl, options = {}) {
+  return new ErpClient({
+    baseUrl, project: "demo", accessToken: SANDBOX_TOKEN, companyId: 1, yearId: 2025, timeoutMs: 10_000, ...options,
+  });
+}
+
+const query = (req) => new URLSearchParams(req.query);
+const form = (req) => new URLSearchParams(req.method === "GET" ? req.query : req.body);
+/** The request carried `name` = the id's text (when the rule knew it). */
+const carries = (read, name) => (req, verdict, value) => {
+  const got = read(req).get(name);
+  assert.equal(got, verdict === "either" ? value : verdict, `${name} on the wire`);
+};
+
+async function drain(iterable) {
+  for await (const batch of iterable) assert.ok(Array.isArray(batch));
+}
+
+// --- the properties -----------------------------------------------------------
+
+describe("every parameter refuses what it cannot send", () => {
+  test("dues({acid})", () => property(anyValue, {
+    field: "acid", rule: idRule,
+    call: (v, url) => client(url).dues({ acid: v, kind: "RECEIPT" }),
+    sent: carries(query, "acid"),
+  }));
+
+  test("receivables(acid) and payables(acid)", async () => {
+    for (const method of ["receivables", "payables"]) {
+      await property(anyValue, {
+        field: "acid", rule: idRule,
+        call: (v, url) => client(url)[method](v),
+        sent: carries(query, "acid"),
+      });
+    }
+  });
+
+  test("dues({kind})", () => property(anyValue, {
+    field: "kind",
+    rule: (v) => (typeof v === "string" ? "either" : "refuse"),
+    call: (v, url) => client(url).dues({ acid: "C001", kind: v }),
+    sent: (req, _, v) => {
+      const sentKind = query(req).get("type");
+      assert.ok(["RECEIPT", "PAYMENT"].includes(sentKind) && sentKind === v.trim().toUpperCase(), `${sentKind} for ${v}`);
+    },
+  }));
+
+  test("numbers of every call", async () => {
+    const calls = {
+      dues: (c, v) => c.dues({ acid: "C001", kind: "RECEIPT", numbers: v }),
+      receivables: (c, v) => c.receivables("C001", { numbers: v }),
+      table: (c, v) => c.table("account", { numbers: v }),
+      streamTable: (c, v) => drain(c.streamTable("account", { numbers: v })),
+    };
+    for (const call of Object.values(calls)) {
+      await property(fc.oneof(anyValue, fc.constantFrom("number", "string")), {
+        field: "numbers", rule: oneOf("number", "string"), call: (v, url) => call(client(url), v),
+      });
+    }
+  });
+
+  test("signal of every call", async () => {
+    const calls = [
+      (c, v) => c.payables("S001", { signal: v }),
+      (c, v) => c.dues({ acid: "S001", kind: "PAYMENT", signal: v }),
+      (c, v) => c.table("account", { signal: v }),
+      (c, v) => drain(c.streamTable("account", { signal: v })),
+    ];
+    const live = new AbortController().signal;
+    for (const call of calls) {
+      await property(fc.oneof(anyValue, fc.constant(live)), {
+        field: "signal", rule: (v) => (isNullish(v) || v === live ? "accept" : "refuse"),
+        call: (v, url) => call(client(url), v),
+      });
+    }
+  });
+
+  test("the options argument of every call", async () => {
+    const calls = {
+      // dues has no defaults for acid and kind: an options object without
+      // them is refused for the acid.
+      dues: [(c, v) => c.dues(v), "acid"],
+      receivables: [(c, v) => c.receivables("C001", v), null],
+      payables: [(c, v) => c.payables("S001", v), null],
+      table: [(c, v) => c.table("account", v), null],
+      streamTable: [(c, v) => drain(c.streamTable("account", v)), null],
+    };
+    // Strings, numbers, symbols... are not options; null and undefined mean
+    // none; an object (or array) without the known members means defaults.
+    const notAnObject = (v) => !isNullish(v) && typeof v !== "object" && typeof v !== "function";
+    for (const [call, missing] of Object.values(calls)) {
+      await property(anyValue.filter((v) => typeof v !== "function"), {
+        field: "options", rule: (v) => (notAnObject(v) ? "refuse" : "accept"),
+        call: async (v, url) => {
+          try {
+            await call(client(url), v);
+          } catch (err) {
+            // The member that has no default is what an empty options lacks.
+            if (missing && !notAnObject(v) && err.field === missing) return NOT_SENT;
+            throw err;
+          }
+        },
+      });
+    }
+  });
+
+  test("table(name) and streamTable(name)", async () => {
+    const names = fc.oneof(anyValue, fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,70}$/));
+    const identifier = (v) => (typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v) ? "either" : "refuse");
+    await property(names, {
+      field: "table", rule: identifier,
+      call: (v, url) => client(url).table(v),
+      sent: (req, _, v) => assert.equal(form(req).get("table"), v),
+    });
+    await property(names, {
+      field: "table", rule: identifier,
+      call: (v, url) => drain(client(url).streamTable(v)),
+      sent: (req, _, v) => assert.equal(form(req).get("table"), v),
+    });
+  });
+
+  test("companyId and yearId per call", async () => {
+    for (const [option, field, param] of [["companyId", "company_id", "compid"], ["yearId", "year_id", "yearid"]]) {
+      // undefined and null fall back to the configured default.
+      const rule = (v) => (isNullish(v) ? (option === "companyId" ? "1" : "2025") : idRule(v));
+      await property(anyValue, {
+        field, rule,
+        call: (v, url) => client(url).table("account", { [option]: v }),
+        sent: carries(form, param),
+      });
+      await property(anyValue, {
+        field, rule,
+        call: (v, url) => drain(client(url).streamTable("account", { [option]: v })),
+        sent: carries(form, param),
+      });
+    }
+  });
+
+  test("method", () => property(anyValue, {
+    field: "method",
+    rule: (v) => (isNullish(v) ? "POST" : typeof v === "string" ? "either" : "refuse"),
+    call: (v, url) => client(url).table("account", { method: v }),
+    sent: (req, verdict, v) => assert.equal(req.method, verdict === "either" ? v.trim().toUpperCase() : verdict),
+  }));
+
+  test("batchRows", () => property(fc.oneof(anyValue, fc.integer({ min: -5, max: 1_000_005 }), fc.integer({ min: 1_000_000, max: 2 ** 31 + 5 })), {
+    field: "batchRows",
+    rule: (v) => (isNullish(v) || (Number.isSafeInteger(v) && v >= 1 && v <= 1_000_000) ? "accept" : "refuse"),
+    call: (v, url) => drain(client(url).streamTable("account", { batchRows: v })),
+  }));
+});
+
+describe("the constructor refuses what it cannot use", () => {
+  /** Constructs with one option set to `v`; then one call shows where it went. */
+  const construct = (option, then) => async (v, url) => {
+    const c = client(url, { [option]: v });
+    return then ? then(c) : NOT_SENT;
+  };
+
+  test("baseUrl", () => property(anyValue, {
+    field: "base_url",
+    // A URL the core takes is not called: it could point anywhere.
+    rule: (v) => (typeof v === "string" && /^https?:\/\//i.test(v) ? "either" : "refuse"),
+    call: (v) => {
+      assert.ok(new ErpClient({ baseUrl: v, project: "demo", accessToken: SANDBOX_TOKEN }));
+      return NOT_SENT;
+    },
+  }));
+
+  test("project, projectFolder and accessToken", async () => {
+    const texts = [
+      ["project", "project", (c) => c.table("account"), (req) => form(req).get("project")],
+      ["projectFolder", "project_folder", (c) => c.receivables("C001"), (req) => query(req).get("sys_projectfolder")],
+      ["accessToken", "access_token", (c) => c.table("account"), (req) => form(req).get("accesstoken")],
+    ];
+    for (const [option, field, call, read] of texts) {
+      await property(anyValue, {
+        field,
+        // Unset (undefined, null) is allowed at construction.
+        rule: (v) => (isNullish(v) ? "accept" : textRule(v)),
+        call: construct(option, async (c) => {
+          try {
+            await call(c);
+          } catch (err) {
+            // Without a project or token the call itself is refused.
+            if (err instanceof InvalidInputError && err.field === field) return NOT_SENT;
+            throw err;
+          }
+        }),
+        sent: (req, verdict, v) => {
+          if (!isNullish(v)) assert.equal(read(req), v);
+        },
+      });
+    }
+  });
+
+  test("companyId and yearId", async () => {
+    for (const [option, field, param] of [["companyId", "company_id", "compid"], ["yearId", "year_id", "yearid"]]) {
+      await property(anyValue.filter((v) => !isNullish(v)), {
+        field, rule: idRule,
+        call: construct(option, (c) => c.table("account")),
+        sent: carries(form, param),
+      });
+    }
+  });
+
+  test("timeoutMs, maxRetries, fetch, allowInsecureHttp", async () => {
+    const options = {
+      timeoutMs: (v) => isNullish(v) || (typeof v === "number" && v > 0 && v <= 2 ** 31 - 1),
+      maxRetries: (v) => isNullish(v) || (Number.isSafeInteger(v) && v >= 0 && v <= 2 ** 32 - 1),
+      fetch: (v) => isNullish(v) || typeof v === "function",
+      allowInsecureHttp: (v) => isNullish(v) || typeof v === "boolean",
+    };
+    const fields = { allowInsecureHttp: "allow_insecure_http" };
+    for (const [option, valid] of Object.entries(options)) {
+      await property(fc.oneof(anyValue, fc.double({ min: 1, max: 2 ** 31 })), {
+        field: fields[option] ?? option,
+        rule: (v) => (valid(v) ? "accept" : "refuse"),
+        call: construct(option),
+      });
+    }
+  });
+
+  test("the options argument itself", async () => {
+    await property(anyValue.filter((v) => typeof v !== "object" && v !== undefined), {
+      field: "options",
+      rule: () => "refuse",
+      call: (v) => new ErpClient(v),
+    });
+    // None at all: the base URL is missing (the environment is cleared above).
+    for (const v of [undefined, null]) {
+      assert.throws(() => new ErpClient(v), (err) => err instanceof InvalidInputError && err.field === "base_url");
+    }
+  });
+
+  test("dangerouslyAllowBrowser is read only in a browser", () => property(anyValue, {
+    field: "dangerouslyAllowBrowser",
+    rule: () => "accept",
+    call: construct("dangerouslyAllowBrowser"),
+  }));
+});
