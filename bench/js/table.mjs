@@ -1,117 +1,243 @@
-// Wall time and JS heap of a large table fetch through the JS client against
-// what users would write instead (`fetch` + `res.json()`), in one run.
+// sales_invoice tables through the JS client against what users would
+// write instead (`fetch` + `res.json()`), at several sizes, in one run.
 //
-//   node --expose-gc bench/js/table.mjs [--rows N] [--runs N]
+//   node --expose-gc bench/js/table.mjs [--sizes 10000,100000,1000000]
+//        [--growth 10000,1000000,5000000] [--runs 5] [--json FILE]
 //
 // Starts a sandbox ($ERPDATA_SANDBOX_BIN, else target/release, else
-// target/debug) serving `--rows` sales invoices (default 1,000,000), then
-// for each run, in turn:
-//   json     fetch + res.json(), then touch every row's data
-//   rows     (await client.table()).rows
-//   columns  (await client.table()).columns()
-// and prints the medians (wall ms, this process's CPU ms, heap MB retained
-// by the result after a GC) and the ratios to `json`.
-import { existsSync } from "node:fs";
+// target/debug) per size. Each case runs in a fresh Node process (so its
+// peak RSS is its own), `--runs` times, the cases interleaved so that
+// drift in the machine's load hits each alike:
+//   json          fetch + res.json(), the rows under `data`
+//   rows          (await client.table()).rows
+//   columns       (await client.table()).columns()
+//   streamTable   for await over client.streamTable(), counting rows
+// and, at the largest size, with the body already in memory (a `fetch`
+// that answers from a buffer), so the client's own cost shows:
+//   memory json   JSON.parse of the text
+//   memory rows / memory columns
+// Printed: medians, min–max, this process's CPU, the JS heap the result
+// keeps after a GC, peak RSS, and ratios to `json`. A growth table of
+// streamTable follows.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 import { ErpClient } from "../../js/src/index.js";
 import { startSandbox } from "../../tests/js/sandbox.js";
 
-const { values: args } = parseArgs({
-  options: { rows: { type: "string", default: "1000000" }, runs: { type: "string", default: "5" } },
-});
-const ROWS = Number(args.rows);
-const RUNS = Number(args.runs);
 const TOKEN = "sandbox-token-not-secret";
+const FORM = `req=getdata&project=demo&accesstoken=${TOKEN}&yearid=2025&compid=1&table=sales_invoice`;
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "10000,100000,1000000" },
+    growth: { type: "string", default: "10000,1000000,5000000" },
+    runs: { type: "string", default: "5" },
+    "growth-runs": { type: "string", default: "3" },
+    json: { type: "string" },
+    // One measurement in this process (used by the parent).
+    child: { type: "string" },
+    url: { type: "string" },
+    body: { type: "string" },
+    rows: { type: "string" },
+  },
+});
 
 if (typeof globalThis.gc !== "function") {
   console.error("run with node --expose-gc (heap figures need it)");
   process.exit(2);
 }
-if (!process.env.ERPDATA_SANDBOX_BIN) {
-  const bin = (profile) => fileURLToPath(new URL(`../../target/${profile}/erpdata-sandbox`, import.meta.url));
-  process.env.ERPDATA_SANDBOX_BIN = existsSync(bin("release")) ? bin("release") : bin("debug");
-}
 
-const sandbox = await startSandbox(["--rows", String(ROWS)]);
-const client = new ErpClient({
-  baseUrl: sandbox.url, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025, timeoutMs: 600_000,
-});
+const client = (url, fetchImpl) =>
+  new ErpClient({
+    baseUrl: url, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025, timeoutMs: 600_000,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+
+/** A `fetch` answering every request with `body`, as the service would. */
+const fromMemory = (body) => async () =>
+  new Response(body, { status: 200, headers: { "content-type": "application/json" } });
 
 const CASES = {
-  async json() {
-    const res = await fetch(`${sandbox.url}/apis/dataapi.php`, {
+  async json(url) {
+    const res = await fetch(`${url}/apis/dataapi.php`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: `req=getdata&project=demo&accesstoken=${TOKEN}&yearid=2025&compid=1&table=sales_invoice`,
+      body: FORM,
     });
     const parsed = await res.json();
     if (parsed.status !== "success") throw new Error("not success");
     return parsed.data;
   },
-  async rows() {
-    return (await client.table("sales_invoice")).rows;
+  async rows(url) {
+    return (await client(url).table("sales_invoice")).rows;
   },
-  async columns() {
-    return (await client.table("sales_invoice")).columns();
+  async columns(url) {
+    return (await client(url).table("sales_invoice")).columns();
+  },
+  async streamTable(url) {
+    let n = 0;
+    for await (const batch of client(url).streamTable("sales_invoice")) n += batch.length;
+    return n;
+  },
+  async "memory json"(_url, body) {
+    const parsed = JSON.parse(new TextDecoder().decode(body));
+    return parsed.data;
+  },
+  async "memory rows"(url, body) {
+    return (await client(url, fromMemory(body)).table("sales_invoice")).rows;
+  },
+  async "memory columns"(url, body) {
+    return (await client(url, fromMemory(body)).table("sales_invoice")).columns();
   },
 };
+const IN_MEMORY = Object.keys(CASES).filter((k) => k.startsWith("memory"));
+const END_TO_END = Object.keys(CASES).filter((k) => !k.startsWith("memory"));
 
-/** Heap in use after a full GC, measured on a fresh task: the awaiting
- * frame can otherwise keep the last result alive. */
+function count(result) {
+  if (typeof result === "number") return result;
+  return Array.isArray(result) ? result.length : Object.values(result)[0].length;
+}
+
+function peakRssMB() {
+  const line = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  return line ? Number(line.split(/\s+/)[1]) / 1024 : process.memoryUsage().rss / 2 ** 20;
+}
+
+/** Heap in use after a full GC, on a fresh task (the awaiting frame can
+ * otherwise keep the last result alive). */
 async function heapMB() {
   await new Promise((resolve) => setTimeout(resolve, 0));
   globalThis.gc();
   globalThis.gc();
-  const m = process.memoryUsage();
-  return { heap: m.heapUsed / 2 ** 20, buffers: m.arrayBuffers / 2 ** 20 };
+  return process.memoryUsage().heapUsed / 2 ** 20;
 }
 
-function count(result) {
-  return Array.isArray(result) ? result.length : Object.values(result)[0].length;
+async function child() {
+  const body = args.body ? readFileSync(args.body) : null;
+  const fn = CASES[args.child];
+  // The wasm module is compiled when the first client is made: before the
+  // clock, as the Python figures import their libraries first.
+  client(args.url);
+  const before = await heapMB();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const result = await fn(args.url, body);
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const heap = (await heapMB()) - before;
+  const n = count(result);
+  if (n !== Number(args.rows)) throw new Error(`${args.child}: ${n} rows, expected ${args.rows}`);
+  console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, heapMB: heap, peakMB: peakRssMB() }));
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const samples = Object.fromEntries(Object.keys(CASES).map((k) => [k, { ms: [], cpu: [], heap: [], buffers: [] }]));
+function measureOnce(name, url, rows, bodyFile) {
+  const argv = ["--expose-gc", fileURLToPath(import.meta.url), "--child", name, "--url", url, "--rows", String(rows)];
+  if (bodyFile) argv.push("--body", bodyFile);
+  const done = spawnSync(process.execPath, argv, { encoding: "utf8", maxBuffer: 1 << 20, timeout: 900_000 });
+  if (done.status !== 0) throw new Error(`${name} failed:\n${done.stderr}`);
+  return JSON.parse(done.stdout.trim().split("\n").pop());
+}
 
-// One warm-up of each (JIT, wasm compile, sandbox page cache), then the runs,
-// interleaved so that drift hits every case alike.
-for (let run = -1; run < RUNS; run++) {
-  for (const [name, fn] of Object.entries(CASES)) {
-    const before = await heapMB();
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    let result = await fn();
-    const ms = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    const after = await heapMB();
-    if (count(result) !== ROWS) throw new Error(`${name}: ${count(result)} rows, expected ${ROWS}`);
-    result = null;
-    if (run >= 0) {
-      samples[name].ms.push(ms);
-      samples[name].cpu.push((cpu.user + cpu.system) / 1000);
-      samples[name].heap.push(after.heap - before.heap);
-      samples[name].buffers.push(after.buffers - before.buffers);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function summarize(samples) {
+  const ms = samples.map((s) => s.ms);
+  return {
+    ms: median(ms),
+    min: Math.min(...ms),
+    max: Math.max(...ms),
+    cpuMs: median(samples.map((s) => s.cpuMs)),
+    heapMB: median(samples.map((s) => s.heapMB)),
+    peakMB: median(samples.map((s) => s.peakMB)),
+    runs: samples.length,
+  };
+}
+
+async function measure(rows, names, runs) {
+  const sandbox = await startSandbox(["--rows", String(rows)]);
+  try {
+    let bodyFile = null;
+    if (names.some((n) => IN_MEMORY.includes(n))) {
+      const res = await fetch(`${sandbox.url}/apis/dataapi.php`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: FORM,
+      });
+      bodyFile = fileURLToPath(new URL(`../../target/bench/js-body-${rows}.json`, import.meta.url));
+      mkdirSync(dirname(bodyFile), { recursive: true });
+      writeFileSync(bodyFile, Buffer.from(await res.arrayBuffer()));
     }
-    console.error(`run ${run < 0 ? "warm-up" : run + 1}: ${name.padEnd(8)} ${ms.toFixed(0).padStart(6)} ms`);
+    const samples = Object.fromEntries(names.map((n) => [n, []]));
+    for (let run = 0; run < runs; run++) {
+      for (const name of names) {
+        samples[name].push(measureOnce(name, sandbox.url, rows, IN_MEMORY.includes(name) ? bodyFile : null));
+      }
+    }
+    return Object.fromEntries(names.map((n) => [n, summarize(samples[n])]));
+  } finally {
+    await sandbox.stop();
   }
 }
-await sandbox.stop();
 
-const base = { ms: median(samples.json.ms), cpu: median(samples.json.cpu), heap: median(samples.json.heap) };
-console.log(`sales_invoice, ${ROWS} rows, medians of ${RUNS} (Node ${process.version})`);
-console.log("case       wall ms   x json    cpu ms   x json   heap MB   x json   buffers MB");
-for (const [name, s] of Object.entries(samples)) {
-  const ms = median(s.ms);
-  const cpu = median(s.cpu);
-  const heap = median(s.heap);
+function print(rows, results, runs) {
+  const base = results.json;
+  const memBase = results["memory json"];
+  console.log(`\nsales_invoice, ${rows.toLocaleString("en")} rows, medians of ${runs}, each in a fresh process (Node ${process.version})`);
   console.log(
-    `${name.padEnd(8)} ${ms.toFixed(0).padStart(9)} ${(base.ms / ms).toFixed(2).padStart(8)}` +
-      ` ${cpu.toFixed(0).padStart(9)} ${(base.cpu / cpu).toFixed(2).padStart(8)}` +
-      ` ${heap.toFixed(1).padStart(9)} ${(base.heap / heap).toFixed(2).padStart(8)}` +
-      ` ${median(s.buffers).toFixed(1).padStart(12)}`,
+    `${"case".padEnd(16)} ${"wall ms".padStart(8)} ${"min–max ms".padStart(15)} ${"x json".padStart(7)}` +
+      ` ${"cpu ms".padStart(8)} ${"heap MB".padStart(8)} ${"peak MB".padStart(8)}`,
   );
+  for (const [name, r] of Object.entries(results)) {
+    const against = name.startsWith("memory") ? memBase : base;
+    console.log(
+      `${name.padEnd(16)} ${r.ms.toFixed(0).padStart(8)} ${`${r.min.toFixed(0)}–${r.max.toFixed(0)}`.padStart(15)}` +
+        ` ${(against.ms / r.ms).toFixed(2).padStart(7)} ${r.cpuMs.toFixed(0).padStart(8)}` +
+        ` ${r.heapMB.toFixed(1).padStart(8)} ${r.peakMB.toFixed(0).padStart(8)}`,
+    );
+  }
+  console.log("x json: times faster than fetch + res.json() (memory cases: than JSON.parse); heap: kept by the result");
 }
-console.log("cpu: this process only (the sandbox's work is the same for every case); heap: retained by the result");
-console.log("x json: how many times faster / smaller than fetch + res.json() (higher is better)");
+
+async function main() {
+  if (!process.env.ERPDATA_SANDBOX_BIN) {
+    const bin = (profile) => fileURLToPath(new URL(`../../target/${profile}/erpdata-sandbox`, import.meta.url));
+    process.env.ERPDATA_SANDBOX_BIN = existsSync(bin("release")) ? bin("release") : bin("debug");
+  }
+  const sizes = args.sizes.split(",").filter(Boolean).map(Number);
+  const runs = Number(args.runs);
+  const report = { node: process.version, runs, sizes: {}, growth: {} };
+  for (const rows of sizes) {
+    const names = rows === Math.max(...sizes) ? [...END_TO_END, ...IN_MEMORY] : END_TO_END;
+    report.sizes[rows] = await measure(rows, names, runs);
+    print(rows, report.sizes[rows], runs);
+  }
+  const growth = args.growth.split(",").filter(Boolean).map(Number);
+  if (growth.length) {
+    const growthRuns = Number(args["growth-runs"]);
+    console.log(`\ngrowth of streamTable, medians of ${growthRuns}`);
+    console.log(`${"rows".padStart(10)} ${"wall ms".padStart(8)} ${"µs/row".padStart(8)} ${"peak MB".padStart(8)}`);
+    for (const rows of growth) {
+      const g = (await measure(rows, ["streamTable"], growthRuns)).streamTable;
+      report.growth[rows] = g;
+      console.log(
+        `${rows.toLocaleString("en").padStart(10)} ${g.ms.toFixed(0).padStart(8)}` +
+          ` ${((g.ms * 1000) / rows).toFixed(2).padStart(8)} ${g.peakMB.toFixed(0).padStart(8)}`,
+      );
+    }
+  }
+  if (args.json) {
+    mkdirSync(dirname(args.json), { recursive: true });
+    writeFileSync(args.json, JSON.stringify(report, null, 1));
+  }
+}
+
+if (args.child) await child();
+else await main();
