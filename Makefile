@@ -105,7 +105,8 @@ test-wheel: sandbox venv
 	target/wheel-test/venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheel-test/dist/*.whl
 	cd target/wheel-test && ERPDATA_SANDBOX_BIN=$(SANDBOX) venv/bin/python $(ROOT)/tests/python/wheel_smoke.py dist
 
-# 1M-row table to DataFrame against httpx + json/orjson + pandas: a release
+# Tables of 10k, 100k and 1M rows into Python against httpx + json/orjson +
+# pandas/polars and pd.read_json, and a growth table to 5M rows: a release
 # build of the package (unpacked from its wheel, so a concurrent `make
 # python` cannot swap the module mid-run) and a release sandbox.
 bench-python: venv
@@ -114,15 +115,19 @@ bench-python: venv
 	$(VENV)/bin/maturin build --release --quiet --out target/bench-python/dist
 	$(VPY) -m zipfile -e target/bench-python/dist/*.whl target/bench-python/pkg
 	$(VPY) bench/python/table_to_dataframe.py --sandbox target/release/erpdata-sandbox \
-	    --package target/bench-python/pkg
+	    --package target/bench-python/pkg --json target/bench/python.json
 
-# The JS client against fetch + res.json() on a 1M-row table.
+# The JS client against fetch + res.json() on tables of 10k, 100k and 1M
+# rows, and a growth table of streamTable to 5M rows.
 bench-js: wasm
 	cargo build --release -p erpdata-sandbox
-	ERPDATA_SANDBOX_BIN=$(ROOT)/target/release/erpdata-sandbox node --expose-gc bench/js/table.mjs
+	ERPDATA_SANDBOX_BIN=$(ROOT)/target/release/erpdata-sandbox node --expose-gc bench/js/table.mjs \
+	    --json target/bench/js.json
 
-# The core's decoder against serde_json on the sandbox's 1M-row answer.
+# The core's decoder against serde_json on the sandbox's 1M-row answer:
+# same-run ratios (benches/ratios.rs), then criterion's figures.
 bench-rust:
+	cargo bench -p erpdata --features arrow,parallel --bench ratios -- --json $(ROOT)/target/bench/rust.json
 	cargo bench -p erpdata --features arrow,parallel --bench decode -- \
 	  'serde|columns|arrow|parallel' --warm-up-time 1 --measurement-time 5
 

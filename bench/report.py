@@ -1,0 +1,252 @@
+"""Writes bench/results.md from the figures the benchmarks left in
+target/bench/ (rust.json, python.json, js.json), with the machine, the
+versions and the date, and checks them against the performance targets.
+
+    python bench/report.py [--out bench/results.md]
+
+Standard library only. A missing figure file is reported, not invented.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURES = ROOT / "target" / "bench"
+PY_BASE = "httpx + orjson.loads + pd.DataFrame"
+PY_MEMORY_BASE = "in memory: orjson.loads + pd.DataFrame"
+
+
+def command(*argv: str) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def machine() -> list[str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))  # type: ignore[union-attr]
+        mem = f", {kb / 2**20:.1f} GiB memory"
+    except (OSError, AttributeError):
+        pass
+    python = ROOT / ".venv" / "bin" / "python"
+    libs = command(
+        str(python),
+        "-c",
+        "import importlib.metadata as m;print(', '.join(f'{p} {m.version(p)}' for p in "
+        "('httpx','orjson','pandas','polars','pyarrow','numpy')))",
+    )
+    return [
+        f"- Machine: {cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}",
+        f"- Rust: {command('rustc', '--version')}",
+        f"- Python: {command(str(python), '--version')}; {libs}",
+        f"- Node: {command('node', '--version')}",
+        f"- erpdata: commit {command('git', '-C', str(ROOT), 'rev-parse', '--short', 'HEAD')}",
+        f"- Date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+    ]
+
+
+def load(name: str) -> Optional[dict[str, Any]]:
+    path = FIGURES / f"{name}.json"
+    if not path.exists():
+        return None
+    result: dict[str, Any] = json.loads(path.read_text())
+    return result
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def rust_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
+    out = ["## Rust: the decoder against serde_json", ""]
+    if fig is None:
+        return out + ["No figures (run `make bench-rust`).", ""]
+    out += [
+        f"{fig['rows']:,} rows of `sales_invoice` ({fig['body_mib']:.0f} MiB) decoded in memory, "
+        f"{fig['rounds']} rounds; in each round every contender runs once, back to back, and the "
+        "ratio is taken within the round (`cargo bench -p erpdata --features arrow,parallel --bench ratios`).",
+        "",
+        "| contender | MiB/s (median) | MiB/s min–max | ratio to serde (median) | ratio min–max |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    by_name = {}
+    for r in fig["results"]:
+        by_name[r["name"]] = r
+        out.append(
+            f"| {r['name']} | {r['mib_s']:.0f} | {r['mib_s_min']:.0f}–{r['mib_s_max']:.0f} | "
+            f"{r['ratio']:.2f} | {r['ratio_min']:.2f}–{r['ratio_max']:.2f} |"
+        )
+    out.append("")
+    one = by_name.get("decoder → Arrow")
+    two = by_name.get("decoder → Arrow, 2 threads")
+    if one:
+        targets.append(
+            f"| Rust decoder → Arrow, 1 thread | ≥ 0.6× serde | {one['ratio']:.2f}× | {verdict(one['ratio'] >= 0.6)} |"
+        )
+    if two:
+        targets.append(
+            f"| Rust decoder → Arrow, 2 threads | ≥ 1.6× serde | {two['ratio']:.2f}× | {verdict(two['ratio'] >= 1.6)} |"
+        )
+    return out
+
+
+def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
+    out = ["## Python", ""]
+    if fig is None:
+        return out + ["No figures (run `make bench-python`).", ""]
+    out += [
+        "Each method in a fresh interpreter, its libraries imported before the clock starts; "
+        f"medians of {fig['repeat']} interleaved runs. Ratios against `{PY_BASE}` "
+        "(×faster: its time / this time; ×memory: this peak RSS / its peak RSS); "
+        f"the in-memory rows (body already read) against `{PY_MEMORY_BASE}`.",
+        "",
+    ]
+    largest = max(fig["sizes"], key=int) if fig["sizes"] else None
+    for rows, results in sorted(fig["sizes"].items(), key=lambda kv: int(kv[0])):
+        base = results.get(PY_BASE)
+        out += [
+            f"### {int(rows):,} rows",
+            "",
+            "| method | wall s | min–max s | peak RSS MB | ×faster | ×memory |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for method, r in results.items():
+            against = results.get(PY_MEMORY_BASE) if method.startswith("in memory") else base
+            faster = f"{against['seconds'] / r['seconds']:.2f}" if against else ""
+            memory = f"{r['peak_mb'] / against['peak_mb']:.2f}" if against else ""
+            out.append(
+                f"| {method} | {r['seconds']:.2f} | {r['min']:.2f}–{r['max']:.2f} | "
+                f"{r['peak_mb']:.0f} | {faster} | {memory} |"
+            )
+        out.append("")
+    if largest and int(largest) >= 1_000_000:
+        r = fig["sizes"][largest]
+        base, slow = r[PY_BASE], r["httpx + json.loads + pd.DataFrame"]
+        dicts = r["httpx + orjson.loads (dicts)"]
+        for name in ("erpdata .to_polars()", "erpdata .to_pandas()"):
+            m = r[name]
+            targets.append(
+                f"| Python {name}: speed vs orjson + pd.DataFrame | ≥ 5× | "
+                f"{base['seconds'] / m['seconds']:.1f}× | {verdict(base['seconds'] / m['seconds'] >= 5)} |"
+            )
+            targets.append(
+                f"| Python {name}: speed vs json.loads + pd.DataFrame | ≥ 10× | "
+                f"{slow['seconds'] / m['seconds']:.1f}× | {verdict(slow['seconds'] / m['seconds'] >= 10)} |"
+            )
+            targets.append(
+                f"| Python {name}: peak RSS vs orjson + pd.DataFrame | ≤ 0.25× | "
+                f"{m['peak_mb'] / base['peak_mb']:.2f}× | {verdict(m['peak_mb'] / base['peak_mb'] <= 0.25)} |"
+            )
+        rows_t = r["erpdata rows (dicts)"]["seconds"] / dicts["seconds"]
+        targets.append(f"| Python rows: time vs orjson.loads | ≤ 1.0× | {rows_t:.2f}× | {verdict(rows_t <= 1.0)} |")
+    if fig.get("growth"):
+        out += [
+            "### Growth of `stream_table` (Arrow batches)",
+            "",
+            "| rows | wall s | µs per row | peak RSS MB |",
+            "|---:|---:|---:|---:|",
+        ]
+        for rows, g in sorted(fig["growth"].items(), key=lambda kv: int(kv[0])):
+            out.append(
+                f"| {int(rows):,} | {g['seconds']:.2f} | {g['seconds'] / int(rows) * 1e6:.2f} | {g['peak_mb']:.0f} |"
+            )
+        out.append("")
+    return out
+
+
+def js_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
+    out = ["## JavaScript", ""]
+    if fig is None:
+        return out + ["No figures (run `make bench-js`).", ""]
+    out += [
+        f"Node {fig['node']}; each case in a fresh process; medians of {fig['runs']} interleaved runs. "
+        "×json: `fetch` + `res.json()` time / this time (in-memory cases: `JSON.parse` time / this time); "
+        "heap: what the result keeps after a GC.",
+        "",
+    ]
+    for rows, results in sorted(fig["sizes"].items(), key=lambda kv: int(kv[0])):
+        out += [
+            f"### {int(rows):,} rows",
+            "",
+            "| case | wall ms | min–max ms | ×json | CPU ms | heap MB | peak RSS MB |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, r in results.items():
+            base = results["memory json" if name.startswith("memory") else "json"]
+            out.append(
+                f"| {name} | {r['ms']:.0f} | {r['min']:.0f}–{r['max']:.0f} | {base['ms'] / r['ms']:.2f} | "
+                f"{r['cpuMs']:.0f} | {r['heapMB']:.1f} | {r['peakMB']:.0f} |"
+            )
+        out.append("")
+    million = fig["sizes"].get("1000000")
+    if million:
+        base = million["json"]["ms"]
+        columns = base / million["columns"]["ms"]
+        rows = million["rows"]["ms"] / base
+        targets.append(f"| JS columns(): speed vs res.json() | ≥ 1.7× | {columns:.2f}× | {verdict(columns >= 1.7)} |")
+        targets.append(f"| JS rows: time vs res.json() | ≤ 1.0× | {rows:.2f}× | {verdict(rows <= 1.0)} |")
+    if fig.get("growth"):
+        out += [
+            "### Growth of `streamTable`",
+            "",
+            "| rows | wall ms | µs per row | peak RSS MB |",
+            "|---:|---:|---:|---:|",
+        ]
+        for rows, g in sorted(fig["growth"].items(), key=lambda kv: int(kv[0])):
+            out.append(f"| {int(rows):,} | {g['ms']:.0f} | {g['ms'] * 1000 / int(rows):.2f} | {g['peakMB']:.0f} |")
+        out.append("")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results.md"))
+    args = parser.parse_args()
+    targets: list[str] = []
+    body = (
+        rust_section(load("rust"), targets)
+        + python_section(load("python"), targets)
+        + js_section(load("js"), targets)
+    )
+    lines = [
+        "# Benchmark results",
+        "",
+        "Written by `make bench` (`bench/report.py`) from the figures of its three parts; "
+        "every ratio compares two measurements of the same run on the same machine. "
+        "Loopback HTTP to the sandbox (`crates/erpdata-sandbox`, release build) unless marked in memory.",
+        "",
+        *machine(),
+        "",
+        "## Targets (1M rows)",
+        "",
+        "| target | goal | measured | |",
+        "|---|---|---:|---|",
+        *targets,
+        "",
+        *body,
+    ]
+    Path(args.out).write_text("\n".join(lines).rstrip() + "\n")
+    print("\n".join(["", "Targets (1M rows):", *targets, "", f"written to {args.out}"]))
+
+
+if __name__ == "__main__":
+    main()
