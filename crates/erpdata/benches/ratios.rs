@@ -98,11 +98,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; a bare number is the round count.
-    let rounds: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(9);
+    // `cargo bench` passes `--bench`; a bare number is the round count,
+    // `--json FILE` where to write the figures too.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(9);
+    let json_out = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1));
     let body = erpdata_sandbox::table_body("sales_invoice", ROWS).expect("a sandbox table");
     let config = config();
     let contenders = contenders(&config, &body);
@@ -127,6 +130,7 @@ fn main() {
         "{:<32} {:>10} {:>12} {:>8} {:>15}",
         "", "MiB/s", "MiB/s range", "ratio", "ratio range"
     );
+    let mut json = Vec::new();
     for (i, (name, _)) in contenders.iter().enumerate() {
         let speeds: Vec<f64> = times[i].iter().map(|t| mib / t.as_secs_f64()).collect();
         let ratios: Vec<f64> = (0..rounds)
@@ -143,5 +147,26 @@ fn main() {
             lo(&ratios),
             hi(&ratios),
         );
+        json.push(format!(
+            "{{\"name\":{name:?},\"mib_s\":{:.1},\"mib_s_min\":{:.1},\"mib_s_max\":{:.1},\
+             \"ratio\":{:.3},\"ratio_min\":{:.3},\"ratio_max\":{:.3}}}",
+            median(speeds.clone()),
+            lo(&speeds),
+            hi(&speeds),
+            median(ratios.clone()),
+            lo(&ratios),
+            hi(&ratios),
+        ));
+    }
+    if let Some(path) = json_out {
+        let text = format!(
+            "{{\"rows\":{ROWS},\"body_mib\":{mib:.1},\"rounds\":{rounds},\"threads\":{},\"results\":[{}]}}\n",
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            json.join(",")
+        );
+        if let Some(dir) = std::path::Path::new(path).parent() {
+            std::fs::create_dir_all(dir).expect("a folder for the figures");
+        }
+        std::fs::write(path, text).expect("figures written");
     }
 }
