@@ -1,132 +1,322 @@
-"""The token appears nowhere: not in log lines at DEBUG (erpdata's, httpx's
-and httpcore's), exception messages, reprs or tracebacks, for every
-operation of both clients, both table methods and both table forms."""
+"""The token appears nowhere a user could see it, and in no request URL
+unless the GET form was chosen.
+
+Every operation of ``Client``, ``AsyncClient`` and the ``erpdata``
+command runs with the ``erpdata``, ``httpx`` and ``httpcore`` loggers at
+DEBUG, on the success path and on each failure path (retries, service
+errors, a refused redirect, a timeout, HTTP 500, a body cut off, a body
+that is not JSON, a refused connection). Everything they show is
+collected: stdout and stderr (at the file-descriptor level), log records
+(message and arguments), exception strings, reprs and tracebacks; no form
+of the token (as given, or URL-encoded) may appear in any of it. The
+sandbox's record of each request (``/_faults/log/KEY``) shows where the
+token travelled.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import traceback
+import subprocess
+import sys
 import urllib.parse
-from typing import Any, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
 import erpdata
-from erpdata import AsyncClient, Client
+from erpdata import AsyncClient, Client, Timeout
 
-from conftest import SECRET_TOKEN, table_body
+import fault_api
+from conftest import ROOT, SECRET_TOKEN
+from leaks import assert_clean, error_text
 
 WRONG_TOKEN = "wrong+token/with=chars&too%20"
-FORMS = {
-    token: (token, urllib.parse.quote_plus(token), urllib.parse.quote(token, safe=""))
-    for token in (SECRET_TOKEN, WRONG_TOKEN)
+"""A second fake token, sent to a sandbox that expects SECRET_TOKEN."""
+
+LOGGERS = ("erpdata", "httpx", "httpcore")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A way a call can go: the sandbox fault it meets and the error
+    expected of the table calls and of the dues calls (``None``: a
+    result)."""
+
+    name: str
+    fault: Optional[str]
+    """A /_faults/ FAULT; ``None``: a loopback port where nothing listens."""
+    table_error: Optional[type[erpdata.ErpError]]
+    dues_error: Optional[type[erpdata.ErpError]]
+    token: str = SECRET_TOKEN
+    timeout: Timeout = Timeout(total=5.0, connect=2.0, read=2.0)
+    max_retries: int = 1
+    exit_code: int = 0
+    """What the command exits with here."""
+
+
+SCENARIOS = [
+    Scenario("ok", "pass", None, None),
+    Scenario("retried", "status-503x1", None, None),
+    Scenario("service-error", "service-error", erpdata.ServiceError, erpdata.ServiceError, exit_code=3),
+    # The dues query carries no token, so only the table calls fail.
+    Scenario("wrong-token", "pass", erpdata.ServiceError, None, token=WRONG_TOKEN, exit_code=3),
+    Scenario(
+        "redirect-refused",
+        "redirect-307-{elsewhere}",
+        erpdata.HttpStatusError,
+        erpdata.HttpStatusError,
+        exit_code=3,
+    ),
+    Scenario(
+        "timeout",
+        "hang",
+        erpdata.TimeoutError,
+        erpdata.TimeoutError,
+        timeout=Timeout(total=1.0, connect=1.0, read=0.2),
+        max_retries=0,
+        exit_code=4,
+    ),
+    Scenario("http-500", "status-500x99", erpdata.HttpStatusError, erpdata.HttpStatusError, exit_code=3),
+    Scenario("cut", "reset-400", erpdata.TransportError, erpdata.TransportError, max_retries=0, exit_code=4),
+    Scenario("not-json", "html200", erpdata.DecodeError, erpdata.DecodeError, exit_code=3),
+    Scenario("refused", None, erpdata.TransportError, erpdata.TransportError, max_retries=0, exit_code=4),
+]
+
+DUES_OPS = ("dues", "receivables", "payables", "dues_many")
+TABLE_OPS = ("table", "table-GET", "stream_table", "stream_table-GET", "stream_table-arrow")
+
+
+def settings(scenario: Scenario) -> Dict[str, Any]:
+    return dict(
+        project="demo",
+        access_token=scenario.token,
+        company_id=1,
+        year_id=2025,
+        timeout=scenario.timeout,
+        max_retries=scenario.max_retries,
+    )
+
+
+def sync_ops(c: Client, shown: List[str]) -> Dict[str, Callable[[], Any]]:
+    """Each operation of ``Client``; what it returns is shown (repr'd)."""
+
+    def stream(method: str, batch_format: str = "rows") -> Any:
+        with c.stream_table(
+            "sales_invoice", method=method, batch_rows=8, batch_format=batch_format  # type: ignore[call-overload]
+        ) as s:
+            for batch in s:
+                shown.append(repr(s) + repr(batch))
+            return s
+
+    return {
+        "dues": lambda: c.dues("C001", "receipt"),
+        "receivables": lambda: c.receivables("C001"),
+        "payables": lambda: c.payables("S001"),
+        "dues_many": lambda: c.dues_many(["C001", "C002", "C003"], erpdata.DuesKind.RECEIPT),
+        "table": lambda: c.table("sales_invoice"),
+        "table-GET": lambda: c.table("sales_invoice", method="GET"),
+        "stream_table": lambda: stream("POST"),
+        "stream_table-GET": lambda: stream("GET"),
+        "stream_table-arrow": lambda: stream("POST", "arrow"),
+    }
+
+
+def async_ops(c: AsyncClient, shown: List[str]) -> Dict[str, Callable[[], Awaitable[Any]]]:
+    """Each operation of ``AsyncClient``."""
+
+    async def stream(method: str, batch_format: str = "rows") -> Any:
+        async with c.stream_table(
+            "sales_invoice", method=method, batch_rows=8, batch_format=batch_format  # type: ignore[call-overload]
+        ) as s:
+            async for batch in s:
+                shown.append(repr(s) + repr(batch))
+            return s
+
+    return {
+        "dues": lambda: c.dues("C001", "receipt"),
+        "receivables": lambda: c.receivables("C001"),
+        "payables": lambda: c.payables("S001"),
+        "dues_many": lambda: c.dues_many(["C001", "C002", "C003"], erpdata.DuesKind.RECEIPT),
+        "table": lambda: c.table("sales_invoice"),
+        "table-GET": lambda: c.table("sales_invoice", method="GET"),
+        "stream_table": lambda: stream("POST"),
+        "stream_table-GET": lambda: stream("GET"),
+        "stream_table-arrow": lambda: stream("POST", "arrow"),
+    }
+
+
+def expected_error(scenario: Scenario, op: str) -> Optional[type[erpdata.ErpError]]:
+    return scenario.dues_error if op in DUES_OPS else scenario.table_error
+
+
+def record(scenario: Scenario, op: str, outcome: Any, shown: List[str]) -> None:
+    """Keeps what the operation showed; checks it went the expected way."""
+    want = expected_error(scenario, op)
+    if isinstance(outcome, BaseException):
+        shown.append(error_text(outcome))
+        assert want is not None and isinstance(outcome, want), f"{scenario.name} / {op}: {outcome!r}"
+    else:
+        shown.append(repr(outcome))
+        assert want is None, f"{scenario.name} / {op}: expected {want}, got {outcome!r}"
+
+
+def run_sync(base: str, scenario: Scenario) -> List[str]:
+    shown: List[str] = []
+    with Client(base, **settings(scenario)) as c:
+        shown.append(repr(c))
+        for op, call in sync_ops(c, shown).items():
+            try:
+                outcome = call()
+            except erpdata.ErpError as err:
+                outcome = err
+            record(scenario, op, outcome, shown)
+    return shown
+
+
+async def run_async(base: str, scenario: Scenario) -> List[str]:
+    shown: List[str] = []
+    async with AsyncClient(base, **settings(scenario)) as c:
+        shown.append(repr(c))
+        for op, call in async_ops(c, shown).items():
+            try:
+                outcome = await call()
+            except erpdata.ErpError as err:
+                outcome = err
+            record(scenario, op, outcome, shown)
+    return shown
+
+
+def base_for(scenario: Scenario, request: pytest.FixtureRequest, key: str) -> Tuple[str, Optional[str], Optional[str]]:
+    """The client's base URL, the sandbox that records the requests (if
+    any) and the second origin a redirect points to (if any)."""
+    if scenario.fault is None:
+        return request.getfixturevalue("refused_url"), None, None
+    origin: str = request.getfixturevalue("secret_sandbox_url")
+    elsewhere: Optional[str] = None
+    fault = scenario.fault
+    if "{elsewhere}" in fault:
+        elsewhere = request.getfixturevalue("elsewhere_url")
+        fault = fault.format(elsewhere=elsewhere.rsplit(":", 1)[1])
+    return fault_api.prefix(origin, fault, key), origin, elsewhere
+
+
+def check_where_the_token_went(origin: str, key: str, token: str, expect_get: bool) -> None:
+    """Only the GET form's table requests carry the token in their URL;
+    the POST form carries it in the body; the dues query not at all."""
+    sent = fault_api.log(origin, key)
+    assert sent, "the sandbox recorded no request"
+    in_url = 0
+    encoded = urllib.parse.quote_plus(token)
+    for req in sent:
+        url = req["path"] + "?" + (req.get("query") or "")
+        table_get = req["method"] == "GET" and req["path"].endswith("apis/dataapi.php")
+        if table_get:
+            assert f"accesstoken={encoded}" in url, "the GET form sends the token in its URL"
+            in_url += 1
+        else:
+            assert_clean(url, token)
+        if req["method"] == "POST":
+            assert f"accesstoken={encoded}" in req["body"], "the POST form sends the token in its body"
+            assert req["headers"].get("content-type", "").startswith("application/x-www-form-urlencoded")
+    assert (in_url > 0) == expect_get
+
+
+def debug_logs(caplog: pytest.LogCaptureFixture) -> None:
+    for name in ("", *LOGGERS):
+        caplog.set_level(logging.DEBUG, logger=name)
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> str:
+    """Every record as a handler could show it: the message, and the raw
+    arguments a structured handler might serialise."""
+    return "\n".join(
+        [caplog.text]
+        + [f"{r.name} {r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in caplog.records]
+    )
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize("scenario", [pytest.param(p, id=p.name) for p in SCENARIOS])
+def test_clients_leak_nothing(
+    scenario: Scenario,
+    kind: str,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    debug_logs(caplog)
+    key = fault_api.new_key("secrets", kind, scenario.name)
+    base, origin, elsewhere = base_for(scenario, request, key)
+    shown = run_sync(base, scenario) if kind == "sync" else asyncio.run(run_async(base, scenario))
+    out, err = capfd.readouterr()
+    assert_clean("\n".join(shown) + out + err + logged(caplog), SECRET_TOKEN, WRONG_TOKEN)
+    # The scan saw real traffic: erpdata's and httpx's lines at DEBUG, the
+    # request lines with the token's place redacted.
+    names = {r.name for r in caplog.records}
+    assert "erpdata" in names and any(n.startswith("httpcore") for n in names)
+    if scenario.fault is not None:
+        assert any(n == "httpx" for n in names)
+        assert "accesstoken=[REDACTED]" in caplog.text
+    if origin is not None:
+        # The GET form's requests are sent whenever a call reaches the
+        # sandbox, so the token is in exactly their URLs.
+        check_where_the_token_went(origin, key, scenario.token, expect_get=True)
+    if elsewhere is not None:
+        assert fault_api.log(elsewhere, key) == []
+
+
+# -- the command line ------------------------------------------------------------------
+
+CLI_RUNS = {
+    "dues-receipt": ["dues", "C001", "--kind", "receipt"],
+    "table": ["table", "sales_invoice", "--format", "jsonl"],
+    "table-GET": ["table", "sales_invoice", "--method", "GET"],
 }
 
 
-def assert_clean(text: str, token: str = SECRET_TOKEN) -> None:
-    for form in FORMS[token]:
-        assert form not in text, f"{form!r} leaked"
+def cli(args: List[str], base: str, scenario: Scenario) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT / "python"),
+        "ERPDATA_BASE_URL": base,
+        "ERPDATA_PROJECT": "demo",
+        "ERPDATA_COMPANY_ID": "1",
+        "ERPDATA_YEAR_ID": "2025",
+        "ERPDATA_ACCESS_TOKEN": scenario.token,
+    }
+    options = ["-vv", "--timeout", f"{scenario.timeout.total:g}", "--max-retries", str(scenario.max_retries)]
+    return subprocess.run(
+        [sys.executable, "-m", "erpdata", *args[:1], *options, *args[1:]],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
-def error_text(err: BaseException) -> str:
-    return "".join(traceback.format_exception(type(err), err, err.__traceback__)) + repr(err) + str(err.args)
+# The command's failures go through the client tested above; these check
+# what it prints of each kind of error (exit codes 3 and 4).
+CLI_SCENARIOS = [
+    s for s in SCENARIOS if s.name in ("ok", "wrong-token", "redirect-refused", "timeout", "http-500")
+]
 
 
-def settings(token: str = SECRET_TOKEN) -> dict[str, Any]:
-    return dict(project="demo", access_token=token, company_id=1, year_id=2025, timeout=20)
-
-
-def sync_operations(url: str) -> list[str]:
-    seen: list[str] = []
-    with Client(url, **settings()) as c:
-        seen.append(repr(c))
-        c.receivables("C001")
-        c.payables("S001")
-        c.dues_many(["C001", "C002"], "receipt")
-        for method in ("POST", "GET"):
-            table = c.table("sales_invoice", method=method)
-            seen.append(repr(table))
-            with c.stream_table("sales_invoice", method=method, batch_rows=16) as stream:
-                for _ in stream:
-                    seen.append(repr(stream))
-            seen.append(repr(next(iter(c.stream_table("account", method=method, batch_format="arrow")))))
-    with Client(url, **settings(WRONG_TOKEN)) as c:
-        for method in ("POST", "GET"):
-            with pytest.raises(erpdata.ServiceError) as info:
-                c.table("sales_invoice", method=method)
-            seen.append(error_text(info.value))
-            with pytest.raises(erpdata.ServiceError) as info:
-                list(c.stream_table("sales_invoice", method=method))
-            seen.append(error_text(info.value))
-    return seen
-
-
-async def async_operations(url: str) -> list[str]:
-    seen: list[str] = []
-    async with AsyncClient(url, **settings()) as c:
-        seen.append(repr(c))
-        await c.receivables("C001")
-        await c.payables("S001")
-        await c.dues_many(["C001", "C002"], "receipt")
-        for method in ("POST", "GET"):
-            seen.append(repr(await c.table("sales_invoice", method=method)))
-            async with c.stream_table("sales_invoice", method=method, batch_rows=16) as stream:
-                async for _ in stream:
-                    seen.append(repr(stream))
-    return seen
-
-
-def test_nothing_leaks_at_debug(secret_sandbox_url: str, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.DEBUG):
-        seen = sync_operations(secret_sandbox_url)
-        seen += asyncio.run(async_operations(secret_sandbox_url))
-    messages = [r.getMessage() for r in caplog.records]
-    assert any(r.name == "erpdata" and "GET" in r.getMessage() for r in caplog.records)
-    assert any(r.name.startswith("httpx") for r in caplog.records)
-    # The form body and the GET URL were logged, redacted.
-    assert any("accesstoken=[REDACTED]" in m for m in messages)
-    for token in FORMS:
-        assert_clean(caplog.text + "\n".join(messages) + "\n".join(seen), token)
-
-
-def test_transport_failures_and_retries_leak_nothing(
-    raw_server: Any, refused_url: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    body = table_body(10)
-    calls = 0
-
-    def busy_then_cut(send: Callable[[bytes], None]) -> None:
-        nonlocal calls
-        calls += 1
-        if calls <= 2:
-            send(b"HTTP/1.1 503 Busy\r\nretry-after: 0\r\ncontent-length: 4\r\n\r\nbusy")
-        else:
-            send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(body) + body[:300])
-
-    server = raw_server(busy_then_cut)
-    texts: list[str] = []
-    with caplog.at_level(logging.DEBUG):
-        for url in (server.url, refused_url):
-            with Client(url, **settings(), max_retries=2 if url == server.url else 0) as c:
-                for method in ("GET", "POST"):
-                    calls = 0
-                    with pytest.raises(erpdata.ErpError) as info:
-                        list(c.stream_table("sales_invoice", method=method, batch_rows=2))
-                    texts.append(error_text(info.value))
-                    calls = 0
-                    with pytest.raises(erpdata.ErpError) as info:
-                        c.table("sales_invoice", method=method)
-                    texts.append(error_text(info.value))
-
-            async def main() -> None:
-                async with AsyncClient(url, **settings(), max_retries=1) as ac:
-                    try:
-                        await ac.table("sales_invoice", method="GET")
-                    except erpdata.ErpError as err:
-                        texts.append(error_text(err))
-
-            asyncio.run(main())
-    assert any("retrying" in r.getMessage() for r in caplog.records)
-    assert any("[REDACTED]" in r.getMessage() for r in caplog.records)
-    assert_clean(caplog.text + "\n".join(r.getMessage() for r in caplog.records) + "\n".join(texts))
+@pytest.mark.parametrize("scenario", [pytest.param(p, id=p.name) for p in CLI_SCENARIOS])
+def test_command_leaks_nothing(scenario: Scenario, request: pytest.FixtureRequest) -> None:
+    key = fault_api.new_key("secrets-cli", scenario.name)
+    base, origin, elsewhere = base_for(scenario, request, key)
+    with ThreadPoolExecutor(len(CLI_RUNS)) as pool:
+        done = dict(zip(CLI_RUNS, pool.map(lambda a: cli(a, base, scenario), CLI_RUNS.values())))
+    for name, run in done.items():
+        want = scenario.exit_code if name.startswith("table") or scenario.name != "wrong-token" else 0
+        assert run.returncode == want, f"{name}: exit {run.returncode}: {run.stderr[-2000:]}"
+        assert "erpdata: " in run.stderr  # -vv logged the requests
+        assert_clean(run.stdout + run.stderr, SECRET_TOKEN, WRONG_TOKEN)
+    if origin is not None:
+        check_where_the_token_went(origin, key, scenario.token, expect_get=True)
+        assert "[REDACTED]" in done["table-GET"].stderr
+    if elsewhere is not None:
+        assert fault_api.log(elsewhere, key) == []
