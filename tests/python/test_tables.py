@@ -4,6 +4,7 @@ the row API without any optional dependency."""
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import subprocess
 import sys
@@ -144,3 +145,12 @@ def test_row_api_without_pyarrow_pandas_or_polars(sandbox_url: str) -> None:
 def test_parse_table_of_a_large_body(client: Client) -> None:
     table = client._config.parse_table(200, table_body(5000))
     assert len(table) == 5000 and table[4999]["invoice_no"] == "INV-0004999"
+
+
+def test_parse_table_splits_a_body_over_4_mib_across_cores_in_order(client: Client) -> None:
+    body = table_body(60_000)
+    assert len(body) > 4 << 20  # the size above which the core decodes on every core
+    table = client._config.parse_table(200, body)
+    expected = json.loads(body, parse_float=Decimal)["data"]
+    assert list(table) == expected
+    assert table.to_arrow().num_rows == 60_000

@@ -375,12 +375,22 @@ pub(crate) fn table_data(
 ) -> PyResult<TableData> {
     let inner = config.core_config();
     let built = py.detach(|| {
-        let mut decoder =
-            erpdata::TableDecoder::new(inner, status, erpdata::DecoderOptions::default());
-        let mut batches = decoder.feed(body)?;
-        let finished = decoder.finish()?;
-        batches.extend(finished.batches);
-        TableData::build(batches, finished.notices)
+        // The same batches as feeding the body in one piece, made on every
+        // core when the body is large. A pool made for the call, not
+        // rayon's global one: a process forked later (multiprocessing)
+        // would inherit a global pool without its threads, and hang.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let finished = erpdata::TableDecoder::decode_parallel(
+            inner,
+            status,
+            body,
+            erpdata::DecoderOptions::default(),
+            erpdata::ParallelOptions {
+                threads: Some(threads),
+                ..erpdata::ParallelOptions::default()
+            },
+        )?;
+        TableData::build(finished.batches, finished.notices)
     });
     core(py, built)
 }

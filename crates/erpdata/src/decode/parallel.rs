@@ -133,10 +133,11 @@ impl TableDecoder {
         T: Send,
         F: Fn(Batch) -> T + Send + Sync,
     {
+        // A small body or an error answer is decoded in one piece, and no
+        // pool is made for it.
+        let splittable = body.len() >= parallel.min_body_bytes && (200..300).contains(&status);
         let work = |threads: usize| -> Result<Decoded<T>, Error> {
-            let split = threads > 1
-                && body.len() >= parallel.min_body_bytes
-                && (200..300).contains(&status);
+            let split = threads > 1 && splittable;
             let finished = match split.then(|| split_rows(config, body, options, threads)) {
                 Some(Some(finished)) => finished,
                 _ => sequential(config, status, body, options)?,
@@ -153,6 +154,7 @@ impl TableDecoder {
             })
         };
         match parallel.threads {
+            _ if !splittable => work(1),
             None => work(rayon::current_num_threads()),
             Some(n) if n > 1 => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
                 Ok(pool) => pool.install(|| work(n)),
