@@ -141,11 +141,21 @@ test-large:
 .PHONY: reliability reliability-rust reliability-python reliability-js
 reliability: reliability-rust reliability-python reliability-js
 
-# Every benchmark above (not part of `make test`).
+# Every benchmark above (not part of `make test`), then bench/results.md
+# written from their figures.
+.PHONY: bench-report
 bench: bench-rust bench-python bench-js
+	$(MAKE) --no-print-directory bench-report
+
+bench-report: venv
+	$(VPY) bench/report.py
 
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
+
+reliability-js: wasm
+	cargo build --release -p erpdata-sandbox
+	node --expose-gc scripts/reliability/js_load.mjs $(ROOT)/target/release/erpdata-sandbox
 
 # Coverage-guided fuzzing of the parsers (not part of `make test`).
 fuzz:
