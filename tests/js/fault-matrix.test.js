@@ -176,7 +176,7 @@ const ROWS_OF_FAULTS = [
   {
     name: "php-notice",
     fault: () => "notice",
-    expect: { all: ok(1, { notices: true }) },
+    expect: { all: ok(1, { notices: true, label: "ok with notices" }) },
   },
   { name: "html-200", fault: () => "html200", expect: { all: fails(DecodeError, {}, 1) } },
   {
@@ -263,7 +263,8 @@ const ROWS_OF_FAULTS = [
 // --- running one cell ---------------------------------------------------------
 
 function describeError(err) {
-  const detail = err.aborted ? "aborted by the caller's signal" : err.status ?? err.transportKind ?? "";
+  const detail = err.aborted ? "aborted by the caller's signal"
+    : err instanceof ServiceError ? "" : err.status ?? err.transportKind ?? "";
   return `${err.name}${detail === "" ? "" : ` ${detail}`}`;
 }
 
@@ -320,7 +321,8 @@ async function runCell(row, op) {
   if (expected.ok) return `${expected.label ?? (tries > 1 ? "retried→ok" : "ok")} (${plural(tries)}${time})`;
   const refused = expected.refused ? " refused" : "";
   const otherOrigin = expected.otherOrigin ? "; the other origin got 0 requests" : "";
-  return `${describeError(error)}${refused} (${plural(tries)}${time}${otherOrigin})`;
+  const arrived = op !== "stream" || error.rowsReceived === undefined ? "" : `, ${error.rowsReceived} complete rows had arrived`;
+  return `${describeError(error)}${refused} (${plural(tries)}${time}${arrived}${otherOrigin})`;
 }
 
 /** One matrix cell for a row: table()'s outcome, the others' where they differ. */
