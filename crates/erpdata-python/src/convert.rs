@@ -97,6 +97,28 @@ pub(crate) fn cached<'py>(
     .map(|o| o.bind(py).clone())
 }
 
+static MAKE_DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// A callable turning decimal text into a `decimal.Decimal` with exactly
+/// those digits and that exponent: `create_decimal` of a private context
+/// whose precision and exponent range are the largest there are, so it
+/// never rounds. It costs about a quarter less per value than calling
+/// `Decimal(text)`, which parses keyword arguments and looks up the
+/// thread's context each time — a million-row table makes millions.
+pub(crate) fn make_decimal(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    MAKE_DECIMAL
+        .get_or_try_init(py, || {
+            let decimal = py.import("decimal")?;
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("prec", decimal.getattr("MAX_PREC")?)?;
+            kwargs.set_item("Emax", decimal.getattr("MAX_EMAX")?)?;
+            kwargs.set_item("Emin", decimal.getattr("MIN_EMIN")?)?;
+            let context = decimal.getattr("Context")?.call((), Some(&kwargs))?;
+            Ok::<_, PyErr>(context.getattr("create_decimal")?.unbind())
+        })
+        .map(|o| o.bind(py).clone())
+}
+
 fn module<'py>(
     py: Python<'py>,
     cell: &'static PyOnceLock<Py<PyModule>>,

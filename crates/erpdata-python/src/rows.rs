@@ -16,7 +16,7 @@ use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 
-use crate::convert::{cached, DECIMAL, JSON_LOADS};
+use crate::convert::{cached, make_decimal, DECIMAL, JSON_LOADS};
 
 /// Whether `field` holds JSON texts rather than plain strings.
 pub(crate) fn is_json(field: &Field) -> bool {
@@ -114,7 +114,7 @@ impl<'py> Decimals<'py> {
         let at = decimal_text(value, scale, &mut buf);
         // ASCII digits, a point and a sign only.
         let text = std::str::from_utf8(&buf[at..]).unwrap_or("NaN");
-        let d = cx.decimal.call1((PyString::new(cx.py, text),))?;
+        let d = cx.make_decimal.call1((PyString::new(cx.py, text),))?;
         self.misses += 1;
         if self.misses > VALUES_CACHED {
             self.made = None;
@@ -160,7 +160,8 @@ fn decimal_text(value: i128, scale: i8, buf: &mut [u8; 48]) -> usize {
 
 struct Context<'py> {
     py: Python<'py>,
-    decimal: Bound<'py, PyAny>,
+    /// Exact decimal text to `Decimal`.
+    make_decimal: Bound<'py, PyAny>,
     json_loads: Bound<'py, PyAny>,
     json_kwargs: Bound<'py, PyDict>,
 }
@@ -173,7 +174,7 @@ impl<'py> Context<'py> {
         Ok(Context {
             py,
             json_loads: cached(py, &JSON_LOADS, "json", "loads")?,
-            decimal,
+            make_decimal: make_decimal(py)?,
             json_kwargs,
         })
     }
