@@ -20,6 +20,13 @@ const MAX_BATCH_TEXT: usize = 256 << 20;
 /// Arrow's `Utf8`) even rewritten as JSON with every character escaped.
 const MAX_VALUE_TEXT: usize = 64 << 20;
 
+/// Room for at most this many values is set aside when a column starts;
+/// beyond it, columns grow as rows come. A caller's very large batch size
+/// then costs memory only if rows arrive, and can never fail one huge
+/// allocation up front (which aborts a process, and a wasm module for
+/// good).
+const MAX_RESERVED_ROWS: usize = 1 << 16;
+
 /// A column being built.
 #[derive(Debug)]
 struct Builder {
@@ -490,7 +497,7 @@ impl ColumnSink {
         } else {
             self.set_in_row += 1;
         }
-        col.push(value, self.batch_rows);
+        col.push(value, self.batch_rows.min(MAX_RESERVED_ROWS));
     }
 }
 
@@ -664,5 +671,26 @@ mod tests {
         assert_eq!(b.columns[1].cell(1), Cell::String("y".into()));
         assert_eq!(b.columns[1].data.null_count(), 0);
         let _ = Builder::new("t", 0).text_len();
+    }
+}
+
+#[cfg(test)]
+mod reservation {
+    use crate::{Config, DecoderOptions, TableDecoder};
+
+    /// Room for a huge batch is not taken up front: reserving it would
+    /// overflow or fail, and abort the process.
+    #[test]
+    fn a_huge_batch_size_reserves_only_what_rows_need() {
+        let config = Config::builder("https://erp.example.com/").build().unwrap();
+        let options = DecoderOptions {
+            batch_rows: usize::MAX / 2,
+        };
+        let mut decoder = TableDecoder::new(&config, 200, options);
+        let body = br#"{"status":"success","data":[{"a":1.5,"b":"x","c":"2025-01-01","d":true},{"a":2,"b":null}]}"#;
+        assert!(decoder.feed(body).unwrap().is_empty());
+        let finished = decoder.finish().unwrap();
+        assert_eq!(finished.total_rows, 2);
+        assert_eq!(finished.batches[0].num_rows, 2);
     }
 }
