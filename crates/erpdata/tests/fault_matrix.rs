@@ -5,17 +5,15 @@
 //! error. Writes `target/fault-matrix/rust-async.json` and
 //! `rust-blocking.json` for `scripts/fault-matrix.py`.
 
+mod clients;
 mod sandbox;
 
 use std::collections::BTreeMap;
-use std::error::Error as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use erpdata::{
-    AsyncClient, BlockingClient, ClientOptions, Config, Error, RetryPolicy, Table, TransportKind,
-};
-use futures_util::TryStreamExt;
+use clients::{error_text, Client, Streamed, FLAVOURS};
+use erpdata::{ClientOptions, Config, Error, RetryPolicy, Table, TransportKind};
 use sandbox::Sandbox;
 
 /// Obviously fake, with characters that change when URL-encoded, so both
@@ -241,92 +239,6 @@ fn options(row: &Row, pem: &str) -> ClientOptions {
         .root_certificates_pem(pem)
 }
 
-/// One of the two clients, driven the same way.
-enum Client {
-    Async(AsyncClient, tokio::runtime::Runtime),
-    Blocking(Box<BlockingClient>),
-}
-
-impl Client {
-    fn new(flavour: &str, base: &str, options: ClientOptions) -> Client {
-        match flavour {
-            "rust-async" => Client::Async(
-                AsyncClient::with_options(config(base), options).unwrap(),
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap(),
-            ),
-            _ => Client::Blocking(Box::new(
-                BlockingClient::with_options(config(base), options).unwrap(),
-            )),
-        }
-    }
-
-    fn table(&self) -> Result<Table, Error> {
-        match self {
-            Client::Async(c, rt) => rt.block_on(c.table("sales_invoice")),
-            Client::Blocking(c) => c.table("sales_invoice"),
-        }
-    }
-
-    /// Rows streamed before the stream ended, and its error if it ended
-    /// in one (a stream that ends without one must know its end).
-    fn stream(&self) -> (usize, Option<Error>) {
-        match self {
-            Client::Async(c, rt) => rt.block_on(async {
-                let mut stream = match c.stream_table("sales_invoice").await {
-                    Ok(s) => s,
-                    Err(e) => return (0, Some(e)),
-                };
-                let mut rows = 0;
-                loop {
-                    match stream.try_next().await {
-                        Ok(Some(batch)) => rows += batch.num_rows,
-                        Ok(None) => {
-                            assert!(stream.end().is_some(), "ended clean without an end");
-                            return (rows, None);
-                        }
-                        Err(e) => {
-                            assert!(stream.end().is_none(), "an end after an error");
-                            return (rows, Some(e));
-                        }
-                    }
-                }
-            }),
-            Client::Blocking(c) => {
-                let mut batches = match c.stream_table("sales_invoice") {
-                    Ok(b) => b,
-                    Err(e) => return (0, Some(e)),
-                };
-                let mut rows = 0;
-                for batch in batches.by_ref() {
-                    match batch {
-                        Ok(batch) => rows += batch.num_rows,
-                        Err(e) => {
-                            assert!(batches.end().is_none(), "an end after an error");
-                            return (rows, Some(e));
-                        }
-                    }
-                }
-                assert!(batches.end().is_some(), "ended clean without an end");
-                (rows, None)
-            }
-        }
-    }
-}
-
-/// The error's Display, Debug and every source's, for the token scan.
-fn all_text(e: &Error) -> String {
-    let mut text = format!("{e}\n{e:?}");
-    let mut source = e.source();
-    while let Some(s) = source {
-        text += &format!("\n{s}\n{s:?}");
-        source = s.source();
-    }
-    text
-}
-
 fn attempts(n: u64) -> String {
     format!("{n} attempt{}", if n == 1 { "" } else { "s" })
 }
@@ -347,9 +259,9 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
             sb.other.port()
         ),
     };
-    let client = Client::new(flavour, &base, options(row, &sb.tls_pem));
+    let client = Client::new(flavour, config(&base), options(row, &sb.tls_pem)).unwrap();
     let began = Instant::now();
-    let result = client.table();
+    let result = client.table("sales_invoice");
     let took = began.elapsed();
     let seen = match row.start {
         Start::HttpsToHttp => sb.tls_count(&key),
@@ -394,7 +306,7 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
             format!("{how} ({}, {:.2} s)", attempts(seen), took.as_secs_f64())
         }
         (Err(e), Expect::Fails(kind, transport, code)) => {
-            let text = all_text(e);
+            let text = error_text(e);
             if text.contains(TOKEN) || text.contains(TOKEN_ENCODED) {
                 problems.push("the token is in the error".into());
             }
@@ -440,14 +352,18 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
     };
     let mut outcome = outcome;
     if row.stream_fails {
-        match client.stream() {
-            (rows, Some(e)) if rows < whole.rows.len() => {
-                if all_text(&e).contains(TOKEN) {
+        match client.stream("sales_invoice") {
+            Streamed {
+                rows,
+                error: Some(e),
+                ..
+            } if rows < whole.rows.len() => {
+                if error_text(&e).contains(TOKEN) {
                     problems.push("the token is in the stream's error".into());
                 }
                 outcome += &format!("; stream: {} after {rows} rows", e.kind());
             }
-            (rows, e) => problems.push(format!("the stream gave {rows} rows and {e:?}")),
+            other => problems.push(format!("the stream gave {other:?}")),
         }
     }
     if problems.is_empty() {
@@ -461,13 +377,11 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
 /// fails if any row did.
 fn matrix(flavour: &str) {
     let sb = Sandboxes::start();
-    let whole = Client::new(
-        flavour,
-        &sb.plain.url,
-        options(&row("whole", "", Expect::Rows, 1), &sb.tls_pem),
-    )
-    .table()
-    .unwrap();
+    let plain = options(&row("whole", "", Expect::Rows, 1), &sb.tls_pem);
+    let whole = Client::new(flavour, config(&sb.plain.url), plain)
+        .unwrap()
+        .table("sales_invoice")
+        .unwrap();
     assert_eq!(whole.rows.len(), 40);
     let mut column = BTreeMap::new();
     let mut failed = Vec::new();
@@ -494,10 +408,10 @@ fn matrix(flavour: &str) {
 
 #[test]
 fn async_client_meets_every_fault() {
-    matrix("rust-async");
+    matrix(FLAVOURS[0]);
 }
 
 #[test]
 fn blocking_client_meets_every_fault() {
-    matrix("rust-blocking");
+    matrix(FLAVOURS[1]);
 }

@@ -13,7 +13,7 @@ type Chunk = Result<Bytes, axum::Error>;
 
 /// How long bytes sent before a break get to reach the client: hyper
 /// drops what it has not written when the connection goes.
-const FLUSH: Duration = Duration::from_millis(200);
+const FLUSH: Duration = Duration::from_millis(50);
 
 fn broken() -> axum::Error {
     axum::Error::new(std::io::Error::other("connection broken on purpose"))
