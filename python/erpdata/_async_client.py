@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, List, Literal, Optional, Union, overload
 import httpx
 
 from . import _drive, _flow
-from ._base import DEFAULT_BATCH_ROWS, ClientBase, check_batch_rows
-from ._client import check_concurrency
+from ._base import DEFAULT_BATCH_ROWS, ClientBase
+from ._checks import check_acids, check_batch_rows, check_concurrency, check_http_client, check_progress
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import AsyncTableStream, BatchFormat, converter
@@ -45,6 +45,7 @@ class AsyncClient(ClientBase):
         http_client: Optional[httpx.AsyncClient] = None,
         allow_insecure_http: bool = False,
     ) -> None:
+        check_http_client(http_client, httpx.AsyncClient)
         super().__init__(
             base_url,
             project=project,
@@ -91,9 +92,10 @@ class AsyncClient(ClientBase):
         before anything is sent; the first failure cancels the rest and is
         raised."""
         check_concurrency(concurrency)
-        wanted = list(dict.fromkeys(acids))
-        for acid in wanted:
+        given = check_acids(acids)
+        for acid in given:
             self._dues_request(acid, kind)
+        wanted = list(dict.fromkeys(given))
         gate = asyncio.Semaphore(concurrency)
 
         async def one(acid: Id) -> Dues:
@@ -122,6 +124,7 @@ class AsyncClient(ClientBase):
         progress: Optional[Callable[[int, int], None]] = None,
     ) -> Table:
         """Every row of ERP table ``name``; see :meth:`Client.table`."""
+        check_progress(progress)
         request = self._table_request(name, company_id, year_id, method)
         flow = _flow.read_table(
             self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, progress

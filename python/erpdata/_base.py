@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Optional, Union
 
+from ._checks import check_flag, check_max_retries
 from ._core import Config, Request, RetryPolicy
 from ._errors import InvalidInputError
 from ._flow import Call
@@ -14,7 +15,7 @@ from ._log import watch
 from ._models import Id
 from ._timeouts import DEFAULT_TIMEOUT, Timeout, TimeoutTypes, resolve_timeout
 
-__all__ = ["ClientBase", "DEFAULT_BATCH_ROWS", "check_batch_rows"]
+__all__ = ["ClientBase", "DEFAULT_BATCH_ROWS"]
 
 DEFAULT_BATCH_ROWS = 65_536
 """Rows per batch of a streamed table (and of a table's Arrow batches)."""
@@ -23,14 +24,6 @@ DEFAULT_BATCH_ROWS = 65_536
 def _setting(value: Optional[Id], env: str) -> Optional[Id]:
     """An explicit argument wins; else the environment variable, if set."""
     return value if value is not None else os.environ.get(env)
-
-
-def check_batch_rows(batch_rows: int) -> int:
-    """``batch_rows`` if it is a positive ``int``; else ``InvalidInputError``."""
-    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-        reason = f"must be a positive integer, got {batch_rows!r}"
-        raise InvalidInputError(f"invalid batch_rows: {reason}", field="batch_rows", reason=reason)
-    return batch_rows
 
 
 class ClientBase:
@@ -53,11 +46,8 @@ class ClientBase:
         if base_url is None:
             reason = "not given; pass base_url or set ERPDATA_BASE_URL"
             raise InvalidInputError(f"invalid base_url: {reason}", field="base_url", reason=reason)
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            reason = f"must be an integer of 0 or more, got {max_retries!r}"
-            raise InvalidInputError(
-                f"invalid max_retries: {reason}", field="max_retries", reason=reason
-            )
+        check_max_retries(max_retries)
+        check_flag("allow_insecure_http", allow_insecure_http)
         # The core validates everything; it runs before an httpx client is
         # made so an invalid setting leaks no connection pool.
         self._config = Config(

@@ -11,23 +11,14 @@ from typing import Any, Callable, Dict, List, Literal, Optional, Union, overload
 import httpx
 
 from . import _drive, _flow
-from ._base import DEFAULT_BATCH_ROWS, ClientBase, check_batch_rows
+from ._base import DEFAULT_BATCH_ROWS, ClientBase
+from ._checks import check_acids, check_batch_rows, check_concurrency, check_http_client, check_progress
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import BatchFormat, TableStream, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes
 
 __all__ = ["Client"]
-
-
-def check_concurrency(concurrency: int) -> int:
-    """``concurrency`` if it is a positive ``int``."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        from ._errors import InvalidInputError
-
-        reason = f"must be a positive integer, got {concurrency!r}"
-        raise InvalidInputError(f"invalid concurrency: {reason}", field="concurrency", reason=reason)
-    return concurrency
 
 
 class Client(ClientBase):
@@ -78,6 +69,7 @@ class Client(ClientBase):
         http_client: Optional[httpx.Client] = None,
         allow_insecure_http: bool = False,
     ) -> None:
+        check_http_client(http_client, httpx.Client)
         super().__init__(
             base_url,
             project=project,
@@ -122,9 +114,10 @@ class Client(ClientBase):
         time (on threads), keyed by account id as sent (``str``). The
         first failure is raised."""
         check_concurrency(concurrency)
-        wanted = list(dict.fromkeys(acids))
-        for acid in wanted:
+        given = check_acids(acids)
+        for acid in given:
             self._dues_request(acid, kind)  # every input checked before any is sent
+        wanted = list(dict.fromkeys(given))
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
             results = list(pool.map(lambda a: self.dues(a, kind, timeout=timeout), wanted))
         return {d.acid: d for d in results}
@@ -145,6 +138,7 @@ class Client(ClientBase):
         the URL (the service allows it); the default POST keeps it in the
         body. ``progress``, if given, is called with (bytes received, rows
         decoded) as the answer arrives."""
+        check_progress(progress)
         request = self._table_request(name, company_id, year_id, method)
         flow = _flow.read_table(
             self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, progress
@@ -189,7 +183,8 @@ class Client(ClientBase):
         timeout: TimeoutTypes = None,
     ) -> TableStream[Any]:
         """Table ``name`` in batches of up to ``batch_rows`` rows, handed
-        out as the answer arrives, in memory bounded by the batch size:
+        out as the answer arrives, in memory bounded by the batch size
+        (at most 1,048,576 rows):
         lists of row dicts, or ``pyarrow.RecordBatch`` with
         ``batch_format="arrow"``. The request is sent on the first
         iteration; invalid arguments raise here, before anything is sent."""

@@ -31,9 +31,10 @@ def converter(batch_format: str) -> Callable[[Batch], Any]:
         pa = _need("pyarrow", "arrow", 'stream_table(batch_format="arrow")')
         record_batch: Callable[[Batch], Any] = pa.record_batch
         return record_batch
+    from ._checks import shown
     from ._errors import InvalidInputError
 
-    reason = f"must be 'rows' or 'arrow', got {batch_format!r}"
+    reason = f"must be 'rows' or 'arrow', got {shown(batch_format)}"
     raise InvalidInputError(f"invalid batch_format: {reason}", field="batch_format", reason=reason)
 
 

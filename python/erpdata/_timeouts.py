@@ -34,14 +34,24 @@ class Timeout:
             if (
                 isinstance(value, bool)
                 or not isinstance(value, (int, float))
-                or not math.isfinite(value)
+                or not _finite(value)
                 or value <= 0
             ):
+                from ._checks import shown
                 from ._errors import InvalidInputError
 
-                reason = f"{name} must be a finite number of seconds above 0, got {value!r}"
+                reason = f"{name} must be a finite number of seconds above 0, got {shown(value)}"
                 raise InvalidInputError(f"invalid timeout: {reason}", field="timeout", reason=reason)
             object.__setattr__(self, name, float(value))
+
+
+def _finite(value: Union[int, float]) -> bool:
+    """Whether ``value`` is a finite float (an int too large for a float
+    is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 TimeoutTypes = Union[float, int, Timeout, None]

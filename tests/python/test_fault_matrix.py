@@ -299,14 +299,13 @@ def matrix_file() -> Iterator[None]:
             (folder / f"{lang}.json").write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n")
 
 
-READERS: Dict[Optional[TlsSandbox], httpx.Client] = {}
-"""The httpx clients that read the fault API back (one per sandbox kind),
-made once: a new one costs more than most calls under test."""
+READERS: Dict[TlsSandbox, httpx.Client] = {}
+"""The httpx clients that read an https sandbox's fault API back, made
+once: a new one costs more than most calls under test."""
 
 
 @pytest.fixture(scope="module", autouse=True)
 def readers() -> Iterator[None]:
-    READERS[None] = httpx.Client()
     yield
     for http in READERS.values():
         http.close()
@@ -394,7 +393,7 @@ def run_case(
     if elsewhere is not None:
         fault = fault.format(elsewhere=elsewhere.rsplit(":", 1)[1])
     base = fault_api.prefix(origin, fault, key)
-    reader = READERS.get(tls)
+    reader = READERS[tls] if tls is not None else None
     if lang == SYNC:
         got = call_sync(base, case, op, reader if tls is not None else None)
     else:

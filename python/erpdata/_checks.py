@@ -1,0 +1,104 @@
+"""Checks of the arguments that never reach the wire (retries, batch
+sizes, callbacks, the caller's httpx client): each wrong one is an
+``InvalidInputError`` naming it, raised before anything is sent. Values
+that do go on the wire are checked by the core."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, List, NoReturn
+
+from ._errors import InvalidInputError
+
+__all__ = [
+    "MAX_BATCH_ROWS",
+    "shown",
+    "check_acids",
+    "check_batch_rows",
+    "check_concurrency",
+    "check_flag",
+    "check_http_client",
+    "check_max_retries",
+    "check_progress",
+]
+
+MAX_BATCH_ROWS = 1 << 20
+"""Most rows a streamed batch may hold: a batch is allocated for its full
+size, and a larger one would defeat streaming (use ``table()``)."""
+
+_MAX_RETRIES = (1 << 32) - 1
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """``value`` for an error message: its ``repr``, cut to ``limit``
+    characters (a huge string or number must not make a huge message, and
+    an int of over 4300 digits has no ``repr`` at all)."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def invalid(field: str, reason: str) -> NoReturn:
+    raise InvalidInputError(f"invalid {field}: {reason}", field=field, reason=reason)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_batch_rows(batch_rows: int) -> int:
+    """``batch_rows`` if it is an ``int`` from 1 to :data:`MAX_BATCH_ROWS`."""
+    if not _is_int(batch_rows) or not 1 <= batch_rows <= MAX_BATCH_ROWS:
+        invalid("batch_rows", f"must be an integer from 1 to {MAX_BATCH_ROWS}, got {shown(batch_rows)}")
+    return batch_rows
+
+
+def check_concurrency(concurrency: int) -> int:
+    """``concurrency`` if it is a positive ``int``."""
+    if not _is_int(concurrency) or concurrency < 1:
+        invalid("concurrency", f"must be a positive integer, got {shown(concurrency)}")
+    return concurrency
+
+
+def check_max_retries(max_retries: int) -> int:
+    """``max_retries`` if it is an ``int`` of 0 or more (that fits the
+    core's counter)."""
+    if not _is_int(max_retries) or not 0 <= max_retries <= _MAX_RETRIES:
+        invalid("max_retries", f"must be an integer from 0 to {_MAX_RETRIES}, got {shown(max_retries)}")
+    return max_retries
+
+
+def check_flag(field: str, value: bool) -> bool:
+    """``value`` if it is a ``bool``."""
+    if not isinstance(value, bool):
+        invalid(field, f"must be True or False, got {type(value).__name__}")
+    return value
+
+
+def check_progress(progress: Any) -> None:
+    """``progress`` must be ``None`` or callable."""
+    if progress is not None and not callable(progress):
+        invalid("progress", f"must be a callable or None, got {type(progress).__name__}")
+
+
+def check_http_client(http_client: Any, expected: type) -> None:
+    """``http_client`` must be ``None`` or an instance of ``expected``."""
+    if http_client is not None and not isinstance(http_client, expected):
+        invalid(
+            "http_client",
+            f"must be an {expected.__module__}.{expected.__qualname__} or None, "
+            f"got {type(http_client).__name__}",
+        )
+
+
+def check_acids(acids: Iterable[Any]) -> List[Any]:
+    """The account ids of ``acids`` (an iterable, not a single string),
+    as a list."""
+    if isinstance(acids, (str, bytes, bytearray)) or not isinstance(acids, Iterable):
+        invalid(
+            "acids",
+            f"must be an iterable of account ids (not a single id), got {type(acids).__name__}",
+        )
+    return list(acids)

@@ -1,0 +1,457 @@
+"""Bad input, thrown at every parameter of every public constructor and
+method of ``Client`` and ``AsyncClient`` (and ``Timeout``): arbitrary
+Unicode, huge strings, NUL and other control characters, lone
+surrogates, and values of the wrong type.
+
+Each value either is rejected with an ``InvalidInputError`` naming the
+parameter, and then the sandbox saw no request at all (``/_faults/total``
+unchanged), or is valid under the documented rules and goes on the wire
+exactly as the rules say (text as given, an ``int`` id as its decimal
+digits, a dues kind in capitals). What is valid is decided here from the
+documented rules, independently of the code under test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import erpdata
+from erpdata import AsyncClient, Client, DuesKind, Timeout
+
+import fault_api
+from conftest import SANDBOX_TOKEN
+
+MAX_LEN = 1024
+"""Longest parameter value (characters)."""
+MAX_BATCH_ROWS = 1 << 20
+MAX_RETRIES = (1 << 32) - 1
+
+PROPERTY = settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+# -- values ----------------------------------------------------------------------------
+
+
+def joined(*parts: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.tuples(*parts).map("".join)
+
+
+control = st.characters(categories=["Cc"])
+surrogate = st.characters(categories=["Cs"])
+whitespace = st.text(st.sampled_from(" \t\r\n\u00a0\u2003\u2028\u3000"), max_size=6)
+with_control = joined(st.text(max_size=20), control, st.text(max_size=20))
+with_surrogate = joined(st.text(max_size=20), surrogate, st.text(max_size=20))
+huge = st.builds(
+    lambda unit, n: unit * (n // len(unit) + 1), st.text(min_size=1, max_size=3), st.integers(MAX_LEN, 200_000)
+)
+any_text = st.one_of(st.text(), with_control, with_surrogate, whitespace, huge)
+
+
+class Opaque:
+    """An object of no type erpdata knows."""
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
+wrong_type = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.complex_numbers(max_magnitude=1e6),
+    st.lists(st.one_of(st.integers(), st.text(max_size=3)), max_size=3),
+    st.tuples(st.text(max_size=3)),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.binary(max_size=20),
+    st.builds(bytearray, st.binary(max_size=5)),
+    st.builds(Opaque),
+)
+ints = st.one_of(st.integers(), st.integers(min_value=10 ** (MAX_LEN - 2), max_value=10 ** (MAX_LEN + 2)), st.just(10**5000))
+numbers = st.one_of(st.integers(), st.floats(allow_nan=True, allow_infinity=True))
+text_or_wrong = st.one_of(any_text, wrong_type)
+id_values = st.one_of(any_text, ints, wrong_type)
+
+
+# -- the documented rules ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``field`` set: rejected, naming it. Else valid; ``wire`` is what
+    the request carries (``None``: nothing to compare)."""
+
+    field: Optional[str] = None
+    wire: Any = None
+
+
+def bad(field: str) -> Verdict:
+    return Verdict(field=field)
+
+
+def good(wire: Any = None) -> Verdict:
+    return Verdict(wire=wire)
+
+
+def text_ok(value: object) -> bool:
+    """A parameter value: a str of valid Unicode, not empty nor only
+    whitespace, at most 1024 characters, no control characters."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return bool(value.strip()) and len(value) <= MAX_LEN and not any(
+        unicodedata.category(c) == "Cc" for c in value
+    )
+
+
+def text(field: str) -> Callable[[Any], Verdict]:
+    return lambda v: good(v) if text_ok(v) else bad(field)
+
+
+def optional_text(field: str, when_none: Verdict) -> Callable[[Any], Verdict]:
+    return lambda v: when_none if v is None else text(field)(v)
+
+
+def an_id(field: str, when_none: Optional[Verdict] = None) -> Callable[[Any], Verdict]:
+    """A str as given; an int as its decimal digits; never a bool."""
+
+    def verdict(v: Any) -> Verdict:
+        if v is None and when_none is not None:
+            return when_none
+        if isinstance(v, int) and not isinstance(v, bool):
+            if v.bit_length() > 12_000:  # far beyond 1024 digits
+                return bad(field)
+            return text(field)(str(v))
+        return text(field)(v)
+
+    return verdict
+
+
+def token(v: Any) -> Verdict:
+    if v is None:
+        return bad("access_token")  # required by the table fetch
+    ok = text_ok(v) and not any(c.isspace() for c in v)
+    return good(v) if ok else bad("access_token")
+
+
+TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def table_name(v: Any) -> Verdict:
+    ok = isinstance(v, str) and len(v) <= 64 and TABLE_NAME.fullmatch(v) is not None
+    return good(v) if ok else bad("table")
+
+
+def one_of_words(field: str, words: tuple[str, ...], when_none: Optional[str] = None) -> Callable[[Any], Verdict]:
+    """One of ``words`` in any ASCII case."""
+
+    def verdict(v: Any) -> Verdict:
+        if v is None and when_none is not None:
+            return good(when_none)
+        if isinstance(v, DuesKind):
+            return good(v.value)
+        if isinstance(v, str) and v.isascii() and v.upper() in words:
+            return good(v.upper())
+        return bad(field)
+
+    return verdict
+
+
+def int_in(field: str, low: int, high: int) -> Callable[[Any], Verdict]:
+    def verdict(v: Any) -> Verdict:
+        ok = isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+        return good() if ok else bad(field)
+
+    return verdict
+
+
+def seconds(v: Any) -> Verdict:
+    """A finite number of seconds above 0 (one a float can hold)."""
+    if v is None or isinstance(v, Timeout):
+        return good()
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return bad("timeout")
+    try:
+        as_float = float(v)
+    except OverflowError:
+        return bad("timeout")
+    return good() if 0 < as_float < float("inf") else bad("timeout")
+
+
+def flag(field: str) -> Callable[[Any], Verdict]:
+    return lambda v: good() if isinstance(v, bool) else bad(field)
+
+
+def acids(v: Any) -> Verdict:
+    if isinstance(v, (str, bytes, bytearray)) or not isinstance(v, (list, tuple, set, frozenset, dict)):
+        return bad("acids")
+    wire = set()
+    for acid in v:
+        verdict = an_id("acid")(acid)
+        if verdict.field:
+            return verdict
+        wire.add(verdict.wire)
+    return good(wire)
+
+
+# -- the parameters ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of a constructor (``target="init"``, then ``then`` is
+    called) or of a method, its values, its rule, and the request field
+    that carries it (``None``: not on the wire)."""
+
+    target: str
+    name: str
+    values: st.SearchStrategy[Any]
+    verdict: Callable[[Any], Verdict]
+    wire: Optional[str] = None
+    then: str = "dues"
+
+    @property
+    def id(self) -> str:
+        return f"{self.target}-{self.name}"
+
+
+PARAMS = [
+    Param(
+        "init",
+        "base_url",
+        st.one_of(
+            wrong_type,
+            whitespace,
+            with_surrogate,
+            st.text().filter(lambda s: ":" not in s),  # no scheme: relative
+            st.builds(lambda s: "ftp://" + s, st.text(max_size=10)),
+            st.builds(lambda s: "http://" + s, st.text("[]@:/ ", max_size=5)),
+        ),
+        # Tabs and newlines are removed from a URL and other controls
+        # percent-encoded (the WHATWG URL rules), so they are not drawn here.
+        lambda v: bad("base_url"),
+    ),
+    Param("init", "project", text_or_wrong, optional_text("project", bad("project")), "project", then="table"),
+    Param(
+        "init",
+        "project_folder",
+        text_or_wrong,
+        optional_text("project_folder", good("demo")),  # the project's name
+        "sys_projectfolder",
+    ),
+    Param("init", "access_token", text_or_wrong, token, "accesstoken", then="table"),
+    Param("init", "company_id", id_values, an_id("company_id", bad("company_id")), "compid", then="table"),
+    Param("init", "year_id", id_values, an_id("year_id", bad("year_id")), "yearid", then="table"),
+    Param("init", "timeout", st.one_of(numbers, wrong_type, st.builds(Timeout)), seconds),
+    Param("init", "max_retries", st.one_of(ints, wrong_type), int_in("max_retries", 0, MAX_RETRIES)),
+    Param("init", "allow_insecure_http", st.one_of(wrong_type, st.integers()), flag("allow_insecure_http")),
+    Param(
+        "init",
+        "http_client",
+        st.one_of(wrong_type, st.sampled_from(["own", "other"])),
+        lambda v: good() if v in (None, "own") else bad("http_client"),
+    ),
+    Param("dues", "acid", id_values, an_id("acid"), "acid"),
+    Param("dues", "kind", st.one_of(any_text, st.sampled_from(list(DuesKind)), st.sampled_from(["receipt", "Payment"]), wrong_type), one_of_words("kind", ("RECEIPT", "PAYMENT")), "type"),
+    Param("dues", "timeout", st.one_of(numbers, wrong_type), seconds),
+    Param("receivables", "acid", id_values, an_id("acid"), "acid"),
+    Param("receivables", "timeout", st.one_of(numbers, wrong_type), seconds),
+    Param("payables", "acid", id_values, an_id("acid"), "acid"),
+    Param("payables", "timeout", st.one_of(numbers, wrong_type), seconds),
+    Param(
+        "dues_many",
+        "acids",
+        st.one_of(st.lists(id_values, max_size=4), st.lists(st.sampled_from(["C001", "C002", 7]), max_size=3), any_text, ints, wrong_type),
+        acids,
+        "acid",
+    ),
+    Param("dues_many", "kind", st.one_of(any_text, st.sampled_from(list(DuesKind)), wrong_type), one_of_words("kind", ("RECEIPT", "PAYMENT")), "type"),
+    Param("dues_many", "concurrency", st.one_of(ints, wrong_type), int_in("concurrency", 1, 10**10_000)),
+    Param("dues_many", "timeout", st.one_of(numbers, wrong_type), seconds),
+    *(
+        p
+        for method in ("table", "stream_table")
+        for p in (
+            Param(method, "name", st.one_of(any_text, st.sampled_from(["account", "sales_invoice", "x_1"]), wrong_type), table_name, "table"),
+            Param(method, "company_id", id_values, an_id("company_id", good("1")), "compid"),
+            Param(method, "year_id", id_values, an_id("year_id", good("2025")), "yearid"),
+            Param(method, "method", st.one_of(any_text, st.sampled_from(["get", "Post"]), wrong_type), one_of_words("method", ("POST", "GET"), "POST"), "method"),
+            Param(method, "timeout", st.one_of(numbers, wrong_type), seconds),
+        )
+    ),
+    Param("table", "progress", st.one_of(wrong_type, st.just(lambda b, r: None)), lambda v: good() if v is None or callable(v) else bad("progress")),
+    Param("stream_table", "batch_rows", st.one_of(ints, wrong_type), int_in("batch_rows", 1, MAX_BATCH_ROWS)),
+    Param(
+        "stream_table",
+        "batch_format",
+        st.one_of(any_text, st.sampled_from(["rows", "arrow", "ROWS"]), wrong_type),
+        lambda v: good() if v in ("rows", "arrow") and isinstance(v, str) else bad("batch_format"),
+    ),
+]
+
+DEFAULT_ARGS: Dict[str, Dict[str, Any]] = {
+    "dues": {"acid": "C001", "kind": "receipt"},
+    "receivables": {"acid": "C001"},
+    "payables": {"acid": "S001"},
+    "dues_many": {"acids": ["C001", "C002"], "kind": "receipt", "concurrency": 2},
+    "table": {"name": "account"},
+    "stream_table": {"name": "account"},
+}
+
+
+# -- calling either client ---------------------------------------------------------------
+
+
+class Runner:
+    """Makes a client of one kind and calls it to the end (a stream is
+    read through), over one shared httpx client."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.loop = asyncio.new_event_loop() if kind == "async" else None
+        self.own: Any = httpx.AsyncClient() if kind == "async" else httpx.Client()
+        self.other: Any = httpx.Client() if kind == "async" else httpx.AsyncClient()
+
+    def client(self, base: Any, **kw: Any) -> Any:
+        if kw.get("http_client") == "own":
+            kw["http_client"] = self.own
+        elif kw.get("http_client") == "other":
+            kw["http_client"] = self.other
+        cls = AsyncClient if self.kind == "async" else Client
+        return cls(base, **kw)
+
+    def call(self, client: Any, method: str, /, **kw: Any) -> Any:
+        if self.loop is None:
+            result = getattr(client, method)(**kw)
+            return list(result) if method == "stream_table" else result
+
+        async def run() -> Any:
+            if method == "stream_table":
+                return [batch async for batch in client.stream_table(**kw)]
+            return await getattr(client, method)(**kw)
+
+        return self.loop.run_until_complete(run())
+
+    def close(self) -> None:
+        if self.loop is not None:
+            self.loop.run_until_complete(self.own.aclose())
+            self.other.close()
+            self.loop.close()
+        else:
+            self.own.close()
+            asyncio.run(self.other.aclose())
+
+
+@pytest.fixture(scope="module", params=["sync", "async"])
+def runner(request: pytest.FixtureRequest) -> Iterator[Runner]:
+    made = Runner(request.param)
+    yield made
+    made.close()
+
+
+def carried(sent: List[Dict[str, Any]], field: str) -> List[str]:
+    """The values of ``field`` in the recorded requests (query or form)."""
+    found = []
+    for req in sent:
+        if field == "method":
+            found.append(req["method"])
+            continue
+        pairs = urllib.parse.parse_qsl(req.get("query") or "", keep_blank_values=True)
+        if req["method"] == "POST":
+            pairs += urllib.parse.parse_qsl(req.get("body") or "", keep_blank_values=True)
+        found += [v for k, v in pairs if k == field]
+    return found
+
+
+@pytest.mark.parametrize("param", [pytest.param(p, id=p.id) for p in PARAMS])
+def test_bad_input_is_refused_before_sending(
+    param: Param,
+    runner: Runner,
+    sandbox_url: str,
+    clean_env: pytest.MonkeyPatch,
+) -> None:
+    # Requests the sandbox has seen, read after each example: an invalid
+    # value must leave the count unchanged.
+    seen = [fault_api.total(sandbox_url)]
+
+    @PROPERTY
+    @given(value=param.values)
+    def check(value: Any) -> None:
+        key = fault_api.new_key("input", runner.kind, param.id)
+        base: Any = fault_api.prefix(sandbox_url, "pass", key)
+        settings_: Dict[str, Any] = dict(
+            project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025,
+            timeout=5.0, max_retries=0, http_client="own",
+        )
+        method, args = param.target, dict(DEFAULT_ARGS.get(param.target, {}))
+        if param.target == "init":
+            method, args = param.then, dict(DEFAULT_ARGS[param.then])
+            if param.name == "base_url":
+                base = value
+            else:
+                settings_[param.name] = value
+        else:
+            args[param.name] = value
+        verdict = param.verdict(value)
+        outcome: Optional[erpdata.ErpError] = None
+        try:
+            client = runner.client(base, **settings_)
+            runner.call(client, method, **args)
+        except erpdata.ErpError as err:
+            outcome = err
+        now = fault_api.total(sandbox_url)
+        sent_any, seen[0] = now != seen[0], now
+        if isinstance(outcome, erpdata.InvalidInputError):
+            assert verdict.field is not None, f"{value!r} is valid, yet: {outcome}"
+            assert outcome.field == verdict.field, f"{value!r}: {outcome.field!r} named, not {verdict.field!r}"
+            assert verdict.field in str(outcome)
+            assert not sent_any, "a request was sent"
+            return
+        # Else valid input, sent; the sandbox may have refused it (an
+        # unknown account, ...), and dues_many stops at its first failure.
+        refused = outcome
+        assert verdict.field is None, f"{value!r} was accepted; expected an error naming {verdict.field!r}"
+        if param.wire is not None:
+            sent = fault_api.log(sandbox_url, key)
+            wire = carried(sent, param.wire)
+            if isinstance(verdict.wire, set):
+                if refused is None:
+                    assert set(wire) == verdict.wire, f"{value!r} went out as {wire!r}"
+                else:
+                    assert wire and set(wire) <= verdict.wire, f"{value!r} went out as {wire!r}"
+            else:
+                assert sent, "nothing was sent"
+                assert set(wire) == {verdict.wire}, f"{value!r} went out as {wire!r}"
+
+    check()
+
+
+@PROPERTY
+@given(name=st.sampled_from(["total", "connect", "read"]), value=st.one_of(numbers, wrong_type, any_text))
+def test_timeout_limits(name: str, value: Any) -> None:
+    verdict = seconds(value) if value is not None else bad("timeout")
+    try:
+        made = Timeout(**{name: value})
+    except erpdata.InvalidInputError as err:
+        assert verdict.field == "timeout" and err.field == "timeout"
+        assert name in err.reason
+        return
+    assert verdict.field is None, f"{name}={value!r} was accepted"
+    assert getattr(made, name) == float(value)
