@@ -141,6 +141,13 @@ test-large:
 .PHONY: reliability reliability-rust reliability-python reliability-js
 reliability: reliability-rust reliability-python reliability-js
 
+# The blocking client, release build: a 5M-row table streamed (peak RSS
+# under 200 MB) and a 1M-row answer cut at 20 random points (20 errors).
+reliability-rust:
+	cargo build --release -p erpdata-sandbox
+	ERPDATA_SANDBOX_BIN=$(ROOT)/target/release/erpdata-sandbox \
+	  cargo test --release -p erpdata --features blocking --test reliability -- --ignored --nocapture
+
 # Every benchmark above (not part of `make test`), then bench/results.md
 # written from their figures.
 .PHONY: bench-report
