@@ -146,12 +146,16 @@ fn rows() -> Vec<Row> {
             retries: 0,
             timeout: ms(400),
             min_time: ms(400),
+            stream_fails: true,
             ..row("read-timeout", "hang", transport(TransportKind::Timeout), 1)
         },
+        // A stream bounds each wait by the timeout; only its deadline
+        // stops rows that keep coming.
         Row {
             retries: 0,
             timeout: ms(600),
             min_time: ms(600),
+            stream_fails: true,
             ..row(
                 "never-ending",
                 "endless",
@@ -173,9 +177,13 @@ struct Sandboxes {
 }
 
 impl Sandboxes {
-    fn start() -> Sandboxes {
+    /// `flavour` keeps the certificate files of concurrent runs apart.
+    fn start(flavour: &str) -> Sandboxes {
         let args = ["--token", TOKEN];
-        let pem = std::env::temp_dir().join(format!("erpdata-matrix-{}.pem", std::process::id()));
+        let pem = std::env::temp_dir().join(format!(
+            "erpdata-matrix-{}-{flavour}.pem",
+            std::process::id()
+        ));
         let tls = Sandbox::start_with(&["--token", TOKEN, "--tls-cert", pem.to_str().unwrap()]);
         let tls_pem = std::fs::read_to_string(&pem).unwrap();
         let _ = std::fs::remove_file(&pem);
@@ -234,9 +242,21 @@ fn options(row: &Row, pem: &str) -> ClientOptions {
             ..RetryPolicy::default()
         })
         .timeout(row.timeout)
+        .stream_deadline(row.timeout)
         .connect_timeout(Duration::from_secs(5))
         .batch_rows(1)
         .root_certificates_pem(pem)
+}
+
+/// The error's variant, as the matrix shows it.
+fn describe(e: &Error) -> String {
+    match e {
+        Error::Transport { kind, .. } => format!("Transport({kind})"),
+        Error::HttpStatus { status, .. } => format!("HttpStatus {status}"),
+        Error::Service { .. } => "Service error".into(),
+        Error::Decode { .. } => "Decode error".into(),
+        other => other.kind().into(),
+    }
 }
 
 fn attempts(n: u64) -> String {
@@ -323,13 +343,7 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
             if e.kind() != kind || !transport_ok || !code_ok {
                 problems.push(format!("wrong error: {e}"));
             }
-            let name = match e {
-                Error::Transport { kind, .. } => format!("Transport({kind})"),
-                Error::HttpStatus { status, .. } => format!("HttpStatus {status}"),
-                Error::Service { .. } => "Service error".into(),
-                Error::Decode { .. } => "Decode error".into(),
-                other => other.kind().into(),
-            };
+            let name = describe(e);
             let refused = if matches!(row.start, Start::ToOtherOrigin | Start::HttpsToHttp) {
                 " refused; the other origin got nothing"
             } else {
@@ -352,18 +366,34 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
     };
     let mut outcome = outcome;
     if row.stream_fails {
-        match client.stream("sales_invoice") {
+        // The stream ends in the same kind of error, after the batches
+        // that had arrived, and in time.
+        let want = match row.expect {
+            Expect::Fails(kind, ..) => kind,
+            Expect::Rows => "none",
+        };
+        let began = Instant::now();
+        let streamed = client.stream("sales_invoice");
+        let took = began.elapsed();
+        match streamed {
             Streamed {
                 rows,
                 error: Some(e),
                 ..
-            } if rows < whole.rows.len() => {
+            } if e.kind() == want => {
                 if error_text(&e).contains(TOKEN) {
                     problems.push("the token is in the stream's error".into());
                 }
-                outcome += &format!("; stream: {} after {rows} rows", e.kind());
+                outcome += &format!(
+                    "; stream: {} after {rows} rows ({:.2} s)",
+                    describe(&e),
+                    took.as_secs_f64()
+                );
             }
             other => problems.push(format!("the stream gave {other:?}")),
+        }
+        if took > row.timeout + TOLERANCE {
+            problems.push(format!("the stream took {took:?}"));
         }
     }
     if problems.is_empty() {
@@ -376,7 +406,7 @@ fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String
 /// Runs every row for one client, writes its column of the matrix, and
 /// fails if any row did.
 fn matrix(flavour: &str) {
-    let sb = Sandboxes::start();
+    let sb = Sandboxes::start(flavour);
     let plain = options(&row("whole", "", Expect::Rows, 1), &sb.tls_pem);
     let whole = Client::new(flavour, config(&sb.plain.url), plain)
         .unwrap()

@@ -5,9 +5,11 @@ use std::fmt;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use futures_core::Stream;
 use reqwest::header::HeaderMap;
+use tokio::time::Instant;
 
 use super::{after_failure, after_head, failure, timed_out, tls, ClientOptions, Step, StreamEnd};
 use crate::config::Config;
@@ -173,7 +175,8 @@ impl AsyncClient {
     /// ```
     pub async fn stream_table(&self, query: impl Into<TableQuery>) -> Result<BatchStream> {
         let request = self.inner.config.table_request(&query.into())?;
-        let response = self.inner.open(request).await?;
+        let (response, sent) = self.inner.open(request).await?;
+        let deadline = self.inner.options.stream_deadline.map(|d| (sent + d, d));
         let status = response.status().as_u16();
         let decoder = TableDecoder::new(&self.inner.config, status, self.inner.options.decoder);
         let end = Arc::new(Mutex::new(None));
@@ -183,6 +186,7 @@ impl AsyncClient {
             decoder: Some(decoder),
             ready: VecDeque::new(),
             end: end.clone(),
+            deadline,
         };
         Ok(BatchStream {
             inner: Box::pin(futures_util::stream::unfold(state, StreamState::step)),
@@ -217,11 +221,16 @@ impl Inner {
     }
 
     /// Sends `request` until the core stops, returning once an answer's
-    /// head is in; its body is left to the caller.
-    async fn open(&self, mut request: http::Request<Vec<u8>>) -> Result<reqwest::Response> {
+    /// head is in, with the time its request was sent; its body is left
+    /// to the caller.
+    async fn open(
+        &self,
+        mut request: http::Request<Vec<u8>>,
+    ) -> Result<(reqwest::Response, tokio::time::Instant)> {
         let (mut retries, mut hops) = (0, 0);
         let timeout = self.options.timeout;
         loop {
+            let at = tokio::time::Instant::now();
             let sent = self.http.execute(self.convert(&request)?);
             let delay = match tokio::time::timeout(timeout, sent).await {
                 Ok(Ok(response)) => {
@@ -233,7 +242,7 @@ impl Inner {
                             continue;
                         }
                         Step::Retry(delay) => delay,
-                        Step::Answer => return Ok(response),
+                        Step::Answer => return Ok((response, at)),
                     }
                 }
                 Ok(Err(e)) => after_failure(&self.options.retry, retries, self.error(&e))?,
@@ -352,6 +361,8 @@ struct StreamState {
     decoder: Option<TableDecoder>,
     ready: VecDeque<Batch>,
     end: Arc<Mutex<Option<StreamEnd>>>,
+    /// When the whole body must be in, and the options' stream deadline.
+    deadline: Option<(tokio::time::Instant, Duration)>,
 }
 
 impl StreamState {
@@ -362,7 +373,17 @@ impl StreamState {
             }
             let decoder = self.decoder.as_mut()?;
             let timeout = self.inner.options.timeout;
-            let error = match tokio::time::timeout(timeout, self.response.chunk()).await {
+            // Each wait is bounded by the timeout, and by what is left of
+            // the stream deadline, if any.
+            let (wait, what, limit) = match self.deadline {
+                Some((at, whole)) if at.saturating_duration_since(Instant::now()) < timeout => (
+                    at.saturating_duration_since(Instant::now()),
+                    "the whole body",
+                    whole,
+                ),
+                _ => (timeout, "more of the body", timeout),
+            };
+            let error = match tokio::time::timeout(wait, self.response.chunk()).await {
                 Ok(Ok(Some(bytes))) => match decoder.feed(&bytes) {
                     Ok(batches) => {
                         self.ready.extend(batches);
@@ -382,9 +403,7 @@ impl StreamState {
                     Err(e) => e,
                 },
                 Ok(Err(e)) => self.inner.error(&e),
-                Err(elapsed) => {
-                    timed_out(&self.inner.config, "more of the body", timeout, &elapsed)
-                }
+                Err(elapsed) => timed_out(&self.inner.config, what, limit, &elapsed),
             };
             self.decoder = None;
             self.ready.clear();

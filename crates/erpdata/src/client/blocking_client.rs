@@ -64,7 +64,8 @@ impl fmt::Debug for BlockingClient {
 enum Deadline {
     /// The whole attempt, body included.
     WholeCall,
-    /// The head, and then each read of the body.
+    /// The head, and then each read of the body (and the whole of it, if
+    /// the options set a stream deadline).
     EachRead,
 }
 
@@ -257,7 +258,8 @@ impl BlockingClient {
             Deadline::WholeCall => config.timeout_per_call(timeout),
             Deadline::EachRead => config
                 .timeout_recv_response(timeout)
-                .timeout_per_read(timeout),
+                .timeout_per_read(timeout)
+                .timeout_global(self.options.stream_deadline),
         }
         .build()
     }

@@ -33,6 +33,7 @@ pub struct ClientOptions {
     pub(crate) retry: RetryPolicy,
     pub(crate) decoder: DecoderOptions,
     pub(crate) root_certificates: Option<RootCertificates>,
+    pub(crate) stream_deadline: Option<Duration>,
 }
 
 /// PEM text of the certificates to trust instead of the system's store.
@@ -53,6 +54,7 @@ impl Default for ClientOptions {
             retry: RetryPolicy::default(),
             decoder: DecoderOptions::default(),
             root_certificates: None,
+            stream_deadline: None,
         }
     }
 }
@@ -95,6 +97,17 @@ impl ClientOptions {
         self
     }
 
+    /// Time allowed for one attempt of a whole `stream_table`, from
+    /// sending the request to the body's last byte. None by default, since
+    /// a table of any size may stream: [`timeout`](Self::timeout) bounds
+    /// each wait instead. Without it, a body that never ends (rows that
+    /// keep coming) streams until the caller stops reading. A zero
+    /// duration is taken as none.
+    pub fn stream_deadline(mut self, deadline: Duration) -> Self {
+        self.stream_deadline = (!deadline.is_zero()).then_some(deadline);
+        self
+    }
+
     /// Trust exactly the certificates in this PEM text (one or more
     /// `BEGIN CERTIFICATE` blocks) instead of the system's certificate
     /// store: for a private CA, or a test server's self-signed
@@ -128,6 +141,11 @@ mod tests {
         assert_eq!(o.timeout, DEFAULT_TIMEOUT);
         assert_eq!(o.connect_timeout, DEFAULT_CONNECT_TIMEOUT);
         assert_eq!(o.decoder.batch_rows, 1);
+        assert_eq!(o.stream_deadline, None);
+        let o = ClientOptions::default().stream_deadline(Duration::ZERO);
+        assert_eq!(o.stream_deadline, None);
+        let o = ClientOptions::default().stream_deadline(Duration::from_secs(1));
+        assert_eq!(o.stream_deadline, Some(Duration::from_secs(1)));
         let o = ClientOptions::default().max_retries(0);
         assert_eq!(o.retry.max_retries, 0);
         assert_eq!(o.retry.base_delay, RetryPolicy::default().base_delay);
