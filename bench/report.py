@@ -76,6 +76,21 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
+def target(name: str, goal: str, measured: float, ok: bool) -> str:
+    return f"| {name} | {goal} | {measured:.2f}× | {verdict(ok)} |"
+
+
+def growth_table(title: str, growth: dict[str, Any], time_key: str, to_seconds: float, peak_key: str) -> list[str]:
+    """Time and peak memory against row count, for a streaming path."""
+    if not growth:
+        return []
+    out = [f"### Growth of {title}", "", "| rows | wall s | µs per row | peak RSS MB |", "|---:|---:|---:|---:|"]
+    for rows, g in sorted(growth.items(), key=lambda kv: int(kv[0])):
+        seconds = g[time_key] * to_seconds
+        out.append(f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f} |")
+    return out + [""]
+
+
 def rust_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
     out = ["## Rust: the decoder against serde_json", ""]
     if fig is None:
@@ -99,13 +114,9 @@ def rust_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]
     one = by_name.get("decoder → Arrow")
     two = by_name.get("decoder → Arrow, 2 threads")
     if one:
-        targets.append(
-            f"| Rust decoder → Arrow, 1 thread | ≥ 0.6× serde | {one['ratio']:.2f}× | {verdict(one['ratio'] >= 0.6)} |"
-        )
+        targets.append(target("Rust decoder → Arrow, 1 thread", "≥ 0.6× serde", one["ratio"], one["ratio"] >= 0.6))
     if two:
-        targets.append(
-            f"| Rust decoder → Arrow, 2 threads | ≥ 1.6× serde | {two['ratio']:.2f}× | {verdict(two['ratio'] >= 1.6)} |"
-        )
+        targets.append(target("Rust decoder → Arrow, 2 threads", "≥ 1.6× serde", two["ratio"], two["ratio"] >= 1.6))
     return out
 
 
@@ -144,32 +155,14 @@ def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[st
         dicts = r["httpx + orjson.loads (dicts)"]
         for name in ("erpdata .to_polars()", "erpdata .to_pandas()"):
             m = r[name]
-            targets.append(
-                f"| Python {name}: speed vs orjson + pd.DataFrame | ≥ 5× | "
-                f"{base['seconds'] / m['seconds']:.1f}× | {verdict(base['seconds'] / m['seconds'] >= 5)} |"
-            )
-            targets.append(
-                f"| Python {name}: speed vs json.loads + pd.DataFrame | ≥ 10× | "
-                f"{slow['seconds'] / m['seconds']:.1f}× | {verdict(slow['seconds'] / m['seconds'] >= 10)} |"
-            )
-            targets.append(
-                f"| Python {name}: peak RSS vs orjson + pd.DataFrame | ≤ 0.25× | "
-                f"{m['peak_mb'] / base['peak_mb']:.2f}× | {verdict(m['peak_mb'] / base['peak_mb'] <= 0.25)} |"
-            )
+            fast, faster = base["seconds"] / m["seconds"], slow["seconds"] / m["seconds"]
+            memory = m["peak_mb"] / base["peak_mb"]
+            targets.append(target(f"Python {name}: speed vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5))
+            targets.append(target(f"Python {name}: speed vs json.loads + pd.DataFrame", "≥ 10×", faster, faster >= 10))
+            targets.append(target(f"Python {name}: peak RSS vs orjson + pd.DataFrame", "≤ 0.25×", memory, memory <= 0.25))
         rows_t = r["erpdata rows (dicts)"]["seconds"] / dicts["seconds"]
-        targets.append(f"| Python rows: time vs orjson.loads | ≤ 1.0× | {rows_t:.2f}× | {verdict(rows_t <= 1.0)} |")
-    if fig.get("growth"):
-        out += [
-            "### Growth of `stream_table` (Arrow batches)",
-            "",
-            "| rows | wall s | µs per row | peak RSS MB |",
-            "|---:|---:|---:|---:|",
-        ]
-        for rows, g in sorted(fig["growth"].items(), key=lambda kv: int(kv[0])):
-            out.append(
-                f"| {int(rows):,} | {g['seconds']:.2f} | {g['seconds'] / int(rows) * 1e6:.2f} | {g['peak_mb']:.0f} |"
-            )
-        out.append("")
+        targets.append(target("Python rows: time vs orjson.loads", "≤ 1.0×", rows_t, rows_t <= 1.0))
+    out += growth_table("`stream_table` (Arrow batches)", fig.get("growth", {}), "seconds", 1.0, "peak_mb")
     return out
 
 
@@ -202,18 +195,9 @@ def js_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
         base = million["json"]["ms"]
         columns = base / million["columns"]["ms"]
         rows = million["rows"]["ms"] / base
-        targets.append(f"| JS columns(): speed vs res.json() | ≥ 1.7× | {columns:.2f}× | {verdict(columns >= 1.7)} |")
-        targets.append(f"| JS rows: time vs res.json() | ≤ 1.0× | {rows:.2f}× | {verdict(rows <= 1.0)} |")
-    if fig.get("growth"):
-        out += [
-            "### Growth of `streamTable`",
-            "",
-            "| rows | wall ms | µs per row | peak RSS MB |",
-            "|---:|---:|---:|---:|",
-        ]
-        for rows, g in sorted(fig["growth"].items(), key=lambda kv: int(kv[0])):
-            out.append(f"| {int(rows):,} | {g['ms']:.0f} | {g['ms'] * 1000 / int(rows):.2f} | {g['peakMB']:.0f} |")
-        out.append("")
+        targets.append(target("JS columns(): speed vs res.json()", "≥ 1.7×", columns, columns >= 1.7))
+        targets.append(target("JS rows: time vs res.json()", "≤ 1.0×", rows, rows <= 1.0))
+    out += growth_table("`streamTable`", fig.get("growth", {}), "ms", 1e-3, "peakMB")
     return out
 
 

@@ -22,40 +22,17 @@
 //! cargo bench -p erpdata --features arrow,parallel --bench decode -- --warm-up-time 1 --measurement-time 5
 //! ```
 
+mod common;
+
+use common::{config, streamed as decode, ROWS};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use erpdata::{Config, DecoderOptions, TableDecoder};
 
-const ROWS: usize = 1_000_000;
-const CHUNK: usize = 64 * 1024;
-
-fn config() -> Config {
-    Config::builder("https://erp.example.com/")
-        .project("demo")
-        .access_token("bench-token")
-        .build()
-        .expect("a valid config")
-}
-
-/// Feeds `body` in chunks; `each` consumes every batch.
-fn decode(config: &Config, body: &[u8], mut each: impl FnMut(erpdata::Batch)) -> u64 {
-    let mut d = TableDecoder::new(config, 200, DecoderOptions::default());
-    for chunk in body.chunks(CHUNK) {
-        for b in d.feed(chunk).expect("decodes") {
-            each(b);
-        }
-    }
-    let f = d.finish().expect("decodes");
-    for b in f.batches {
-        each(b);
-    }
-    f.total_rows
-}
-
 fn benches(c: &mut Criterion) {
     // Exactly what the sandbox serves for a 1M-row `sales_invoice`.
-    let body = erpdata_sandbox::table_body("sales_invoice", ROWS as u64).expect("a sandbox table");
+    let body = erpdata_sandbox::table_body("sales_invoice", ROWS).expect("a sandbox table");
     let config = config();
-    assert_eq!(decode(&config, &body, |_| {}), ROWS as u64);
+    assert_eq!(decode(&config, &body, |_| {}), ROWS);
     let mut group = c.benchmark_group("decode_sales_invoice_1m");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(body.len() as u64));

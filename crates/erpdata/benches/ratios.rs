@@ -11,33 +11,12 @@
 //! cargo bench -p erpdata --features arrow,parallel --bench ratios [-- ROUNDS]
 //! ```
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::{config, streamed, ROWS};
 use erpdata::{Config, DecoderOptions, TableDecoder};
-
-const ROWS: u64 = 1_000_000;
-const CHUNK: usize = 64 * 1024;
-
-fn config() -> Config {
-    Config::builder("https://erp.example.com/")
-        .project("demo")
-        .access_token("bench-token")
-        .build()
-        .expect("a valid config")
-}
-
-fn streamed(config: &Config, body: &[u8], mut each: impl FnMut(erpdata::Batch)) -> u64 {
-    let mut d = TableDecoder::new(config, 200, DecoderOptions::default());
-    for chunk in body.chunks(CHUNK) {
-        d.feed(chunk)
-            .expect("decodes")
-            .into_iter()
-            .for_each(&mut each);
-    }
-    let f = d.finish().expect("decodes");
-    f.batches.into_iter().for_each(each);
-    f.total_rows
-}
 
 type Contender<'a> = (&'static str, Box<dyn Fn() -> u64 + 'a>);
 
@@ -87,13 +66,27 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8]) -> Vec<Contender<'a>> {
     all
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
+/// Median, least and most of some figures.
+struct Spread {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Spread {
+    fn of(mut v: Vec<f64>) -> Spread {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Spread {
+            median,
+            min: v[0],
+            max: v[n - 1],
+        }
     }
 }
 
@@ -132,30 +125,20 @@ fn main() {
     );
     let mut json = Vec::new();
     for (i, (name, _)) in contenders.iter().enumerate() {
-        let speeds: Vec<f64> = times[i].iter().map(|t| mib / t.as_secs_f64()).collect();
-        let ratios: Vec<f64> = (0..rounds)
-            .map(|r| times[0][r].as_secs_f64() / times[i][r].as_secs_f64())
-            .collect();
-        let lo = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        let speed = Spread::of(times[i].iter().map(|t| mib / t.as_secs_f64()).collect());
+        let ratio = Spread::of(
+            (0..rounds)
+                .map(|r| times[0][r].as_secs_f64() / times[i][r].as_secs_f64())
+                .collect(),
+        );
         println!(
             "{name:<32} {:>10.0} {:>5.0}–{:<6.0} {:>8.2} {:>7.2}–{:<7.2}",
-            median(speeds.clone()),
-            lo(&speeds),
-            hi(&speeds),
-            median(ratios.clone()),
-            lo(&ratios),
-            hi(&ratios),
+            speed.median, speed.min, speed.max, ratio.median, ratio.min, ratio.max,
         );
         json.push(format!(
             "{{\"name\":{name:?},\"mib_s\":{:.1},\"mib_s_min\":{:.1},\"mib_s_max\":{:.1},\
              \"ratio\":{:.3},\"ratio_min\":{:.3},\"ratio_max\":{:.3}}}",
-            median(speeds.clone()),
-            lo(&speeds),
-            hi(&speeds),
-            median(ratios.clone()),
-            lo(&ratios),
-            hi(&ratios),
+            speed.median, speed.min, speed.max, ratio.median, ratio.min, ratio.max,
         ));
     }
     if let Some(path) = json_out {
