@@ -40,7 +40,8 @@ pub use tls::SelfSigned;
 /// How long answers in flight may go on after a shutdown signal.
 const GRACE: Duration = Duration::from_secs(3);
 
-/// Serves until SIGINT (ctrl-c) or SIGTERM.
+/// Serves plain http until SIGINT (ctrl-c) or SIGTERM (`config.tls` is
+/// for the binary; see [`serve_tls_with_shutdown`] for https).
 pub async fn serve(config: Config, listener: TcpListener) -> io::Result<()> {
     serve_with_shutdown(config, listener, shutdown_signal()).await
 }
