@@ -330,6 +330,10 @@ fn no_operation_leaks_the_token() {
             .any(|l| l.contains("hyper") || l.contains("reqwest")),
         "no reqwest/hyper log lines"
     );
+    assert!(
+        lines.iter().any(|l| l.starts_with("trace ")),
+        "no tracing events (hyper-util)"
+    );
     assert!(lines.len() > 100, "{} log lines", lines.len());
     let leaked: Vec<&String> = lines.iter().filter(|l| leaks(l)).collect();
     assert!(leaked.is_empty(), "the token in log lines: {leaked:#?}");
