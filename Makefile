@@ -160,6 +160,17 @@ bench-report: venv
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
 
+# A release build of the package (unpacked from its wheel, as bench-python
+# does) against release sandboxes; scripts/reliability/python_load.py says
+# what it checks.
+reliability-python: venv
+	cargo build --release -p erpdata-sandbox
+	rm -rf target/reliability-python
+	$(VENV)/bin/maturin build --release --quiet --out target/reliability-python/dist
+	$(VPY) -m zipfile -e target/reliability-python/dist/*.whl target/reliability-python/pkg
+	$(VPY) scripts/reliability/python_load.py --sandbox target/release/erpdata-sandbox \
+	    --package target/reliability-python/pkg
+
 reliability-js: wasm
 	cargo build --release -p erpdata-sandbox
 	node --expose-gc scripts/reliability/js_load.mjs $(ROOT)/target/release/erpdata-sandbox

@@ -22,9 +22,9 @@ __all__ = [
     "check_progress",
 ]
 
-MAX_BATCH_ROWS = 1 << 20
-"""Most rows a streamed batch may hold: a batch is allocated for its full
-size, and a larger one would defeat streaming (use ``table()``)."""
+MAX_BATCH_ROWS = (1 << 32) - 1
+"""Most rows a streamed batch may be asked to hold (the core counts them
+in 32 bits' worth; a table that large is no stream anyway)."""
 
 _MAX_RETRIES = (1 << 32) - 1
 

@@ -183,8 +183,7 @@ class Client(ClientBase):
         timeout: TimeoutTypes = None,
     ) -> TableStream[Any]:
         """Table ``name`` in batches of up to ``batch_rows`` rows, handed
-        out as the answer arrives, in memory bounded by the batch size
-        (at most 1,048,576 rows):
+        out as the answer arrives, in memory bounded by the batch size:
         lists of row dicts, or ``pyarrow.RecordBatch`` with
         ``batch_format="arrow"``. The request is sent on the first
         iteration; invalid arguments raise here, before anything is sent."""

@@ -34,7 +34,7 @@ from conftest import SANDBOX_TOKEN
 
 MAX_LEN = 1024
 """Longest parameter value (characters)."""
-MAX_BATCH_ROWS = 1 << 20
+MAX_BATCH_ROWS = (1 << 32) - 1
 MAX_RETRIES = (1 << 32) - 1
 
 PROPERTY = settings(
