@@ -359,17 +359,30 @@ def stream_batches(
 ) -> Flow[None]:
     """Hands out batches as the body arrives. Memory holds one partial
     batch and one chunk. An answer that breaks off before any row arrived
-    is retried; after that, the error says how many rows had arrived."""
+    is retried; after that, the error says how many rows had arrived.
+
+    The call's total timeout bounds the time spent waiting for the answer
+    (its start, then each chunk of its body), not the time the caller
+    takes between batches: a slow consumer is never cut off, a body that
+    never ends is."""
     while True:
         response = yield from exchange(call, http)
         decoder = TableDecoder(call.config, response.status_code, batch_rows=batch_rows)
         body = Body(response)
         failure: Optional[httpx.HTTPError] = None
+        # What is left of the total once the head arrived: the budget of
+        # the body's reads.
+        budget = call.remaining()
         while True:
+            asked = time.monotonic()
             chunk = yield Read(body)
+            budget -= time.monotonic() - asked
             if isinstance(chunk, httpx.HTTPError):
                 failure = chunk
                 break
+            if budget <= 0 and chunk:
+                yield Close(response)
+                raise _cut_off(call.expired(), state)
             assert isinstance(chunk, bytes)
             if not chunk:
                 break

@@ -15,8 +15,9 @@ class Timeout:
 
     ``total`` bounds the whole call: every attempt, the waits between
     retries and reading the whole answer (for :meth:`Client.stream_table`,
-    getting the answer's start: a stream's reads are bounded by ``read``,
-    so a slow consumer is not cut off). ``connect`` bounds opening a
+    the time spent waiting for the answer and its body, not the time the
+    caller takes between batches, so a slow consumer is not cut off while
+    a body that never ends is). ``connect`` bounds opening a
     connection, ``read`` the wait for the next bytes of an answer (and
     for sending a request). Each is capped by what is left of ``total``.
 

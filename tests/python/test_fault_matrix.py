@@ -66,6 +66,8 @@ class Case:
     timeout: Timeout = FAST
     origin: str = "plain"
     """``plain`` (the http sandbox) or ``tls`` (the https one)."""
+    note: str = ""
+    """Said after the outcome (what else the row asserted)."""
 
 
 def each(ops: Tuple[str, ...] = OPS, **kw: Any) -> Dict[str, Expect]:
@@ -136,17 +138,19 @@ CASES = [
         },
         max_retries=1,
     ),
-    Case("redirect-same-origin", "redirect-307-self", each(attempts=1)),
+    Case("redirect-same-origin", "redirect-307-self", each(attempts=1), note="followed"),
     Case(
         "redirect-other-origin",
         "redirect-307-{elsewhere}",
         each(attempts=1, error=erpdata.HttpStatusError, status_code=307, message="refused"),
+        note="refused; the other origin got nothing",
     ),
     Case(
         "redirect-https-to-http",
         "redirect-307-{elsewhere}",
         each(attempts=1, error=erpdata.HttpStatusError, status_code=307, message="refused"),
         origin="tls",
+        note="refused; the http origin got nothing",
     ),
     Case(
         "redirect-loop",
@@ -162,14 +166,12 @@ CASES = [
         max_retries=1,
         timeout=Timeout(total=10.0, connect=2.0, read=0.3),
     ),
-    # Only the total limit stops a body that keeps coming. (A stream's
-    # total covers the answer's start only, so its caller decides when to
-    # stop reading; it is not part of this row.)
+    # Only the total limit stops a body that keeps coming (for a stream:
+    # the time spent waiting for it).
     Case(
         "never-ending",
         "endless",
         each(
-            ("dues", "table"),
             attempts=1,
             error=erpdata.TimeoutError,
             message="total timeout",
@@ -329,7 +331,8 @@ def describe(got: Got, attempts: int) -> str:
     if isinstance(got.error, erpdata.HttpStatusError):
         name += f" {got.error.status_code}"
     if got.error.rows_received:
-        tries += f", {got.error.rows_received} rows had arrived"
+        n = got.error.rows_received
+        tries += f", {n} row{'s' if n != 1 else ''} had arrived"
     return f"{name} ({tries})"
 
 
@@ -339,7 +342,7 @@ def summary(outcomes: Dict[str, str], elapsed: List[float], case: Case) -> str:
     timed = any(e.min_s > 0 for e in case.expect.values())
     if timed and elapsed:
         text += f" in {min(elapsed):.2f}-{max(elapsed):.2f} s"
-    return text
+    return f"{text}; {case.note}" if case.note else text
 
 
 # -- the test ----------------------------------------------------------------------------
