@@ -12,6 +12,7 @@ from ._errors import InvalidInputError
 
 __all__ = [
     "MAX_BATCH_ROWS",
+    "invalid",
     "shown",
     "check_acids",
     "check_batch_rows",

@@ -144,12 +144,14 @@ class Table(Sequence[Row]):
         decimals (rounded to the nearest float), ``datetime64`` for dates,
         ``object`` for strings, as most older pandas code expects.
         """
+        if not isinstance(dtype_backend, str) or dtype_backend not in ("pyarrow", "numpy"):
+            from ._checks import invalid, shown
+
+            invalid("dtype_backend", f"must be 'pyarrow' or 'numpy', got {shown(dtype_backend)}")
         pd = _need("pandas", "pandas", "Table.to_pandas()")
         table = self.to_arrow()
         if dtype_backend == "pyarrow":
             return table.to_pandas(types_mapper=pd.ArrowDtype)
-        if dtype_backend != "numpy":
-            raise ValueError(f"dtype_backend must be 'pyarrow' or 'numpy', not {dtype_backend!r}")
         pa = _need("pyarrow", "arrow", "Table.to_pandas()")
         for i, column in enumerate(table.schema):
             if pa.types.is_decimal(column.type):

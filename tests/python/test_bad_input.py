@@ -443,6 +443,24 @@ def test_bad_input_is_refused_before_sending(
     check()
 
 
+@pytest.fixture(scope="module")
+def small_table(sandbox_url: str) -> erpdata.Table:
+    with Client(sandbox_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025) as c:
+        return c.table("account")
+
+
+@PROPERTY
+@given(value=st.one_of(any_text, wrong_type, st.sampled_from(["pyarrow", "numpy", "NUMPY"])))
+def test_to_pandas_backend(small_table: erpdata.Table, value: Any) -> None:
+    try:
+        frame = small_table.to_pandas(dtype_backend=value)
+    except erpdata.InvalidInputError as err:
+        assert value not in ("pyarrow", "numpy") or not isinstance(value, str)
+        assert err.field == "dtype_backend"
+        return
+    assert value in ("pyarrow", "numpy") and len(frame) == len(small_table)
+
+
 @PROPERTY
 @given(name=st.sampled_from(["total", "connect", "read"]), value=st.one_of(numbers, wrong_type, any_text))
 def test_timeout_limits(name: str, value: Any) -> None:
