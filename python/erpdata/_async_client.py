@@ -93,7 +93,7 @@ class AsyncClient(ClientBase):
         raised."""
         check_concurrency(concurrency)
         given = check_acids(acids)
-        for acid in given:
+        for acid in given or ["0"]:  # see Client.dues_many
             self._dues_request(acid, kind)
         wanted = list(dict.fromkeys(given))
         gate = asyncio.Semaphore(concurrency)

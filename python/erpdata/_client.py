@@ -115,8 +115,10 @@ class Client(ClientBase):
         first failure is raised."""
         check_concurrency(concurrency)
         given = check_acids(acids)
-        for acid in given:
-            self._dues_request(acid, kind)  # every input checked before any is sent
+        # Every input checked before any is sent (the kind too when no
+        # account is asked about: checked on a request never sent).
+        for acid in given or ["0"]:
+            self._dues_request(acid, kind)
         wanted = list(dict.fromkeys(given))
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
             results = list(pool.map(lambda a: self.dues(a, kind, timeout=timeout), wanted))

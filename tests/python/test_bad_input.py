@@ -473,3 +473,20 @@ def test_timeout_limits(name: str, value: Any) -> None:
         return
     assert verdict.field is None, f"{name}={value!r} was accepted"
     assert getattr(made, name) == float(value)
+
+
+def test_dues_many_checks_the_kind_without_accounts(sandbox_url: str) -> None:
+    before = fault_api.total(sandbox_url)
+    with Client(sandbox_url, project="demo") as c, pytest.raises(erpdata.InvalidInputError) as info:
+        c.dues_many([], "nope")
+    assert info.value.field == "kind"
+
+    async def main() -> None:
+        async with AsyncClient(sandbox_url, project="demo") as c:
+            with pytest.raises(erpdata.InvalidInputError) as info:
+                await c.dues_many([], "nope")
+            assert info.value.field == "kind"
+            assert await c.dues_many([], "receipt") == {}
+
+    asyncio.run(main())
+    assert fault_api.total(sandbox_url) == before
