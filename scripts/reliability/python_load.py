@@ -74,10 +74,17 @@ def settings(**extra: Any) -> Dict[str, Any]:
 
 
 def part_load(url: str) -> Dict[str, Any]:
+    import httpx
+
     import erpdata
 
     async def main() -> Dict[str, Any]:
-        async with erpdata.AsyncClient(url, **settings(timeout=60.0)) as client:
+        # One kept-alive connection per worker: httpx keeps 20 by default,
+        # so 64 workers would open and close connections all run long.
+        limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+        async with httpx.AsyncClient(limits=limits) as http, erpdata.AsyncClient(
+            url, **settings(timeout=60.0), http_client=http
+        ) as client:
             accounts = await client.table("account")
             # Customers owe (receipts), suppliers are owed (payments).
             asked = [
