@@ -1,7 +1,7 @@
 """Load and size through the Python clients, against release sandboxes on
 loopback; prints its figures and exits non-zero when a bound is missed.
 
-    python scripts/reliability/python_load.py --sandbox BIN --package DIR [--parts load,stream,cuts]
+    python scripts/reliability/python_load.py --sandbox BIN --package DIR [--parts load,stream,cuts] [--seed N]
 
 (``make reliability-python`` builds both in release mode and runs this.)
 
@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 TOKEN = "sandbox-token-not-secret"
 CALLS = 10_000
@@ -49,7 +49,6 @@ STREAM_ROWS = 5_000_000
 STREAM_PEAK_LIMIT_MB = 200.0
 CUT_ROWS = 1_000_000
 CUTS = 20
-SEED = 20_251_123
 
 
 def peak_rss_mb() -> float:
@@ -73,7 +72,7 @@ def settings(**extra: Any) -> Dict[str, Any]:
 # -- the parts, each in its own interpreter -----------------------------------------
 
 
-def part_load(url: str) -> Dict[str, Any]:
+def part_load(url: str, seed: int) -> Dict[str, Any]:
     import httpx
 
     import erpdata
@@ -145,7 +144,7 @@ def part_load(url: str) -> Dict[str, Any]:
     return asyncio.run(main())
 
 
-def part_stream(url: str) -> Dict[str, Any]:
+def part_stream(url: str, seed: int) -> Dict[str, Any]:
     import erpdata
 
     started = time.perf_counter()
@@ -164,7 +163,7 @@ def part_stream(url: str) -> Dict[str, Any]:
     }
 
 
-def part_cuts(url: str) -> Dict[str, Any]:
+def part_cuts(url: str, seed: int) -> Dict[str, Any]:
     import erpdata
 
     with erpdata.Client(url, **settings(timeout=120.0)) as client:
@@ -172,7 +171,7 @@ def part_cuts(url: str) -> Dict[str, Any]:
         with client.stream_table("sales_invoice", batch_format="arrow") as stream:
             whole_rows = sum(b.num_rows for b in stream)
             size = stream.bytes_received
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     outcomes = []
     for i in range(CUTS):
         at = rng.randrange(1, size)
@@ -206,7 +205,11 @@ def part_cuts(url: str) -> Dict[str, Any]:
     return {"size": size, "rows": whole_rows, "cuts": outcomes}
 
 
-PARTS = {"load": part_load, "stream": part_stream, "cuts": part_cuts}
+PARTS: Dict[str, Callable[[str, int], Dict[str, Any]]] = {
+    "load": part_load,
+    "stream": part_stream,
+    "cuts": part_cuts,
+}
 
 
 # -- the parent: sandboxes and checks ------------------------------------------------------
@@ -240,10 +243,10 @@ class Sandbox:
         self.process.wait(10)
 
 
-def child(part: str, url: str, package: str) -> Dict[str, Any]:
+def child(part: str, url: str, package: str, seed: int = 0) -> Dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": package}
     done = subprocess.run(
-        [sys.executable, __file__, "--child", part, "--url", url],
+        [sys.executable, __file__, "--child", part, "--url", url, "--seed", str(seed)],
         env=env,
         capture_output=True,
         text=True,
@@ -261,7 +264,7 @@ def check(failures: List[str], ok: bool, what: str) -> None:
         failures.append(what)
 
 
-def run_load(binary: str, package: str, failures: List[str]) -> None:
+def run_load(binary: str, package: str, seed: int, failures: List[str]) -> None:
     print(f"load: {CALLS:,} dues calls, AsyncClient, concurrency {CONCURRENCY}, sandbox --fail-rate 1")
     with Sandbox(binary, "--fail-rate", "1") as sandbox:
         r = child("load", sandbox.url, package)
@@ -277,7 +280,7 @@ def run_load(binary: str, package: str, failures: List[str]) -> None:
     check(failures, growth <= RSS_GROWTH, f"peak RSS grew {growth:+.1%} after the first {FIRST:,} calls (bound {RSS_GROWTH:.0%})")
 
 
-def run_stream(binary: str, package: str, failures: List[str]) -> None:
+def run_stream(binary: str, package: str, seed: int, failures: List[str]) -> None:
     print(f"stream: {STREAM_ROWS:,}-row sales_invoice through Client.stream_table (Arrow batches)")
     with Sandbox(binary, "--rows", str(STREAM_ROWS)) as sandbox:
         r = child("stream", sandbox.url, package)
@@ -289,10 +292,10 @@ def run_stream(binary: str, package: str, failures: List[str]) -> None:
     check(failures, r["peak_rss_mb"] < STREAM_PEAK_LIMIT_MB, f"peak RSS {r['peak_rss_mb']:.1f} MB < {STREAM_PEAK_LIMIT_MB:.0f} MB")
 
 
-def run_cuts(binary: str, package: str, failures: List[str]) -> None:
-    print(f"cuts: a {CUT_ROWS:,}-row answer cut at {CUTS} random points")
+def run_cuts(binary: str, package: str, seed: int, failures: List[str]) -> None:
+    print(f"cuts: a {CUT_ROWS:,}-row answer cut at {CUTS} random points (--seed {seed} repeats them)")
     with Sandbox(binary, "--rows", str(CUT_ROWS)) as sandbox:
-        r = child("cuts", sandbox.url, package)
+        r = child("cuts", sandbox.url, package, seed)
     print(f"  whole answer: {r['rows']:,} rows, {r['size']:,} bytes")
     errors = 0
     for cut in r["cuts"]:
@@ -312,20 +315,22 @@ def main() -> int:
     parser.add_argument("--sandbox", help="the release sandbox binary")
     parser.add_argument("--package", help="folder holding the erpdata package to test")
     parser.add_argument("--parts", default="load,stream,cuts")
+    parser.add_argument("--seed", type=int, help="where the cuts fall [default: random]")
     parser.add_argument("--child", choices=sorted(PARTS), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(PARTS[args.child](args.url)))
+        print(json.dumps(PARTS[args.child](args.url, args.seed)))
         return 0
     if not args.sandbox or not args.package:
         parser.error("--sandbox and --package are required")
     binary = str(Path(args.sandbox).resolve())
     package = str(Path(args.package).resolve())
     runs = {"load": run_load, "stream": run_stream, "cuts": run_cuts}
+    seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     failures: List[str] = []
     for part in args.parts.split(","):
-        runs[part](binary, package, failures)
+        runs[part](binary, package, seed, failures)
     if failures:
         print(f"python reliability: {len(failures)} check(s) failed", file=sys.stderr)
         return 1
