@@ -203,6 +203,14 @@ fn parse_base_url(text: &str) -> Result<Url> {
     if text.trim().is_empty() {
         return Err(bad("must not be empty"));
     }
+    // The URL parser would drop tabs and newlines and percent-encode the
+    // rest, quietly making another URL than the one written.
+    if let Some(c) = text.trim().chars().find(|c| c.is_control()) {
+        return Err(Error::invalid(
+            "base_url",
+            format!("contains the control character U+{:04X}", c as u32),
+        ));
+    }
     let mut url = Url::parse(text.trim()).map_err(|e| {
         Error::invalid(
             "base_url",
@@ -253,7 +261,20 @@ mod tests {
         );
         let c = Config::builder("https://h").build().unwrap();
         assert_eq!(c.endpoint("ajax.php").as_str(), "https://h/apis/ajax.php");
-        for bad in ["", "h/erp", "ftp://h/", "https://u:p@h/", "https://h/?a=1"] {
+        // Whitespace around it, as read from a file or a variable, is not part of it.
+        let c = Config::builder(" https://h/\n").build().unwrap();
+        assert_eq!(c.base_url().as_str(), "https://h/");
+        for bad in [
+            "",
+            "h/erp",
+            "ftp://h/",
+            "https://u:p@h/",
+            "https://h/?a=1",
+            "https://h/e\trp/",
+            "https://h\n.example.com/",
+            "https://h/\0/",
+            "https://h/\u{85}/",
+        ] {
             assert!(Config::builder(bad).build().is_err(), "{bad}");
         }
     }
