@@ -100,17 +100,9 @@ def settings(scenario: Scenario) -> Dict[str, Any]:
     )
 
 
-def sync_ops(c: Client, shown: List[str]) -> Dict[str, Callable[[], Any]]:
-    """Each operation of ``Client``; what it returns is shown (repr'd)."""
-
-    def stream(method: str, batch_format: str = "rows") -> Any:
-        with c.stream_table(
-            "sales_invoice", method=method, batch_rows=8, batch_format=batch_format  # type: ignore[call-overload]
-        ) as s:
-            for batch in s:
-                shown.append(repr(s) + repr(batch))
-            return s
-
+def operations(c: Any, stream: Callable[..., Any]) -> Dict[str, Callable[[], Any]]:
+    """Each operation of ``c``, a ``Client`` or an ``AsyncClient`` (whose
+    calls return awaitables); ``stream`` reads a ``stream_table``."""
     return {
         "dues": lambda: c.dues("C001", "receipt"),
         "receivables": lambda: c.receivables("C001"),
@@ -122,6 +114,20 @@ def sync_ops(c: Client, shown: List[str]) -> Dict[str, Callable[[], Any]]:
         "stream_table-GET": lambda: stream("GET"),
         "stream_table-arrow": lambda: stream("POST", "arrow"),
     }
+
+
+def sync_ops(c: Client, shown: List[str]) -> Dict[str, Callable[[], Any]]:
+    """Each operation of ``Client``; what it returns is shown (repr'd)."""
+
+    def stream(method: str, batch_format: str = "rows") -> Any:
+        with c.stream_table(
+            "sales_invoice", method=method, batch_rows=8, batch_format=batch_format  # type: ignore[call-overload]
+        ) as s:
+            for batch in s:
+                shown.append(repr(s) + repr(batch))
+            return s
+
+    return operations(c, stream)
 
 
 def async_ops(c: AsyncClient, shown: List[str]) -> Dict[str, Callable[[], Awaitable[Any]]]:
@@ -135,17 +141,7 @@ def async_ops(c: AsyncClient, shown: List[str]) -> Dict[str, Callable[[], Awaita
                 shown.append(repr(s) + repr(batch))
             return s
 
-    return {
-        "dues": lambda: c.dues("C001", "receipt"),
-        "receivables": lambda: c.receivables("C001"),
-        "payables": lambda: c.payables("S001"),
-        "dues_many": lambda: c.dues_many(["C001", "C002", "C003"], erpdata.DuesKind.RECEIPT),
-        "table": lambda: c.table("sales_invoice"),
-        "table-GET": lambda: c.table("sales_invoice", method="GET"),
-        "stream_table": lambda: stream("POST"),
-        "stream_table-GET": lambda: stream("GET"),
-        "stream_table-arrow": lambda: stream("POST", "arrow"),
-    }
+    return operations(c, stream)
 
 
 def expected_error(scenario: Scenario, op: str) -> Optional[type[erpdata.ErpError]]:

@@ -1,28 +1,16 @@
 //! The hostile mode over real HTTP: every `/_faults/` fault, the journal
 //! (`count`, `log`, `total`), the whole-process switches, and https.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use erpdata_sandbox::{serve_with_shutdown, Config, DEFAULT_TOKEN};
+use common::start;
+use erpdata_sandbox::{Config, DEFAULT_TOKEN};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-
-async fn start(config: Config) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = Config {
-        log_requests: false,
-        ..config
-    };
-    tokio::spawn(serve_with_shutdown(
-        config,
-        listener,
-        std::future::pending(),
-    ));
-    addr
-}
+use tokio::net::TcpStream;
 
 fn table_form() -> String {
     format!(

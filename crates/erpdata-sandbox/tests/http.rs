@@ -1,13 +1,16 @@
 //! The sandbox over real HTTP: in-process on 127.0.0.1:0 with a raw
 //! HTTP/1.1 client, and the built binary for its command-line contract.
 
+mod common;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use erpdata_sandbox::{serve_with_shutdown, Config, DEFAULT_TOKEN};
+use common::start;
+use erpdata_sandbox::{Config, DEFAULT_TOKEN};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 const TABLES: [&str; 5] = [
     "account",
@@ -16,21 +19,6 @@ const TABLES: [&str; 5] = [
     "receipt",
     "payment",
 ];
-
-async fn start(config: Config) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = Config {
-        log_requests: false,
-        ..config
-    };
-    tokio::spawn(serve_with_shutdown(
-        config,
-        listener,
-        std::future::pending(),
-    ));
-    addr
-}
 
 struct Reply {
     status: u16,

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clients::{error_text, Client, Streamed, FLAVOURS};
-use erpdata::{ClientOptions, Config, Error, RetryPolicy, Table, TransportKind};
-use sandbox::Sandbox;
+use erpdata::{ClientOptions, Error, RetryPolicy, Table, TransportKind};
+use sandbox::{config_with_token, Sandbox};
 
 /// Obviously fake, with characters that change when URL-encoded, so both
 /// forms can be looked for.
@@ -224,14 +224,8 @@ impl Sandboxes {
     }
 }
 
-fn config(base: &str) -> Config {
-    Config::builder(base)
-        .project("demo")
-        .access_token(TOKEN)
-        .company_id(1)
-        .year_id(2025)
-        .build()
-        .unwrap()
+fn config(base: &str) -> erpdata::Config {
+    config_with_token(base, TOKEN)
 }
 
 fn options(row: &Row, pem: &str) -> ClientOptions {

@@ -14,8 +14,8 @@ use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use clients::{error_text, Client, FLAVOURS};
-use erpdata::{ClientOptions, Config, DuesKind, Method, RetryPolicy, TableQuery};
-use sandbox::Sandbox;
+use erpdata::{ClientOptions, DuesKind, Method, RetryPolicy, TableQuery};
+use sandbox::{config_with_token, Sandbox};
 use serde_json::Value;
 
 /// Obviously fake, with characters that change when URL-encoded.
@@ -135,14 +135,8 @@ fn install_capture() {
 
 // --- the calls ---------------------------------------------------------------
 
-fn config(base: &str) -> Config {
-    Config::builder(base)
-        .project("demo")
-        .access_token(TOKEN)
-        .company_id(1)
-        .year_id(2025)
-        .build()
-        .unwrap()
+fn config(base: &str) -> erpdata::Config {
+    config_with_token(base, TOKEN)
 }
 
 fn options(pem: &str) -> ClientOptions {

@@ -18,9 +18,14 @@ pub const TOKEN: &str = "sandbox-token-not-secret";
 
 /// A config for the sandbox at `base`: its project, token, company and year.
 pub fn config(base: &str) -> Config {
+    config_with_token(base, TOKEN)
+}
+
+/// [`config`] for a sandbox started with `--token token`.
+pub fn config_with_token(base: &str, token: &str) -> Config {
     Config::builder(base)
         .project("demo")
-        .access_token(TOKEN)
+        .access_token(token)
         .company_id(1)
         .year_id(2025)
         .build()
