@@ -26,7 +26,6 @@ mod common;
 
 use common::{config, streamed as decode, ROWS};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use erpdata::{Config, DecoderOptions, TableDecoder};
 
 fn benches(c: &mut Criterion) {
     // Exactly what the sandbox serves for a 1M-row `sales_invoice`.
@@ -64,10 +63,10 @@ fn benches(c: &mut Criterion) {
 #[cfg(feature = "parallel")]
 fn parallel_benches(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    config: &Config,
+    config: &erpdata::Config,
     body: &[u8],
 ) {
-    use erpdata::ParallelOptions;
+    use erpdata::{DecoderOptions, ParallelOptions, TableDecoder};
 
     let options = DecoderOptions::default();
     let on = |threads| ParallelOptions {

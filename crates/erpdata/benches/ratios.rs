@@ -34,7 +34,6 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8]) -> Vec<Contender<'a>> {
             Box::new(move || streamed(config, body, drop)),
         ),
     ];
-    #[cfg(feature = "arrow")]
     all.push((
         "decoder → Arrow",
         Box::new(move || {
@@ -43,7 +42,6 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8]) -> Vec<Contender<'a>> {
             })
         }),
     ));
-    #[cfg(all(feature = "arrow", feature = "parallel"))]
     all.push((
         "decoder → Arrow, 2 threads",
         Box::new(move || {
