@@ -5,6 +5,8 @@ from ._errors import TransportError
 from ._models import Dues, Id, Row, Table
 
 __version__: str
+
+def _decimals_built_directly() -> bool: ...
 __all__ = [
     "Config",
     "Request",

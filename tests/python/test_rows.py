@@ -7,7 +7,9 @@ from __future__ import annotations
 import gc
 from decimal import Decimal
 
-from erpdata._core import Config
+import pytest
+
+from erpdata._core import Config, _decimals_built_directly
 
 CONFIG = Config("http://127.0.0.1:1/", project="demo", access_token="fake-token-for-tests")
 
@@ -45,3 +47,119 @@ def test_collector_back_on_after_rows() -> None:
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def decimal_texts() -> list[str]:
+    """Every shape a column's decimal takes: one and two 64-bit words of
+    digits, both signs, zeros, trailing zeros, the widest 38 digits."""
+    out = ["0.00", "-0.01", "1.10", "0.1", "1e-7", "123.45", "-99.999"]
+    for digits in range(1, 39):
+        for scale in {0, 1, digits // 2, digits - 1, digits}:
+            if scale == 0:
+                continue
+            whole = "9" * digits
+            for mag in (whole, "1" + "0" * (digits - 1), str(10 ** (digits - 1) + 7)[:digits]):
+                text = mag[: digits - scale] + "." + mag[digits - scale :]
+                if text.startswith("."):
+                    text = "0" + text
+                out += [text, "-" + text]
+    return out
+
+
+def test_direct_decimals_equal_the_constructors() -> None:
+    # One column per value: each keeps its own scale, so the row's Decimal
+    # must be Decimal(text) itself — digits, exponent, sign and hash.
+    values = decimal_texts()
+    body = '{"status":"success","data":[{%s}]}' % ",".join(f'"c{i}":{v}' for i, v in enumerate(values))
+    row = CONFIG.parse_table(200, body.encode())[0]
+    for i, text in enumerate(values):
+        got, want = row[f"c{i}"], Decimal(text)
+        assert type(got) is Decimal, text
+        assert got.as_tuple() == want.as_tuple(), text
+        assert str(got) == str(want) and hash(got) == hash(want), text
+        assert got + 1 == want + 1 and -got == -want, text
+
+
+def test_decimals_are_built_directly_on_cpython() -> None:
+    import platform
+    import sys
+
+    if platform.python_implementation() != "CPython" or sys.maxsize != 2**63 - 1:
+        assert not _decimals_built_directly()
+    else:
+        assert _decimals_built_directly()
+
+
+def test_without_the_c_decimal_values_come_from_text() -> None:
+    # `_pydecimal` in place of `decimal` (as on interpreters without
+    # `_decimal`): the probe refuses, and every value is made from text.
+    code = """
+import sys, _pydecimal
+sys.modules["decimal"] = _pydecimal
+from erpdata._core import Config, _decimals_built_directly
+row = Config("http://127.0.0.1:1/", project="d", access_token="fake-token-for-tests").parse_table(
+    200, b'{"status":"success","data":[{"a":-12345678901234567890123.45,"b":0.10}]}')[0]
+assert not _decimals_built_directly()
+assert type(row["a"]) is _pydecimal.Decimal, type(row["a"])
+assert str(row["a"]) == "-12345678901234567890123.45" and str(row["b"]) == "0.10"
+print("ok")
+"""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+# Run by every other CPython 3.9+ on this machine against the same abi3
+# module: the layout probe must pass, and the values built must equal the
+# constructor's, on each interpreter the wheel installs on.
+OTHER_INTERPRETER_CHECK = """
+import importlib.machinery, importlib.util, sys
+from decimal import Decimal
+loader = importlib.machinery.ExtensionFileLoader("erpdata._core", sys.argv[1])
+core = importlib.util.module_from_spec(importlib.util.spec_from_loader("erpdata._core", loader))
+loader.exec_module(core)
+texts = sys.argv[2].split(",")
+body = '{"status":"success","data":[{%s}]}' % ",".join('"c%d":%s' % (i, t) for i, t in enumerate(texts))
+config = core.Config("http://127.0.0.1:1/", project="d", access_token="fake-token-for-tests")
+decoder = core.TableDecoder(config, 200)
+decoder.feed(body.encode())
+(batch,), _, _ = decoder.finish()
+row = batch.to_rows()[0]
+for i, t in enumerate(texts):
+    got, want = row["c%d" % i], Decimal(t)
+    assert type(got) is Decimal and got.as_tuple() == want.as_tuple() and hash(got) == hash(want), t
+assert core._decimals_built_directly()
+print(sys.version_info[:2], "ok")
+"""
+
+
+def other_interpreters() -> list[str]:
+    import glob
+    import os
+    import sys
+
+    found = []
+    for path in sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3"))):
+        minor = int(path.split("/versions/3.")[1].split(".")[0])
+        if minor >= 9 and os.path.realpath(path) != os.path.realpath(sys.executable):
+            found.append(path)
+    return found
+
+
+def test_direct_decimals_on_every_other_interpreter_here() -> None:
+    import subprocess
+
+    from erpdata import _core
+
+    texts = ",".join(t for t in decimal_texts() if "e" not in t)
+    interpreters = other_interpreters()
+    if not interpreters:
+        pytest.skip("no other CPython 3.9+ under ~/.pyenv on this machine")
+    for python in interpreters:
+        out = subprocess.run(
+            [python, "-c", OTHER_INTERPRETER_CHECK, _core.__file__, texts],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert out.returncode == 0 and out.stdout.strip().endswith("ok"), (python, out.stderr)

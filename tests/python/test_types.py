@@ -57,7 +57,14 @@ def test_stubs_match_the_native_module() -> None:
     # What mypy's stubtest checks, without its half-minute startup:
     # the same classes, members, parameter names, kinds and defaults.
     stubs = _stub_classes()
-    assert sorted(stubs) == sorted(n for n in _core.__all__ if n != "__version__")
+    exported = [n for n in _core.__all__ if n != "__version__"]
+    assert sorted(stubs) == sorted(n for n in exported if isinstance(getattr(_core, n), type))
+    tree = ast.parse((ROOT / "python/erpdata/_core.pyi").read_text(encoding="utf-8"))
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    assert sorted(functions) == sorted(n for n in exported if not isinstance(getattr(_core, n), type))
+    for name, func in functions.items():
+        params = [(a.arg, "positional", "<required>") for a in func.args.args]
+        assert params == _runtime_params(getattr(_core, name)), name
     for name, members in stubs.items():
         runtime = getattr(_core, name)
         public = {

@@ -10,10 +10,18 @@ mod capsules;
 mod collector;
 mod config;
 mod convert;
+mod decimal_layout;
 mod errors;
 mod retry;
 mod rows;
 mod table;
+
+/// Whether row dicts' `Decimal`s are built from their digits directly
+/// (the layout probe passed on this interpreter) rather than from text.
+#[pyfunction]
+fn _decimals_built_directly(py: Python<'_>) -> PyResult<bool> {
+    Ok(decimal_layout::DecimalMaker::new(py)?.direct())
+}
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -24,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<collector::TableCollector>()?;
     m.add_class::<table::Batch>()?;
     m.add_class::<table::TableData>()?;
+    m.add_function(wrap_pyfunction!(_decimals_built_directly, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

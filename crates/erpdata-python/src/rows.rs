@@ -5,7 +5,7 @@
 //! exact value at its scale), `str` (dates as `YYYY-MM-DD`, as sent), and
 //! for JSON columns the value `json.loads` gives with `Decimal` floats.
 
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Date32Type, Decimal128Type, Int64Type};
@@ -16,7 +16,8 @@ use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 
-use crate::convert::{cached, make_decimal, DECIMAL, JSON_LOADS};
+use crate::convert::{cached, DECIMAL, JSON_LOADS};
+use crate::decimal_layout::DecimalMaker;
 
 /// Whether `field` holds JSON texts rather than plain strings.
 pub(crate) fn is_json(field: &Field) -> bool {
@@ -55,7 +56,7 @@ const VALUES_CACHED: usize = 4096;
 impl<'a, 'py> Strings<'a, 'py> {
     fn new() -> Self {
         Strings {
-            made: Some(HashMap::new()),
+            made: Some(HashMap::default()),
             misses: 0,
             last: None,
         }
@@ -101,7 +102,7 @@ pub(crate) struct Decimals<'py> {
 impl<'py> Decimals<'py> {
     fn new() -> Self {
         Decimals {
-            made: Some(HashMap::new()),
+            made: Some(HashMap::default()),
             misses: 0,
         }
     }
@@ -110,11 +111,7 @@ impl<'py> Decimals<'py> {
         if let Some(d) = self.made.as_ref().and_then(|m| m.get(&value)) {
             return Ok(d.clone());
         }
-        let mut buf = [0u8; 48];
-        let at = decimal_text(value, scale, &mut buf);
-        // ASCII digits, a point and a sign only.
-        let text = std::str::from_utf8(&buf[at..]).unwrap_or("NaN");
-        let d = cx.make_decimal.call1((PyString::new(cx.py, text),))?;
+        let d = cx.decimals.make(value, scale)?;
         self.misses += 1;
         if self.misses > VALUES_CACHED {
             self.made = None;
@@ -125,43 +122,9 @@ impl<'py> Decimals<'py> {
     }
 }
 
-/// `value × 10^-scale` as decimal text, written backwards into `buf`;
-/// returns where the text starts. 41 digits, a point, a sign and a zero
-/// fit in 48 bytes for any `i128` at a scale up to 38.
-fn decimal_text(value: i128, scale: i8, buf: &mut [u8; 48]) -> usize {
-    let scale = scale.max(0) as usize;
-    let mut mag = value.unsigned_abs();
-    let mut at = buf.len();
-    let mut digits = 0;
-    while mag > 0 || digits <= scale {
-        if digits == scale && scale > 0 {
-            at -= 1;
-            buf[at] = b'.';
-        }
-        // Most values fit in 64 bits, where division is cheap.
-        let d = if let Ok(small) = u64::try_from(mag) {
-            mag = u128::from(small / 10);
-            (small % 10) as u8
-        } else {
-            let d = (mag % 10) as u8;
-            mag /= 10;
-            d
-        };
-        at -= 1;
-        buf[at] = b'0' + d;
-        digits += 1;
-    }
-    if value < 0 {
-        at -= 1;
-        buf[at] = b'-';
-    }
-    at
-}
-
 struct Context<'py> {
     py: Python<'py>,
-    /// Exact decimal text to `Decimal`.
-    make_decimal: Bound<'py, PyAny>,
+    decimals: DecimalMaker<'py>,
     json_loads: Bound<'py, PyAny>,
     json_kwargs: Bound<'py, PyDict>,
 }
@@ -174,7 +137,7 @@ impl<'py> Context<'py> {
         Ok(Context {
             py,
             json_loads: cached(py, &JSON_LOADS, "json", "loads")?,
-            make_decimal: make_decimal(py)?,
+            decimals: DecimalMaker::new(py)?,
             json_kwargs,
         })
     }
@@ -188,7 +151,9 @@ impl<'a, 'py> Reader<'a, 'py> {
             DataType::Decimal128(..) => {
                 Reader::Decimal(array.as_primitive::<Decimal128Type>(), Decimals::new())
             }
-            DataType::Date32 => Reader::Date(array.as_primitive::<Date32Type>(), HashMap::new()),
+            DataType::Date32 => {
+                Reader::Date(array.as_primitive::<Date32Type>(), HashMap::default())
+            }
             DataType::Utf8 if is_json(field) => Reader::Json(array.as_string::<i32>()),
             DataType::Utf8 => Reader::Str(array.as_string::<i32>(), Strings::new()),
             // The tables the decoder makes have no other types.
