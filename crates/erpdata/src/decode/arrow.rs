@@ -190,7 +190,7 @@ fn utf8(values: Texts, validity: Option<Bitmap>) -> ArrayRef {
 struct Interner<'a> {
     slots: Vec<u32>,
     hashes: Vec<u64>,
-    entries: Vec<&'a str>,
+    entries: Vec<&'a [u8]>,
 }
 
 impl<'a> Interner<'a> {
@@ -232,8 +232,8 @@ impl<'a> Interner<'a> {
 
     /// The number of `s`, new or not.
     #[inline]
-    fn intern(&mut self, s: &'a str) -> u32 {
-        let h = Self::hash(s.as_bytes());
+    fn intern(&mut self, s: &'a [u8]) -> u32 {
+        let h = Self::hash(s);
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
@@ -241,8 +241,7 @@ impl<'a> Interner<'a> {
                 0 => break,
                 slot => {
                     let id = (slot - 1) as usize;
-                    if self.hashes[id] == h && same_bytes(self.entries[id].as_bytes(), s.as_bytes())
-                    {
+                    if self.hashes[id] == h && same_bytes(self.entries[id], s) {
                         return id as u32;
                     }
                 }
@@ -293,17 +292,20 @@ fn dictionary(
     let sample = non_null.min(DICTIONARY_SAMPLE);
     let mut interner = Interner::new();
     let mut keys = Vec::with_capacity(values.len());
-    let mut last: Option<(&str, i32)> = None;
+    let mut last: Option<(&[u8], i32)> = None;
     let mut counted = 0;
-    for i in 0..values.len() {
+    // The values as bytes between offsets: `Texts::get` would check each
+    // slice for char boundaries, and these are whole values already.
+    let data = values.data().as_bytes();
+    for (i, ends) in values.offsets().windows(2).enumerate() {
         if validity.as_ref().is_some_and(|v| !v.get(i)) {
             keys.push(0);
             continue;
         }
         counted += 1;
-        let s = values.get(i);
+        let s = &data[ends[0] as usize..ends[1] as usize];
         let key = match last {
-            Some((l, k)) if same_bytes(l.as_bytes(), s.as_bytes()) => k,
+            Some((l, k)) if same_bytes(l, s) => k,
             _ => {
                 let k = i32::try_from(interner.intern(s))
                     .map_err(|_| ArrowError::ComputeError("too many distinct strings".into()))?;
@@ -321,7 +323,8 @@ fn dictionary(
     }
     let mut dict = Texts::with_capacity(interner.len(), 0);
     for s in &interner.entries {
-        dict.push(s);
+        // SAFETY: each entry is a whole value of `values`, which is UTF-8.
+        dict.push(unsafe { std::str::from_utf8_unchecked(s) });
     }
     let keys = Int32Array::new(ScalarBuffer::from(keys), nulls(validity.clone()));
     let array = DictionaryArray::<Int32Type>::try_new(keys, utf8(dict, None))?;
@@ -379,7 +382,7 @@ mod tests {
         let words: Vec<String> = (0..5000).map(|i| format!("w{}", i % 777)).collect();
         let mut interner = Interner::new();
         for (i, w) in words.iter().enumerate() {
-            let id = interner.intern(w);
+            let id = interner.intern(w.as_bytes());
             assert_eq!(id as usize, i % 777);
         }
         assert_eq!(interner.len(), 777);
@@ -392,8 +395,8 @@ mod tests {
             "abcdefghijklmnopqrstuvwxyz",
         ] {
             let before = interner.len() as u32;
-            assert_eq!(interner.intern(s), before);
-            assert_eq!(interner.intern(s), before);
+            assert_eq!(interner.intern(s.as_bytes()), before);
+            assert_eq!(interner.intern(s.as_bytes()), before);
         }
     }
 }

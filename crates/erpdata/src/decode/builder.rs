@@ -34,9 +34,8 @@ struct Builder {
     /// The name can only be written one way in JSON (no character that
     /// needs escaping), so a key equal to it byte for byte is this column.
     plain: bool,
-    /// The last date text parsed and its value: dates repeat from row to
-    /// row (all invoices of a day), and a comparison is cheaper.
-    last_date: ([u8; 10], i32),
+    /// Dates parsed knowing the last one's month.
+    dates: date::Dates,
     /// Values in this batch (rows so far, or one more while its row is open).
     len: usize,
     /// Created at the first row without a value.
@@ -68,7 +67,7 @@ impl Builder {
         Builder {
             name: name.to_owned(),
             plain: name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'),
-            last_date: ([0; 10], 0),
+            dates: date::Dates::default(),
             // A key first seen in this row: the rows before lack it.
             len: rows,
             validity: None,
@@ -77,7 +76,7 @@ impl Builder {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, value: CellRef<'_>, capacity: usize) {
         if let CellRef::Null = value {
             self.push_null();
@@ -120,20 +119,10 @@ impl Builder {
                 Some(i) => values.push(i),
                 None => return false,
             },
-            (Build::Date(values), CellRef::Str(s, _)) => {
-                if s.as_bytes() == self.last_date.0 {
-                    values.push(self.last_date.1);
-                } else {
-                    match date::parse(s.as_bytes()) {
-                        Some(d) => {
-                            values.push(d);
-                            self.last_date.0.copy_from_slice(s.as_bytes());
-                            self.last_date.1 = d;
-                        }
-                        None => return false,
-                    }
-                }
-            }
+            (Build::Date(values), CellRef::Str(s, _)) => match self.dates.parse(s.as_bytes()) {
+                Some(d) => values.push(d),
+                None => return false,
+            },
             (Build::Bool(bits), CellRef::Bool(b)) => bits.push(b),
             (Build::Json(t), v) => match v {
                 CellRef::Str(_, raw) => t.push(raw),
@@ -523,7 +512,7 @@ impl Sink for ColumnSink {
         col.plain.then_some(col.name.as_str())
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_field(&mut self, value: CellRef<'_>) {
         let c = self.keys[self.pos];
         self.push(c, value);

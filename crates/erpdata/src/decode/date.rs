@@ -33,6 +33,49 @@ pub(crate) fn parse(s: &[u8]) -> Option<i32> {
     Some(days_from_civil(year, month, day))
 }
 
+/// [`parse`] that remembers the month of the last date: the dates of a
+/// table fall in a few months, so most often only the day is new, and two
+/// digits are all there is to read.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Dates {
+    /// `YYYY-MM-` of the last date, little-endian (0: none yet).
+    month: u64,
+    /// Days since 1970-01-01 of the day before that month's first.
+    day_zero: i32,
+    /// Days in that month.
+    days: u32,
+}
+
+impl Dates {
+    /// Exactly [`parse`]'s answer.
+    #[inline]
+    pub(crate) fn parse(&mut self, s: &[u8]) -> Option<i32> {
+        let s: &[u8; 10] = s.try_into().ok()?;
+        let month = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
+        if month == self.month {
+            let (tens, ones) = (s[8].wrapping_sub(b'0'), s[9].wrapping_sub(b'0'));
+            if tens > 9 || ones > 9 {
+                return None;
+            }
+            let day = u32::from(tens) * 10 + u32::from(ones);
+            return (1..=self.days)
+                .contains(&day)
+                .then(|| self.day_zero + day as i32);
+        }
+        let days = parse(s)?;
+        // A valid date: its digits are digits.
+        let digit = |i: usize| u32::from(s[i] - b'0');
+        let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+        let day = digit(8) * 10 + digit(9);
+        *self = Dates {
+            month,
+            day_zero: days - day as i32,
+            days: days_in_month(year, digit(5) * 10 + digit(6)),
+        };
+        Some(days)
+    }
+}
+
 fn is_leap(year: u32) -> bool {
     year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
@@ -135,6 +178,38 @@ mod tests {
                 assert!(out > prev);
             }
             last = Some(out);
+        }
+    }
+
+    #[test]
+    fn remembering_the_month_changes_no_answer() {
+        let mut dates = Dates::default();
+        let mut texts = Vec::new();
+        for y in [1, 1900, 1970, 2000, 2023, 2024, 9999] {
+            for m in 0..=13 {
+                for d in 0..=32 {
+                    texts.push(format!("{y:04}-{m:02}-{d:02}"));
+                }
+            }
+        }
+        texts.extend(
+            [
+                "2025-01-3x",
+                "2025-01-x3",
+                "2025-01-0/",
+                "2025-01-:1",
+                "2025-01-1",
+                "2025-01-011",
+            ]
+            .map(String::from),
+        );
+        // In order (the month repeats), and each after an unrelated one.
+        for t in &texts {
+            assert_eq!(dates.parse(t.as_bytes()), parse(t.as_bytes()), "{t}");
+        }
+        for t in &texts {
+            dates.parse(b"2025-01-31");
+            assert_eq!(dates.parse(t.as_bytes()), parse(t.as_bytes()), "{t}");
         }
     }
 }

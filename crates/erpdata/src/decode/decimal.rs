@@ -15,10 +15,22 @@ pub(crate) fn pow10(n: u32) -> u128 {
 /// it needs more than 38 digits: more significant digits than that as
 /// written, a scale above 38, or an exponent that multiplies it past them.
 /// `1e-7` is `(1, 7)`, `2.5E+3` is `(2500, 0)`; `-0.00` is `(0, 2)`.
-#[inline]
+#[inline(always)]
 pub(crate) fn of(n: &Number) -> Option<(i128, u8)> {
     if n.overflow {
         return None;
+    }
+    // What tables hold: no exponent, a few digits after the point. The
+    // scanner's fast path (19 digits at most) cannot exceed 38 digits.
+    if n.exponent == 0
+        && n.fraction_digits <= u32::from(MAX_PRECISION)
+        && n.mantissa <= MAX_38_DIGITS
+    {
+        let value = n.mantissa as i128;
+        return Some((
+            if n.negative { -value } else { value },
+            n.fraction_digits as u8,
+        ));
     }
     let scale = i64::from(n.fraction_digits) - i64::from(n.exponent);
     let (mantissa, scale) = if scale < 0 {
