@@ -5,9 +5,10 @@
 //! only ways are its constructors, which parse text (or a tuple), and cost
 //! several times more than everything else a row dict needs — a table of a
 //! million invoices holds millions of amounts. CPython's `_decimal`,
-//! however, has kept one object layout since Python 3.3 (a hash, then
-//! libmpdec's `mpd_t` pointing at four inline 64-bit words of base-10¹⁹
-//! digits), and a value of up to 38 digits always fits those words.
+//! however, has one object layout in every version this package supports
+//! (3.9 to 3.13 checked: a hash, then libmpdec's `mpd_t` pointing at four
+//! inline 64-bit words of base-10¹⁹ digits), and a value of up to 38
+//! digits always fits those words.
 //!
 //! So on first use this module *reads* `Decimal`s made by the constructor
 //! and checks every field against what the layout predicts, then makes

@@ -20,8 +20,9 @@ pub(crate) fn of(n: &Number) -> Option<(i128, u8)> {
     if n.overflow {
         return None;
     }
-    // What tables hold: no exponent, a few digits after the point. The
-    // scanner's fast path (19 digits at most) cannot exceed 38 digits.
+    // What tables hold, no exponent: the scale is the digits after the
+    // point and the value the digits as written — the general answer below
+    // without its arithmetic.
     if n.exponent == 0
         && n.fraction_digits <= u32::from(MAX_PRECISION)
         && n.mantissa <= MAX_38_DIGITS
