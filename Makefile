@@ -105,15 +105,21 @@ test-wheel: sandbox venv
 	target/wheel-test/venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheel-test/dist/*.whl
 	cd target/wheel-test && ERPDATA_SANDBOX_BIN=$(SANDBOX) venv/bin/python $(ROOT)/tests/python/wheel_smoke.py dist
 
-# Tables of 10k, 100k and 1M rows into Python against httpx + json/orjson +
-# pandas/polars and pd.read_json, and a growth table to 5M rows: a release
-# build of the package (unpacked from its wheel, so a concurrent `make
-# python` cannot swap the module mid-run) and a release sandbox.
-bench-python: venv
+# A release sandbox, and a release build of the Python package in $(1)/pkg,
+# unpacked from its wheel so that a concurrent `make python` cannot swap
+# the module in the middle of a run.
+define release-package
 	cargo build --release -p erpdata-sandbox
-	rm -rf target/bench-python
-	$(VENV)/bin/maturin build --release --quiet --out target/bench-python/dist
-	$(VPY) -m zipfile -e target/bench-python/dist/*.whl target/bench-python/pkg
+	rm -rf $(1)
+	$(VENV)/bin/maturin build --release --quiet --out $(1)/dist
+	$(VPY) -m zipfile -e $(1)/dist/*.whl $(1)/pkg
+endef
+
+# Tables of 10k, 100k and 1M rows into Python against httpx + json/orjson +
+# pandas/polars and pd.read_json, and a growth table to 5M rows, with
+# release builds.
+bench-python: venv
+	$(call release-package,target/bench-python)
 	$(VPY) bench/python/table_to_dataframe.py --sandbox target/release/erpdata-sandbox \
 	    --package target/bench-python/pkg --json target/bench/python.json
 
@@ -160,14 +166,10 @@ bench-report: venv
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
 
-# A release build of the package (unpacked from its wheel, as bench-python
-# does) against release sandboxes; scripts/reliability/python_load.py says
-# what it checks.
+# Release builds, as for bench-python; scripts/reliability/python_load.py
+# says what it checks.
 reliability-python: venv
-	cargo build --release -p erpdata-sandbox
-	rm -rf target/reliability-python
-	$(VENV)/bin/maturin build --release --quiet --out target/reliability-python/dist
-	$(VPY) -m zipfile -e target/reliability-python/dist/*.whl target/reliability-python/pkg
+	$(call release-package,target/reliability-python)
 	$(VPY) scripts/reliability/python_load.py --sandbox target/release/erpdata-sandbox \
 	    --package target/reliability-python/pkg
 

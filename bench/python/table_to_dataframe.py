@@ -24,6 +24,9 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from sandbox_process import SandboxProcess  # noqa: E402
+
 TOKEN = "sandbox-token-not-secret"
 
 SETUP = """
@@ -175,24 +178,6 @@ def run(method: str, url: str, rows: int, body: str, package: str) -> tuple[floa
     return float(elapsed), float(peak)
 
 
-class Sandbox:
-    """A release sandbox serving `rows` sales invoices, for one size."""
-
-    def __init__(self, binary: str, rows: int) -> None:
-        self.process = subprocess.Popen(
-            [binary, "--port", "0", "--rows", str(rows), "--quiet"], stdout=subprocess.PIPE, text=True
-        )
-        assert self.process.stdout is not None
-        self.url = self.process.stdout.readline().strip().rstrip("/") + "/"
-
-    def __enter__(self) -> "Sandbox":
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.process.kill()
-        self.process.wait()
-
-
 def summary(runs: list[tuple[float, float]]) -> dict[str, float]:
     times = [r[0] for r in runs]
     peaks = [r[1] for r in runs]
@@ -208,19 +193,20 @@ def summary(runs: list[tuple[float, float]]) -> dict[str, float]:
 def measure(binary: str, rows: int, methods: list[str], repeat: int, package: str) -> dict[str, dict[str, float]]:
     """Every method `repeat` times, interleaved so that drift in the
     machine's load hits each alike."""
-    with Sandbox(binary, rows) as sandbox, tempfile.TemporaryDirectory() as tmp:
+    with SandboxProcess(binary, "--rows", str(rows)) as sandbox, tempfile.TemporaryDirectory() as tmp:
+        url = sandbox.url + "/"
         body = os.path.join(tmp, "body.json")
         if any(m in IN_MEMORY for m in methods):
             with httpx.Client(timeout=600) as http, open(body, "wb") as out:
                 form = dict(req="getdata", project="demo", accesstoken=TOKEN, yearid="2025", compid="1",
                             table="sales_invoice")
-                with http.stream("POST", sandbox.url + "apis/dataapi.php", data=form) as answer:
+                with http.stream("POST", url + "apis/dataapi.php", data=form) as answer:
                     for chunk in answer.iter_bytes():
                         out.write(chunk)
         runs: dict[str, list[tuple[float, float]]] = {m: [] for m in methods}
         for _ in range(repeat):
             for method in methods:
-                runs[method].append(run(method, sandbox.url, rows, body, package))
+                runs[method].append(run(method, url, rows, body, package))
         return {m: summary(r) for m, r in runs.items()}
 
 

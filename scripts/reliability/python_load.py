@@ -35,10 +35,12 @@ import random
 import resource
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from sandbox_process import SandboxProcess  # noqa: E402
 
 TOKEN = "sandbox-token-not-secret"
 CALLS = 10_000
@@ -215,34 +217,6 @@ PARTS: Dict[str, Callable[[str, int], Dict[str, Any]]] = {
 # -- the parent: sandboxes and checks ------------------------------------------------------
 
 
-class Sandbox:
-    """A release sandbox on a free loopback port, for one part."""
-
-    def __init__(self, binary: str, *args: str) -> None:
-        self.process = subprocess.Popen(
-            [binary, "--port", "0", "--quiet", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line: List[str] = []
-        reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-        reader.start()
-        reader.join(60)
-        self.url = line[0].strip() if line else ""
-        if not self.url.startswith("http"):
-            self.process.kill()
-            raise SystemExit(f"the sandbox {binary} did not start")
-
-    def __enter__(self) -> "Sandbox":
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.process.kill()
-        self.process.wait(10)
-
-
 def child(part: str, url: str, package: str, seed: int = 0) -> Dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": package}
     done = subprocess.run(
@@ -266,7 +240,7 @@ def check(failures: List[str], ok: bool, what: str) -> None:
 
 def run_load(binary: str, package: str, seed: int, failures: List[str]) -> None:
     print(f"load: {CALLS:,} dues calls, AsyncClient, concurrency {CONCURRENCY}, sandbox --fail-rate 1")
-    with Sandbox(binary, "--fail-rate", "1") as sandbox:
+    with SandboxProcess(binary, "--fail-rate", "1") as sandbox:
         r = child("load", sandbox.url, package)
     rate = r["calls"] / r["seconds"]
     growth = (r["rss_end_mb"] - r["rss_first_mb"]) / r["rss_first_mb"]
@@ -282,7 +256,7 @@ def run_load(binary: str, package: str, seed: int, failures: List[str]) -> None:
 
 def run_stream(binary: str, package: str, seed: int, failures: List[str]) -> None:
     print(f"stream: {STREAM_ROWS:,}-row sales_invoice through Client.stream_table (Arrow batches)")
-    with Sandbox(binary, "--rows", str(STREAM_ROWS)) as sandbox:
+    with SandboxProcess(binary, "--rows", str(STREAM_ROWS)) as sandbox:
         r = child("stream", sandbox.url, package)
     print(
         f"  {r['rows']:,} rows, {r['bytes'] / 1e6:,.0f} MB in {r['seconds']:.1f} s "
@@ -294,7 +268,7 @@ def run_stream(binary: str, package: str, seed: int, failures: List[str]) -> Non
 
 def run_cuts(binary: str, package: str, seed: int, failures: List[str]) -> None:
     print(f"cuts: a {CUT_ROWS:,}-row answer cut at {CUTS} random points (--seed {seed} repeats them)")
-    with Sandbox(binary, "--rows", str(CUT_ROWS)) as sandbox:
+    with SandboxProcess(binary, "--rows", str(CUT_ROWS)) as sandbox:
         r = child("cuts", sandbox.url, package, seed)
     print(f"  whole answer: {r['rows']:,} rows, {r['size']:,} bytes")
     errors = 0
