@@ -7,6 +7,7 @@ from ._models import Dues, Id, Row, Table
 __version__: str
 
 def _decimals_built_directly() -> bool: ...
+
 __all__ = [
     "Config",
     "Request",

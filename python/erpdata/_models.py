@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Union, overload
 
+from ._checks import invalid, shown
 from ._kinds import DuesKind
 
 if TYPE_CHECKING:
@@ -145,8 +146,6 @@ class Table(Sequence[Row]):
         ``object`` for strings, as most older pandas code expects.
         """
         if not isinstance(dtype_backend, str) or dtype_backend not in ("pyarrow", "numpy"):
-            from ._checks import invalid, shown
-
             invalid("dtype_backend", f"must be 'pyarrow' or 'numpy', got {shown(dtype_backend)}")
         pd = _need("pandas", "pandas", "Table.to_pandas()")
         table = self.to_arrow()
