@@ -12,7 +12,7 @@ import httpx
 
 from . import _drive, _flow
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
-from ._checks import check_acids, check_batch_rows, check_concurrency, check_http_client, check_progress
+from ._checks import check_batch_rows, check_http_client, check_progress
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import AsyncTableStream, BatchFormat, converter
@@ -91,11 +91,7 @@ class AsyncClient(ClientBase):
         flight, keyed by account id as sent (``str``). Every id is checked
         before anything is sent; the first failure cancels the rest and is
         raised."""
-        check_concurrency(concurrency)
-        given = check_acids(acids)
-        for acid in given or ["0"]:  # see Client.dues_many
-            self._dues_request(acid, kind)
-        wanted = list(dict.fromkeys(given))
+        wanted = self._dues_many_accounts(acids, kind, concurrency)
         gate = asyncio.Semaphore(concurrency)
 
         async def one(acid: Id) -> Dues:

@@ -4,9 +4,9 @@ from arguments and the environment, request building, ``repr``."""
 from __future__ import annotations
 
 import os
-from typing import Optional, Union
+from typing import Iterable, List, Optional, Union
 
-from ._checks import check_flag, check_max_retries
+from ._checks import check_acids, check_concurrency, check_flag, check_max_retries
 from ._core import Config, Request, RetryPolicy
 from ._errors import InvalidInputError
 from ._flow import Call
@@ -105,6 +105,18 @@ class ClientBase:
     def _dues_request(self, acid: Id, kind: Union[DuesKind, str]) -> tuple[Request, str]:
         kind_name = kind.value if isinstance(kind, DuesKind) else kind
         return self._config.dues_request(acid, kind_name), kind_name
+
+    def _dues_many_accounts(
+        self, acids: Iterable[Id], kind: Union[DuesKind, str], concurrency: int
+    ) -> List[Id]:
+        """The distinct accounts of a ``dues_many`` call, in order, once
+        every input is checked and before anything is sent (the kind too
+        when no account is asked about: checked on a request never sent)."""
+        check_concurrency(concurrency)
+        given = check_acids(acids)
+        for acid in given or ["0"]:
+            self._dues_request(acid, kind)
+        return list(dict.fromkeys(given))
 
     def _table_request(
         self, name: str, company_id: Optional[Id], year_id: Optional[Id], method: str

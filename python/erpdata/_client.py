@@ -12,7 +12,7 @@ import httpx
 
 from . import _drive, _flow
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
-from ._checks import check_acids, check_batch_rows, check_concurrency, check_http_client, check_progress
+from ._checks import check_batch_rows, check_http_client, check_progress
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import BatchFormat, TableStream, converter
@@ -113,13 +113,7 @@ class Client(ClientBase):
         """The dues of many accounts, at most ``concurrency`` queries at a
         time (on threads), keyed by account id as sent (``str``). The
         first failure is raised."""
-        check_concurrency(concurrency)
-        given = check_acids(acids)
-        # Every input checked before any is sent (the kind too when no
-        # account is asked about: checked on a request never sent).
-        for acid in given or ["0"]:
-            self._dues_request(acid, kind)
-        wanted = list(dict.fromkeys(given))
+        wanted = self._dues_many_accounts(acids, kind, concurrency)
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
             results = list(pool.map(lambda a: self.dues(a, kind, timeout=timeout), wanted))
         return {d.acid: d for d in results}
