@@ -31,7 +31,7 @@ fn stream<'a>(
     batch_rows: usize,
     chunks: impl IntoIterator<Item = &'a [u8]>,
 ) -> Result<Streamed, Error> {
-    let mut decoder = TableDecoder::new(config, status, DecoderOptions { batch_rows });
+    let mut decoder = TableDecoder::new(config, status, DecoderOptions::with_batch_rows(batch_rows));
     let mut batches = Vec::new();
     for chunk in chunks {
         batches.extend(decoder.feed(chunk)?);

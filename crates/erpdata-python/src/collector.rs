@@ -118,7 +118,7 @@ impl TableCollector {
         if batch_rows == 0 {
             return Err(PyValueError::new_err("batch_rows must be at least 1"));
         }
-        let options = erpdata::DecoderOptions { batch_rows };
+        let options = erpdata::DecoderOptions::with_batch_rows(batch_rows);
         let decoder = erpdata::TableDecoder::new(config.core_config(), status, options);
         let (sender, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
         let shared = Arc::new(Shared::default());

@@ -283,7 +283,7 @@ impl TableDecoder {
         if batch_rows == 0 {
             return Err(PyValueError::new_err("batch_rows must be at least 1"));
         }
-        let options = erpdata::DecoderOptions { batch_rows };
+        let options = erpdata::DecoderOptions::with_batch_rows(batch_rows);
         Ok(TableDecoder {
             inner: Some(erpdata::TableDecoder::new(
                 config.core_config(),

@@ -33,9 +33,7 @@ impl Core {
         numbers: &JsValue,
     ) -> Result<TableStream, JsValue> {
         let numbers = core(rows::numbers(numbers))?;
-        let options = DecoderOptions {
-            batch_rows: batch_rows.max(1) as usize,
-        };
+        let options = DecoderOptions::with_batch_rows(batch_rows.max(1) as usize);
         Ok(TableStream {
             decoder: Some(TableDecoder::new(&self.config, status, options)),
             numbers,

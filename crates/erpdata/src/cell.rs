@@ -34,6 +34,19 @@ impl Cell {
     }
 }
 
+impl Cell {
+    /// The cell as JSON text.
+    pub(crate) fn write_json(&self, out: &mut String) {
+        match self {
+            Cell::Null => out.push_str("null"),
+            Cell::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Cell::Int(i) => out.push_str(&i.to_string()),
+            Cell::Number(text) | Cell::Json(text) => out.push_str(text),
+            Cell::String(s) => crate::decode::json_string(s, out),
+        }
+    }
+}
+
 /// Integers that fit stay integers; `-0` stays text because `0` would lose
 /// its sign.
 fn number(text: &str) -> Cell {

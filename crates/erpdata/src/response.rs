@@ -21,6 +21,7 @@ use crate::cell::{Cell, Row};
 use crate::config::Config;
 use crate::decode::decoder::{html_reason, truncate, Core};
 use crate::decode::sink::RowCollector;
+use crate::decode::{unify_schemas, Batch, DecoderOptions, Schema, TableDecoder};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::id::Id;
@@ -33,7 +34,12 @@ use crate::query::{DuesKind, DuesQuery};
 pub struct Table {
     /// Every key seen in any row, in first-seen order.
     pub columns: Vec<String>,
-    /// The rows in the order sent.
+    /// Each column's type, decided over the whole table (see
+    /// [`TableDecoder`](crate::TableDecoder) for the rule).
+    pub schema: Schema,
+    /// The rows in the order sent, each with the keys it was sent with;
+    /// values as their column's type gives them (a decimal at the column's
+    /// scale, a zero date null).
     pub rows: Vec<Row>,
     /// PHP notices or warnings that preceded the JSON, if any.
     pub notices: Vec<String>,
@@ -62,21 +68,44 @@ struct Body<'a> {
 
 impl Config {
     /// Parses the answer to a table fetch, by feeding the whole body to the
-    /// same decoder as [`TableDecoder`](crate::TableDecoder) and keeping
-    /// every row (see the decoder's module for each rule).
+    /// same decoder as [`TableDecoder`] and keeping every row (see the
+    /// decoder's module for each rule), with the default typing.
     ///
     /// No header is consulted, `Content-Type` included: PHP sends
     /// `text/html` unless a script sets otherwise, so valid JSON under that
     /// type is common, and an HTML page is recognised by its bytes whatever
     /// type it claims.
     pub fn parse_table(&self, status: u16, body: &[u8]) -> Result<Table> {
+        self.parse_table_with(status, body, &DecoderOptions::default())
+    }
+
+    /// [`Config::parse_table`] with the typing of `options` (declared
+    /// types, string inference); each column's type is decided over the
+    /// whole table whatever `options.one_schema` says.
+    pub fn parse_table_with(
+        &self,
+        status: u16,
+        body: &[u8],
+        options: &DecoderOptions,
+    ) -> Result<Table> {
+        let options = DecoderOptions {
+            one_schema: false,
+            ..options.clone()
+        };
+        let mut decoder = TableDecoder::new(self, status, options);
+        let mut batches = decoder.feed(body)?;
+        let finished = decoder.finish()?;
+        batches.extend(finished.batches);
+        let (schema, batches) = unify(batches);
+        // The rows again, for the keys each was sent with.
         let mut core = Core::new(self, status, RowCollector::default());
         core.feed(body)?;
         let done = core.finish()?;
         Ok(Table {
             columns: done.sink.columns(),
-            rows: done.sink.rows,
-            notices: done.notices,
+            schema,
+            rows: typed_rows(done.sink.rows, &batches),
+            notices: finished.notices,
         })
     }
 
@@ -86,6 +115,18 @@ impl Config {
     /// table fetch's envelope (`status` optional here) or a bare array of
     /// rows, and keeps the raw JSON either way.
     pub fn parse_dues(&self, query: &DuesQuery, status: u16, body: &[u8]) -> Result<Dues> {
+        self.parse_dues_with(query, status, body, &DecoderOptions::default())
+    }
+
+    /// [`Config::parse_dues`] with the typing of `options`: the rows'
+    /// values typed by column as a table's are.
+    pub fn parse_dues_with(
+        &self,
+        query: &DuesQuery,
+        status: u16,
+        body: &[u8],
+        options: &DecoderOptions,
+    ) -> Result<Dues> {
         let parsed = self.parse_json(status, body)?;
         let rows = if parsed.value.get().starts_with('[') {
             self.rows(parsed.value, body)?
@@ -113,7 +154,7 @@ impl Config {
         Ok(Dues {
             acid: query.acid.clone(),
             kind: query.kind,
-            rows,
+            rows: self.type_dues_rows(rows, options, body)?,
             raw: self.redact(parsed.value.get()),
             notices: parsed.notices,
         })
@@ -243,6 +284,50 @@ impl Config {
         Ok(Row { fields })
     }
 
+    /// Dues rows typed by the table rule: written back as a table answer
+    /// (they are few) and decoded like one.
+    fn type_dues_rows(
+        &self,
+        rows: Vec<Row>,
+        options: &DecoderOptions,
+        body: &[u8],
+    ) -> Result<Vec<Row>> {
+        let mut text = String::from(r#"{"status":"success","data":["#);
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push('{');
+            for (j, (key, cell)) in row.fields.iter().enumerate() {
+                if j > 0 {
+                    text.push(',');
+                }
+                crate::decode::json_string(key, &mut text);
+                text.push(':');
+                cell.write_json(&mut text);
+            }
+            text.push('}');
+        }
+        text.push_str("]}");
+        let options = DecoderOptions {
+            one_schema: false,
+            ..options.clone()
+        };
+        let mut decoder = TableDecoder::new(self, 200, options);
+        let typed = decoder
+            .feed(text.as_bytes())
+            .and_then(|mut batches| {
+                batches.extend(decoder.finish()?.batches);
+                Ok(batches)
+            })
+            .map_err(|e| match e {
+                Error::Decode { reason, .. } => self.decode(reason, body),
+                other => other,
+            })?;
+        let (_, batches) = unify(typed);
+        Ok(typed_rows(rows, &batches))
+    }
+
     fn decode(&self, reason: impl Into<String>, body: &[u8]) -> Error {
         // A reason may quote the body (an HTML page's title), so it is
         // redacted like the excerpt.
@@ -269,4 +354,49 @@ fn service_message(entries: &[(String, &RawValue)]) -> String {
         }
     }
     "the service gave no message".to_owned()
+}
+
+/// The batches' unified schema, and each batch cast to it.
+pub(crate) fn unify(batches: Vec<Batch>) -> (Schema, Vec<Batch>) {
+    let schema = batches
+        .iter()
+        .fold(Schema::new(), |s, b| unify_schemas(&s, &b.schema()));
+    let batches = batches
+        .into_iter()
+        .map(|b| {
+            if b.schema() == schema {
+                b
+            } else {
+                b.cast(&schema).expect("a unified schema holds its batches")
+            }
+        })
+        .collect();
+    (schema, batches)
+}
+
+/// `rows` (in the order, and with the keys, they were sent) with each
+/// value taken from its column in `batches`, which hold the same rows.
+fn typed_rows(rows: Vec<Row>, batches: &[Batch]) -> Vec<Row> {
+    let mut out = Vec::with_capacity(rows.len());
+    let mut rows = rows.into_iter();
+    for batch in batches {
+        let index: std::collections::HashMap<&str, usize> = batch
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.as_str(), i))
+            .collect();
+        for i in 0..batch.num_rows {
+            let Some(mut row) = rows.next() else {
+                return out;
+            };
+            for (key, cell) in &mut row.fields {
+                if let Some(&c) = index.get(key.as_str()) {
+                    *cell = batch.columns[c].cell(i);
+                }
+            }
+            out.push(row);
+        }
+    }
+    out
 }

@@ -12,7 +12,7 @@ use erpdata::{
 
 fn batches(body: &str, batch_rows: usize) -> Vec<Batch> {
     let config = Config::builder("https://erp.example.com/").build().unwrap();
-    let mut d = TableDecoder::new(&config, 200, DecoderOptions { batch_rows });
+    let mut d = TableDecoder::new(&config, 200, DecoderOptions::with_batch_rows(batch_rows));
     let mut out = d.feed(body.as_bytes()).unwrap();
     out.extend(d.finish().unwrap().batches);
     out

@@ -20,7 +20,11 @@ fn sequential(
     batch_rows: usize,
     chunk: usize,
 ) -> Result<Finished, Error> {
-    let mut d = TableDecoder::new(&config(), status, DecoderOptions { batch_rows });
+    let mut d = TableDecoder::new(
+        &config(),
+        status,
+        DecoderOptions::with_batch_rows(batch_rows),
+    );
     let mut batches = Vec::new();
     for c in body.chunks(chunk.max(1)) {
         batches.extend(d.feed(c)?);
@@ -44,7 +48,7 @@ fn parallel(
         &config(),
         status,
         body,
-        DecoderOptions { batch_rows },
+        DecoderOptions::with_batch_rows(batch_rows),
         ParallelOptions {
             threads: Some(threads),
             min_body_bytes: 0,
@@ -99,7 +103,7 @@ fn the_global_pool_and_the_threshold() {
             &config(),
             200,
             &body,
-            DecoderOptions { batch_rows: 256 },
+            DecoderOptions::with_batch_rows(256),
             parallel,
         )
         .unwrap();

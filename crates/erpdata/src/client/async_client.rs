@@ -149,7 +149,9 @@ impl AsyncClient {
     pub async fn table(&self, query: impl Into<TableQuery>) -> Result<Table> {
         let request = self.inner.config.table_request(&query.into())?;
         let (status, body) = self.inner.fetch(request).await?;
-        self.inner.config.parse_table(status, &body)
+        self.inner
+            .config
+            .parse_table_with(status, &body, &self.inner.options.decoder)
     }
 
     /// A table as a stream of [`Batch`]es, decoded as the body arrives, in
@@ -178,7 +180,11 @@ impl AsyncClient {
         let (response, sent) = self.inner.open(request).await?;
         let deadline = self.inner.options.stream_deadline.map(|d| (sent + d, d));
         let status = response.status().as_u16();
-        let decoder = TableDecoder::new(&self.inner.config, status, self.inner.options.decoder);
+        let decoder = TableDecoder::new(
+            &self.inner.config,
+            status,
+            self.inner.options.stream_decoder(),
+        );
         let end = Arc::new(Mutex::new(None));
         let state = StreamState {
             inner: self.inner.clone(),

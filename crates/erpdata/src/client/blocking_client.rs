@@ -137,7 +137,8 @@ impl BlockingClient {
     pub fn table(&self, query: impl Into<TableQuery>) -> Result<Table> {
         let request = self.config.table_request(&query.into())?;
         let (status, body) = self.fetch(request)?;
-        self.config.parse_table(status, &body)
+        self.config
+            .parse_table_with(status, &body, &self.options.decoder)
     }
 
     /// A table as an iterator of [`Batch`]es, decoded as the body arrives,
@@ -171,7 +172,7 @@ impl BlockingClient {
             decoder: Some(TableDecoder::new(
                 &self.config,
                 status,
-                self.options.decoder,
+                self.options.stream_decoder(),
             )),
             ready: VecDeque::new(),
             buffer: vec![0; READ_CHUNK],

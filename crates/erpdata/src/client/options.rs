@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::decode::DecoderOptions;
+use crate::decode::{DeclaredSchema, DecoderOptions};
 use crate::retry::RetryPolicy;
 
 /// The default time allowed for connecting (TCP and TLS).
@@ -95,6 +95,28 @@ impl ClientOptions {
     pub fn batch_rows(mut self, rows: usize) -> Self {
         self.decoder.batch_rows = rows.max(1);
         self
+    }
+
+    /// Declared column types for `table` and `stream_table`, in place of
+    /// the typing rule (see [`DeclaredType`](crate::DeclaredType)).
+    pub fn schema(mut self, schema: DeclaredSchema) -> Self {
+        self.decoder.schema = schema;
+        self
+    }
+
+    /// Whether strings are typed from their text (default on: `"1500.00"`
+    /// is a decimal); off, every JSON string is a string.
+    pub fn infer_strings(mut self, on: bool) -> Self {
+        self.decoder.infer_strings = on;
+        self
+    }
+
+    /// The decoder options of a stream: one schema for every batch.
+    pub(crate) fn stream_decoder(&self) -> DecoderOptions {
+        DecoderOptions {
+            one_schema: true,
+            ..self.decoder.clone()
+        }
     }
 
     /// Time allowed for one attempt of a whole `stream_table`, from

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use arrow_array::types::Int32Type;
 use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, Int32Array, Int64Array,
-    NullArray, RecordBatch, RecordBatchOptions, StringArray,
+    NullArray, RecordBatch, RecordBatchOptions, StringArray, TimestampMicrosecondArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{ArrowError, DataType, Field, Schema};
+use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
 
 use super::batch::Batch;
 use super::columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
@@ -50,7 +50,8 @@ pub enum Dictionary {
 
 impl ColumnType {
     /// The Arrow type of a column of this type: Null, Boolean, Int64,
-    /// Decimal128(p, s), Date32, Utf8 (or `Dictionary(Int32, Utf8)` for a
+    /// Decimal128(p, s), Date32,
+    /// Timestamp(Microsecond, no zone), Utf8 (or `Dictionary(Int32, Utf8)` for a
     /// String column with `dictionary`), and Utf8 for JSON texts.
     pub fn arrow_type(self, dictionary: bool) -> DataType {
         match self {
@@ -61,6 +62,7 @@ impl ColumnType {
                 DataType::Decimal128(precision, scale as i8)
             }
             ColumnType::Date => DataType::Date32,
+            ColumnType::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, None),
             ColumnType::String if dictionary => {
                 DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
             }
@@ -136,6 +138,7 @@ impl Column {
                 precision,
                 scale,
                 validity,
+                ..
             } => (
                 Arc::new(
                     Decimal128Array::new(ScalarBuffer::from(values), nulls(validity))
@@ -145,6 +148,15 @@ impl Column {
             ),
             ColumnData::Date { values, validity } => (
                 Arc::new(Date32Array::new(
+                    ScalarBuffer::from(values),
+                    nulls(validity),
+                )),
+                false,
+            ),
+            ColumnData::Timestamp {
+                values, validity, ..
+            } => (
+                Arc::new(TimestampMicrosecondArray::new(
                     ScalarBuffer::from(values),
                     nulls(validity),
                 )),

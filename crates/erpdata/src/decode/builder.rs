@@ -5,13 +5,22 @@
 //! column (rarely, and at most a few times per batch), so most values are
 //! stored with no second pass. The result is the same as typing the batch
 //! after the fact by the documented rule (see [`super`]).
+//!
+//! A declared column, and every column of a stream once its first batch
+//! is out, never widens: a value that does not fit is an error naming the
+//! column, the row and how to declare the type.
 
 use std::collections::HashMap;
 
 use super::batch::Batch;
-use super::columns::{Bitmap, Column, ColumnData, Texts};
+use super::columns::{
+    Bitmap, Column, ColumnData, ColumnType, Digits, Sent, Texts, ZERO_DATE_MARK,
+    ZERO_TIMESTAMP_MARK,
+};
+use super::declared::{DeclaredSchema, DeclaredType};
 use super::sink::{int_value, CellRef, Sink};
-use super::{date, decimal};
+use super::text::{self, NumberText};
+use super::{date, decimal, timestamp};
 
 /// A batch ends early once its text columns hold this much.
 const MAX_BATCH_TEXT: usize = 256 << 20;
@@ -26,6 +35,75 @@ const MAX_VALUE_TEXT: usize = 64 << 20;
 /// allocation up front (which aborts a process, and a wasm module for
 /// good).
 const MAX_RESERVED_ROWS: usize = 1 << 16;
+
+/// How the column types of an answer are decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Typing {
+    /// Strings typed from their text (`"1500.00"` a decimal).
+    pub infer_strings: bool,
+    /// One schema for every batch: the first batch fixes the types.
+    pub one_schema: bool,
+    /// The caller's types.
+    pub declared: DeclaredSchema,
+}
+
+/// How one column's type is decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    /// From its values.
+    Infer,
+    /// The caller's type.
+    Declared(DeclaredType),
+    /// A stream's type, fixed by its first batch; `lenient` when the caller
+    /// declared it (a declared type takes more forms).
+    Locked { ty: ColumnType, lenient: bool },
+}
+
+/// What a value is, for choosing a column's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Bool,
+    Int,
+    Decimal(u8),
+    /// A number of more than 38 digits.
+    BigNumber,
+    Date,
+    Timestamp,
+    Text,
+    Nested,
+}
+
+fn class(value: CellRef<'_>, strings: bool) -> Class {
+    match value {
+        CellRef::Null => Class::Text,
+        CellRef::Bool(_) => Class::Bool,
+        CellRef::Number(_, n) if int_value(n).is_some() => Class::Int,
+        CellRef::Number(_, n) => match decimal::of(n) {
+            Some((_, scale)) => Class::Decimal(scale),
+            None => Class::BigNumber,
+        },
+        CellRef::Json(_) => Class::Nested,
+        CellRef::Str(s, _) if strings => string_class(s.as_bytes()),
+        CellRef::Str(..) => Class::Text,
+    }
+}
+
+fn string_class(s: &[u8]) -> Class {
+    match text::number(s) {
+        Some(NumberText::Int(_)) => return Class::Int,
+        Some(NumberText::Decimal(_, scale)) => return Class::Decimal(scale),
+        None => {}
+    }
+    if s == text::ZERO_DATE || date::parse(s).is_some() {
+        Class::Date
+    } else if text::zero_datetime(s).is_some()
+        || timestamp::parse(s, &mut date::Dates::default()).is_some()
+    {
+        Class::Timestamp
+    } else {
+        Class::Text
+    }
+}
 
 /// A column being built.
 #[derive(Debug)]
@@ -43,6 +121,10 @@ struct Builder {
     data: Build,
     /// Text bytes in the previous batch, to size this one's buffer.
     hint_bytes: usize,
+    rule: Rule,
+    /// The precision a Decimal column has whatever its values: declared,
+    /// or 38 in a stream (one schema for every batch).
+    precision: Option<u8>,
 }
 
 #[derive(Debug, Default)]
@@ -56,46 +138,161 @@ enum Build {
         values: Vec<i128>,
         scale: u8,
         max_abs: u128,
+        sent: Sent,
     },
     Date(Vec<i32>),
+    Timestamp {
+        values: Vec<i64>,
+        sent: Sent,
+    },
     Str(Texts),
     Json(Texts),
 }
 
+impl Build {
+    /// An empty column of type `ty` (`Null` as String: a fixed type must
+    /// hold what comes).
+    fn empty(ty: ColumnType, capacity: usize, hint_bytes: usize) -> Build {
+        match ty {
+            ColumnType::Bool => Build::Bool(Bitmap::with_capacity(capacity)),
+            ColumnType::Int => Build::Int(Vec::with_capacity(capacity)),
+            ColumnType::Decimal { scale, .. } => Build::Decimal {
+                values: Vec::with_capacity(capacity),
+                scale,
+                max_abs: 0,
+                sent: Sent::default(),
+            },
+            ColumnType::Date => Build::Date(Vec::with_capacity(capacity)),
+            ColumnType::Timestamp => Build::Timestamp {
+                values: Vec::with_capacity(capacity),
+                sent: Sent::default(),
+            },
+            ColumnType::Null | ColumnType::String => {
+                Build::Str(empty_texts(0, capacity, hint_bytes))
+            }
+            ColumnType::Json => Build::Json(empty_texts(0, capacity, hint_bytes)),
+        }
+    }
+}
+
+fn declared_type(t: DeclaredType) -> ColumnType {
+    match t {
+        DeclaredType::String => ColumnType::String,
+        DeclaredType::Int => ColumnType::Int,
+        DeclaredType::Decimal(ps) => {
+            let (precision, scale) = ps.unwrap_or((38, 0));
+            ColumnType::Decimal { precision, scale }
+        }
+        DeclaredType::Date => ColumnType::Date,
+        DeclaredType::Timestamp => ColumnType::Timestamp,
+        DeclaredType::Bool => ColumnType::Bool,
+        DeclaredType::Json => ColumnType::Json,
+    }
+}
+
 impl Builder {
-    fn new(name: &str, rows: usize) -> Self {
-        Builder {
+    fn new(name: &str, rows: usize, typing: &Typing, capacity: usize) -> Self {
+        let rule = typing
+            .declared
+            .get(name)
+            .map_or(Rule::Infer, Rule::Declared);
+        let precision = match rule {
+            Rule::Declared(DeclaredType::Decimal(Some((p, _)))) => Some(p),
+            _ if typing.one_schema => Some(decimal::MAX_PRECISION),
+            _ => None,
+        };
+        let mut b = Builder {
             name: name.to_owned(),
             plain: name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'),
             dates: date::Dates::default(),
-            // A key first seen in this row: the rows before lack it.
-            len: rows,
+            len: 0,
             validity: None,
             data: Build::Null,
             hint_bytes: 0,
+            rule,
+            precision,
+        };
+        b.start(capacity);
+        // A key first seen in this row: the rows before lack it.
+        for _ in 0..rows {
+            b.push_null();
         }
+        b
     }
 
+    /// Empties the column for the next batch, typed as its rule says.
+    fn start(&mut self, capacity: usize) {
+        self.data = match self.rule {
+            Rule::Infer => Build::Null,
+            Rule::Declared(t) => Build::empty(declared_type(t), capacity, self.hint_bytes),
+            Rule::Locked { ty, .. } => Build::empty(ty, capacity, self.hint_bytes),
+        };
+    }
+
+    fn lenient(&self) -> bool {
+        matches!(
+            self.rule,
+            Rule::Declared(_) | Rule::Locked { lenient: true, .. }
+        )
+    }
+
+    /// Stores `value`; `false` if the column's type is fixed and cannot
+    /// hold it (nothing stored then).
     #[inline(always)]
-    fn push(&mut self, value: CellRef<'_>, capacity: usize) {
+    fn push(&mut self, value: CellRef<'_>, capacity: usize, strings: bool) -> bool {
         if let CellRef::Null = value {
             self.push_null();
-            return;
+            return true;
         }
-        if !self.try_push(value) {
-            self.widen(value, capacity);
-            let pushed = self.try_push(value);
-            debug_assert!(pushed, "widened to hold {value:?}");
-        }
+        let lenient = self.lenient();
+        let strings = strings || lenient;
+        let valid = match self.try_push(value, strings, lenient) {
+            Some(valid) => valid,
+            None => {
+                let target = self.target(value, strings);
+                let allowed = match self.rule {
+                    Rule::Infer => true,
+                    // A bare `decimal` takes the scale its values need.
+                    Rule::Declared(DeclaredType::Decimal(None)) => {
+                        matches!(target, Class::Decimal(_))
+                    }
+                    _ => false,
+                };
+                if !allowed {
+                    return false;
+                }
+                self.widen(target, capacity);
+                match self.try_push(value, strings, lenient) {
+                    Some(valid) => valid,
+                    None => {
+                        debug_assert!(false, "widened to hold {value:?}");
+                        return false;
+                    }
+                }
+            }
+        };
+        let len = self.len;
         self.len += 1;
-        if let Some(v) = &mut self.validity {
-            v.push(true);
+        if valid {
+            if let Some(v) = &mut self.validity {
+                v.push(true);
+            }
+        } else {
+            self.validity
+                .get_or_insert_with(|| Bitmap::filled(len, true))
+                .push(false);
         }
+        true
     }
 
-    /// Stores `value` if the column's current type holds it.
+    /// Stores `value` if the column's current type holds it: `Some(true)`
+    /// for a value, `Some(false)` for a null (a zero date, or a declared
+    /// column's empty string) whose slot is filled, `None` if it does not
+    /// fit. `strings`: strings are typed by their text; `lenient`: the
+    /// extra forms a declared type takes.
     #[inline(always)]
-    fn try_push(&mut self, value: CellRef<'_>) -> bool {
+    fn try_push(&mut self, value: CellRef<'_>, strings: bool, lenient: bool) -> Option<bool> {
+        let row = self.len;
         match (&mut self.data, value) {
             (Build::Str(t), CellRef::Str(s, _)) => t.push(s),
             (
@@ -103,26 +300,45 @@ impl Builder {
                     values,
                     scale,
                     max_abs,
+                    sent,
                 },
-                CellRef::Number(_, n),
+                CellRef::Number(text, n),
             ) => {
-                let Some(v) = decimal::of(n)
-                    .filter(|&(_, s)| s <= *scale)
-                    .and_then(|(v, s)| decimal::rescale(v, *scale - s))
-                else {
-                    return false;
-                };
+                let (v, s) = decimal::of(n)?;
+                if s > *scale {
+                    return None;
+                }
+                let v = decimal::rescale(v, *scale - s)?;
+                if self
+                    .precision
+                    .is_some_and(|p| v.unsigned_abs() >= decimal::pow10(u32::from(p)))
+                {
+                    return None;
+                }
                 values.push(v);
                 *max_abs = (*max_abs).max(v.unsigned_abs());
+                sent.digits.push(row, s);
+                if (v == 0 && n.negative)
+                    || (!n.integral && memchr::memchr2(b'e', b'E', text.as_bytes()).is_some())
+                {
+                    sent.odd.push((u32::try_from(row).ok()?, text.into()));
+                }
             }
-            (Build::Int(values), CellRef::Number(_, n)) => match int_value(n) {
-                Some(i) => values.push(i),
-                None => return false,
-            },
-            (Build::Date(values), CellRef::Str(s, _)) => match self.dates.parse(s.as_bytes()) {
-                Some(d) => values.push(d),
-                None => return false,
-            },
+            (Build::Int(values), CellRef::Number(_, n)) => values.push(int_value(n)?),
+            (Build::Date(values), CellRef::Str(s, _)) if strings => {
+                match self.dates.parse(s.as_bytes()) {
+                    Some(d) => values.push(d),
+                    None if s.as_bytes() == text::ZERO_DATE => {
+                        values.push(ZERO_DATE_MARK);
+                        return Some(false);
+                    }
+                    None if lenient && s.is_empty() => {
+                        values.push(0);
+                        return Some(false);
+                    }
+                    None => return None,
+                }
+            }
             (Build::Bool(bits), CellRef::Bool(b)) => bits.push(b),
             (Build::Json(t), v) => match v {
                 CellRef::Str(_, raw) => t.push(raw),
@@ -131,71 +347,174 @@ impl Builder {
                 CellRef::Bool(b) => t.push(if b { "true" } else { "false" }),
                 CellRef::Null => t.push(""),
             },
-            _ => return false,
+            (Build::Str(t), CellRef::Number(text, _)) => t.push(text),
+            (Build::Str(t), CellRef::Bool(b)) => t.push(if b { "true" } else { "false" }),
+            (Build::Str(t), CellRef::Json(text)) if lenient => t.push(text),
+            (Build::Int(_) | Build::Decimal { .. }, CellRef::Str(s, _)) if strings => {
+                return self.push_number_text(s, lenient)
+            }
+            (Build::Timestamp { values, sent }, CellRef::Str(s, _)) if strings => {
+                let b = s.as_bytes();
+                if let Some((micros, digits)) = timestamp::parse(b, &mut self.dates) {
+                    values.push(micros);
+                    sent.digits.push(row, digits);
+                } else if let Some(digits) = text::zero_datetime(b) {
+                    values.push(ZERO_TIMESTAMP_MARK);
+                    sent.digits.push(row, digits);
+                    return Some(false);
+                } else if lenient && (b.is_empty() || b == text::ZERO_DATE) {
+                    values.push(0);
+                    sent.digits.push(row, 0);
+                    return Some(false);
+                } else if lenient {
+                    let days = self.dates.parse(b)?;
+                    values.push(i64::from(days) * 86_400_000_000);
+                    sent.digits.push(row, 0);
+                } else {
+                    return None;
+                }
+            }
+            (Build::Bool(bits), v) if lenient => match v {
+                CellRef::Number(_, n) => match int_value(n)? {
+                    0 => bits.push(false),
+                    1 => bits.push(true),
+                    _ => return None,
+                },
+                CellRef::Str("0" | "false", _) => bits.push(false),
+                CellRef::Str("1" | "true", _) => bits.push(true),
+                CellRef::Str("", _) => {
+                    bits.push(false);
+                    return Some(false);
+                }
+                _ => return None,
+            },
+            _ => return None,
         }
-        true
+        Some(true)
     }
 
-    /// Changes the column's type so that it holds `value` too, converting
-    /// the values so far. The rule, per batch:
-    /// - the first value decides: a boolean → Bool; an integer that fits
-    ///   `i64` (no fraction or exponent written; not `-0`) → Int; another
-    ///   number → Decimal at its scale; a `YYYY-MM-DD` calendar date →
-    ///   Date; another string → String; an object or array → Json;
-    /// - Int meeting a decimal → Decimal; Decimal meeting a larger scale →
-    ///   that scale; Date meeting a non-date string → String;
-    /// - anything else, or a decimal that no longer fits in 38 digits → Json.
-    fn widen(&mut self, value: CellRef<'_>, capacity: usize) {
+    /// A string into an Int or Decimal column, if it is a canonical number
+    /// the column holds.
+    #[inline]
+    fn push_number_text(&mut self, s: &str, lenient: bool) -> Option<bool> {
+        let row = self.len;
+        let parsed = text::number(s.as_bytes());
+        match (&mut self.data, parsed) {
+            (Build::Int(values), Some(NumberText::Int(i))) => values.push(i),
+            (
+                Build::Decimal {
+                    values,
+                    scale,
+                    max_abs,
+                    sent,
+                },
+                Some(parsed),
+            ) => {
+                let (v, s) = match parsed {
+                    NumberText::Int(i) => (i128::from(i), 0),
+                    NumberText::Decimal(v, s) => (v, s),
+                };
+                if s > *scale {
+                    return None;
+                }
+                let v = decimal::rescale(v, *scale - s)?;
+                if self
+                    .precision
+                    .is_some_and(|p| v.unsigned_abs() >= decimal::pow10(u32::from(p)))
+                {
+                    return None;
+                }
+                values.push(v);
+                *max_abs = (*max_abs).max(v.unsigned_abs());
+                sent.digits.push(row, s);
+            }
+            (Build::Int(values), None) if lenient && s.is_empty() => {
+                values.push(0);
+                return Some(false);
+            }
+            (Build::Decimal { values, sent, .. }, None) if lenient && s.is_empty() => {
+                values.push(0);
+                sent.digits.push(row, 0);
+                return Some(false);
+            }
+            _ => return None,
+        }
+        Some(true)
+    }
+
+    /// The type the column must become to hold `value` too, by the
+    /// documented rule (see [`super`]).
+    fn target(&self, value: CellRef<'_>, strings: bool) -> Class {
+        let c = class(value, strings);
+        match (&self.data, c) {
+            (_, Class::Nested) => Class::Nested,
+            (Build::Json(_), _) => Class::Nested,
+            (Build::Null, c) => match c {
+                Class::BigNumber => Class::Text,
+                c => c,
+            },
+            (Build::Int(values), Class::Decimal(s)) => {
+                let max = values.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0);
+                if decimal::rescale(max as i128, s).is_some() {
+                    Class::Decimal(s)
+                } else {
+                    Class::Text
+                }
+            }
+            (Build::Decimal { scale, max_abs, .. }, Class::Decimal(s)) if s > *scale => {
+                // `max_abs` bounds every value, so if it fits, all do.
+                if decimal::rescale(*max_abs as i128, s - *scale).is_some() {
+                    Class::Decimal(s)
+                } else {
+                    Class::Text
+                }
+            }
+            _ => Class::Text,
+        }
+    }
+
+    /// Converts the values so far to the type `target` names. Values
+    /// become text as they were sent ([`ColumnData::write_text`]) or, for
+    /// Json, as their JSON text.
+    fn widen(&mut self, target: Class, capacity: usize) {
         let len = self.len;
         let cap = capacity.max(len + 1);
-        let next: Option<Build> = match (&mut self.data, value) {
-            (Build::Null, v) => {
-                // The rows before had no value.
-                if len > 0 {
-                    self.validity = Some(Bitmap::filled(len, false));
-                }
-                Some(match v {
-                    CellRef::Bool(_) => {
-                        let mut b = Bitmap::with_capacity(cap);
-                        (0..len).for_each(|_| b.push(false));
-                        Build::Bool(b)
-                    }
-                    CellRef::Number(_, n) if int_value(n).is_some() => Build::Int(zeros(len, cap)),
-                    CellRef::Number(_, n) => match decimal::of(n) {
-                        Some((_, scale)) => Build::Decimal {
-                            values: zeros(len, cap),
-                            scale,
-                            max_abs: 0,
-                        },
-                        None => Build::Json(empty_texts(len, cap, self.hint_bytes)),
-                    },
-                    CellRef::Str(s, _) if date::parse(s.as_bytes()).is_some() => {
-                        Build::Date(zeros(len, cap))
-                    }
-                    CellRef::Str(..) => Build::Str(empty_texts(len, cap, self.hint_bytes)),
-                    CellRef::Json(_) | CellRef::Null => {
-                        Build::Json(empty_texts(len, cap, self.hint_bytes))
-                    }
-                })
+        if let Build::Null = self.data {
+            // The rows before had no value.
+            if len > 0 {
+                self.validity = Some(Bitmap::filled(len, false));
             }
-            (Build::Date(values), CellRef::Str(..)) => {
-                let mut texts = Texts::with_capacity(cap, cap * 10);
-                let validity = self.validity.as_ref();
-                let mut s = String::with_capacity(10);
-                for (i, &d) in values.iter().enumerate() {
-                    s.clear();
-                    if validity.is_none_or(|v| v.get(i)) {
-                        date::format(d, &mut s);
-                    }
-                    texts.push(&s);
+            self.data = match target {
+                Class::Bool => {
+                    let mut b = Bitmap::with_capacity(cap);
+                    (0..len).for_each(|_| b.push(false));
+                    Build::Bool(b)
                 }
-                Some(Build::Str(texts))
-            }
-            (Build::Int(values), CellRef::Number(_, n)) => decimal::of(n).and_then(|(_, scale)| {
+                Class::Int => Build::Int(zeros(len, cap)),
+                Class::Decimal(scale) => Build::Decimal {
+                    values: zeros(len, cap),
+                    scale,
+                    max_abs: 0,
+                    sent: Sent::default(),
+                },
+                Class::Date => Build::Date(zeros(len, cap)),
+                Class::Timestamp => Build::Timestamp {
+                    values: zeros(len, cap),
+                    sent: Sent::default(),
+                },
+                Class::Text | Class::BigNumber => {
+                    Build::Str(empty_texts(len, cap, self.hint_bytes))
+                }
+                Class::Nested => Build::Json(empty_texts(len, cap, self.hint_bytes)),
+            };
+            return;
+        }
+        let next = match (&mut self.data, target) {
+            (Build::Int(values), Class::Decimal(scale)) => {
                 let mut out = Vec::with_capacity(values.capacity());
                 let mut max_abs = 0u128;
                 for &v in values.iter() {
-                    let x = decimal::rescale(i128::from(v), scale)?;
+                    let x = decimal::rescale(i128::from(v), scale).unwrap_or_default();
                     max_abs = max_abs.max(x.unsigned_abs());
                     out.push(x);
                 }
@@ -203,49 +522,70 @@ impl Builder {
                     values: out,
                     scale,
                     max_abs,
+                    sent: Sent {
+                        digits: if len > 0 {
+                            Digits::Same(0)
+                        } else {
+                            Digits::Column
+                        },
+                        odd: Vec::new(),
+                    },
                 })
-            }),
+            }
             (
                 Build::Decimal {
                     values,
                     scale,
                     max_abs,
+                    sent,
                 },
-                CellRef::Number(_, n),
-            ) => match decimal::of(n) {
-                // `max_abs` bounds every value, so if it fits, all do.
-                Some((_, s))
-                    if s > *scale && decimal::rescale(*max_abs as i128, s - *scale).is_some() =>
-                {
-                    let by = s - *scale;
-                    for v in values.iter_mut() {
-                        *v = decimal::rescale(*v, by).unwrap_or_default();
-                    }
-                    Some(Build::Decimal {
-                        values: std::mem::take(values),
-                        scale: s,
-                        max_abs: *max_abs * decimal::pow10(u32::from(by)),
-                    })
+                Class::Decimal(s),
+            ) => {
+                let by = s - *scale;
+                for v in values.iter_mut() {
+                    *v = decimal::rescale(*v, by).unwrap_or_default();
                 }
-                _ => None,
-            },
+                if sent.digits == Digits::Column && len > 0 {
+                    sent.digits = Digits::Same(*scale);
+                }
+                Some(Build::Decimal {
+                    values: std::mem::take(values),
+                    scale: s,
+                    max_abs: *max_abs * decimal::pow10(u32::from(by)),
+                    sent: std::mem::take(sent),
+                })
+            }
             _ => None,
         };
-        self.data = match next {
-            Some(build) => build,
-            None => self.take_as_json(),
+        self.data = match (next, target) {
+            (Some(build), _) => build,
+            (None, Class::Nested) => self.take_as_json(),
+            (None, _) => self.take_as_text(),
         };
     }
 
-    /// The column so far as JSON texts: every value's canonical JSON text
-    /// (the exact text sent is kept only for values that arrive after this).
+    /// The column so far as JSON texts: every value's JSON text (the exact
+    /// text sent is kept only for values that arrive after this).
     fn take_as_json(&mut self) -> Build {
         let data = self.finish_data(self.validity.clone());
         Build::Json(data.json_texts())
     }
 
+    /// The column so far as strings: every value's text as sent.
+    fn take_as_text(&mut self) -> Build {
+        let data = self.finish_data(self.validity.clone());
+        match data.cast(ColumnType::String) {
+            Some(ColumnData::String { values, validity }) => {
+                self.validity = validity;
+                Build::Str(values)
+            }
+            _ => Build::Str(Texts::new()),
+        }
+    }
+
     #[inline]
     fn push_null(&mut self) {
+        let row = self.len;
         match &mut self.data {
             // Nothing to store: the count is the column.
             Build::Null => {
@@ -254,8 +594,19 @@ impl Builder {
             }
             Build::Bool(b) => b.push(false),
             Build::Int(v) => v.push(0),
-            Build::Decimal { values, .. } => values.push(0),
+            Build::Decimal { values, sent, .. } => {
+                values.push(0);
+                if let Digits::PerRow(_) = sent.digits {
+                    sent.digits.push(row, 0);
+                }
+            }
             Build::Date(v) => v.push(0),
+            Build::Timestamp { values, sent } => {
+                values.push(0);
+                if let Digits::PerRow(_) = sent.digits {
+                    sent.digits.push(row, 0);
+                }
+            }
             Build::Str(t) | Build::Json(t) => t.push(""),
         }
         let len = self.len;
@@ -268,17 +619,26 @@ impl Builder {
     /// Takes back this row's value of a key that came twice (the last one
     /// wins). The type the discarded value may have widened to stays.
     fn pop(&mut self) {
+        let row = self.len - 1;
         match &mut self.data {
             Build::Null => {}
             Build::Bool(b) => b.pop(),
             Build::Int(v) => {
                 v.pop();
             }
-            Build::Decimal { values, .. } => {
+            Build::Decimal { values, sent, .. } => {
                 values.pop();
+                sent.digits.pop(row);
+                if sent.odd.last().is_some_and(|(r, _)| *r as usize == row) {
+                    sent.odd.pop();
+                }
             }
             Build::Date(v) => {
                 v.pop();
+            }
+            Build::Timestamp { values, sent } => {
+                values.pop();
+                sent.digits.pop(row);
             }
             Build::Str(t) | Build::Json(t) => t.pop(),
         }
@@ -305,28 +665,106 @@ impl Builder {
                 values,
                 scale,
                 max_abs,
+                sent,
             } => ColumnData::Decimal {
                 values,
-                precision: decimal::precision(max_abs, scale),
+                precision: self
+                    .precision
+                    .unwrap_or_else(|| decimal::precision(max_abs, scale))
+                    .max(scale)
+                    .max(1),
                 scale,
                 validity,
+                sent,
             },
             Build::Date(values) => ColumnData::Date { values, validity },
+            Build::Timestamp { values, sent } => ColumnData::Timestamp {
+                values,
+                validity,
+                sent,
+            },
             Build::Str(values) => ColumnData::String { values, validity },
             Build::Json(values) => ColumnData::Json { values, validity },
         }
     }
 
-    /// The batch's column; the builder starts over, untyped, for the next.
-    fn finish(&mut self) -> Column {
+    /// The batch's column; the builder starts over for the next, untyped
+    /// unless its type is declared or fixed.
+    fn finish(&mut self, capacity: usize) -> Column {
         self.hint_bytes = self.text_bytes();
         let validity = self.validity.take();
         let data = self.finish_data(validity);
         self.len = 0;
+        self.start(capacity);
         Column {
             name: self.name.clone(),
             data,
         }
+    }
+
+    /// Fixes the column's type for the rest of a stream: the type of the
+    /// batch just finished (a column without a value yet is String).
+    fn lock(&mut self, ty: ColumnType, capacity: usize) {
+        let lenient = matches!(self.rule, Rule::Declared(_));
+        let ty = match ty {
+            ColumnType::Null => match self.rule {
+                Rule::Declared(t) => declared_type(t),
+                _ => ColumnType::String,
+            },
+            t => t,
+        };
+        self.rule = Rule::Locked { ty, lenient };
+        self.start(capacity);
+    }
+
+    /// Why `value` does not fit, for the error.
+    fn misfit(&self, value: CellRef<'_>, row: u64) -> String {
+        let what = describe(value);
+        let (ty, how) = match self.rule {
+            Rule::Declared(t) => (t.to_string(), "declared"),
+            Rule::Locked { ty, lenient: true } => (ty.name(), "declared"),
+            Rule::Locked { ty, .. } => (ty.name(), "fixed by the stream's first batch"),
+            Rule::Infer => (self.type_now().name(), "inferred"),
+        };
+        format!(
+            "column `{}`, row {row}: {what} does not fit its type {ty} ({how}); declare the \
+             column's type (for example \"string\") to read it",
+            self.name
+        )
+    }
+
+    fn type_now(&self) -> ColumnType {
+        match &self.data {
+            Build::Null => ColumnType::Null,
+            Build::Bool(_) => ColumnType::Bool,
+            Build::Int(_) => ColumnType::Int,
+            Build::Decimal { scale, .. } => ColumnType::Decimal {
+                precision: self.precision.unwrap_or(decimal::MAX_PRECISION),
+                scale: *scale,
+            },
+            Build::Date(_) => ColumnType::Date,
+            Build::Timestamp { .. } => ColumnType::Timestamp,
+            Build::Str(_) => ColumnType::String,
+            Build::Json(_) => ColumnType::Json,
+        }
+    }
+}
+
+/// A value's kind and a short excerpt of it, for an error.
+fn describe(value: CellRef<'_>) -> String {
+    fn short(s: &str) -> String {
+        let mut out: String = s.chars().take(40).collect();
+        if out.len() < s.len() {
+            out.push('…');
+        }
+        out
+    }
+    match value {
+        CellRef::Null => "null".into(),
+        CellRef::Bool(b) => format!("the boolean {b}"),
+        CellRef::Number(text, _) => format!("the number {}", short(text)),
+        CellRef::Str(s, _) => format!("the string {:?}", short(s)),
+        CellRef::Json(_) => "an object or array".into(),
     }
 }
 
@@ -348,6 +786,11 @@ fn empty_texts(len: usize, capacity: usize, hint_bytes: usize) -> Texts {
 #[derive(Debug)]
 pub(crate) struct ColumnSink {
     batch_rows: usize,
+    typing: Typing,
+    /// Whether the first batch of a one-schema answer fixed the types.
+    locked: bool,
+    /// Rows in the batches completed before this one.
+    base_rows: u64,
     cols: Vec<Builder>,
     index: HashMap<String, usize>,
     /// The column of each position of the previous row: rows of one table
@@ -374,9 +817,12 @@ pub(crate) struct ColumnSink {
 }
 
 impl ColumnSink {
-    pub(crate) fn new(batch_rows: usize) -> Self {
+    pub(crate) fn new(batch_rows: usize, typing: Typing) -> Self {
         ColumnSink {
             batch_rows: batch_rows.max(1),
+            typing,
+            locked: false,
+            base_rows: 0,
             cols: Vec::new(),
             index: HashMap::new(),
             keys: Vec::new(),
@@ -409,10 +855,14 @@ impl ColumnSink {
         let c = match self.index.get(key) {
             Some(&c) => c,
             None => {
-                let c = self.cols.len();
-                self.cols.push(Builder::new(key, self.rows));
-                self.index.insert(key.to_owned(), c);
-                c
+                if self.locked && self.fault.is_none() {
+                    self.fault = Some(format!(
+                        "column `{key}` first appears in row {}, after the first batch fixed the \
+                         stream's columns; declare its type to have it in every batch",
+                        self.row_number()
+                    ));
+                }
+                self.add_column(key)
             }
         };
         if self.pos < self.keys.len() {
@@ -423,15 +873,57 @@ impl ColumnSink {
         c
     }
 
+    fn add_column(&mut self, key: &str) -> usize {
+        let c = self.cols.len();
+        let capacity = self.capacity();
+        self.cols
+            .push(Builder::new(key, self.rows, &self.typing, capacity));
+        self.index.insert(key.to_owned(), c);
+        c
+    }
+
+    fn capacity(&self) -> usize {
+        self.batch_rows.min(MAX_RESERVED_ROWS)
+    }
+
+    /// The current row, counted from 1 over the whole answer.
+    fn row_number(&self) -> u64 {
+        self.base_rows + self.rows as u64 + 1
+    }
+
     /// Closes the current batch. Every column seen so far in the stream is
     /// in it (a column absent from this batch is all null), in first-seen
-    /// order, so each batch's columns extend the previous batch's.
+    /// order, so each batch's columns extend the previous batch's. The
+    /// first batch of a one-schema answer also has every declared column,
+    /// and fixes every column's type.
     fn complete(&mut self) {
-        let columns = self.cols.iter_mut().map(Builder::finish).collect();
+        let lock = self.typing.one_schema && !self.locked;
+        if lock {
+            let unseen: Vec<String> = self
+                .typing
+                .declared
+                .columns()
+                .iter()
+                .filter(|(name, _)| !self.index.contains_key(name))
+                .map(|(name, _)| name.clone())
+                .collect();
+            for name in unseen {
+                self.add_column(&name);
+            }
+        }
+        let capacity = self.capacity();
+        let columns: Vec<Column> = self.cols.iter_mut().map(|b| b.finish(capacity)).collect();
+        if lock {
+            for (b, c) in self.cols.iter_mut().zip(&columns) {
+                b.lock(c.column_type(), capacity);
+            }
+            self.locked = true;
+        }
         self.done.push(Batch {
             num_rows: self.rows,
             columns,
         });
+        self.base_rows += self.rows as u64;
         self.rows = 0;
         self.text_bytes = 0;
         if self.releasing {
@@ -446,9 +938,13 @@ impl ColumnSink {
         self.done.drain(..n).collect()
     }
 
-    /// After a successful end: every batch, the last one partial.
+    /// After a successful end: every batch, the last one partial (and,
+    /// for a one-schema answer without rows, one empty batch with the
+    /// declared columns, so that the schema is known).
     pub(crate) fn into_batches(mut self) -> Vec<Batch> {
-        if self.rows > 0 {
+        if self.rows > 0
+            || (self.typing.one_schema && !self.locked && !self.typing.declared.is_empty())
+        {
             self.complete();
         }
         self.done
@@ -472,13 +968,17 @@ impl ColumnSink {
                     self.fault = Some(format!(
                         "row {} has a value of more than {} bytes in `{}`, more than typed \
                          columns take",
-                        self.rows, MAX_VALUE_TEXT, self.cols[c].name
+                        self.row_number(),
+                        MAX_VALUE_TEXT,
+                        self.cols[c].name
                     ));
                 }
                 return;
             }
         }
         let rows = self.rows;
+        let capacity = self.capacity();
+        let strings = self.typing.infer_strings;
         let col = &mut self.cols[c];
         if col.len > rows {
             self.regular = false;
@@ -486,7 +986,14 @@ impl ColumnSink {
         } else {
             self.set_in_row += 1;
         }
-        col.push(value, self.batch_rows.min(MAX_RESERVED_ROWS));
+        if !col.push(value, capacity, strings) {
+            // Keep the row's shape; the error ends the answer.
+            col.push_null();
+            if self.fault.is_none() {
+                let row = self.base_rows + rows as u64 + 1;
+                self.fault = Some(self.cols[c].misfit(value, row));
+            }
+        }
     }
 }
 
@@ -545,9 +1052,10 @@ impl Sink for ColumnSink {
             );
             return;
         }
+        let typing = std::mem::take(&mut self.typing);
         *self = ColumnSink {
             releasing: self.releasing,
-            ..ColumnSink::new(self.batch_rows)
+            ..ColumnSink::new(self.batch_rows, typing)
         };
     }
 
@@ -586,11 +1094,15 @@ mod tests {
     }
 
     fn build(values: &[CellRef<'_>]) -> Column {
-        let mut b = Builder::new("x", 0);
+        let typing = Typing {
+            infer_strings: true,
+            ..Typing::default()
+        };
+        let mut b = Builder::new("x", 0, &typing, 4);
         for &v in values {
-            b.push(v, 4);
+            assert!(b.push(v, 4, true));
         }
-        b.finish()
+        b.finish(4)
     }
 
     fn s(text: &str) -> CellRef<'_> {
@@ -621,14 +1133,24 @@ mod tests {
         assert_eq!(c.column_type(), ColumnType::Date);
         assert_eq!(c.cell(0), Cell::Null);
         let c = build(&[num("1.5"), CellRef::Str("x", "\"x\""), CellRef::Bool(true)]);
+        assert_eq!(c.column_type(), ColumnType::String);
+        assert_eq!(c.cell(0), Cell::String("1.5".into()));
+        assert_eq!(c.cell(1), Cell::String("x".into()));
+        assert_eq!(c.cell(2), Cell::String("true".into()));
+        let c = build(&[num("1.5"), CellRef::Json("[1]")]);
         assert_eq!(c.column_type(), ColumnType::Json);
         assert_eq!(c.cell(0), Cell::Number("1.5".into()));
-        assert_eq!(c.cell(1), Cell::String("x".into()));
-        assert_eq!(c.cell(2), Cell::Bool(true));
         let c = build(&[num(&"9".repeat(38)), num("0.5")]);
-        assert_eq!(c.column_type(), ColumnType::Json, "38 digits then a scale");
+        assert_eq!(
+            c.column_type(),
+            ColumnType::String,
+            "38 digits then a scale"
+        );
+        assert_eq!(c.cell(0), Cell::String("9".repeat(38)));
+        assert_eq!(c.cell(1), Cell::String("0.5".into()));
         let c = build(&[num("1e400")]);
-        assert_eq!(c.column_type(), ColumnType::Json);
+        assert_eq!(c.column_type(), ColumnType::String);
+        assert_eq!(c.cell(0), Cell::String("1e400".into()));
         let c = build(&[CellRef::Null, CellRef::Null]);
         assert_eq!(c.data, ColumnData::Null { len: 2 });
         let c = build(&[num("-0")]);
@@ -643,7 +1165,7 @@ mod tests {
 
     #[test]
     fn duplicates_keep_the_last_value() {
-        let mut sink = ColumnSink::new(10);
+        let mut sink = ColumnSink::new(10, Typing::default());
         sink.begin_row();
         sink.field("a", num("1"));
         sink.field("b", s("x"));
@@ -659,7 +1181,7 @@ mod tests {
         assert_eq!(b.columns[0].cell(1), Cell::Null);
         assert_eq!(b.columns[1].cell(1), Cell::String("y".into()));
         assert_eq!(b.columns[1].data.null_count(), 0);
-        let _ = Builder::new("t", 0).text_len();
+        let _ = Builder::new("t", 0, &Typing::default(), 4).text_len();
     }
 }
 
@@ -672,9 +1194,7 @@ mod reservation {
     #[test]
     fn a_huge_batch_size_reserves_only_what_rows_need() {
         let config = Config::builder("https://erp.example.com/").build().unwrap();
-        let options = DecoderOptions {
-            batch_rows: usize::MAX / 2,
-        };
+        let options = DecoderOptions::with_batch_rows(usize::MAX / 2);
         let mut decoder = TableDecoder::new(&config, 200, options);
         let body = br#"{"status":"success","data":[{"a":1.5,"b":"x","c":"2025-01-01","d":true},{"a":2,"b":null}]}"#;
         assert!(decoder.feed(body).unwrap().is_empty());

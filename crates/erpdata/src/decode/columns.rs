@@ -9,8 +9,91 @@
 
 use std::fmt::Write;
 
-use super::{date, decimal};
+use super::{date, decimal, timestamp};
 use crate::cell::Cell;
+
+/// The value under a null row of a Date column that was MySQL's zero date
+/// (`0000-00-00`): null as a date, but its text kept for a string column.
+pub const ZERO_DATE_MARK: i32 = i32::MIN;
+/// The value under a null row of a Timestamp column that was MySQL's zero
+/// datetime (`0000-00-00 00:00:00`).
+pub const ZERO_TIMESTAMP_MARK: i64 = i64::MIN;
+
+/// How many digits each row of a Decimal or Timestamp column was sent
+/// with after the point.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Digits {
+    /// As the column prints it: the Decimal's scale, or a Timestamp's
+    /// canonical form (none for whole seconds, else six).
+    #[default]
+    Column,
+    /// Every row the same number.
+    Same(u8),
+    /// One number per row (0 for a row without a value).
+    PerRow(Vec<u8>),
+}
+
+impl Digits {
+    /// Row `i`'s digits, `None` for [`Digits::Column`].
+    pub fn get(&self, i: usize) -> Option<u8> {
+        match self {
+            Digits::Column => None,
+            Digits::Same(d) => Some(*d),
+            Digits::PerRow(v) => v.get(i).copied(),
+        }
+    }
+
+    /// Records row `row`'s digits (`len` rows came before it).
+    #[inline]
+    pub(crate) fn push(&mut self, row: usize, d: u8) {
+        match self {
+            Digits::Same(x) if *x == d => {}
+            Digits::Column => *self = Digits::Same(d),
+            Digits::Same(x) => {
+                let mut v = vec![*x; row];
+                v.push(d);
+                *self = Digits::PerRow(v);
+            }
+            Digits::PerRow(v) => {
+                v.resize(row, 0);
+                v.push(d);
+            }
+        }
+    }
+
+    pub(crate) fn pop(&mut self, row: usize) {
+        if let Digits::PerRow(v) = self {
+            v.truncate(row);
+        }
+    }
+}
+
+/// What a typed column keeps so that each value's text as sent can be
+/// given back, should the column become a string column (a later value
+/// or batch that is not of its type): the digits each decimal or
+/// timestamp was written with, and the rows written in a form the value
+/// does not give back (`1e3`, `-0`). Zero dates are marked in the values
+/// ([`ZERO_DATE_MARK`], [`ZERO_TIMESTAMP_MARK`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Sent {
+    /// Digits after the point, per row.
+    pub digits: Digits,
+    /// `(row, text)` of values sent in another form than the value prints.
+    pub odd: Vec<(u32, Box<str>)>,
+}
+
+impl Sent {
+    fn odd_text(&self, i: usize) -> Option<&str> {
+        if self.odd.is_empty() {
+            return None;
+        }
+        let i = u32::try_from(i).ok()?;
+        self.odd
+            .binary_search_by_key(&i, |(r, _)| *r)
+            .ok()
+            .map(|k| &*self.odd[k].1)
+    }
+}
 
 /// One bit per row, least significant bit first (Arrow's layout).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -277,13 +360,27 @@ pub enum ColumnData {
         scale: u8,
         /// Which rows have a value.
         validity: Option<Bitmap>,
+        /// The text each value was sent as.
+        sent: Sent,
     },
-    /// Calendar dates sent as `YYYY-MM-DD`, as days since 1970-01-01.
+    /// Calendar dates sent as `YYYY-MM-DD`, as days since 1970-01-01. A
+    /// null row holding [`ZERO_DATE_MARK`] was MySQL's zero date.
     Date {
         /// One value per row.
         values: Vec<i32>,
         /// Which rows have a value.
         validity: Option<Bitmap>,
+    },
+    /// Date and time of day sent as `YYYY-MM-DD HH:MM:SS[.ffffff]`, as
+    /// microseconds since 1970-01-01 00:00:00, no time zone. A null row
+    /// holding [`ZERO_TIMESTAMP_MARK`] was MySQL's zero datetime.
+    Timestamp {
+        /// One value per row.
+        values: Vec<i64>,
+        /// Which rows have a value.
+        validity: Option<Bitmap>,
+        /// The digits of the fraction each value was sent with.
+        sent: Sent,
     },
     /// Strings, decoded.
     String {
@@ -324,6 +421,8 @@ pub enum ColumnType {
     },
     /// Calendar dates.
     Date,
+    /// Timestamps (microseconds, no time zone).
+    Timestamp,
     /// Strings.
     String,
     /// JSON texts.
@@ -342,16 +441,19 @@ impl ColumnType {
     /// | Null | T | T |
     /// | Int | Decimal(p, s) | Decimal(max(p − s, 19) + s, s) |
     /// | Decimal(p₁, s₁) | Decimal(p₂, s₂) | Decimal(max(p₁ − s₁, p₂ − s₂) + max(s₁, s₂), max(s₁, s₂)) |
-    /// | Date | String | String |
-    /// | anything else | | Json |
+    /// | Json | anything | Json |
+    /// | any other two | | String |
     ///
-    /// A decimal that would need more than 38 digits is Json. The rule is
-    /// commutative and associative, so batches can be unified in any order.
+    /// A decimal that would need more than 38 digits is String. Every
+    /// value of a typed column can be given back as the text it was sent
+    /// as, so String holds them all. The rule is commutative and
+    /// associative, so batches can be unified in any order.
     pub fn unify(self, other: ColumnType) -> ColumnType {
         use ColumnType::*;
         match (self, other) {
             (a, b) if a == b => a,
             (Null, t) | (t, Null) => t,
+            (Json, _) | (_, Json) => Json,
             (Int, Decimal { precision, scale }) | (Decimal { precision, scale }, Int) => {
                 decimal_type(INT_DIGITS.max(precision - scale), scale)
             }
@@ -365,8 +467,22 @@ impl ColumnType {
                     scale: s2,
                 },
             ) => decimal_type((p1 - s1).max(p2 - s2), s1.max(s2)),
-            (Date, String) | (String, Date) => String,
-            _ => Json,
+            _ => String,
+        }
+    }
+
+    /// The type's name as the bindings and vectors write it: `null`,
+    /// `bool`, `int`, `decimal(P,S)`, `date`, `timestamp`, `string`, `json`.
+    pub fn name(self) -> std::string::String {
+        match self {
+            ColumnType::Null => "null".into(),
+            ColumnType::Bool => "bool".into(),
+            ColumnType::Int => "int".into(),
+            ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+            ColumnType::Date => "date".into(),
+            ColumnType::Timestamp => "timestamp".into(),
+            ColumnType::String => "string".into(),
+            ColumnType::Json => "json".into(),
         }
     }
 }
@@ -379,7 +495,7 @@ fn decimal_type(int_digits: u8, scale: u8) -> ColumnType {
             scale,
         }
     } else {
-        ColumnType::Json
+        ColumnType::String
     }
 }
 
@@ -401,6 +517,7 @@ impl ColumnData {
             ColumnData::Int { values, .. } => values.len(),
             ColumnData::Decimal { values, .. } => values.len(),
             ColumnData::Date { values, .. } => values.len(),
+            ColumnData::Timestamp { values, .. } => values.len(),
             ColumnData::String { values, .. } | ColumnData::Json { values, .. } => values.len(),
         }
     }
@@ -423,6 +540,7 @@ impl ColumnData {
                 scale: *scale,
             },
             ColumnData::Date { .. } => ColumnType::Date,
+            ColumnData::Timestamp { .. } => ColumnType::Timestamp,
             ColumnData::String { .. } => ColumnType::String,
             ColumnData::Json { .. } => ColumnType::Json,
         }
@@ -437,6 +555,7 @@ impl ColumnData {
             | ColumnData::Int { validity, .. }
             | ColumnData::Decimal { validity, .. }
             | ColumnData::Date { validity, .. }
+            | ColumnData::Timestamp { validity, .. }
             | ColumnData::String { validity, .. }
             | ColumnData::Json { validity, .. } => validity.as_ref(),
         }
@@ -459,9 +578,10 @@ impl ColumnData {
     }
 
     /// Row `i` as a cell: a decimal as its text at the column's scale, a
-    /// date as `YYYY-MM-DD`, a JSON text as the cell it denotes (a string,
-    /// number, boolean, or nested [`Cell::Json`]); a row without a value is
-    /// [`Cell::Null`].
+    /// date as `YYYY-MM-DD`, a timestamp as `YYYY-MM-DD HH:MM:SS` (with
+    /// `.ffffff` unless it is whole seconds), a JSON text as the cell it
+    /// denotes (a string, number, boolean, or nested [`Cell::Json`]); a
+    /// row without a value (a zero date included) is [`Cell::Null`].
     ///
     /// # Panics
     /// If `i >= self.len()`.
@@ -484,30 +604,96 @@ impl ColumnData {
                 date::format(values[i], &mut s);
                 Cell::String(s)
             }
+            ColumnData::Timestamp { values, .. } => {
+                let mut s = String::new();
+                timestamp::canonical(values[i], &mut s);
+                Cell::String(s)
+            }
             ColumnData::String { values, .. } => Cell::String(values.get(i).to_owned()),
             ColumnData::Json { values, .. } => cell_of_json(values.get(i)),
         }
     }
 
-    /// Row `i` as JSON text (`None` for a row without a value): the text
-    /// kept for a Json column, the value's canonical JSON otherwise.
-    pub(crate) fn write_json(&self, i: usize, out: &mut String) {
+    /// Writes row `i` as the text it was sent as (a JSON string's decoded
+    /// text, a number's or literal's JSON text) and says whether it has
+    /// one: a null row has none, except a zero date, which was sent as
+    /// text. A Json column's values are their JSON text.
+    pub fn write_text(&self, i: usize, out: &mut String) -> bool {
+        let valid = self.is_valid(i);
         match self {
-            ColumnData::Null { .. } => out.push_str("null"),
+            ColumnData::Null { .. } => return false,
+            ColumnData::Date { values, .. } if !valid && values[i] == ZERO_DATE_MARK => {
+                out.push_str("0000-00-00");
+                return true;
+            }
+            ColumnData::Timestamp { values, sent, .. }
+                if !valid && values[i] == ZERO_TIMESTAMP_MARK =>
+            {
+                out.push_str("0000-00-00 00:00:00");
+                let d = sent.digits.get(i).unwrap_or(0);
+                if d > 0 {
+                    out.push('.');
+                    (0..d).for_each(|_| out.push('0'));
+                }
+                return true;
+            }
+            _ if !valid => return false,
             ColumnData::Bool { values, .. } => {
                 out.push_str(if values.get(i) { "true" } else { "false" })
             }
             ColumnData::Int { values, .. } => {
                 let _ = write!(out, "{}", values[i]);
             }
-            ColumnData::Decimal { values, scale, .. } => decimal::format(values[i], *scale, out),
-            ColumnData::Date { values, .. } => {
-                out.push('"');
-                date::format(values[i], out);
-                out.push('"');
+            ColumnData::Decimal {
+                values,
+                scale,
+                sent,
+                ..
+            } => match sent.odd_text(i) {
+                Some(text) => out.push_str(text),
+                None => match sent.digits.get(i).filter(|d| d <= scale) {
+                    Some(d) => {
+                        let k = decimal::pow10(u32::from(scale - d)) as i128;
+                        decimal::format(values[i] / k, d, out)
+                    }
+                    None => decimal::format(values[i], *scale, out),
+                },
+            },
+            ColumnData::Date { values, .. } => date::format(values[i], out),
+            ColumnData::Timestamp { values, sent, .. } => match sent.digits.get(i) {
+                Some(d) => timestamp::format(values[i], d, out),
+                None => timestamp::canonical(values[i], out),
+            },
+            ColumnData::String { values, .. } | ColumnData::Json { values, .. } => {
+                out.push_str(values.get(i))
             }
-            ColumnData::String { values, .. } => json_string(values.get(i), out),
-            ColumnData::Json { values, .. } => out.push_str(values.get(i)),
+        }
+        true
+    }
+
+    /// Row `i` as JSON text: the text kept for a Json column, else the
+    /// value's own: numbers as sent (decimals at the digits they were sent
+    /// with), dates and timestamps as the string sent, strings with JSON's
+    /// minimal escaping; `null` for a row without a value.
+    pub(crate) fn write_json(&self, i: usize, out: &mut String) {
+        match self {
+            ColumnData::Json { values, .. } if self.is_valid(i) => out.push_str(values.get(i)),
+            ColumnData::String { values, .. } if self.is_valid(i) => {
+                json_string(values.get(i), out)
+            }
+            ColumnData::Date { .. } | ColumnData::Timestamp { .. } => {
+                let mut text = String::new();
+                if self.write_text(i, &mut text) {
+                    json_string(&text, out);
+                } else {
+                    out.push_str("null");
+                }
+            }
+            _ => {
+                if !self.write_text(i, out) {
+                    out.push_str("null");
+                }
+            }
         }
     }
 
@@ -516,9 +702,10 @@ impl ColumnData {
     /// Casting to a type that [`ColumnType::unify`] gave is always `Some`.
     ///
     /// Conversions: Null → anything (all null); Int → Decimal and Decimal
-    /// → a wider Decimal (exact); Date → String (`YYYY-MM-DD`); anything →
-    /// Json (each value's JSON text: numbers in plain notation at the
-    /// column's scale, strings with JSON's minimal escaping).
+    /// → a wider Decimal (exact); anything but Json → String (each value's
+    /// text as sent, [`ColumnData::write_text`]; a zero date is its text
+    /// again); anything → Json (each value's JSON text,
+    /// [`ColumnData::write_json`]).
     pub fn cast(&self, to: ColumnType) -> Option<ColumnData> {
         let from = self.column_type();
         if from == to {
@@ -546,44 +733,58 @@ impl ColumnData {
                 values: vec![0; len],
                 validity: validity(),
             },
+            ColumnType::Timestamp => ColumnData::Timestamp {
+                values: vec![0; len],
+                validity: validity(),
+                sent: Sent::default(),
+            },
             ColumnType::Decimal { precision, scale } => {
-                let values = match self {
+                let (values, sent) = match self {
                     ColumnData::Int { values, .. } => {
                         let k = decimal::pow10(u32::from(scale)) as i128;
-                        values.iter().map(|&v| i128::from(v) * k).collect()
+                        let values = values.iter().map(|&v| i128::from(v) * k).collect();
+                        (
+                            values,
+                            Sent {
+                                digits: Digits::Same(0),
+                                odd: Vec::new(),
+                            },
+                        )
                     }
                     ColumnData::Decimal {
-                        values, scale: s, ..
+                        values,
+                        scale: s,
+                        sent,
+                        ..
                     } => {
                         let k = decimal::pow10(u32::from(scale - s)) as i128;
-                        values.iter().map(|&v| v * k).collect()
+                        let mut sent = sent.clone();
+                        if sent.digits == Digits::Column {
+                            sent.digits = Digits::Same(*s);
+                        }
+                        (values.iter().map(|&v| v * k).collect(), sent)
                     }
-                    _ => vec![0; len],
+                    _ => (vec![0; len], Sent::default()),
                 };
                 ColumnData::Decimal {
                     values,
                     precision,
                     scale,
                     validity: validity(),
+                    sent,
                 }
             }
             ColumnType::String => {
                 let mut texts = Texts::with_capacity(len, len * 10);
+                let mut valid = Bitmap::with_capacity(len);
                 for i in 0..len {
-                    if self.is_valid(i) {
-                        match self {
-                            ColumnData::Date { values, .. } => {
-                                texts.push_with(|s| date::format(values[i], s))
-                            }
-                            _ => texts.push(""),
-                        }
-                    } else {
-                        texts.push("");
-                    }
+                    let mut has = false;
+                    texts.push_with(|s| has = self.write_text(i, s));
+                    valid.push(has);
                 }
                 ColumnData::String {
                     values: texts,
-                    validity: validity(),
+                    validity: (valid.count_set() != len).then_some(valid),
                 }
             }
             ColumnType::Json => ColumnData::Json {
@@ -678,12 +879,15 @@ mod tests {
         assert_eq!(Int.unify(d(6, 2)), d(21, 2));
         assert_eq!(d(6, 2).unify(d(10, 5)), d(10, 5));
         assert_eq!(d(6, 2).unify(d(8, 0)), d(10, 2));
-        assert_eq!(d(38, 0).unify(d(2, 2)), Json);
-        assert_eq!(Int.unify(d(30, 20)), Json);
+        assert_eq!(d(38, 0).unify(d(2, 2)), String);
+        assert_eq!(Int.unify(d(30, 20)), String);
         assert_eq!(Date.unify(String), String);
-        assert_eq!(Bool.unify(Int), Json);
-        assert_eq!(String.unify(Int), Json);
+        assert_eq!(Date.unify(Timestamp), String);
+        assert_eq!(Bool.unify(Int), String);
+        assert_eq!(String.unify(Int), String);
         assert_eq!(Json.unify(Null), Json);
+        assert_eq!(Json.unify(Int), Json);
+        assert_eq!(String.unify(Json), Json);
     }
 
     #[test]
@@ -701,6 +905,7 @@ mod tests {
             d(38, 38),
             d(20, 19),
             Date,
+            Timestamp,
             String,
             Json,
         ];
@@ -734,6 +939,9 @@ mod tests {
         assert_eq!(as_dec.cell(1), Cell::Null);
         assert_eq!(as_dec.cell(2), Cell::Number("-3.00".into()));
         assert!(ints.cast(Date).is_none());
+        let text = ints.cast(String).unwrap();
+        assert_eq!(text.cell(0), Cell::String("7".into()));
+        assert_eq!(text.cell(1), Cell::Null);
         assert!(ints.cast(d(6, 2)).is_none(), "not every i64 fits");
         let json = ints.cast(Json).unwrap();
         assert_eq!(json.cell(2), Cell::Int(-3));
@@ -787,5 +995,73 @@ mod tests {
         assert!(b.get(18));
         assert_eq!(Bitmap::filled(10, true).as_bytes(), &[0xFF, 0x03]);
         assert_eq!(Bitmap::filled(10, true).count_set(), 10);
+    }
+}
+
+#[cfg(test)]
+mod sent_text {
+    use super::*;
+
+    #[test]
+    fn typed_values_become_the_text_they_were_sent_as() {
+        let mut valid = Bitmap::new();
+        for v in [true, false, true, true] {
+            valid.push(v);
+        }
+        let dec = ColumnData::Decimal {
+            values: vec![150, 0, 1_000_000, 0],
+            precision: 10,
+            scale: 3,
+            validity: Some(valid.clone()),
+            sent: Sent {
+                digits: Digits::PerRow(vec![2, 0, 0, 0]),
+                odd: vec![(2, "1e3".into()), (3, "-0".into())],
+            },
+        };
+        let s = dec.cast(ColumnType::String).unwrap();
+        let texts: Vec<Cell> = (0..4).map(|i| s.cell(i)).collect();
+        assert_eq!(
+            texts,
+            [
+                Cell::String("0.15".into()),
+                Cell::Null,
+                Cell::String("1e3".into()),
+                Cell::String("-0".into())
+            ]
+        );
+        let dates = ColumnData::Date {
+            values: vec![20_093, ZERO_DATE_MARK, 0],
+            validity: Some({
+                let mut b = Bitmap::new();
+                b.push(true);
+                b.push(false);
+                b.push(false);
+                b
+            }),
+        };
+        assert_eq!(dates.cell(1), Cell::Null);
+        let s = dates.cast(ColumnType::String).unwrap();
+        assert_eq!(s.cell(1), Cell::String("0000-00-00".into()));
+        assert_eq!(s.cell(2), Cell::Null);
+        let ts = ColumnData::Timestamp {
+            values: vec![1_500_000, ZERO_TIMESTAMP_MARK],
+            validity: Some({
+                let mut b = Bitmap::new();
+                b.push(true);
+                b.push(false);
+                b
+            }),
+            sent: Sent {
+                digits: Digits::Same(3),
+                odd: Vec::new(),
+            },
+        };
+        assert_eq!(
+            ts.cell(0),
+            Cell::String("1970-01-01 00:00:01.500000".into())
+        );
+        let s = ts.cast(ColumnType::String).unwrap();
+        assert_eq!(s.cell(0), Cell::String("1970-01-01 00:00:01.500".into()));
+        assert_eq!(s.cell(1), Cell::String("0000-00-00 00:00:00.000".into()));
     }
 }

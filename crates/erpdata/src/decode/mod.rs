@@ -24,26 +24,50 @@
 //!
 //! # Column types
 //!
-//! Each batch types each column from its own values (a later batch may
-//! differ; see [`ColumnType::unify`]):
+//! One rule for values sent as JSON numbers and as JSON strings alike: a
+//! PHP service over MySQL sends DECIMAL columns, and with `mysqli_query`
+//! every value, as strings. [`Config::parse_table`] and a whole table in
+//! the bindings decide each column over the whole answer; a stream
+//! ([`DecoderOptions::one_schema`]) decides from its first batch and keeps
+//! that schema for every batch.
 //!
-//! - all values null (or the key absent) → `Null`;
+//! - all values null (or the key absent) → `Null` (String in a stream);
 //! - all booleans → `Bool`;
-//! - all integers written without fraction or exponent that fit `i64`
-//!   (`-0` is not one: it would lose its sign) → `Int`;
-//! - all numbers, some not `Int` → `Decimal` with the largest scale seen and
-//!   the precision the largest value needs; `1e-7` is 1 at scale 7, `2.5E+3`
-//!   is 2500 at scale 0. Negative zero becomes zero. A number that needs
-//!   more than 38 digits at that scale makes the column `Json`;
-//! - all strings that are `YYYY-MM-DD` calendar dates → `Date` (days since
-//!   1970-01-01); `2025-02-30` or `0000-00-00` is not a date;
-//! - all strings, some not dates → `String`. A number sent as a string
-//!   (`"1234.50"`) stays a string: the SDK shows what the service sent;
-//! - anything else — a nested object or array, or values of different
-//!   types — → `Json`: each value as JSON text. Values that arrive after the
-//!   column became `Json` keep their exact text; values typed before are
-//!   written from their typed value (the same value: numbers in plain
-//!   notation at the column's scale, strings with minimal escaping).
+//! - all integers that fit `i64`: JSON numbers written without fraction or
+//!   exponent, or canonical integer strings (`"3"`, `"-42"`; no `+`, no
+//!   leading zero, no space) → `Int`. `-0` is not one;
+//! - all numbers or canonical decimal strings (`-?digits.digits`, as MySQL
+//!   prints DECIMAL: `"1500.00"`), some not `Int` → `Decimal` with the
+//!   largest scale seen and the precision the largest value needs; `1e-7`
+//!   is 1 at scale 7, `2.5E+3` is 2500 at scale 0. A JSON `-0` becomes
+//!   zero; a string `"-0.00"` is not a number;
+//! - all `YYYY-MM-DD` calendar dates → `Date` (days since 1970-01-01);
+//! - all `YYYY-MM-DD HH:MM:SS[.ffffff]` → `Timestamp` (microseconds since
+//!   1970-01-01 00:00:00, no time zone);
+//! - MySQL's zero date `0000-00-00` is null in a Date column, and its zero
+//!   datetime `0000-00-00 00:00:00` (with any fraction of zeros) in a
+//!   Timestamp column; a column of only zero dates is Date;
+//! - an empty string `""` is a string: it keeps the column String (a
+//!   declared type reads it as null instead);
+//! - any other mix of scalars — a text that is none of the above, numbers
+//!   and non-numeric strings (an account id `42` among `"C001"`), dates
+//!   and timestamps, booleans and numbers, a number of more than 38 digits
+//!   — → `String`, each value the text it was sent as, byte for byte (a
+//!   number its JSON text, `true` its literal, a zero date `0000-00-00`);
+//! - an object or array anywhere in the column → `Json`: each value as JSON
+//!   text. Values that arrive after the column became `Json` keep their
+//!   exact text; values typed before are written from their typed value
+//!   (the same value: numbers as sent, strings with minimal escaping — an
+//!   integer sent as `"42"` is then written `42`).
+//!
+//! With [`DecoderOptions::infer_strings`] off, strings are never typed from
+//! their text: every JSON string is a string. Declared types
+//! ([`DecoderOptions::schema`], [`DeclaredType`]) replace the rule for
+//! their columns; a value a declared type cannot take is a `Decode` error
+//! naming the column, the row (counted from 1) and the value's kind, as is
+//! a value that does not fit a stream's fixed type, or a column first seen
+//! after a stream's first batch. Never a silent change of schema, never a
+//! silent null.
 //!
 //! A key first seen in the middle of a batch gets a column whose earlier
 //! rows are null; a row without a key is null in that column; for a key
@@ -69,6 +93,7 @@ mod builder;
 mod columns;
 mod date;
 mod decimal;
+mod declared;
 pub(crate) mod decoder;
 #[cfg(feature = "parallel")]
 mod parallel;
@@ -76,6 +101,8 @@ mod parallel;
 mod row_bounds;
 mod scanner;
 pub(crate) mod sink;
+mod text;
+mod timestamp;
 
 #[cfg(feature = "arrow")]
 mod arrow;
@@ -85,28 +112,66 @@ pub use arrow::{
     Dictionary, DICTIONARY_MIN_VALUES, DICTIONARY_SAMPLE, JSON_TYPE, TYPE_METADATA_KEY,
 };
 pub use batch::{unify_schemas, Batch, Schema};
-pub use columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
+pub(crate) use columns::json_string;
+pub use columns::{
+    Bitmap, Column, ColumnData, ColumnType, Digits, Sent, Texts, ZERO_DATE_MARK,
+    ZERO_TIMESTAMP_MARK,
+};
+pub use declared::{DeclaredSchema, DeclaredType};
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};
 
-use builder::ColumnSink;
+use builder::{ColumnSink, Typing};
 use decoder::Core;
 
 use crate::config::Config;
 use crate::error::Error;
 
 /// Options of a [`TableDecoder`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecoderOptions {
     /// Rows per batch (default 65,536). A batch also ends early once its
     /// text columns hold 256 MiB; a single text value over 64 MiB is a
     /// `Decode` error here (not in [`Config::parse_table`]).
     pub batch_rows: usize,
+    /// Type strings from their text (`"1500.00"` a decimal, `"2025-04-01"`
+    /// a date); default on. Off, every JSON string is a string.
+    pub infer_strings: bool,
+    /// One schema for every batch (default off): the first batch fixes
+    /// every column's type (a column without a value in it is String, a
+    /// decimal has precision 38) and the columns; declared columns are in
+    /// every batch. Writers such as Parquet's need this of a stream.
+    pub one_schema: bool,
+    /// Declared column types, in place of the rule.
+    pub schema: DeclaredSchema,
 }
 
 impl Default for DecoderOptions {
     fn default() -> Self {
-        DecoderOptions { batch_rows: 65_536 }
+        DecoderOptions {
+            batch_rows: 65_536,
+            infer_strings: true,
+            one_schema: false,
+            schema: DeclaredSchema::new(),
+        }
+    }
+}
+
+impl DecoderOptions {
+    /// The default options with `batch_rows` rows per batch.
+    pub fn with_batch_rows(batch_rows: usize) -> Self {
+        DecoderOptions {
+            batch_rows,
+            ..DecoderOptions::default()
+        }
+    }
+
+    pub(crate) fn typing(&self) -> Typing {
+        Typing {
+            infer_strings: self.infer_strings,
+            one_schema: self.one_schema,
+            declared: self.schema.clone(),
+        }
     }
 }
 
@@ -144,7 +209,11 @@ impl TableDecoder {
     /// body's first bytes.
     pub fn new(config: &Config, status: u16, options: DecoderOptions) -> Self {
         TableDecoder {
-            core: Core::new(config, status, ColumnSink::new(options.batch_rows)),
+            core: Core::new(
+                config,
+                status,
+                ColumnSink::new(options.batch_rows, options.typing()),
+            ),
         }
     }
 
@@ -199,7 +268,7 @@ mod regular_rows {
 
     fn regular(data: &str) -> bool {
         let config = Config::builder("https://erp.example.com/").build().unwrap();
-        let mut decoder = TableDecoder::new(&config, 200, DecoderOptions { batch_rows: 2 });
+        let mut decoder = TableDecoder::new(&config, 200, DecoderOptions::with_batch_rows(2));
         let body = format!(r#"{{"status":"success","data":[{data}]}}"#);
         decoder.feed(body.as_bytes()).unwrap();
         decoder.rows_regular()

@@ -97,7 +97,7 @@ impl TableDecoder {
     /// let config = Config::builder("https://erp.example.com/").build()?;
     /// let body = br#"{"status":"success","data":[{"n":1},{"n":2},{"n":3.5}]}"#;
     /// let parallel = ParallelOptions { threads: Some(2), min_body_bytes: 0 };
-    /// let options = DecoderOptions { batch_rows: 2 };
+    /// let options = DecoderOptions::with_batch_rows(2);
     /// let finished = TableDecoder::decode_parallel(&config, 200, body, options, parallel)?;
     /// assert_eq!(finished.total_rows, 3);
     /// assert_eq!(finished.batches.len(), 2);
@@ -135,7 +135,11 @@ impl TableDecoder {
     {
         // A small body or an error answer is decoded in one piece, and no
         // pool is made for it.
-        let splittable = body.len() >= parallel.min_body_bytes && (200..300).contains(&status);
+        // One schema for every batch needs the first batch first.
+        let splittable = body.len() >= parallel.min_body_bytes
+            && (200..300).contains(&status)
+            && !options.one_schema;
+        let options = &options;
         let work = |threads: usize| -> Result<Decoded<T>, Error> {
             let split = threads > 1 && splittable;
             let finished = match split.then(|| split_rows(config, body, options, threads)) {
@@ -171,9 +175,9 @@ fn sequential(
     config: &Config,
     status: u16,
     body: &[u8],
-    options: DecoderOptions,
+    options: &DecoderOptions,
 ) -> Result<Finished, Error> {
-    let mut decoder = TableDecoder::new(config, status, options);
+    let mut decoder = TableDecoder::new(config, status, options.clone());
     let mut batches = decoder.feed(body)?;
     let mut finished = decoder.finish()?;
     batches.append(&mut finished.batches);
@@ -204,7 +208,7 @@ impl Sink for Envelope {
 fn split_rows(
     config: &Config,
     body: &[u8],
-    options: DecoderOptions,
+    options: &DecoderOptions,
     threads: usize,
 ) -> Option<Finished> {
     split_rows_with(config, body, options, threads, false)
@@ -215,7 +219,7 @@ fn split_rows(
 fn split_rows_with(
     config: &Config,
     body: &[u8],
-    options: DecoderOptions,
+    options: &DecoderOptions,
     threads: usize,
     head_first: bool,
 ) -> Option<Finished> {
@@ -379,9 +383,13 @@ fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
 
 /// One piece of the array's elements, decoded as an answer of its own;
 /// `None` for any problem (the caller then decodes the whole body).
-fn decode_piece(config: &Config, piece: &[u8], options: DecoderOptions) -> Option<Finished> {
+fn decode_piece(config: &Config, piece: &[u8], options: &DecoderOptions) -> Option<Finished> {
     let mut decoder = TableDecoder {
-        core: Core::new(config, 200, ColumnSink::new(options.batch_rows)),
+        core: Core::new(
+            config,
+            200,
+            ColumnSink::new(options.batch_rows, options.typing()),
+        ),
     };
     let mut batches = decoder.feed(PIECE_HEAD).ok()?;
     batches.extend(decoder.feed(piece).ok()?);
@@ -427,11 +435,15 @@ impl Head {
 fn decode_head(
     config: &Config,
     region: &[u8],
-    options: DecoderOptions,
+    options: &DecoderOptions,
     scanned: &AtomicBool,
 ) -> Option<Head> {
     let mut decoder = TableDecoder {
-        core: Core::new(config, 200, ColumnSink::new(options.batch_rows)),
+        core: Core::new(
+            config,
+            200,
+            ColumnSink::new(options.batch_rows, options.typing()),
+        ),
     };
     let mut batches = decoder.feed(PIECE_HEAD).ok()?;
     let step = (region.len() / 64).clamp(64, HEAD_STEP);
@@ -504,7 +516,7 @@ mod tests {
     /// result, with columns first seen in later pieces.
     #[test]
     fn rows_are_really_cut_into_pieces() {
-        let options = DecoderOptions { batch_rows: 3 };
+        let options = DecoderOptions::with_batch_rows(3);
         for b in [
             body(100, |i| format!(r#"{{"n":{i},"s":"x{i}"}}"#)),
             body(100, |i| match i % 40 {
@@ -512,10 +524,10 @@ mod tests {
                 _ => format!(r#"{{"n":{}.5,"d":"2025-01-05"}}"#, i),
             }),
         ] {
-            let expected = sequential(&config(), 200, &b, options).unwrap();
+            let expected = sequential(&config(), 200, &b, &options).unwrap();
             for threads in [2, 3, 5] {
                 for head_first in [false, true] {
-                    let got = split_rows_with(&config(), &b, options, threads, head_first)
+                    let got = split_rows_with(&config(), &b, &options, threads, head_first)
                         .expect("cut into pieces");
                     assert_eq!(got, expected, "{threads} threads, head first: {head_first}");
                 }

@@ -1,0 +1,123 @@
+//! What a string's text is, for typing: PHP over MySQL sends DECIMAL, and
+//! often every value, as JSON strings (`"1500.00"`, `"3"`), and MySQL's
+//! zero dates for dates it has not got. The rules are strict on purpose: a
+//! text is typed only when printing the typed value gives the same text
+//! back, so a string that is typed can always be given back as sent.
+
+/// A string that is a canonical number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?`,
+/// not negative zero, with at most 38 digits in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NumberText {
+    /// No point, and fits `i64`.
+    Int(i64),
+    /// `(unscaled, digits after the point)`.
+    Decimal(i128, u8),
+}
+
+/// [`NumberText`] of `s`, or `None` for anything else (`007`, `1e3`, ` 12`,
+/// `+1`, `1.`, `.5`, `-0`, `-0.00`, more than 38 digits).
+#[inline]
+pub(crate) fn number(s: &[u8]) -> Option<NumberText> {
+    let (negative, digits) = match s.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, s),
+    };
+    let first = *digits.first()?;
+    if !first.is_ascii_digit() || (first == b'0' && digits.len() > 1 && digits[1] != b'.') {
+        return None;
+    }
+    let mut value: u128 = 0;
+    let mut count = 0u32;
+    let mut point = None;
+    for (i, &b) in digits.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => {
+                count += 1;
+                if count > 38 {
+                    return None;
+                }
+                value = value * 10 + u128::from(b - b'0');
+            }
+            b'.' if point.is_none() && i > 0 && i + 1 < digits.len() => point = Some(i),
+            _ => return None,
+        }
+    }
+    if negative && value == 0 {
+        return None;
+    }
+    let signed = if negative {
+        -(value as i128)
+    } else {
+        value as i128
+    };
+    Some(match point {
+        None => match i64::try_from(signed) {
+            Ok(i) => NumberText::Int(i),
+            Err(_) => NumberText::Decimal(signed, 0),
+        },
+        Some(p) => NumberText::Decimal(signed, (digits.len() - p - 1) as u8),
+    })
+}
+
+/// MySQL's zero date.
+pub(crate) const ZERO_DATE: &[u8] = b"0000-00-00";
+/// MySQL's zero datetime, without a fraction.
+pub(crate) const ZERO_DATETIME: &[u8] = b"0000-00-00 00:00:00";
+
+/// `Some(fraction digits)` if `s` is MySQL's zero datetime, with `.000…`
+/// of 1 to 6 zeros or none (`DATETIME(fsp)` prints `fsp` of them).
+pub(crate) fn zero_datetime(s: &[u8]) -> Option<u8> {
+    let rest = s.strip_prefix(ZERO_DATETIME)?;
+    match rest {
+        [] => Some(0),
+        [b'.', zeros @ ..]
+            if (1..=6).contains(&zeros.len()) && zeros.iter().all(|&b| b == b'0') =>
+        {
+            Some(zeros.len() as u8)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NumberText::*;
+    use super::*;
+
+    #[test]
+    fn canonical_numbers_only() {
+        let n = |s: &str| number(s.as_bytes());
+        assert_eq!(n("0"), Some(Int(0)));
+        assert_eq!(n("3"), Some(Int(3)));
+        assert_eq!(n("-42"), Some(Int(-42)));
+        assert_eq!(n("1500.00"), Some(Decimal(150_000, 2)));
+        assert_eq!(n("0.5"), Some(Decimal(5, 1)));
+        assert_eq!(n("-0.25"), Some(Decimal(-25, 2)));
+        assert_eq!(n("9223372036854775807"), Some(Int(i64::MAX)));
+        assert_eq!(n("-9223372036854775808"), Some(Int(i64::MIN)));
+        assert_eq!(
+            n("9223372036854775808"),
+            Some(Decimal(9_223_372_036_854_775_808, 0))
+        );
+        assert_eq!(n(&"9".repeat(38)), Some(Decimal(10i128.pow(38) - 1, 0)));
+        for bad in [
+            "", "-", "007", "00", "00.5", "1e3", "1E3", " 12", "12 ", "+1", "1.", ".5", "-0",
+            "-0.00", "1.2.3", "1,5", "0x10", "١٢", "12a", "--1", "NaN", "Infinity",
+        ] {
+            assert_eq!(n(bad), None, "{bad:?}");
+        }
+        assert_eq!(n(&"9".repeat(39)), None);
+        assert_eq!(n(&format!("0.{}", "1".repeat(38))), None, "39 digits");
+    }
+
+    #[test]
+    fn zero_datetimes() {
+        assert_eq!(zero_datetime(b"0000-00-00 00:00:00"), Some(0));
+        assert_eq!(zero_datetime(b"0000-00-00 00:00:00.000000"), Some(6));
+        assert_eq!(zero_datetime(b"0000-00-00 00:00:00.0"), Some(1));
+        assert_eq!(zero_datetime(b"0000-00-00 00:00:00."), None);
+        assert_eq!(zero_datetime(b"0000-00-00 00:00:00.0000000"), None);
+        assert_eq!(zero_datetime(b"0000-00-00 00:00:01"), None);
+        assert_eq!(zero_datetime(b"0000-00-00"), None);
+    }
+}

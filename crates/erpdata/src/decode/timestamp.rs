@@ -1,0 +1,132 @@
+//! `YYYY-MM-DD HH:MM:SS[.ffffff]` (MySQL's DATETIME as PHP prints it) as
+//! microseconds since 1970-01-01 00:00:00, with no time zone (Arrow's
+//! `Timestamp(Microsecond, None)`).
+
+use super::date;
+
+/// Microseconds in a day.
+const DAY_MICROS: i64 = 86_400_000_000;
+
+/// `(microseconds since the epoch, digits of the fraction as written)` of
+/// a string that is exactly `YYYY-MM-DD HH:MM:SS` with an optional `.`
+/// and 1 to 6 digits, a real calendar date and a time of day (`23:59:59`
+/// at most: MySQL has no leap second).
+#[inline]
+pub(crate) fn parse(s: &[u8], dates: &mut date::Dates) -> Option<(i64, u8)> {
+    if s.len() < 19 || s[10] != b' ' || s[13] != b':' || s[16] != b':' {
+        return None;
+    }
+    let days = dates.parse(&s[..10])?;
+    let two = |i: usize| -> Option<i64> {
+        let (a, b) = (s[i].wrapping_sub(b'0'), s[i + 1].wrapping_sub(b'0'));
+        (a <= 9 && b <= 9).then(|| i64::from(a * 10 + b))
+    };
+    let (h, m, sec) = (two(11)?, two(14)?, two(17)?);
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    let (micros, digits) = fraction(&s[19..])?;
+    let day_micros = ((h * 60 + m) * 60 + sec) * 1_000_000 + micros;
+    Some((i64::from(days) * DAY_MICROS + day_micros, digits))
+}
+
+/// `.f` to `.ffffff` as microseconds, or nothing.
+fn fraction(rest: &[u8]) -> Option<(i64, u8)> {
+    match rest {
+        [] => Some((0, 0)),
+        [b'.', digits @ ..] if (1..=6).contains(&digits.len()) => {
+            let mut v = 0i64;
+            for &b in digits {
+                if !b.is_ascii_digit() {
+                    return None;
+                }
+                v = v * 10 + i64::from(b - b'0');
+            }
+            Some((v * 10i64.pow(6 - digits.len() as u32), digits.len() as u8))
+        }
+        _ => None,
+    }
+}
+
+/// Writes `micros` as `YYYY-MM-DD HH:MM:SS` and, when `digits` > 0, a
+/// fraction of that many digits: the text [`parse`] read, given the digits
+/// it reported.
+pub(crate) fn format(micros: i64, digits: u8, out: &mut String) {
+    use std::fmt::Write;
+    let days = micros.div_euclid(DAY_MICROS);
+    let rest = micros.rem_euclid(DAY_MICROS);
+    date::format(days as i32, out);
+    let secs = rest / 1_000_000;
+    let _ = write!(
+        out,
+        " {:02}:{:02}:{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    if digits > 0 {
+        let frac = rest % 1_000_000;
+        let shown = frac / 10i64.pow(6 - u32::from(digits));
+        let _ = write!(out, ".{:0width$}", shown, width = usize::from(digits));
+    }
+}
+
+/// The canonical text of a timestamp: no fraction when it is whole
+/// seconds, else six digits (as Python's `isoformat(" ")` writes it).
+pub(crate) fn canonical(micros: i64, out: &mut String) {
+    let digits = if micros.rem_euclid(1_000_000) == 0 {
+        0
+    } else {
+        6
+    };
+    format(micros, digits, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Option<(i64, u8)> {
+        parse(s.as_bytes(), &mut date::Dates::default())
+    }
+
+    #[test]
+    fn datetimes_parse_and_print_back() {
+        assert_eq!(p("1970-01-01 00:00:00"), Some((0, 0)));
+        assert_eq!(p("1970-01-01 00:00:01.5"), Some((1_500_000, 1)));
+        assert_eq!(p("1969-12-31 23:59:59.999999"), Some((-1, 6)));
+        for text in [
+            "2025-04-01 13:45:00",
+            "2025-04-01 13:45:00.123456",
+            "2025-04-01 13:45:00.120",
+            "0001-01-01 00:00:00",
+            "9999-12-31 23:59:59.999999",
+            "1969-07-20 20:17:40.0",
+        ] {
+            let (micros, digits) = p(text).unwrap();
+            let mut out = String::new();
+            format(micros, digits, &mut out);
+            assert_eq!(out, text);
+        }
+        for bad in [
+            "2025-04-01",
+            "2025-04-01T13:45:00",
+            "2025-04-01 24:00:00",
+            "2025-04-01 13:60:00",
+            "2025-04-01 13:45:60",
+            "2025-02-30 13:45:00",
+            "0000-00-00 00:00:00",
+            "2025-04-01 13:45:00.",
+            "2025-04-01 13:45:00.1234567",
+            "2025-04-01 13:45:00Z",
+            "2025-04-01 13:45:00+02:00",
+            "2025-04-01 1:45:00",
+            "2025-04-01 13:45:0a",
+        ] {
+            assert_eq!(p(bad), None, "{bad}");
+        }
+        let mut out = String::new();
+        canonical(1_500_000, &mut out);
+        assert_eq!(out, "1970-01-01 00:00:01.500000");
+    }
+}
