@@ -704,7 +704,7 @@ impl Builder {
 
     /// Fixes the column's type for the rest of a stream: the type of the
     /// batch just finished (a column without a value yet is String).
-    fn lock(&mut self, ty: ColumnType, capacity: usize) {
+    fn lock(&mut self, ty: ColumnType, capacity: usize) -> ColumnType {
         let lenient = matches!(self.rule, Rule::Declared(_));
         let ty = match ty {
             ColumnType::Null => match self.rule {
@@ -715,6 +715,7 @@ impl Builder {
         };
         self.rule = Rule::Locked { ty, lenient };
         self.start(capacity);
+        ty
     }
 
     /// Why `value` does not fit, for the error.
@@ -912,10 +913,16 @@ impl ColumnSink {
             }
         }
         let capacity = self.capacity();
-        let columns: Vec<Column> = self.cols.iter_mut().map(|b| b.finish(capacity)).collect();
+        let mut columns: Vec<Column> = self.cols.iter_mut().map(|b| b.finish(capacity)).collect();
         if lock {
-            for (b, c) in self.cols.iter_mut().zip(&columns) {
-                b.lock(c.column_type(), capacity);
+            for (b, c) in self.cols.iter_mut().zip(&mut columns) {
+                let ty = b.lock(c.column_type(), capacity);
+                if c.column_type() != ty {
+                    // A column without a value: all null, of the fixed type.
+                    if let Some(cast) = c.cast(ty) {
+                        *c = cast;
+                    }
+                }
             }
             self.locked = true;
         }
@@ -1121,9 +1128,14 @@ mod tests {
                 scale: 3
             }
         );
-        assert_eq!(c.cell(0), Cell::Number("1.000".into()));
-        assert_eq!(c.cell(1), Cell::Number("2.500".into()));
-        assert_eq!(c.cell(2), Cell::Number("0.001".into()));
+        // Cells keep the text sent; the values are at scale 3.
+        assert_eq!(c.cell(0), Cell::Number("1".into()));
+        assert_eq!(c.cell(1), Cell::Number("2.50".into()));
+        assert_eq!(c.cell(2), Cell::Number("1e-3".into()));
+        let ColumnData::Decimal { values, .. } = &c.data else {
+            panic!()
+        };
+        assert_eq!(values, &[1000, 2500, 1]);
         let c = build(&[s("2025-01-05"), CellRef::Null, s("2025-02-30")]);
         assert_eq!(c.column_type(), ColumnType::String);
         assert_eq!(c.cell(0), Cell::String("2025-01-05".into()));

@@ -577,8 +577,9 @@ impl ColumnData {
         }
     }
 
-    /// Row `i` as a cell: a decimal as its text at the column's scale, a
-    /// date as `YYYY-MM-DD`, a timestamp as `YYYY-MM-DD HH:MM:SS` (with
+    /// Row `i` as a cell: a decimal as the text it was sent as (the same
+    /// value as at the column's scale: `1.5` in a column of scale 2, `1e3`
+    /// as sent), a date as `YYYY-MM-DD`, a timestamp as `YYYY-MM-DD HH:MM:SS` (with
     /// `.ffffff` unless it is whole seconds), a JSON text as the cell it
     /// denotes (a string, number, boolean, or nested [`Cell::Json`]); a
     /// row without a value (a zero date included) is [`Cell::Null`].
@@ -594,9 +595,9 @@ impl ColumnData {
             ColumnData::Null { .. } => Cell::Null,
             ColumnData::Bool { values, .. } => Cell::Bool(values.get(i)),
             ColumnData::Int { values, .. } => Cell::Int(values[i]),
-            ColumnData::Decimal { values, scale, .. } => {
+            ColumnData::Decimal { .. } => {
                 let mut s = String::new();
-                decimal::format(values[i], *scale, &mut s);
+                self.write_text(i, &mut s);
                 Cell::Number(s)
             }
             ColumnData::Date { values, .. } => {
@@ -935,9 +936,9 @@ mod tests {
             validity: Some(valid.clone()),
         };
         let as_dec = ints.cast(Int.unify(d(6, 2))).unwrap();
-        assert_eq!(as_dec.cell(0), Cell::Number("7.00".into()));
+        assert_eq!(as_dec.cell(0), Cell::Number("7".into()));
         assert_eq!(as_dec.cell(1), Cell::Null);
-        assert_eq!(as_dec.cell(2), Cell::Number("-3.00".into()));
+        assert_eq!(as_dec.cell(2), Cell::Number("-3".into()));
         assert!(ints.cast(Date).is_none());
         let text = ints.cast(String).unwrap();
         assert_eq!(text.cell(0), Cell::String("7".into()));
