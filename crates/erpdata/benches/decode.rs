@@ -75,14 +75,14 @@ fn parallel_benches(
     };
     let mut sequential = Vec::new();
     decode(config, body, |b| sequential.push(b));
-    let split = TableDecoder::decode_parallel(config, 200, body, options, on(2)).expect("decodes");
+    let split = TableDecoder::decode_parallel(config, 200, body, options.clone(), on(2)).expect("decodes");
     assert!(split.batches == sequential, "the same batches on 2 threads");
     drop((split, sequential));
 
     for threads in [1, 2] {
         group.bench_function(format!("parallel_{threads}_columns"), |b| {
             b.iter(|| {
-                TableDecoder::decode_parallel(config, 200, body, options, on(threads))
+                TableDecoder::decode_parallel(config, 200, body, options.clone(), on(threads))
                     .expect("decodes")
                     .total_rows
             });
@@ -94,7 +94,7 @@ fn parallel_benches(
                     config,
                     200,
                     body,
-                    options,
+                    options.clone(),
                     on(threads),
                     |batch| batch.into_record_batch().expect("converts"),
                 )
