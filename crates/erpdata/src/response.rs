@@ -52,7 +52,11 @@ pub struct Dues {
     pub acid: Id,
     /// Receivables or payables.
     pub kind: DuesKind,
-    /// The dues rows (the service's `data`, or its top-level array).
+    /// Each column's type, decided over all the rows as a table's is.
+    pub schema: Schema,
+    /// The dues rows (the service's `data`, or its top-level array), each
+    /// with the keys it was sent with; values as their column's type
+    /// gives them.
     pub rows: Vec<Row>,
     /// The JSON text the service sent, because the interface does not
     /// document the dues fields and callers may need the rest of it.
@@ -151,10 +155,12 @@ impl Config {
                 }
             }
         };
+        let (schema, rows) = self.type_dues_rows(rows, options, body)?;
         Ok(Dues {
             acid: query.acid.clone(),
             kind: query.kind,
-            rows: self.type_dues_rows(rows, options, body)?,
+            schema,
+            rows,
             raw: self.redact(parsed.value.get()),
             notices: parsed.notices,
         })
@@ -291,7 +297,7 @@ impl Config {
         rows: Vec<Row>,
         options: &DecoderOptions,
         body: &[u8],
-    ) -> Result<Vec<Row>> {
+    ) -> Result<(Schema, Vec<Row>)> {
         let mut text = String::from(r#"{"status":"success","data":["#);
         for (i, row) in rows.iter().enumerate() {
             if i > 0 {
@@ -324,8 +330,8 @@ impl Config {
                 Error::Decode { reason, .. } => self.decode(reason, body),
                 other => other,
             })?;
-        let (_, batches) = unify(typed);
-        Ok(typed_rows(rows, &batches))
+        let (schema, batches) = unify(typed);
+        Ok((schema, typed_rows(rows, &batches)))
     }
 
     fn decode(&self, reason: impl Into<String>, body: &[u8]) -> Error {
