@@ -289,7 +289,8 @@ impl Builder {
     /// for a value, `Some(false)` for a null (a zero date, or a declared
     /// column's empty string) whose slot is filled, `None` if it does not
     /// fit. `strings`: strings are typed by their text; `lenient`: the
-    /// extra forms a declared type takes.
+    /// extra forms a declared type takes. What tables mostly hold is here;
+    /// the rest in [`Builder::try_push_rare`].
     #[inline(always)]
     fn try_push(&mut self, value: CellRef<'_>, strings: bool, lenient: bool) -> Option<bool> {
         let row = self.len;
@@ -318,9 +319,14 @@ impl Builder {
                 values.push(v);
                 *max_abs = (*max_abs).max(v.unsigned_abs());
                 sent.digits.push(row, s);
-                if (v == 0 && n.negative)
-                    || (!n.integral && memchr::memchr2(b'e', b'E', text.as_bytes()).is_some())
-                {
+                // Written another way than the value prints: an exponent
+                // (no `.` just before the fraction's digits), or `-0`.
+                let fraction = n.fraction_digits as usize;
+                let plain = n.integral
+                    || (fraction > 0
+                        && text.as_bytes().get(text.len().wrapping_sub(fraction + 1))
+                            == Some(&b'.'));
+                if !plain || (v == 0 && n.negative) {
                     sent.odd.push((u32::try_from(row).ok()?, text.into()));
                 }
             }
@@ -328,16 +334,34 @@ impl Builder {
             (Build::Date(values), CellRef::Str(s, _)) if strings => {
                 match self.dates.parse(s.as_bytes()) {
                     Some(d) => values.push(d),
-                    None if s.as_bytes() == text::ZERO_DATE => {
-                        values.push(ZERO_DATE_MARK);
-                        return Some(false);
-                    }
-                    None if lenient && s.is_empty() => {
-                        values.push(0);
-                        return Some(false);
-                    }
-                    None => return None,
+                    None => return self.try_push_rare(value, strings, lenient),
                 }
+            }
+            (Build::Int(_) | Build::Decimal { .. }, CellRef::Str(s, _)) if strings => {
+                return self.push_number_text(s, lenient)
+            }
+            _ => return self.try_push_rare(value, strings, lenient),
+        }
+        Some(true)
+    }
+
+    /// [`Builder::try_push`] for the rest: zero dates, timestamps,
+    /// booleans, JSON, numbers into string columns, a declared type's
+    /// extra forms.
+    #[inline(never)]
+    fn try_push_rare(&mut self, value: CellRef<'_>, strings: bool, lenient: bool) -> Option<bool> {
+        let row = self.len;
+        match (&mut self.data, value) {
+            (Build::Date(values), CellRef::Str(s, _)) if strings => {
+                if s.as_bytes() == text::ZERO_DATE {
+                    values.push(ZERO_DATE_MARK);
+                    return Some(false);
+                }
+                if lenient && s.is_empty() {
+                    values.push(0);
+                    return Some(false);
+                }
+                return None;
             }
             (Build::Bool(bits), CellRef::Bool(b)) => bits.push(b),
             (Build::Json(t), v) => match v {
@@ -350,9 +374,6 @@ impl Builder {
             (Build::Str(t), CellRef::Number(text, _)) => t.push(text),
             (Build::Str(t), CellRef::Bool(b)) => t.push(if b { "true" } else { "false" }),
             (Build::Str(t), CellRef::Json(text)) if lenient => t.push(text),
-            (Build::Int(_) | Build::Decimal { .. }, CellRef::Str(s, _)) if strings => {
-                return self.push_number_text(s, lenient)
-            }
             (Build::Timestamp { values, sent }, CellRef::Str(s, _)) if strings => {
                 let b = s.as_bytes();
                 if let Some((micros, digits)) = timestamp::parse(b, &mut self.dates) {

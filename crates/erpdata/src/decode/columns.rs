@@ -43,11 +43,17 @@ impl Digits {
         }
     }
 
-    /// Records row `row`'s digits (`len` rows came before it).
-    #[inline]
+    /// Records row `row`'s digits (`row` rows came before it).
+    #[inline(always)]
     pub(crate) fn push(&mut self, row: usize, d: u8) {
+        if !matches!(self, Digits::Same(x) if *x == d) {
+            self.push_other(row, d);
+        }
+    }
+
+    #[inline(never)]
+    fn push_other(&mut self, row: usize, d: u8) {
         match self {
-            Digits::Same(x) if *x == d => {}
             Digits::Column => *self = Digits::Same(d),
             Digits::Same(x) => {
                 let mut v = vec![*x; row];

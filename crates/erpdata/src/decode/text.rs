@@ -18,44 +18,64 @@ pub(crate) enum NumberText {
 /// `+1`, `1.`, `.5`, `-0`, `-0.00`, more than 38 digits).
 #[inline]
 pub(crate) fn number(s: &[u8]) -> Option<NumberText> {
-    let (negative, digits) = match s.split_first()? {
-        (b'-', rest) => (true, rest),
+    let (negative, digits) = match s.first()? {
+        b'-' => (true, &s[1..]),
         _ => (false, s),
     };
-    let first = *digits.first()?;
-    if !first.is_ascii_digit() || (first == b'0' && digits.len() > 1 && digits[1] != b'.') {
+    let n = digits.len();
+    // At most 38 digits and a point.
+    if n == 0 || n > 39 {
         return None;
     }
-    let mut value: u128 = 0;
-    let mut count = 0u32;
-    let mut point = None;
+    // One pass over the bytes: the digits as a u64 (exact up to 19 of
+    // them; more are counted again below), and where the point is.
+    let mut value: u64 = 0;
+    let mut point = usize::MAX;
     for (i, &b) in digits.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                count += 1;
-                if count > 38 {
-                    return None;
-                }
-                value = value * 10 + u128::from(b - b'0');
-            }
-            b'.' if point.is_none() && i > 0 && i + 1 < digits.len() => point = Some(i),
-            _ => return None,
+        let d = b.wrapping_sub(b'0');
+        if d <= 9 {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+        } else if b == b'.' && point == usize::MAX {
+            point = i;
+        } else {
+            return None;
         }
     }
-    if negative && value == 0 {
+    let has_point = point != usize::MAX;
+    if point == 0 || (has_point && point == n - 1) {
+        return None;
+    }
+    // No leading zero, except a lone one before the point.
+    if digits[0] == b'0' && n > 1 && point != 1 {
+        return None;
+    }
+    let count = if has_point { n - 1 } else { n };
+    if count > 38 {
+        return None;
+    }
+    let unsigned: u128 = if count <= 19 {
+        u128::from(value)
+    } else {
+        digits
+            .iter()
+            .filter(|b| b.is_ascii_digit())
+            .fold(0u128, |v, &b| v * 10 + u128::from(b - b'0'))
+    };
+    if negative && unsigned == 0 {
         return None;
     }
     let signed = if negative {
-        -(value as i128)
+        -(unsigned as i128)
     } else {
-        value as i128
+        unsigned as i128
     };
-    Some(match point {
-        None => match i64::try_from(signed) {
+    Some(if has_point {
+        NumberText::Decimal(signed, (n - point - 1) as u8)
+    } else {
+        match i64::try_from(signed) {
             Ok(i) => NumberText::Int(i),
             Err(_) => NumberText::Decimal(signed, 0),
-        },
-        Some(p) => NumberText::Decimal(signed, (digits.len() - p - 1) as u8),
+        }
     })
 }
 
