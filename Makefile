@@ -22,7 +22,7 @@ WASM_TARGET   := wasm32-unknown-unknown
 
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: help demo test test-rust test-python test-js lint fmt fuzz \
+.PHONY: help demo test test-rust test-python test-js test-php lint fmt fuzz \
         sandbox venv python wasm-tools wasm js clean
 
 help:
@@ -69,7 +69,7 @@ demo: sandbox python wasm
 	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
 
 # The fault matrix is printed last, from the columns the three suites wrote.
-test: test-rust test-python test-js
+test: test-rust test-python test-js test-php
 	$(PYTHON) scripts/fault-matrix.py
 
 # The fault × client table of the last run (target/fault-matrix/*.json).
@@ -165,6 +165,12 @@ bench-report: venv
 
 test-js: sandbox wasm
 	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
+
+# The clients against a real PHP service over MariaDB (tests/php/README.md):
+# php-cli, php-mysql and mariadb-server are installed with apt-get if
+# missing (skipped, with one line saying why, where that is impossible).
+test-php: sandbox python wasm
+	VPY=$(VPY) bash tests/php/run.sh
 
 # Release builds, as for bench-python; scripts/reliability/python_load.py
 # says what it checks.

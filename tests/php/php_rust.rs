@@ -1,0 +1,333 @@
+//! `BlockingClient` against the real PHP service over MariaDB (tests/php).
+//!
+//! Wired into crates/erpdata/Cargo.toml as
+//! `[[test]] name = "php", path = "../../tests/php/php_rust.rs"` (feature
+//! `blocking`); every test is `#[ignore]`d because it needs the service,
+//! which tests/php/run.sh (`make test-php`) starts before running
+//! `cargo test -p erpdata --features blocking --test php -- --ignored`
+//! with the service's URL in `ERPDATA_PHP_URL`.
+//!
+//! Each test runs against both code paths of the service: project `modern`
+//! (mysqlnd prepared statements: INT native, DECIMAL and dates as strings)
+//! and `legacy` (mysqli_query: every value a string).
+
+use std::time::Duration;
+
+use erpdata::{
+    Batch, BlockingClient, Cell, ClientOptions, ColumnData, ColumnType, Config, Error, Method,
+    TableQuery,
+};
+
+const TOKEN: &str = "php-test-token-not-secret";
+const PROJECTS: [&str; 2] = ["modern", "legacy"];
+/// 2025-01-01 in days since 1970-01-01.
+const JAN_1_2025: i32 = 20_089;
+
+fn url() -> String {
+    // Never a silent pass: without the service nothing here was tested.
+    std::env::var("ERPDATA_PHP_URL").unwrap_or_else(|_| {
+        panic!("ERPDATA_PHP_URL is not set: run `make test-php` (tests/php/run.sh starts the PHP service)")
+    })
+}
+
+fn config(project: &str, token: &str) -> Config {
+    Config::builder(url())
+        .project(project)
+        .access_token(token)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .unwrap()
+}
+
+fn options() -> ClientOptions {
+    ClientOptions::default()
+        .max_retries(0)
+        .timeout(Duration::from_secs(20))
+}
+
+fn client(project: &str) -> BlockingClient {
+    BlockingClient::with_options(config(project, TOKEN), options()).unwrap()
+}
+
+/// The whole table as one batch (the stream's typed columns).
+fn one_batch(c: &BlockingClient, table: &str) -> Batch {
+    let batches: Vec<Batch> = c
+        .stream_table(table)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(batches.len(), 1, "{table}: one batch");
+    batches.into_iter().next().unwrap()
+}
+
+fn text(cell: Option<&Cell>) -> String {
+    match cell {
+        Some(Cell::String(s)) | Some(Cell::Number(s)) | Some(Cell::Json(s)) => s.clone(),
+        Some(Cell::Int(n)) => n.to_string(),
+        other => panic!("not a text or number: {other:?}"),
+    }
+}
+
+// --- the wire ---------------------------------------------------------------
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn get_and_post_give_the_same_rows() {
+    for project in PROJECTS {
+        let c = client(project);
+        let posted = c.table("sales_invoice").unwrap();
+        let fetched = c
+            .table(TableQuery::new("sales_invoice").method(Method::Get))
+            .unwrap();
+        assert_eq!(posted.rows.len(), 40, "{project}");
+        assert_eq!(posted, fetched, "{project}");
+        assert!(posted.notices.is_empty(), "{project}");
+        assert_eq!(posted.columns[3], "invoice_no");
+        let other = c
+            .table(TableQuery::new("sales_invoice").company_id(2).year_id(2024))
+            .unwrap();
+        assert_eq!(other.rows.len(), 22, "{project}");
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn json_encode_escapes_are_decoded() {
+    for project in PROJECTS {
+        let accounts = client(project).table("account").unwrap();
+        let names: Vec<String> = accounts.rows.iter().map(|r| text(r.get("name"))).collect();
+        for name in [
+            "Müller GmbH",
+            "A/B Traders",
+            "Café \"Zum Löwen\"",
+            "Tokyo 商事",
+            "Emoji Shop 🛒",
+        ] {
+            assert!(
+                names.iter().any(|n| n == name),
+                "{project}: {name} in {names:?}"
+            );
+        }
+        let invoices = client(project).table("sales_invoice").unwrap();
+        assert_eq!(
+            text(invoices.rows[1].get("remarks")),
+            "Delivered ✓ 👍",
+            "{project}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn a_php_warning_is_a_notice_and_the_rows_parse() {
+    for project in PROJECTS {
+        let table = client(project).table("noisy").unwrap();
+        assert_eq!(table.notices.len(), 1, "{project}: {:?}", table.notices);
+        assert!(
+            table.notices[0].contains("Undefined variable $debug_where"),
+            "{:?}",
+            table.notices
+        );
+        let labels: Vec<String> = table.rows.iter().map(|r| text(r.get("label"))).collect();
+        assert_eq!(labels, ["first", "zweite Zeile", "third"], "{project}");
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn a_fatal_error_page_is_a_decode_error() {
+    for project in PROJECTS {
+        let err = client(project).table("broken").unwrap_err();
+        assert!(matches!(err, Error::Decode { .. }), "{project}: {err:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn service_errors() {
+    for project in PROJECTS {
+        let wrong =
+            BlockingClient::with_options(config(project, "wrong-token"), options()).unwrap();
+        let err = wrong.table("account").unwrap_err();
+        assert!(
+            matches!(&err, Error::Service { message, .. } if message.contains("Invalid access token")),
+            "{project}: {err:?}"
+        );
+        let err = client(project).table("users").unwrap_err();
+        assert!(
+            matches!(&err, Error::Service { message, .. } if message.contains("Unknown table: users")),
+            "{project}: {err:?}"
+        );
+        let err = client(project).receivables("NOPE").unwrap_err();
+        assert!(
+            matches!(&err, Error::Service { message, .. } if message.contains("Unknown account: NOPE")),
+            "{project}: {err:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn dues_of_an_account() {
+    for project in PROJECTS {
+        let c = client(project);
+        let dues = c.receivables("C001").unwrap();
+        let docs: Vec<String> = dues.rows.iter().map(|r| text(r.get("doc_no"))).collect();
+        assert_eq!(
+            docs,
+            ["INV-2025-0001", "INV-2025-0014", "INV-2025-0040"],
+            "{project}"
+        );
+        assert_eq!(text(dues.rows[0].get("balance")), "1650.00", "{project}");
+        assert_eq!(c.payables("S001").unwrap().rows.len(), 3, "{project}");
+        assert!(c.receivables("C012").unwrap().rows.is_empty(), "{project}");
+
+        let bond = c.receivables("007").unwrap();
+        assert_eq!(bond.acid.as_str(), "007");
+        assert_eq!(bond.rows.len(), 2, "{project}");
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn an_id_with_a_leading_zero_stays_text() {
+    for project in PROJECTS {
+        let accounts = client(project).table("account").unwrap();
+        // Ordered by acid: '007' first.
+        assert_eq!(
+            accounts.rows[0].get("acid"),
+            Some(&Cell::String("007".into())),
+            "{project}"
+        );
+        let batch = one_batch(&client(project), "account");
+        let acid = batch.column("acid").unwrap();
+        assert_eq!(acid.column_type(), ColumnType::String, "{project}");
+        assert_eq!(acid.cell(0), Cell::String("007".into()), "{project}");
+    }
+}
+
+// --- typed columns ---------------------------------------------------------------
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn sales_invoice_column_types() {
+    for project in PROJECTS {
+        let batch = one_batch(&client(project), "sales_invoice");
+        let types: Vec<(&str, ColumnType)> = [
+            "id",
+            "items",
+            "amount",
+            "total",
+            "date",
+            "due_date",
+            "posted_at",
+            "cleared_on",
+            "invoice_no",
+            "remarks",
+        ]
+        .into_iter()
+        .map(|name| (name, batch.column(name).unwrap().column_type()))
+        .collect();
+        let decimal = |t: ColumnType| matches!(t, ColumnType::Decimal { scale: 2, .. });
+        // One assertion over every column, so a failure shows them all.
+        let ok = types.iter().all(|(name, t)| match *name {
+            "id" | "items" => *t == ColumnType::Int,
+            "amount" | "total" => decimal(*t),
+            "date" | "due_date" | "cleared_on" => *t == ColumnType::Date,
+            "posted_at" => *t == ColumnType::Timestamp,
+            _ => *t == ColumnType::String,
+        });
+        assert!(ok, "{project}: {types:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn sales_invoice_values() {
+    for project in PROJECTS {
+        let batch = one_batch(&client(project), "sales_invoice");
+        assert_eq!(batch.num_rows, 40);
+        match &batch.column("amount").unwrap().data {
+            ColumnData::Decimal { values, scale, .. } => {
+                assert_eq!((values[0], *scale), (150_000, 2), "{project}: 1500.00");
+                assert_eq!(values[9], -25_000, "{project}: -250.00");
+            }
+            other => panic!("{project}: amount is {other:?}"),
+        }
+        match &batch.column("items").unwrap().data {
+            ColumnData::Int { values, .. } => assert_eq!(values[0], 8, "{project}"),
+            other => panic!("{project}: items is {other:?}"),
+        }
+        match &batch.column("date").unwrap().data {
+            ColumnData::Date { values, .. } => assert_eq!(values[0], JAN_1_2025, "{project}"),
+            other => panic!("{project}: date is {other:?}"),
+        }
+        let posted_at = batch.column("posted_at").unwrap();
+        match &posted_at.data {
+            ColumnData::Timestamp { values, .. } => {
+                let seconds = i64::from(JAN_1_2025) * 86_400 + 9 * 3600 + 22 * 60 + 53;
+                assert_eq!(
+                    values[0],
+                    seconds * 1_000_000,
+                    "{project}: 2025-01-01 09:22:53"
+                );
+            }
+            other => panic!("{project}: posted_at is {other:?}"),
+        }
+        // The draft's zero datetime and every 4th invoice's zero date are nulls.
+        assert!(!posted_at.data.is_valid(39), "{project}");
+        assert_eq!(posted_at.data.null_count(), 1, "{project}");
+        let cleared_on = batch.column("cleared_on").unwrap();
+        assert!(!cleared_on.data.is_valid(3), "{project}");
+        assert_eq!(cleared_on.data.null_count(), 10, "{project}");
+        assert_eq!(
+            batch.column("remarks").unwrap().data.null_count(),
+            12,
+            "{project}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn account_timestamps_keep_microseconds() {
+    for project in PROJECTS {
+        let batch = one_batch(&client(project), "account");
+        let acid = batch.column("acid").unwrap();
+        let row = |id: &str| {
+            (0..batch.num_rows)
+                .find(|&i| acid.cell(i) == Cell::String(id.into()))
+                .unwrap()
+        };
+        assert_eq!(
+            batch.column("active").unwrap().column_type(),
+            ColumnType::Int,
+            "{project}"
+        );
+        let updated_at = batch.column("updated_at").unwrap();
+        match &updated_at.data {
+            ColumnData::Timestamp { values, .. } => {
+                // 2025-04-01 13:45:00.123456
+                let seconds = (i64::from(JAN_1_2025) + 90) * 86_400 + 13 * 3600 + 45 * 60;
+                assert_eq!(
+                    values[row("C001")],
+                    seconds * 1_000_000 + 123_456,
+                    "{project}"
+                );
+            }
+            other => panic!("{project}: updated_at is {other:?}"),
+        }
+        assert!(
+            !updated_at.data.is_valid(row("C005")),
+            "{project}: zero datetime"
+        );
+        assert!(!updated_at.data.is_valid(row("C007")), "{project}: NULL");
+        let created_at = batch.column("created_at").unwrap();
+        assert_eq!(created_at.column_type(), ColumnType::Timestamp, "{project}");
+        assert!(
+            !created_at.data.is_valid(row("C005")),
+            "{project}: zero datetime"
+        );
+    }
+}

@@ -1,0 +1,324 @@
+"""The Python client against the real PHP service over MariaDB (tests/php).
+
+Run by tests/php/run.sh (make test-php), which starts the service and sets
+ERPDATA_PHP_URL. Every test runs against both code paths of the service:
+project ``modern`` (mysqlnd prepared statements: INT native, DECIMAL and
+dates as strings) and ``legacy`` (mysqli_query: every value a string).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pyarrow as pa
+import pytest
+
+import erpdata
+
+TOKEN = "php-test-token-not-secret"
+PROJECTS = ["modern", "legacy"]
+
+# What the seed data (tests/php/schema.sql) holds, company 1, year 2025.
+INVOICE_COLUMNS = [
+    "id", "compid", "yearid", "invoice_no", "date", "due_date", "customer", "amount",
+    "tax", "total", "items", "posted_at", "cleared_on", "remarks",
+]
+C001_DUES = ["INV-2025-0001", "INV-2025-0014", "INV-2025-0040"]
+
+
+def _url() -> str:
+    url = os.environ.get("ERPDATA_PHP_URL")
+    if not url:
+        # Never a silent skip: without the service nothing here was tested.
+        pytest.fail("ERPDATA_PHP_URL is not set: run `make test-php` (tests/php/run.sh starts the PHP service)")
+    return url
+
+
+@pytest.fixture(scope="session")
+def php_url() -> str:
+    return _url()
+
+
+@pytest.fixture(params=PROJECTS)
+def project(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def client(php_url: str, project: str) -> Iterator[erpdata.Client]:
+    with erpdata.Client(
+        php_url,
+        project=project,
+        access_token=TOKEN,
+        company_id=1,
+        year_id=2025,
+        timeout=20.0,
+        max_retries=0,
+    ) as c:
+        yield c
+
+
+def expected(php_url: str, table: str, column: str, compid: int = 1, yearid: int = 2025) -> dict[str, str]:
+    """What MariaDB itself says: the row count and the exact SUM(column)."""
+    res = httpx.get(
+        f"{php_url}/_test/expected.php",
+        params={"table": table, "column": column, "compid": compid, "yearid": yearid},
+        timeout=20.0,
+    )
+    res.raise_for_status()
+    answer: dict[str, str] = res.json()
+    assert "rows" in answer, answer
+    return answer
+
+
+def is_string(t: Any) -> bool:
+    """A string column (dictionary-encoded strings count)."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
+
+
+def by_acid(table: erpdata.Table) -> dict[str, dict[str, Any]]:
+    return {row["acid"]: row for row in table}
+
+
+# --- the wire: requests, escapes, notices, errors ------------------------------
+
+
+def test_post_and_get_give_the_same_rows(client: erpdata.Client, php_url: str) -> None:
+    posted = client.table("sales_invoice")
+    fetched = client.table("sales_invoice", method="GET")
+    assert len(posted) == int(expected(php_url, "sales_invoice", "amount")["rows"]) == 40
+    assert posted.columns == INVOICE_COLUMNS
+    assert list(posted) == list(fetched)
+    assert posted.notices == []
+    assert [row["invoice_no"] for row in posted][:2] == ["INV-2025-0001", "INV-2025-0002"]
+
+
+def test_company_and_year_filter_the_rows(client: erpdata.Client, php_url: str) -> None:
+    other = client.table("sales_invoice", company_id=2, year_id=2024)
+    assert len(other) == int(expected(php_url, "sales_invoice", "amount", 2, 2024)["rows"]) == 22
+    assert {str(row["compid"]) for row in other} == {"2"}
+    assert {str(row["yearid"]) for row in other} == {"2024"}
+    bills = client.table("purchase_bill", company_id="01", year_id="2025")
+    assert len(bills) == 24
+
+
+def test_json_encode_escapes_are_decoded(client: erpdata.Client) -> None:
+    accounts = by_acid(client.table("account"))
+    assert accounts["C001"]["name"] == "Müller GmbH"  # "M\u00fcller GmbH"
+    assert accounts["C002"]["name"] == "A/B Traders"  # "A\/B Traders"
+    assert accounts["C003"]["name"] == 'Café "Zum Löwen"'
+    assert accounts["C007"]["name"] == "Tokyo 商事"
+    assert accounts["C009"]["name"] == "O'Brien Ltd"
+    assert accounts["C010"]["name"] == "Emoji Shop \N{SHOPPING TROLLEY}"  # a surrogate pair on the wire
+    invoices = client.table("sales_invoice")
+    assert invoices[1]["remarks"] == "Delivered \N{CHECK MARK} \N{THUMBS UP SIGN}"
+    assert invoices[2]["remarks"] == 'Ref: A/B-7 "urgent"'
+
+
+def test_a_php_warning_before_the_json_is_kept_as_a_notice(client: erpdata.Client) -> None:
+    table = client.table("noisy")
+    assert len(table.notices) == 1, table.notices
+    assert "Undefined variable $debug_where" in table.notices[0]
+    assert [row["label"] for row in table] == ["first", "zweite Zeile", "third"]
+    assert [str(row["amount"]) for row in table] == ["10.50", "20.00", "0.05"]
+    streamed = [row for rows in client.stream_table("noisy") for row in rows]
+    assert [row["label"] for row in streamed] == ["first", "zweite Zeile", "third"]
+
+
+def test_a_fatal_error_page_is_a_decode_error(client: erpdata.Client) -> None:
+    with pytest.raises(erpdata.DecodeError) as caught:
+        client.table("broken")
+    assert "erp_format_rows" in str(caught.value) or "Fatal error" in str(caught.value)
+
+
+def test_service_errors(client: erpdata.Client, php_url: str, project: str) -> None:
+    with erpdata.Client(php_url, project=project, access_token="wrong-token", company_id=1, year_id=2025) as wrong:
+        with pytest.raises(erpdata.ServiceError, match="Invalid access token"):
+            wrong.table("sales_invoice")
+    with pytest.raises(erpdata.ServiceError, match="Unknown table: users"):
+        client.table("users")
+    with pytest.raises(erpdata.ServiceError, match="Invalid company or year"):
+        client.table("sales_invoice", company_id=3)
+    with pytest.raises(erpdata.ServiceError, match="Unknown account: NOPE"):
+        client.receivables("NOPE")
+
+
+def test_dues_of_an_account(client: erpdata.Client) -> None:
+    dues = client.receivables("C001")
+    assert [row["doc_no"] for row in dues.rows] == C001_DUES
+    assert list(dues.rows[0]) == ["doc_no", "date", "due_date", "amount", "paid", "balance"]
+    assert str(dues.rows[0]["balance"]) == "1650.00"
+    assert str(dues.rows[2]["paid"]) == "2800.95"  # partly paid
+    assert [row["doc_no"] for row in client.payables("S001").rows] == [
+        "BILL-2025-0001", "BILL-2025-0009", "BILL-2025-0017",
+    ]
+    assert client.receivables("C012").rows == []  # always pays in full
+    assert client.payables("C001").rows == []  # a customer has no payables
+
+
+def test_an_id_with_a_leading_zero_stays_text(client: erpdata.Client) -> None:
+    accounts = client.table("account")
+    bond = [row for row in accounts if row["name"] == "Bond Supplies"]
+    assert [row["acid"] for row in bond] == ["007"]
+    customers = {row["customer"] for row in client.table("sales_invoice")}
+    assert "007" in customers
+    dues = client.receivables("007")
+    assert dues.acid == "007"
+    assert [row["doc_no"] for row in dues.rows] == ["INV-2025-0013", "INV-2025-0026"]
+
+
+# --- typing (the core's typed columns) -----------------------------------------
+
+
+def kind(t: Any) -> str:
+    """An Arrow type as these tests compare it: decimals by scale only (any
+    precision), strings whatever their encoding."""
+    if pa.types.is_decimal(t):
+        return f"decimal(*,{t.scale})"
+    if is_string(t):
+        return "string"
+    return str(t)
+
+
+def kinds(schema: Any, names: list[str]) -> dict[str, str]:
+    return {name: kind(schema.field(name).type) for name in names}
+
+
+def test_sales_invoice_arrow_schema(client: erpdata.Client) -> None:
+    schema = client.table("sales_invoice").to_arrow().schema
+    # One comparison, so a failure shows every column's type at once.
+    assert kinds(schema, INVOICE_COLUMNS) == {
+        "id": "int64",
+        "compid": "int64",
+        "yearid": "int64",
+        "invoice_no": "string",
+        "date": "date32[day]",
+        "due_date": "date32[day]",
+        "customer": "string",  # '007' among 'C001'...
+        "amount": "decimal(*,2)",
+        "tax": "decimal(*,2)",
+        "total": "decimal(*,2)",
+        "items": "int64",
+        "posted_at": "timestamp[us]",  # no time zone
+        "cleared_on": "date32[day]",
+        "remarks": "string",
+    }
+
+
+def test_zero_dates_and_nulls_are_nulls_in_arrow(client: erpdata.Client) -> None:
+    arrow = client.table("sales_invoice").to_arrow()
+    # Every 4th invoice is not cleared: '0000-00-00' on the wire.
+    assert arrow.column("cleared_on").null_count == 10
+    # The last invoice is a draft: posted_at '0000-00-00 00:00:00'.
+    assert arrow.column("posted_at").null_count == 1
+    # remarks: NULL for every 3rd but the 3rd.
+    assert arrow.column("remarks").null_count == 12
+
+
+def test_a_stream_has_one_schema_of_the_same_kinds(client: erpdata.Client) -> None:
+    whole = client.table("sales_invoice").to_arrow().schema
+    batches = list(client.stream_table("sales_invoice", batch_format="arrow", batch_rows=16))
+    assert [b.num_rows for b in batches] == [16, 16, 8]
+    # One schema for every batch (a stream's decimals may be wider than the
+    # whole table's: it cannot see the later values).
+    assert len({b.schema for b in batches}) == 1, [b.schema for b in batches]
+    names = ["amount", "items", "date", "posted_at", "cleared_on", "remarks"]
+    assert kinds(batches[0].schema, names) == kinds(whole, names)
+
+
+def test_rows_are_typed(client: erpdata.Client) -> None:
+    rows = client.table("sales_invoice")
+    first = rows[0]
+    assert isinstance(first["amount"], Decimal) and str(first["amount"]) == "1500.00"
+    assert first["amount"] == Decimal("1500.00")
+    assert first["date"] == datetime.date(2025, 1, 1)
+    assert first["posted_at"] == datetime.datetime(2025, 1, 1, 9, 22, 53)
+    assert type(first["items"]) is int and first["items"] == 8
+    assert type(first["id"]) is int
+    assert rows[3]["cleared_on"] is None  # '0000-00-00'
+    assert rows[39]["posted_at"] is None  # '0000-00-00 00:00:00'
+    assert rows[5]["remarks"] is None  # NULL
+    assert rows[4]["remarks"] == ""  # an empty string stays one
+    assert str(rows[9]["amount"]) == "-250.00"  # a credit note
+
+
+def test_pandas_sum_is_the_exact_sql_sum(client: erpdata.Client, php_url: str) -> None:
+    frame = client.table("sales_invoice").to_pandas()
+    for column in ("amount", "total"):
+        total = frame[column].sum()
+        assert isinstance(total, Decimal), (column, frame[column].dtype, type(total))
+        assert total == Decimal(expected(php_url, "sales_invoice", column)["sum"]), column
+
+
+def test_account_types(client: erpdata.Client) -> None:
+    table = client.table("account")
+    schema = table.to_arrow().schema
+    assert kinds(schema, table.columns) == {
+        "compid": "int64",
+        "acid": "string",
+        "name": "string",
+        "kind": "string",
+        "city": "string",
+        "credit_limit": "decimal(*,2)",
+        "credit_days": "int64",
+        "active": "int64",
+        "created_at": "timestamp[us]",
+        "updated_at": "timestamp[us]",
+    }
+    accounts = by_acid(table)
+    assert accounts["007"]["acid"] == "007"
+    assert accounts["C001"]["updated_at"] == datetime.datetime(2025, 4, 1, 13, 45, 0, 123456)
+    assert accounts["C003"]["updated_at"] == datetime.datetime(2025, 1, 10, 17, 30, 5, 1)
+    assert accounts["C005"]["updated_at"] is None  # '0000-00-00 00:00:00.000000'
+    assert accounts["C005"]["created_at"] is None  # '0000-00-00 00:00:00'
+    assert accounts["C007"]["updated_at"] is None  # NULL
+    assert accounts["C005"]["active"] == 0 and type(accounts["C005"]["active"]) is int
+    assert accounts["C003"]["city"] is None
+    assert accounts["C006"]["credit_limit"] == Decimal("1250000.75")
+
+
+def test_dues_balance_is_a_decimal(client: erpdata.Client) -> None:
+    rows = client.receivables("C001").rows
+    assert isinstance(rows[0]["balance"], Decimal), type(rows[0]["balance"])
+    assert rows[0]["balance"] == Decimal("1650.00")
+    assert sum((row["balance"] for row in rows), Decimal(0)) == Decimal("7788.02")
+
+
+# --- schema control -------------------------------------------------------------
+
+
+def test_schema_overrides(client: erpdata.Client) -> None:
+    table = client.table(
+        "account",
+        schema_overrides={"acid": "string", "credit_limit": "decimal(18,4)", "created_at": "timestamp"},
+    )
+    schema = table.to_arrow().schema
+    assert is_string(schema.field("acid").type)
+    assert schema.field("credit_limit").type == pa.decimal128(18, 4)
+    assert schema.field("created_at").type == pa.timestamp("us")
+    accounts = by_acid(table)
+    assert accounts["C001"]["credit_limit"] == Decimal("50000.00")
+    assert accounts["C005"]["created_at"] is None
+
+
+def test_infer_strings_off(client: erpdata.Client, project: str) -> None:
+    table = client.table("account", infer_strings=False)
+    schema = table.to_arrow().schema
+    if project == "legacy":
+        # Every value was sent as a string (or null): every column stays string.
+        assert all(is_string(f.type) for f in schema), schema
+        assert by_acid(table)["C001"]["credit_limit"] == "50000.00"
+    else:
+        # mysqlnd sent INT columns as numbers; DECIMAL and DATETIME as strings.
+        assert schema.field("credit_days").type == pa.int64()
+        assert schema.field("active").type == pa.int64()
+        assert is_string(schema.field("credit_limit").type)
+        assert is_string(schema.field("updated_at").type)
+        assert by_acid(table)["C005"]["updated_at"] == "0000-00-00 00:00:00.000000"
