@@ -22,3 +22,6 @@ const payables = await client.payables("S001", { numbers: "string" });
 show("Payables to supplier S001", payables.rows, Object.keys(payables.rows[0] ?? {}));
 const table = await client.table("sales_invoice", { numbers: "string" });
 show(`sales_invoice: first 5 of ${table.rows.length} rows`, table.rows.slice(0, 5), table.columnNames);
+// Each column's type, decided by the core over the whole table: money sent
+// as "1500.00" is a decimal, a DATETIME a timestamp, a zero date null.
+console.log(`\n  types: ${Object.entries(table.schema).map(([name, type]) => `${name} ${type}`).join(", ")}`);

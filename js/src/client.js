@@ -72,12 +72,28 @@ function checkBatchRows(batchRows) {
   }
 }
 
-/** Rows by the core's row decoder, which keeps each row's own keys and text. */
-function exactRows(wasmCore, status, body, numbers) {
+/** Rows by the core's row decoder, which keeps each row's own keys. */
+function exactRows(wasmCore, status, body, numbers, typing) {
   // In its own call: wasm memory growing during the parse call makes V8
   // collect garbage over and over (see Core.reserveForBody).
   wasmCore.reserveForBody(body.length);
-  return core(() => wasmCore.parseTable(status, body, numbers)).rows;
+  return core(() => wasmCore.parseTable(status, body, numbers, typing)).rows;
+}
+
+/**
+ * A call's typing options for the core (`schema`: column name -> declared
+ * type name; `inferStrings`: whether strings are typed from their text),
+ * checked by it before anything is sent: an unknown type is refused naming
+ * `schema["column"]`.
+ */
+function typingOf(wasmCore, schema, inferStrings) {
+  if ((schema === undefined || schema === null) && (inferStrings === undefined || inferStrings === null)) {
+    return undefined;
+  }
+  core(() => wasmCore.checkTyping({ schema, inferStrings }));
+  // A copy, checked: the caller's object may change while the call waits.
+  const declared = schema === undefined || schema === null ? undefined : Object.fromEntries(Object.entries(schema));
+  return { schema: declared, inferStrings };
 }
 
 /**
@@ -147,15 +163,16 @@ export class ErpClient {
   /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
   async dues(options) {
     try {
-      const { acid, kind, numbers, signal } = optionsOf(options);
+      const { acid, kind, numbers, signal, schema, inferStrings } = optionsOf(options);
       checkNumbers(numbers);
       checkSignal(signal);
       const request = core(() => this.#core.duesRequest(acid, kind));
+      const typing = typingOf(this.#core, schema, inferStrings);
       const { status, body } = await send(this.#client, request, {
         signal,
         consume: async (response) => ({ status: response.status, body: new Uint8Array(await response.arrayBuffer()) }),
       });
-      return core(() => this.#core.parseDues(acid, kind, status, body, numbers));
+      return core(() => this.#core.parseDues(acid, kind, status, body, numbers, typing));
     } catch (err) {
       throw trimmed(err, this.dues);
     }
@@ -164,8 +181,8 @@ export class ErpClient {
   /** What a customer owes (`type=RECEIPT`). */
   async receivables(acid, options) {
     try {
-      const { numbers, signal } = optionsOf(options);
-      return await this.dues({ acid, kind: "RECEIPT", numbers, signal });
+      const { numbers, signal, schema, inferStrings } = optionsOf(options);
+      return await this.dues({ acid, kind: "RECEIPT", numbers, signal, schema, inferStrings });
     } catch (err) {
       throw trimmed(err, this.receivables);
     }
@@ -174,8 +191,8 @@ export class ErpClient {
   /** What is owed to a supplier (`type=PAYMENT`). */
   async payables(acid, options) {
     try {
-      const { numbers, signal } = optionsOf(options);
-      return await this.dues({ acid, kind: "PAYMENT", numbers, signal });
+      const { numbers, signal, schema, inferStrings } = optionsOf(options);
+      return await this.dues({ acid, kind: "PAYMENT", numbers, signal, schema, inferStrings });
     } catch (err) {
       throw trimmed(err, this.payables);
     }
@@ -183,32 +200,33 @@ export class ErpClient {
 
   /**
    * Every row of an ERP table; POST unless `method: "GET"` is asked for.
-   * The body is decoded as it arrives; `rows` and `columns()` are built
-   * from typed columns.
+   * The body is decoded as it arrives; each column's type is decided over
+   * the whole table by the core, and `rows` and `columns()` are built from
+   * those typed columns.
    */
   async table(name, options) {
     try {
-      const { companyId, yearId, method, numbers, signal } = optionsOf(options);
+      const { companyId, yearId, method, numbers, signal, schema, inferStrings } = optionsOf(options);
       checkNumbers(numbers);
       checkSignal(signal);
       const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
       const wasmCore = this.#core;
+      const typing = typingOf(wasmCore, schema, inferStrings);
       return await send(this.#client, request, {
         signal,
         consume: async (response) => {
           const read = await readTable(wasmCore, response, {
-            numbers, batchRows: DEFAULT_BATCH_ROWS, keepBody: true,
+            numbers, typing, batchRows: DEFAULT_BATCH_ROWS, keepBody: true,
           });
           const { chunks, status } = { chunks: read.chunks, status: response.status };
-          // Rows rebuilt from columns equal the rows sent only when every
-          // row had the same keys in the same order, and (with exact
-          // number text) when each number kept its own text; otherwise the
+          // Rows rebuilt from columns equal the rows sent (typed) only when
+          // every row had the same keys in the same order; otherwise the
           // core's row path reads the kept body.
-          const exact = !read.regular || numbers === "string";
+          const exact = !read.regular;
           return new Table({
             ...read,
             numbers,
-            exactRows: exact ? () => exactRows(wasmCore, status, concat(chunks), numbers) : undefined,
+            exactRows: exact ? () => exactRows(wasmCore, status, concat(chunks), numbers, typing) : undefined,
           });
         },
       });
@@ -222,17 +240,22 @@ export class ErpClient {
    * decoded while the body arrives: memory stays bounded by `batchRows`.
    * `timeoutMs` bounds the wait for the answer and for each chunk of the
    * body, not the whole download (which the caller paces).
-   * Every row has every column seen so far (null where a row lacked the
-   * key). A body that breaks off throws after the last complete batch;
-   * the error says how many rows arrived.
+   * One schema: the first batch fixes every column's type, and a later
+   * value that does not fit it (or a column first seen later) throws a
+   * DecodeError naming the column and the row; `schema` declares types.
+   * Every row has every column (null where a row lacked the key). A body
+   * that breaks off throws after the last complete batch; the error says
+   * how many rows arrived.
    */
   streamTable(name, options) {
-    const { companyId, yearId, method, numbers, signal, batchRows: rowsPerBatch } = optionsOf(options);
+    const { companyId, yearId, method, numbers, signal, batchRows: rowsPerBatch, schema, inferStrings } =
+      optionsOf(options);
     const size = rowsPerBatch ?? 10_000;
     checkNumbers(numbers);
     checkSignal(signal);
     checkBatchRows(size);
     const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
+    const typing = typingOf(this.#core, schema, inferStrings);
     const client = this.#client;
     const wasmCore = this.#core;
     return {
@@ -246,7 +269,7 @@ export class ErpClient {
             return res;
           },
         });
-        const stream = core(() => wasmCore.tableStream(response.status, size, numbers));
+        const stream = core(() => wasmCore.tableStream(response.status, size, numbers, typing, false));
         const reader = response.body?.getReader();
         try {
           for (;;) {

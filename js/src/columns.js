@@ -1,7 +1,7 @@
 // Typed columns from the batches the wasm core decodes (see
 // crates/erpdata-wasm/src/columns.rs for their layout), and rows rebuilt
-// from them. Conversion only: which type a value has was decided by the
-// core's decoder.
+// from them. Conversion only: which type a column has, over a stream's
+// batches or a whole table, was decided by the core.
 
 const DAY_MS = 86_400_000;
 const dayTexts = new Map();
@@ -16,12 +16,60 @@ export function dayText(days) {
   return text;
 }
 
+const DAY_US = 86_400_000_000;
+const DAY_US_BIG = 86_400_000_000n;
+const two = (n) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` of a count of microseconds since 1970-01-01
+ * 00:00:00 (no time zone), with `.ffffff` unless it is whole seconds: the
+ * core's canonical text of a timestamp.
+ */
+export function timestampText(micros) {
+  let days;
+  let rest;
+  const n = Number(micros);
+  if (Number.isSafeInteger(n)) {
+    days = Math.floor(n / DAY_US);
+    rest = n - days * DAY_US;
+  } else {
+    // Beyond 2^53 µs (before 1685 or after 2255) a double is not exact.
+    const big = BigInt(micros);
+    let d = big / DAY_US_BIG;
+    if (big < d * DAY_US_BIG) d -= 1n;
+    days = Number(d);
+    rest = Number(big - d * DAY_US_BIG);
+  }
+  const secs = Math.floor(rest / 1e6);
+  const frac = rest - secs * 1e6;
+  const time = `${two(Math.floor(secs / 3600))}:${two(Math.floor(secs / 60) % 60)}:${two(secs % 60)}`;
+  const text = `${dayText(days)} ${time}`;
+  return frac === 0 ? text : `${text}.${String(frac).padStart(6, "0")}`;
+}
+
 /** The strings of a `{text, offsets}` pair: decoded once, then sliced. */
 function slices({ text, offsets }, length = offsets.length - 1) {
   const out = new Array(length);
   for (let i = 0; i < length; i++) out[i] = text.slice(offsets[i], offsets[i + 1]);
   return out;
 }
+
+/** The strings of a column's `chunks` (one `{text, offsets}` per core batch), back to back. */
+function chunkSlices(chunks) {
+  if (chunks.length === 1) return slices(chunks[0]);
+  const out = [];
+  for (const c of chunks) {
+    const { text, offsets } = c;
+    for (let i = 0; i + 1 < offsets.length; i++) out.push(text.slice(offsets[i], offsets[i + 1]));
+  }
+  return out;
+}
+
+/** Whether a JSON text is a number (its first character says). */
+const isNumberText = (t) => {
+  const c = t.charCodeAt(0);
+  return c === 45 || (c >= 48 && c <= 57);
+};
 
 function isValidIn(validity, i) {
   return validity === null || ((validity[i >> 3] >> (i & 7)) & 1) === 1;
@@ -30,7 +78,8 @@ function isValidIn(validity, i) {
 /**
  * One batch column as what rows need: `array` when row i's value is
  * exactly `array[i]` (no nulls, a plain array or typed array), else `get`.
- * `numbers` decides ints: JS numbers, or their decimal text.
+ * `numbers` decides ints: JS numbers, or their decimal text (the core's
+ * row path gives a JSON column's numbers as text too).
  */
 export function cellReader(col, numbers) {
   const { validity } = col;
@@ -62,6 +111,11 @@ export function cellReader(col, numbers) {
       get = (i) => dayText(v[i]);
       break;
     }
+    case "timestamp": {
+      const v = col.values;
+      get = (i) => timestampText(v[i]);
+      break;
+    }
     case "string":
     case "decimal": {
       if (col.dictionary) {
@@ -69,13 +123,15 @@ export function cellReader(col, numbers) {
         const idx = col.indices;
         get = (i) => dict[idx[i]];
       } else {
-        array = slices(col);
+        array = chunkSlices(col.chunks);
       }
       break;
     }
     case "json": {
-      const { text, offsets } = col;
-      get = (i) => JSON.parse(text.slice(offsets[i], offsets[i + 1]));
+      const texts = chunkSlices(col.chunks);
+      get = numbers === "string"
+        ? (i) => (isNumberText(texts[i]) ? texts[i] : JSON.parse(texts[i]))
+        : (i) => JSON.parse(texts[i]);
       break;
     }
     default:
@@ -145,16 +201,24 @@ export function batchRows(batch, numbers, out) {
  * row i's value as `rows` has it (null where there is none).
  */
 export class Column {
-  constructor(name, type, length, values, validity, extra = {}) {
+  constructor(name, type, dataType, length, values, validity, extra = {}) {
     /** The row key. */
     this.name = name;
-    /** `null`, `bool`, `int32`, `int64`, `float64`, `date`, `string`, `decimal` or `json`. */
+    /** `null`, `bool`, `int32`, `int64`, `float64`, `date`, `timestamp`, `string`, `decimal` or `json`. */
     this.type = type;
+    /** The column's type as the core decided it: `int`, `decimal(P,S)`, `date`, `timestamp`, `string`... */
+    this.dataType = dataType;
     this.length = length;
-    /** Float64Array, Int32Array, BigInt64Array, Uint8Array (bool: 0/1), Int32Array (date: days since 1970-01-01), or an Array (strings, JSON values). */
+    /** Float64Array, Int32Array, BigInt64Array, Uint8Array (bool: 0/1), Int32Array (date: days since 1970-01-01), BigInt64Array (timestamp: microseconds since 1970-01-01), or an Array (strings, JSON values). */
     this.values = values;
     /** Packed bitmap (bit i set: row i has a value), or null when every row has one. */
     this.validity = validity;
+    if (extra.precision !== undefined) {
+      /** A decimal column's total digits. */
+      this.precision = extra.precision;
+      /** A decimal column's digits after the point. */
+      this.scale = extra.scale;
+    }
     if (extra.dictionary) {
       /** Distinct values of a string column whose values repeat. */
       this.dictionary = extra.dictionary;
@@ -168,7 +232,7 @@ export class Column {
     return isValidIn(this.validity, i);
   }
 
-  /** Row `i`'s value as in `rows` (dates as `YYYY-MM-DD`, int64 as bigint). */
+  /** Row `i`'s value as in `rows` (dates and timestamps as text, int64 as bigint). */
   get(i) {
     if (!this.isValid(i)) return null;
     const v = this.values?.[i];
@@ -179,6 +243,8 @@ export class Column {
         return v === 1;
       case "date":
         return dayText(v);
+      case "timestamp":
+        return timestampText(v);
       default:
         return v;
     }
@@ -192,105 +258,32 @@ export class Column {
   }
 }
 
-const TYPED = {
-  int32: Int32Array, float64: Float64Array, int64: BigInt64Array, date: Int32Array, bool: Uint8Array,
-};
-
-/** The type holding both (the core's unification rule, for JS's types). */
-function unify(a, b) {
-  if (a === b || b === "null") return a;
-  if (a === "null") return b;
-  const pair = new Set([a, b]);
-  const has = (x, y) => pair.has(x) && pair.has(y);
-  if (has("int32", "int64")) return "int64";
-  if (has("int32", "float64") || has("int64", "float64")) return "float64";
-  if (has("date", "string")) return "string";
-  return "json";
-}
-
-/** Values of batch column `col` (absent: `numRows` nulls) as type `to`. */
-function valuesAs(col, numRows, to, numbers) {
-  if (col === undefined || col.type === "null") return null;
-  if (col.type === to && TYPED[to]) return col.values;
-  if (to === "float64") return Float64Array.from(col.values, Number);
-  if (to === "int64") return BigInt64Array.from(col.values, BigInt);
-  const reader = cellReader(col, numbers);
-  if (reader.array && !ArrayBuffer.isView(reader.array)) return reader.array;
-  const get = reader.get ?? ((i) => reader.array[i]);
-  const out = new Array(numRows);
-  for (let i = 0; i < numRows; i++) out[i] = get(i);
-  return out;
-}
-
 /**
- * One Column per name from the batches, each batch typed on its own (the
- * same key may be int32 in one batch and float64 in another).
+ * One Column per column of `batch`, the whole table as one batch whose
+ * column types the core unified over the table: conversion only.
  */
-export function mergeColumns(batches, names, numbers) {
-  const total = batches.reduce((n, b) => n + b.numRows, 0);
+export function tableColumns(batch, numbers) {
+  const { numRows, columns } = batch;
   const out = {};
-  for (const name of names) {
-    const parts = batches.map((b) => b.columns.find((c) => c.name === name));
-    const type = parts.reduce((t, c) => unify(t, c?.type ?? "null"), "null");
-    const allValid = parts.every((c) => c !== undefined && c.type !== "null" && c.validity === null);
-    let validity = null;
-    if (!allValid) {
-      validity = new Uint8Array((total + 7) >> 3);
-      let at = 0;
-      batches.forEach((b, k) => {
-        const c = parts[k];
-        for (let i = 0; i < b.numRows; i++, at++) {
-          if (c !== undefined && c.type !== "null" && isValidIn(c.validity, i)) {
-            validity[at >> 3] |= 1 << (at & 7);
-          }
-        }
-      });
+  for (const col of columns) {
+    const extra = { precision: col.precision, scale: col.scale };
+    let values;
+    if (col.type === "null") {
+      values = null;
+    } else if (col.values !== undefined) {
+      values = col.values;
+    } else if (col.dictionary) {
+      extra.dictionary = slices(col.dictionary);
+      extra.indices = col.indices;
+      values = new Array(numRows);
+      const dict = extra.dictionary;
+      const idx = col.indices;
+      for (let i = 0; i < numRows; i++) values[i] = isValidIn(col.validity, i) ? dict[idx[i]] : null;
+    } else {
+      const reader = cellReader(col, numbers);
+      values = reader.array ?? Array.from({ length: numRows }, (_, i) => reader.get(i));
     }
-    const dictionary = (type === "string" || type === "decimal") && parts.every((c) => c?.dictionary);
-    if (dictionary) {
-      const dict = [];
-      const index = new Map();
-      const indices = new Int32Array(total);
-      const values = new Array(total);
-      let at = 0;
-      batches.forEach((b, k) => {
-        const local = slices(parts[k].dictionary).map((s) => {
-          let j = index.get(s);
-          if (j === undefined) {
-            j = dict.length;
-            dict.push(s);
-            index.set(s, j);
-          }
-          return j;
-        });
-        const idx = parts[k].indices;
-        for (let i = 0; i < b.numRows; i++, at++) {
-          const j = local[idx[i]];
-          indices[at] = j;
-          values[at] = dict[j];
-        }
-      });
-      out[name] = new Column(name, type, total, values, validity, { dictionary: dict, indices });
-      continue;
-    }
-    let values = null;
-    if (type !== "null") {
-      const Typed = TYPED[type];
-      values = Typed ? new Typed(total) : new Array(total);
-      let at = 0;
-      batches.forEach((b, k) => {
-        const part = valuesAs(parts[k], b.numRows, type, numbers);
-        if (part === null) {
-          if (!Typed) values.fill(null, at, at + b.numRows);
-        } else if (Typed) {
-          values.set(part, at);
-        } else {
-          for (let i = 0; i < b.numRows; i++) values[at + i] = part[i];
-        }
-        at += b.numRows;
-      });
-    }
-    out[name] = new Column(name, type, total, values, validity);
+    out[col.name] = new Column(col.name, col.type, col.dataType, numRows, values, col.validity, extra);
   }
   return out;
 }

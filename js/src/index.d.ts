@@ -21,10 +21,39 @@ export type Method = "POST" | "GET" | (string & {});
  */
 export type Numbers = "number" | "string";
 
+/**
+ * A column type to declare (`schema` option), as the core names it:
+ * `"string"`, `"int"`, `"decimal"` (the scale the values need) or
+ * `"decimal(P,S)"` (P 1–38 digits in all, S after the point), `"date"`,
+ * `"timestamp"`, `"bool"`, `"json"` (any letter case; also `"datetime"`,
+ * `"int64"`, `"numeric(P,S)"`, `"boolean"`, `"text"`...).
+ */
+export type DeclaredType =
+  | "string" | "int" | "decimal" | `decimal(${number},${number})` | "date" | "timestamp" | "bool" | "json"
+  | (string & {});
+
+/**
+ * A column's type as the core decided it (or as declared): `"null"` (no
+ * value), `"bool"`, `"int"`, `"decimal(P,S)"`, `"date"`, `"timestamp"`,
+ * `"string"`, `"json"`.
+ */
+export type DataType =
+  | "null" | "bool" | "int" | `decimal(${number},${number})` | "date" | "timestamp" | "string" | "json";
+
 /** A value inside a nested object or array, as `JSON.parse` gives it. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** One value of a row. Numbers are strings with `numbers: "string"`. */
+/**
+ * One value of a row, typed by its column (the same rule for values sent
+ * as JSON numbers and as strings, decided by the core; see docs/types.md):
+ * an int or decimal column's values are numbers (`"1500.00"` sent by a PHP
+ * service reads as `1500`; with `numbers: "string"` the exact text as
+ * sent), a date is `"YYYY-MM-DD"`, a timestamp `"YYYY-MM-DD HH:MM:SS"`
+ * (with `.ffffff` when not whole seconds; no time zone), MySQL's zero date
+ * and datetime are `null`, a string column's values (a column of mixed
+ * scalars included) are each value's text as sent, a json column's values
+ * are as `JSON.parse` gives them.
+ */
 export type Value = JsonValue;
 
 /** One row: its fields in the order the service sent them. */
@@ -62,8 +91,32 @@ export interface ErpClientOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
+/**
+ * How a call types its columns. Checked before anything is sent: an
+ * unknown type name is an InvalidInputError naming `schema["column"]`, a
+ * `schema` that is not a plain object (or a type that is not a string) one
+ * naming `schema`.
+ */
+export interface TypingOptions {
+  /**
+   * Declared column types, in place of the ones the values would give:
+   * `{ amount: "decimal(14,2)", acid: "string", posted_at: "timestamp" }`.
+   * A value its declared type cannot take (`"n/a"` in an int column, more
+   * digits after the point than the scale) rejects the call with a
+   * DecodeError naming the column and the row; `""` is null in every
+   * declared type but `string` and `json`.
+   */
+  schema?: Record<string, DeclaredType>;
+  /**
+   * Whether strings are typed from their text (`"1500.00"` a decimal,
+   * `"2025-04-01"` a date); default true. False: every JSON string stays a
+   * string; JSON numbers are still typed.
+   */
+  inferStrings?: boolean;
+}
+
 /** Options every call takes. */
-export interface CallOptions {
+export interface CallOptions extends TypingOptions {
   numbers?: Numbers;
   /** Aborts the call (and its retries); the call then rejects with a TransportError. */
   signal?: AbortSignal;
@@ -78,7 +131,10 @@ export interface Dues {
   /** The account asked about, as sent. */
   acid: string;
   kind: "RECEIPT" | "PAYMENT";
+  /** Rows typed by column, as a table's are. */
   rows: Row[];
+  /** Each column's type, decided over all the rows (or declared). */
+  schema: Record<string, DataType>;
   /** The JSON text the service sent (redacted), since the dues fields are not documented. */
   raw: string;
   /** PHP notices or warnings that preceded the JSON. */
@@ -100,28 +156,39 @@ export interface StreamTableOptions extends TableOptions {
 }
 
 /**
- * The type of a column: `float64` holds decimals as JS numbers (`decimal`,
- * with `numbers: "string"`, their exact text at the column's scale),
- * `int32`/`int64` integers, `date` days since 1970-01-01, `json` nested
- * values or values of mixed types.
+ * How a column's values are held in JS: `float64` holds decimals as JS
+ * numbers (`decimal`, with `numbers: "string"`, their text as sent),
+ * `int32`/`int64` integers (`int64` when some value needs more than 32
+ * bits), `date` days since 1970-01-01, `timestamp` microseconds since
+ * 1970-01-01 00:00:00 (a `BigInt64Array`; no time zone: the service's
+ * wall-clock time), `json` nested values. `Column.dataType` is the type
+ * itself.
  */
 export type ColumnType =
-  | "null" | "bool" | "int32" | "int64" | "float64" | "date" | "string" | "decimal" | "json";
+  | "null" | "bool" | "int32" | "int64" | "float64" | "date" | "timestamp" | "string" | "decimal" | "json";
 
 /** One column of a table. */
 export declare class Column {
   private constructor();
   readonly name: string;
+  /** How the values are held (see ColumnType). */
   readonly type: ColumnType;
+  /** The column's type, decided over the whole table by the core (or declared): `"decimal(14,2)"`, `"int"`, `"timestamp"`... */
+  readonly dataType: DataType;
+  /** A decimal column's total digits (1–38). */
+  readonly precision?: number;
+  /** A decimal column's digits after the point. */
+  readonly scale?: number;
   readonly length: number;
   /**
    * `Float64Array` (float64), `Int32Array` (int32; date: days since
-   * 1970-01-01), `BigInt64Array` (int64), `Uint8Array` (bool: 0 or 1),
-   * an array of strings (string, decimal) or of JSON values (json);
-   * `null` for an all-null column. A row without a value holds a
-   * placeholder; see `validity`.
+   * 1970-01-01), `BigInt64Array` (int64; timestamp: microseconds since
+   * 1970-01-01 00:00:00, no time zone), `Uint8Array` (bool: 0 or 1), an
+   * array of strings (string, decimal) or of JSON values (json); `null`
+   * for an all-null column. A row without a value holds a placeholder
+   * (in a typed array) or `null`; see `validity`.
    */
-  readonly values: Float64Array | Int32Array | BigInt64Array | Uint8Array | string[] | JsonValue[] | null;
+  readonly values: Float64Array | Int32Array | BigInt64Array | Uint8Array | (string | null)[] | JsonValue[] | null;
   /** Packed bitmap, bit i set when row i has a value; `null` when every row has one. */
   readonly validity: Uint8Array | null;
   /** For a string column whose values repeat: the distinct values. */
@@ -130,7 +197,7 @@ export declare class Column {
   readonly indices?: Int32Array;
   /** Whether row `i` has a value. */
   isValid(i: number): boolean;
-  /** Row `i`'s value (a date as `YYYY-MM-DD`, an int64 as a bigint), or null. */
+  /** Row `i`'s value (a date as `YYYY-MM-DD`, a timestamp as in rows, an int64 as a bigint), or null. */
   get(i: number): Value | bigint;
   /** Every value, as `get` gives them. */
   toArray(): (Value | bigint)[];
@@ -141,12 +208,14 @@ export declare class Table implements Iterable<Row> {
   private constructor();
   /** Every key seen in any row, in first-seen order. */
   readonly columnNames: string[];
+  /** Each column's type, decided over the whole table (or declared). */
+  readonly schema: Record<string, DataType>;
   /** The number of rows. */
   readonly length: number;
   /**
-   * The rows as plain objects, fields in the order sent, values as
-   * `JSON.parse` gives them (numbers as exact text with `numbers: "string"`).
-   * Built on first access.
+   * The rows as plain objects, fields in the order sent, each value typed
+   * by its column (see Value; numbers as exact text with
+   * `numbers: "string"`). Built on first access.
    */
   readonly rows: Row[];
   /** PHP notices or warnings that preceded the JSON. */
@@ -164,17 +233,21 @@ export declare class ErpClient {
   receivables(acid: Id, options?: CallOptions): Promise<Dues>;
   /** What is owed to a supplier (`type=PAYMENT`). */
   payables(acid: Id, options?: CallOptions): Promise<Dues>;
-  /** Every row of an ERP table (POST unless `method: "GET"`). */
+  /**
+   * Every row of an ERP table (POST unless `method: "GET"`); each column's
+   * type is decided over the whole table.
+   */
   table(name: string, options?: TableOptions): Promise<Table>;
   /**
-   * The table as batches of rows, decoded while the body arrives; every row
-   * has every column seen so far (null where the row lacked the key). A
-   * body that breaks off throws after the last complete batch.
-   * `timeoutMs` bounds the wait for the answer and for each chunk of the
-   * body, not the whole download (which the caller's loop paces). With
-   * `numbers: "string"` a decimal reads at the scale of its column in the
-   * batch (`1.5` as `"1.50"` beside two-decimal values): the value exact,
-   * the text normalised; `table()` keeps each number's own text.
+   * The table as batches of rows, decoded while the body arrives. One
+   * schema: the first batch (or `schema`) fixes every column's type, and a
+   * later value that does not fit it, or a column first seen after the
+   * first batch, rejects with a DecodeError naming the column and the row
+   * (declare the type to avoid it). Every row has every column (null
+   * where the row lacked the key). A body that breaks off throws after
+   * the last complete batch. `timeoutMs` bounds the wait for the answer
+   * and for each chunk of the body, not the whole download (which the
+   * caller's loop paces).
    */
   streamTable(name: string, options?: StreamTableOptions): AsyncIterable<Row[]>;
   /** The configuration, with the token shown as `[REDACTED]`. */
@@ -239,7 +312,11 @@ export declare class ServiceError extends ErpError {
   readonly serviceMessage: string;
 }
 
-/** The answer was not of the documented shape. */
+/**
+ * The answer was not of the documented shape, or a value did not fit its
+ * column's declared type (or a stream's fixed type): the message names
+ * the column and the row.
+ */
 export declare class DecodeError extends ErpError {
   constructor(message: string, options?: { reason?: string; excerpt?: string });
   readonly kind: "decode";

@@ -1,6 +1,6 @@
 // A table answer read from `response.body` chunk by chunk into the core's
 // streaming decoder, and the Table users get.
-import { batchRows, mergeColumns } from "./columns.js";
+import { batchRows, tableColumns } from "./columns.js";
 import { fromCore } from "./errors.js";
 
 /** Rows per batch of the streaming decoder. */
@@ -27,30 +27,27 @@ export function withRowCount(err, rows) {
   return err;
 }
 
-/** Column names of a batch list: the last batch has every column seen. */
-function namesOf(batches) {
-  const last = batches[batches.length - 1];
-  return last ? last.columns.map((c) => c.name) : [];
-}
-
 /**
  * Every row of an ERP table, decoded by the core. `rows` are plain objects
  * (built on first use); `columns()` gives typed columns.
  */
 export class Table {
-  #batches;
+  /** The whole table as one batch of the core's unified column types. */
+  #batch;
   #numbers;
   #exactRows;
   #rows;
   #columns;
 
   /** @internal */
-  constructor({ batches, notices, totalRows, numbers, exactRows }) {
-    this.#batches = batches;
+  constructor({ batch, notices, totalRows, numbers, exactRows }) {
+    this.#batch = batch;
     this.#numbers = numbers;
     this.#exactRows = exactRows;
     /** Every key seen in any row, in first-seen order. */
-    this.columnNames = namesOf(batches);
+    this.columnNames = batch.columns.map((c) => c.name);
+    /** Each column's type, decided over the whole table by the core (or declared). */
+    this.schema = Object.fromEntries(batch.columns.map((c) => [c.name, c.dataType]));
     /** PHP notices or warnings that preceded the JSON. */
     this.notices = notices;
     /** The number of rows. */
@@ -63,9 +60,7 @@ export class Table {
       if (this.#exactRows) {
         this.#rows = this.#exactRows();
       } else {
-        const out = [];
-        for (const b of this.#batches) batchRows(b, this.#numbers, out);
-        this.#rows = out;
+        this.#rows = batchRows(this.#batch, this.#numbers, []);
       }
       this.#exactRows = undefined;
     }
@@ -74,11 +69,12 @@ export class Table {
 
   /**
    * Typed columns by name: `Float64Array` for decimals, `Int32Array` or
-   * `BigInt64Array` for integers, `Int32Array` of days for dates, string
-   * arrays (with `dictionary`/`indices` when values repeat).
+   * `BigInt64Array` for integers, `Int32Array` of days for dates,
+   * `BigInt64Array` of microseconds for timestamps, string arrays (with
+   * `dictionary`/`indices` when values repeat).
    */
   columns() {
-    this.#columns ??= mergeColumns(this.#batches, this.columnNames, this.#numbers);
+    this.#columns ??= tableColumns(this.#batch, this.#numbers);
     return this.#columns;
   }
 
@@ -92,12 +88,13 @@ export class Table {
 }
 
 /**
- * Reads `response.body` into the decoder; returns the batches (or, with
- * `onBatch`, hands each on and keeps none).
+ * Reads a whole table from `response.body` into the decoder, which keeps
+ * its batches and, once the body is complete, gives the table as one batch
+ * whose column types it decided over all rows (`typing`: the call's
+ * `{schema, inferStrings}`). With `keepBody`, the body's chunks too.
  */
-export async function readTable(wasmCore, response, { numbers, batchRows: size, keepBody }) {
-  const stream = core(() => wasmCore.tableStream(response.status, size, numbers));
-  const batches = [];
+export async function readTable(wasmCore, response, { numbers, typing, batchRows: size, keepBody }) {
+  const stream = core(() => wasmCore.tableStream(response.status, size, numbers, typing, true));
   const chunks = keepBody ? [] : null;
   try {
     if (response.body) {
@@ -106,12 +103,12 @@ export async function readTable(wasmCore, response, { numbers, batchRows: size, 
         const { done, value } = await reader.read();
         if (done) break;
         chunks?.push(value);
-        batches.push(...core(() => stream.feed(value)));
+        core(() => stream.feed(value));
       }
     }
     const end = core(() => stream.finish());
-    batches.push(...end.batches);
-    return { batches, notices: end.notices, totalRows: end.totalRows, regular: stream.regular, chunks };
+    const [batch] = end.batches;
+    return { batch, notices: end.notices, totalRows: end.totalRows, regular: stream.regular, chunks };
   } catch (err) {
     throw withRowCount(err, stream.rows);
   } finally {

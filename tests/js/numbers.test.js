@@ -105,11 +105,28 @@ describe("rows that differ in their keys", () => {
     assert.ok(Object.hasOwn(table.rows[1], "__proto__"));
   });
 
-  test("values of mixed types in one column", async () => {
-    body = '{"status":"success","data":[{"v":1},{"v":"two"},{"v":true},{"v":null},{"v":2.5}]}';
+  test("values of mixed types in one column: a string column of each value's text as sent", async () => {
+    body = '{"status":"success","data":[{"v":1},{"v":"two"},{"v":true},{"v":null},{"v":2.50}]}';
+    const expected = ["1", "two", "true", null, "2.50"];
+    for (const numbers of ["number", "string"]) {
+      const table = await client().table("t", { numbers });
+      assert.deepEqual(table.rows.map((r) => r.v), expected);
+      assert.equal(table.columns().v.dataType, "string");
+      assert.deepEqual(table.columns().v.toArray(), expected);
+    }
+    const streamed = [];
+    for await (const batch of client().streamTable("t", { batchRows: 10 })) streamed.push(...batch);
+    assert.deepEqual(streamed.map((r) => r.v), expected);
+  });
+
+  test("with a nested value among them: a JSON column, each value as JSON.parse gives it", async () => {
+    body = '{"status":"success","data":[{"v":{"a":1}},{"v":"two"},{"v":[3]},{"v":2.5},{"v":null}]}';
     const table = await client().table("t");
     assert.deepEqual(table.rows, JSON.parse(body).data);
-    assert.deepEqual(table.columns().v.toArray(), [1, "two", true, null, 2.5]);
+    assert.equal(table.columns().v.dataType, "json");
+    assert.deepEqual(table.columns().v.toArray(), [{ a: 1 }, "two", [3], 2.5, null]);
+    const text = await client().table("t", { numbers: "string" });
+    assert.equal(text.rows[3].v, "2.5", "a number in a JSON column as its text");
   });
 });
 

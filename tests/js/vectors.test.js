@@ -2,49 +2,12 @@
 // retry.json, redirects.json) through the wasm module, as
 // tests/vectors/README.md specifies.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { inspect } from "node:util";
 import { after, describe, test } from "node:test";
 
-import {
-  DecodeError, ErpError, HttpStatusError, InvalidInputError, ServiceError, TransportError,
-} from "../../js/src/index.js";
 import { batchRows } from "../../js/src/columns.js";
-import { fromCore } from "../../js/src/errors.js";
-import { loadWasm } from "../../js/src/wasm-node.js";
-
-const VECTORS = new URL("../vectors/", import.meta.url);
-const DEFAULT_RESPONSE_CONFIG = {
-  base_url: "https://erp.example.com/",
-  project: "demo",
-  access_token: "fake-token-for-tests",
-};
-const OPTION_NAMES = {
-  base_url: "baseUrl",
-  project: "project",
-  project_folder: "projectFolder",
-  access_token: "accessToken",
-  company_id: "companyId",
-  year_id: "yearId",
-  allow_insecure_http: "allowInsecureHttp",
-};
-const ERRORS = {
-  invalid_input: InvalidInputError,
-  transport: TransportError,
-  http_status: HttpStatusError,
-  service: ServiceError,
-  decode: DecodeError,
-};
-
-const { Core, RetryPolicy } = loadWasm();
-
-function load(prefix) {
-  const files = readdirSync(VECTORS).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
-  return files.flatMap((file) => {
-    const { cases } = JSON.parse(readFileSync(new URL(file, VECTORS), "utf8"));
-    return cases.map((c) => ({ ...c, file }));
-  });
-}
+import {
+  checkError, DEFAULT_RESPONSE_CONFIG, decodeBody, load, makeCore, RetryPolicy, thrown, VECTORS,
+} from "./vectors.js";
 
 const REQUEST_CASES = load("requests");
 const RESPONSE_CASES = load("responses");
@@ -58,42 +21,6 @@ test("vectors exist", () => {
   assert.ok(RETRY_CASES.length > 0, `no retry cases in ${VECTORS}`);
   assert.ok(REDIRECT_CASES.length > 0, `no redirect cases in ${VECTORS}`);
 });
-
-function makeCore(settings) {
-  const options = {};
-  for (const [key, value] of Object.entries(settings)) {
-    assert.ok(key in OPTION_NAMES, `unknown config key ${key}`);
-    options[OPTION_NAMES[key]] = value;
-  }
-  return new Core(options);
-}
-
-/** Runs `fn` and returns the ErpError it throws (the core's object, made a class). */
-function thrown(fn) {
-  try {
-    fn();
-  } catch (raw) {
-    return fromCore(raw);
-  }
-  assert.fail("expected an error");
-}
-
-function checkError(err, expected) {
-  const cls = ERRORS[expected.kind];
-  assert.ok(cls, `unknown kind ${expected.kind}`);
-  assert.ok(err instanceof cls, `expected ${cls.name}, got ${err?.name}: ${err?.message}`);
-  assert.ok(err instanceof ErpError && err instanceof Error);
-  assert.equal(err.kind, expected.kind);
-  if ("field" in expected) assert.equal(err.field, expected.field, err.message);
-  if ("status" in expected) assert.equal(err.status, expected.status, err.message);
-  if ("message_contains" in expected) {
-    assert.ok(err.message.includes(expected.message_contains), `${JSON.stringify(expected.message_contains)} not in ${err.message}`);
-  }
-  const everything = [String(err), err.stack, inspect(err), JSON.stringify({ ...err })].join("\n");
-  for (const secret of expected.not_contains ?? []) {
-    assert.ok(!everything.includes(secret), `${JSON.stringify(secret)} in ${everything}`);
-  }
-}
 
 describe("request vectors", () => {
   for (const c of REQUEST_CASES) {
@@ -244,28 +171,27 @@ describe("redirect vectors", () => {
 });
 
 /**
- * A table answer through the path ErpClient.table() and streamTable() take:
- * the streaming decoder fed in small chunks, rows rebuilt from its batches.
+ * A table answer through the path ErpClient.table() takes (`whole`) or
+ * streamTable()'s: the streaming decoder fed in small chunks, rows rebuilt
+ * from its batches.
  */
-function streamed(core, status, body, numbers) {
-  const stream = core.tableStream(status, 2, numbers);
-  try {
-    const batches = [];
-    for (let at = 0; at < body.length; at += 7) batches.push(...stream.feed(body.subarray(at, at + 7)));
-    const end = stream.finish();
-    batches.push(...end.batches);
-    const rows = [];
-    for (const b of batches) batchRows(b, numbers, rows);
-    const last = batches[batches.length - 1];
-    return { rows, regular: stream.regular, columns: last ? last.columns.map((c) => c.name) : [], notices: end.notices };
-  } finally {
-    stream.free();
-  }
+function streamed(core, status, body, numbers, whole = true) {
+  const { batches, notices, regular } = decodeBody(core, { status, body, numbers, whole });
+  const rows = [];
+  for (const b of batches) batchRows(b, numbers, rows);
+  const last = batches[batches.length - 1];
+  return { rows, regular, columns: last ? last.columns.map((c) => c.name) : [], notices };
+}
+
+function checkStreamedValue(actual, value, where) {
+  if (isMarker(value, "$number")) assert.ok(Object.is(actual, Number(value.$number)), `${where}: ${actual}`);
+  else if (isMarker(value, "$json")) assert.deepEqual(actual, JSON.parse(value.$json), where);
+  else assert.equal(actual, value, where);
 }
 
 let regular = 0;
 let irregular = 0;
-describe("response vectors through the streaming decoder", () => {
+describe("response vectors through the streaming decoder (table())", () => {
   after(() => {
     // Both paths of the client were exercised.
     assert.ok(regular >= 10, `${regular} regular cases`);
@@ -295,15 +221,45 @@ describe("response vectors through the streaming decoder", () => {
       }
       regular += 1;
       assert.equal(result.rows.length, expect.rows.length, "row count");
+      // With exact number text too: rows rebuilt from the columns are the
+      // core's row path's rows, which table() then needs not read.
+      const text = streamed(core, status, body, "string");
+      const exact = core.parseTable(status, body, "string").rows;
+      assert.deepEqual(text.rows, exact, "numbers: 'string'");
       expect.rows.forEach((want, i) => {
         assert.deepEqual(Object.keys(result.rows[i]), Object.keys(want), `row ${i} keys`);
-        for (const key of Object.keys(want)) {
-          const actual = result.rows[i][key];
-          const value = want[key];
-          if (isMarker(value, "$number")) assert.ok(Object.is(actual, Number(value.$number)), `row ${i}, ${key}: ${actual}`);
-          else if (isMarker(value, "$json")) assert.deepEqual(actual, JSON.parse(value.$json), `row ${i}, ${key}`);
-          else assert.equal(actual, value, `row ${i}, ${key}`);
-        }
+        for (const key of Object.keys(want)) checkStreamedValue(result.rows[i][key], want[key], `row ${i}, ${key}`);
+      });
+    });
+  }
+});
+
+describe("response vectors through streamTable()'s decoder (one schema)", () => {
+  for (const c of RESPONSE_CASES.filter((v) => v.call === "table")) {
+    test(`${c.file}: ${c.name}`, () => {
+      const core = makeCore(c.config ?? DEFAULT_RESPONSE_CONFIG);
+      const { status } = c.response;
+      const body = caseBody(c);
+      if (c.expect_error) {
+        checkError(thrown(() => streamed(core, status, body, undefined, false)), c.expect_error);
+        return;
+      }
+      let result;
+      try {
+        result = streamed(core, status, body, undefined, false);
+      } catch (raw) {
+        // A column first seen, or a value of another type, after the first
+        // batch (of 2 rows here): refused, naming the column and the row.
+        const err = thrown(() => { throw raw; });
+        checkError(err, { kind: "decode", message_contains: ["column `", "row ", "declare"] });
+        return;
+      }
+      const batches = decodeBody(core, { status, body, whole: false }).batches;
+      const types = (b) => JSON.stringify(b.columns.map((col) => [col.name, col.dataType]));
+      for (const b of batches) assert.equal(types(b), types(batches[0]), "one schema");
+      if (!result.regular) return;
+      c.expect.rows.forEach((want, i) => {
+        for (const key of Object.keys(want)) checkStreamedValue(result.rows[i][key], want[key], `row ${i}, ${key}`);
       });
     });
   }

@@ -1,27 +1,40 @@
 //! Core batches -> plain JS objects of typed arrays, built without serde
 //! and without writing JSON: numbers go out as `Float64Array` /
 //! `Int32Array` / `BigInt64Array`, the strings of a column as one JS string
-//! (decoded once) with UTF-16 offsets to slice it by, or as a dictionary of
-//! distinct values and an index per row when values repeat.
+//! per batch (decoded once) with UTF-16 offsets to slice it by, or as a
+//! dictionary of distinct values and an index per row when values repeat.
 //!
-//! Shape of one batch: `{numRows, columns: [{name, type, validity, ...}]}`
-//! where `validity` is the packed bitmap (`Uint8Array`, bit i = row i has a
-//! value) or `null` when every row has one, and by `type`:
+//! A JS batch is made of one core batch (a streamed batch) or of several
+//! that share one schema (a whole table, unified and cast by the core):
+//! each column is then the parts' values back to back. Which type a column
+//! has is the core's decision; this file only picks the JS array for it.
+//!
+//! Shape of one batch: `{numRows, columns: [{name, type, dataType,
+//! validity, ...}]}` where `dataType` is the core's type name (`int`,
+//! `decimal(14,2)`, `timestamp`, ...), `validity` is the packed bitmap
+//! (`Uint8Array`, bit i = row i has a value) or `null` when every row has
+//! one, and by `type` (the JS representation):
 //!
 //! - `null`: nothing more;
 //! - `bool`: `values` (`Uint8Array`, 0 or 1 per row);
-//! - `int32` / `int64`: `values` (`Int32Array` / `BigInt64Array`);
+//! - `int32` / `int64`: `values` (`Int32Array` / `BigInt64Array`), int32
+//!   when every value of the column fits;
 //! - `float64`: `values` (`Float64Array`), a decimal column as JS numbers,
-//!   each equal to what `JSON.parse` gives for its text;
+//!   each equal to what `JSON.parse` gives for its text; `precision` and
+//!   `scale`;
 //! - `date`: `values` (`Int32Array`, days since 1970-01-01);
-//! - `string`, `json`, `decimal` (exact text, with `numbers: "string"`):
-//!   `text` and `offsets` (`Int32Array`, `numRows + 1` UTF-16 offsets), or
-//!   for a `string` column with few distinct values `dictionary` (`{text,
-//!   offsets}` of the distinct values) and `indices` (`Int32Array`).
+//! - `timestamp`: `values` (`BigInt64Array`, microseconds since
+//!   1970-01-01 00:00:00, no time zone);
+//! - `string`, `json`, `decimal` (exact text, with `numbers: "string"`;
+//!   `precision` and `scale` too): `chunks`, one `{text, offsets}` per core
+//!   batch (`offsets` an `Int32Array` of the chunk's rows + 1 UTF-16
+//!   offsets), or for a `string` column with few distinct values
+//!   `dictionary` (`{text, offsets}` of the distinct values) and `indices`
+//!   (`Int32Array`).
 
 use std::collections::HashMap;
 
-use erpdata::{Batch, Bitmap, Cell, Column, ColumnData, Texts};
+use erpdata::{Batch, Bitmap, Cell, ColumnData, ColumnType, Texts};
 use js_sys::{Array, BigInt64Array, Float64Array, Int32Array, Object, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -31,72 +44,169 @@ use crate::rows::Numbers;
 /// Values sampled to decide on a dictionary.
 const SAMPLE: usize = 1024;
 
-pub(crate) fn batch(batch: &Batch, numbers: Numbers) -> JsValue {
+/// One JS batch of `batches`, which share one schema (the same columns, in
+/// the same order, of the same types): one streamed batch, or a whole
+/// table's batches after the core unified them.
+pub(crate) fn batches(batches: &[Batch], numbers: Numbers) -> JsValue {
     let out = Object::new();
-    set(&out, "numRows", &(batch.num_rows as f64).into());
-    let columns: Array = batch.columns.iter().map(|c| column(c, numbers)).collect();
+    let num_rows: usize = batches.iter().map(|b| b.num_rows).sum();
+    set(&out, "numRows", &(num_rows as f64).into());
+    let columns = Array::new();
+    if let Some(first) = batches.first() {
+        for (j, c) in first.columns.iter().enumerate() {
+            let parts: Vec<&ColumnData> = batches.iter().map(|b| &b.columns[j].data).collect();
+            debug_assert!(batches.iter().all(|b| b.columns[j].name == c.name));
+            columns.push(&column(&c.name, &parts, numbers));
+        }
+    }
     set(&out, "columns", &columns);
     out.into()
 }
 
-fn column(column: &Column, numbers: Numbers) -> JsValue {
+/// One streamed batch.
+pub(crate) fn batch(batch: &Batch, numbers: Numbers) -> JsValue {
+    batches(std::slice::from_ref(batch), numbers)
+}
+
+/// The values of `parts`, back to back, as one JS column.
+fn column(name: &str, parts: &[&ColumnData], numbers: Numbers) -> JsValue {
     let out = Object::new();
-    set(&out, "name", &column.name.as_str().into());
-    let validity = column
-        .data
-        .validity()
-        .map_or(JsValue::NULL, |v| Uint8Array::from(v.as_bytes()).into());
-    set(&out, "validity", &validity);
-    let kind = match &column.data {
-        ColumnData::Null { .. } => "null",
-        ColumnData::Bool { values, .. } => {
-            let bytes: Vec<u8> = (0..values.len()).map(|i| u8::from(values.get(i))).collect();
+    set(&out, "name", &name.into());
+    let ty = parts.first().map_or(ColumnType::Null, |p| p.column_type());
+    debug_assert!(parts.iter().all(|p| p.column_type() == ty));
+    set(&out, "dataType", &ty.name().into());
+    set(&out, "validity", &validity(parts));
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let kind = match ty {
+        ColumnType::Null => "null",
+        ColumnType::Bool => {
+            let mut bytes = Vec::with_capacity(len);
+            for p in parts {
+                if let ColumnData::Bool { values, .. } = p {
+                    bytes.extend((0..values.len()).map(|i| u8::from(values.get(i))));
+                }
+            }
             set(&out, "values", &Uint8Array::from(bytes.as_slice()));
             "bool"
         }
-        ColumnData::Int { values, .. } => {
-            let small: Option<Vec<i32>> = values.iter().map(|&v| i32::try_from(v).ok()).collect();
-            if let Some(small) = small {
+        ColumnType::Int => {
+            let ints = || {
+                parts.iter().flat_map(|p| match p {
+                    ColumnData::Int { values, .. } => values.as_slice(),
+                    _ => &[],
+                })
+            };
+            if ints().all(|&v| i32::try_from(v).is_ok()) {
+                let small: Vec<i32> = ints().map(|&v| v as i32).collect();
                 set(&out, "values", &Int32Array::from(small.as_slice()));
                 "int32"
             } else {
-                set(&out, "values", &BigInt64Array::from(values.as_slice()));
+                let wide: Vec<i64> = ints().copied().collect();
+                set(&out, "values", &BigInt64Array::from(wide.as_slice()));
                 "int64"
             }
         }
-        ColumnData::Decimal { values, scale, .. } if numbers == Numbers::Number => {
-            let floats: Vec<f64> = values.iter().map(|&v| to_f64(v, *scale)).collect();
-            set(&out, "values", &Float64Array::from(floats.as_slice()));
-            "float64"
+        ColumnType::Decimal { precision, scale } => {
+            set(&out, "precision", &precision.into());
+            set(&out, "scale", &scale.into());
+            if numbers == Numbers::Number {
+                let mut floats = Vec::with_capacity(len);
+                for p in parts {
+                    if let ColumnData::Decimal { values, scale, .. } = p {
+                        floats.extend(values.iter().map(|&v| to_f64(v, *scale)));
+                    }
+                }
+                set(&out, "values", &Float64Array::from(floats.as_slice()));
+                "float64"
+            } else {
+                let chunks: Array = parts
+                    .iter()
+                    .map(|p| {
+                        let mut texts = Texts::with_capacity(p.len(), p.len() * 8);
+                        for i in 0..p.len() {
+                            match p.cell(i) {
+                                Cell::Number(t) => texts.push(&t),
+                                _ => texts.push(""),
+                            }
+                        }
+                        chunk(&texts)
+                    })
+                    .collect();
+                set(&out, "chunks", &chunks);
+                "decimal"
+            }
         }
-        ColumnData::Decimal { .. } => {
-            let mut texts = Texts::with_capacity(column.data.len(), column.data.len() * 8);
-            for i in 0..column.data.len() {
-                match column.data.cell(i) {
-                    Cell::Number(t) => texts.push(&t),
-                    _ => texts.push(""),
+        ColumnType::Date => {
+            let mut days = Vec::with_capacity(len);
+            for p in parts {
+                if let ColumnData::Date { values, .. } = p {
+                    days.extend_from_slice(values);
                 }
             }
-            strings(&out, &texts);
-            "decimal"
-        }
-        ColumnData::Date { values, .. } => {
-            set(&out, "values", &Int32Array::from(values.as_slice()));
+            set(&out, "values", &Int32Array::from(days.as_slice()));
             "date"
         }
-        ColumnData::String { values, validity } => {
-            if !dictionary(&out, values, validity.as_ref()) {
-                strings(&out, values);
+        ColumnType::Timestamp => {
+            let mut micros = Vec::with_capacity(len);
+            for p in parts {
+                if let ColumnData::Timestamp { values, .. } = p {
+                    micros.extend_from_slice(values);
+                }
+            }
+            set(&out, "values", &BigInt64Array::from(micros.as_slice()));
+            "timestamp"
+        }
+        ColumnType::String => {
+            if !dictionary(&out, parts, len) {
+                set(&out, "chunks", &text_chunks(parts));
             }
             "string"
         }
-        ColumnData::Json { values, .. } => {
-            strings(&out, values);
+        ColumnType::Json => {
+            set(&out, "chunks", &text_chunks(parts));
             "json"
         }
     };
     set(&out, "type", &kind.into());
     out.into()
+}
+
+/// The parts' validity bitmaps back to back, or `null` when every row has
+/// a value (and for an all-null column, which says so by its type).
+fn validity(parts: &[&ColumnData]) -> JsValue {
+    if parts.iter().all(|p| p.validity().is_none()) {
+        return JsValue::NULL;
+    }
+    if let [one] = parts {
+        if let Some(v) = one.validity() {
+            return Uint8Array::from(v.as_bytes()).into();
+        }
+    }
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let mut bits = Bitmap::with_capacity(len);
+    for p in parts {
+        match p.validity() {
+            Some(v) => (0..v.len()).for_each(|i| bits.push(v.get(i))),
+            None => (0..p.len()).for_each(|i| bits.push(p.is_valid(i))),
+        }
+    }
+    Uint8Array::from(bits.as_bytes()).into()
+}
+
+fn texts_of(part: &ColumnData) -> Option<&Texts> {
+    match part {
+        ColumnData::String { values, .. } | ColumnData::Json { values, .. } => Some(values),
+        _ => None,
+    }
+}
+
+/// One `{text, offsets}` chunk per part.
+fn text_chunks(parts: &[&ColumnData]) -> Array {
+    parts
+        .iter()
+        .filter_map(|p| texts_of(p))
+        .map(chunk)
+        .collect()
 }
 
 /// `unscaled × 10^-scale` as the nearest double, as `JSON.parse` rounds its
@@ -120,11 +230,13 @@ fn to_f64(unscaled: i128, scale: u8) -> f64 {
     text.parse().unwrap_or(f64::NAN)
 }
 
-/// `text` (one JS string) and `offsets` (UTF-16 units) of `texts`.
-fn strings(out: &Object, texts: &Texts) {
+/// `{text, offsets}`: one JS string and its UTF-16 offsets.
+fn chunk(texts: &Texts) -> JsValue {
+    let out = Object::new();
     let (text, offsets) = joined(texts.data(), texts.offsets());
-    set(out, "text", &text);
-    set(out, "offsets", &offsets);
+    set(&out, "text", &text);
+    set(&out, "offsets", &offsets);
+    out.into()
 }
 
 fn joined(data: &str, offsets: &[i32]) -> (JsValue, Int32Array) {
@@ -143,37 +255,48 @@ fn joined(data: &str, offsets: &[i32]) -> (JsValue, Int32Array) {
     (js, Int32Array::from(units.as_slice()))
 }
 
-/// Writes `dictionary` and `indices` when the values repeat enough for it
-/// to pay (judged on a sample, confirmed on all); `false` if not.
-fn dictionary(out: &Object, values: &Texts, validity: Option<&Bitmap>) -> bool {
-    let n = values.len();
-    if n < 64 {
+/// Writes `dictionary` and `indices` for the string column of `parts`
+/// (`len` rows in all) when its values repeat enough for it to pay (judged
+/// on a sample, confirmed on all); `false` if not.
+fn dictionary(out: &Object, parts: &[&ColumnData], len: usize) -> bool {
+    if len < 64 {
         return false;
     }
-    let sample = n.min(SAMPLE);
+    let values = || {
+        parts.iter().flat_map(|p| match p {
+            ColumnData::String { values, validity } => {
+                let validity = validity.as_ref();
+                Some(
+                    (0..values.len())
+                        .map(move |i| (validity.is_none_or(|v| v.get(i))).then(|| values.get(i))),
+                )
+            }
+            _ => None,
+        })
+    };
+    let sample = len.min(SAMPLE);
     let mut seen: HashMap<&str, ()> = HashMap::with_capacity(sample);
-    for i in 0..sample {
-        seen.insert(values.get(i), ());
+    for v in values().flatten().take(sample) {
+        seen.insert(v.unwrap_or(""), ());
     }
     if seen.len() * 4 > sample {
         return false;
     }
     let mut index: HashMap<&str, i32> = HashMap::with_capacity(seen.len() * 2);
     let mut distinct = Texts::new();
-    let mut indices = Vec::with_capacity(n);
-    for i in 0..n {
-        if validity.is_some_and(|v| !v.get(i)) {
+    let mut indices = Vec::with_capacity(len);
+    for value in values().flatten() {
+        let Some(value) = value else {
             indices.push(0);
             continue;
-        }
-        let value = values.get(i);
+        };
         let next = index.len() as i32;
         let at = *index.entry(value).or_insert_with(|| {
             distinct.push(value);
             next
         });
         indices.push(at);
-        if index.len() * 2 > n {
+        if index.len() * 2 > len {
             return false;
         }
     }
@@ -181,7 +304,9 @@ fn dictionary(out: &Object, values: &Texts, validity: Option<&Bitmap>) -> bool {
         distinct.push("");
     }
     let dict = Object::new();
-    strings(&dict, &distinct);
+    let (text, offsets) = joined(distinct.data(), distinct.offsets());
+    set(&dict, "text", &text);
+    set(&dict, "offsets", &offsets);
     set(out, "dictionary", &dict);
     set(out, "indices", &Int32Array::from(indices.as_slice()));
     true

@@ -1,7 +1,7 @@
 //! JS values -> core inputs. Types only: what counts as a valid value is
 //! the core's business (`erpdata::validate`), not this file's.
 
-use erpdata::{Config, Error, Id};
+use erpdata::{Config, DeclaredSchema, DecoderOptions, Error, Id};
 use js_sys::{Array, BigInt, JsString, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -157,4 +157,69 @@ pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
         builder = builder.allow_insecure_http(allow);
     }
     builder.build()
+}
+
+/// The typing options of a table, stream or dues call (`{schema,
+/// inferStrings}`, both optional; the object itself `undefined` or `null`
+/// for none) as decoder options. The declared types are parsed by the core
+/// (`DeclaredSchema::parse`), which names `schema["column"]` in its errors.
+pub(crate) fn typing(options: &JsValue) -> Result<DecoderOptions, Error> {
+    let mut out = DecoderOptions::default();
+    if !given(options) {
+        return Ok(out);
+    }
+    let infer = member(options, "inferStrings");
+    if given(&infer) {
+        out.infer_strings = infer.as_bool().ok_or_else(|| {
+            invalid(
+                "inferStrings",
+                format!("must be a boolean, got {}", describe(&infer)),
+            )
+        })?;
+    }
+    let schema = member(options, "schema");
+    if given(&schema) {
+        out.schema = declared(&schema)?;
+    }
+    Ok(out)
+}
+
+/// A plain object mapping column names to type names.
+fn declared(schema: &JsValue) -> Result<DeclaredSchema, Error> {
+    let plain = schema.is_object() && !schema.is_function() && {
+        let proto = JsValue::from(Object::get_prototype_of(schema));
+        proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
+    };
+    if !plain {
+        return Err(invalid(
+            "schema",
+            format!(
+                "must be a plain object mapping column names to type names \
+                 (such as {{ amount: \"decimal(14,2)\" }}), got {}",
+                describe(schema)
+            ),
+        ));
+    }
+    let mut pairs = Vec::new();
+    for entry in Object::entries(schema.unchecked_ref::<Object>()).iter() {
+        let entry = Array::from(&entry);
+        let name = text("schema", &entry.get(0))?;
+        let ty = entry.get(1);
+        if !ty.is_string() {
+            return Err(invalid(
+                "schema",
+                format!(
+                    "the type of column {name:?} must be a type name (string, int, decimal, \
+                     decimal(P,S), date, timestamp, bool or json), got {}",
+                    describe(&ty)
+                ),
+            ));
+        }
+        let ty = text(&format!("schema[{name:?}]"), &ty)?;
+        pairs.push((name, ty));
+    }
+    DeclaredSchema::parse(
+        "schema",
+        pairs.iter().map(|(n, t)| (n.as_str(), t.as_str())),
+    )
 }

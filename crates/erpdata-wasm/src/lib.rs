@@ -66,8 +66,18 @@ impl Core {
         Ok(self.request(&request))
     }
 
-    /// Parses a dues answer into `{acid, kind, rows, raw, notices}`.
-    /// `numbers` (optional): `"number"` (default) or `"string"`.
+    /// Checks typing options (`{schema, inferStrings}`, see `parseTable`)
+    /// and throws the `invalid_input` error they would give, so that a call
+    /// can refuse them before it sends anything.
+    #[wasm_bindgen(js_name = checkTyping)]
+    pub fn check_typing(&self, typing: &JsValue) -> Result<(), JsValue> {
+        core(convert::typing(typing)).map(drop)
+    }
+
+    /// Parses a dues answer into `{acid, kind, rows, raw, notices}`, the
+    /// rows' values typed by column as a table's are.
+    /// `numbers` (optional): `"number"` (default) or `"string"`; `typing`
+    /// (optional) as for `parseTable`.
     #[wasm_bindgen(js_name = parseDues)]
     pub fn parse_dues(
         &self,
@@ -76,31 +86,43 @@ impl Core {
         status: u16,
         body: &[u8],
         numbers: &JsValue,
+        typing: &JsValue,
     ) -> Result<JsValue, JsValue> {
         let query = core(dues_query(acid, kind))?;
         let as_text = core(rows::numbers(numbers))?;
-        let dues = core(self.config.parse_dues(&query, status, body))?;
+        let options = core(convert::typing(typing))?;
+        let dues = core(self.config.parse_dues_with(&query, status, body, &options))?;
         let rows = Keys::new(&[]).rows(&dues.rows, as_text)?;
         let out = Object::new();
         set(&out, "acid", &dues.acid.as_str().into());
         set(&out, "kind", &dues.kind.as_str().into());
         set(&out, "rows", &rows);
+        set(&out, "schema", &schema(&dues.schema)?.into());
         set(&out, "raw", &dues.raw.as_str().into());
         set(&out, "notices", &strings(&dues.notices));
         Ok(out.into())
     }
 
-    /// Parses a table answer into `{columns, rows, notices}`.
-    /// `numbers` (optional): `"number"` (default) or `"string"`.
+    /// Parses a table answer into `{columns, rows, notices}`, each row
+    /// with the keys it was sent with and its values typed by column over
+    /// the whole table (a decimal as a number or, with `numbers: "string"`,
+    /// the text it was sent as; a date `YYYY-MM-DD`, a timestamp
+    /// `YYYY-MM-DD HH:MM:SS[.ffffff]`; a zero date null).
+    /// `numbers` (optional): `"number"` (default) or `"string"`. `typing`
+    /// (optional): `{schema, inferStrings}`, `schema` a plain object of
+    /// column name -> declared type name, `inferStrings` a boolean (default
+    /// true).
     #[wasm_bindgen(js_name = parseTable)]
     pub fn parse_table(
         &self,
         status: u16,
         body: &[u8],
         numbers: &JsValue,
+        typing: &JsValue,
     ) -> Result<JsValue, JsValue> {
         let as_text = core(rows::numbers(numbers))?;
-        let table = core(self.config.parse_table(status, body))?;
+        let options = core(convert::typing(typing))?;
+        let table = core(self.config.parse_table_with(status, body, &options))?;
         let mut keys = Keys::new(&table.columns);
         let rows = keys.rows(&table.rows, as_text)?;
         let out = Object::new();
@@ -229,6 +251,16 @@ fn table_query(
         year_id: opt_id("year_id", year_id)?,
         method,
     })
+}
+
+/// `{column: type name}`, own properties in column order (`__proto__`
+/// too, as `Object.fromEntries` makes it).
+fn schema(schema: &erpdata::Schema) -> Result<Object, JsValue> {
+    let pairs: Array = schema
+        .iter()
+        .map(|(name, ty)| Array::of2(&name.as_str().into(), &ty.name().into()))
+        .collect();
+    Object::from_entries(&pairs)
 }
 
 fn strings(items: &[String]) -> Array {

@@ -1,13 +1,20 @@
 //! `TableStream`: the core's streaming table decoder for JS, fed the body's
-//! chunks as `fetch` delivers them; each complete batch goes out at once as
-//! typed columns (see `columns`), so memory stays bounded by the batch size.
+//! chunks as `fetch` delivers them.
+//!
+//! Two modes. A stream (`streamTable`) has one schema, fixed by its first
+//! batch (`DecoderOptions::one_schema`); each complete batch goes out at
+//! once as typed columns (see `columns`), so memory stays bounded by the
+//! batch size. A whole table (`table()`) keeps its batches in here until
+//! the body is complete, then decides each column's type over all of them
+//! (`unify_schemas`), casts each batch to it (`Batch::cast`) and gives them
+//! out as one JS batch.
 
-use erpdata::{DecoderOptions, TableDecoder};
+use erpdata::{unify_schemas, Batch, Schema, TableDecoder};
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::columns;
-use crate::convert::set;
+use crate::convert::{self, set};
 use crate::errors::core;
 use crate::rows::{self, Numbers};
 use crate::{strings, Core};
@@ -17,6 +24,8 @@ use crate::{strings, Core};
 pub struct TableStream {
     decoder: Option<TableDecoder>,
     numbers: Numbers,
+    /// A whole table's batches so far (`None` for a stream).
+    kept: Option<Vec<Batch>>,
     regular: bool,
     rows: f64,
 }
@@ -24,19 +33,27 @@ pub struct TableStream {
 #[wasm_bindgen]
 impl Core {
     /// A decoder for a table answer with HTTP status `status`, in batches
-    /// of `batchRows` rows; `numbers` as for `parseTable`.
+    /// of `batchRows` rows; `numbers` and `typing` as for `parseTable`.
+    /// `whole` false: a stream of one schema, each batch given out by
+    /// `feed`; true: a whole table, given out by `finish` as one batch of
+    /// unified column types.
     #[wasm_bindgen(js_name = tableStream)]
     pub fn table_stream(
         &self,
         status: u16,
         batch_rows: u32,
         numbers: &JsValue,
+        typing: &JsValue,
+        whole: bool,
     ) -> Result<TableStream, JsValue> {
         let numbers = core(rows::numbers(numbers))?;
-        let options = DecoderOptions::with_batch_rows(batch_rows.max(1) as usize);
+        let mut options = core(convert::typing(typing))?;
+        options.batch_rows = batch_rows.max(1) as usize;
+        options.one_schema = !whole;
         Ok(TableStream {
             decoder: Some(TableDecoder::new(&self.config, status, options)),
             numbers,
+            kept: whole.then(Vec::new),
             regular: true,
             rows: 0.0,
         })
@@ -45,12 +62,17 @@ impl Core {
 
 #[wasm_bindgen]
 impl TableStream {
-    /// Takes the next chunk; returns the batches it completed (often none).
+    /// Takes the next chunk; returns the batches it completed (often none;
+    /// always none for a whole table).
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Array, JsValue> {
         let decoder = self.decoder.as_mut().ok_or_else(finished)?;
         let batches = core(decoder.feed(chunk))?;
         self.regular = decoder.rows_regular();
         self.rows = decoder.rows() as f64;
+        if let Some(kept) = &mut self.kept {
+            kept.extend(batches);
+            return Ok(Array::new());
+        }
         Ok(batches
             .iter()
             .map(|b| columns::batch(b, self.numbers))
@@ -58,17 +80,25 @@ impl TableStream {
     }
 
     /// Ends the body: `{batches, notices, totalRows}` with the batches not
-    /// yet returned, or throws (a body cut short is a `decode` error).
+    /// yet returned (a whole table's as one), or throws (a body cut short
+    /// is a `decode` error).
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         let decoder = self.decoder.take().ok_or_else(finished)?;
         self.regular = decoder.rows_regular();
         let done = core(decoder.finish())?;
         self.rows = done.total_rows as f64;
-        let batches: Array = done
-            .batches
-            .iter()
-            .map(|b| columns::batch(b, self.numbers))
-            .collect();
+        let batches: Array = match self.kept.take() {
+            Some(mut kept) => {
+                kept.extend(done.batches);
+                let kept = unified(kept);
+                std::iter::once(columns::batches(&kept, self.numbers)).collect()
+            }
+            None => done
+                .batches
+                .iter()
+                .map(|b| columns::batch(b, self.numbers))
+                .collect(),
+        };
         let out = Object::new();
         set(&out, "batches", &batches);
         set(&out, "notices", &strings(&done.notices));
@@ -88,6 +118,26 @@ impl TableStream {
     pub fn regular(&self) -> bool {
         self.regular
     }
+}
+
+/// The batches cast to the schema that holds them all: the core's rule
+/// for a whole table, so every batch has the same columns, in the same
+/// order, of the same types.
+fn unified(batches: Vec<Batch>) -> Vec<Batch> {
+    let schema = batches
+        .iter()
+        .fold(Schema::new(), |s, b| unify_schemas(&s, &b.schema()));
+    batches
+        .into_iter()
+        .map(|b| {
+            if b.schema() == schema {
+                b
+            } else {
+                b.cast(&schema)
+                    .expect("a schema unified from a batch's holds it")
+            }
+        })
+        .collect()
 }
 
 fn finished() -> JsValue {

@@ -10,6 +10,8 @@ import {
   TransportError,
   Column,
   Table as TableClass,
+  type DataType,
+  type DeclaredType,
   type Dues,
   type ErpClientOptions,
   type Row,
@@ -55,6 +57,29 @@ async function main(): Promise<void> {
     const rows: Row[] = batch;
     console.log(rows.length);
   }
+  // Declared types and string inference, on every call.
+  const declared: Record<string, DeclaredType> = { credit_limit: "decimal(18,4)", acid: "string", created_at: "timestamp" };
+  const typed = await client.table("account", { schema: declared, inferStrings: false, numbers: "string" });
+  const creditType: DataType | undefined = typed.schema["credit_limit"];
+  const created = typed.columns()["created_at"];
+  if (created?.type === "timestamp" && created.values instanceof BigInt64Array) {
+    const micros: bigint | undefined = created.values[0];
+    console.log(creditType, micros, created.dataType, created.get(0));
+  }
+  const credit = typed.columns()["credit_limit"];
+  console.log(credit?.precision, credit?.scale, credit?.dataType === "decimal(18,4)");
+  for await (const batch of client.streamTable("sales_invoice", { schema: { amount: "decimal(14,2)" }, inferStrings: true })) {
+    console.log(batch.length);
+  }
+  const owed: Dues = await client.receivables("C001", { schema: { balance: "decimal" }, inferStrings: false });
+  const balanceType: DataType | undefined = owed.schema["balance"];
+  await client.payables("S001", { schema: { due_date: "date" } });
+  await client.dues({ acid: "S001", kind: "PAYMENT", schema: { amount: "DECIMAL(14, 2)" } });
+  console.log(balanceType);
+  // @ts-expect-error: inferStrings is a boolean
+  await client.table("account", { inferStrings: "no" });
+  // @ts-expect-error: a schema maps names to type names
+  await client.table("account", { schema: { amount: 14 } });
   // @ts-expect-error: numbers is "number" or "string"
   await client.table("account", { numbers: "decimal" });
   // @ts-expect-error: an id is not an object

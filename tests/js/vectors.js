@@ -1,0 +1,111 @@
+// The shared vectors' plumbing for the JS suites (tests/vectors/*.json, as
+// tests/vectors/README.md specifies): loading cases, a wasm Core from a
+// case's config, and checking an error against `expect_error`. Not a test
+// file (node --test picks up *.test.js only).
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { inspect } from "node:util";
+
+import {
+  DecodeError, ErpError, HttpStatusError, InvalidInputError, ServiceError, TransportError,
+} from "../../js/src/index.js";
+import { fromCore } from "../../js/src/errors.js";
+import { loadWasm } from "../../js/src/wasm-node.js";
+
+export const VECTORS = new URL("../vectors/", import.meta.url);
+export const DEFAULT_RESPONSE_CONFIG = {
+  base_url: "https://erp.example.com/",
+  project: "demo",
+  access_token: "fake-token-for-tests",
+};
+const OPTION_NAMES = {
+  base_url: "baseUrl",
+  project: "project",
+  project_folder: "projectFolder",
+  access_token: "accessToken",
+  company_id: "companyId",
+  year_id: "yearId",
+  allow_insecure_http: "allowInsecureHttp",
+};
+export const ERRORS = {
+  invalid_input: InvalidInputError,
+  transport: TransportError,
+  http_status: HttpStatusError,
+  service: ServiceError,
+  decode: DecodeError,
+};
+
+export const { Core, RetryPolicy } = loadWasm();
+
+/** Every case of the vector files whose names start with `prefix`. */
+export function load(prefix) {
+  const files = readdirSync(VECTORS).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
+  return files.flatMap((file) => {
+    const { cases } = JSON.parse(readFileSync(new URL(file, VECTORS), "utf8"));
+    return cases.map((c) => ({ ...c, file }));
+  });
+}
+
+/** A wasm Core from a case's config (the core's key names). */
+export function makeCore(settings = DEFAULT_RESPONSE_CONFIG) {
+  const options = {};
+  for (const [key, value] of Object.entries(settings)) {
+    assert.ok(key in OPTION_NAMES, `unknown config key ${key}`);
+    options[OPTION_NAMES[key]] = value;
+  }
+  return new Core(options);
+}
+
+/** Runs `fn` and returns the ErpError it throws (the core's object, made a class). */
+export function thrown(fn) {
+  try {
+    fn();
+  } catch (raw) {
+    return fromCore(raw);
+  }
+  assert.fail("expected an error");
+}
+
+/**
+ * `err` against an `expect_error`: its class and kind, `field`, `status`,
+ * `message_contains` (one string or a list), `not_contains`.
+ */
+export function checkError(err, expected) {
+  const cls = ERRORS[expected.kind];
+  assert.ok(cls, `unknown kind ${expected.kind}`);
+  assert.ok(err instanceof cls, `expected ${cls.name}, got ${err?.name}: ${err?.message}`);
+  assert.ok(err instanceof ErpError && err instanceof Error);
+  assert.equal(err.kind, expected.kind);
+  if ("field" in expected) assert.equal(err.field, expected.field, err.message);
+  if ("status" in expected) assert.equal(err.status, expected.status, err.message);
+  if ("message_contains" in expected) {
+    const parts = [expected.message_contains].flat();
+    for (const part of parts) {
+      assert.ok(err.message.includes(part), `${JSON.stringify(part)} not in ${err.message}`);
+    }
+  }
+  const everything = [String(err), err.stack, inspect(err), JSON.stringify({ ...err })].join("\n");
+  for (const secret of expected.not_contains ?? []) {
+    assert.ok(!everything.includes(secret), `${JSON.stringify(secret)} in ${everything}`);
+  }
+}
+
+/**
+ * A body through the wasm `TableStream` (the decoder ErpClient.table() and
+ * streamTable() read with), fed `chunk` bytes at a time: `whole` true is
+ * table()'s mode (one batch of types unified over the table), false
+ * streamTable()'s (one schema, a batch every `batchRows` rows). Returns the
+ * JS batches, the notices, and whether the rows were regular.
+ */
+export function decodeBody(core, { status = 200, body, batchRows = 2, numbers, typing, whole, chunk = 7 }) {
+  const stream = core.tableStream(status, batchRows, numbers, typing, whole);
+  try {
+    const batches = [];
+    for (let at = 0; at < body.length; at += chunk) batches.push(...stream.feed(body.subarray(at, at + chunk)));
+    const end = stream.finish();
+    batches.push(...end.batches);
+    return { batches, notices: end.notices, totalRows: end.totalRows, regular: stream.regular };
+  } finally {
+    stream.free();
+  }
+}
