@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::faults::{Fault, KNOWN};
+use crate::style::Style;
 
 pub const DEFAULT_HOST: &str = "127.0.0.1";
 pub const DEFAULT_PORT: u16 = 8787;
@@ -27,6 +28,9 @@ pub struct Config {
     /// Size of company 1's 2025 `sales_invoice` table; `None` is demo size.
     pub rows: Option<u64>,
     pub seed: u64,
+    /// How values are typed on the plain paths (a `/_style/STYLE/` prefix
+    /// chooses per request).
+    pub style: Style,
     /// One line per request on stderr.
     pub log_requests: bool,
     /// Added before every answer.
@@ -52,6 +56,7 @@ impl Default for Config {
             token: DEFAULT_TOKEN.to_owned(),
             rows: None,
             seed: DEFAULT_SEED,
+            style: Style::default(),
             log_requests: true,
             latency: None,
             fail_rate: None,
@@ -73,6 +78,7 @@ impl fmt::Debug for Config {
             .field("token", &"<redacted>")
             .field("rows", &self.rows)
             .field("seed", &self.seed)
+            .field("style", &self.style)
             .field("log_requests", &self.log_requests)
             .field("latency", &self.latency)
             .field("fail_rate", &self.fail_rate)
@@ -113,6 +119,11 @@ Options:
   --rows N                rows of sales_invoice for company 1, year 2025
                           [default: demo size, 40]
   --seed N                seed of the demo data [default: 42]
+  --style STYLE           how values are typed: native (money and integers
+                          as JSON numbers), mysqlnd (money as strings
+                          \"1500.00\", integers as numbers), strings (every
+                          non-null value a string) [default: mysqlnd];
+                          a /_style/STYLE/ path prefix chooses per request
   --quiet                 do not log requests to stderr
 
 Hostile mode (see also the /_faults/FAULT/KEY/ path prefix):
@@ -167,6 +178,14 @@ where
             "--token" => config.token = value()?,
             "--rows" => config.rows = Some(number(&flag, &value()?)?),
             "--seed" => config.seed = number(&flag, &value()?)?,
+            "--style" => {
+                let style = value()?;
+                config.style = Style::parse(&style).ok_or_else(|| {
+                    format!(
+                        "{flag}: unknown style {style:?}: expected one of native, mysqlnd, strings"
+                    )
+                })?;
+            }
             "--latency" => {
                 config.latency = Some(Duration::from_millis(number(&flag, &value()?)?));
             }
@@ -223,6 +242,28 @@ mod tests {
         let c = run(&[], None).unwrap();
         assert_eq!(c, Config::default());
         assert_eq!(c.project_folder(), "demo");
+        assert_eq!(c.style, Style::Mysqlnd);
+    }
+
+    #[test]
+    fn style_flag() {
+        for (arg, style) in [
+            ("native", Style::Native),
+            ("mysqlnd", Style::Mysqlnd),
+            ("strings", Style::Strings),
+        ] {
+            assert_eq!(run(&["--style", arg], None).unwrap().style, style);
+            let inline = format!("--style={arg}");
+            assert_eq!(run(&[&inline], None).unwrap().style, style);
+        }
+        let e = run(&["--style", "json"], None).unwrap_err();
+        assert!(e.starts_with("--style: unknown style \"json\""), "{e}");
+        assert!(e.contains("native, mysqlnd, strings"), "{e}");
+        assert!(run(&["--style", "Native"], None).is_err());
+        assert_eq!(
+            run(&["--style"], None).unwrap_err(),
+            "--style needs a value"
+        );
     }
 
     #[test]

@@ -30,16 +30,24 @@ pub struct Account {
     pub acid: &'static str,
     pub name: &'static str,
     pub kind: Kind,
-    pub city: &'static str,
+    /// A NULL in a VARCHAR column for some accounts.
+    pub city: Option<&'static str>,
     pub credit_limit: i64,
+    /// INT.
+    pub credit_days: u32,
+    /// TINYINT(1): `1` or `0`.
+    pub active: bool,
+    /// DATETIME, `YYYY-MM-DD HH:MM:SS`.
+    pub created_at: &'static str,
 }
 
 const fn account(
     acid: &'static str,
     name: &'static str,
     kind: Kind,
-    city: &'static str,
+    city: Option<&'static str>,
     credit_limit: i64,
+    (credit_days, active, created_at): (u32, bool, &'static str),
 ) -> Account {
     Account {
         acid,
@@ -47,34 +55,54 @@ const fn account(
         kind,
         city,
         credit_limit,
+        credit_days,
+        active,
+        created_at,
     }
 }
 
 use Kind::{Customer as C, Supplier as S};
 
 /// Customers first, then suppliers: `DocKind::rules` relies on the order.
-/// Names include `&`, `'`, `.` and non-ASCII so clients meet escaping.
+/// Names include `&`, `'`, `.` and non-ASCII so clients meet escaping;
+/// `C010` and `S007` have no city (NULL); `C004`, `C011` and `S006` are
+/// inactive.
+#[rustfmt::skip]
 pub static ACCOUNTS: [Account; 20] = [
-    account("C001", "Acme Traders", C, "Springfield", 50_000_000),
-    account("C002", "Smith & Sons", C, "Leeds", 25_000_000),
-    account("C003", "Müller GmbH", C, "München", 75_000_000),
-    account("C004", "Bluebird Retail", C, "Portland", 10_000_000),
-    account("C005", "Northwind Supplies", C, "Seattle", 30_000_000),
-    account("C006", "Crescent Foods", C, "Pune", 15_000_000),
-    account("C007", "Orion Textiles", C, "Surat", 20_000_000),
-    account("C008", "O'Brien Hardware", C, "Dublin", 8_000_000),
-    account("C009", "Pioneer Pharma", C, "Hyderabad", 40_000_000),
-    account("C010", "Summit Electronics", C, "Austin", 35_000_000),
-    account("C011", "Lotus Interiors", C, "Bengaluru", 12_000_000),
-    account("C012", "Greenfield Agro", C, "Nashik", 9_000_000),
-    account("S001", "Delta Steel Works", S, "Jamshedpur", 100_000_000),
-    account("S002", "Prime Packaging Co.", S, "Chennai", 20_000_000),
-    account("S003", "Sunrise Chemicals", S, "Vadodara", 30_000_000),
-    account("S004", "Zenith Logistics", S, "Rotterdam", 15_000_000),
-    account("S005", "Evergreen Paper Mills", S, "Kraków", 10_000_000),
-    account("S006", "Atlas Machinery", S, "Stuttgart", 60_000_000),
-    account("S007", "Coastal Plastics Ltd.", S, "Mombasa", 12_000_000),
-    account("S008", "Kaveri Cotton Mills", S, "Coimbatore", 25_000_000),
+    account("C001", "Acme Traders", C, Some("Springfield"), 50_000_000, (30, true, "2019-04-01 10:15:00")),
+    account("C002", "Smith & Sons", C, Some("Leeds"), 25_000_000, (45, true, "2019-06-12 14:02:31")),
+    account("C003", "Müller GmbH", C, Some("München"), 75_000_000, (60, true, "2020-01-20 09:30:12")),
+    account("C004", "Bluebird Retail", C, Some("Portland"), 10_000_000, (30, false, "2020-03-05 16:45:09")),
+    account("C005", "Northwind Supplies", C, Some("Seattle"), 30_000_000, (45, true, "2020-07-18 11:20:45")),
+    account("C006", "Crescent Foods", C, Some("Pune"), 15_000_000, (30, true, "2021-02-01 08:55:00")),
+    account("C007", "Orion Textiles", C, Some("Surat"), 20_000_000, (60, true, "2021-05-23 13:10:27")),
+    account("C008", "O'Brien Hardware", C, Some("Dublin"), 8_000_000, (30, true, "2021-09-30 17:42:03")),
+    account("C009", "Pioneer Pharma", C, Some("Hyderabad"), 40_000_000, (45, true, "2022-01-11 10:00:00")),
+    account("C010", "Summit Electronics", C, None, 35_000_000, (60, true, "2022-04-04 12:34:56")),
+    account("C011", "Lotus Interiors", C, Some("Bengaluru"), 12_000_000, (30, false, "2022-08-16 15:05:41")),
+    account("C012", "Greenfield Agro", C, Some("Nashik"), 9_000_000, (30, true, "2023-02-27 09:48:19")),
+    account("S001", "Delta Steel Works", S, Some("Jamshedpur"), 100_000_000, (60, true, "2019-03-14 11:11:11")),
+    account("S002", "Prime Packaging Co.", S, Some("Chennai"), 20_000_000, (45, true, "2019-10-02 15:30:00")),
+    account("S003", "Sunrise Chemicals", S, Some("Vadodara"), 30_000_000, (30, true, "2020-05-19 10:22:48")),
+    account("S004", "Zenith Logistics", S, Some("Rotterdam"), 15_000_000, (45, true, "2020-11-23 14:07:36")),
+    account("S005", "Evergreen Paper Mills", S, Some("Kraków"), 10_000_000, (60, true, "2021-06-08 09:03:27")),
+    account("S006", "Atlas Machinery", S, Some("Stuttgart"), 60_000_000, (45, false, "2021-12-13 16:18:54")),
+    account("S007", "Coastal Plastics Ltd.", S, None, 12_000_000, (30, true, "2022-07-21 08:40:15")),
+    account("S008", "Kaveri Cotton Mills", S, Some("Coimbatore"), 25_000_000, (30, true, "2023-01-09 13:29:02")),
+];
+
+/// The `remarks` of about one document in ten (the rest are NULL), with
+/// `/`, quotes and non-ASCII (one outside the BMP) so that clients meet
+/// `json_encode`'s escapes there too.
+pub static REMARKS: [&str; 8] = [
+    "Net 30 / Müller",
+    "Urgent: deliver before Friday",
+    "Ref. PO 4411/B",
+    "Déjà facturé",
+    "Rabatt 2 % – Skonto",
+    "Per \"Q3\" deal",
+    "Thanks! 👍",
+    "Partial shipment",
 ];
 
 const CUSTOMERS: usize = 12;
@@ -180,6 +208,15 @@ pub struct Doc {
     pub amount: i64,
     pub tax: i64,
     status: Status,
+    /// Line count, 1..=20.
+    pub items: u32,
+    /// `posted_at`'s second of the day on `day` (office hours).
+    pub posted_secs: u32,
+    /// An index into [`REMARKS`], on about one document in ten.
+    pub remark: Option<usize>,
+    /// Days from the date to `cleared_on` for a paid document beyond the
+    /// ones settlements refer to (see [`Ledger::cleared_on`]).
+    clear_lag: i32,
 }
 
 impl Doc {
@@ -201,6 +238,8 @@ pub struct Settlement {
     pub doc_number: u64,
     pub amount: i64,
     pub mode: &'static str,
+    /// `posted_at`'s second of the day on `day`.
+    pub posted_secs: u32,
 }
 
 /// One company's books for one year.
@@ -214,6 +253,10 @@ pub struct Ledger {
     settled_invoices: u64,
     receipts: Vec<Settlement>,
     payments: Vec<Settlement>,
+    /// Per settled invoice and bill: the day of its last settlement if
+    /// that paid it in full.
+    invoices_cleared: Vec<Option<i32>>,
+    bills_cleared: Vec<Option<i32>>,
 }
 
 impl Ledger {
@@ -233,9 +276,11 @@ impl Ledger {
             settled_invoices,
             receipts: Vec::new(),
             payments: Vec::new(),
+            invoices_cleared: Vec::new(),
+            bills_cleared: Vec::new(),
         };
-        ledger.receipts = ledger.settle(DocKind::Invoice);
-        ledger.payments = ledger.settle(DocKind::Bill);
+        (ledger.receipts, ledger.invoices_cleared) = ledger.settle(DocKind::Invoice);
+        (ledger.payments, ledger.bills_cleared) = ledger.settle(DocKind::Bill);
         ledger
     }
 
@@ -258,6 +303,25 @@ impl Ledger {
         match kind {
             DocKind::Invoice => &self.receipts,
             DocKind::Bill => &self.payments,
+        }
+    }
+
+    /// The `cleared_on` of a document: the day it was settled in full, or
+    /// `None` (MySQL's zero date) while something is owed. A document with
+    /// a total of zero cleared on its own date. A paid document beyond the
+    /// ones settlements refer to (a `--rows` table) cleared a few days
+    /// after its date.
+    pub fn cleared_on(&self, kind: DocKind, doc: &Doc) -> Option<i32> {
+        let cleared = match kind {
+            DocKind::Invoice => &self.invoices_cleared,
+            DocKind::Bill => &self.bills_cleared,
+        };
+        if doc.total() == 0 {
+            Some(doc.day)
+        } else if let Some(&day) = cleared.get((doc.number - 1) as usize) {
+            day
+        } else {
+            (doc.status == Status::Paid).then_some(doc.day + doc.clear_lag)
         }
     }
 
@@ -326,6 +390,11 @@ impl Ledger {
                 _ => Status::Unpaid,
             }
         };
+        // Drawn after everything older, so that those keep their values.
+        let items = rng.range(1, 20) as u32;
+        let posted_secs = (8 * 3600 + rng.below(12 * 3600)) as u32;
+        let pick = rng.below(10 * REMARKS.len() as u64) as usize;
+        let clear_lag = rng.range(3, 40) as i32;
         Doc {
             number: index + 1,
             day: date::year_start(self.year) + day_of_year,
@@ -333,14 +402,28 @@ impl Ledger {
             amount,
             tax: (amount * self.tax_basis_points() + 5_000) / 10_000,
             status,
+            items,
+            posted_secs,
+            // The third document of every table has the first remark, so
+            // that `\/` and `\u00fc` show in the demo tables whatever the seed.
+            remark: if index == 2 {
+                Some(0)
+            } else {
+                (pick < REMARKS.len()).then_some(pick)
+            },
+            clear_lag,
         }
     }
 
-    fn settle(&self, kind: DocKind) -> Vec<Settlement> {
+    /// The settlements of the first `settled(kind)` documents, in date
+    /// order, and per document the day of its last one if it paid in full.
+    fn settle(&self, kind: DocKind) -> (Vec<Settlement>, Vec<Option<i32>>) {
         let r = kind.rules();
         let year_end = date::year_end(self.year);
         let mut out = Vec::new();
+        let mut cleared = Vec::new();
         for index in 0..self.settled(kind) {
+            let before = out.len();
             let doc = self.doc(kind, index);
             let total = doc.total();
             let mut rng = SplitMix64::keyed(&[
@@ -358,6 +441,7 @@ impl Ledger {
                     doc_number: doc.number,
                     amount,
                     mode: r.modes[rng.below(r.modes.len() as u64) as usize],
+                    posted_secs: 0,
                 })
             };
             match doc.status {
@@ -380,12 +464,23 @@ impl Ledger {
                 }
                 _ => {}
             }
+            let last = out[before..].iter().map(|s| s.day).max();
+            cleared.push(last.filter(|_| doc.status == Status::Paid));
         }
         out.sort_by_key(|s| (s.day, s.doc_number));
         for (i, s) in out.iter_mut().enumerate() {
             s.number = i as u64 + 1;
+            // A stream of its own, so that the draws above keep their values.
+            let mut rng = SplitMix64::keyed(&[
+                self.seed,
+                r.tag + 2,
+                u64::from(self.company),
+                self.year as u64,
+                s.number,
+            ]);
+            s.posted_secs = (8 * 3600 + rng.below(12 * 3600)) as u32;
         }
-        out
+        (out, cleared)
     }
 }
 
@@ -396,6 +491,11 @@ pub struct Dataset {
     /// Account names already JSON-escaped and quoted, because a streamed
     /// table writes them millions of times.
     pub quoted_names: Vec<Vec<u8>>,
+    /// [`REMARKS`], likewise.
+    pub quoted_remarks: Vec<Vec<u8>>,
+    /// The dates of the books and a margin after them (due dates,
+    /// settlements), as text.
+    pub days: date::DayTexts,
 }
 
 impl Dataset {
@@ -408,17 +508,19 @@ impl Dataset {
                 ledgers.push(Ledger::new(seed, company, year, rows));
             }
         }
-        let quoted_names = ACCOUNTS
-            .iter()
-            .map(|a| {
-                let mut buf = Vec::new();
-                json::string(&mut buf, a.name);
-                buf
-            })
-            .collect();
+        let quoted = |s: &str| {
+            let mut buf = Vec::new();
+            json::string(&mut buf, s);
+            buf
+        };
         Dataset {
             ledgers,
-            quoted_names,
+            quoted_names: ACCOUNTS.iter().map(|a| quoted(a.name)).collect(),
+            quoted_remarks: REMARKS.iter().map(|r| quoted(r)).collect(),
+            days: date::DayTexts::new(
+                date::year_start(YEARS[0]),
+                date::year_end(YEARS[YEARS.len() - 1]) + 120,
+            ),
         }
     }
 
@@ -498,5 +600,64 @@ mod tests {
             format!("{:?}", s.settlements(DocKind::Invoice)),
             format!("{:?}", b.settlements(DocKind::Invoice))
         );
+    }
+
+    #[test]
+    fn cleared_on_is_the_day_of_full_settlement() {
+        let data = Dataset::new(42, None);
+        for ledger in &data.ledgers {
+            for kind in [DocKind::Invoice, DocKind::Bill] {
+                let mut zero = 0;
+                for index in 0..ledger.count(kind) {
+                    let doc = ledger.doc(kind, index);
+                    let mine: Vec<_> = ledger
+                        .settlements(kind)
+                        .iter()
+                        .filter(|s| s.doc_number == doc.number)
+                        .collect();
+                    let paid: i64 = mine.iter().map(|s| s.amount).sum();
+                    let want = if doc.total() == 0 {
+                        Some(doc.day)
+                    } else if paid == doc.total() {
+                        mine.iter().map(|s| s.day).max()
+                    } else {
+                        None
+                    };
+                    assert_eq!(ledger.cleared_on(kind, &doc), want, "{doc:?}");
+                    zero += usize::from(want.is_none());
+                }
+                let n = ledger.count(kind) as usize;
+                assert!(zero * 5 >= n && zero * 5 <= n * 4, "{zero} of {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn new_columns_stay_in_range() {
+        let data = Dataset::new(42, Some(20_000));
+        let l = data.current();
+        let (mut remarks, mut zero) = (0, 0);
+        for index in 0..l.count(DocKind::Invoice) {
+            let doc = l.doc(DocKind::Invoice, index);
+            assert!((1..=20).contains(&doc.items));
+            assert!((8 * 3600..20 * 3600).contains(&doc.posted_secs));
+            remarks += usize::from(doc.remark.is_some());
+            match l.cleared_on(DocKind::Invoice, &doc) {
+                Some(day) => assert!(day >= doc.day),
+                None => zero += 1,
+            }
+        }
+        assert_eq!(l.doc(DocKind::Invoice, 2).remark, Some(0));
+        assert!((1_600..2_400).contains(&remarks), "{remarks}");
+        assert!((6_000..14_000).contains(&zero), "{zero}");
+        for s in l.settlements(DocKind::Invoice) {
+            assert!((8 * 3600..20 * 3600).contains(&s.posted_secs));
+        }
+        assert!(ACCOUNTS.iter().any(|a| a.city.is_none()));
+        assert!(ACCOUNTS.iter().any(|a| !a.active));
+        for a in &ACCOUNTS {
+            assert!([30, 45, 60].contains(&a.credit_days));
+            assert_eq!(a.created_at.len(), 19);
+        }
     }
 }

@@ -33,10 +33,10 @@ pub fn year_end(y: i32) -> i32 {
 }
 
 /// `YYYY-MM-DD` (years 0..=9999 only, which is all the demo uses).
-pub fn write_iso(buf: &mut Vec<u8>, days: i32) {
+pub fn iso(days: i32) -> [u8; 10] {
     let (y, m, d) = civil_from_days(days);
     let y = y as u32;
-    buf.extend_from_slice(&[
+    [
         b'0' + (y / 1000 % 10) as u8,
         b'0' + (y / 100 % 10) as u8,
         b'0' + (y / 10 % 10) as u8,
@@ -47,7 +47,50 @@ pub fn write_iso(buf: &mut Vec<u8>, days: i32) {
         b'-',
         b'0' + (d / 10) as u8,
         b'0' + (d % 10) as u8,
-    ]);
+    ]
+}
+
+/// The [`iso`] text of every day in a range, made once, so that the rows
+/// of a streamed table copy their dates rather than work them out.
+#[derive(Debug)]
+pub struct DayTexts {
+    first: i32,
+    texts: Vec<[u8; 10]>,
+}
+
+impl DayTexts {
+    /// Days `first..=last`; others are worked out when asked for.
+    pub fn new(first: i32, last: i32) -> Self {
+        DayTexts {
+            first,
+            texts: (first..=last).map(iso).collect(),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, days: i32) -> [u8; 10] {
+        match usize::try_from(days.wrapping_sub(self.first)) {
+            Ok(i) if i < self.texts.len() => self.texts[i],
+            _ => iso(days),
+        }
+    }
+}
+
+/// ` HH:MM:SS` for a second of the day (`0..86_400`), with the space that
+/// separates it from the date in a MySQL DATETIME.
+pub fn time_of_day(secs: u32) -> [u8; 9] {
+    let (h, m, s) = (secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    [
+        b' ',
+        b'0' + (h / 10) as u8,
+        b'0' + (h % 10) as u8,
+        b':',
+        b'0' + (m / 10) as u8,
+        b'0' + (m % 10) as u8,
+        b':',
+        b'0' + (s / 10) as u8,
+        b'0' + (s % 10) as u8,
+    ]
 }
 
 #[cfg(test)]
@@ -55,9 +98,7 @@ mod tests {
     use super::*;
 
     fn iso(days: i32) -> String {
-        let mut b = Vec::new();
-        write_iso(&mut b, days);
-        String::from_utf8(b).unwrap()
+        String::from_utf8(super::iso(days).to_vec()).unwrap()
     }
 
     #[test]
@@ -66,6 +107,14 @@ mod tests {
         assert_eq!(iso(days_from_civil(2024, 2, 29)), "2024-02-29");
         assert_eq!(iso(days_from_civil(2024, 2, 29) + 1), "2024-03-01");
         assert_eq!(iso(year_end(2025) + 1), "2026-01-01");
+        assert_eq!(&time_of_day(0), b" 00:00:00");
+        assert_eq!(&time_of_day(13 * 3600 + 45 * 60 + 7), b" 13:45:07");
+        assert_eq!(&time_of_day(86_399), b" 23:59:59");
+        let texts = DayTexts::new(year_start(2024), year_end(2024));
+        for z in year_start(2024) - 3..year_end(2024) + 3 {
+            assert_eq!(texts.get(z), super::iso(z));
+        }
+        assert_eq!(texts.get(i32::MIN), super::iso(i32::MIN));
         for z in -1000..100_000 {
             let (y, m, d) = civil_from_days(z);
             assert_eq!(days_from_civil(y, m, d), z);

@@ -3,6 +3,7 @@
 
 use crate::data::{DocKind, Ledger, ACCOUNTS};
 use crate::json;
+use crate::style::Style;
 
 /// `RECEIPT` (what a customer owes us) or `PAYMENT` (what we owe a supplier).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,8 +39,10 @@ impl DuesType {
 
 /// The whole dues answer for an account (an index into `ACCOUNTS`).
 /// A customer asked for PAYMENT dues, or a supplier for RECEIPT dues, gets
-/// no rows: it has no such documents.
-pub fn dues_body(ledger: &Ledger, party: usize, ty: DuesType) -> Vec<u8> {
+/// no rows: it has no such documents. Amounts are DECIMAL columns, typed
+/// as `style` types them.
+pub fn dues_body(ledger: &Ledger, party: usize, ty: DuesType, style: Style) -> Vec<u8> {
+    let quoted = style.quotes_money();
     let kind = ty.doc_kind();
     let mut paid = vec![0i64; ledger.settled(kind) as usize];
     for s in ledger.settlements(kind) {
@@ -69,11 +72,11 @@ pub fn dues_body(ledger: &Ledger, party: usize, ty: DuesType) -> Vec<u8> {
             buf.extend_from_slice(b",\"due_date\":");
             json::date(&mut buf, doc.due_day());
             buf.extend_from_slice(b",\"amount\":");
-            json::money(&mut buf, doc.total());
+            json::money_q(&mut buf, quoted, doc.total());
             buf.extend_from_slice(b",\"paid\":");
-            json::money(&mut buf, paid);
+            json::money_q(&mut buf, quoted, paid);
             buf.extend_from_slice(b",\"balance\":");
-            json::money(&mut buf, balance);
+            json::money_q(&mut buf, quoted, balance);
             buf.push(b'}');
         }
     }

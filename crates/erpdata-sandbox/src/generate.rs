@@ -5,19 +5,26 @@ use std::sync::Arc;
 
 use crate::config::DEFAULT_SEED;
 use crate::data::Dataset;
+use crate::style::Style;
 use crate::tables::{Chunks, Table};
 
-/// The whole answer the sandbox gives for `table` (as named on the wire,
-/// e.g. `sales_invoice`) of the current company and year, with the sales
+/// The whole answer the sandbox gives by default (style
+/// [`Style::Mysqlnd`]) for `table` (as named on the wire, e.g.
+/// `sales_invoice`) of the current company and year, with the sales
 /// invoice table sized to `sales_invoice_rows`; `None` for an unknown
 /// table.
 pub fn table_body(table: &str, sales_invoice_rows: u64) -> Option<Vec<u8>> {
+    table_body_styled(table, sales_invoice_rows, Style::default())
+}
+
+/// [`table_body`] in the answer style `style`.
+pub fn table_body_styled(table: &str, sales_invoice_rows: u64, style: Style) -> Option<Vec<u8>> {
     let table = Table::from_name(table)?;
     let data = Arc::new(Dataset::new(DEFAULT_SEED, Some(sales_invoice_rows)));
     let (company, year) = crate::data::CURRENT;
     let ledger = data.find(i64::from(company), i64::from(year))?;
     let mut body = Vec::new();
-    for chunk in Chunks::new(data, ledger, table) {
+    for chunk in Chunks::new(data, ledger, table, style) {
         body.extend_from_slice(&chunk);
     }
     Some(body)
@@ -37,5 +44,19 @@ mod tests {
             3
         );
         assert!(super::table_body("nope", 3).is_none());
+    }
+
+    #[test]
+    fn styled_bodies() {
+        use crate::style::Style;
+        let default = super::table_body("account", 3).unwrap();
+        for style in Style::ALL {
+            let body = super::table_body_styled("account", 3, style).unwrap();
+            assert!(body.starts_with(br#"{"status":"success","data":[{"acid":"C001""#));
+            assert_eq!(body == default, style == Style::Mysqlnd, "{style}");
+        }
+        let strings = super::table_body_styled("sales_invoice", 3, Style::Strings).unwrap();
+        let quoted_int = br#""items":""#;
+        assert!(strings.windows(quoted_int.len()).any(|w| w == quoted_int));
     }
 }

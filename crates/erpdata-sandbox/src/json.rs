@@ -1,7 +1,9 @@
 //! Hand-written JSON output. Money goes out as integer cents printed with
 //! exactly two decimals (never through `f64`), and strings are escaped the
 //! way PHP's `json_encode` does by default (`\/`, `\uXXXX` for non-ASCII),
-//! because clients of the real service have to cope with that.
+//! because clients of the real service have to cope with that. Whether
+//! money and integers are quoted is the answer style's choice
+//! (`crate::style`): the writers below take it as a `quoted` flag.
 
 /// `1234.50`, `0.10`, `-3.05`.
 pub fn money(buf: &mut Vec<u8>, cents: i64) {
@@ -12,6 +14,53 @@ pub fn money(buf: &mut Vec<u8>, cents: i64) {
     buf.extend_from_slice(itoa::Buffer::new().format(abs / 100).as_bytes());
     let frac = (abs % 100) as u8;
     buf.extend_from_slice(&[b'.', b'0' + frac / 10, b'0' + frac % 10]);
+}
+
+/// Money as [`money`] writes it, inside quotes if `quoted` (a DECIMAL
+/// column as mysqlnd hands it to `json_encode`: `"1234.50"`).
+#[inline(always)]
+pub fn money_q(buf: &mut Vec<u8>, quoted: bool, cents: i64) {
+    if quoted {
+        buf.push(b'"');
+        money(buf, cents);
+        buf.push(b'"');
+    } else {
+        money(buf, cents);
+    }
+}
+
+/// An integer (an INT or TINYINT column), inside quotes if `quoted`.
+#[inline(always)]
+pub fn int_q(buf: &mut Vec<u8>, quoted: bool, value: i64) {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(value).as_bytes();
+    if quoted {
+        buf.push(b'"');
+        buf.extend_from_slice(digits);
+        buf.push(b'"');
+    } else {
+        buf.extend_from_slice(digits);
+    }
+}
+
+/// JSON `null` (SQL NULL, in every style).
+pub fn null(buf: &mut Vec<u8>) {
+    buf.extend_from_slice(b"null");
+}
+
+/// MySQL's zero date, `"0000-00-00"` (a NOT NULL DATE column with no
+/// date), in every style.
+pub fn zero_date(buf: &mut Vec<u8>) {
+    buf.extend_from_slice(b"\"0000-00-00\"");
+}
+
+/// A quoted MySQL DATETIME, `"YYYY-MM-DD HH:MM:SS"`, from the date's
+/// [`crate::date::iso`] text and the second of the day.
+pub fn datetime(buf: &mut Vec<u8>, iso: &[u8; 10], secs: u32) {
+    buf.push(b'"');
+    buf.extend_from_slice(iso);
+    buf.extend_from_slice(&crate::date::time_of_day(secs));
+    buf.push(b'"');
 }
 
 /// A quoted, escaped JSON string.
@@ -76,8 +125,13 @@ pub fn doc_no(buf: &mut Vec<u8>, prefix: &str, year: i32, number: u64) {
 
 /// A quoted `YYYY-MM-DD` date.
 pub fn date(buf: &mut Vec<u8>, days: i32) {
+    quoted_iso(buf, &crate::date::iso(days));
+}
+
+/// A date's [`crate::date::iso`] text, quoted.
+pub fn quoted_iso(buf: &mut Vec<u8>, iso: &[u8; 10]) {
     buf.push(b'"');
-    crate::date::write_iso(buf, days);
+    buf.extend_from_slice(iso);
     buf.push(b'"');
 }
 
@@ -97,6 +151,35 @@ mod tests {
         let mut b = Vec::new();
         money(&mut b, cents);
         String::from_utf8(b).unwrap()
+    }
+
+    fn text(write: impl FnOnce(&mut Vec<u8>)) -> String {
+        let mut b = Vec::new();
+        write(&mut b);
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn quoting_is_the_caller_s_choice() {
+        assert_eq!(text(|b| money_q(b, false, 150_000)), "1500.00");
+        assert_eq!(text(|b| money_q(b, true, 150_000)), "\"1500.00\"");
+        assert_eq!(text(|b| money_q(b, true, -5)), "\"-0.05\"");
+        assert_eq!(text(|b| int_q(b, false, 3)), "3");
+        assert_eq!(text(|b| int_q(b, true, 3)), "\"3\"");
+        assert_eq!(text(|b| int_q(b, true, -12)), "\"-12\"");
+        assert_eq!(text(null), "null");
+    }
+
+    #[test]
+    fn dates_and_datetimes() {
+        let day = crate::date::days_from_civil(2025, 4, 1);
+        assert_eq!(text(|b| date(b, day)), "\"2025-04-01\"");
+        assert_eq!(text(zero_date), "\"0000-00-00\"");
+        let iso = crate::date::iso(day);
+        assert_eq!(
+            text(|b| datetime(b, &iso, 13 * 3600 + 45 * 60)),
+            "\"2025-04-01 13:45:00\""
+        );
     }
 
     fn s(v: &str) -> String {

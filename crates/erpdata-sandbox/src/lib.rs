@@ -18,6 +18,7 @@ mod generate;
 mod json;
 mod rng;
 mod routes;
+mod style;
 mod tables;
 mod tls;
 
@@ -33,8 +34,9 @@ pub use config::{
     parse_args, Command, Config, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROJECT, DEFAULT_SEED,
     DEFAULT_TOKEN, TOKEN_ENV, USAGE,
 };
-pub use generate::table_body;
+pub use generate::{table_body, table_body_styled};
 pub use routes::router;
+pub use style::Style;
 pub use tls::SelfSigned;
 
 /// How long answers in flight may go on after a shutdown signal.

@@ -108,6 +108,7 @@ fn announce(base: &str, config: &Config) {
         out,
         "project: {} (folder {}), access token: {}\n\
          companies 1, 2; years 2024, 2025; tables account, sales_invoice, purchase_bill, receipt, payment\n\
+         style: {} (others under {base}/_style/native|mysqlnd|strings/)\n\
          dues:  {base}/apis/ajax.php?{dues}\n\
          table: {base}/apis/dataapi.php?{table}",
         config.project,
@@ -117,6 +118,7 @@ fn announce(base: &str, config: &Config) {
         } else {
             "(as set by --token or ERPDATA_SANDBOX_TOKEN)"
         },
+        config.style,
     );
     let _ = out.flush();
 }

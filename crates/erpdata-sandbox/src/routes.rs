@@ -1,13 +1,14 @@
 //! The two PHP endpoints, answered the way a PHP service answers: HTTP 200
 //! with `{"status":"error",...}` for every request it understood the path
-//! of, and an HTML 404 page for any other path.
+//! of, and an HTML 404 page for any other path. A `/_style/STYLE/` prefix
+//! chooses the answer style per request, before any fault prefix.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -19,6 +20,7 @@ use crate::data::Dataset;
 use crate::dues::{dues_body, DuesType};
 use crate::faults::{self, process_faults, Fault, Journal, KNOWN};
 use crate::json::error_body;
+use crate::style::Style;
 use crate::tables::{Chunks, Table};
 
 const JSON: &str = "application/json; charset=utf-8";
@@ -52,6 +54,15 @@ pub fn router(config: Config) -> Router {
     let answers = Router::new()
         .route("/_faults/{fault}/{key}/{*path}", any(faults::inject))
         .route("/_body/{fault}/{key}/{*path}", any(faults::inject))
+        .route(
+            "/_style/{style}/_faults/{fault}/{key}/{*path}",
+            any(faults::inject_styled),
+        )
+        .route(
+            "/_style/{style}/_body/{fault}/{key}/{*path}",
+            any(faults::inject_styled),
+        )
+        .route("/_style/{style}/{*path}", any(styled))
         .fallback(plain)
         .layer(middleware::from_fn_with_state(app.clone(), process_faults));
     // The journal's reads: not counted, delayed or failed themselves.
@@ -70,20 +81,45 @@ pub fn router(config: Config) -> Router {
     }
 }
 
-/// Any path outside `/_faults/`: the real answer, or `--fault`'s.
+/// Any path outside `/_faults/` and `/_style/`: the real answer in the
+/// configured style, or `--fault`'s.
 async fn plain(State(app): State<Arc<App>>, req: Request) -> Response {
+    let path = req.uri().path().to_owned();
     match app.fault.clone() {
-        Some(fault) => faults::plain(app, &fault, req).await,
+        Some(fault) => faults::plain(app, &fault, None, &path, req).await,
         None => {
-            let path = req.uri().path().to_owned();
-            answer(app, &path, req).await
+            let style = app.config.style;
+            answer(app, style, &path, req).await
         }
     }
 }
 
-/// The real answer to `req` as if it had been sent to `path` (a request
-/// under a fault prefix keeps its query string and body).
-pub(crate) async fn answer(app: Arc<App>, path: &str, mut req: Request) -> Response {
+/// `ANY /_style/{style}/{*path}`: the plain path `/{path}` in that style
+/// (meeting `--fault` as a plain path would). An unknown style is an
+/// unknown path.
+async fn styled(
+    State(app): State<Arc<App>>,
+    Path((style, path)): Path<(String, String)>,
+    req: Request,
+) -> Response {
+    let Some(style) = Style::parse(&style) else {
+        return not_found().await;
+    };
+    let path = format!("/{path}");
+    match app.fault.clone() {
+        Some(fault) => faults::plain(app, &fault, Some(style), &path, req).await,
+        None => answer(app, style, &path, req).await,
+    }
+}
+
+/// What a `/_style/STYLE` prefix adds before a path: nothing without one.
+pub(crate) fn style_prefix(style: Option<Style>) -> String {
+    style.map(|s| format!("/_style/{s}")).unwrap_or_default()
+}
+
+/// The real answer to `req` in `style` as if it had been sent to `path` (a
+/// request under a style or fault prefix keeps its query string and body).
+pub(crate) async fn answer(app: Arc<App>, style: Style, path: &str, mut req: Request) -> Response {
     let query = req
         .uri()
         .query()
@@ -94,8 +130,8 @@ pub(crate) async fn answer(app: Arc<App>, path: &str, mut req: Request) -> Respo
         *req.uri_mut() = uri;
     }
     match path {
-        "/apis/ajax.php" => dues(State(app), req).await,
-        "/apis/dataapi.php" => table(State(app), req).await,
+        "/apis/ajax.php" => dues(&app, style, req),
+        "/apis/dataapi.php" => table(&app, style, req).await,
         _ => not_found().await,
     }
 }
@@ -142,14 +178,14 @@ fn json(body: impl Into<Body>) -> Response {
 
 /// `GET apis/ajax.php?sys_projectfolder=..&func=getduesDet&acid=..&type=..`
 /// Reads the query string only, like PHP's `$_GET`, whatever the method.
-pub(crate) async fn dues(State(app): State<Arc<App>>, req: Request) -> Response {
+fn dues(app: &Arc<App>, style: Style, req: Request) -> Response {
     let params = Params::parse(&[req.uri().query().unwrap_or("").as_bytes()]);
-    match dues_answer(&app, &params) {
+    match dues_answer(app, style, &params) {
         Ok(body) | Err(body) => json(body),
     }
 }
 
-fn dues_answer(app: &App, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
+fn dues_answer(app: &App, style: Style, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
     let folder = p.require("sys_projectfolder")?;
     let func = p.require("func")?;
     if folder != app.config.project_folder() {
@@ -166,11 +202,11 @@ fn dues_answer(app: &App, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
     let Some(party) = app.data.account(acid) else {
         return fail(format!("Unknown account: {acid}"));
     };
-    Ok(dues_body(app.data.current(), party, ty))
+    Ok(dues_body(app.data.current(), party, ty, style))
 }
 
 /// `POST` (form) or `GET` `apis/dataapi.php` with `req=getdata`.
-pub(crate) async fn table(State(app): State<Arc<App>>, req: Request) -> Response {
+async fn table(app: &Arc<App>, style: Style, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     // PHP fills `$_POST` only from a form body; any other body is ignored.
     let form = if is_form(&parts.headers) {
@@ -182,9 +218,9 @@ pub(crate) async fn table(State(app): State<Arc<App>>, req: Request) -> Response
     };
     let query = parts.uri.query().unwrap_or("").as_bytes();
     let params = Params::parse(&[query, &form]);
-    match table_lookup(&app, &params) {
+    match table_lookup(app, &params) {
         Ok((ledger, table)) => {
-            let mut chunks = Chunks::new(app.data.clone(), ledger, table);
+            let mut chunks = Chunks::new(app.data.clone(), ledger, table, style);
             let first = chunks.next().expect("a first chunk");
             match chunks.next() {
                 // Small answers get a Content-Length, as PHP's output buffer gives.

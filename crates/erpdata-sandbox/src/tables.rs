@@ -7,6 +7,7 @@ use bytes::Bytes;
 
 use crate::data::{Dataset, DocKind, Ledger, Settlement, ACCOUNTS};
 use crate::json;
+use crate::style::{Encoding, MysqlndEnc, NativeEnc, StringsEnc, Style};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
@@ -52,7 +53,14 @@ impl Table {
     }
 }
 
-pub fn write_row(buf: &mut Vec<u8>, data: &Dataset, ledger: &Ledger, table: Table, i: u64) {
+/// Row `i` of `table`, typed as the style `E` types values.
+pub(crate) fn write_row<E: Encoding>(
+    buf: &mut Vec<u8>,
+    data: &Dataset,
+    ledger: &Ledger,
+    table: Table,
+    i: u64,
+) {
     match table {
         Table::Account => {
             let a = &ACCOUNTS[i as usize];
@@ -63,19 +71,34 @@ pub fn write_row(buf: &mut Vec<u8>, data: &Dataset, ledger: &Ledger, table: Tabl
             buf.extend_from_slice(b",\"kind\":");
             json::string(buf, a.kind.as_str());
             buf.extend_from_slice(b",\"city\":");
-            json::string(buf, a.city);
+            match a.city {
+                Some(city) => json::string(buf, city),
+                None => json::null(buf),
+            }
             buf.extend_from_slice(b",\"credit_limit\":");
-            json::money(buf, a.credit_limit);
+            json::money_q(buf, E::QUOTE_MONEY, a.credit_limit);
+            buf.extend_from_slice(b",\"credit_days\":");
+            json::int_q(buf, E::QUOTE_INTS, i64::from(a.credit_days));
+            buf.extend_from_slice(b",\"active\":");
+            json::int_q(buf, E::QUOTE_INTS, i64::from(a.active));
+            buf.extend_from_slice(b",\"created_at\":");
+            json::string(buf, a.created_at);
             buf.push(b'}');
         }
-        Table::SalesInvoice => write_doc(buf, data, ledger, DocKind::Invoice, i),
-        Table::PurchaseBill => write_doc(buf, data, ledger, DocKind::Bill, i),
-        Table::Receipt => write_settlement(buf, ledger, DocKind::Invoice, i),
-        Table::Payment => write_settlement(buf, ledger, DocKind::Bill, i),
+        Table::SalesInvoice => write_doc::<E>(buf, data, ledger, DocKind::Invoice, i),
+        Table::PurchaseBill => write_doc::<E>(buf, data, ledger, DocKind::Bill, i),
+        Table::Receipt => write_settlement::<E>(buf, data, ledger, DocKind::Invoice, i),
+        Table::Payment => write_settlement::<E>(buf, data, ledger, DocKind::Bill, i),
     }
 }
 
-fn write_doc(buf: &mut Vec<u8>, data: &Dataset, ledger: &Ledger, kind: DocKind, i: u64) {
+fn write_doc<E: Encoding>(
+    buf: &mut Vec<u8>,
+    data: &Dataset,
+    ledger: &Ledger,
+    kind: DocKind,
+    i: u64,
+) {
     let doc = ledger.doc(kind, i);
     let (no, party, party_name) = match kind {
         DocKind::Invoice => (
@@ -89,28 +112,49 @@ fn write_doc(buf: &mut Vec<u8>, data: &Dataset, ledger: &Ledger, kind: DocKind, 
             &b",\"supplier_name\":"[..],
         ),
     };
+    let day = data.days.get(doc.day);
     buf.extend_from_slice(no);
     json::doc_no(buf, kind.prefix(), ledger.year, doc.number);
     buf.extend_from_slice(b",\"date\":");
-    json::date(buf, doc.day);
+    json::quoted_iso(buf, &day);
     buf.extend_from_slice(b",\"due_date\":");
-    json::date(buf, doc.due_day());
+    json::quoted_iso(buf, &data.days.get(doc.due_day()));
     buf.extend_from_slice(party);
     json::string(buf, ACCOUNTS[doc.party].acid);
     buf.extend_from_slice(party_name);
     buf.extend_from_slice(&data.quoted_names[doc.party]);
     buf.extend_from_slice(b",\"amount\":");
-    json::money(buf, doc.amount);
+    json::money_q(buf, E::QUOTE_MONEY, doc.amount);
     buf.extend_from_slice(b",\"tax\":");
-    json::money(buf, doc.tax);
+    json::money_q(buf, E::QUOTE_MONEY, doc.tax);
     buf.extend_from_slice(b",\"total\":");
-    json::money(buf, doc.total());
+    json::money_q(buf, E::QUOTE_MONEY, doc.total());
     buf.extend_from_slice(b",\"currency\":");
     json::string(buf, ledger.currency());
+    buf.extend_from_slice(b",\"items\":");
+    json::int_q(buf, E::QUOTE_INTS, i64::from(doc.items));
+    buf.extend_from_slice(b",\"posted_at\":");
+    json::datetime(buf, &day, doc.posted_secs);
+    buf.extend_from_slice(b",\"cleared_on\":");
+    match ledger.cleared_on(kind, &doc) {
+        Some(cleared) => json::quoted_iso(buf, &data.days.get(cleared)),
+        None => json::zero_date(buf),
+    }
+    buf.extend_from_slice(b",\"remarks\":");
+    match doc.remark {
+        Some(r) => buf.extend_from_slice(&data.quoted_remarks[r]),
+        None => json::null(buf),
+    }
     buf.push(b'}');
 }
 
-fn write_settlement(buf: &mut Vec<u8>, ledger: &Ledger, kind: DocKind, i: u64) {
+fn write_settlement<E: Encoding>(
+    buf: &mut Vec<u8>,
+    data: &Dataset,
+    ledger: &Ledger,
+    kind: DocKind,
+    i: u64,
+) {
     let s: &Settlement = &ledger.settlements(kind)[i as usize];
     let (no, party, doc) = match kind {
         DocKind::Invoice => (
@@ -124,18 +168,21 @@ fn write_settlement(buf: &mut Vec<u8>, ledger: &Ledger, kind: DocKind, i: u64) {
             &b",\"bill_no\":"[..],
         ),
     };
+    let day = data.days.get(s.day);
     buf.extend_from_slice(no);
     json::doc_no(buf, kind.settlement_prefix(), ledger.year, s.number);
     buf.extend_from_slice(b",\"date\":");
-    json::date(buf, s.day);
+    json::quoted_iso(buf, &day);
     buf.extend_from_slice(party);
     json::string(buf, ACCOUNTS[s.party].acid);
     buf.extend_from_slice(doc);
     json::doc_no(buf, kind.prefix(), ledger.year, s.doc_number);
     buf.extend_from_slice(b",\"amount\":");
-    json::money(buf, s.amount);
+    json::money_q(buf, E::QUOTE_MONEY, s.amount);
     buf.extend_from_slice(b",\"mode\":");
     json::string(buf, s.mode);
+    buf.extend_from_slice(b",\"posted_at\":");
+    json::datetime(buf, &day, s.posted_secs);
     buf.push(b'}');
 }
 
@@ -148,6 +195,7 @@ pub struct Chunks {
     data: Arc<Dataset>,
     ledger: usize,
     table: Table,
+    style: Style,
     next: u64,
     len: u64,
     started: bool,
@@ -155,16 +203,31 @@ pub struct Chunks {
 }
 
 impl Chunks {
-    pub fn new(data: Arc<Dataset>, ledger: usize, table: Table) -> Self {
+    pub fn new(data: Arc<Dataset>, ledger: usize, table: Table, style: Style) -> Self {
         let len = table.len(&data.ledgers[ledger]);
         Chunks {
             data,
             ledger,
             table,
+            style,
             next: 0,
             len,
             started: false,
             finished: false,
+        }
+    }
+}
+
+impl Chunks {
+    /// Rows until the chunk is full or the table ends.
+    fn fill<E: Encoding>(&mut self, buf: &mut Vec<u8>) {
+        let ledger = &self.data.ledgers[self.ledger];
+        while self.next < self.len && buf.len() < CHUNK {
+            if self.next > 0 {
+                buf.push(b',');
+            }
+            write_row::<E>(buf, &self.data, ledger, self.table, self.next);
+            self.next += 1;
         }
     }
 }
@@ -181,13 +244,11 @@ impl Iterator for Chunks {
             self.started = true;
             buf.extend_from_slice(b"{\"status\":\"success\",\"data\":[");
         }
-        let ledger = &self.data.ledgers[self.ledger];
-        while self.next < self.len && buf.len() < CHUNK {
-            if self.next > 0 {
-                buf.push(b',');
-            }
-            write_row(&mut buf, &self.data, ledger, self.table, self.next);
-            self.next += 1;
+        // The style is fixed here, once a chunk, rather than per value.
+        match self.style {
+            Style::Native => self.fill::<NativeEnc>(&mut buf),
+            Style::Mysqlnd => self.fill::<MysqlndEnc>(&mut buf),
+            Style::Strings => self.fill::<StringsEnc>(&mut buf),
         }
         if self.next == self.len {
             buf.extend_from_slice(b"]}");

@@ -268,6 +268,13 @@ async fn answers_that_never_end() {
         "{text}"
     );
     assert!(text.matches("invoice_no").count() >= 10, "{text}");
+    // Money in the answer style: a string by default, a number in native.
+    assert!(text.contains(r#""total":"1.00"}"#), "{text}");
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let target = "/_style/native/_faults/endless/e/apis/dataapi.php";
+    let r = exchange(stream, "POST", target, Duration::from_millis(200)).await;
+    assert!(r.open);
+    assert!(r.text().contains(r#""total":1.00}"#), "{}", r.text());
 }
 
 #[tokio::test]

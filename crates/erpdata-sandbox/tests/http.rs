@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 
 use common::start;
-use erpdata_sandbox::{Config, DEFAULT_TOKEN};
+use erpdata_sandbox::{Config, Style, DEFAULT_TOKEN};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -188,10 +188,17 @@ async fn dues(addr: SocketAddr, acid: &str, ty: &str) -> Reply {
     request(addr, "GET", &format!("/apis/ajax.php?{q}"), None).await
 }
 
-/// Cents from a JSON number. The exact text is checked separately; here
+/// Cents from money sent as a string (`"1234.50"`, the default style) or
+/// as a JSON number. The exact text is checked separately; for a number,
 /// `f64`'s shortest round-trip text gives the decimals back.
 fn cents(v: &Value) -> i64 {
-    let text = v.as_number().expect("a number").to_string();
+    let text = match v {
+        Value::String(s) => {
+            assert!(two_decimals(s), "{s}");
+            s.clone()
+        }
+        v => v.as_number().expect("a number or a string").to_string(),
+    };
     let (sign, digits) = match text.strip_prefix('-') {
         Some(d) => (-1, d),
         None => (1, text.as_str()),
@@ -230,7 +237,9 @@ async fn rows_differ_per_company_and_year() {
     assert_eq!(c[0]["currency"], "EUR");
     let first = &a[0];
     assert!(first["invoice_no"].is_string() && first["customer"].is_string());
-    assert!(first["amount"].is_number() && first["total"].is_number());
+    // The default style sends DECIMAL as strings and INT as numbers.
+    assert!(first["amount"].is_string() && first["total"].is_string());
+    assert!(first["items"].is_u64());
     assert_eq!(first["date"].as_str().unwrap().len(), 10);
 }
 
@@ -514,31 +523,47 @@ async fn dues_match_the_tables() {
     assert!(without.iter().any(|a| a.starts_with('C')), "{without:?}");
 }
 
-/// Every number outside strings in a JSON text.
-fn numbers(text: &str) -> Vec<&str> {
+/// Every `"key":value` of a JSON text whose value is a scalar, with the
+/// value's text exactly as sent (strings with their quotes and escapes).
+fn scalars(text: &str) -> Vec<(String, &str)> {
     let bytes = text.as_bytes();
-    let (mut out, mut i, mut in_string) = (Vec::new(), 0, false);
+    // The end of the string that starts at `i` (just past its quote).
+    let string_end = |mut i: usize| {
+        i += 1;
+        while bytes[i] != b'"' {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        i + 1
+    };
+    let (mut out, mut i) = (Vec::new(), 0);
     while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b'-' || b.is_ascii_digit() {
-            let start = i;
-            while i < bytes.len()
-                && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-            {
-                i += 1;
-            }
-            out.push(&text[start..i]);
+        if bytes[i] != b'"' {
+            i += 1;
             continue;
         }
-        i += 1;
+        let end = string_end(i);
+        if bytes.get(end) != Some(&b':') {
+            i = end;
+            continue;
+        }
+        let key: String = serde_json::from_str(&text[i..end]).unwrap();
+        let start = end + 1;
+        let stop = match bytes[start] {
+            b'[' | b'{' => {
+                i = start + 1;
+                continue;
+            }
+            b'"' => string_end(start),
+            _ => {
+                start
+                    + bytes[start..]
+                        .iter()
+                        .position(|b| matches!(b, b',' | b'}' | b']'))
+                        .unwrap()
+            }
+        };
+        out.push((key, &text[start..stop]));
+        i = stop;
     }
     out
 }
@@ -557,29 +582,83 @@ fn two_decimals(n: &str) -> bool {
     }
 }
 
-#[tokio::test]
-async fn money_has_exactly_two_decimals() {
-    let addr = start(Config::default()).await;
-    let mut bodies = Vec::new();
-    for table in TABLES {
-        bodies.push(post_table(addr, &table_params(table, "1", "2025")).await);
+fn integer(n: &str) -> bool {
+    !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'))
+}
+
+const MONEY: [&str; 6] = ["amount", "tax", "total", "credit_limit", "paid", "balance"];
+const INTS: [&str; 3] = ["items", "credit_days", "active"];
+
+/// `v` unquoted if `quoted` says it is in quotes, else as it is; `None` if
+/// the quotes are not as said.
+fn unquote(v: &str, quoted: bool) -> Option<&str> {
+    if quoted {
+        v.strip_prefix('"')?.strip_suffix('"')
+    } else {
+        (!v.starts_with('"')).then_some(v)
     }
-    bodies.push(dues(addr, "C001", "RECEIPT").await);
-    bodies.push(dues(addr, "S001", "PAYMENT").await);
-    let mut all = Vec::new();
-    for reply in &bodies {
-        let found = numbers(reply.text());
-        assert!(!found.is_empty());
-        for n in &found {
-            assert!(two_decimals(n), "{n}");
+}
+
+/// Checks every value of an answer against its column type in `style`;
+/// returns the money values' texts (unquoted).
+fn check_types<'a>(text: &'a str, style: &str) -> Vec<&'a str> {
+    let (quote_money, quote_ints) = match style {
+        "native" => (false, false),
+        "mysqlnd" => (true, false),
+        "strings" => (true, true),
+        _ => unreachable!(),
+    };
+    let mut money = Vec::new();
+    let found = scalars(text);
+    assert!(!found.is_empty());
+    for (key, v) in found {
+        if v == "null" {
+            assert!(key == "city" || key == "remarks", "{key} is null");
+        } else if MONEY.contains(&key.as_str()) {
+            let n = unquote(v, quote_money).unwrap_or_else(|| panic!("{style} {key}: {v}"));
+            assert!(two_decimals(n), "{style} {key}: {v}");
+            money.push(n);
+        } else if INTS.contains(&key.as_str()) {
+            let n = unquote(v, quote_ints).unwrap_or_else(|| panic!("{style} {key}: {v}"));
+            assert!(integer(n), "{style} {key}: {v}");
+        } else {
+            assert!(v.starts_with('"'), "{style} {key}: {v} is not a string");
         }
-        all.extend(found);
     }
-    assert!(all.contains(&"0.00"));
-    assert!(
-        all.iter().any(|n| n.split('.').next().unwrap().len() >= 7),
-        "an amount over 1,000,000.00"
-    );
+    money
+}
+
+#[tokio::test]
+async fn every_value_is_typed_as_its_style_says() {
+    let addr = start(Config::default()).await;
+    for style in ["native", "mysqlnd", "strings"] {
+        let mut bodies = Vec::new();
+        for table in TABLES {
+            let params = table_params(table, "1", "2025");
+            let target = format!("/_style/{style}/apis/dataapi.php");
+            bodies.push(request(addr, "POST", &target, Some(&form(&params))).await);
+        }
+        for (acid, ty) in [("C001", "RECEIPT"), ("S001", "PAYMENT")] {
+            let q = form(&[
+                ("sys_projectfolder", "demo"),
+                ("func", "getduesDet"),
+                ("acid", acid),
+                ("type", ty),
+            ]);
+            let target = format!("/_style/{style}/apis/ajax.php?{q}");
+            bodies.push(request(addr, "GET", &target, None).await);
+        }
+        let mut all = Vec::new();
+        for reply in &bodies {
+            reply.json();
+            all.extend(check_types(reply.text(), style));
+        }
+        assert!(all.contains(&"0.00"), "{style}");
+        assert!(
+            all.iter().any(|n| n.split('.').next().unwrap().len() >= 7),
+            "{style}: an amount over 1,000,000.00"
+        );
+    }
     let invoices = fetch(addr, "sales_invoice", "1", "2025").await;
     assert!(invoices.iter().any(|r| cents(&r["amount"]) == 0));
     assert!(invoices.iter().any(|r| cents(&r["amount"]) > 100_000_000));
@@ -600,9 +679,9 @@ async fn rows_flag_streams_a_big_table() {
     assert_eq!(rows.last().unwrap()["invoice_no"], "INV-2025-100000");
     let demo = fetch(small, "sales_invoice", "1", "2025").await;
     assert_eq!(rows[..demo.len()], demo[..]);
-    for n in numbers(reply.text()) {
-        assert!(two_decimals(n), "{n}");
-    }
+    check_types(reply.text(), "mysqlnd");
+    assert!(rows.iter().any(|r| r["cleared_on"] == "0000-00-00"));
+    assert!(rows.iter().any(|r| r["remarks"].is_string()));
     // Dues come from the demo-size prefix, so they do not change.
     for (acid, ty) in [("C001", "RECEIPT"), ("S001", "PAYMENT")] {
         assert_eq!(
@@ -711,4 +790,305 @@ async fn binary_prints_its_url_first_and_stops_on_sigterm() {
         "{log}\n{rest}"
     );
     assert!(!log.contains("accesstoken"), "{log}");
+}
+
+const STYLES: [(Style, &str); 3] = [
+    (Style::Native, "native"),
+    (Style::Mysqlnd, "mysqlnd"),
+    (Style::Strings, "strings"),
+];
+
+/// The first rows of `account` and `sales_invoice` (company 1, 2025, seed
+/// 42) exactly as each style sends them.
+const FIRST_ROWS: [(&str, &str, &str); 3] = [
+    (
+        "native",
+        r#"{"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":500000.00,"credit_days":30,"active":1,"created_at":"2019-04-01 10:15:00"}"#,
+        r#"{"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":40221.21,"tax":4022.12,"total":44243.33,"currency":"USD","items":12,"posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
+    ),
+    (
+        "mysqlnd",
+        r#"{"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":"500000.00","credit_days":30,"active":1,"created_at":"2019-04-01 10:15:00"}"#,
+        r#"{"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":"40221.21","tax":"4022.12","total":"44243.33","currency":"USD","items":12,"posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
+    ),
+    (
+        "strings",
+        r#"{"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":"500000.00","credit_days":"30","active":"1","created_at":"2019-04-01 10:15:00"}"#,
+        r#"{"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":"40221.21","tax":"4022.12","total":"44243.33","currency":"USD","items":"12","posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
+    ),
+];
+
+/// Row `i` of an answer's text, exactly as sent (rows hold no nested
+/// objects, so `},{` only ever separates rows).
+fn row_text(reply: &Reply, i: usize) -> &str {
+    let text = reply.text();
+    let rows = text
+        .strip_prefix(r#"{"status":"success","data":["#)
+        .and_then(|t| t.strip_suffix("]}"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let row = rows.split("},{").nth(i).unwrap();
+    let start = usize::from(i > 0);
+    let row_start = row.as_ptr() as usize - text.as_ptr() as usize - start;
+    let end = row_start + start + row.len() + usize::from(!row.ends_with('}'));
+    &text[row_start..end]
+}
+
+#[tokio::test]
+async fn each_style_sends_its_exact_text() {
+    let prefixed = start(Config::default()).await;
+    for (name, account, invoice) in FIRST_ROWS {
+        let style = Style::parse(name).unwrap();
+        let flagged = start(Config {
+            style,
+            ..Config::default()
+        })
+        .await;
+        for (table, want) in [("account", account), ("sales_invoice", invoice)] {
+            let params = table_params(table, "1", "2025");
+            let by_flag = post_table(flagged, &params).await;
+            assert_eq!(row_text(&by_flag, 0), want, "--style {name} {table}");
+            let target = format!("/_style/{name}/apis/dataapi.php");
+            let by_prefix = request(prefixed, "POST", &target, Some(&form(&params))).await;
+            assert_eq!(by_prefix.body, by_flag.body, "{name} {table}");
+        }
+    }
+    // A NULL city, and a remark with json_encode's escapes and a cleared date.
+    let accounts = post_table(prefixed, &table_params("account", "1", "2025")).await;
+    assert_eq!(
+        row_text(&accounts, 9),
+        r#"{"acid":"C010","name":"Summit Electronics","kind":"customer","city":null,"credit_limit":"350000.00","credit_days":60,"active":1,"created_at":"2022-04-04 12:34:56"}"#
+    );
+    let invoices = post_table(prefixed, &table_params("sales_invoice", "1", "2025")).await;
+    assert_eq!(
+        row_text(&invoices, 2),
+        r#"{"invoice_no":"INV-2025-0003","date":"2025-01-21","due_date":"2025-02-20","customer":"C002","customer_name":"Smith & Sons","amount":"61548.71","tax":"6154.87","total":"67703.58","currency":"USD","items":3,"posted_at":"2025-01-21 15:54:03","cleared_on":"2025-02-17","remarks":"Net 30 \/ M\u00fcller"}"#
+    );
+    let receipts = post_table(prefixed, &table_params("receipt", "1", "2025")).await;
+    assert_eq!(
+        row_text(&receipts, 0),
+        r#"{"receipt_no":"RCP-2025-0001","date":"2025-01-19","customer":"C007","invoice_no":"INV-2025-0002","amount":"24016.00","mode":"cheque","posted_at":"2025-01-19 11:51:33"}"#
+    );
+    // Dues: money in the style, the rest as ever.
+    let q = "sys_projectfolder=demo&func=getduesDet&acid=C001&type=RECEIPT";
+    let first_due = r#"{"status":"success","acid":"C001","type":"RECEIPT","data":[{"doc_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","amount":"#;
+    for (name, amount) in [
+        ("native", "44243.33,\"paid\":0.00,"),
+        ("mysqlnd", "\"44243.33\",\"paid\":\"0.00\","),
+        ("strings", "\"44243.33\",\"paid\":\"0.00\","),
+    ] {
+        let target = format!("/_style/{name}/apis/ajax.php?{q}");
+        let text = request(prefixed, "GET", &target, None)
+            .await
+            .text()
+            .to_owned();
+        assert!(text.starts_with(&format!("{first_due}{amount}")), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn the_default_style_is_mysqlnd() {
+    assert_eq!(Config::default().style, Style::Mysqlnd);
+    assert_eq!(Style::default(), Style::Mysqlnd);
+    let addr = start(Config::default()).await;
+    for table in ["account", "sales_invoice"] {
+        let params = table_params(table, "1", "2025");
+        let plain = post_table(addr, &params).await;
+        let target = "/_style/mysqlnd/apis/dataapi.php";
+        let prefixed = request(addr, "POST", target, Some(&form(&params))).await;
+        assert_eq!(plain.body, prefixed.body, "{table}");
+    }
+    let invoice = &fetch(addr, "sales_invoice", "1", "2025").await[0];
+    assert_eq!(invoice["total"], "44243.33");
+    assert_eq!(invoice["items"], 12);
+}
+
+#[tokio::test]
+async fn the_style_prefix_serves_both_operations_and_methods() {
+    let prefixed = start(Config {
+        // The prefix wins over the flag.
+        style: Style::Native,
+        ..Config::default()
+    })
+    .await;
+    let dues_q = "sys_projectfolder=demo&func=getduesDet&acid=S001&type=PAYMENT";
+    for (style, name) in STYLES {
+        let flagged = start(Config {
+            style,
+            ..Config::default()
+        })
+        .await;
+        let params = form(&table_params("purchase_bill", "1", "2025"));
+        let want = post_table(flagged, &table_params("purchase_bill", "1", "2025")).await;
+        let base = format!("/_style/{name}/apis/dataapi.php");
+        let post = request(prefixed, "POST", &base, Some(&params)).await;
+        let get = request(prefixed, "GET", &format!("{base}?{params}"), None).await;
+        assert_eq!(post.body, want.body, "{name}");
+        assert_eq!(get.body, want.body, "{name}");
+        check_types(get.text(), name);
+
+        let want = request(flagged, "GET", &format!("/apis/ajax.php?{dues_q}"), None).await;
+        let target = format!("/_style/{name}/apis/ajax.php?{dues_q}");
+        let get = request(prefixed, "GET", &target, None).await;
+        let post = request(prefixed, "POST", &target, Some("acid=C001")).await;
+        assert_eq!(get.body, want.body, "{name}");
+        assert_eq!(post.body, want.body, "{name}");
+        assert!(!get.json()["data"].as_array().unwrap().is_empty());
+        // Errors are the same in every style.
+        let target = format!("/_style/{name}/apis/dataapi.php?req=getdata");
+        assert_eq!(
+            request(prefixed, "GET", &target, None).await.error(),
+            "Missing parameter: project"
+        );
+    }
+}
+
+async fn counted(addr: SocketAddr, key: &str) -> String {
+    request(addr, "GET", &format!("/_faults/count/{key}"), None)
+        .await
+        .text()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_style_prefix_goes_before_a_fault_prefix() {
+    let addr = start(Config::default()).await;
+    let params = form(&table_params("sales_invoice", "1", "2025"));
+    let strings = request(
+        addr,
+        "POST",
+        "/_style/strings/apis/dataapi.php",
+        Some(&params),
+    )
+    .await;
+    let target = "/_style/strings/_faults/pass/sk/apis/dataapi.php";
+    let pass = request(addr, "POST", target, Some(&params)).await;
+    assert_eq!(pass.body, strings.body);
+    let target = "/_style/strings/_body/truncate-300/sk/apis/dataapi.php";
+    let cut = request(addr, "POST", target, Some(&params)).await;
+    assert_eq!(cut.body, strings.body[..300]);
+    let target = format!(
+        "/_style/native/_faults/pass/sk/apis/ajax.php?{}",
+        "sys_projectfolder=demo&func=getduesDet&acid=C001&type=RECEIPT"
+    );
+    let dues = request(addr, "GET", &target, None).await;
+    assert!(dues.text().contains("\"paid\":0.00"), "{}", dues.text());
+    assert_eq!(counted(addr, "sk").await, "3");
+    let log: Value =
+        serde_json::from_str(request(addr, "GET", "/_faults/log/sk", None).await.text()).unwrap();
+    assert_eq!(
+        log[0]["path"],
+        "/_style/strings/_faults/pass/sk/apis/dataapi.php"
+    );
+    // Redirects keep the style.
+    let target = "/_style/native/_faults/redirect-307-self/sr/apis/ajax.php?a=1";
+    let r = request(addr, "GET", target, None).await;
+    assert_eq!(r.status, 307);
+    assert_eq!(
+        r.header("location"),
+        Some("/_style/native/apis/ajax.php?a=1")
+    );
+    let target = "/_style/native/_faults/redirect-302-9/sr/apis/ajax.php?a=1";
+    assert_eq!(
+        request(addr, "GET", target, None).await.header("location"),
+        Some("http://127.0.0.1:9/_style/native/_faults/pass/sr/apis/ajax.php?a=1")
+    );
+
+    // `--fault` meets a style-prefixed plain path too.
+    let faulty = start(Config {
+        fault: Some("status-503x1".into()),
+        ..Config::default()
+    })
+    .await;
+    let target = "/_style/strings/apis/dataapi.php";
+    assert_eq!(
+        request(faulty, "POST", target, Some(&params)).await.status,
+        503
+    );
+    let again = request(faulty, "POST", target, Some(&params)).await;
+    assert_eq!(again.body, strings.body);
+    assert_eq!(counted(faulty, "-").await, "2");
+}
+
+#[tokio::test]
+async fn an_unknown_style_is_an_unknown_path() {
+    let addr = start(Config::default()).await;
+    let params = form(&table_params("account", "1", "2025"));
+    for target in [
+        "/_style/json/apis/dataapi.php",
+        "/_style/Native/apis/dataapi.php",
+        "/_style/json/_faults/pass/us/apis/dataapi.php",
+        "/_style/native/apis/other.php",
+        "/_style/native/",
+        "/_style/native",
+    ] {
+        for method in ["GET", "POST"] {
+            let reply = request(addr, method, target, Some(&params)).await;
+            assert_eq!(reply.status, 404, "{method} {target}");
+            assert!(reply
+                .header("content-type")
+                .unwrap()
+                .starts_with("text/html"));
+            assert!(reply.text().contains("Not Found"));
+        }
+    }
+    assert_eq!(counted(addr, "us").await, "0");
+}
+
+#[tokio::test]
+async fn zero_dates_nulls_and_datetimes() {
+    let addr = start(Config::default()).await;
+    let accounts = fetch(addr, "account", "1", "2025").await;
+    assert!(accounts.iter().any(|a| a["city"].is_null()));
+    assert!(accounts.iter().any(|a| a["active"] == 0));
+    assert!(accounts
+        .iter()
+        .all(|a| a["active"] == 0 || a["active"] == 1));
+    let is_datetime = |v: &Value, date: &Value| {
+        let v = v.as_str().unwrap();
+        let date = date.as_str().unwrap();
+        v.len() == 19
+            && v.starts_with(date)
+            && v.as_bytes()[10] == b' '
+            && v[11..].split(':').count() == 3
+    };
+    for (docs, settlements) in [("sales_invoice", "receipt"), ("purchase_bill", "payment")] {
+        for (company, year) in [("1", "2025"), ("2", "2024")] {
+            let rows = fetch(addr, docs, company, year).await;
+            let zero = rows
+                .iter()
+                .filter(|r| r["cleared_on"] == "0000-00-00")
+                .count();
+            assert!(
+                zero * 5 >= rows.len() && zero * 5 <= rows.len() * 4,
+                "{docs}: {zero}"
+            );
+            for r in &rows {
+                assert!(is_datetime(&r["posted_at"], &r["date"]), "{r}");
+                let cleared = r["cleared_on"].as_str().unwrap();
+                assert!(cleared == "0000-00-00" || cleared >= r["date"].as_str().unwrap());
+                assert!((1..=20).contains(&r["items"].as_u64().unwrap()));
+            }
+            assert!(rows.iter().any(|r| r["remarks"].is_null()));
+            assert_eq!(rows[2]["remarks"], "Net 30 / Müller");
+            for s in fetch(addr, settlements, company, year).await {
+                assert!(is_datetime(&s["posted_at"], &s["date"]), "{s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn binary_refuses_an_unknown_style() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_erpdata-sandbox"))
+        .args(["--port", "0", "--style", "pdo"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("erpdata-sandbox: --style: unknown style \"pdo\""),
+        "{err}"
+    );
+    assert!(err.contains("--style STYLE"), "{err}");
+    assert!(out.stdout.is_empty());
 }

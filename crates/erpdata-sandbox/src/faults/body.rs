@@ -9,6 +9,8 @@ use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use futures_util::{stream, Stream, StreamExt};
 
+use crate::style::Style;
+
 type Chunk = Result<Bytes, axum::Error>;
 
 /// How long bytes sent before a break get to reach the client: hyper
@@ -154,12 +156,18 @@ pub(crate) fn stall(res: Response, pause: Option<Duration>) -> Response {
     })
 }
 
-/// Status 200, a table answer's opening, then a row every 10 ms, forever.
-pub(crate) fn endless() -> Response {
-    let rows = stream::unfold(0u64, |n| async move {
+/// Status 200, a table answer's opening, then a row every 10 ms, forever,
+/// its `total` typed as `style` types money.
+pub(crate) fn endless(style: Style) -> Response {
+    let total = if style.quotes_money() {
+        "\"1.00\""
+    } else {
+        "1.00"
+    };
+    let rows = stream::unfold(0u64, move |n| async move {
         tokio::time::sleep(Duration::from_millis(10)).await;
         let sep = if n == 0 { "" } else { "," };
-        let row = format!("{sep}{{\"invoice_no\":\"INV-{n:08}\",\"total\":1.00}}");
+        let row = format!("{sep}{{\"invoice_no\":\"INV-{n:08}\",\"total\":{total}}}");
         Some((Ok::<_, axum::Error>(Bytes::from(row)), n + 1))
     });
     let body =

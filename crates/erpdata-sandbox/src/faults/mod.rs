@@ -26,6 +26,9 @@
 //! - `redirect-CODE-self` (same path without the prefix),
 //!   `redirect-CODE-PORT` (`http://127.0.0.1:PORT/_faults/pass/KEY/...`,
 //!   another origin), `redirect-CODE-loop` (the same URL again).
+//!
+//! A style prefix goes first: `/_style/STYLE/_faults/FAULT/KEY/...` is the
+//! fault with the answer in that style, and the redirects keep the prefix.
 
 mod body;
 mod canned;
@@ -44,7 +47,8 @@ pub(crate) use journal::Journal;
 pub(crate) use process::process_faults;
 
 use crate::rng::SplitMix64;
-use crate::routes::{answer, App};
+use crate::routes::{answer, not_found, style_prefix, App};
+use crate::style::Style;
 
 /// Requests larger than this are recorded and passed on empty (the real
 /// service would refuse them long before).
@@ -157,9 +161,33 @@ pub(crate) async fn inject(
     Path((fault, key, path)): Path<(String, String, String)>,
     req: Request,
 ) -> Response {
-    let (seen, req) = record(&app, &key, req).await;
-    match Fault::parse(&fault) {
-        Some(fault) => apply(app, &fault, &key, seen, &format!("/{path}"), req).await,
+    injected(app, None, &fault, &key, &path, req).await
+}
+
+/// `ANY /_style/{style}/_faults/{fault}/{key}/{*path}` (and `/_body/...`).
+/// An unknown style is an unknown path, not counted under the key.
+pub(crate) async fn inject_styled(
+    State(app): State<Arc<App>>,
+    Path((style, fault, key, path)): Path<(String, String, String, String)>,
+    req: Request,
+) -> Response {
+    match Style::parse(&style) {
+        Some(style) => injected(app, Some(style), &fault, &key, &path, req).await,
+        None => not_found().await,
+    }
+}
+
+async fn injected(
+    app: Arc<App>,
+    style: Option<Style>,
+    fault: &str,
+    key: &str,
+    path: &str,
+    req: Request,
+) -> Response {
+    let (seen, req) = record(&app, key, req).await;
+    match Fault::parse(fault) {
+        Some(fault) => apply(app, &fault, style, key, seen, &format!("/{path}"), req).await,
         None => (
             StatusCode::BAD_REQUEST,
             format!("unknown fault {fault:?}: expected one of {KNOWN}\n"),
@@ -179,23 +207,33 @@ async fn record(app: &App, key: &str, req: Request) -> (u64, Request) {
     (seen, Request::from_parts(parts, Body::from(body)))
 }
 
-/// A plain-path request under `--fault`.
-pub(crate) async fn plain(app: Arc<App>, fault: &Fault, req: Request) -> Response {
+/// A plain-path request under `--fault`: `path` is the request's path
+/// without its style prefix, if it had one.
+pub(crate) async fn plain(
+    app: Arc<App>,
+    fault: &Fault,
+    style: Option<Style>,
+    path: &str,
+    req: Request,
+) -> Response {
     let (seen, req) = record(&app, PROCESS_KEY, req).await;
-    let path = req.uri().path().to_owned();
-    apply(app, fault, PROCESS_KEY, seen, &path, req).await
+    apply(app, fault, style, PROCESS_KEY, seen, path, req).await
 }
 
 /// The answer to the `seen`-th request under `key` for `path` (the path
-/// without the fault prefix), spoiled by `fault`.
+/// without the style and fault prefixes), spoiled by `fault`. `style` is
+/// the style prefix's, if there was one.
 async fn apply(
     app: Arc<App>,
     fault: &Fault,
+    style: Option<Style>,
     key: &str,
     seen: u64,
     path: &str,
     req: Request,
 ) -> Response {
+    let prefix = style_prefix(style);
+    let style = style.unwrap_or(app.config.style);
     let query = req
         .uri()
         .query()
@@ -212,12 +250,12 @@ async fn apply(
         }
         Fault::Html200 => return canned::php_error_page(),
         Fault::ServiceError => return canned::service_error(),
-        Fault::Endless => return body::endless(),
+        Fault::Endless => return body::endless(style),
         Fault::Redirect { code, to } => {
             let location = match to {
-                Target::SameOrigin => format!("{path}{query}"),
+                Target::SameOrigin => format!("{prefix}{path}{query}"),
                 Target::Port(port) => {
-                    format!("http://127.0.0.1:{port}/_faults/pass/{key}{path}{query}")
+                    format!("http://127.0.0.1:{port}{prefix}/_faults/pass/{key}{path}{query}")
                 }
                 Target::Loop => req.uri().to_string(),
             };
@@ -226,7 +264,7 @@ async fn apply(
         Fault::Latency(delay) => tokio::time::sleep(delay).await,
         _ => {}
     }
-    let real = answer(app, path, req).await;
+    let real = answer(app, style, path, req).await;
     match *fault {
         Fault::Trickle { bytes, every } => body::trickle(real, bytes, every),
         Fault::Notice => body::prepend(real, canned::NOTICE),
