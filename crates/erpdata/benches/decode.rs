@@ -75,7 +75,8 @@ fn parallel_benches(
     };
     let mut sequential = Vec::new();
     decode(config, body, |b| sequential.push(b));
-    let split = TableDecoder::decode_parallel(config, 200, body, options.clone(), on(2)).expect("decodes");
+    let split =
+        TableDecoder::decode_parallel(config, 200, body, options.clone(), on(2)).expect("decodes");
     assert!(split.batches == sequential, "the same batches on 2 threads");
     drop((split, sequential));
 

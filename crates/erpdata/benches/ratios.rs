@@ -1,5 +1,8 @@
 //! Same-run throughput ratios of the decoder against serde_json's
-//! validate-only pass, on the sandbox's 1M-row `sales_invoice` answer.
+//! validate-only pass, on the sandbox's 1M-row `sales_invoice` answer in
+//! each of its answer styles: `native` (money as JSON numbers), `mysqlnd`
+//! (DECIMAL as strings, the default), `strings` (every value a string) —
+//! typing text should cost no more than typing numbers.
 //!
 //! Criterion (`benches/decode.rs`) measures each function in its own
 //! stretch of time, so a neighbour's load that comes and goes skews the
@@ -17,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use common::{config, streamed, ROWS};
 use erpdata::{Config, DecoderOptions, TableDecoder};
+use erpdata_sandbox::Style;
 
 type Contender<'a> = (&'static str, Box<dyn Fn() -> u64 + 'a>);
 
@@ -88,18 +92,14 @@ impl Spread {
     }
 }
 
-fn main() {
-    // `cargo bench` passes `--bench`; a bare number is the round count,
-    // `--json FILE` where to write the figures too.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(9);
-    let json_out = args
-        .iter()
-        .position(|a| a == "--json")
-        .and_then(|i| args.get(i + 1));
-    let body = erpdata_sandbox::table_body("sales_invoice", ROWS).expect("a sandbox table");
-    let config = config();
-    let contenders = contenders(&config, &body);
+/// One style's figures: its body's size, and one JSON object per contender.
+struct StyleRun {
+    mib: f64,
+    json: Vec<String>,
+}
+
+fn run_style(config: &Config, body: &[u8], rounds: usize) -> StyleRun {
+    let contenders = contenders(config, body);
     for (_, run) in &contenders {
         assert_eq!(run(), ROWS, "every contender reads every row");
     }
@@ -113,10 +113,6 @@ fn main() {
         }
     }
     let mib = body.len() as f64 / (1024.0 * 1024.0);
-    println!(
-        "{} rows, {:.0} MiB body, {rounds} rounds; ratio = floor time / time, per round",
-        ROWS, mib
-    );
     println!(
         "{:<32} {:>10} {:>12} {:>8} {:>15}",
         "", "MiB/s", "MiB/s range", "ratio", "ratio range"
@@ -139,11 +135,44 @@ fn main() {
             speed.median, speed.min, speed.max, ratio.median, ratio.min, ratio.max,
         ));
     }
+    StyleRun { mib, json }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a bare number is the round count,
+    // `--json FILE` where to write the figures too.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(9);
+    let json_out = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1));
+    let config = config();
+    let mut styles = Vec::new();
+    for (name, style) in [
+        ("native", Style::Native),
+        ("mysqlnd", Style::Mysqlnd),
+        ("strings", Style::Strings),
+    ] {
+        let body = erpdata_sandbox::table_body_styled("sales_invoice", ROWS, style)
+            .expect("a sandbox table");
+        println!(
+            "\n{name}: {} rows, {:.0} MiB body, {rounds} rounds; ratio = floor time / time, per round",
+            ROWS,
+            body.len() as f64 / (1024.0 * 1024.0)
+        );
+        let run = run_style(&config, &body, rounds);
+        styles.push(format!(
+            "{name:?}:{{\"body_mib\":{:.1},\"results\":[{}]}}",
+            run.mib,
+            run.json.join(",")
+        ));
+    }
     if let Some(path) = json_out {
         let text = format!(
-            "{{\"rows\":{ROWS},\"body_mib\":{mib:.1},\"rounds\":{rounds},\"threads\":{},\"results\":[{}]}}\n",
+            "{{\"rows\":{ROWS},\"rounds\":{rounds},\"threads\":{},\"styles\":{{{}}}}}\n",
             std::thread::available_parallelism().map_or(1, |n| n.get()),
-            json.join(",")
+            styles.join(",")
         );
         if let Some(dir) = std::path::Path::new(path).parent() {
             std::fs::create_dir_all(dir).expect("a folder for the figures");
