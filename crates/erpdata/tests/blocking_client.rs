@@ -396,3 +396,71 @@ fn a_truncated_answer_from_the_sandbox_is_an_error() {
     let batches: Result<Vec<_>, _> = c.stream_table("sales_invoice").unwrap().collect();
     assert!(matches!(batches, Err(Error::Decode { .. })), "{batches:?}");
 }
+
+/// The sandbox's three answer styles (money as numbers, DECIMAL as
+/// strings, every value a string) give the same types and values; a
+/// stream keeps one schema; declared types and string inference apply.
+#[test]
+fn every_answer_style_is_typed_alike() {
+    use erpdata::{ColumnType, DeclaredSchema};
+    let sb = Sandbox::start();
+    let typed = |style: &str, options: erpdata::ClientOptions| {
+        let base = format!("{}/_style/{style}/", sb.url.trim_end_matches('/'));
+        BlockingClient::with_options(config(&base), options).unwrap()
+    };
+    let mut tables = Vec::new();
+    for style in ["native", "mysqlnd", "strings"] {
+        let table = typed(style, quick(2)).table("sales_invoice").unwrap();
+        let ty = |name: &str| table.schema.iter().find(|(n, _)| n == name).unwrap().1;
+        assert!(
+            matches!(ty("amount"), ColumnType::Decimal { scale: 2, .. }),
+            "{style}"
+        );
+        assert_eq!(ty("items"), ColumnType::Int, "{style}");
+        assert_eq!(ty("date"), ColumnType::Date, "{style}");
+        assert_eq!(ty("posted_at"), ColumnType::Timestamp, "{style}");
+        assert_eq!(ty("cleared_on"), ColumnType::Date, "{style}");
+        assert!(table
+            .rows
+            .iter()
+            .any(|r| r.get("cleared_on") == Some(&Cell::Null)));
+        tables.push(table);
+    }
+    assert_eq!(tables[0], tables[1]);
+    assert_eq!(tables[1], tables[2]);
+
+    // A stream: one schema for every batch.
+    let batches: Vec<_> = typed("strings", quick(2).batch_rows(7))
+        .stream_table("sales_invoice")
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(batches.len() > 2);
+    for b in &batches {
+        assert_eq!(b.schema(), batches[0].schema());
+    }
+
+    // Declared types, and strings left as sent.
+    let schema =
+        DeclaredSchema::parse("schema", [("amount", "string"), ("items", "decimal(10,1)")])
+            .unwrap();
+    let table = typed("strings", quick(2).schema(schema))
+        .table("sales_invoice")
+        .unwrap();
+    let ty = |name: &str| table.schema.iter().find(|(n, _)| n == name).unwrap().1;
+    assert_eq!(ty("amount"), ColumnType::String);
+    assert_eq!(
+        ty("items"),
+        ColumnType::Decimal {
+            precision: 10,
+            scale: 1
+        }
+    );
+    let table = typed("strings", quick(2).infer_strings(false))
+        .table("sales_invoice")
+        .unwrap();
+    assert!(table
+        .schema
+        .iter()
+        .all(|(_, t)| *t == ColumnType::String || *t == ColumnType::Null));
+}
