@@ -111,7 +111,7 @@ describe("table", () => {
     assert.deepEqual(get.toJSON(), post.toJSON());
     assert.deepEqual(post.columnNames, [
       "invoice_no", "date", "due_date", "customer", "customer_name",
-      "amount", "tax", "total", "currency",
+      "amount", "tax", "total", "currency", "items", "posted_at", "cleared_on", "remarks",
     ]);
     assert.deepEqual(Object.keys(post.rows[0]), post.columnNames);
   });

@@ -146,6 +146,7 @@ describe("table().columns()", () => {
     assert.equal(table.rows.length, ROWS);
     assert.deepEqual(table.columnNames, [
       "invoice_no", "date", "due_date", "customer", "customer_name", "amount", "tax", "total", "currency",
+      "items", "posted_at", "cleared_on", "remarks",
     ]);
     assert.deepEqual(table.notices, []);
     assert.equal([...table].length, ROWS);
@@ -177,14 +178,25 @@ describe("table().columns()", () => {
     assert.equal(table.columns(), cols, "built once");
   });
 
-  test("the same rows as a plain JSON.parse of the body", async () => {
+  test("the same rows as a plain JSON.parse of the body, each value typed by its column", async () => {
     const res = await fetch(`${sandbox.url}/apis/dataapi.php`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `req=getdata&project=demo&accesstoken=${SANDBOX_TOKEN}&yearid=2025&compid=1&table=sales_invoice`,
     });
     const parsed = await res.json();
-    assert.deepEqual(table.rows, parsed.data);
+    // Money sent as "1500.00" is a number; a zero date is null; the rest
+    // is what JSON.parse gives.
+    const typed = (type, value) => {
+      if (value === null) return null;
+      if (type === "int" || type.startsWith("decimal")) return Number(value);
+      if ((type === "date" || type === "timestamp") && value.startsWith("0000-00-00")) return null;
+      return value;
+    };
+    assert.ok(parsed.data.some((r) => typeof r.amount === "string"), "money was sent as strings");
+    const expected = parsed.data.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typed(table.schema[k], v)])));
+    assert.deepEqual(table.rows, expected);
   });
 });
 
