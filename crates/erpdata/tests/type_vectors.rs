@@ -195,3 +195,32 @@ fn types_of(case: &Value, options: DecoderOptions) -> std::collections::HashMap<
         .map(|(n, t)| (n, Value::String(t.name())))
         .collect()
 }
+
+/// A row whose value does not fit is not counted among the rows that
+/// arrived before the error.
+#[test]
+fn a_refused_row_is_not_counted() {
+    let options = DecoderOptions {
+        batch_rows: 2,
+        one_schema: true,
+        ..DecoderOptions::default()
+    };
+    let body = br#"{"status":"success","data":[{"a":"1.50","b":1},{"a":"2.00","b":2},{"a":"3.00","b":3},{"a":"x","b":4},{"a":"5.00","b":5}]}"#;
+    let mut decoder = TableDecoder::new(&config(), 200, options);
+    let err = decoder
+        .feed(body)
+        .and_then(|_| decoder.finish().map(|_| ()));
+    let err = err.unwrap_err();
+    assert!(err.to_string().contains("row 4"), "{err}");
+    let mut decoder = TableDecoder::new(
+        &config(),
+        200,
+        DecoderOptions {
+            batch_rows: 2,
+            one_schema: true,
+            ..DecoderOptions::default()
+        },
+    );
+    let _ = decoder.feed(body);
+    assert_eq!(decoder.rows(), 3);
+}

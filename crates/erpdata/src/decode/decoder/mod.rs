@@ -598,7 +598,10 @@ impl<S: Sink> Core<S> {
                 }
             }
         }
-        if self.stack.pop() == Some(Frame::Row) && !self.data_failed {
+        // A row the sink refused (a value that does not fit) is not counted:
+        // the count says how many complete rows arrived before an error.
+        if self.stack.pop() == Some(Frame::Row) && !self.data_failed && self.sink.fault().is_none()
+        {
             self.sink.end_row();
             self.rows += 1;
         }
