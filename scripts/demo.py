@@ -41,6 +41,16 @@ def fmt(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def types_of(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Each column's Python type in the rows (what the core typed it as)."""
+    seen: dict[str, str] = {}
+    for row in rows:
+        for key, value in row.items():
+            if value is not None or key not in seen:
+                seen[key] = "None" if value is None else type(value).__name__
+    return ", ".join(f"{k}: {t}" for k, t in seen.items())
+
+
 def python_part(base_url: str) -> None:
     import erpdata
 
@@ -54,18 +64,29 @@ def python_part(base_url: str) -> None:
     ) as client:
         dues = client.receivables("C001")
         show("Receivables of customer C001", dues.rows, dues.rows[0].keys() if dues.rows else [])
+        # Money arrives as JSON strings ("1034.50") from a PHP service; the
+        # core types it: exact Decimals, dates as datetime.date.
+        print(f"  typed as: {types_of(dues.rows)}")
         total = sum((r["balance"] for r in dues.rows), Decimal("0.00"))
-        print(f"  total outstanding: {total}")
+        print(f"  total outstanding: {total} ({type(total).__name__})")
         dues = client.payables("S001")
         show("Payables to supplier S001", dues.rows, dues.rows[0].keys() if dues.rows else [])
+        print(f"  typed as: {types_of(dues.rows)}")
+        total = sum((r["balance"] for r in dues.rows), Decimal("0.00"))
+        print(f"  total to pay: {total}")
         table = client.table("sales_invoice")
         show(f"sales_invoice: first 5 of {len(table)} rows", table[:5], table.columns)
+        print(f"  typed as: {types_of(table[:5])}")
+        accounts = client.table("account", schema_overrides={"credit_limit": "decimal(18,4)", "acid": "string"})
+        show("account, credit_limit declared decimal(18,4)", accounts[:3], accounts.columns)
         try:
             df = table.to_pandas()
         except ImportError:
             print("\n(pandas not installed: pip install 'erpdata[pandas]' for DataFrames)")
         else:
-            print("\nsales_invoice as a DataFrame (Arrow-backed dtypes), totals by customer:")
+            print("\nsales_invoice as a DataFrame (Arrow-backed dtypes):")
+            print("  " + ", ".join(f"{c}: {t}" for c, t in df.dtypes.items()))
+            print("totals by customer:")
             top = df.groupby("customer_name")["total"].sum().sort_values(ascending=False).head(3)
             for name, total in top.items():
                 print(f"  {name:<24} {total:>16}")

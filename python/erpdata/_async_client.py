@@ -13,10 +13,12 @@ import httpx
 from . import _drive, _flow
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
 from ._checks import check_batch_rows, check_http_client, check_progress
+from ._core import Request, Typing
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import AsyncTableStream, BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes
+from ._typing import SchemaOverrides, typing_options
 
 __all__ = ["AsyncClient"]
 
@@ -64,20 +66,52 @@ class AsyncClient(ClientBase):
 
     # -- the operations ------------------------------------------------------
 
-    async def dues(self, acid: Id, kind: Union[DuesKind, str], *, timeout: TimeoutTypes = None) -> Dues:
+    async def dues(
+        self,
+        acid: Id,
+        kind: Union[DuesKind, str],
+        *,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Dues:
         """Outstanding dues of account ``acid``; see :meth:`Client.dues`."""
         request, kind_name = self._dues_request(acid, kind)
+        typing = typing_options(schema_overrides, infer_strings)
+        return await self._dues(request, acid, kind_name, typing, timeout)
+
+    async def _dues(
+        self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes
+    ) -> Dues:
         flow = _flow.read_body(self._call(request, timeout), self._http)
         status, body = await _drive.arun(self._http, flow)
-        return self._config.parse_dues(acid, kind_name, status, body)
+        return self._config.parse_dues(acid, kind_name, status, body, typing)
 
-    async def receivables(self, acid: Id, *, timeout: TimeoutTypes = None) -> Dues:
-        """What customer ``acid`` owes (``type=RECEIPT``)."""
-        return await self.dues(acid, DuesKind.RECEIPT, timeout=timeout)
+    async def receivables(
+        self,
+        acid: Id,
+        *,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Dues:
+        """What customer ``acid`` owes (``type=RECEIPT``); see :meth:`Client.dues`."""
+        return await self.dues(
+            acid, DuesKind.RECEIPT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+        )
 
-    async def payables(self, acid: Id, *, timeout: TimeoutTypes = None) -> Dues:
-        """What is owed to supplier ``acid`` (``type=PAYMENT``)."""
-        return await self.dues(acid, DuesKind.PAYMENT, timeout=timeout)
+    async def payables(
+        self,
+        acid: Id,
+        *,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Dues:
+        """What is owed to supplier ``acid`` (``type=PAYMENT``); see :meth:`Client.dues`."""
+        return await self.dues(
+            acid, DuesKind.PAYMENT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+        )
 
     async def dues_many(
         self,
@@ -86,17 +120,22 @@ class AsyncClient(ClientBase):
         *,
         concurrency: int = 8,
         timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
     ) -> Dict[str, Dues]:
         """The dues of many accounts, at most ``concurrency`` queries in
-        flight, keyed by account id as sent (``str``). Every id is checked
-        before anything is sent; the first failure cancels the rest and is
-        raised."""
+        flight, keyed by account id as sent (``str``). Every argument is
+        checked before anything is sent; the first failure cancels the rest
+        and is raised. ``schema_overrides`` and ``infer_strings`` as for
+        :meth:`Client.dues`."""
         wanted = self._dues_many_accounts(acids, kind, concurrency)
+        typing = typing_options(schema_overrides, infer_strings)
         gate = asyncio.Semaphore(concurrency)
 
         async def one(acid: Id) -> Dues:
             async with gate:
-                return await self.dues(acid, kind, timeout=timeout)
+                request, kind_name = self._dues_request(acid, kind)
+                return await self._dues(request, acid, kind_name, typing, timeout)
 
         tasks = [asyncio.ensure_future(one(a)) for a in wanted]
         try:
@@ -118,12 +157,17 @@ class AsyncClient(ClientBase):
         method: str = "POST",
         timeout: TimeoutTypes = None,
         progress: Optional[Callable[[int, int], None]] = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
     ) -> Table:
-        """Every row of ERP table ``name``; see :meth:`Client.table`."""
+        """Every row of ERP table ``name``, each column typed over the
+        whole table; see :meth:`Client.table` (``schema_overrides``,
+        ``infer_strings`` included)."""
         check_progress(progress)
         request = self._table_request(name, company_id, year_id, method)
+        typing = typing_options(schema_overrides, infer_strings)
         flow = _flow.read_table(
-            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, progress
+            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, typing, progress
         )
         return Table(await _drive.arun(self._http, flow))
 
@@ -138,6 +182,8 @@ class AsyncClient(ClientBase):
         batch_rows: int = ...,
         batch_format: Literal["rows"] = ...,
         timeout: TimeoutTypes = ...,
+        schema_overrides: SchemaOverrides = ...,
+        infer_strings: bool = ...,
     ) -> AsyncTableStream[List[Row]]: ...
 
     @overload
@@ -151,6 +197,8 @@ class AsyncClient(ClientBase):
         batch_rows: int = ...,
         batch_format: Literal["arrow"],
         timeout: TimeoutTypes = ...,
+        schema_overrides: SchemaOverrides = ...,
+        infer_strings: bool = ...,
     ) -> AsyncTableStream[Any]: ...
 
     def stream_table(
@@ -163,14 +211,17 @@ class AsyncClient(ClientBase):
         batch_rows: int = DEFAULT_BATCH_ROWS,
         batch_format: BatchFormat = "rows",
         timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
     ) -> AsyncTableStream[Any]:
-        """Table ``name`` in batches as the answer arrives, for ``async
-        for``; see :meth:`Client.stream_table`."""
+        """Table ``name`` in batches of one schema as the answer arrives,
+        for ``async for``; see :meth:`Client.stream_table`."""
         request = self._table_request(name, company_id, year_id, method)
+        typing = typing_options(schema_overrides, infer_strings, one_schema=True)
         convert = converter(batch_format)
         state = _flow.StreamState()
         flow = _flow.stream_batches(
-            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), state
+            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), typing, state
         )
         return AsyncTableStream(_drive.arun_stream(self._http, flow), state, convert)
 

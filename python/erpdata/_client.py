@@ -13,10 +13,12 @@ import httpx
 from . import _drive, _flow
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
 from ._checks import check_batch_rows, check_http_client, check_progress
+from ._core import Request, Typing
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import BatchFormat, TableStream, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes
+from ._typing import SchemaOverrides, typing_options
 
 __all__ = ["Client"]
 
@@ -53,6 +55,22 @@ class Client(ClientBase):
 
     The client never starts an event loop, so it works inside a running
     one (a notebook). Use :class:`AsyncClient` from async code.
+
+    Column types: a PHP service sends DECIMAL columns (and with
+    ``mysqli_query`` every value) as JSON strings, so the core types
+    strings from their text as it types numbers: ``"1500.00"`` is an exact
+    decimal, ``"3"`` an int, ``"2025-04-01"`` a date,
+    ``"2025-04-01 13:45:00"`` a timestamp, MySQL's zero date ``None``; any
+    other mix is a string column holding each value as sent. Every method
+    that returns rows takes ``schema_overrides`` (declared types for the
+    columns you know, by name: ``"string"``, ``"int"``, ``"decimal"``,
+    ``"decimal(14,2)"``, ``"date"``, ``"timestamp"``, ``"bool"``,
+    ``"json"``, or a pyarrow type such as ``pa.decimal128(14, 2)``) and
+    ``infer_strings`` (``False``: every JSON string stays a string). An
+    override the core does not know raises ``InvalidInputError`` naming
+    ``schema_overrides["column"]`` before anything is sent; a value a
+    declared type cannot take raises ``DecodeError`` naming the column
+    and the row.
     """
 
     def __init__(
@@ -86,21 +104,53 @@ class Client(ClientBase):
 
     # -- the operations ------------------------------------------------------
 
-    def dues(self, acid: Id, kind: Union[DuesKind, str], *, timeout: TimeoutTypes = None) -> Dues:
+    def dues(
+        self,
+        acid: Id,
+        kind: Union[DuesKind, str],
+        *,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Dues:
         """Outstanding dues of account ``acid``: ``kind`` is
         ``DuesKind.RECEIPT`` / ``DuesKind.PAYMENT`` or those names in any
-        case."""
+        case. The rows are typed by column as a table's are (money as
+        ``Decimal``, dates as ``datetime.date``); ``schema_overrides`` and
+        ``infer_strings`` as for :meth:`table`."""
         request, kind_name = self._dues_request(acid, kind)
+        typing = typing_options(schema_overrides, infer_strings)
+        return self._dues(request, acid, kind_name, typing, timeout)
+
+    def _dues(self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes) -> Dues:
         status, body = _drive.run(self._http, _flow.read_body(self._call(request, timeout), self._http))
-        return self._config.parse_dues(acid, kind_name, status, body)
+        return self._config.parse_dues(acid, kind_name, status, body, typing)
 
-    def receivables(self, acid: Id, *, timeout: TimeoutTypes = None) -> Dues:
-        """What customer ``acid`` owes (``type=RECEIPT``)."""
-        return self.dues(acid, DuesKind.RECEIPT, timeout=timeout)
+    def receivables(
+        self,
+        acid: Id,
+        *,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Dues:
+        """What customer ``acid`` owes (``type=RECEIPT``); see :meth:`dues`."""
+        return self.dues(
+            acid, DuesKind.RECEIPT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+        )
 
-    def payables(self, acid: Id, *, timeout: TimeoutTypes = None) -> Dues:
-        """What is owed to supplier ``acid`` (``type=PAYMENT``)."""
-        return self.dues(acid, DuesKind.PAYMENT, timeout=timeout)
+    def payables(
+        self,
+        acid: Id,
+        *,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Dues:
+        """What is owed to supplier ``acid`` (``type=PAYMENT``); see :meth:`dues`."""
+        return self.dues(
+            acid, DuesKind.PAYMENT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+        )
 
     def dues_many(
         self,
@@ -109,13 +159,22 @@ class Client(ClientBase):
         *,
         concurrency: int = 8,
         timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
     ) -> Dict[str, Dues]:
         """The dues of many accounts, at most ``concurrency`` queries at a
         time (on threads), keyed by account id as sent (``str``). The
-        first failure is raised."""
+        first failure is raised. Each account's rows are typed on their
+        own; ``schema_overrides`` and ``infer_strings`` as for :meth:`dues`."""
         wanted = self._dues_many_accounts(acids, kind, concurrency)
+        typing = typing_options(schema_overrides, infer_strings)
+
+        def one(acid: Id) -> Dues:
+            request, kind_name = self._dues_request(acid, kind)
+            return self._dues(request, acid, kind_name, typing, timeout)
+
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
-            results = list(pool.map(lambda a: self.dues(a, kind, timeout=timeout), wanted))
+            results = list(pool.map(one, wanted))
         return {d.acid: d for d in results}
 
     def table(
@@ -127,17 +186,35 @@ class Client(ClientBase):
         method: str = "POST",
         timeout: TimeoutTypes = None,
         progress: Optional[Callable[[int, int], None]] = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
     ) -> Table:
         """Every row of ERP table ``name``; company and year default to the
         client's. The answer is decoded into typed columns as it arrives
-        (the body is never held whole). ``method="GET"`` puts the token in
-        the URL (the service allows it); the default POST keeps it in the
-        body. ``progress``, if given, is called with (bytes received, rows
-        decoded) as the answer arrives."""
+        (the body is never held whole); each column's type is decided over
+        the whole table. ``method="GET"`` puts the token in the URL (the
+        service allows it); the default POST keeps it in the body.
+        ``progress``, if given, is called with (bytes received, rows
+        decoded) as the answer arrives.
+
+        ``schema_overrides`` maps column names to declared types: a type
+        name (``"string"``, ``"int"``, ``"decimal"``, ``"decimal(P,S)"``,
+        ``"date"``, ``"timestamp"``, ``"bool"``, ``"json"``) or a pyarrow
+        type (``pa.string()``, ``pa.int64()``, ``pa.decimal128(14, 2)``,
+        ``pa.date32()``, ``pa.timestamp("us")``, ``pa.bool_()``). A
+        declared column never falls back to string: ``"decimal(14,2)"``
+        takes ``"1500.5"`` as ``1500.50``, ``"string"`` keeps ``"007"`` and
+        ``42`` as text, and ``""`` is null in every type but string and
+        json; a value it cannot take raises ``DecodeError`` naming the
+        column and the row. ``infer_strings=False`` keeps every JSON string
+        a string (JSON numbers are still typed). Invalid overrides raise
+        ``InvalidInputError`` naming ``schema_overrides["column"]``, before
+        anything is sent."""
         check_progress(progress)
         request = self._table_request(name, company_id, year_id, method)
+        typing = typing_options(schema_overrides, infer_strings)
         flow = _flow.read_table(
-            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, progress
+            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, typing, progress
         )
         return Table(_drive.run(self._http, flow))
 
@@ -152,6 +229,8 @@ class Client(ClientBase):
         batch_rows: int = ...,
         batch_format: Literal["rows"] = ...,
         timeout: TimeoutTypes = ...,
+        schema_overrides: SchemaOverrides = ...,
+        infer_strings: bool = ...,
     ) -> TableStream[List[Row]]: ...
 
     @overload
@@ -165,6 +244,8 @@ class Client(ClientBase):
         batch_rows: int = ...,
         batch_format: Literal["arrow"],
         timeout: TimeoutTypes = ...,
+        schema_overrides: SchemaOverrides = ...,
+        infer_strings: bool = ...,
     ) -> TableStream[Any]: ...
 
     def stream_table(
@@ -177,17 +258,28 @@ class Client(ClientBase):
         batch_rows: int = DEFAULT_BATCH_ROWS,
         batch_format: BatchFormat = "rows",
         timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
     ) -> TableStream[Any]:
         """Table ``name`` in batches of up to ``batch_rows`` rows, handed
         out as the answer arrives, in memory bounded by the batch size:
         lists of row dicts, or ``pyarrow.RecordBatch`` with
         ``batch_format="arrow"``. The request is sent on the first
-        iteration; invalid arguments raise here, before anything is sent."""
+        iteration; invalid arguments raise here, before anything is sent.
+
+        Every batch has one schema (a Parquet writer can take them one by
+        one): the first batch fixes each column's type (decimals at
+        precision 38; a column without a value in it is a string column),
+        or ``schema_overrides`` does for the columns it names (see
+        :meth:`table`). A later value that does not fit, or a column first
+        seen after the first batch, raises ``DecodeError`` naming the
+        column and the row; declare its type to avoid that."""
         request = self._table_request(name, company_id, year_id, method)
+        typing = typing_options(schema_overrides, infer_strings, one_schema=True)
         convert = converter(batch_format)
         state = _flow.StreamState()
         flow = _flow.stream_batches(
-            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), state
+            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), typing, state
         )
         return TableStream(_drive.run_stream(self._http, flow), state, convert)
 

@@ -1,5 +1,5 @@
 # Type stubs for the native module (crates/erpdata-python).
-from typing import List, Optional, Tuple, final
+from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union, final
 
 from ._errors import TransportError
 from ._models import Dues, Id, Row, Table
@@ -16,6 +16,7 @@ __all__ = [
     "TableCollector",
     "Batch",
     "TableData",
+    "Typing",
     "__version__",
 ]
 
@@ -75,10 +76,12 @@ class Config:
         year_id: Optional[Id] = None,
         method: str = "POST",
     ) -> Request: ...
-    def parse_dues(self, acid: Id, kind: str, status: int, body: bytes) -> Dues: ...
-    def parse_table(self, status: int, body: bytes) -> Table: ...
+    def parse_dues(
+        self, acid: Id, kind: str, status: int, body: bytes, typing: Optional[Typing] = None
+    ) -> Dues: ...
+    def parse_table(self, status: int, body: bytes, typing: Optional[Typing] = None) -> Table: ...
     def parse_table_rows(
-        self, status: int, body: bytes
+        self, status: int, body: bytes, typing: Optional[Typing] = None
     ) -> Tuple[List[Row], List[str], List[str]]: ...
     def follow_redirect(
         self, request: Request, status: int, location: Optional[str], hops_done: int
@@ -103,6 +106,27 @@ class RetryPolicy:
         retry_after: Optional[str] = None,
         now: Optional[float] = None,
     ) -> Optional[float]: ...
+
+@final
+class Typing:
+    """How a table's values get their column types: declared types
+    (column, core type name), string inference, one schema for a stream.
+    Raises InvalidInputError naming ``schema_overrides["column"]`` for a
+    type name the core does not know."""
+
+    def __new__(
+        cls,
+        schema_overrides: Union[Mapping[str, str], Iterable[Tuple[str, Any]], None] = None,
+        *,
+        infer_strings: bool = True,
+        one_schema: bool = False,
+    ) -> Typing: ...
+    @property
+    def schema_overrides(self) -> List[Tuple[str, str]]: ...
+    @property
+    def infer_strings(self) -> bool: ...
+    @property
+    def one_schema(self) -> bool: ...
 
 @final
 class Batch:
@@ -140,7 +164,13 @@ class TableDecoder:
     """The core's streaming table decoder."""
 
     def __new__(
-        cls, config: Config, status: int, *, batch_rows: int = 65536, collect: bool = False
+        cls,
+        config: Config,
+        status: int,
+        *,
+        batch_rows: int = 65536,
+        collect: bool = False,
+        typing: Optional[Typing] = None,
     ) -> TableDecoder: ...
     def feed(self, chunk: bytes) -> List[Batch]: ...
     @property
@@ -156,7 +186,9 @@ class TableCollector:
     chunk over and returns; errors surface at a later ``feed``, ``check``
     or ``finish_table``."""
 
-    def __new__(cls, config: Config, status: int, *, batch_rows: int = 65536) -> TableCollector: ...
+    def __new__(
+        cls, config: Config, status: int, *, batch_rows: int = 65536, typing: Optional[Typing] = None
+    ) -> TableCollector: ...
     def feed(self, chunk: bytes) -> None: ...
     def check(self) -> None: ...
     @property

@@ -19,7 +19,7 @@ from typing import Any, Callable, List, Optional, TypeVar, Union
 
 import httpx
 
-from ._core import Batch, Config, Request, RetryPolicy, TableCollector, TableData, TableDecoder
+from ._core import Batch, Config, Request, RetryPolicy, TableCollector, TableData, TableDecoder, Typing
 from ._errors import ErpError
 from ._log import logger
 from ._timeouts import Timeout
@@ -289,10 +289,12 @@ def read_table(
     call: Call,
     http: Union[httpx.Client, httpx.AsyncClient],
     batch_rows: int,
+    typing: Typing,
     progress: Optional[Progress] = None,
 ) -> Flow[TableData]:
     """A whole table, decoded chunk by chunk as it arrives (the body is
-    never held whole). A body cut off is retried from the start.
+    never held whole), typed as ``typing`` says, each column over the
+    whole table. A body cut off is retried from the start.
 
     The chunks are decoded on a native thread (no GIL) while the next
     ones are read, so a large table takes about as long as the slower of the
@@ -300,7 +302,7 @@ def read_table(
     while True:
         received = 0
         response = yield from exchange(call, http)
-        decoder = TableCollector(call.config, response.status_code, batch_rows=batch_rows)
+        decoder = TableCollector(call.config, response.status_code, batch_rows=batch_rows, typing=typing)
         body = Body(response)
         failure: Optional[httpx.HTTPError] = None
         while True:
@@ -355,9 +357,11 @@ def stream_batches(
     call: Call,
     http: Union[httpx.Client, httpx.AsyncClient],
     batch_rows: int,
+    typing: Typing,
     state: StreamState,
 ) -> Flow[None]:
-    """Hands out batches as the body arrives. Memory holds one partial
+    """Hands out batches as the body arrives, typed as ``typing`` says
+    (a stream's: one schema for every batch). Memory holds one partial
     batch and one chunk. An answer that breaks off before any row arrived
     is retried; after that, the error says how many rows had arrived.
 
@@ -367,7 +371,7 @@ def stream_batches(
     never ends is."""
     while True:
         response = yield from exchange(call, http)
-        decoder = TableDecoder(call.config, response.status_code, batch_rows=batch_rows)
+        decoder = TableDecoder(call.config, response.status_code, batch_rows=batch_rows, typing=typing)
         body = Body(response)
         failure: Optional[httpx.HTTPError] = None
         # What is left of the total once the head arrived: the budget of

@@ -2,9 +2,10 @@
 ``Dues``.
 
 Values in rows are ``None``, ``bool``, ``int``, ``decimal.Decimal`` (every
-number of a column that has a fraction or exponent, exact at the column's
-scale), ``str`` (dates as sent, ``YYYY-MM-DD``), or the ``dict``/``list``
-of nested JSON.
+value of a decimal column, exact), ``datetime.date``, ``datetime.datetime``
+(naive, to the microsecond), ``str``, or the ``dict``/``list`` of nested
+JSON. Values sent as JSON strings are typed from their text as numbers
+are (``"1500.00"`` a ``Decimal``); MySQL's zero dates are ``None``.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ class Table(Sequence[Row]):
     of dicts first and would build the frame row by row).
 
     Each column has one type over the whole table: ``int64``,
-    ``decimal128(p, s)`` (exact), ``date32``, ``bool``, ``string``, or
-    ``string`` holding JSON texts for nested or mixed values (field
+    ``decimal128(p, s)`` (exact), ``date32``, ``timestamp[us]`` (no time
+    zone), ``bool``, ``string`` (text that is none of those, each value as
+    sent), or ``string`` holding JSON texts for nested values (field
     metadata ``erpdata.type = json``). ``columns`` lists every key seen in
     any row, in first-seen order; ``notices`` holds PHP notices the
     service printed before its JSON.
@@ -139,11 +141,13 @@ class Table(Sequence[Row]):
         """The table as a ``pandas.DataFrame`` (needs ``erpdata[pandas]``).
 
         ``dtype_backend="pyarrow"`` (the default) gives Arrow-backed
-        columns (``pd.ArrowDtype``): exact decimals, dates and strings
-        straight from the Arrow buffers, without a per-value conversion.
-        ``"numpy"`` gives NumPy dtypes: ``int64``, ``float64`` for
-        decimals (rounded to the nearest float), ``datetime64`` for dates,
-        ``object`` for strings, as most older pandas code expects.
+        columns (``pd.ArrowDtype``): exact decimals, dates, timestamps and
+        strings straight from the Arrow buffers, without a per-value
+        conversion. ``"numpy"`` gives NumPy dtypes: ``int64``, ``float64``
+        for decimals (rounded to the nearest float), ``datetime64`` for
+        dates and ``datetime64[us]`` for timestamps (the microsecond unit
+        kept, so years 0001–9999 all fit), ``object`` for strings, as most
+        older pandas code expects.
         """
         if not isinstance(dtype_backend, str) or dtype_backend not in ("pyarrow", "numpy"):
             invalid("dtype_backend", f"must be 'pyarrow' or 'numpy', got {shown(dtype_backend)}")
@@ -158,7 +162,7 @@ class Table(Sequence[Row]):
                 # floating point and can miss the nearest float.
                 exact = table.column(i).cast(pa.string()).cast(pa.float64())
                 table = table.set_column(i, column.name, exact)
-        return table.to_pandas(date_as_object=False)
+        return table.to_pandas(date_as_object=False, coerce_temporal_nanoseconds=False)
 
     def to_polars(self) -> Any:
         """The table as a ``polars.DataFrame`` (needs ``erpdata[polars]``),
@@ -173,7 +177,9 @@ class Dues:
 
     ``kind`` says receivables or payables; ``acid`` is the account id as
     sent (an ``int`` becomes its decimal text); ``rows`` are the dues rows,
-    each value exactly as sent (money as ``decimal.Decimal``); ``raw`` is
+    each with the keys it was sent with and its values typed by column as
+    a table's are (money as ``decimal.Decimal`` with the digits sent,
+    dates as ``datetime.date``, zero dates ``None``); ``raw`` is
     the JSON text the service sent, because the interface does not
     document the dues fields; ``notices`` are PHP notices before the JSON.
     """

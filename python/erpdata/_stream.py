@@ -73,10 +73,10 @@ class TableStream(_StreamInfo, Generic[T]):
     """The batches of a table as they arrive: iterate it, ideally inside a
     ``with`` block so the connection is released when you stop early.
 
-    Each batch is typed from its own values (a column may be ``int64`` in
-    one batch and ``decimal128`` in a later one; unify with
-    ``pyarrow.concat_tables(..., promote_options="permissive")`` or use
-    :meth:`Client.table` for one schema). If the answer fails part-way,
+    Every batch has the same schema, fixed by the first batch (decimals
+    at precision 38, a column without a value there a string column) or
+    by ``schema_overrides``; a later value that does not fit raises
+    ``DecodeError`` naming the column and the row. If the answer fails part-way,
     iteration raises after the last complete batch and the error's
     ``rows_received`` (also in its message) says how many rows had arrived.
     """

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import json
 import os
 import shutil
@@ -24,7 +25,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any, Callable, List, Optional, Sequence
+from typing import IO, Any, Callable, Dict, List, Optional, Sequence
 
 from . import _errors
 from ._client import Client
@@ -49,11 +50,25 @@ class _Usage(Exception):
 # -- output --------------------------------------------------------------------
 
 
+def _temporal_text(value: Any) -> Optional[str]:
+    """A date as ``YYYY-MM-DD``, a timestamp as ``YYYY-MM-DD HH:MM:SS``
+    (with ``.ffffff`` unless whole seconds), as MySQL sends them."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(" ")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return None
+
+
 def json_value(value: Any) -> str:
     """``value`` as JSON text, numbers exactly as received (a ``Decimal``
-    is written as its digits, never through a float)."""
+    is written as its digits, never through a float), dates and
+    timestamps as the strings MySQL sends."""
     if isinstance(value, Decimal):
         return str(value) if value.is_finite() else json.dumps(str(value))
+    temporal = _temporal_text(value)
+    if temporal is not None:
+        return json.dumps(temporal)
     if isinstance(value, dict):
         return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{json_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
@@ -68,6 +83,9 @@ def csv_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (dict, list)):
         return json_value(value)
+    temporal = _temporal_text(value)
+    if temporal is not None:
+        return temporal
     return str(value)
 
 
@@ -166,9 +184,32 @@ def _open_output(path: Optional[str]) -> IO[str]:
     return open(path, "w", encoding="utf-8", newline="")
 
 
+def _schema(args: argparse.Namespace) -> Optional[Dict[str, str]]:
+    """``--schema COLUMN=TYPE`` options as ``schema_overrides`` (the core
+    checks the type names)."""
+    given: List[str] = args.schema or []
+    if not given:
+        return None
+    schema: Dict[str, str] = {}
+    for item in given:
+        # Type names never hold "=", a column name might.
+        column, sep, type_name = item.rpartition("=")
+        if not sep or not column:
+            raise _Usage(f"--schema expects COLUMN=TYPE, got {item!r}")
+        if column in schema:
+            raise _Usage(f"--schema gives column {column!r} twice")
+        schema[column] = type_name
+    return schema
+
+
+def _typing_args(args: argparse.Namespace) -> Dict[str, Any]:
+    return {"schema_overrides": _schema(args), "infer_strings": not args.no_infer_strings}
+
+
 def cmd_dues(args: argparse.Namespace) -> int:
+    typing = _typing_args(args)
     with _client(args) as client:
-        dues = client.dues(args.acid, DuesKind(args.kind.upper()))
+        dues = client.dues(args.acid, DuesKind(args.kind.upper()), **typing)
     out = _open_output(args.output)
     try:
         if args.format == "raw":
@@ -189,6 +230,7 @@ def cmd_dues(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
     if args.format == "parquet" and (args.output is None or args.output == "-"):
         raise _Usage("--format parquet needs -o FILE")
+    typing = _typing_args(args)
     progress = Progress(sys.stderr)
     with _client(args) as client:
         table = client.table(
@@ -197,6 +239,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             year_id=args.year_id,
             method=args.method,
             progress=progress,
+            **typing,
         )
     progress.done()
     if args.format == "parquet":
@@ -277,6 +320,21 @@ def parser() -> argparse.ArgumentParser:
     group.add_argument("--max-retries", type=int, default=2, metavar="N")
     group.add_argument("-v", "--verbose", action="count", default=0, help="log requests (-vv: debug)")
 
+    typing = argparse.ArgumentParser(add_help=False)
+    types = typing.add_argument_group("column types (default: typed from the values, strings included)")
+    types.add_argument(
+        "--schema",
+        action="append",
+        metavar="COLUMN=TYPE",
+        help="declare a column's type: string, int, decimal, decimal(P,S), date, timestamp, bool "
+        "or json (repeatable)",
+    )
+    types.add_argument(
+        "--no-infer-strings",
+        action="store_true",
+        help='keep every JSON string a string ("1500.00" stays text)',
+    )
+
     top = argparse.ArgumentParser(
         prog="erpdata",
         description="Query the cloud ERP data interface.",
@@ -284,14 +342,14 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    dues = commands.add_parser("dues", parents=[connection], help="outstanding dues of an account")
+    dues = commands.add_parser("dues", parents=[connection, typing], help="outstanding dues of an account")
     dues.add_argument("acid", metavar="ACID", help="account id, sent as given")
     dues.add_argument("--kind", required=True, choices=("receipt", "payment"), type=str.lower)
     dues.add_argument("--format", choices=("csv", "jsonl", "raw"), default="csv")
     dues.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues.set_defaults(run=cmd_dues, company_id=None, year_id=None)
 
-    table = commands.add_parser("table", parents=[connection], help="every row of an ERP table")
+    table = commands.add_parser("table", parents=[connection, typing], help="every row of an ERP table")
     table.add_argument("name", metavar="NAME", help="table name, e.g. sales_invoice")
     table.add_argument("--company-id", help="company [ERPDATA_COMPANY_ID]")
     table.add_argument("--year-id", help="financial year [ERPDATA_YEAR_ID]")

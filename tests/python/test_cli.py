@@ -4,6 +4,7 @@ sources, exit codes, one-line errors, progress only on a terminal."""
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import os
@@ -35,6 +36,15 @@ def env_for(url: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def as_sent(value: Any) -> Any:
+    """A row value as JSON gives it back: dates as their text."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(" ")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return value
 
 
 def cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -82,7 +92,7 @@ def test_table_formats(
     if fmt == "parquet":
         rows = pq.read_table(out).to_pylist()
         assert [r["total"] for r in rows] == [r["total"] for r in expected]
-        assert [str(r["date"]) for r in rows] == [r["date"] for r in expected]
+        assert [r["date"] for r in rows] == [r["date"] for r in expected]
         return
     text = out.read_text(encoding="utf-8")
     if fmt == "csv":
@@ -92,9 +102,32 @@ def test_table_formats(
     else:
         lines = text.splitlines() if fmt == "jsonl" else None
         parsed = [json.loads(x, parse_float=Decimal) for x in lines] if lines else json.loads(text, parse_float=Decimal)
-        assert parsed == expected
+        # Dates as the text MySQL sends.
+        assert parsed == [{k: as_sent(v) for k, v in row.items()} for row in expected]
         # Exact digits: 0.00 stays 0.00.
         assert all(str(p["amount"]) == str(e["amount"]) for p, e in zip(parsed, expected))
+
+
+def test_declared_types_and_strings_kept(secret_sandbox_url: str, token_file: Path) -> None:
+    env = env_for(secret_sandbox_url)
+    base = ["table", "sales_invoice", "--format", "jsonl", "--access-token-file", str(token_file)]
+    declared = cli(base + ["--schema", "amount=decimal(14,4)", "--schema", "items=string"], env)
+    assert declared.returncode == 0, declared.stderr
+    row = json.loads(declared.stdout.splitlines()[0], parse_float=Decimal)
+    assert str(row["amount"]).endswith("0") and len(str(row["amount"]).split(".")[1]) == 4
+    assert isinstance(row["items"], str)
+    assert isinstance(row["date"], str) and len(row["date"]) == 10
+    kept = cli(base + ["--no-infer-strings"], env)
+    assert kept.returncode == 0, kept.stderr
+    first = json.loads(kept.stdout.splitlines()[0], parse_float=Decimal)
+    assert isinstance(first["amount"], str)  # as the service sent it
+    dues = cli(["dues", "C001", "--kind", "receipt", "--format", "jsonl", "--schema", "balance=string"], env)
+    assert dues.returncode == 0, dues.stderr
+    assert isinstance(json.loads(dues.stdout.splitlines()[0])["balance"], str)
+    unknown = cli(base + ["--schema", "amount=money"], env)
+    assert unknown.returncode == 2 and 'schema_overrides["amount"]' in one_line_error(unknown)
+    malformed = cli(base + ["--schema", "amount"], env)
+    assert malformed.returncode == 2 and "COLUMN=TYPE" in one_line_error(malformed)
 
 
 def test_token_from_the_environment_and_never_printed(secret_sandbox_url: str, expected: list[Any]) -> None:

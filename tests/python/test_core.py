@@ -129,9 +129,12 @@ def test_cells_become_python_values() -> None:
     # Decimal at the column's scale.
     assert table[1:] == [{"n": None, "b": None, "i": 1, "d": Decimal("2"), "big": None, "s": None, "j": None}]
     assert str(table[1]["d"]) == "2.00"
-    # The exact row parse keeps each row as sent.
+    # The row parse keeps each row's keys and each number's text as sent
+    # (a decimal column's value is a Decimal even when sent without a
+    # fraction).
     rows, columns, notices = config().parse_table_rows(200, body)
-    assert rows[1] == {"d": 2, "i": 1} and type(rows[1]["d"]) is int
+    assert rows[1] == {"d": Decimal("2"), "i": 1} and type(rows[1]["d"]) is Decimal
+    assert str(rows[1]["d"]) == "2" and str(rows[0]["d"]) == "1234.50"
     assert columns == table.columns and notices == []
 
 

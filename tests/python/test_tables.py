@@ -37,7 +37,7 @@ def test_rows_are_dicts_with_exact_decimals(client: Client) -> None:
     for key in MONEY:
         assert isinstance(row[key], Decimal) and row[key].as_tuple().exponent == -2
     assert all(r["total"] == r["amount"] + r["tax"] for r in table)
-    assert isinstance(row["date"], str) and len(row["date"]) == 10
+    assert type(row["date"]) is datetime.date
     assert table[-1] == list(table)[-1] and table[1:3] == list(table)[1:3]
 
 
@@ -51,7 +51,7 @@ def test_to_arrow_types_and_values(client: Client) -> None:
     assert arrow.schema.field("date").type == pa.date32()
     assert arrow.schema.field("invoice_no").type == pa.string()
     assert arrow.column("total").to_pylist() == [r["total"] for r in table]
-    assert arrow.column("date").to_pylist() == [datetime.date.fromisoformat(r["date"]) for r in table]
+    assert arrow.column("date").to_pylist() == [r["date"] for r in table]
     # Any Arrow consumer takes the table through the PyCapsule protocol.
     assert pa.table(table).equals(arrow)
     assert pa.RecordBatchReader.from_stream(table).read_all().equals(arrow)
@@ -152,5 +152,7 @@ def test_parse_table_splits_a_body_over_4_mib_across_cores_in_order(client: Clie
     assert len(body) > 4 << 20  # the size above which the core decodes on every core
     table = client._config.parse_table(200, body)
     expected = json.loads(body, parse_float=Decimal)["data"]
+    for row in expected:
+        row["date"] = datetime.date.fromisoformat(row["date"])
     assert list(table) == expected
     assert table.to_arrow().num_rows == 60_000

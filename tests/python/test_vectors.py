@@ -3,6 +3,7 @@ through erpdata._core.Config, as tests/vectors/README.md specifies."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from decimal import Decimal
@@ -118,9 +119,19 @@ def check_value(actual: Any, expected: Any, where: str) -> None:
             assert actual.as_tuple() == Decimal(text).as_tuple(), f"{where}: {actual!r} != {text}"
     elif isinstance(expected, dict) and set(expected) == {"$json"}:
         check_json(actual, json.loads(expected["$json"], parse_float=Decimal), where)
+    elif isinstance(expected, str) and isinstance(actual, datetime.date):
+        # A date or timestamp column: Python users get date and datetime
+        # objects, the vectors the text sent.
+        assert temporal_text(actual) == expected, f"{where}: {actual!r} vs {expected!r}"
     else:
         assert type(actual) is type(expected), f"{where}: {actual!r} vs {expected!r}"
         assert actual == expected, where
+
+
+def temporal_text(value: datetime.date) -> str:
+    """A date as ``YYYY-MM-DD``, a timestamp as ``YYYY-MM-DD HH:MM:SS``
+    with ``.ffffff`` unless whole seconds: the core's canonical text."""
+    return value.isoformat(" ") if isinstance(value, datetime.datetime) else value.isoformat()
 
 
 def check_json(actual: Any, expected: Any, where: str) -> None:
@@ -176,6 +187,8 @@ def check_table(table: Table, expected: list[dict[str, Any]], columns: list[str]
         assert list(row) == columns, f"row {i} keys"
         for key in columns:
             got, exp = numeric(row[key]), numeric(want.get(key))
+            if isinstance(got, datetime.date):
+                got = temporal_text(got)
             assert got == exp, f"row {i}, {key}: {row[key]!r} vs {want.get(key)!r}"
             if isinstance(exp, Decimal):
                 assert not isinstance(row[key], float)

@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 use crate::config::Config;
 use crate::errors::core;
 use crate::table::TableData;
+use crate::typing::Typing;
 
 /// Chunks waiting for the decoder at most: the body is never held whole,
 /// and a download faster than decoding waits for it.
@@ -111,14 +112,20 @@ impl TableCollector {
 
 #[pymethods]
 impl TableCollector {
-    /// A collector for an answer with HTTP status `status`.
+    /// A collector for an answer with HTTP status `status`, typing
+    /// columns as `typing` says (over the whole table).
     #[new]
-    #[pyo3(signature = (config, status, *, batch_rows=65_536))]
-    fn new(config: &Config, status: u16, batch_rows: usize) -> PyResult<Self> {
+    #[pyo3(signature = (config, status, *, batch_rows=65_536, typing=None))]
+    fn new(
+        config: &Config,
+        status: u16,
+        batch_rows: usize,
+        typing: Option<&Typing>,
+    ) -> PyResult<Self> {
         if batch_rows == 0 {
             return Err(PyValueError::new_err("batch_rows must be at least 1"));
         }
-        let options = erpdata::DecoderOptions::with_batch_rows(batch_rows);
+        let options = Typing::decoder_options(typing, batch_rows);
         let decoder = erpdata::TableDecoder::new(config.core_config(), status, options);
         let (sender, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
         let shared = Arc::new(Shared::default());

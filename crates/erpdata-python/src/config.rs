@@ -8,6 +8,7 @@ use pyo3::types::{PyBytes, PyString, PyTuple};
 
 use crate::convert;
 use crate::errors::{core, exception};
+use crate::typing::Typing;
 
 /// A validated configuration; builds requests and parses answers.
 ///
@@ -192,7 +193,9 @@ impl Config {
         self.request(py, core(py, request)?)
     }
 
-    /// Parses a dues answer into an `erpdata.Dues`.
+    /// Parses a dues answer into an `erpdata.Dues`, its rows typed by
+    /// column as `typing` says (default: the core's rule).
+    #[pyo3(signature = (acid, kind, status, body, typing=None))]
     fn parse_dues<'py>(
         &self,
         py: Python<'py>,
@@ -200,37 +203,47 @@ impl Config {
         kind: &Bound<'py, PyAny>,
         status: u16,
         body: &[u8],
+        typing: Option<&Typing>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let query = core(py, dues_query(acid, kind))?;
         let inner = &self.inner;
+        let options =
+            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
         // The body is immutable `bytes` kept alive by the caller, so other
         // threads may run while the core parses it.
-        let parsed = py.detach(|| inner.parse_dues(&query, status, body));
+        let parsed = py.detach(|| inner.parse_dues_with(&query, status, body, &options));
         convert::dues(py, &core(py, parsed)?)
     }
 
-    /// Parses a whole table answer into an `erpdata.Table` (typed columns,
-    /// the same decoder the clients feed chunk by chunk).
+    /// Parses a whole table answer into an `erpdata.Table` (typed columns
+    /// decided over the whole table, the same decoder the clients feed
+    /// chunk by chunk), typed as `typing` says.
+    #[pyo3(signature = (status, body, typing=None))]
     fn parse_table<'py>(
         &self,
         py: Python<'py>,
         status: u16,
         body: &[u8],
+        typing: Option<&Typing>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let data = crate::table::table_data(py, self, status, body)?;
+        let data = crate::table::table_data(py, self, status, body, typing)?;
         convert::table_model(py, data)
     }
 
-    /// Parses a table answer row by row, each value exactly as sent:
-    /// `(rows, columns, notices)`, rows holding only the keys they had.
+    /// Parses a table answer row by row: `(rows, columns, notices)`, rows
+    /// holding only the keys they had, each value of its column's type.
+    #[pyo3(signature = (status, body, typing=None))]
     fn parse_table_rows<'py>(
         &self,
         py: Python<'py>,
         status: u16,
         body: &[u8],
+        typing: Option<&Typing>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let inner = &self.inner;
-        let parsed = py.detach(|| inner.parse_table(status, body));
+        let options =
+            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
+        let parsed = py.detach(|| inner.parse_table_with(status, body, &options));
         convert::table_rows(py, &core(py, parsed)?)
     }
 

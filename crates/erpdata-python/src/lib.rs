@@ -15,6 +15,7 @@ mod errors;
 mod retry;
 mod rows;
 mod table;
+mod typing;
 
 /// Whether row dicts' `Decimal`s are built from their digits directly
 /// (the layout probe passed on this interpreter) rather than from text.
@@ -32,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<collector::TableCollector>()?;
     m.add_class::<table::Batch>()?;
     m.add_class::<table::TableData>()?;
+    m.add_class::<typing::Typing>()?;
     m.add_function(wrap_pyfunction!(_decimals_built_directly, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

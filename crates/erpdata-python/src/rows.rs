@@ -2,21 +2,23 @@
 //! read from the same typed columns as its DataFrames.
 //!
 //! Types only: `None`, `bool`, `int`, `decimal.Decimal` (the column's
-//! exact value at its scale), `str` (dates as `YYYY-MM-DD`, as sent), and
-//! for JSON columns the value `json.loads` gives with `Decimal` floats.
+//! exact value at its scale), `datetime.date`, `datetime.datetime` (naive,
+//! to the microsecond), `str`, and for JSON columns the value `json.loads`
+//! gives with `Decimal` floats.
 
 use ahash::AHashMap as HashMap;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Date32Type, Decimal128Type, Int64Type};
+use arrow_array::types::{Date32Type, Decimal128Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{
     Array, BooleanArray, Date32Array, Decimal128Array, Int64Array, RecordBatch, StringArray,
+    TimestampMicrosecondArray,
 };
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, TimeUnit};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyDate, PyDict, PyList, PyString};
 
-use crate::convert::{cached, DECIMAL, JSON_LOADS};
+use crate::convert::{cached, from_iso, DECIMAL, JSON_LOADS};
 use crate::decimal_layout::DecimalMaker;
 
 /// Whether `field` holds JSON texts rather than plain strings.
@@ -35,7 +37,12 @@ enum Reader<'a, 'py> {
     /// Decimals made so far, reused for a repeat (prices, rates, zero).
     Decimal(&'a Decimal128Array, Decimals<'py>),
     /// Dates repeat from row to row: each distinct one is made once.
-    Date(&'a Date32Array, HashMap<i32, Bound<'py, PyString>>),
+    Date(&'a Date32Array, HashMap<i32, Bound<'py, PyDate>>),
+    /// Timestamps, made per row (mostly distinct), the last one reused.
+    Timestamp(
+        &'a TimestampMicrosecondArray,
+        Option<(i64, Bound<'py, PyAny>)>,
+    ),
     /// Strings made so far, reused for a repeat (currencies, names).
     Str(&'a StringArray, Strings<'a, 'py>),
     Json(&'a StringArray),
@@ -127,6 +134,7 @@ struct Context<'py> {
     decimals: DecimalMaker<'py>,
     json_loads: Bound<'py, PyAny>,
     json_kwargs: Bound<'py, PyDict>,
+    datetime_from_iso: Bound<'py, PyAny>,
 }
 
 impl<'py> Context<'py> {
@@ -139,7 +147,18 @@ impl<'py> Context<'py> {
             json_loads: cached(py, &JSON_LOADS, "json", "loads")?,
             decimals: DecimalMaker::new(py)?,
             json_kwargs,
+            datetime_from_iso: from_iso(py, false)?,
         })
+    }
+
+    /// A naive `datetime.datetime` of `micros` since 1970-01-01 00:00:00,
+    /// made from its canonical text (see [`from_iso`]).
+    fn datetime(&self, micros: i64) -> PyResult<Bound<'py, PyAny>> {
+        let mut text = [0u8; 26];
+        let len = timestamp_text(micros, &mut text)?;
+        // ASCII digits and separators only.
+        let text = std::str::from_utf8(&text[..len]).expect("ASCII");
+        self.datetime_from_iso.call1((text,))
     }
 }
 
@@ -153,6 +172,9 @@ impl<'a, 'py> Reader<'a, 'py> {
             }
             DataType::Date32 => {
                 Reader::Date(array.as_primitive::<Date32Type>(), HashMap::default())
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, None) => {
+                Reader::Timestamp(array.as_primitive::<TimestampMicrosecondType>(), None)
             }
             DataType::Utf8 if is_json(field) => Reader::Json(array.as_string::<i32>()),
             DataType::Utf8 => Reader::Str(array.as_string::<i32>(), Strings::new()),
@@ -182,16 +204,23 @@ impl<'a, 'py> Reader<'a, 'py> {
             }
             Reader::Date(a, made) if a.is_valid(i) => {
                 let days = a.value(i);
-                if let Some(s) = made.get(&days) {
-                    return some(s.clone().into_any());
+                if let Some(d) = made.get(&days) {
+                    return some(d.clone().into_any());
                 }
-                let text = match a.value_as_date(i) {
-                    Some(date) => date.to_string(),
-                    None => return none(),
-                };
-                let s = PyString::new(py, &text);
-                made.insert(days, s.clone());
-                some(s.into_any())
+                let d = date(py, days)?;
+                made.insert(days, d.clone());
+                some(d.into_any())
+            }
+            Reader::Timestamp(a, last) if a.is_valid(i) => {
+                let micros = a.value(i);
+                if let Some((m, t)) = last {
+                    if *m == micros {
+                        return some(t.clone().into_any());
+                    }
+                }
+                let t = cx.datetime(micros)?;
+                *last = Some((micros, t.clone()));
+                some(t.into_any())
             }
             Reader::Str(a, made) if a.is_valid(i) => some(made.get(py, a, i).into_any()),
             Reader::Json(a) if a.is_valid(i) => cx
@@ -201,6 +230,76 @@ impl<'a, 'py> Reader<'a, 'py> {
             _ => none(),
         }
     }
+}
+
+/// The civil date `(year, month, day)` of `days` since 1970-01-01
+/// (proleptic Gregorian; Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A year Python's `datetime` holds (1–9999; the core's dates are).
+fn year(year: i64) -> PyResult<i32> {
+    i32::try_from(year)
+        .ok()
+        .filter(|y| (1..=9999).contains(y))
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "year {year} is out of the range of datetime"
+            ))
+        })
+}
+
+/// `datetime.date` of `days` since 1970-01-01.
+fn date(py: Python<'_>, days: i32) -> PyResult<Bound<'_, PyDate>> {
+    let (y, m, d) = civil_from_days(i64::from(days));
+    PyDate::new(py, year(y)?, m, d)
+}
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// `YYYY-MM-DD HH:MM:SS`, with `.ffffff` unless whole seconds, of `micros`
+/// since 1970-01-01 00:00:00, into `out`; returns its length.
+fn timestamp_text(micros: i64, out: &mut [u8; 26]) -> PyResult<usize> {
+    let (y, mo, d) = civil_from_days(micros.div_euclid(MICROS_PER_DAY));
+    let of_day = micros.rem_euclid(MICROS_PER_DAY);
+    let seconds = of_day / 1_000_000;
+    let fraction = of_day % 1_000_000;
+    let mut put = |at: usize, value: i64, digits: usize| {
+        let mut v = value;
+        for k in (0..digits).rev() {
+            out[at + k] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, i64::from(year(y)?), 4);
+    put(5, i64::from(mo), 2);
+    put(8, i64::from(d), 2);
+    put(11, seconds / 3600, 2);
+    put(14, seconds / 60 % 60, 2);
+    put(17, seconds % 60, 2);
+    if fraction != 0 {
+        put(20, fraction, 6);
+    }
+    out[4] = b'-';
+    out[7] = b'-';
+    out[10] = b' ';
+    out[13] = b':';
+    out[16] = b':';
+    if fraction == 0 {
+        return Ok(19);
+    }
+    out[19] = b'.';
+    Ok(26)
 }
 
 /// Appends rows `start..stop` of `batch` to `out` as dicts keyed by `keys`

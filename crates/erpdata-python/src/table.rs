@@ -14,6 +14,7 @@ use crate::capsules;
 use crate::config::Config;
 use crate::errors::core;
 use crate::rows;
+use crate::typing::Typing;
 
 /// Plain strings, never dictionary-encoded: one fixed schema over all
 /// batches, and `str` columns (not categoricals) in DataFrames.
@@ -276,14 +277,22 @@ fn arrow_batches(py: Python<'_>, batches: Vec<erpdata::Batch>) -> PyResult<Vec<B
 
 #[pymethods]
 impl TableDecoder {
-    /// A decoder for an answer with HTTP status `status`.
+    /// A decoder for an answer with HTTP status `status`, typing columns
+    /// as `typing` says (default: the core's rule, each batch typed from
+    /// its own values).
     #[new]
-    #[pyo3(signature = (config, status, *, batch_rows=65_536, collect=false))]
-    fn new(config: &Config, status: u16, batch_rows: usize, collect: bool) -> PyResult<Self> {
+    #[pyo3(signature = (config, status, *, batch_rows=65_536, collect=false, typing=None))]
+    fn new(
+        config: &Config,
+        status: u16,
+        batch_rows: usize,
+        collect: bool,
+        typing: Option<&Typing>,
+    ) -> PyResult<Self> {
         if batch_rows == 0 {
             return Err(PyValueError::new_err("batch_rows must be at least 1"));
         }
-        let options = erpdata::DecoderOptions::with_batch_rows(batch_rows);
+        let options = Typing::decoder_options(typing, batch_rows);
         Ok(TableDecoder {
             inner: Some(erpdata::TableDecoder::new(
                 config.core_config(),
@@ -372,8 +381,13 @@ pub(crate) fn table_data(
     config: &Config,
     status: u16,
     body: &[u8],
+    typing: Option<&Typing>,
 ) -> PyResult<TableData> {
     let inner = config.core_config();
+    let mut options =
+        Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
+    // A whole table is typed over all its rows.
+    options.one_schema = false;
     let built = py.detach(|| {
         // The same batches as feeding the body in one piece, made on every
         // core when the body is large. A pool made for the call, not
@@ -384,7 +398,7 @@ pub(crate) fn table_data(
             inner,
             status,
             body,
-            erpdata::DecoderOptions::default(),
+            options,
             erpdata::ParallelOptions {
                 threads: Some(threads),
                 ..erpdata::ParallelOptions::default()
