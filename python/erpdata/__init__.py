@@ -7,6 +7,12 @@ Two operations: the dues query (``Client.receivables``, ``Client.payables``,
 (``erpdata._core``); this package sends the requests it describes with
 httpx. pyarrow, pandas and polars are optional (``erpdata[arrow]``,
 ``erpdata[pandas]``, ``erpdata[polars]``).
+
+Values are typed by one rule in the core, whether the service sent them as
+JSON numbers or as strings (as PHP does for DECIMAL columns): exact
+``Decimal``, ``int``, ``datetime.date``, naive ``datetime.datetime``, MySQL's
+zero dates as ``None``. Every call that returns rows takes
+``schema_overrides`` (declared column types) and ``infer_strings``.
 """
 
 from ._core import Batch, __version__

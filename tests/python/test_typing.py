@@ -123,6 +123,7 @@ def test_a_whole_table_is_typed_over_all_its_rows(raw_server: Any) -> None:
     message = str(info.value)
     assert "`amount`" in message and "row 70000" in message and '"n/a"' in message
     assert "50000 of them delivered" in message
+    assert info.value.rows_received == 69_999  # the refused row not among them
 
 
 # -- schema_overrides and infer_strings ----------------------------------------------------
