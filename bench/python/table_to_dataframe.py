@@ -165,6 +165,9 @@ BASELINE = "httpx + orjson.loads + pd.DataFrame"
 MEMORY_BASELINE = "in memory: orjson.loads + pd.DataFrame"
 # The in-memory figures need the body on disk: at the largest size only.
 END_TO_END = [m for m in METHODS if m not in IN_MEMORY]
+# What the other answer styles are measured with: the DataFrames, and the
+# baseline they are compared against.
+STYLE_METHODS = ["erpdata .to_pandas()", "erpdata .to_polars()", BASELINE]
 
 
 def run(method: str, url: str, rows: int, body: str, package: str) -> tuple[float, float]:
@@ -190,11 +193,13 @@ def summary(runs: list[tuple[float, float]]) -> dict[str, float]:
     }
 
 
-def measure(binary: str, rows: int, methods: list[str], repeat: int, package: str) -> dict[str, dict[str, float]]:
+def measure(
+    binary: str, rows: int, methods: list[str], repeat: int, package: str, style: str = "mysqlnd"
+) -> dict[str, dict[str, float]]:
     """Every method `repeat` times, interleaved so that drift in the
-    machine's load hits each alike."""
+    machine's load hits each alike; the sandbox answers in `style`."""
     with SandboxProcess(binary, "--rows", str(rows)) as sandbox, tempfile.TemporaryDirectory() as tmp:
-        url = sandbox.url + "/"
+        url = f"{sandbox.url}/_style/{style}/"
         body = os.path.join(tmp, "body.json")
         if any(m in IN_MEMORY for m in methods):
             with httpx.Client(timeout=600) as http, open(body, "wb") as out:
@@ -233,18 +238,33 @@ def main() -> None:
     parser.add_argument("--growth-repeat", type=int, default=3)
     parser.add_argument("--json", help="write every figure here as JSON")
     parser.add_argument(
+        "--styles",
+        default="native,strings",
+        help="answer styles besides the default mysqlnd (DECIMAL as strings) for which the largest size's "
+        "DataFrame methods are measured too (native: money as JSON numbers; strings: every value a string)",
+    )
+    parser.add_argument(
         "--package",
         default=str(ROOT / "python"),
         help="folder holding the erpdata package to measure (default: the checkout's)",
     )
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
-    report: dict[str, object] = {"repeat": args.repeat, "sizes": {}, "growth": {}}
+    report: dict[str, object] = {"repeat": args.repeat, "sizes": {}, "growth": {}, "styles": {}}
     for rows in sizes:
         methods = END_TO_END + (list(IN_MEMORY) if rows == max(sizes) else [])
         results = measure(args.sandbox, rows, methods, args.repeat, args.package)
         report["sizes"][str(rows)] = results  # type: ignore[index]
+        print("\nstyle: mysqlnd (DECIMAL as strings)")
         table(rows, results, args.repeat)
+    styles = [s for s in args.styles.split(",") if s]
+    if sizes and styles:
+        rows = max(sizes)
+        for style in styles:
+            results = measure(args.sandbox, rows, STYLE_METHODS, args.repeat, args.package, style)
+            report["styles"][style] = {"rows": rows, "results": results}  # type: ignore[index]
+            print(f"\nstyle: {style}")
+            table(rows, results, args.repeat)
     growth = [int(x) for x in args.growth.split(",") if x]
     if growth:
         print(f"\ngrowth of stream_table (Arrow batches), medians of {args.growth_repeat}")
