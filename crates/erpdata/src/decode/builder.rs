@@ -122,6 +122,10 @@ struct Builder {
     /// Text bytes in the previous batch, to size this one's buffer.
     hint_bytes: usize,
     rule: Rule,
+    /// The rule is a declared type's (it takes more forms, and strings by
+    /// their text whatever the options say); kept apart from `rule` so
+    /// that the hot path reads one flag.
+    lenient: bool,
     /// The precision a Decimal column has whatever its values: declared,
     /// or 38 in a stream (one schema for every batch).
     precision: Option<u8>,
@@ -210,6 +214,7 @@ impl Builder {
             data: Build::Null,
             hint_bytes: 0,
             rule,
+            lenient: matches!(rule, Rule::Declared(_)),
             precision,
         };
         b.start(capacity);
@@ -229,13 +234,6 @@ impl Builder {
         };
     }
 
-    fn lenient(&self) -> bool {
-        matches!(
-            self.rule,
-            Rule::Declared(_) | Rule::Locked { lenient: true, .. }
-        )
-    }
-
     /// Stores `value`; `false` if the column's type is fixed and cannot
     /// hold it (nothing stored then).
     #[inline(always)]
@@ -244,7 +242,7 @@ impl Builder {
             self.push_null();
             return true;
         }
-        let lenient = self.lenient();
+        let lenient = self.lenient;
         let strings = strings || lenient;
         let valid = match self.try_push(value, strings, lenient) {
             Some(valid) => valid,
@@ -334,11 +332,24 @@ impl Builder {
             (Build::Date(values), CellRef::Str(s, _)) if strings => {
                 match self.dates.parse(s.as_bytes()) {
                     Some(d) => values.push(d),
+                    None if s.as_bytes() == text::ZERO_DATE => {
+                        values.push(ZERO_DATE_MARK);
+                        return Some(false);
+                    }
                     None => return self.try_push_rare(value, strings, lenient),
                 }
             }
             (Build::Int(_) | Build::Decimal { .. }, CellRef::Str(s, _)) if strings => {
                 return self.push_number_text(s, lenient)
+            }
+            (Build::Timestamp { values, sent }, CellRef::Str(s, _)) if strings => {
+                match timestamp::parse(s.as_bytes(), &mut self.dates) {
+                    Some((micros, digits)) => {
+                        values.push(micros);
+                        sent.digits.push(row, digits);
+                    }
+                    None => return self.try_push_rare(value, strings, lenient),
+                }
             }
             _ => return self.try_push_rare(value, strings, lenient),
         }
@@ -353,10 +364,6 @@ impl Builder {
         let row = self.len;
         match (&mut self.data, value) {
             (Build::Date(values), CellRef::Str(s, _)) if strings => {
-                if s.as_bytes() == text::ZERO_DATE {
-                    values.push(ZERO_DATE_MARK);
-                    return Some(false);
-                }
                 if lenient && s.is_empty() {
                     values.push(0);
                     return Some(false);
@@ -735,6 +742,7 @@ impl Builder {
             t => t,
         };
         self.rule = Rule::Locked { ty, lenient };
+        self.lenient = lenient;
         self.start(capacity);
         ty
     }

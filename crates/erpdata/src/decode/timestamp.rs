@@ -13,19 +13,36 @@ const DAY_MICROS: i64 = 86_400_000_000;
 /// at most: MySQL has no leap second).
 #[inline]
 pub(crate) fn parse(s: &[u8], dates: &mut date::Dates) -> Option<(i64, u8)> {
-    if s.len() < 19 || s[10] != b' ' || s[13] != b':' || s[16] != b':' {
+    if s.len() < 19 || s[10] != b' ' {
         return None;
     }
     let days = dates.parse(&s[..10])?;
-    let two = |i: usize| -> Option<i64> {
-        let (a, b) = (s[i].wrapping_sub(b'0'), s[i + 1].wrapping_sub(b'0'));
-        (a <= 9 && b <= 9).then(|| i64::from(a * 10 + b))
-    };
-    let (h, m, sec) = (two(11)?, two(14)?, two(17)?);
+    // `HH:MM:SS` as one word: six digits and two colons, checked at once
+    // (as the date's digits are).
+    let w = u64::from_le_bytes(s[11..19].try_into().ok()?);
+    const MASK: u64 = 0xF0F0_00F0_F000_F0F0;
+    const COLONS: u64 = 0x0000_3A00_003A_0000;
+    if w & 0x0000_FF00_00FF_0000 != COLONS
+        || w & MASK != 0x3030_0030_3000_3030
+        || w.wrapping_add(0x0606_0006_0600_0606) & MASK != 0x3030_0030_3000_3030
+    {
+        return None;
+    }
+    let d = w.wrapping_sub(0x3030_0030_3000_3030);
+    let digit = |i: u32| ((d >> (8 * i)) & 0xFF) as i64;
+    let (h, m, sec) = (
+        digit(0) * 10 + digit(1),
+        digit(3) * 10 + digit(4),
+        digit(6) * 10 + digit(7),
+    );
     if h > 23 || m > 59 || sec > 59 {
         return None;
     }
-    let (micros, digits) = fraction(&s[19..])?;
+    let (micros, digits) = if s.len() == 19 {
+        (0, 0)
+    } else {
+        fraction(&s[19..])?
+    };
     let day_micros = ((h * 60 + m) * 60 + sec) * 1_000_000 + micros;
     Some((i64::from(days) * DAY_MICROS + day_micros, digits))
 }
