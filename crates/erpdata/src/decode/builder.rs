@@ -426,6 +426,22 @@ impl Builder {
     #[inline]
     fn push_number_text(&mut self, s: &str, lenient: bool) -> Option<bool> {
         let row = self.len;
+        if let Build::Decimal {
+            values,
+            scale,
+            max_abs,
+            sent,
+        } = &mut self.data
+        {
+            // What DECIMAL columns hold: every value at the column's scale.
+            if let (Some(v), None) = (text::decimal_at(s.as_bytes(), *scale), self.precision) {
+                let v = i128::from(v);
+                values.push(v);
+                *max_abs = (*max_abs).max(v.unsigned_abs());
+                sent.digits.push(row, *scale);
+                return Some(true);
+            }
+        }
         let parsed = text::number(s.as_bytes());
         match (&mut self.data, parsed) {
             (Build::Int(values), Some(NumberText::Int(i))) => values.push(i),

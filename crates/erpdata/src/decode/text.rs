@@ -79,6 +79,46 @@ pub(crate) fn number(s: &[u8]) -> Option<NumberText> {
     })
 }
 
+/// The unscaled value of `s` if it is canonical decimal text with exactly
+/// `scale` (1–18) digits after the point and at most 18 digits in all —
+/// what a DECIMAL column's values all are — read with two plain digit
+/// loops. `None` means "ask [`number`]", not "not a number".
+#[inline(always)]
+pub(crate) fn decimal_at(s: &[u8], scale: u8) -> Option<i64> {
+    let scale = usize::from(scale);
+    let n = s.len();
+    let negative = s.first() == Some(&b'-');
+    let start = usize::from(negative);
+    // At least one digit before the point, at most 18 in all.
+    if scale == 0 || n < start + scale + 2 || n > start + 19 {
+        return None;
+    }
+    let point = n - scale - 1;
+    if s[point] != b'.' || (s[start] == b'0' && point - start > 1) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &b in &s[start..point] {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(d);
+    }
+    for &b in &s[point + 1..] {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(d);
+    }
+    match (negative, v) {
+        (true, 0) => None,
+        (true, v) => Some(-v),
+        (false, v) => Some(v),
+    }
+}
+
 /// MySQL's zero date.
 pub(crate) const ZERO_DATE: &[u8] = b"0000-00-00";
 /// MySQL's zero datetime, without a fraction.
@@ -128,6 +168,49 @@ mod tests {
         }
         assert_eq!(n(&"9".repeat(39)), None);
         assert_eq!(n(&format!("0.{}", "1".repeat(38))), None, "39 digits");
+    }
+
+    #[test]
+    fn decimals_at_a_scale_agree_with_the_general_parse() {
+        let texts = [
+            "1500.00",
+            "-20.50",
+            "0.00",
+            "0.05",
+            "-0.05",
+            "-0.00",
+            "00.50",
+            "1.5",
+            "1.500",
+            "123456789012345.67",
+            "1234567890123456.78",
+            "1e3.00",
+            "1.0a",
+            "-",
+            "",
+            ".50",
+            "1500.",
+            "-.50",
+            "+1.00",
+            "0.",
+            "7",
+        ];
+        for text in texts {
+            for scale in 0..=3 {
+                if let Some(v) = decimal_at(text.as_bytes(), scale) {
+                    assert_eq!(
+                        number(text.as_bytes()),
+                        Some(NumberText::Decimal(i128::from(v), scale)),
+                        "{text} at {scale}"
+                    );
+                }
+            }
+        }
+        assert_eq!(decimal_at(b"1500.00", 2), Some(150_000));
+        assert_eq!(decimal_at(b"-20.50", 2), Some(-2050));
+        assert_eq!(decimal_at(b"-0.00", 2), None);
+        assert_eq!(decimal_at(b"00.50", 2), None);
+        assert_eq!(decimal_at(b"1.5", 2), None);
     }
 
     #[test]
