@@ -712,7 +712,7 @@ impl ColumnData {
     /// → a wider Decimal (exact); anything but Json → String (each value's
     /// text as sent, [`ColumnData::write_text`]; a zero date is its text
     /// again); anything → Json (each value's JSON text,
-    /// [`ColumnData::write_json`]).
+    /// numbers as sent, dates and timestamps as the string sent).
     pub fn cast(&self, to: ColumnType) -> Option<ColumnData> {
         let from = self.column_type();
         if from == to {
