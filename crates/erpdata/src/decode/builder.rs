@@ -304,19 +304,16 @@ impl Builder {
                 CellRef::Number(text, n),
             ) => {
                 let (v, s) = decimal::of(n)?;
-                if s > *scale {
-                    return None;
-                }
-                let v = decimal::rescale(v, *scale - s)?;
-                if self
-                    .precision
-                    .is_some_and(|p| v.unsigned_abs() >= decimal::pow10(u32::from(p)))
-                {
-                    return None;
-                }
-                values.push(v);
-                *max_abs = (*max_abs).max(v.unsigned_abs());
-                sent.digits.push(row, s);
+                let v = push_decimal(
+                    values,
+                    *scale,
+                    max_abs,
+                    &mut sent.digits,
+                    self.precision,
+                    row,
+                    v,
+                    s,
+                )?;
                 // Written another way than the value prints: an exponent
                 // (no `.` just before the fraction's digits), or `-0`.
                 let fraction = n.fraction_digits as usize;
@@ -458,19 +455,16 @@ impl Builder {
                     NumberText::Int(i) => (i128::from(i), 0),
                     NumberText::Decimal(v, s) => (v, s),
                 };
-                if s > *scale {
-                    return None;
-                }
-                let v = decimal::rescale(v, *scale - s)?;
-                if self
-                    .precision
-                    .is_some_and(|p| v.unsigned_abs() >= decimal::pow10(u32::from(p)))
-                {
-                    return None;
-                }
-                values.push(v);
-                *max_abs = (*max_abs).max(v.unsigned_abs());
-                sent.digits.push(row, s);
+                push_decimal(
+                    values,
+                    *scale,
+                    max_abs,
+                    &mut sent.digits,
+                    self.precision,
+                    row,
+                    v,
+                    s,
+                )?;
             }
             (Build::Int(values), None) if lenient && s.is_empty() => {
                 values.push(0);
@@ -794,6 +788,34 @@ impl Builder {
             Build::Json(_) => ColumnType::Json,
         }
     }
+}
+
+/// Stores `v`, a value written with `s` digits after the point, in a
+/// Decimal column of scale `scale` (and `precision`, if fixed) as row
+/// `row`: the stored value, or `None` if it does not fit (nothing stored).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn push_decimal(
+    values: &mut Vec<i128>,
+    scale: u8,
+    max_abs: &mut u128,
+    digits: &mut Digits,
+    precision: Option<u8>,
+    row: usize,
+    v: i128,
+    s: u8,
+) -> Option<i128> {
+    if s > scale {
+        return None;
+    }
+    let v = decimal::rescale(v, scale - s)?;
+    if precision.is_some_and(|p| v.unsigned_abs() >= decimal::pow10(u32::from(p))) {
+        return None;
+    }
+    values.push(v);
+    *max_abs = (*max_abs).max(v.unsigned_abs());
+    digits.push(row, s);
+    Some(v)
 }
 
 /// A value's kind and a short excerpt of it, for an error.
