@@ -154,6 +154,26 @@ def rust_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]
     return out
 
 
+def python_methods(title: str, results: dict[str, Any]) -> list[str]:
+    """One table of methods, each against the baseline of its kind."""
+    base = results.get(PY_BASE)
+    out = [
+        f"### {title}",
+        "",
+        "| method | wall s | min–max s | peak RSS MB | ×faster | ×memory |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for method, r in results.items():
+        against = results.get(PY_MEMORY_BASE) if method.startswith("in memory") else base
+        faster = f"{against['seconds'] / r['seconds']:.2f}" if against else ""
+        memory = f"{r['peak_mb'] / against['peak_mb']:.2f}" if against else ""
+        out.append(
+            f"| {method} | {r['seconds']:.2f} | {r['min']:.2f}–{r['max']:.2f} | "
+            f"{r['peak_mb']:.0f} | {faster} | {memory} |"
+        )
+    return out + [""]
+
+
 def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
     out = ["## Python", ""]
     if fig is None:
@@ -169,22 +189,7 @@ def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[st
     ]
     largest = max(fig["sizes"], key=int) if fig["sizes"] else None
     for rows, results in sorted(fig["sizes"].items(), key=lambda kv: int(kv[0])):
-        base = results.get(PY_BASE)
-        out += [
-            f"### {int(rows):,} rows",
-            "",
-            "| method | wall s | min–max s | peak RSS MB | ×faster | ×memory |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
-        for method, r in results.items():
-            against = results.get(PY_MEMORY_BASE) if method.startswith("in memory") else base
-            faster = f"{against['seconds'] / r['seconds']:.2f}" if against else ""
-            memory = f"{r['peak_mb'] / against['peak_mb']:.2f}" if against else ""
-            out.append(
-                f"| {method} | {r['seconds']:.2f} | {r['min']:.2f}–{r['max']:.2f} | "
-                f"{r['peak_mb']:.0f} | {faster} | {memory} |"
-            )
-        out.append("")
+        out += python_methods(f"{int(rows):,} rows", results)
     if largest and int(largest) >= 1_000_000:
         r = fig["sizes"][largest]
         base, slow = r[PY_BASE], r["httpx + json.loads + pd.DataFrame"]
@@ -205,18 +210,7 @@ def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[st
     for style, run in fig.get("styles", {}).items():
         results = run["results"]
         base = results[PY_BASE]
-        out += [
-            f"### {int(run['rows']):,} rows, answer style `{style}`",
-            "",
-            "| method | wall s | min–max s | peak RSS MB | ×faster | ×memory |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
-        for method, r in results.items():
-            out.append(
-                f"| {method} | {r['seconds']:.2f} | {r['min']:.2f}–{r['max']:.2f} | {r['peak_mb']:.0f} | "
-                f"{base['seconds'] / r['seconds']:.2f} | {r['peak_mb'] / base['peak_mb']:.2f} |"
-            )
-        out.append("")
+        out += python_methods(f"{int(run['rows']):,} rows, answer style `{style}`", results)
         fast = base["seconds"] / results["erpdata .to_pandas()"]["seconds"]
         targets.append(target(f"Python .to_pandas() ({style}) vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5))
     out += growth_table("`stream_table` (Arrow batches)", fig.get("growth", {}), "seconds", 1.0, "peak_mb")
