@@ -154,11 +154,9 @@ impl<'py> Context<'py> {
     /// A naive `datetime.datetime` of `micros` since 1970-01-01 00:00:00,
     /// made from its canonical text (see [`from_iso`]).
     fn datetime(&self, micros: i64) -> PyResult<Bound<'py, PyAny>> {
-        let mut text = [0u8; 26];
-        let len = timestamp_text(micros, &mut text)?;
-        // ASCII digits and separators only.
-        let text = std::str::from_utf8(&text[..len]).expect("ASCII");
-        self.datetime_from_iso.call1((text,))
+        let mut text = String::with_capacity(26);
+        erpdata::write_timestamp(micros, &mut text);
+        self.datetime_from_iso.call1((text.as_str(),))
     }
 }
 
@@ -232,21 +230,6 @@ impl<'a, 'py> Reader<'a, 'py> {
     }
 }
 
-/// The civil date `(year, month, day)` of `days` since 1970-01-01
-/// (proleptic Gregorian; Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u8, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 /// A year Python's `datetime` holds (1–9999; the core's dates are).
 fn year(year: i64) -> PyResult<i32> {
     i32::try_from(year)
@@ -261,45 +244,9 @@ fn year(year: i64) -> PyResult<i32> {
 
 /// `datetime.date` of `days` since 1970-01-01.
 fn date(py: Python<'_>, days: i32) -> PyResult<Bound<'_, PyDate>> {
-    let (y, m, d) = civil_from_days(i64::from(days));
-    PyDate::new(py, year(y)?, m, d)
-}
-
-const MICROS_PER_DAY: i64 = 86_400_000_000;
-
-/// `YYYY-MM-DD HH:MM:SS`, with `.ffffff` unless whole seconds, of `micros`
-/// since 1970-01-01 00:00:00, into `out`; returns its length.
-fn timestamp_text(micros: i64, out: &mut [u8; 26]) -> PyResult<usize> {
-    let (y, mo, d) = civil_from_days(micros.div_euclid(MICROS_PER_DAY));
-    let of_day = micros.rem_euclid(MICROS_PER_DAY);
-    let seconds = of_day / 1_000_000;
-    let fraction = of_day % 1_000_000;
-    let mut put = |at: usize, value: i64, digits: usize| {
-        let mut v = value;
-        for k in (0..digits).rev() {
-            out[at + k] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-    };
-    put(0, i64::from(year(y)?), 4);
-    put(5, i64::from(mo), 2);
-    put(8, i64::from(d), 2);
-    put(11, seconds / 3600, 2);
-    put(14, seconds / 60 % 60, 2);
-    put(17, seconds % 60, 2);
-    if fraction != 0 {
-        put(20, fraction, 6);
-    }
-    out[4] = b'-';
-    out[7] = b'-';
-    out[10] = b' ';
-    out[13] = b':';
-    out[16] = b':';
-    if fraction == 0 {
-        return Ok(19);
-    }
-    out[19] = b'.';
-    Ok(26)
+    let (y, m, d) = erpdata::civil_from_days(days);
+    // Month and day are 1–12 and 1–31.
+    PyDate::new(py, year(i64::from(y))?, m as u8, d as u8)
 }
 
 /// Appends rows `start..stop` of `batch` to `out` as dicts keyed by `keys`

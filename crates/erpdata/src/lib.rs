@@ -133,9 +133,9 @@ pub use client::{BatchIter, BlockingClient};
 pub use client::{ClientOptions, StreamEnd, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
 pub use config::{Config, ConfigBuilder};
 pub use decode::{
-    unify_schemas, Batch, Bitmap, Column, ColumnData, ColumnType, DeclaredSchema, DeclaredType,
-    DecoderOptions, Digits, Finished, Schema, Sent, TableDecoder, Texts, ZERO_DATE_MARK,
-    ZERO_TIMESTAMP_MARK,
+    civil_from_days, unify_schemas, write_timestamp, Batch, Bitmap, Column, ColumnData, ColumnType,
+    DeclaredSchema, DeclaredType, DecoderOptions, Digits, Finished, Schema, Sent, TableDecoder,
+    Texts, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
 #[cfg(feature = "parallel")]
 pub use decode::{Decoded, ParallelOptions};

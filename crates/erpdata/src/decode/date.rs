@@ -106,8 +106,10 @@ fn days_from_civil(y: u32, m: u32, d: u32) -> i32 {
     (before_year + BEFORE_MONTH[m as usize] + leap_day + d - 1) as i32 - UNIX_EPOCH_DAY
 }
 
-/// Hinnant's `civil_from_days`.
-fn civil_from_days(z: i32) -> (i32, u32, u32) {
+/// The calendar date `(year, month, day)` of `z` days since 1970-01-01
+/// (proleptic Gregorian; Hinnant's `civil_from_days`): what a Date
+/// column's value is, for bindings that build their language's date.
+pub fn civil_from_days(z: i32) -> (i32, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = (z - era * 146_097) as u32;

@@ -117,9 +117,11 @@ pub use columns::{
     Bitmap, Column, ColumnData, ColumnType, Digits, Sent, Texts, ZERO_DATE_MARK,
     ZERO_TIMESTAMP_MARK,
 };
+pub use date::civil_from_days;
 pub use declared::{DeclaredSchema, DeclaredType};
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};
+pub use timestamp::canonical as write_timestamp;
 
 use builder::{ColumnSink, Typing};
 use decoder::Core;

@@ -88,9 +88,10 @@ pub(crate) fn format(micros: i64, digits: u8, out: &mut String) {
     }
 }
 
-/// The canonical text of a timestamp: no fraction when it is whole
-/// seconds, else six digits (as Python's `isoformat(" ")` writes it).
-pub(crate) fn canonical(micros: i64, out: &mut String) {
+/// Writes the canonical text of a Timestamp column's value, `micros` since
+/// 1970-01-01 00:00:00: `YYYY-MM-DD HH:MM:SS`, with `.ffffff` unless it is
+/// whole seconds (as Python's `isoformat(" ")` writes it).
+pub fn canonical(micros: i64, out: &mut String) {
     let digits = if micros.rem_euclid(1_000_000) == 0 {
         0
     } else {
