@@ -22,6 +22,9 @@ WASM_TARGET   := wasm32-unknown-unknown
 
 export CARGO_TERM_COLOR ?= never
 
+# Further targets, one file a subject (dist, docs, runtimes).
+-include $(wildcard mk/*.mk)
+
 .PHONY: help demo test test-rust test-python test-js test-php lint fmt fuzz \
         sandbox venv python wasm-tools wasm js clean
 
