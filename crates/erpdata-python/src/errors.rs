@@ -32,17 +32,17 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
                 _ => "TransportError",
             }
         }
-        Error::HttpStatus { status, excerpt } => {
+        Error::HttpStatus { status, excerpt, .. } => {
             kwargs.set_item("status_code", status)?;
             kwargs.set_item("excerpt", excerpt)?;
             "HttpStatusError"
         }
-        Error::Service { status, message } => {
+        Error::Service { status, message, .. } => {
             kwargs.set_item("status", status)?;
             kwargs.set_item("message", message)?;
             "ServiceError"
         }
-        Error::Decode { reason, excerpt } => {
+        Error::Decode { reason, excerpt, .. } => {
             kwargs.set_item("reason", reason)?;
             kwargs.set_item("excerpt", excerpt)?;
             "DecodeError"

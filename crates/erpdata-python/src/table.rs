@@ -26,6 +26,7 @@ fn to_arrow(batch: erpdata::Batch) -> Result<RecordBatch, Error> {
         .map_err(|e| Error::Decode {
             reason: format!("cannot build Arrow arrays: {e}"),
             excerpt: String::new(),
+            call: None,
         })
 }
 
@@ -145,6 +146,7 @@ impl TableData {
                 batch.cast(&unified).ok_or_else(|| Error::Decode {
                     reason: "a batch does not fit the table's unified schema".to_owned(),
                     excerpt: String::new(),
+                    call: None,
                 })?
             };
             arrow.push(to_arrow(batch)?);

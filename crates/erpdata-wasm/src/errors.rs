@@ -25,15 +25,15 @@ pub(crate) fn to_js(err: &Error) -> JsValue {
         Error::Transport { kind, .. } => {
             set(&obj, "transportKind", &kind.as_str().into());
         }
-        Error::HttpStatus { status, excerpt } => {
+        Error::HttpStatus { status, excerpt, .. } => {
             set(&obj, "status", &(*status).into());
             set(&obj, "excerpt", &excerpt.into());
         }
-        Error::Service { status, message } => {
+        Error::Service { status, message, .. } => {
             set(&obj, "serviceStatus", &status.into());
             set(&obj, "serviceMessage", &message.into());
         }
-        Error::Decode { reason, excerpt } => {
+        Error::Decode { reason, excerpt, .. } => {
             set(&obj, "reason", &reason.into());
             set(&obj, "excerpt", &excerpt.into());
         }

@@ -60,7 +60,7 @@ pub enum Error {
         reason: String,
     },
     /// The request did not complete (made by the binding).
-    #[error("transport error ({kind}): {message}")]
+    #[error("transport error ({kind}): {message}{}", note(call))]
     Transport {
         /// What kind of failure.
         kind: TransportKind,
@@ -72,31 +72,70 @@ pub enum Error {
         /// [`Config::transport_error_from`]: crate::Config::transport_error_from
         #[source]
         source: Option<TransportSource>,
+        /// Where the call stood (see [`Error::call`]).
+        call: Option<Box<CallInfo>>,
     },
     /// The service answered with a status outside 2xx.
-    #[error("HTTP status {status}: {excerpt}")]
+    #[error("HTTP status {status}: {excerpt}{}", note(call))]
     HttpStatus {
         /// The HTTP status code.
         status: u16,
         /// A short, redacted excerpt of the body.
         excerpt: String,
+        /// Where the call stood (see [`Error::call`]).
+        call: Option<Box<CallInfo>>,
     },
     /// The service answered JSON whose `status` is not `success`.
-    #[error("service error (status {status:?}): {message}")]
+    #[error("service error (status {status:?}): {message}{}", note(call))]
     Service {
         /// The `status` value the service sent.
         status: String,
         /// The service's message, or a description of what it sent instead.
         message: String,
+        /// Where the call stood (see [`Error::call`]).
+        call: Option<Box<CallInfo>>,
     },
     /// The answer was not of the documented shape.
-    #[error("could not decode the answer: {reason}; body starts: {excerpt}")]
+    #[error("could not decode the answer: {reason}; body starts: {excerpt}{}", note(call))]
     Decode {
         /// What was wrong.
         reason: String,
         /// A short, redacted excerpt of the body.
         excerpt: String,
+        /// Where the call stood (see [`Error::call`]).
+        call: Option<Box<CallInfo>>,
     },
+}
+
+/// Where a call stood when it failed, the same in every language: set on
+/// every error a [`Call`](crate::Call) ends with (not on input rejected
+/// before sending, nor on errors of the parsers used alone).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallInfo {
+    /// Requests sent: the first, each retry and each redirect followed.
+    pub attempts: u32,
+    /// The last request's URL, with the access token redacted.
+    pub url: String,
+    /// For a table: complete rows of the failed answer decoded before it
+    /// failed (`None` for other calls, or when no body was read).
+    pub rows_received: Option<u64>,
+    /// For a stream: rows already handed to the caller in batches.
+    pub rows_delivered: Option<u64>,
+}
+
+/// The message's tail saying how far a table answer got.
+fn note(call: &Option<Box<CallInfo>>) -> String {
+    match call.as_deref() {
+        Some(CallInfo {
+            rows_received: Some(received),
+            rows_delivered,
+            ..
+        }) if *received > 0 || rows_delivered.is_some_and(|d| d > 0) => {
+            let delivered = rows_delivered.unwrap_or(0);
+            format!(" ({received} rows had arrived, {delivered} of them delivered in complete batches)")
+        }
+        _ => String::new(),
+    }
 }
 
 impl Error {
@@ -108,6 +147,46 @@ impl Error {
             Error::HttpStatus { .. } => "http_status",
             Error::Service { .. } => "service",
             Error::Decode { .. } => "decode",
+        }
+    }
+
+    /// Where the call stood when it failed, if a call made this error.
+    pub fn call(&self) -> Option<&CallInfo> {
+        match self {
+            Error::Transport { call, .. }
+            | Error::HttpStatus { call, .. }
+            | Error::Service { call, .. }
+            | Error::Decode { call, .. } => call.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Sets where the call stood (input errors have no call and stay as
+    /// they are).
+    pub fn with_call(mut self, info: CallInfo) -> Self {
+        match &mut self {
+            Error::Transport { call, .. }
+            | Error::HttpStatus { call, .. }
+            | Error::Service { call, .. }
+            | Error::Decode { call, .. } => *call = Some(Box::new(info)),
+            _ => {}
+        }
+        self
+    }
+
+    /// The HTTP status of the answer behind this error, if any.
+    pub fn status_code(&self) -> Option<u16> {
+        match self {
+            Error::HttpStatus { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The transport failure's kind, for a transport error.
+    pub fn transport_kind(&self) -> Option<TransportKind> {
+        match self {
+            Error::Transport { kind, .. } => Some(*kind),
+            _ => None,
         }
     }
 

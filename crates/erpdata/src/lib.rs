@@ -146,7 +146,7 @@ pub use decode::{
 pub use env::{
     ACCESS_TOKEN_VAR, BASE_URL_VAR, COMPANY_ID_VAR, PROJECT_FOLDER_VAR, PROJECT_VAR, YEAR_ID_VAR,
 };
-pub use error::{Error, Result, TransportKind};
+pub use error::{CallInfo, Error, Result, TransportKind};
 pub use id::Id;
 pub use query::{DuesKind, DuesQuery, Method, TableQuery};
 pub use redirect::MAX_REDIRECTS;
@@ -173,6 +173,7 @@ impl Config {
             kind,
             message: self.redact(message),
             source: None,
+            call: None,
         }
     }
 }

@@ -36,6 +36,7 @@ impl Config {
         let refuse = |why: String| Error::HttpStatus {
             status,
             excerpt: self.redact(&why),
+            call: None,
         };
         let location = location
             .map(str::trim)

@@ -171,6 +171,7 @@ impl Config {
             return Err(Error::HttpStatus {
                 status,
                 excerpt: excerpt(self, body),
+                call: None,
             });
         }
         let text = std::str::from_utf8(body).map_err(|e| {
@@ -228,6 +229,7 @@ impl Config {
         Err(Error::Service {
             status: self.redact(&truncate(&text, 80)),
             message: self.redact(&truncate(&service_message(entries), 300)),
+            call: None,
         })
     }
 
@@ -340,6 +342,7 @@ impl Config {
         Error::Decode {
             reason: self.redact(&reason.into()),
             excerpt: excerpt(self, body),
+            call: None,
         }
     }
 }

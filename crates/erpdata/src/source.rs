@@ -112,6 +112,7 @@ impl Config {
             kind,
             message: self.redact(&error.to_string()),
             source: error.source().map(|s| TransportSource::capture(self, s)),
+            call: None,
         }
     }
 
@@ -127,6 +128,7 @@ impl Config {
             kind,
             message: self.redact(message),
             source: Some(TransportSource::capture(self, source)),
+            call: None,
         }
     }
 }

@@ -307,14 +307,17 @@ impl<S: Sink> Core<S> {
             Failure::Http(status) => Error::HttpStatus {
                 status: *status,
                 excerpt: excerpt(&self.config, &self.head),
+                call: None,
             },
             Failure::Decode(reason) => Error::Decode {
                 reason: self.config.redact(reason),
                 excerpt: excerpt(&self.config, &self.head),
+                call: None,
             },
             Failure::Service { status, message } => Error::Service {
                 status: self.config.redact(status),
                 message: self.config.redact(message),
+                call: None,
             },
         }
     }
@@ -802,7 +805,7 @@ pub(crate) mod tests {
     fn status_and_messages_are_cut_to_size() {
         let long = "é".repeat(2000);
         let body = format!(r#"{{"status":"{long}","error":"  ","errors":{{"why":"{long}"}}}}"#);
-        let Error::Service { status, message } = same_in_chunks(body.as_bytes()).unwrap_err()
+        let Error::Service { status, message, .. } = same_in_chunks(body.as_bytes()).unwrap_err()
         else {
             panic!()
         };
