@@ -1,0 +1,325 @@
+// Runs the npm tarball's smoke test (smoke.mjs) on Deno, Bun and workerd,
+// each against one sandbox ERP on loopback (make test-runtimes):
+//
+//   node tests/runtimes/run.mjs TARBALL SANDBOX_BIN WORK_DIR [RUNTIME...]
+//
+// The runtimes' binaries come from tests/runtimes/node_modules (npm ci of
+// tests/runtimes/package-lock.json). For each runtime the tarball is
+// installed into a scratch project WORK_DIR/<runtime>/ and imported there by
+// its package name. Each runtime prints one line: passed, FAILED (details
+// follow), or skipped with the reason (its binary could not be installed or
+// does not run here). The last line counts them; the exit status is 1 when
+// any runtime failed (skips are not passes, and not failures).
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const MODULES = join(HERE, "node_modules");
+const TOKEN = "sandbox-token-not-secret";
+const SANDBOX_ROWS = "3000"; // smoke.mjs expects this many sales_invoice rows
+const RUN_TIMEOUT_MS = 120_000;
+// Where npm ci's failure is kept by mk/runtimes.mk, so a skip can say why.
+const INSTALL_LOG = process.env.RUNTIMES_INSTALL_LOG;
+
+// The package's documented variables: Deno may read these and nothing else.
+const ERPDATA_ENV = ["ERPDATA_BASE_URL", "ERPDATA_PROJECT", "ERPDATA_ACCESS_TOKEN",
+  "ERPDATA_PROJECT_FOLDER", "ERPDATA_COMPANY_ID", "ERPDATA_YEAR_ID"];
+
+const RUNTIMES = {
+  deno: {
+    package: "@deno/linux-x64-glibc",
+    binary: "@deno/linux-x64-glibc/deno",
+    entry: "deno.mjs",
+    // Network to loopback only, the package's env variables only; reading
+    // the package's own files (the .wasm next to it) needs no flag.
+    command: (bin, sandboxUrl) => [bin, ["run", "--no-prompt", "--allow-net=127.0.0.1",
+      `--allow-env=${ERPDATA_ENV.join(",")}`, "deno.mjs", sandboxUrl, TOKEN]],
+    run: runCli,
+  },
+  bun: {
+    package: "@oven/bun-linux-x64",
+    binary: "@oven/bun-linux-x64/bin/bun",
+    entry: "bun.mjs",
+    command: (bin, sandboxUrl) => [bin, ["run", "bun.mjs", sandboxUrl, TOKEN]],
+    run: runCli,
+  },
+  workerd: {
+    package: "@cloudflare/workerd-linux-64",
+    binary: "@cloudflare/workerd-linux-64/bin/workerd",
+    entry: "worker.mjs",
+    run: runWorkerd,
+  },
+};
+
+// --- the scratch projects -----------------------------------------------------
+
+function sh(command, args, options = {}) {
+  const r = spawnSync(command, args, { encoding: "utf8", timeout: RUN_TIMEOUT_MS, ...options });
+  if (r.error) throw new Error(`${command} ${args.join(" ")}: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${r.status}:\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** WORK_DIR/<runtime>: a project with the tarball installed, and the test's files. */
+function scratchProject(workDir, name, tarball, entry) {
+  const dir = join(workDir, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"),
+    `${JSON.stringify({ name: `erpdata-on-${name}`, private: true, type: "module" }, null, 2)}\n`);
+  // Offline: the package has no dependencies.
+  sh("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", "--silent", tarball], { cwd: dir });
+  for (const file of ["smoke.mjs", entry]) copyFileSync(join(HERE, file), join(dir, file));
+  return dir;
+}
+
+// --- Deno and Bun: a process that prints one JSON line --------------------------
+
+function collect(child, timeoutMs) {
+  return new Promise((done) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c) => { stdout += c; });
+    child.stderr.setEncoding("utf8").on("data", (c) => { stderr = (stderr + c).slice(-8000); });
+    const timer = setTimeout(() => {
+      stderr += `\n(killed after ${timeoutMs} ms)`;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("error", (err) => { stderr += `\n${err.message}`; });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The `{ok, result | error}` object a test printed (its last line), or a failure. */
+function verdict(text, context) {
+  const last = text.trim().split("\n").at(-1) ?? "";
+  try {
+    const answer = JSON.parse(last);
+    if (answer && typeof answer.ok === "boolean") return answer;
+  } catch {
+    // not JSON: the failure below carries what was printed
+  }
+  return { ok: false, error: `no result line; ${context}` };
+}
+
+async function runCli(runtime, bin, dir, sandboxUrl) {
+  const [command, args] = runtime.command(bin, sandboxUrl);
+  // The package's variables are not inherited: the test passes every option.
+  const env = { ...process.env, NO_COLOR: "1" };
+  for (const name of ERPDATA_ENV) delete env[name];
+  const child = spawn(command, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  const { code, signal, stdout, stderr } = await collect(child, RUN_TIMEOUT_MS);
+  const answer = verdict(stdout, `exit ${code ?? signal}; stdout: ${stdout.trim()}\nstderr: ${stderr.trim()}`);
+  if (answer.ok && code !== 0) return { ok: false, error: `exit ${code ?? signal} after a passing result\n${stderr}` };
+  return answer;
+}
+
+// --- workerd: a Worker served on loopback, fetched once -------------------------
+
+/** The file an export map's entry names under workerd's conditions (as wrangler's bundler picks). */
+function exportTarget(entry) {
+  const conditions = ["workerd", "worker", "browser", "import", "default"];
+  if (typeof entry === "string") return entry;
+  if (entry && typeof entry === "object") {
+    for (const [key, value] of Object.entries(entry)) {
+      if (conditions.includes(key)) {
+        const target = exportTarget(value);
+        if (target) return target;
+      }
+    }
+  }
+  return undefined;
+}
+
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath ?? e.path, e.name)));
+}
+
+const capnpString = (text) => JSON.stringify(text);
+
+/**
+ * A workerd config serving worker.mjs: the installed package's files as
+ * modules named `erpdata/<path>`, and each subpath of its `exports` map as
+ * a module of that name (what `import "erpdata/edge"` finds), re-exporting
+ * the file the map names under the `workerd` condition (a .wasm subpath is
+ * the wasm module itself). Outbound fetches reach loopback addresses only.
+ */
+function workerdConfig(dir, sandboxUrl) {
+  const pkgDir = join(dir, "node_modules", "erpdata");
+  const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  const modules = [
+    `(name = "worker.mjs", esModule = embed "worker.mjs")`,
+    `(name = "smoke.mjs", esModule = embed "smoke.mjs")`,
+  ];
+  for (const file of filesUnder(pkgDir)) {
+    const path = `node_modules/erpdata/${file}`;
+    if (file.endsWith(".js") || file.endsWith(".mjs")) {
+      modules.push(`(name = ${capnpString(`erpdata/${file}`)}, esModule = embed ${capnpString(path)})`);
+    }
+  }
+  for (const [subpath, entry] of Object.entries(pkg.exports ?? {})) {
+    const target = exportTarget(entry);
+    if (!target || subpath.endsWith(".json")) continue;
+    const name = subpath === "." ? "erpdata" : `erpdata/${subpath.replace(/^\.\//, "")}`;
+    const file = target.replace(/^\.\//, "");
+    if (file.endsWith(".wasm")) {
+      modules.push(`(name = ${capnpString(name)}, wasm = embed ${capnpString(`node_modules/erpdata/${file}`)})`);
+    } else {
+      modules.push(`(name = ${capnpString(name)}, esModule = ${capnpString(`export * from "/erpdata/${file}";\n`)})`);
+    }
+  }
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "smoke", worker = .smokeWorker),
+    # The Worker's fetch goes out through "internet": loopback only.
+    (name = "internet", network = (allow = ["local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "smoke")],
+);
+
+const smokeWorker :Workerd.Worker = (
+  compatibilityDate = "2025-09-01",
+  modules = [
+    ${modules.join(",\n    ")},
+  ],
+  bindings = [
+    (name = "ERPDATA_BASE_URL", text = ${capnpString(sandboxUrl)}),
+    (name = "ERPDATA_ACCESS_TOKEN", text = ${capnpString(TOKEN)}),
+  ],
+);
+`;
+}
+
+async function runWorkerd(runtime, bin, dir, sandboxUrl) {
+  writeFileSync(join(dir, "config.capnp"), workerdConfig(dir, sandboxUrl));
+  // fd 3: workerd reports the port it listens on ({"event":"listen",...}).
+  const child = spawn(bin, ["serve", "config.capnp", "--control-fd=3"], {
+    cwd: dir, stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  const output = collect(child, RUN_TIMEOUT_MS);
+  try {
+    const port = await new Promise((found, failed) => {
+      const lines = createInterface({ input: child.stdio[3] });
+      lines.on("line", (line) => {
+        try {
+          const message = JSON.parse(line);
+          if (message.event === "listen" && message.socket === "http") found(message.port);
+        } catch {
+          // another control message
+        }
+      });
+      child.on("close", () => failed(new Error("workerd exited before listening")));
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(RUN_TIMEOUT_MS) });
+    const text = await res.text();
+    return verdict(text, `HTTP ${res.status}: ${text}`);
+  } catch (err) {
+    child.kill("SIGKILL");
+    const { stdout, stderr } = await output;
+    return { ok: false, error: `${err.message}\nstdout: ${stdout.trim()}\nstderr: ${stderr.trim()}` };
+  } finally {
+    child.kill();
+    await output;
+  }
+}
+
+// --- the sandbox ------------------------------------------------------------------
+
+function startSandbox(bin) {
+  const child = spawn(bin, ["--port", "0", "--quiet", "--rows", SANDBOX_ROWS], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (c) => { stderr = (stderr + c).slice(-4000); });
+  return new Promise((found, failed) => {
+    const timer = setTimeout(() => { child.kill(); failed(new Error(`sandbox printed no URL; ${stderr}`)); }, 30_000);
+    child.on("error", (err) => { clearTimeout(timer); failed(err); });
+    child.on("exit", (code) => { clearTimeout(timer); failed(new Error(`sandbox exited with ${code}; ${stderr}`)); });
+    createInterface({ input: child.stdout }).once("line", (line) => {
+      clearTimeout(timer);
+      child.removeAllListeners("exit");
+      child.stdout.resume();
+      if (!line.startsWith("http")) return failed(new Error(`sandbox printed ${line}`));
+      found({ url: line.trim().replace(/\/$/, ""), stop: () => child.kill() });
+    });
+  });
+}
+
+// --- main ------------------------------------------------------------------------
+
+/** Why a runtime cannot run here, or its version (the npm package's). */
+function probe(runtime) {
+  const bin = join(MODULES, runtime.binary);
+  if (!existsSync(bin)) {
+    let why = "tests/runtimes/node_modules has no binary";
+    if (INSTALL_LOG && existsSync(INSTALL_LOG)) {
+      const log = readFileSync(INSTALL_LOG, "utf8").trim().split("\n").filter((l) => /err/i.test(l));
+      why = `npm ci in tests/runtimes failed: ${log.slice(0, 3).join(" | ") || "see " + INSTALL_LOG}`;
+    }
+    return { skip: `${why} (${relative(process.cwd(), bin)})` };
+  }
+  const r = spawnSync(bin, ["--version"], { encoding: "utf8", timeout: 30_000 });
+  if (r.error || r.status !== 0) {
+    return { skip: `${relative(process.cwd(), bin)} does not run here: ${(r.error?.message ?? r.stderr).trim()}` };
+  }
+  const { version } = JSON.parse(readFileSync(join(MODULES, runtime.package, "package.json"), "utf8"));
+  return { version };
+}
+
+async function main() {
+  const [tarballArg, sandboxBin, workDirArg, ...only] = process.argv.slice(2);
+  if (!tarballArg || !sandboxBin || !workDirArg) {
+    console.error("usage: run.mjs TARBALL SANDBOX_BIN WORK_DIR [deno|bun|workerd ...]");
+    process.exit(2);
+  }
+  const tarball = resolve(tarballArg);
+  const workDir = resolve(workDirArg);
+  if (!existsSync(tarball)) throw new Error(`no tarball at ${tarball}`);
+  const names = only.length ? only : Object.keys(RUNTIMES);
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const sandbox = await startSandbox(sandboxBin);
+  try {
+    for (const name of names) {
+      const runtime = RUNTIMES[name];
+      if (!runtime) throw new Error(`unknown runtime ${name}`);
+      const started = Date.now();
+      const { skip, version } = probe(runtime);
+      if (skip) {
+        counts.skipped += 1;
+        console.log(`${name}: SKIPPED, not tested: ${skip}`);
+        continue;
+      }
+      let answer;
+      try {
+        const dir = scratchProject(workDir, name, tarball, runtime.entry);
+        answer = await runtime.run(runtime, join(MODULES, runtime.binary), dir, sandbox.url);
+      } catch (err) {
+        answer = { ok: false, error: String(err?.stack ?? err) };
+      }
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      if (answer.ok) {
+        counts.passed += 1;
+        console.log(`${name} ${version}: passed in ${seconds} s: ${answer.result}`);
+      } else {
+        counts.failed += 1;
+        const [first, ...rest] = String(answer.error).split("\n");
+        console.log(`${name} ${version}: FAILED in ${seconds} s: ${first}`);
+        for (const line of rest) console.log(`    ${line}`);
+      }
+    }
+  } finally {
+    sandbox.stop();
+  }
+  console.log(`runtimes: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  process.exitCode = counts.failed > 0 ? 1 : 0;
+}
+
+await main();
