@@ -1,0 +1,48 @@
+# The npm tarball on the runtimes the README promises besides Node: Deno,
+# Bun and Cloudflare's workerd, each running tests/runtimes/smoke.mjs
+# against a sandbox ERP on loopback (tests/runtimes/run.mjs says how).
+#
+#   make test-runtimes
+#
+# The runtimes' binaries install from npm into tests/runtimes/node_modules
+# (npm ci of tests/runtimes/package-lock.json). A runtime that cannot be
+# installed or does not run here prints one SKIPPED line saying why; any
+# other failure fails the target.
+
+RUNTIMES_DIR     := $(ROOT)/tests/runtimes
+RUNTIMES_WORK    := $(ROOT)/target/runtimes
+RUNTIMES_STAMP   := $(RUNTIMES_DIR)/node_modules/.installed
+RUNTIMES_NPM_LOG := $(RUNTIMES_WORK)/npm-ci.log
+ERPDATA_JS_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' js/package.json 2>/dev/null)
+
+.PHONY: test-runtimes runtimes-tarball runtimes-install
+
+# The tarball: `make dist-npm`'s (dist/erpdata-VERSION.tgz) where mk/dist.mk
+# has that target, else `npm pack` of js/ after `make wasm`.
+ifneq ($(shell grep -lw 'dist-npm' mk/dist.mk 2>/dev/null),)
+RUNTIMES_TARBALL := $(ROOT)/dist/erpdata-$(ERPDATA_JS_VERSION).tgz
+runtimes-tarball: dist-npm
+	@test -f $(RUNTIMES_TARBALL) || { echo "make dist-npm made no $(RUNTIMES_TARBALL)"; exit 1; }
+else
+RUNTIMES_TARBALL := $(RUNTIMES_WORK)/pack/erpdata-$(ERPDATA_JS_VERSION).tgz
+runtimes-tarball: wasm
+	rm -rf $(RUNTIMES_WORK)/pack && mkdir -p $(RUNTIMES_WORK)/pack
+	cd js && npm pack --silent --pack-destination $(RUNTIMES_WORK)/pack >/dev/null
+	@test -f $(RUNTIMES_TARBALL) || { echo "npm pack made no $(RUNTIMES_TARBALL)"; exit 1; }
+endif
+
+# npm ci failing is not a test failure: run.mjs then skips the runtimes
+# whose binaries are missing, quoting this log.
+$(RUNTIMES_STAMP): $(RUNTIMES_DIR)/package.json $(RUNTIMES_DIR)/package-lock.json
+	@mkdir -p $(RUNTIMES_WORK)
+	@if (cd $(RUNTIMES_DIR) && npm ci --no-audit --no-fund) >$(RUNTIMES_NPM_LOG) 2>&1; then \
+	  touch $@; rm -f $(RUNTIMES_NPM_LOG); \
+	else \
+	  echo "npm ci in tests/runtimes failed (target/runtimes/npm-ci.log); runtimes it did not install are skipped"; \
+	fi
+
+runtimes-install: $(RUNTIMES_STAMP)
+
+test-runtimes: sandbox runtimes-tarball runtimes-install
+	RUNTIMES_INSTALL_LOG=$(RUNTIMES_NPM_LOG) node $(RUNTIMES_DIR)/run.mjs \
+	  $(RUNTIMES_TARBALL) $(SANDBOX) $(RUNTIMES_WORK)
