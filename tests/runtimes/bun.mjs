@@ -1,8 +1,8 @@
-// Bun's entry: the package by its name from the scratch project's
-// node_modules, both entry points.
-import * as root from "erpdata";
-import * as edge from "erpdata/edge";
+// Bun's entry: `bun run bun.mjs ENTRY BASE_URL TOKEN` imports the package's
+// ENTRY ("erpdata" or "erpdata/edge") by name from the scratch project's
+// node_modules. One entry a process, as for Deno.
 import { smokeEntries } from "./smoke.mjs";
 
-const [baseUrl, token] = process.argv.slice(2);
-console.log(JSON.stringify(await smokeEntries({ erpdata: root, "erpdata/edge": edge }, { baseUrl, token })));
+const [entry, baseUrl, token] = process.argv.slice(2);
+const erpdata = entry === "erpdata/edge" ? await import("erpdata/edge") : await import("erpdata");
+console.log(JSON.stringify(await smokeEntries({ [entry]: erpdata }, { baseUrl, token })));

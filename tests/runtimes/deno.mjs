@@ -1,10 +1,10 @@
-// Deno's entry: the package by its name from the scratch project's
-// node_modules (Deno reads its package.json), both entry points, with no
-// permission beyond the network to loopback and the package's ERPDATA_*
-// variables (run.mjs says why those).
-import * as root from "erpdata";
-import * as edge from "erpdata/edge";
+// Deno's entry: `deno run deno.mjs ENTRY BASE_URL TOKEN` imports the
+// package's ENTRY ("erpdata" or "erpdata/edge") by name from the scratch
+// project's node_modules (Deno reads its package.json). One entry a
+// process: the two share src/client.js, whose wasm loader is the last
+// entry's to load. Permissions: run.mjs.
 import { smokeEntries } from "./smoke.mjs";
 
-const [baseUrl, token] = Deno.args;
-console.log(JSON.stringify(await smokeEntries({ erpdata: root, "erpdata/edge": edge }, { baseUrl, token })));
+const [entry, baseUrl, token] = Deno.args;
+const erpdata = entry === "erpdata/edge" ? await import("erpdata/edge") : await import("erpdata");
+console.log(JSON.stringify(await smokeEntries({ [entry]: erpdata }, { baseUrl, token })));
