@@ -104,6 +104,7 @@ for batch in client.stream_table("sales_invoice")? {
 //! [`std::error::Error::source`], each message redacted.
 #![deny(missing_docs)]
 
+mod call;
 mod cell;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 mod client;
@@ -124,13 +125,19 @@ mod source;
 mod token;
 pub mod validate;
 
+pub use call::{
+    check_batch_rows, check_max_retries, Action, Answer, Call, CallOptions, Head, Parsed, Sink,
+    StreamEnd, TableStream, Timeouts, WholeBody, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_RETRIES,
+    MAX_TIMEOUT, MIN_BATCH_ROWS,
+};
 pub use cell::{Cell, Row};
+#[cfg(any(feature = "reqwest", feature = "blocking"))]
+pub use client::ClientOptions;
 #[cfg(feature = "reqwest")]
 pub use client::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
 pub use client::{BatchIter, BlockingClient};
-#[cfg(any(feature = "reqwest", feature = "blocking"))]
-pub use client::{ClientOptions, StreamEnd, DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
 pub use config::{Config, ConfigBuilder};
 pub use decode::{
     civil_from_days, unify_schemas, write_timestamp, Batch, Bitmap, Column, ColumnData, ColumnType,

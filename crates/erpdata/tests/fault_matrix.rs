@@ -1,8 +1,10 @@
 //! The fault matrix: every hostile answer of the sandbox (`/_faults/`) met
-//! by both ready clients over loopback, each with its expected typed error
-//! or recovery, the exact number of attempts the sandbox saw, timeouts
-//! honoured, no partial table passed off as whole, and the token in no
-//! error. Writes `target/fault-matrix/rust-async.json` and
+//! by both ready clients over loopback with each call (dues, table,
+//! stream), as the shared table `tests/vectors/faults.json` says — the same
+//! table the Python and JavaScript clients run: the typed error or the
+//! recovery, the requests the sandbox saw, the attempts the error reports,
+//! timeouts honoured, no partial table passed off as whole, and the token
+//! in no error. Writes `target/fault-matrix/rust-async.json` and
 //! `rust-blocking.json` for `scripts/fault-matrix.py`.
 
 mod clients;
@@ -12,158 +14,21 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use clients::{error_text, Client, Streamed, FLAVOURS};
-use erpdata::{ClientOptions, Error, RetryPolicy, Table, TransportKind};
+use clients::{error_text, Client, FLAVOURS};
+use erpdata::{ClientOptions, DuesKind, Error, Timeouts};
 use sandbox::{config_with_token, Sandbox};
+use serde_json::Value;
 
 /// Obviously fake, with characters that change when URL-encoded, so both
 /// forms can be looked for.
 const TOKEN: &str = "fake+tok/en=fault-matrix";
 const TOKEN_ENCODED: &str = "fake%2Btok%2Fen%3Dfault-matrix";
 
-/// How late a timeout may fire on two busy shared cores.
-const TOLERANCE: Duration = Duration::from_millis(1500);
+const CALLS: [&str; 3] = ["dues", "table", "stream"];
 
-/// What a row expects of the call.
-#[derive(Clone, Copy)]
-enum Expect {
-    /// The whole table.
-    Rows,
-    /// An error of this kind (`Error::kind`), with this transport kind or
-    /// HTTP status where given.
-    Fails(&'static str, Option<TransportKind>, Option<u16>),
-}
-
-/// Where a row's fault sends the client.
-#[derive(Clone, Copy)]
-enum Start {
-    /// `/_faults/FAULT/KEY/` on the plain sandbox.
-    Plain(&'static str),
-    /// `redirect-307-PORT` to the second plain sandbox.
-    ToOtherOrigin,
-    /// `redirect-307-PORT` from the https sandbox to the plain one.
-    HttpsToHttp,
-}
-
-struct Row {
-    name: &'static str,
-    start: Start,
-    retries: u32,
-    timeout: Duration,
-    expect: Expect,
-    /// Requests the sandbox must see under the row's key.
-    attempts: u64,
-    /// At least this long (a delay the client must wait out).
-    min_time: Duration,
-    /// Also stream the table, which must then end in an error.
-    stream_fails: bool,
-}
-
-const fn row(name: &'static str, fault: &'static str, expect: Expect, attempts: u64) -> Row {
-    Row {
-        name,
-        start: Start::Plain(fault),
-        retries: 2,
-        timeout: Duration::from_secs(5),
-        expect,
-        attempts,
-        min_time: Duration::ZERO,
-        stream_fails: false,
-    }
-}
-
-const fn fails(kind: &'static str) -> Expect {
-    Expect::Fails(kind, None, None)
-}
-
-const fn status(code: u16) -> Expect {
-    Expect::Fails("http_status", None, Some(code))
-}
-
-const fn transport(kind: TransportKind) -> Expect {
-    Expect::Fails("transport", Some(kind), None)
-}
-
-fn rows() -> Vec<Row> {
-    let ms = Duration::from_millis;
-    vec![
-        Row {
-            min_time: ms(300),
-            ..row("latency", "latency-300", Expect::Rows, 1)
-        },
-        Row {
-            min_time: ms(150),
-            ..row("slow-body", "trickle-2000x50", Expect::Rows, 1)
-        },
-        Row {
-            min_time: ms(1000),
-            ..row("429-retry-after", "status-429x1-ra1", Expect::Rows, 2)
-        },
-        row("500-html", "status-500x1", status(500), 1),
-        row("502-html", "status-502x2", Expect::Rows, 3),
-        row("503-html", "status-503x2", Expect::Rows, 3),
-        row("504-html", "backoff-504x2", Expect::Rows, 3),
-        row("503-exhausted", "status-503x9", status(503), 3),
-        row("php-notice", "notice", Expect::Rows, 1),
-        row("html-200", "html200", fails("decode"), 1),
-        row("service-error", "service-error", fails("service"), 1),
-        Row {
-            stream_fails: true,
-            ..row("cut-with-length", "truncate-700", fails("decode"), 1)
-        },
-        Row {
-            retries: 1,
-            stream_fails: true,
-            ..row(
-                "cut-length-mismatch",
-                "short-700",
-                transport(TransportKind::Reset),
-                2,
-            )
-        },
-        Row {
-            retries: 1,
-            stream_fails: true,
-            ..row(
-                "reset-mid-body",
-                "reset-600",
-                transport(TransportKind::Reset),
-                2,
-            )
-        },
-        row("redirect-same-origin", "redirect-307-self", Expect::Rows, 1),
-        Row {
-            start: Start::ToOtherOrigin,
-            ..row("redirect-other-origin", "", status(307), 1)
-        },
-        Row {
-            start: Start::HttpsToHttp,
-            ..row("redirect-https-to-http", "", status(307), 1)
-        },
-        // The first request and the five redirects the core follows.
-        row("redirect-loop", "redirect-307-loop", status(307), 6),
-        Row {
-            retries: 0,
-            timeout: ms(400),
-            min_time: ms(400),
-            stream_fails: true,
-            ..row("read-timeout", "hang", transport(TransportKind::Timeout), 1)
-        },
-        // A stream bounds each wait by the timeout; only its deadline
-        // stops rows that keep coming.
-        Row {
-            retries: 0,
-            timeout: ms(600),
-            min_time: ms(600),
-            stream_fails: true,
-            ..row(
-                "never-ending",
-                "endless",
-                transport(TransportKind::Timeout),
-                1,
-            )
-        },
-    ]
+fn table() -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/faults.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The three sandboxes a run needs.
@@ -228,18 +93,178 @@ fn config(base: &str) -> erpdata::Config {
     config_with_token(base, TOKEN)
 }
 
-fn options(row: &Row, pem: &str) -> ClientOptions {
+/// A case's setting, or the table's default.
+fn setting<'a>(case: &'a Value, defaults: &'a Value, name: &str) -> &'a Value {
+    case.get(name).unwrap_or(&defaults[name])
+}
+
+fn options(case: &Value, defaults: &Value, pem: &str) -> ClientOptions {
+    let t = setting(case, defaults, "timeout");
+    let secs = |k: &str| t[k].as_f64().unwrap();
     ClientOptions::default()
-        .retry_policy(RetryPolicy {
-            max_retries: row.retries,
-            base_delay: Duration::from_millis(10),
-            ..RetryPolicy::default()
-        })
-        .timeout(row.timeout)
-        .stream_deadline(row.timeout)
-        .connect_timeout(Duration::from_secs(5))
-        .batch_rows(1)
+        .timeouts(Timeouts::from_secs_f64(secs("total"), secs("connect"), secs("read")).unwrap())
+        .max_retries(setting(case, defaults, "max_retries").as_u64().unwrap() as u32)
+        .batch_rows(setting(case, defaults, "batch_rows").as_u64().unwrap() as usize)
         .root_certificates_pem(pem)
+}
+
+/// What one call gave.
+struct Got {
+    rows: Result<usize, Error>,
+    notices: usize,
+    delivered: usize,
+    took: Duration,
+}
+
+fn call(client: &Client, what: &str) -> Got {
+    let began = Instant::now();
+    let (rows, notices, delivered) = match what {
+        "dues" => match client.dues("C001", DuesKind::Receipt) {
+            Ok(d) => (Ok(d.rows.len()), d.notices.len(), 0),
+            Err(e) => (Err(e), 0, 0),
+        },
+        "table" => match client.table("sales_invoice") {
+            Ok(t) => (Ok(t.rows.len()), t.notices.len(), 0),
+            Err(e) => (Err(e), 0, 0),
+        },
+        _ => {
+            let s = client.stream("sales_invoice");
+            match s.error {
+                Some(e) => (Err(e), 0, s.rows),
+                None => (Ok(s.rows), s.notices, s.rows),
+            }
+        }
+    };
+    Got {
+        rows,
+        notices,
+        delivered,
+        took: began.elapsed(),
+    }
+}
+
+/// Runs one cell; the outcome's text, or what went wrong.
+fn run(
+    flavour: &str,
+    case: &Value,
+    what: &str,
+    want: &Value,
+    sb: &Sandboxes,
+    whole: &BTreeMap<&str, usize>,
+    defaults: &Value,
+    tolerance: f64,
+) -> Result<String, String> {
+    let name = case["name"].as_str().unwrap();
+    let key = format!("m-{flavour}-{name}-{what}");
+    let fault = case["fault"]
+        .as_str()
+        .unwrap()
+        .replace("{elsewhere}", &sb.other.port().to_string());
+    let tls = case.get("origin").and_then(Value::as_str) == Some("tls");
+    let origin = if tls { &sb.tls.url } else { &sb.plain.url };
+    let base = format!("{origin}/_faults/{fault}/{key}/");
+    let client = Client::new(flavour, config(&base), options(case, defaults, &sb.tls_pem)).unwrap();
+    let got = call(&client, what);
+    let seen = if tls {
+        sb.tls_count(&key)
+    } else {
+        sb.plain.count(&key)
+    };
+    let mut problems = Vec::new();
+    let num = |k: &str| want.get(k).and_then(Value::as_f64);
+    if let Some(n) = num("attempts") {
+        if seen != n as u64 {
+            problems.push(format!("the sandbox saw {seen} requests, not {n}"));
+        }
+    }
+    let took = got.took.as_secs_f64();
+    if num("min_s").is_some_and(|m| took < m) {
+        problems.push(format!("answered after {took:.2} s"));
+    }
+    let max = num("max_s").unwrap_or(5.0) + tolerance;
+    if took > max {
+        problems.push(format!("took {took:.2} s, more than {max} s"));
+    }
+    if case["fault"].as_str().unwrap().contains("{elsewhere}") {
+        let reached = sb.other.count(&key);
+        if reached != 0 || sb.other.log(&key) != "[]" {
+            problems.push(format!("the other origin got {reached} requests"));
+        }
+    }
+    let outcome = match (&got.rows, want["outcome"].as_str().unwrap()) {
+        (Ok(rows), "ok") => {
+            if *rows != whole[what] {
+                problems.push(format!("{rows} rows, not the whole {}", whole[what]));
+            }
+            if want["notices"] == Value::Bool(true) && got.notices == 0 {
+                problems.push("the notices were not reported".into());
+            }
+            format!("ok ({seen} seen, {took:.2} s)")
+        }
+        (Err(e), "error") => {
+            let text = error_text(e);
+            if text.contains(TOKEN) || text.contains(TOKEN_ENCODED) {
+                problems.push("the token is in the error".into());
+            }
+            if e.kind() != want["error"].as_str().unwrap() {
+                problems.push(format!("wrong error: {e}"));
+            }
+            if let Some(k) = want.get("transport_kind").and_then(Value::as_str) {
+                if e.transport_kind().map(|t| t.as_str()) != Some(k) {
+                    problems.push(format!("not a {k} transport error: {e}"));
+                }
+            }
+            if let Some(code) = num("status") {
+                if e.status_code() != Some(code as u16) {
+                    problems.push(format!("not status {code}: {e}"));
+                }
+            }
+            if let Some(m) = want.get("message").and_then(Value::as_str) {
+                if !e.to_string().contains(m) {
+                    problems.push(format!("the message lacks {m:?}: {e}"));
+                }
+            }
+            match e.call() {
+                Some(info) => {
+                    if let Some(n) = num("sent") {
+                        if info.attempts != n as u32 {
+                            problems.push(format!("{} attempts reported, not {n}", info.attempts));
+                        }
+                    }
+                    if info.url.contains(TOKEN) || info.url.contains(TOKEN_ENCODED) {
+                        problems.push("the token is in the error's URL".into());
+                    }
+                }
+                None => problems.push("the error does not say where the call stood".into()),
+            }
+            if let Some(n) = num("rows_delivered") {
+                if (got.delivered as f64) < n {
+                    problems.push(format!("{} rows delivered before the error", got.delivered));
+                }
+                let reported = e.call().and_then(|c| c.rows_delivered).unwrap_or(0);
+                if reported != got.delivered as u64 {
+                    problems.push(format!(
+                        "{reported} rows reported delivered, {} were",
+                        got.delivered
+                    ));
+                }
+            }
+            format!("{} ({seen} seen, {took:.2} s)", describe(e))
+        }
+        (Ok(rows), _) => {
+            problems.push(format!("{rows} rows where an error was due"));
+            "no error".into()
+        }
+        (Err(e), _) => {
+            problems.push(format!("failed: {e}"));
+            "error".into()
+        }
+    };
+    if problems.is_empty() {
+        Ok(outcome)
+    } else {
+        Err(format!("{outcome}: {}", problems.join("; ")))
+    }
 }
 
 /// The error's variant, as the matrix shows it.
@@ -253,173 +278,44 @@ fn describe(e: &Error) -> String {
     }
 }
 
-fn attempts(n: u64) -> String {
-    format!("{n} attempt{}", if n == 1 { "" } else { "s" })
-}
-
-/// Runs one row; the outcome's text, or what went wrong.
-fn run(flavour: &str, row: &Row, sb: &Sandboxes, whole: &Table) -> Result<String, String> {
-    let key = format!("m-{flavour}-{}", row.name);
-    let base = match row.start {
-        Start::Plain(fault) => format!("{}/_faults/{fault}/{key}/", sb.plain.url),
-        Start::ToOtherOrigin => format!(
-            "{}/_faults/redirect-307-{}/{key}/",
-            sb.plain.url,
-            sb.other.port()
-        ),
-        Start::HttpsToHttp => format!(
-            "{}/_faults/redirect-307-{}/{key}/",
-            sb.tls.url,
-            sb.other.port()
-        ),
-    };
-    let client = Client::new(flavour, config(&base), options(row, &sb.tls_pem)).unwrap();
-    let began = Instant::now();
-    let result = client.table("sales_invoice");
-    let took = began.elapsed();
-    let seen = match row.start {
-        Start::HttpsToHttp => sb.tls_count(&key),
-        _ => sb.plain.count(&key),
-    };
-    let mut problems = Vec::new();
-    if seen != row.attempts {
-        problems.push(format!(
-            "{} seen, {} expected",
-            attempts(seen),
-            row.attempts
-        ));
-    }
-    if took < row.min_time {
-        problems.push(format!(
-            "answered after {took:?}, before {:?}",
-            row.min_time
-        ));
-    }
-    if took > row.min_time.max(row.timeout) * (row.retries + 1) + TOLERANCE {
-        problems.push(format!("took {took:?}"));
-    }
-    if matches!(row.start, Start::ToOtherOrigin | Start::HttpsToHttp) {
-        let reached = sb.other.count(&key);
-        if reached != 0 || sb.other.log(&key) != "[]" {
-            problems.push(format!("the other origin got {reached} requests"));
-        }
-    }
-    let outcome = match (&result, row.expect) {
-        (Ok(table), Expect::Rows) => {
-            if table.rows != whole.rows {
-                problems.push(format!("{} rows, not the whole table", table.rows.len()));
-            }
-            if row.name == "php-notice" && table.notices.is_empty() {
-                problems.push("the notice was not reported".into());
-            }
-            let how = match (seen, row.start) {
-                (1, Start::Plain("redirect-307-self")) => "followed→ok",
-                (1, _) => "ok",
-                _ => "retried→ok",
-            };
-            format!("{how} ({}, {:.2} s)", attempts(seen), took.as_secs_f64())
-        }
-        (Err(e), Expect::Fails(kind, transport, code)) => {
-            let text = error_text(e);
-            if text.contains(TOKEN) || text.contains(TOKEN_ENCODED) {
-                problems.push("the token is in the error".into());
-            }
-            let transport_ok = match (transport, e) {
-                (Some(want), Error::Transport { kind, .. }) => *kind == want,
-                (Some(_), _) => false,
-                (None, _) => true,
-            };
-            let code_ok = match (code, e) {
-                (Some(want), Error::HttpStatus { status, .. }) => *status == want,
-                (Some(_), _) => false,
-                (None, _) => true,
-            };
-            if e.kind() != kind || !transport_ok || !code_ok {
-                problems.push(format!("wrong error: {e}"));
-            }
-            let name = describe(e);
-            let refused = if matches!(row.start, Start::ToOtherOrigin | Start::HttpsToHttp) {
-                " refused; the other origin got nothing"
-            } else {
-                ""
-            };
-            format!(
-                "{name}{refused} ({}, {:.2} s)",
-                attempts(seen),
-                took.as_secs_f64()
-            )
-        }
-        (Ok(table), _) => {
-            problems.push(format!("{} rows where an error was due", table.rows.len()));
-            "no error".into()
-        }
-        (Err(e), _) => {
-            problems.push(format!("failed: {e}"));
-            "error".into()
-        }
-    };
-    let mut outcome = outcome;
-    if row.stream_fails {
-        // The stream ends in the same kind of error, after the batches
-        // that had arrived, and in time.
-        let want = match row.expect {
-            Expect::Fails(kind, ..) => kind,
-            Expect::Rows => "none",
-        };
-        let began = Instant::now();
-        let streamed = client.stream("sales_invoice");
-        let took = began.elapsed();
-        match streamed {
-            Streamed {
-                rows,
-                error: Some(e),
-                ..
-            } if e.kind() == want => {
-                if error_text(&e).contains(TOKEN) {
-                    problems.push("the token is in the stream's error".into());
-                }
-                outcome += &format!(
-                    "; stream: {} after {rows} rows ({:.2} s)",
-                    describe(&e),
-                    took.as_secs_f64()
-                );
-            }
-            other => problems.push(format!("the stream gave {other:?}")),
-        }
-        if took > row.timeout + TOLERANCE {
-            problems.push(format!("the stream took {took:?}"));
-        }
-    }
-    if problems.is_empty() {
-        Ok(outcome)
-    } else {
-        Err(format!("{outcome}: {}", problems.join("; ")))
-    }
-}
-
-/// Runs every row for one client, writes its column of the matrix, and
-/// fails if any row did.
+/// Runs every cell for one client, writes its column of the matrix, and
+/// fails if any cell did.
 fn matrix(flavour: &str) {
+    let spec = table();
+    let defaults = &spec["defaults"];
+    let tolerance = spec["tolerance_s"].as_f64().unwrap();
     let sb = Sandboxes::start(flavour);
-    let plain = options(&row("whole", "", Expect::Rows, 1), &sb.tls_pem);
-    let whole = Client::new(flavour, config(&sb.plain.url), plain)
-        .unwrap()
-        .table("sales_invoice")
-        .unwrap();
-    assert_eq!(whole.rows.len(), 40);
+    let plain = Client::new(
+        flavour,
+        config(&sb.plain.url),
+        options(&Value::Null, defaults, &sb.tls_pem),
+    )
+    .unwrap();
+    let whole: BTreeMap<&str, usize> = CALLS
+        .iter()
+        .map(|what| (*what, call(&plain, what).rows.unwrap()))
+        .collect();
+    assert!(whole.values().all(|n| *n > 0), "{whole:?}");
     let mut column = BTreeMap::new();
     let mut failed = Vec::new();
-    for row in rows() {
-        let (outcome, ok) = match run(flavour, &row, &sb, &whole) {
-            Ok(outcome) => (outcome, true),
-            Err(problem) => {
-                failed.push(format!("{}: {problem}", row.name));
-                (problem, false)
+    for case in spec["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let mut outcomes = Vec::new();
+        let mut ok = true;
+        for what in CALLS {
+            let want = case["expect"].get(what).unwrap_or(&case["expect"]["all"]);
+            match run(flavour, case, what, want, &sb, &whole, defaults, tolerance) {
+                Ok(outcome) => outcomes.push(format!("{what}: {outcome}")),
+                Err(problem) => {
+                    ok = false;
+                    failed.push(format!("{name} {what}: {problem}"));
+                    outcomes.push(format!("{what}: {problem}"));
+                }
             }
-        };
+        }
         column.insert(
-            row.name,
-            serde_json::json!({ "outcome": outcome, "ok": ok }),
+            name.to_owned(),
+            serde_json::json!({ "outcome": outcomes.join("; "), "ok": ok }),
         );
     }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/fault-matrix");

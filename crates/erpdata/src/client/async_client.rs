@@ -1,20 +1,18 @@
 //! The async client: the core's requests sent with reqwest on tokio.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_core::Stream;
-use reqwest::header::HeaderMap;
-use tokio::time::Instant;
 
-use super::{after_failure, after_head, failure, timed_out, tls, ClientOptions, Step, StreamEnd};
+use super::{head, start, tls, ClientOptions};
+use crate::call::{Action, Call, Parsed, Sink, StreamEnd, TableStream, Timeouts};
 use crate::config::Config;
-use crate::decode::{Batch, TableDecoder};
-use crate::error::{Error, Result, TransportKind};
+use crate::decode::Batch;
+use crate::error::{Result, TransportKind};
 use crate::id::Id;
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
@@ -77,10 +75,12 @@ impl AsyncClient {
         AsyncClient::new(Config::from_env()?)
     }
 
-    /// A client with the given options. Fails only if TLS cannot be set
-    /// up (e.g. the system's certificate store is unreadable, or the
-    /// options' root certificates hold none).
+    /// A client with the given options. Fails if a limit is out of the
+    /// core's range, or if TLS cannot be set up (e.g. the system's
+    /// certificate store is unreadable, or the options' root certificates
+    /// hold none).
     pub fn with_options(config: Config, options: ClientOptions) -> Result<AsyncClient> {
+        options.validate()?;
         let tls = match tls::client_config(options.root_certificates.as_ref()) {
             Ok(tls) => tls,
             Err(tls::Setup::Roots(e)) => return Err(e),
@@ -97,7 +97,7 @@ impl AsyncClient {
             // body, token included, to wherever a 307 points.
             .redirect(reqwest::redirect::Policy::none())
             .retry(reqwest::retry::never())
-            .connect_timeout(options.connect_timeout)
+            .connect_timeout(options.call.timeouts.connect)
             .tls_backend_preconfigured(tls)
             .build()
             .map_err(|e| {
@@ -126,12 +126,38 @@ impl AsyncClient {
         &self.inner.options
     }
 
+    /// This client with other time limits, for the calls made through it
+    /// (`client.with_timeouts(t).table("x")`); it shares the connections.
+    pub fn with_timeouts(&self, timeouts: Timeouts) -> Result<AsyncClient> {
+        self.derive(self.inner.options.clone().timeouts(timeouts))
+    }
+
+    /// This client with another retry count, for the calls made through
+    /// it; it shares the connections.
+    pub fn with_max_retries(&self, max_retries: u32) -> Result<AsyncClient> {
+        self.derive(self.inner.options.clone().max_retries(max_retries))
+    }
+
+    fn derive(&self, options: ClientOptions) -> Result<AsyncClient> {
+        options.validate()?;
+        Ok(AsyncClient {
+            inner: Arc::new(Inner {
+                config: self.inner.config.clone(),
+                options,
+                http: self.inner.http.clone(),
+            }),
+        })
+    }
+
     /// The dues of account `acid` of the given kind.
     pub async fn dues(&self, acid: impl Into<Id>, kind: DuesKind) -> Result<Dues> {
         let query = DuesQuery::new(acid, kind);
         let request = self.inner.config.dues_request(&query)?;
-        let (status, body) = self.inner.fetch(request).await?;
-        self.inner.config.parse_dues(&query, status, &body)
+        let decoder = &self.inner.options.decoder;
+        let sink = Parsed::new(|config: &Config, status, body: &[u8]| {
+            config.parse_dues_with(&query, status, body, decoder)
+        });
+        self.inner.run(request, sink).await
     }
 
     /// What customer `acid` owes (`RECEIPT` dues).
@@ -148,19 +174,21 @@ impl AsyncClient {
     /// company and year, or a [`TableQuery`].
     pub async fn table(&self, query: impl Into<TableQuery>) -> Result<Table> {
         let request = self.inner.config.table_request(&query.into())?;
-        let (status, body) = self.inner.fetch(request).await?;
-        self.inner
-            .config
-            .parse_table_with(status, &body, &self.inner.options.decoder)
+        let decoder = &self.inner.options.decoder;
+        let sink = Parsed::new(|config: &Config, status, body: &[u8]| {
+            config.parse_table_with(status, body, decoder)
+        });
+        self.inner.run(request, sink).await
     }
 
     /// A table as a stream of [`Batch`]es, decoded as the body arrives, in
-    /// memory bounded by the batch size (see [`ClientOptions::batch_rows`]).
+    /// memory bounded by the batch size (see [`ClientOptions::batch_rows`]),
+    /// all of one schema.
     ///
-    /// Retries and redirects happen before the first batch; once the body
-    /// has begun, a failure ends the stream with an error. The batches are
-    /// complete only if the stream ends without one: a body cut short is an
-    /// error after the batches before it.
+    /// Retries and redirects happen before the first batch; once a batch
+    /// was handed out, a failure ends the stream with an error saying how
+    /// many rows had arrived. The batches are complete only if the stream
+    /// ends without one.
     ///
     /// ```no_run
     /// use futures_util::TryStreamExt;
@@ -177,22 +205,24 @@ impl AsyncClient {
     /// ```
     pub async fn stream_table(&self, query: impl Into<TableQuery>) -> Result<BatchStream> {
         let request = self.inner.config.table_request(&query.into())?;
-        let (response, sent) = self.inner.open(request).await?;
-        let deadline = self.inner.options.stream_deadline.map(|d| (sent + d, d));
-        let status = response.status().as_u16();
-        let decoder = TableDecoder::new(
-            &self.inner.config,
-            status,
-            self.inner.options.stream_decoder(),
-        );
+        let sink = TableStream::new(self.inner.options.decoder.clone());
+        let mut driver = Driver::new(self.inner.clone(), request, sink);
+        driver.call = driver.call.streaming();
         let end = Arc::new(Mutex::new(None));
+        // The first batch (or the end, or the error) is awaited here, so
+        // that a call that fails before any row fails `stream_table`.
+        let first = driver.advance().await;
+        let first = match first? {
+            Step::Batch(batch) => Some(batch),
+            Step::Done(finished) => {
+                *end.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
+                None
+            }
+        };
         let state = StreamState {
-            inner: self.inner.clone(),
-            response,
-            decoder: Some(decoder),
-            ready: VecDeque::new(),
+            driver: Some(driver),
+            first,
             end: end.clone(),
-            deadline,
         };
         Ok(BatchStream {
             inner: Box::pin(futures_util::stream::unfold(state, StreamState::step)),
@@ -202,117 +232,112 @@ impl AsyncClient {
 }
 
 impl Inner {
-    /// Sends `request` until the core stops, reading each answer whole
-    /// within the timeout; returns the last status and body.
-    async fn fetch(&self, mut request: http::Request<Vec<u8>>) -> Result<(u16, Vec<u8>)> {
-        let (mut retries, mut hops) = (0, 0);
-        loop {
-            let delay = match self.exchange(&request).await {
-                Ok((status, headers, body)) => {
-                    match self.after_head(&request, status, &headers, hops, retries)? {
-                        Step::Follow(next) => {
-                            request = *next;
-                            hops += 1;
-                            continue;
-                        }
-                        Step::Retry(delay) => delay,
-                        Step::Answer => return Ok((status, body)),
-                    }
-                }
-                Err(error) => after_failure(&self.options.retry, retries, error)?,
-            };
-            tokio::time::sleep(delay).await;
-            retries += 1;
+    /// A call whose answer is read whole, then parsed by `sink`.
+    async fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
+        let mut driver = Driver::new_ref(self, request, sink);
+        match driver.advance().await? {
+            Step::Done(output) => Ok(output),
+            Step::Batch(_) => unreachable!("a whole body hands out no batch"),
         }
-    }
-
-    /// Sends `request` until the core stops, returning once an answer's
-    /// head is in, with the time its request was sent; its body is left
-    /// to the caller.
-    async fn open(
-        &self,
-        mut request: http::Request<Vec<u8>>,
-    ) -> Result<(reqwest::Response, tokio::time::Instant)> {
-        let (mut retries, mut hops) = (0, 0);
-        let timeout = self.options.timeout;
-        loop {
-            let at = tokio::time::Instant::now();
-            let sent = self.http.execute(self.convert(&request)?);
-            let delay = match tokio::time::timeout(timeout, sent).await {
-                Ok(Ok(response)) => {
-                    let status = response.status().as_u16();
-                    match self.after_head(&request, status, response.headers(), hops, retries)? {
-                        Step::Follow(next) => {
-                            request = *next;
-                            hops += 1;
-                            continue;
-                        }
-                        Step::Retry(delay) => delay,
-                        Step::Answer => return Ok((response, at)),
-                    }
-                }
-                Ok(Err(e)) => after_failure(&self.options.retry, retries, self.error(&e))?,
-                Err(elapsed) => after_failure(
-                    &self.options.retry,
-                    retries,
-                    timed_out(&self.config, "the answer", timeout, &elapsed),
-                )?,
-            };
-            tokio::time::sleep(delay).await;
-            retries += 1;
-        }
-    }
-
-    fn after_head(
-        &self,
-        sent: &http::Request<Vec<u8>>,
-        status: u16,
-        headers: &HeaderMap,
-        hops: u32,
-        retries: u32,
-    ) -> Result<Step> {
-        after_head(
-            &self.config,
-            &self.options.retry,
-            sent,
-            status,
-            headers,
-            hops,
-            retries,
-        )
-    }
-
-    /// One attempt: the request sent and its whole answer read, within the
-    /// timeout.
-    async fn exchange(
-        &self,
-        request: &http::Request<Vec<u8>>,
-    ) -> Result<(u16, HeaderMap, Vec<u8>)> {
-        let timeout = self.options.timeout;
-        let attempt = async {
-            let response = self.http.execute(self.convert(request)?).await;
-            let response = response.map_err(|e| self.error(&e))?;
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let body = response.bytes().await.map_err(|e| self.error(&e))?;
-            Ok((status, headers, body.to_vec()))
-        };
-        match tokio::time::timeout(timeout, attempt).await {
-            Ok(result) => result,
-            Err(elapsed) => Err(timed_out(&self.config, "the answer", timeout, &elapsed)),
-        }
-    }
-
-    fn convert(&self, request: &http::Request<Vec<u8>>) -> Result<reqwest::Request> {
-        reqwest::Request::try_from(request.clone()).map_err(|e| self.error(&e))
-    }
-
-    fn error(&self, e: &reqwest::Error) -> Error {
-        failure(&self.config, kind_of(e), e)
     }
 }
 
-/// What kind of failure, as far as the retry policy is concerned.
+/// What a driven call gives next.
+enum Step<O> {
+    Batch(Batch),
+    Done(O),
+}
+
+/// The host loop: carries out a call's actions with reqwest and tokio.
+struct Driver<I, S: Sink> {
+    inner: I,
+    call: Call<S>,
+    origin: Instant,
+    response: Option<reqwest::Response>,
+}
+
+impl<S: Sink> Driver<Arc<Inner>, S> {
+    fn new(inner: Arc<Inner>, request: http::Request<Vec<u8>>, sink: S) -> Self {
+        let (call, origin) = start(&inner.config, &inner.options, request, sink);
+        Driver {
+            inner,
+            call,
+            origin,
+            response: None,
+        }
+    }
+}
+
+impl<'a, S: Sink> Driver<&'a Inner, S> {
+    fn new_ref(inner: &'a Inner, request: http::Request<Vec<u8>>, sink: S) -> Self {
+        let (call, origin) = start(&inner.config, &inner.options, request, sink);
+        Driver {
+            inner,
+            call,
+            origin,
+            response: None,
+        }
+    }
+}
+
+impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    async fn advance(&mut self) -> Result<Step<S::Output>> {
+        loop {
+            match self.call.next(self.now()) {
+                Action::Send { request, wait, .. } => {
+                    self.response = None;
+                    let request = match reqwest::Request::try_from(request) {
+                        Ok(request) => request,
+                        Err(e) => {
+                            self.call.failed_with(self.now(), TransportKind::Other, &e);
+                            continue;
+                        }
+                    };
+                    match tokio::time::timeout(wait, self.inner.http.execute(request)).await {
+                        Ok(Ok(response)) => {
+                            let status = response.status().as_u16();
+                            self.call.head(self.now(), head(status, response.headers()));
+                            self.response = Some(response);
+                        }
+                        Ok(Err(e)) => self.call.failed_with(self.now(), kind_of(&e), &e),
+                        Err(_) => self.call.failed(self.now(), TransportKind::Timeout, ""),
+                    }
+                }
+                Action::Read { wait } => {
+                    let Some(response) = self.response.as_mut() else {
+                        self.call.end(self.now());
+                        continue;
+                    };
+                    match tokio::time::timeout(wait, response.chunk()).await {
+                        Ok(Ok(Some(bytes))) => self.call.chunk(self.now(), &bytes),
+                        Ok(Ok(None)) => self.call.end(self.now()),
+                        Ok(Err(e)) => self.call.failed_with(self.now(), kind_of(&e), &e),
+                        Err(_) => self.call.failed(self.now(), TransportKind::Timeout, ""),
+                    }
+                }
+                Action::Sleep(delay) => {
+                    self.response = None;
+                    tokio::time::sleep(delay).await;
+                }
+                Action::Emit(batch) => return Ok(Step::Batch(batch)),
+                Action::Done(output) => {
+                    self.response = None;
+                    return Ok(Step::Done(output));
+                }
+                Action::Failed(error) => {
+                    self.response = None;
+                    return Err(error);
+                }
+            }
+        }
+    }
+}
+
+/// What kind of failure, as the call sees it.
 fn kind_of(e: &reqwest::Error) -> TransportKind {
     if e.is_timeout() {
         TransportKind::Timeout
@@ -360,60 +385,28 @@ impl Stream for BatchStream {
 }
 
 struct StreamState {
-    inner: Arc<Inner>,
-    response: reqwest::Response,
-    /// `None` once the body ended or failed: the stream ends when the
-    /// batches still held are out.
-    decoder: Option<TableDecoder>,
-    ready: VecDeque<Batch>,
+    /// `None` once the call ended.
+    driver: Option<Driver<Arc<Inner>, TableStream>>,
+    first: Option<Batch>,
     end: Arc<Mutex<Option<StreamEnd>>>,
-    /// When the whole body must be in, and the options' stream deadline.
-    deadline: Option<(tokio::time::Instant, Duration)>,
 }
 
 impl StreamState {
     async fn step(mut self) -> Option<(Result<Batch>, StreamState)> {
-        loop {
-            if let Some(batch) = self.ready.pop_front() {
-                return Some((Ok(batch), self));
+        if let Some(batch) = self.first.take() {
+            return Some((Ok(batch), self));
+        }
+        let driver = self.driver.as_mut()?;
+        match driver.advance().await {
+            Ok(Step::Batch(batch)) => Some((Ok(batch), self)),
+            Ok(Step::Done(finished)) => {
+                *self.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
+                None
             }
-            let decoder = self.decoder.as_mut()?;
-            let timeout = self.inner.options.timeout;
-            // Each wait is bounded by the timeout, and by what is left of
-            // the stream deadline, if any.
-            let (wait, what, limit) = match self.deadline {
-                Some((at, whole)) if at.saturating_duration_since(Instant::now()) < timeout => (
-                    at.saturating_duration_since(Instant::now()),
-                    "the whole body",
-                    whole,
-                ),
-                _ => (timeout, "more of the body", timeout),
-            };
-            let error = match tokio::time::timeout(wait, self.response.chunk()).await {
-                Ok(Ok(Some(bytes))) => match decoder.feed(&bytes) {
-                    Ok(batches) => {
-                        self.ready.extend(batches);
-                        continue;
-                    }
-                    Err(e) => e,
-                },
-                Ok(Ok(None)) => match self.decoder.take()?.finish() {
-                    Ok(finished) => {
-                        self.ready.extend(finished.batches);
-                        *self.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(StreamEnd {
-                            notices: finished.notices,
-                            total_rows: finished.total_rows,
-                        });
-                        continue;
-                    }
-                    Err(e) => e,
-                },
-                Ok(Err(e)) => self.inner.error(&e),
-                Err(elapsed) => timed_out(&self.inner.config, what, limit, &elapsed),
-            };
-            self.decoder = None;
-            self.ready.clear();
-            return Some((Err(error), self));
+            Err(error) => {
+                self.driver = None;
+                Some((Err(error), self))
+            }
         }
     }
 }

@@ -1,21 +1,22 @@
 //! The blocking client: the core's requests sent with ureq.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read};
+use std::time::{Duration, Instant};
 
 use ureq::tls::{parse_pem, PemItem, RootCerts, TlsConfig};
 use ureq::Agent;
 
-use super::{after_failure, after_head, failure, ClientOptions, Step, StreamEnd};
+use super::{head, start, ClientOptions};
+use crate::call::{Action, Call, Parsed, Sink, StreamEnd, TableStream, Timeouts};
 use crate::config::Config;
-use crate::decode::{Batch, TableDecoder};
+use crate::decode::Batch;
 use crate::error::{Error, Result, TransportKind};
 use crate::id::Id;
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
 
-/// How much of the body one read of a stream asks for.
+/// How much of the body one read asks for.
 const READ_CHUNK: usize = 64 * 1024;
 
 /// A ready blocking client on ureq (feature `blocking`); no async runtime.
@@ -60,15 +61,6 @@ impl fmt::Debug for BlockingClient {
     }
 }
 
-/// How long the body of a stream may take.
-enum Deadline {
-    /// The whole attempt, body included.
-    WholeCall,
-    /// The head, and then each read of the body (and the whole of it, if
-    /// the options set a stream deadline).
-    EachRead,
-}
-
 impl BlockingClient {
     /// A client with default [`ClientOptions`].
     pub fn new(config: Config) -> Result<BlockingClient> {
@@ -81,9 +73,10 @@ impl BlockingClient {
         BlockingClient::new(Config::from_env()?)
     }
 
-    /// A client with the given options. Fails only if the options' root
-    /// certificates hold none.
+    /// A client with the given options. Fails if a limit is out of the
+    /// core's range, or if the options' root certificates hold none.
     pub fn with_options(config: Config, options: ClientOptions) -> Result<BlockingClient> {
+        options.validate()?;
         let roots = match &options.root_certificates {
             Some(pem) => root_certs(&pem.0)?,
             None => RootCerts::PlatformVerifier,
@@ -93,7 +86,6 @@ impl BlockingClient {
             // carry the form body, token included, to wherever it points.
             .max_redirects(0)
             .http_status_as_error(false)
-            .timeout_connect(Some(options.connect_timeout))
             .tls_config(TlsConfig::builder().root_certs(roots).build())
             .build()
             .new_agent();
@@ -114,12 +106,38 @@ impl BlockingClient {
         &self.options
     }
 
+    /// This client with other time limits, for the calls made through it
+    /// (`client.with_timeouts(t)?.table("x")`); it shares the connections.
+    pub fn with_timeouts(&self, timeouts: Timeouts) -> Result<BlockingClient> {
+        self.derive(self.options.clone().timeouts(timeouts))
+    }
+
+    /// This client with another retry count, for the calls made through
+    /// it; it shares the connections.
+    pub fn with_max_retries(&self, max_retries: u32) -> Result<BlockingClient> {
+        self.derive(self.options.clone().max_retries(max_retries))
+    }
+
+    fn derive(&self, options: ClientOptions) -> Result<BlockingClient> {
+        options.validate()?;
+        Ok(BlockingClient {
+            config: self.config.clone(),
+            options,
+            agent: self.agent.clone(),
+        })
+    }
+
     /// The dues of account `acid` of the given kind.
     pub fn dues(&self, acid: impl Into<Id>, kind: DuesKind) -> Result<Dues> {
         let query = DuesQuery::new(acid, kind);
         let request = self.config.dues_request(&query)?;
-        let (status, body) = self.fetch(request)?;
-        self.config.parse_dues(&query, status, &body)
+        let decoder = &self.options.decoder;
+        self.run(
+            request,
+            Parsed::new(|config: &Config, status, body: &[u8]| {
+                config.parse_dues_with(&query, status, body, decoder)
+            }),
+        )
     }
 
     /// What customer `acid` owes (`RECEIPT` dues).
@@ -136,19 +154,23 @@ impl BlockingClient {
     /// company and year, or a [`TableQuery`].
     pub fn table(&self, query: impl Into<TableQuery>) -> Result<Table> {
         let request = self.config.table_request(&query.into())?;
-        let (status, body) = self.fetch(request)?;
-        self.config
-            .parse_table_with(status, &body, &self.options.decoder)
+        let decoder = &self.options.decoder;
+        self.run(
+            request,
+            Parsed::new(|config: &Config, status, body: &[u8]| {
+                config.parse_table_with(status, body, decoder)
+            }),
+        )
     }
 
     /// A table as an iterator of [`Batch`]es, decoded as the body arrives,
     /// in memory bounded by the batch size (see
-    /// [`ClientOptions::batch_rows`]).
+    /// [`ClientOptions::batch_rows`]), all of one schema.
     ///
-    /// Retries and redirects happen before the first batch; once the body
-    /// has begun, a failure ends the iterator with an error. The batches
-    /// are complete only if it ends without one: a body cut short is an
-    /// error after the batches before it.
+    /// Retries and redirects happen before the first batch; once a batch
+    /// was handed out, a failure ends the iterator with an error saying how
+    /// many rows had arrived. The batches are complete only if it ends
+    /// without one.
     ///
     /// ```no_run
     /// # fn run(client: erpdata::BlockingClient) -> erpdata::Result<()> {
@@ -164,113 +186,126 @@ impl BlockingClient {
     /// ```
     pub fn stream_table(&self, query: impl Into<TableQuery>) -> Result<BatchIter> {
         let request = self.config.table_request(&query.into())?;
-        let response = self.open(request, Deadline::EachRead)?;
-        let status = response.status().as_u16();
-        Ok(BatchIter {
-            config: self.config.clone(),
-            body: response.into_body().into_reader(),
-            decoder: Some(TableDecoder::new(
-                &self.config,
-                status,
-                self.options.stream_decoder(),
-            )),
-            ready: VecDeque::new(),
-            buffer: vec![0; READ_CHUNK],
+        let sink = TableStream::new(self.options.decoder.clone());
+        let mut driver = Driver::new(self, request, sink);
+        driver.call = driver.call.streaming();
+        let mut iter = BatchIter {
+            driver: Some(driver),
+            first: None,
             end: None,
-        })
+        };
+        // The first batch (or the end, or the error) is awaited here, so
+        // that a call that fails before any row fails `stream_table`.
+        iter.first = iter.step().transpose()?;
+        Ok(iter)
     }
 
-    /// Sends `request` until the core stops, reading each answer whole;
-    /// returns the last status and body.
-    fn fetch(&self, request: http::Request<Vec<u8>>) -> Result<(u16, Vec<u8>)> {
-        let mut retries = 0;
+    /// A call whose answer is read whole, then parsed by `sink`.
+    fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
+        let mut driver = Driver::new(self, request, sink);
+        match driver.advance()? {
+            Step::Done(output) => Ok(output),
+            Step::Batch(_) => unreachable!("a whole body hands out no batch"),
+        }
+    }
+}
+
+/// What a driven call gives next.
+enum Step<O> {
+    Batch(Batch),
+    Done(O),
+}
+
+/// The host loop: carries out a call's actions with ureq.
+struct Driver<S: Sink> {
+    agent: Agent,
+    call: Call<S>,
+    origin: Instant,
+    body: Option<ureq::BodyReader<'static>>,
+    buffer: Vec<u8>,
+}
+
+impl<S: Sink> Driver<S> {
+    fn new(client: &BlockingClient, request: http::Request<Vec<u8>>, sink: S) -> Self {
+        let (call, origin) = start(&client.config, &client.options, request, sink);
+        Driver {
+            agent: client.agent.clone(),
+            call,
+            origin,
+            body: None,
+            buffer: Vec::new(),
+        }
+    }
+
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn advance(&mut self) -> Result<Step<S::Output>> {
         loop {
-            let response =
-                self.open_counting(request.clone(), Deadline::WholeCall, &mut retries)?;
-            let status = response.status().as_u16();
-            let mut body = Vec::new();
-            match response.into_body().into_reader().read_to_end(&mut body) {
-                Ok(_) => return Ok((status, body)),
-                // A body broken off is retried like a failed send: both
-                // operations are reads.
-                Err(e) => {
-                    let delay = after_failure(&self.options.retry, retries, self.io_error(&e))?;
+            match self.call.next(self.now()) {
+                Action::Send {
+                    request,
+                    connect,
+                    read,
+                    ..
+                } => {
+                    self.body = None;
+                    // ureq fixes a request's limits when it is sent: each
+                    // read of its body waits at most `read` (the call checks
+                    // its total between reads).
+                    let request = self
+                        .agent
+                        .configure_request(request)
+                        .timeout_connect(Some(connect))
+                        .timeout_recv_response(Some(read))
+                        .timeout_per_read(Some(read))
+                        .build();
+                    match self.agent.run(request) {
+                        Ok(response) => {
+                            let status = response.status().as_u16();
+                            self.call.head(self.now(), head(status, response.headers()));
+                            self.body = Some(response.into_body().into_reader());
+                        }
+                        Err(e) => self.call.failed_with(self.now(), ureq_kind(&e), &e),
+                    }
+                }
+                Action::Read { .. } => {
+                    let Some(body) = self.body.as_mut() else {
+                        self.call.end(self.now());
+                        continue;
+                    };
+                    if self.buffer.is_empty() {
+                        self.buffer = vec![0; READ_CHUNK];
+                    }
+                    match body.read(&mut self.buffer) {
+                        Ok(0) => self.call.end(self.now()),
+                        Ok(n) => self.call.chunk(self.now(), &self.buffer[..n]),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                            // Asked again: the read is simply repeated.
+                            self.call.chunk(self.now(), &[]);
+                        }
+                        Err(e) => {
+                            let kind = io_kind_of(&e);
+                            self.call.failed_with(self.now(), kind, &e);
+                        }
+                    }
+                }
+                Action::Sleep(delay) => {
+                    self.body = None;
                     std::thread::sleep(delay);
-                    retries += 1;
+                }
+                Action::Emit(batch) => return Ok(Step::Batch(batch)),
+                Action::Done(output) => {
+                    self.body = None;
+                    return Ok(Step::Done(output));
+                }
+                Action::Failed(error) => {
+                    self.body = None;
+                    return Err(error);
                 }
             }
         }
-    }
-
-    fn open(
-        &self,
-        request: http::Request<Vec<u8>>,
-        deadline: Deadline,
-    ) -> Result<http::Response<ureq::Body>> {
-        self.open_counting(request, deadline, &mut 0)
-    }
-
-    /// Sends `request` until the core stops, returning once an answer's
-    /// head is in; `retries` counts retries across calls of one operation.
-    fn open_counting(
-        &self,
-        mut request: http::Request<Vec<u8>>,
-        deadline: Deadline,
-        retries: &mut u32,
-    ) -> Result<http::Response<ureq::Body>> {
-        let mut hops = 0;
-        loop {
-            let delay = match self.agent.run(self.configure(&request, &deadline)) {
-                Ok(response) => {
-                    let status = response.status().as_u16();
-                    match after_head(
-                        &self.config,
-                        &self.options.retry,
-                        &request,
-                        status,
-                        response.headers(),
-                        hops,
-                        *retries,
-                    )? {
-                        Step::Follow(next) => {
-                            request = *next;
-                            hops += 1;
-                            continue;
-                        }
-                        Step::Retry(delay) => delay,
-                        Step::Answer => return Ok(response),
-                    }
-                }
-                Err(e) => after_failure(&self.options.retry, *retries, self.ureq_error(&e))?,
-            };
-            std::thread::sleep(delay);
-            *retries += 1;
-        }
-    }
-
-    fn configure(
-        &self,
-        request: &http::Request<Vec<u8>>,
-        deadline: &Deadline,
-    ) -> http::Request<Vec<u8>> {
-        let timeout = Some(self.options.timeout);
-        let config = self.agent.configure_request(request.clone());
-        match deadline {
-            Deadline::WholeCall => config.timeout_per_call(timeout),
-            Deadline::EachRead => config
-                .timeout_recv_response(timeout)
-                .timeout_per_read(timeout)
-                .timeout_global(self.options.stream_deadline),
-        }
-        .build()
-    }
-
-    fn ureq_error(&self, e: &ureq::Error) -> Error {
-        failure(&self.config, ureq_kind(e), e)
-    }
-
-    fn io_error(&self, e: &io::Error) -> Error {
-        io_error(&self.config, e)
     }
 }
 
@@ -290,12 +325,11 @@ fn root_certs(pem: &[u8]) -> Result<RootCerts> {
     Ok(RootCerts::new_with_certs(&certs))
 }
 
-fn io_error(config: &Config, e: &io::Error) -> Error {
-    let inner = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>());
-    match inner {
-        // ureq wraps its own errors in `io::Error` for `Read`.
-        Some(u) => failure(config, ureq_kind(u), u),
-        None => failure(config, io_kind(e.kind()), e),
+/// The kind of a failed read: ureq wraps its own errors in `io::Error`.
+fn io_kind_of(e: &io::Error) -> TransportKind {
+    match e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
+        Some(u) => ureq_kind(u),
+        None => io_kind(e.kind()),
     }
 }
 
@@ -333,13 +367,9 @@ fn io_kind(kind: io::ErrorKind) -> TransportKind {
 /// it ended without one, [`BatchIter::end`] gives the notices and the row
 /// count.
 pub struct BatchIter {
-    config: Config,
-    body: ureq::BodyReader<'static>,
-    /// `None` once the body ended or failed: the iterator ends when the
-    /// batches still held are out.
-    decoder: Option<TableDecoder>,
-    ready: VecDeque<Batch>,
-    buffer: Vec<u8>,
+    /// `None` once the call ended.
+    driver: Option<Driver<TableStream>>,
+    first: Option<Batch>,
     end: Option<StreamEnd>,
 }
 
@@ -348,6 +378,22 @@ impl BatchIter {
     /// error; `None` before, and after an error.
     pub fn end(&self) -> Option<&StreamEnd> {
         self.end.as_ref()
+    }
+
+    fn step(&mut self) -> Option<Result<Batch>> {
+        let driver = self.driver.as_mut()?;
+        match driver.advance() {
+            Ok(Step::Batch(batch)) => Some(Ok(batch)),
+            Ok(Step::Done(finished)) => {
+                self.end = Some(finished);
+                self.driver = None;
+                None
+            }
+            Err(error) => {
+                self.driver = None;
+                Some(Err(error))
+            }
+        }
     }
 }
 
@@ -361,36 +407,9 @@ impl Iterator for BatchIter {
     type Item = Result<Batch>;
 
     fn next(&mut self) -> Option<Result<Batch>> {
-        loop {
-            if let Some(batch) = self.ready.pop_front() {
-                return Some(Ok(batch));
-            }
-            let decoder = self.decoder.as_mut()?;
-            let error = match self.body.read(&mut self.buffer) {
-                Ok(0) => match self.decoder.take()?.finish() {
-                    Ok(finished) => {
-                        self.ready.extend(finished.batches);
-                        self.end = Some(StreamEnd {
-                            notices: finished.notices,
-                            total_rows: finished.total_rows,
-                        });
-                        continue;
-                    }
-                    Err(e) => e,
-                },
-                Ok(n) => match decoder.feed(&self.buffer[..n]) {
-                    Ok(batches) => {
-                        self.ready.extend(batches);
-                        continue;
-                    }
-                    Err(e) => e,
-                },
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => io_error(&self.config, &e),
-            };
-            self.decoder = None;
-            self.ready.clear();
-            return Some(Err(error));
+        if let Some(batch) = self.first.take() {
+            return Some(Ok(batch));
         }
+        self.step()
     }
 }

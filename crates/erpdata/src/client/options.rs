@@ -1,20 +1,18 @@
-//! What the ready clients need besides a [`Config`](crate::Config):
-//! timeouts, the retry policy and the batch size of streamed tables.
+//! What the ready clients need besides a [`Config`](crate::Config): the
+//! call's limits (the core's [`CallOptions`]), the decoder's options and
+//! the certificates to trust.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::call::{CallOptions, Timeouts};
 use crate::decode::{DeclaredSchema, DecoderOptions};
 use crate::retry::RetryPolicy;
 
-/// The default time allowed for connecting (TCP and TLS).
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default time allowed for one whole call.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// Settings of the ready clients, `AsyncClient` (feature `reqwest`) and
-/// `BlockingClient` (feature `blocking`); every default is finite.
+/// `BlockingClient` (feature `blocking`); every default is finite and is
+/// the core's (see [`Timeouts`], [`RetryPolicy`]).
 ///
 /// ```
 /// use std::time::Duration;
@@ -26,14 +24,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 ///     .batch_rows(10_000);
 /// # let _ = options;
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ClientOptions {
-    pub(crate) connect_timeout: Duration,
-    pub(crate) timeout: Duration,
-    pub(crate) retry: RetryPolicy,
+    pub(crate) call: CallOptions,
     pub(crate) decoder: DecoderOptions,
     pub(crate) root_certificates: Option<RootCertificates>,
-    pub(crate) stream_deadline: Option<Duration>,
 }
 
 /// PEM text of the certificates to trust instead of the system's store.
@@ -46,54 +41,59 @@ impl fmt::Debug for RootCertificates {
     }
 }
 
-impl Default for ClientOptions {
-    fn default() -> Self {
-        ClientOptions {
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            timeout: DEFAULT_TIMEOUT,
-            retry: RetryPolicy::default(),
-            decoder: DecoderOptions::default(),
-            root_certificates: None,
-            stream_deadline: None,
-        }
-    }
-}
-
 impl ClientOptions {
-    /// Time allowed to connect, TLS handshake included (default 10 s).
-    /// A zero duration is taken as the default: there is no "no timeout".
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = nonzero(timeout, DEFAULT_CONNECT_TIMEOUT);
+    /// The whole call's limit (default 300 s): every attempt, the waits
+    /// between them and the whole answer; for `stream_table`, the time
+    /// spent waiting for the service, not the time the caller holds a
+    /// batch. The connect and read limits are capped by it. Checked when
+    /// the client is made: it must be above zero and at most a day.
+    pub fn timeout(mut self, total: Duration) -> Self {
+        let t = &mut self.call.timeouts;
+        t.total = total;
+        t.connect = t.connect.min(total);
+        t.read = t.read.min(total);
         self
     }
 
-    /// Time allowed for one attempt of a call, from sending the request to
-    /// the last byte of the answer (default 30 s). For
-    /// `stream_table` it bounds the wait
-    /// for the answer's head and each wait for the next part of the body,
-    /// so that a table of any size can stream. Retries get their own
-    /// attempt time. A zero duration is taken as the default.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = nonzero(timeout, DEFAULT_TIMEOUT);
+    /// Time allowed to open a connection, TLS handshake included
+    /// (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.call.timeouts.connect = timeout;
+        self
+    }
+
+    /// Time allowed without a byte from the service: for an answer's
+    /// head, and between parts of its body (default 30 s).
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.call.timeouts.read = timeout;
+        self
+    }
+
+    /// All three limits at once.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.call.timeouts = timeouts;
         self
     }
 
     /// The retry policy (default [`RetryPolicy::default`]: 2 retries).
     pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
-        self.retry = policy;
+        self.call.retry = policy;
         self
     }
 
-    /// Shorthand for a default [`RetryPolicy`] with `max_retries` retries;
-    /// 0 turns retrying off.
+    /// Shorthand for the retry policy's `max_retries`; 0 turns retrying
+    /// off. Checked when the client is made (at most
+    /// [`MAX_RETRIES`](crate::MAX_RETRIES)).
     pub fn max_retries(mut self, max_retries: u32) -> Self {
-        self.retry.max_retries = max_retries;
+        self.call.retry.max_retries = max_retries;
         self
     }
 
-    /// Rows per streamed batch (default 65,536; at least 1).
+    /// Rows per streamed batch (default
+    /// [`DEFAULT_BATCH_ROWS`](crate::DEFAULT_BATCH_ROWS)). Checked when the
+    /// client is made.
     pub fn batch_rows(mut self, rows: usize) -> Self {
-        self.decoder.batch_rows = rows.max(1);
+        self.decoder.batch_rows = rows;
         self
     }
 
@@ -111,23 +111,9 @@ impl ClientOptions {
         self
     }
 
-    /// The decoder options of a stream: one schema for every batch.
-    pub(crate) fn stream_decoder(&self) -> DecoderOptions {
-        DecoderOptions {
-            one_schema: true,
-            ..self.decoder.clone()
-        }
-    }
-
-    /// Time allowed for one attempt of a whole `stream_table`, from
-    /// sending the request to the body's last byte. None by default, since
-    /// a table of any size may stream: [`timeout`](Self::timeout) bounds
-    /// each wait instead. Without it, a body that never ends (rows that
-    /// keep coming) streams until the caller stops reading. A zero
-    /// duration is taken as none.
-    pub fn stream_deadline(mut self, deadline: Duration) -> Self {
-        self.stream_deadline = (!deadline.is_zero()).then_some(deadline);
-        self
+    /// The call's limits.
+    pub fn call_options(&self) -> &CallOptions {
+        &self.call
     }
 
     /// Trust exactly the certificates in this PEM text (one or more
@@ -140,36 +126,32 @@ impl ClientOptions {
         self.root_certificates = Some(RootCertificates(Arc::from(pem.as_ref())));
         self
     }
-}
 
-fn nonzero(d: Duration, default: Duration) -> Duration {
-    if d.is_zero() {
-        default
-    } else {
-        d
+    /// Checks every limit against the core's ranges.
+    pub(crate) fn validate(&self) -> crate::Result<()> {
+        self.call.timeouts.validate()?;
+        crate::call::check_max_retries(i64::from(self.call.retry.max_retries))?;
+        crate::call::check_batch_rows(self.decoder.batch_rows as i64)?;
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     #[test]
-    fn no_timeout_is_unbounded() {
-        let o = ClientOptions::default()
-            .timeout(Duration::ZERO)
-            .connect_timeout(Duration::ZERO)
-            .batch_rows(0);
-        assert_eq!(o.timeout, DEFAULT_TIMEOUT);
-        assert_eq!(o.connect_timeout, DEFAULT_CONNECT_TIMEOUT);
-        assert_eq!(o.decoder.batch_rows, 1);
-        assert_eq!(o.stream_deadline, None);
-        let o = ClientOptions::default().stream_deadline(Duration::ZERO);
-        assert_eq!(o.stream_deadline, None);
-        let o = ClientOptions::default().stream_deadline(Duration::from_secs(1));
-        assert_eq!(o.stream_deadline, Some(Duration::from_secs(1)));
-        let o = ClientOptions::default().max_retries(0);
-        assert_eq!(o.retry.max_retries, 0);
-        assert_eq!(o.retry.base_delay, RetryPolicy::default().base_delay);
+    fn limits_are_checked_when_used() {
+        let o = ClientOptions::default().timeout(Duration::from_secs(5));
+        assert_eq!(o.call.timeouts.read, Duration::from_secs(5));
+        o.validate().unwrap();
+        for bad in [
+            ClientOptions::default().timeout(Duration::ZERO),
+            ClientOptions::default().batch_rows(0),
+            ClientOptions::default().max_retries(99),
+        ] {
+            assert!(matches!(bad.validate(), Err(Error::InvalidInput { .. })));
+        }
     }
 }

@@ -27,6 +27,8 @@ pub struct Streamed {
     pub rows: usize,
     /// The error it ended with, if any.
     pub error: Option<Error>,
+    /// Notices the end reported.
+    pub notices: usize,
     /// Debug text of every batch and of the end, for scans.
     pub text: String,
 }
@@ -91,6 +93,7 @@ impl Client {
         let mut out = Streamed {
             rows: 0,
             error: None,
+            notices: 0,
             text: String::new(),
         };
         match self {
@@ -112,6 +115,7 @@ impl Client {
                         Ok(None) => {
                             let end = stream.end();
                             assert!(end.is_some(), "ended clean without an end");
+                            out.notices = end.as_ref().map_or(0, |e| e.notices.len());
                             out.text += &format!("{end:?}");
                             return;
                         }
@@ -147,6 +151,7 @@ impl Client {
                 }
                 let end = batches.end();
                 assert!(end.is_some(), "ended clean without an end");
+                out.notices = end.map_or(0, |e| e.notices.len());
                 out.text += &format!("{end:?}");
             }
         }

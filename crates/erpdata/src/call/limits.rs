@@ -1,0 +1,187 @@
+//! The limits of a call and their defaults, in one place: every binding
+//! reads them from here, so docs and error messages quote the same numbers
+//! in every language.
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::retry::RetryPolicy;
+
+/// The default limit of a whole call: every attempt, the waits between
+/// them and the whole answer. A stream counts only the time spent waiting
+/// for the service, not the time its consumer takes between batches.
+pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(300);
+/// The default time allowed to open a connection (TCP and TLS).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time allowed without a byte from the service: for the
+/// answer's head after sending, and between two parts of its body.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest limit accepted (a day): longer is a mistake, not a wish.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+
+/// Retries after the first attempt, by default.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// The most retries a call may be allowed.
+pub const MAX_RETRIES: u32 = 10;
+
+/// Rows per batch of a decoded table, by default.
+pub const DEFAULT_BATCH_ROWS: usize = 65_536;
+/// The fewest rows per batch.
+pub const MIN_BATCH_ROWS: usize = 1;
+/// The most rows per batch.
+pub const MAX_BATCH_ROWS: usize = 1_048_576;
+
+/// The time limits of one call; every limit is finite.
+///
+/// `total` bounds the whole call (for a stream: the time spent waiting for
+/// the service); `connect` bounds opening each connection, `read` each wait
+/// for the next bytes of an answer. Each wait is also capped by what is
+/// left of `total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// The whole call (default 300 s).
+    pub total: Duration,
+    /// Opening one connection (default 10 s).
+    pub connect: Duration,
+    /// One wait for bytes of an answer (default 30 s).
+    pub read: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            total: DEFAULT_TOTAL_TIMEOUT,
+            connect: DEFAULT_CONNECT_TIMEOUT,
+            read: DEFAULT_READ_TIMEOUT,
+        }
+    }
+}
+
+impl Timeouts {
+    /// A whole-call limit of `total`, the other limits at their defaults
+    /// but never above `total`.
+    pub fn total(total: Duration) -> Self {
+        Timeouts {
+            total,
+            connect: DEFAULT_CONNECT_TIMEOUT.min(total),
+            read: DEFAULT_READ_TIMEOUT.min(total),
+        }
+    }
+
+    /// Checks every limit is above zero and at most [`MAX_TIMEOUT`]; the
+    /// error names field `timeout` and the limit.
+    pub fn validate(&self) -> Result<()> {
+        for (name, value) in [
+            ("total", self.total),
+            ("connect", self.connect),
+            ("read", self.read),
+        ] {
+            check_seconds(name, value.as_secs_f64())?;
+        }
+        Ok(())
+    }
+
+    /// Timeouts from seconds as a binding receives them, each checked as
+    /// [`Timeouts::validate`] does (NaN, infinities and negatives too).
+    pub fn from_secs_f64(total: f64, connect: f64, read: f64) -> Result<Self> {
+        check_seconds("total", total)?;
+        check_seconds("connect", connect)?;
+        check_seconds("read", read)?;
+        Ok(Timeouts {
+            total: Duration::from_secs_f64(total),
+            connect: Duration::from_secs_f64(connect),
+            read: Duration::from_secs_f64(read),
+        })
+    }
+}
+
+fn check_seconds(name: &str, secs: f64) -> Result<()> {
+    if secs.is_finite() && secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64() {
+        return Ok(());
+    }
+    let shown = if secs.is_nan() {
+        "NaN".to_owned()
+    } else {
+        format!("{secs}")
+    };
+    Err(Error::invalid(
+        "timeout",
+        format!(
+            "{name} must be a number of seconds above 0 and at most {}, got {shown}",
+            MAX_TIMEOUT.as_secs()
+        ),
+    ))
+}
+
+/// Checks a retry count a caller gave; the error names field `max_retries`.
+pub fn check_max_retries(n: i64) -> Result<u32> {
+    u32::try_from(n)
+        .ok()
+        .filter(|n| *n <= MAX_RETRIES)
+        .ok_or_else(|| {
+            Error::invalid(
+                "max_retries",
+                format!("must be a whole number from 0 to {MAX_RETRIES}, got {n}"),
+            )
+        })
+}
+
+/// Checks a batch size a caller gave; the error names field `batch_rows`.
+pub fn check_batch_rows(n: i64) -> Result<usize> {
+    usize::try_from(n)
+        .ok()
+        .filter(|n| (MIN_BATCH_ROWS..=MAX_BATCH_ROWS).contains(n))
+        .ok_or_else(|| {
+            Error::invalid(
+                "batch_rows",
+                format!(
+                    "must be a whole number from {MIN_BATCH_ROWS} to {MAX_BATCH_ROWS}, got {n}"
+                ),
+            )
+        })
+}
+
+/// What governs one call besides its request: time limits and retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CallOptions {
+    /// The time limits.
+    pub timeouts: Timeouts,
+    /// When to retry.
+    pub retry: RetryPolicy,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_finite_and_valid() {
+        Timeouts::default().validate().unwrap();
+        assert_eq!(RetryPolicy::default().max_retries, DEFAULT_MAX_RETRIES);
+        let t = Timeouts::total(Duration::from_secs(5));
+        assert_eq!(t.read, Duration::from_secs(5));
+        assert_eq!(t.connect, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn bad_limits_name_the_field() {
+        for (total, connect, read) in [
+            (0.0, 1.0, 1.0),
+            (f64::NAN, 1.0, 1.0),
+            (1.0, f64::INFINITY, 1.0),
+            (1.0, 1.0, -1.0),
+            (1e9, 1.0, 1.0),
+        ] {
+            let err = Timeouts::from_secs_f64(total, connect, read).unwrap_err();
+            assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "timeout"));
+        }
+        assert_eq!(check_max_retries(3).unwrap(), 3);
+        assert!(check_max_retries(-1).is_err());
+        assert!(check_max_retries(11).is_err());
+        assert_eq!(check_batch_rows(1).unwrap(), 1);
+        assert!(check_batch_rows(0).is_err());
+        assert!(check_batch_rows(MAX_BATCH_ROWS as i64 + 1).is_err());
+        let text = check_batch_rows(0).unwrap_err().to_string();
+        assert!(text.contains("1 to 1048576"), "{text}");
+    }
+}

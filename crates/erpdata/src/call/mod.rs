@@ -1,0 +1,563 @@
+//! One call, from its first request to its result, as a state machine that
+//! performs no I/O: the host asks it what to do next ([`Call::next`]),
+//! does it with its own HTTP stack, and reports what happened
+//! ([`Call::head`], [`Call::chunk`], [`Call::end`], [`Call::failed`]).
+//!
+//! Every decision of a call is made here, once, for every client: how many
+//! attempts, which redirects to follow, the order redirect → retry →
+//! accept, when a body cut short may be sent for again (only while nothing
+//! of it has reached the caller), how long each wait may last within the
+//! call's time budget, `Retry-After` against the time left, the jitter of
+//! the backoff, and what every failure says.
+//!
+//! ```text
+//!   ┌────────┐  Send   ┌──────────┐ head: accept ┌─────────┐ end  ┌──────┐
+//!   │  send  │───────▶│ awaiting │─────────────▶│ reading │─────▶│ done │
+//!   └────────┘         │   head   │              └─────────┘      └──────┘
+//!     ▲  ▲             └──────────┘               │  ▲  │ chunk: Emit
+//!     │  │ redirect        │ 429/5xx, failure     │  └──┘ batches
+//!     │  └─────────────────┤ (retry)              │ cut, nothing delivered
+//!     │      ┌───────┐     │                      │ (retry)
+//!     └──────│ sleep │◀────┴──────────────────────┘
+//!            └───────┘        anything else: failed(error)
+//! ```
+//!
+//! Time comes from the host as a monotonic `now` (any origin) with each
+//! report and each question, randomness as a seed when the call is made.
+//! The host's duties are in [`Action`]'s documentation.
+
+mod limits;
+mod sink;
+
+use std::time::{Duration, SystemTime};
+
+use http::Request;
+
+pub use limits::{
+    check_batch_rows, check_max_retries, CallOptions, Timeouts, DEFAULT_BATCH_ROWS,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT,
+    MAX_BATCH_ROWS, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
+};
+pub use sink::{Answer, Parsed, Sink, StreamEnd, TableStream, WholeBody};
+
+use crate::config::Config;
+use crate::error::{CallInfo, Error, TransportKind};
+use crate::retry::{Decision, Outcome};
+use crate::source::TransportSource;
+
+/// What the host does next.
+///
+/// Whenever the action is `Send`, `Sleep`, `Done` or `Failed`, an answer
+/// still open from before is finished with: the host closes it unread.
+#[derive(Debug)]
+pub enum Action<O> {
+    /// Send this request (never following a redirect, never retrying by
+    /// itself) and report its answer's head with [`Call::head`] or its
+    /// failure with [`Call::failed`]; a wait that runs out is a
+    /// [`TransportKind::Timeout`] failure. A host stack that can bound
+    /// connecting and each read apart uses `connect` and `read`; one that
+    /// cannot bounds the whole wait for the head by `wait`.
+    Send {
+        /// The request.
+        request: Request<Vec<u8>>,
+        /// The longest wait to connect.
+        connect: Duration,
+        /// The longest wait for bytes once connected.
+        read: Duration,
+        /// The longest wait from sending to the answer's head, connecting
+        /// included.
+        wait: Duration,
+    },
+    /// Read the next part of the answer's body, waiting at most `wait`,
+    /// and report it with [`Call::chunk`], [`Call::end`] or
+    /// [`Call::failed`] (a [`TransportKind::Timeout`] when the wait ran
+    /// out).
+    Read {
+        /// The longest wait.
+        wait: Duration,
+    },
+    /// Wait this long, then ask again.
+    Sleep(Duration),
+    /// Hand this batch to the caller (streams), then ask again.
+    Emit(crate::decode::Batch),
+    /// The call succeeded.
+    Done(O),
+    /// The call failed; the error says where it stood ([`Error::call`]).
+    Failed(Error),
+}
+
+/// An answer's head, as far as the call is concerned.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Head<'a> {
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Location` header, if sent.
+    pub location: Option<&'a str>,
+    /// The `Retry-After` header, if sent.
+    pub retry_after: Option<&'a str>,
+    /// The wall clock, for a `Retry-After` given as a date (without it,
+    /// such a header is ignored and the backoff applies).
+    pub date: Option<SystemTime>,
+}
+
+/// What bounded the wait the host was last given, so a timeout says which
+/// limit it met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    /// The connect or read limit of one attempt.
+    Attempt,
+    /// What was left of the call's total.
+    Total,
+}
+
+enum State<O> {
+    Send,
+    AwaitHead(Limit),
+    Read,
+    AwaitBody(Limit),
+    /// Batches to hand out, then read on.
+    Emit,
+    /// The body ended: its last batches, then this result.
+    Finish(O),
+    Sleep(Duration),
+    Failed(Error),
+    Over,
+}
+
+/// One call as a state machine; see the [module](self) documentation.
+///
+/// ```
+/// use std::time::Duration;
+/// use erpdata::{Action, Call, CallOptions, Config, DuesKind, DuesQuery, Head, WholeBody};
+///
+/// let config = Config::builder("https://erp.example.com/").project("demo").build()?;
+/// let request = config.dues_request(&DuesQuery::new("C001", DuesKind::Receipt))?;
+/// let mut call = Call::new(&config, request, CallOptions::default(), WholeBody::default(), Duration::ZERO, 7);
+/// let t = Duration::from_millis(5);
+/// assert!(matches!(call.next(t), Action::Send { .. }));
+/// call.head(t, Head { status: 503, retry_after: Some("1"), ..Head::default() });
+/// assert!(matches!(call.next(t), Action::Sleep(d) if d == Duration::from_secs(1)));
+/// assert!(matches!(call.next(t), Action::Send { .. }));
+/// call.head(t, Head { status: 200, ..Head::default() });
+/// assert!(matches!(call.next(t), Action::Read { .. }));
+/// call.chunk(t, br#"{"status":"success","data":[]}"#);
+/// assert!(matches!(call.next(t), Action::Read { .. }));
+/// call.end(t);
+/// let Action::Done(answer) = call.next(t) else { panic!() };
+/// assert_eq!((answer.status, call.attempts()), (200, 2));
+/// # Ok::<(), erpdata::Error>(())
+/// ```
+pub struct Call<S: Sink> {
+    config: Config,
+    request: Request<Vec<u8>>,
+    options: CallOptions,
+    sink: S,
+    state: State<S::Output>,
+    rng: u64,
+    started: Duration,
+    /// Time the caller of a stream held a batch: not the service's time.
+    paused: Duration,
+    emitted_at: Option<Duration>,
+    attempts: u32,
+    retries: u32,
+    hops: u32,
+    /// Whether an answer's body was being read when the call failed.
+    reading: bool,
+    delivered: u64,
+    streams: bool,
+}
+
+impl<S: Sink> std::fmt::Debug for Call<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("attempts", &self.attempts)
+            .field("retries", &self.retries)
+            .field("redirects", &self.hops)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Sink> Call<S> {
+    /// A call sending `request` (built by the config, so already
+    /// validated) under `options`, its accepted answer's body going to
+    /// `sink`. `now` is the host's monotonic clock, `seed` any random
+    /// number (the backoff's jitter).
+    pub fn new(
+        config: &Config,
+        request: Request<Vec<u8>>,
+        options: CallOptions,
+        sink: S,
+        now: Duration,
+        seed: u64,
+    ) -> Self {
+        Call {
+            config: config.clone(),
+            request,
+            options,
+            sink,
+            state: State::Send,
+            rng: seed,
+            started: now,
+            paused: Duration::ZERO,
+            emitted_at: None,
+            attempts: 0,
+            retries: 0,
+            hops: 0,
+            reading: false,
+            delivered: 0,
+            streams: false,
+        }
+    }
+
+    /// Marks the call as a stream: its batches go to the caller as they
+    /// are decoded, and the time the caller holds one does not count
+    /// against the total.
+    pub fn streaming(mut self) -> Self {
+        self.streams = true;
+        self
+    }
+
+    /// Requests sent so far.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The request sent last (or to be sent first).
+    pub fn request(&self) -> &Request<Vec<u8>> {
+        &self.request
+    }
+
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+
+    /// Rows handed to the caller so far.
+    pub fn rows_delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    /// What to do next.
+    pub fn next(&mut self, now: Duration) -> Action<S::Output> {
+        if let Some(at) = self.emitted_at.take() {
+            self.paused += now.saturating_sub(at);
+        }
+        loop {
+            match std::mem::replace(&mut self.state, State::Over) {
+                State::Send => {
+                    let Some((read, limit)) = self.wait(now, self.options.timeouts.read) else {
+                        self.state = State::Failed(self.out_of_time());
+                        continue;
+                    };
+                    let left = self.left(now);
+                    let connect = self.options.timeouts.connect.min(left);
+                    let wait =
+                        (self.options.timeouts.connect + self.options.timeouts.read).min(left);
+                    let limit = if wait == left { Limit::Total } else { limit };
+                    self.attempts += 1;
+                    self.reading = false;
+                    self.state = State::AwaitHead(limit);
+                    return Action::Send {
+                        request: self.request.clone(),
+                        connect,
+                        read,
+                        wait,
+                    };
+                }
+                State::Read => {
+                    let Some((wait, limit)) = self.wait(now, self.options.timeouts.read) else {
+                        self.state = State::Failed(self.out_of_time());
+                        continue;
+                    };
+                    self.state = State::AwaitBody(limit);
+                    return Action::Read { wait };
+                }
+                State::Emit => match self.sink.next_batch() {
+                    Some(batch) => {
+                        self.handed_out(&batch, now);
+                        self.state = State::Emit;
+                        return Action::Emit(batch);
+                    }
+                    None => self.state = State::Read,
+                },
+                State::Finish(output) => match self.sink.next_batch() {
+                    Some(batch) => {
+                        self.handed_out(&batch, now);
+                        self.state = State::Finish(output);
+                        return Action::Emit(batch);
+                    }
+                    None => return Action::Done(output),
+                },
+                State::Sleep(delay) => {
+                    self.state = State::Send;
+                    return Action::Sleep(delay);
+                }
+                State::Failed(error) => return Action::Failed(error),
+                State::AwaitHead(_) | State::AwaitBody(_) => {
+                    let error = self.misuse("asked for the next action before reporting the last");
+                    return Action::Failed(error);
+                }
+                State::Over => {
+                    return Action::Failed(self.misuse("asked for an action after the call ended"))
+                }
+            }
+        }
+    }
+
+    /// The answer's head arrived.
+    pub fn head(&mut self, now: Duration, head: Head<'_>) {
+        let State::AwaitHead(_) = self.state else {
+            self.state = State::Failed(self.misuse("reported a head it was not asked for"));
+            return;
+        };
+        match self
+            .config
+            .follow_redirect(&self.request, head.status, head.location, self.hops)
+        {
+            Err(refused) => {
+                self.state = State::Failed(self.finished(refused));
+                return;
+            }
+            Ok(Some(next)) => {
+                self.request = next;
+                self.hops += 1;
+                self.state = State::Send;
+                return;
+            }
+            Ok(None) => {}
+        }
+        let outcome = Outcome::Status {
+            status: head.status,
+            retry_after: head.retry_after,
+        };
+        if let Some(delay) = self.retry_delay(now, outcome, head.date) {
+            self.state = State::Sleep(delay);
+            return;
+        }
+        // Accepted: the sink makes the result, or the status's error.
+        self.reading = true;
+        self.state = match self.sink.start(&self.config, head.status) {
+            Ok(()) => State::Read,
+            Err(e) => State::Failed(self.finished(e)),
+        };
+    }
+
+    /// A part of the body arrived.
+    pub fn chunk(&mut self, _now: Duration, chunk: &[u8]) {
+        let State::AwaitBody(_) = self.state else {
+            self.state = State::Failed(self.misuse("reported a chunk it was not asked for"));
+            return;
+        };
+        self.state = match self.sink.feed(chunk) {
+            Ok(()) => State::Emit,
+            Err(e) => State::Failed(self.finished(e)),
+        };
+    }
+
+    /// The body ended.
+    pub fn end(&mut self, _now: Duration) {
+        let State::AwaitBody(_) = self.state else {
+            self.state = State::Failed(self.misuse("reported an end it was not asked for"));
+            return;
+        };
+        self.state = match self.sink.finish() {
+            Ok(output) => State::Finish(output),
+            Err(e) => State::Failed(self.finished(e)),
+        };
+    }
+
+    /// Sending, or reading the body, failed; `detail` is the host stack's
+    /// account (redacted here).
+    pub fn failed(&mut self, now: Duration, kind: TransportKind, detail: &str) {
+        let error = self.transport_error(kind, detail, None);
+        self.after_failure(now, kind, error);
+    }
+
+    /// [`Call::failed`] keeping the host stack's error as the source
+    /// (each link redacted).
+    pub fn failed_with(
+        &mut self,
+        now: Duration,
+        kind: TransportKind,
+        source: &(dyn std::error::Error + 'static),
+    ) {
+        let detail = source.to_string();
+        let chain = TransportSource::capture(&self.config, source);
+        let error = self.transport_error(kind, &detail, Some(chain));
+        self.after_failure(now, kind, error);
+    }
+
+    fn after_failure(&mut self, now: Duration, kind: TransportKind, error: Error) {
+        match self.state {
+            State::AwaitHead(_) => {}
+            State::AwaitBody(_) => {
+                // A body cut short is sent for again only while nothing of
+                // it has reached the caller, and only if what arrived is
+                // not already an error of its own.
+                if let Err(e) = self.sink.check() {
+                    self.state = State::Failed(self.finished(e));
+                    return;
+                }
+                if self.delivered > 0 {
+                    self.state = State::Failed(self.finished(error));
+                    return;
+                }
+            }
+            _ => {
+                self.state = State::Failed(self.misuse("reported a failure it was not asked for"));
+                return;
+            }
+        }
+        self.state = match self.retry_delay(now, Outcome::Transport(kind), None) {
+            Some(delay) => State::Sleep(delay),
+            None => State::Failed(self.finished(error)),
+        };
+    }
+
+    /// The delay before retrying, if the policy says retry and the delay
+    /// fits in what is left of the call; counts the retry.
+    fn retry_delay(
+        &mut self,
+        now: Duration,
+        outcome: Outcome<'_>,
+        date: Option<SystemTime>,
+    ) -> Option<Duration> {
+        let random = self.random();
+        match self
+            .options
+            .retry
+            .decide(self.retries, outcome, random, date)
+        {
+            Decision::RetryAfter(delay) if delay < self.left(now) => {
+                self.retries += 1;
+                Some(delay)
+            }
+            _ => None,
+        }
+    }
+
+    /// SplitMix64: uniform in [0, 1).
+    fn random(&mut self) -> f64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn handed_out(&mut self, batch: &crate::decode::Batch, now: Duration) {
+        self.delivered += batch.num_rows as u64;
+        if self.streams {
+            self.emitted_at = Some(now);
+        }
+    }
+
+    /// What is left of the total at `now`.
+    fn left(&self, now: Duration) -> Duration {
+        let spent = now.saturating_sub(self.started).saturating_sub(self.paused);
+        self.options.timeouts.total.saturating_sub(spent)
+    }
+
+    /// The wait to give the host: `limit`, capped by what is left; `None`
+    /// when nothing is.
+    fn wait(&self, now: Duration, limit: Duration) -> Option<(Duration, Limit)> {
+        let left = self.left(now);
+        if left.is_zero() {
+            None
+        } else if left < limit {
+            Some((left, Limit::Total))
+        } else {
+            Some((limit, Limit::Attempt))
+        }
+    }
+
+    fn origin(&self) -> String {
+        self.config.base_url().origin().ascii_serialization()
+    }
+
+    fn out_of_time(&self) -> Error {
+        let error = self.config.transport_error(
+            TransportKind::Timeout,
+            &format!(
+                "no complete answer from {} within the call's timeout of {}",
+                self.origin(),
+                seconds(self.options.timeouts.total)
+            ),
+        );
+        self.finished(error)
+    }
+
+    /// The error for a transport failure: a short account naming only the
+    /// origin (never a path or query, where the token may be) and which
+    /// limit a timeout met, then the host's detail, redacted.
+    fn transport_error(
+        &self,
+        kind: TransportKind,
+        detail: &str,
+        source: Option<TransportSource>,
+    ) -> Error {
+        let origin = self.origin();
+        let t = self.options.timeouts;
+        let message = match (kind, &self.state) {
+            (TransportKind::Timeout, State::AwaitHead(Limit::Total))
+            | (TransportKind::Timeout, State::AwaitBody(Limit::Total)) => format!(
+                "no complete answer from {origin} within the call's timeout of {}",
+                seconds(t.total)
+            ),
+            (TransportKind::Timeout, State::AwaitHead(_)) => format!(
+                "no answer from {origin} within the connect timeout of {} and read timeout of {}",
+                seconds(t.connect),
+                seconds(t.read)
+            ),
+            (TransportKind::Timeout, _) => format!(
+                "nothing more from {origin} within the read timeout of {}",
+                seconds(t.read)
+            ),
+            (TransportKind::Connect, _) => format!("could not connect to {origin}"),
+            (TransportKind::Reset, _) => {
+                format!("the connection to {origin} broke before the answer was complete")
+            }
+            (TransportKind::Other, _) => format!("the request to {origin} failed"),
+        };
+        let detail = detail.trim();
+        let message = if detail.is_empty() || kind == TransportKind::Timeout {
+            message
+        } else {
+            format!("{message}: {detail}")
+        };
+        Error::Transport {
+            kind,
+            message: self.config.redact(&message),
+            source,
+            call: None,
+        }
+    }
+
+    /// A host that drives the call out of order has a bug; the call ends
+    /// with an error saying so rather than a panic.
+    fn misuse(&self, what: &str) -> Error {
+        let error = self.config.transport_error(
+            TransportKind::Other,
+            &format!("the HTTP binding {what} (a bug in the binding)"),
+        );
+        self.finished(error)
+    }
+
+    /// `error` with where the call stood.
+    fn finished(&self, error: Error) -> Error {
+        let table = self.reading && (self.streams || self.sink.rows() > 0);
+        let info = CallInfo {
+            attempts: self.attempts,
+            url: self.config.redact(&self.request.uri().to_string()),
+            rows_received: table.then(|| self.sink.rows()),
+            rows_delivered: self.streams.then_some(self.delivered),
+        };
+        error.with_call(info)
+    }
+}
+
+/// `1.5 s`, `30 s`, `0.25 s`: a limit as the docs write it.
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
