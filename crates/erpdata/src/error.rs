@@ -96,7 +96,10 @@ pub enum Error {
         call: Option<Box<CallInfo>>,
     },
     /// The answer was not of the documented shape.
-    #[error("could not decode the answer: {reason}; body starts: {excerpt}{}", note(call))]
+    #[error(
+        "could not decode the answer: {reason}; body starts: {excerpt}{}",
+        note(call)
+    )]
     Decode {
         /// What was wrong.
         reason: String,
@@ -132,7 +135,9 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             ..
         }) if *received > 0 || rows_delivered.is_some_and(|d| d > 0) => {
             let delivered = rows_delivered.unwrap_or(0);
-            format!(" ({received} rows had arrived, {delivered} of them delivered in complete batches)")
+            format!(
+                " ({received} rows had arrived, {delivered} of them delivered in complete batches)"
+            )
         }
         _ => String::new(),
     }

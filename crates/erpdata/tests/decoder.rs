@@ -720,7 +720,10 @@ fn http_errors_carry_an_excerpt_of_the_first_bytes() {
     let a = whole(400, body.as_bytes(), 10).unwrap_err();
     let b = bytewise(400, body.as_bytes(), 10).unwrap_err();
     assert_eq!(a, b);
-    let Error::HttpStatus { status, excerpt, .. } = &a else {
+    let Error::HttpStatus {
+        status, excerpt, ..
+    } = &a
+    else {
         panic!("{a:?}")
     };
     assert_eq!(*status, 400);

@@ -805,7 +805,9 @@ pub(crate) mod tests {
     fn status_and_messages_are_cut_to_size() {
         let long = "é".repeat(2000);
         let body = format!(r#"{{"status":"{long}","error":"  ","errors":{{"why":"{long}"}}}}"#);
-        let Error::Service { status, message, .. } = same_in_chunks(body.as_bytes()).unwrap_err()
+        let Error::Service {
+            status, message, ..
+        } = same_in_chunks(body.as_bytes()).unwrap_err()
         else {
             panic!()
         };
