@@ -21,7 +21,7 @@ const MODULES = join(HERE, "node_modules");
 const TOKEN = "sandbox-token-not-secret";
 const SANDBOX_ROWS = "3000"; // smoke.mjs expects this many sales_invoice rows
 const RUN_TIMEOUT_MS = 120_000;
-// Where npm ci's failure is kept by mk/runtimes.mk, so a skip can say why.
+// npm ci's verbose log, kept by mk/runtimes.mk, so a skip can say why.
 const INSTALL_LOG = process.env.RUNTIMES_INSTALL_LOG;
 
 // The package's documented variables: Deno may read these and nothing else.
@@ -271,16 +271,24 @@ function startSandbox(bin) {
 
 // --- main ------------------------------------------------------------------------
 
+/** What npm's log (verbose) says about `pkg`: why it did not install it. */
+function npmSays(pkg) {
+  if (!INSTALL_LOG || !existsSync(INSTALL_LOG)) return "";
+  const names = [pkg, pkg.replace("/", "%2f")];
+  const lines = readFileSync(INSTALL_LOG, "utf8").split("\n")
+    .filter((l) => names.some((n) => l.includes(n)) && /fail|error|E[A-Z]{3,}/i.test(l))
+    .map((l) => l.trim().slice(0, 200));
+  return lines.length ? `; npm: ${[...new Set(lines)].slice(0, 2).join(" | ")}` : `; see ${relative(process.cwd(), INSTALL_LOG)}`;
+}
+
 /** Why a runtime cannot run here, or its version (the npm package's). */
 function probe(runtime) {
   const bin = join(MODULES, runtime.binary);
   if (!existsSync(bin)) {
-    let why = "tests/runtimes/node_modules has no binary";
-    if (INSTALL_LOG && existsSync(INSTALL_LOG)) {
-      const log = readFileSync(INSTALL_LOG, "utf8").trim().split("\n").filter((l) => /err/i.test(l));
-      why = `npm ci in tests/runtimes failed: ${log.slice(0, 3).join(" | ") || "see " + INSTALL_LOG}`;
-    }
-    return { skip: `${why} (${relative(process.cwd(), bin)})` };
+    return {
+      skip: `npm ci in tests/runtimes installed no ${runtime.package} (an optional dependency: npm leaves it ` +
+        `out when it cannot fetch it or this is no Linux x64 with glibc)${npmSays(runtime.package)}`,
+    };
   }
   const r = spawnSync(bin, ["--version"], { encoding: "utf8", timeout: 30_000 });
   if (r.error || r.status !== 0) {
@@ -291,6 +299,12 @@ function probe(runtime) {
 }
 
 async function main() {
+  if (process.argv[2] === "--installed") {
+    // For mk/runtimes.mk: whether npm ci installed every runtime's binary.
+    const missing = Object.values(RUNTIMES).filter((r) => !existsSync(join(MODULES, r.binary)));
+    process.exitCode = missing.length ? 1 : 0;
+    return;
+  }
   const [tarballArg, sandboxBin, workDirArg, ...only] = process.argv.slice(2);
   if (!tarballArg || !sandboxBin || !workDirArg) {
     console.error("usage: run.mjs TARBALL SANDBOX_BIN WORK_DIR [deno|bun|workerd ...]");
