@@ -13,7 +13,7 @@ RUNTIMES_DIR     := $(ROOT)/tests/runtimes
 RUNTIMES_WORK    := $(ROOT)/target/runtimes
 RUNTIMES_STAMP   := $(RUNTIMES_DIR)/node_modules/.installed
 RUNTIMES_NPM_LOG := $(RUNTIMES_WORK)/npm-ci.log
-ERPDATA_JS_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' js/package.json 2>/dev/null)
+ERPDATA_JS_VERSION := $(shell node -p 'require("./js/package.json").version' 2>/dev/null)
 
 .PHONY: test-runtimes runtimes-tarball runtimes-install
 
