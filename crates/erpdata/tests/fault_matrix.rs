@@ -151,9 +151,10 @@ fn run(
     want: &Value,
     sb: &Sandboxes,
     whole: &BTreeMap<&str, usize>,
-    defaults: &Value,
-    tolerance: f64,
+    spec: &Value,
 ) -> Result<String, String> {
+    let defaults = &spec["defaults"];
+    let tolerance = spec["tolerance_s"].as_f64().unwrap();
     let name = case["name"].as_str().unwrap();
     let key = format!("m-{flavour}-{name}-{what}");
     let fault = case["fault"]
@@ -283,7 +284,6 @@ fn describe(e: &Error) -> String {
 fn matrix(flavour: &str) {
     let spec = table();
     let defaults = &spec["defaults"];
-    let tolerance = spec["tolerance_s"].as_f64().unwrap();
     let sb = Sandboxes::start(flavour);
     let plain = Client::new(
         flavour,
@@ -304,7 +304,7 @@ fn matrix(flavour: &str) {
         let mut ok = true;
         for what in CALLS {
             let want = case["expect"].get(what).unwrap_or(&case["expect"]["all"]);
-            match run(flavour, case, what, want, &sb, &whole, defaults, tolerance) {
+            match run(flavour, case, what, want, &sb, &whole, &spec) {
                 Ok(outcome) => outcomes.push(format!("{what}: {outcome}")),
                 Err(problem) => {
                     ok = false;

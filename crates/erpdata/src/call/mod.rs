@@ -50,6 +50,9 @@ use crate::source::TransportSource;
 /// Whenever the action is `Send`, `Sleep`, `Done` or `Failed`, an answer
 /// still open from before is finished with: the host closes it unread.
 #[derive(Debug)]
+// One action at a time is made and moved once: boxing the request would
+// cost an allocation per attempt for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Action<O> {
     /// Send this request (never following a redirect, never retrying by
     /// itself) and report its answer's head with [`Call::head`] or its
@@ -561,3 +564,6 @@ impl<S: Sink> Call<S> {
 fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
+
+#[cfg(test)]
+mod tests;
