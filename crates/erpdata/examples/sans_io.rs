@@ -1,8 +1,9 @@
 //! The core with a hand-written transport: how to plug in any HTTP stack.
 //!
-//! The core builds each request and parses each answer; this example only
-//! moves bytes, with a deliberately tiny HTTP/1.1 client over `TcpStream`
-//! (plain http, so loopback only, as with the sandbox).
+//! The core builds each request, decides every step of a call (a
+//! [`Call`] answers what to do next) and parses each answer; this example
+//! only moves bytes and sleeps, with a deliberately tiny HTTP/1.1 client
+//! over `TcpStream` (plain http, so loopback only, as with the sandbox).
 //!
 //! ```text
 //! cargo run -p erpdata-sandbox -- --port 8787 &
@@ -11,9 +12,12 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
-use erpdata::{Cell, Config, Decision, DuesKind, DuesQuery, Outcome, RetryPolicy, TableQuery};
+use erpdata::{
+    Action, Call, CallOptions, Cell, Config, DuesKind, DuesQuery, Head, Parsed, Sink, TableQuery,
+    TransportKind,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let base_url =
@@ -27,8 +31,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let query = DuesQuery::new("C001", DuesKind::Receipt);
     let request = config.dues_request(&query)?;
-    let (status, body) = send_with_retries(&request)?;
-    let dues = config.parse_dues(&query, status, &body)?;
+    let dues = run(
+        &config,
+        request,
+        Parsed::new(|c: &Config, status, body: &[u8]| c.parse_dues(&query, status, body)),
+    )?;
     println!("receivables of C001: {} open documents", dues.rows.len());
     for row in &dues.rows {
         if let (Some(Cell::String(doc)), Some(Cell::Number(balance))) =
@@ -39,8 +46,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let request = config.table_request(&TableQuery::new("sales_invoice"))?;
-    let (status, body) = send_with_retries(&request)?;
-    let table = config.parse_table(status, &body)?;
+    let table = run(
+        &config,
+        request,
+        Parsed::new(|c: &Config, status, body: &[u8]| c.parse_table(status, body)),
+    )?;
     println!(
         "sales_invoice: {} rows, columns {:?}",
         table.rows.len(),
@@ -49,24 +59,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The core's retry policy decides; this loop only sleeps.
-fn send_with_retries(
-    request: &http::Request<Vec<u8>>,
-) -> Result<(u16, Vec<u8>), Box<dyn std::error::Error>> {
-    let policy = RetryPolicy::default();
-    let mut retries = 0;
+/// The host loop: the call decides, this only sends, reads and sleeps.
+/// (This transport reads a whole answer at once, so it reports its body as
+/// one chunk.)
+fn run<S: Sink>(
+    config: &Config,
+    request: http::Request<Vec<u8>>,
+    sink: S,
+) -> erpdata::Result<S::Output> {
+    let origin = Instant::now();
+    let now = || origin.elapsed();
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut call = Call::new(config, request, CallOptions::default(), sink, now(), seed);
+    let mut body = None;
     loop {
-        let (status, retry_after, body) = send(request)?;
-        let outcome = Outcome::Status {
-            status,
-            retry_after: retry_after.as_deref(),
-        };
-        match policy.decide(retries, outcome, 0.5, Some(std::time::SystemTime::now())) {
-            Decision::RetryAfter(delay) => {
-                std::thread::sleep(delay);
-                retries += 1;
-            }
-            Decision::Stop => return Ok((status, body)),
+        match call.next(now()) {
+            Action::Send { request, read, .. } => match send(&request, read) {
+                Ok((status, retry_after, answer)) => {
+                    let head = Head {
+                        status,
+                        retry_after: retry_after.as_deref(),
+                        date: Some(SystemTime::now()),
+                        ..Head::default()
+                    };
+                    call.head(now(), head);
+                    body = Some(answer);
+                }
+                Err(e) => call.failed(now(), TransportKind::Other, &e.to_string()),
+            },
+            Action::Read { .. } => match body.take() {
+                Some(bytes) => call.chunk(now(), &bytes),
+                None => call.end(now()),
+            },
+            Action::Sleep(delay) => std::thread::sleep(delay),
+            Action::Emit(_) => {}
+            Action::Done(output) => return Ok(output),
+            Action::Failed(error) => return Err(error),
         }
     }
 }
@@ -75,12 +105,15 @@ fn send_with_retries(
 type Answer = (u16, Option<String>, Vec<u8>);
 
 /// One HTTP/1.1 exchange; understands `Content-Length` and chunked bodies.
-fn send(request: &http::Request<Vec<u8>>) -> Result<Answer, Box<dyn std::error::Error>> {
+fn send(
+    request: &http::Request<Vec<u8>>,
+    read_timeout: Duration,
+) -> Result<Answer, Box<dyn std::error::Error>> {
     let uri = request.uri();
     let host = uri.host().ok_or("no host")?;
     let port = uri.port_u16().unwrap_or(80);
     let mut stream = TcpStream::connect((host, port))?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.set_read_timeout(Some(read_timeout))?;
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let mut head = format!(
         "{} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\nContent-Length: {}\r\n",
