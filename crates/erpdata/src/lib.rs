@@ -17,21 +17,24 @@
 //!                                        │    nothing sent), build an
 //!                                        │    http::Request<Vec<u8>>
 //!                                        ▼
-//!  a transport sends it                      AsyncClient (reqwest),
-//!                                        │    BlockingClient (ureq), or yours
-//!                                        ▼
-//!  Config::follow_redirect                   3xx: the next request if it stays
-//!                                        │    on the origin, else an error
-//!  RetryPolicy::decide                       429/502/503/504, connect, reset,
-//!                                        │    timeout: "retry after D" or stop
-//!                                        ▼
-//!  Config::parse_dues / parse_table,         status + body to Dues / Table /
-//!  TableDecoder (fed chunk by chunk)         Batches, or a typed Error
+//!  Call::new(config, request, options,       the call's state machine: it
+//!            sink, now, seed)                 answers what to do next
+//!                                        │
+//!        ┌──────── Call::next(now) ──────┤   Send / Read / Sleep / Emit /
+//!        │                               │   Done / Failed
+//!        ▼                               │
+//!  a transport does it                   │   AsyncClient (reqwest),
+//!  (send, read, sleep)                   │   BlockingClient (ureq), or yours
+//!        │                               │
+//!        └─ Call::head / chunk / end / ──┘   redirects, retries, time limits,
+//!           failed(now, …)                    cut bodies, decoding: decided
+//!                                             in the call
 //! ```
 //!
-//! The transport only moves bytes, sleeps and supplies the jitter's random
-//! number; every rule of the wire format, of validation, of retrying and of
-//! redirects is decided here, once, for Rust, Python and JavaScript alike.
+//! The transport only moves bytes, sleeps and reads its clock; every rule
+//! of the wire format, of validation, of retrying, of redirects and of the
+//! time budget is decided here, once, for Rust, Python and JavaScript
+//! alike. [`Call`]'s documentation draws its states.
 //!
 //! ## Ready clients
 //!
@@ -43,10 +46,11 @@
 //! | `parallel` | `TableDecoder::decode_parallel`: large bodies decoded on several threads (rayon; not for wasm) |
 //!
 //! Both clients have `dues`, `receivables`, `payables`, `table` and
-//! `stream_table`, finite connect and call timeouts (`ClientOptions`), and
-//! use the core's [`RetryPolicy`] and [`Config::follow_redirect`]: their
-//! HTTP stacks never follow a redirect or retry on their own, so the token
-//! and the form body are never sent to another origin.
+//! `stream_table`, the core's finite time limits ([`Timeouts`]) and retry
+//! policy, per-call variants (`with_timeouts`, `with_max_retries`), and
+//! are loops over a [`Call`]: their HTTP stacks never follow a redirect or
+//! retry on their own, so the token and the form body are never sent to
+//! another origin.
 //!
 #![cfg_attr(
     feature = "blocking",
@@ -67,7 +71,9 @@ for batch in client.stream_table("sales_invoice")? {
 //! ## The core with your own HTTP stack
 //!
 //! [`Config::dues_request`] / [`Config::table_request`] validate the input
-//! and describe the request as an [`http::Request<Vec<u8>>`]; you send it;
+//! and describe the request as an [`http::Request<Vec<u8>>`]; a [`Call`]
+//! made from it tells your transport what to do (the `sans_io` example is
+//! a complete one); or, for one exchange without retries, you send it and
 //! [`Config::parse_dues`] / [`Config::parse_table`] turn the status and body
 //! into [`Dues`] / [`Table`] or a typed [`Error`]. A table can also be
 //! decoded as it arrives: [`TableDecoder`] takes the body in chunks split
