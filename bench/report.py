@@ -17,7 +17,7 @@ import platform
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "target" / "bench"
@@ -91,7 +91,7 @@ def machine() -> list[str]:
     ]
 
 
-def load(name: str) -> Optional[dict[str, Any]]:
+def load(name: str) -> dict[str, Any] | None:
     path = FIGURES / f"{name}.json"
     if not path.exists():
         return None
@@ -107,18 +107,27 @@ def target(name: str, goal: str, measured: float, ok: bool) -> str:
     return f"| {name} | {goal} | {measured:.2f}× | {verdict(ok)} |"
 
 
-def growth_table(title: str, growth: dict[str, Any], time_key: str, to_seconds: float, peak_key: str) -> list[str]:
+def growth_table(
+    title: str, growth: dict[str, Any], time_key: str, to_seconds: float, peak_key: str
+) -> list[str]:
     """Time and peak memory against row count, for a streaming path."""
     if not growth:
         return []
-    out = [f"### Growth of {title}", "", "| rows | wall s | µs per row | peak RSS MB |", "|---:|---:|---:|---:|"]
+    out = [
+        f"### Growth of {title}",
+        "",
+        "| rows | wall s | µs per row | peak RSS MB |",
+        "|---:|---:|---:|---:|",
+    ]
     for rows, g in sorted(growth.items(), key=lambda kv: int(kv[0])):
         seconds = g[time_key] * to_seconds
-        out.append(f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f} |")
+        out.append(
+            f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f} |"
+        )
     return out + [""]
 
 
-def rust_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
+def rust_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
     out = ["## Rust: the decoder against serde_json", ""]
     if fig is None or "styles" not in fig:
         return out + ["No figures (run `make bench-rust`).", ""]
@@ -144,11 +153,21 @@ def rust_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]
         two = by_name.get("decoder → Arrow, 2 threads")
         if one:
             targets.append(
-                target(f"Rust decoder → Arrow, 1 thread ({style})", "≥ 0.6× serde", one["ratio"], one["ratio"] >= 0.6)
+                target(
+                    f"Rust decoder → Arrow, 1 thread ({style})",
+                    "≥ 0.6× serde",
+                    one["ratio"],
+                    one["ratio"] >= 0.6,
+                )
             )
         if two:
             targets.append(
-                target(f"Rust decoder → Arrow, 2 threads ({style})", "≥ 1.6× serde", two["ratio"], two["ratio"] >= 1.6)
+                target(
+                    f"Rust decoder → Arrow, 2 threads ({style})",
+                    "≥ 1.6× serde",
+                    two["ratio"],
+                    two["ratio"] >= 1.6,
+                )
             )
     out.append("")
     return out
@@ -174,7 +193,7 @@ def python_methods(title: str, results: dict[str, Any]) -> list[str]:
     return out + [""]
 
 
-def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
+def python_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
     out = ["## Python", ""]
     if fig is None:
         return out + ["No figures (run `make bench-python`).", ""]
@@ -198,26 +217,54 @@ def python_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[st
             m = r[name]
             fast, faster = base["seconds"] / m["seconds"], slow["seconds"] / m["seconds"]
             memory = m["peak_mb"] / base["peak_mb"]
-            targets.append(target(f"Python {name}: speed vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5))
-            targets.append(target(f"Python {name}: speed vs json.loads + pd.DataFrame", "≥ 10×", faster, faster >= 10))
-            targets.append(target(f"Python {name}: peak RSS vs orjson + pd.DataFrame", "≤ 0.25×", memory, memory <= 0.25))
+            targets.append(
+                target(f"Python {name}: speed vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5)
+            )
+            targets.append(
+                target(
+                    f"Python {name}: speed vs json.loads + pd.DataFrame",
+                    "≥ 10×",
+                    faster,
+                    faster >= 10,
+                )
+            )
+            targets.append(
+                target(
+                    f"Python {name}: peak RSS vs orjson + pd.DataFrame",
+                    "≤ 0.25×",
+                    memory,
+                    memory <= 0.25,
+                )
+            )
         rows_t = r["erpdata rows (dicts)"]["seconds"] / dicts["seconds"]
         targets.append(target("Python rows: time vs orjson.loads", "≤ 1.0×", rows_t, rows_t <= 1.0))
         m = r["erpdata .to_pandas()"]
         fast = base["seconds"] / m["seconds"]
-        targets.append(target("Python .to_pandas() (mysqlnd: DECIMAL as strings) vs orjson + pd.DataFrame",
-                              "≥ 5×", fast, fast >= 5))
+        targets.append(
+            target(
+                "Python .to_pandas() (mysqlnd: DECIMAL as strings) vs orjson + pd.DataFrame",
+                "≥ 5×",
+                fast,
+                fast >= 5,
+            )
+        )
     for style, run in fig.get("styles", {}).items():
         results = run["results"]
         base = results[PY_BASE]
         out += python_methods(f"{int(run['rows']):,} rows, answer style `{style}`", results)
         fast = base["seconds"] / results["erpdata .to_pandas()"]["seconds"]
-        targets.append(target(f"Python .to_pandas() ({style}) vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5))
-    out += growth_table("`stream_table` (Arrow batches)", fig.get("growth", {}), "seconds", 1.0, "peak_mb")
+        targets.append(
+            target(
+                f"Python .to_pandas() ({style}) vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5
+            )
+        )
+    out += growth_table(
+        "`stream_table` (Arrow batches)", fig.get("growth", {}), "seconds", 1.0, "peak_mb"
+    )
     return out
 
 
-def js_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
+def js_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
     out = ["## JavaScript", ""]
     if fig is None:
         return out + ["No figures (run `make bench-js`).", ""]
@@ -246,7 +293,9 @@ def js_section(fig: Optional[dict[str, Any]], targets: list[str]) -> list[str]:
         base = million["json"]["ms"]
         columns = base / million["columns"]["ms"]
         rows = million["rows"]["ms"] / base
-        targets.append(target("JS columns(): speed vs res.json()", "≥ 1.7×", columns, columns >= 1.7))
+        targets.append(
+            target("JS columns(): speed vs res.json()", "≥ 1.7×", columns, columns >= 1.7)
+        )
         targets.append(target("JS rows: time vs res.json()", "≤ 1.0×", rows, rows <= 1.0))
     out += growth_table("`streamTable`", fig.get("growth", {}), "ms", 1e-3, "peakMB")
     return out

@@ -8,9 +8,10 @@ import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SANDBOX_TOKEN = "sandbox-token-not-secret"
@@ -77,7 +78,9 @@ def python_part(base_url: str) -> None:
         table = client.table("sales_invoice")
         show(f"sales_invoice: first 5 of {len(table)} rows", table[:5], table.columns)
         print(f"  typed as: {types_of(table[:5])}")
-        accounts = client.table("account", schema_overrides={"credit_limit": "decimal(18,4)", "acid": "string"})
+        accounts = client.table(
+            "account", schema_overrides={"credit_limit": "decimal(18,4)", "acid": "string"}
+        )
         show("account, credit_limit declared decimal(18,4)", accounts[:3], accounts.columns)
         try:
             df = table.to_pandas()
@@ -100,7 +103,9 @@ def python_part(base_url: str) -> None:
             customers = [f"C{n:03d}" for n in range(1, 13)]
             many = await aclient.dues_many(customers, "receipt", concurrency=4)
             owing = sum(1 for d in many.values() if d.rows)
-            print(f"AsyncClient.dues_many: {owing} of {len(customers)} customers have open invoices")
+            print(
+                f"AsyncClient.dues_many: {owing} of {len(customers)} customers have open invoices"
+            )
 
     asyncio.run(from_async())
 

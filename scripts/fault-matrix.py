@@ -16,11 +16,26 @@ from pathlib import Path
 
 CLIENTS = ["python-sync", "python-async", "js", "rust-async", "rust-blocking"]
 ROWS = [
-    "latency", "slow-body", "429-retry-after", "500-html", "502-html", "503-html",
-    "504-html", "503-exhausted", "php-notice", "html-200", "service-error",
-    "cut-with-length", "cut-length-mismatch", "reset-mid-body",
-    "redirect-same-origin", "redirect-other-origin", "redirect-https-to-http",
-    "redirect-loop", "read-timeout", "never-ending",
+    "latency",
+    "slow-body",
+    "429-retry-after",
+    "500-html",
+    "502-html",
+    "503-html",
+    "504-html",
+    "503-exhausted",
+    "php-notice",
+    "html-200",
+    "service-error",
+    "cut-with-length",
+    "cut-length-mismatch",
+    "reset-mid-body",
+    "redirect-same-origin",
+    "redirect-other-origin",
+    "redirect-https-to-http",
+    "redirect-loop",
+    "read-timeout",
+    "never-ending",
 ]
 
 

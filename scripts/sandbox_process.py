@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from typing import List
 
 
 class SandboxProcess:
@@ -26,7 +25,7 @@ class SandboxProcess:
         )
         stdout = self.process.stdout
         assert stdout is not None
-        line: List[str] = []
+        line: list[str] = []
         reader = threading.Thread(target=lambda: line.append(stdout.readline()), daemon=True)
         reader.start()
         reader.join(start_timeout)
@@ -35,7 +34,7 @@ class SandboxProcess:
             self.process.kill()
             raise SystemExit(f"the sandbox {binary} did not start")
 
-    def __enter__(self) -> "SandboxProcess":
+    def __enter__(self) -> SandboxProcess:
         return self
 
     def __exit__(self, *_: object) -> None:

@@ -198,13 +198,22 @@ def measure(
 ) -> dict[str, dict[str, float]]:
     """Every method `repeat` times, interleaved so that drift in the
     machine's load hits each alike; the sandbox answers in `style`."""
-    with SandboxProcess(binary, "--rows", str(rows)) as sandbox, tempfile.TemporaryDirectory() as tmp:
+    with (
+        SandboxProcess(binary, "--rows", str(rows)) as sandbox,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         url = f"{sandbox.url}/_style/{style}/"
         body = os.path.join(tmp, "body.json")
         if any(m in IN_MEMORY for m in methods):
             with httpx.Client(timeout=600) as http, open(body, "wb") as out:
-                form = dict(req="getdata", project="demo", accesstoken=TOKEN, yearid="2025", compid="1",
-                            table="sales_invoice")
+                form = dict(
+                    req="getdata",
+                    project="demo",
+                    accesstoken=TOKEN,
+                    yearid="2025",
+                    compid="1",
+                    table="sales_invoice",
+                )
                 with http.stream("POST", url + "apis/dataapi.php", data=form) as answer:
                     for chunk in answer.iter_bytes():
                         out.write(chunk)
@@ -218,12 +227,16 @@ def measure(
 def table(rows: int, results: dict[str, dict[str, float]], repeat: int) -> None:
     base = results.get(BASELINE)
     print(f"\n{rows:,} rows of sales_invoice, medians of {repeat} runs, each in a fresh process")
-    print(f"{'method':40} {'wall s':>8} {'min–max s':>13} {'peak MB':>8} {'x faster':>9} {'x memory':>9}")
+    print(
+        f"{'method':40} {'wall s':>8} {'min–max s':>13} {'peak MB':>8} {'x faster':>9} {'x memory':>9}"
+    )
     for method, r in results.items():
         against = results.get(MEMORY_BASELINE) if method in IN_MEMORY else base
         ratio = f"{against['seconds'] / r['seconds']:8.2f}x" if against else ""
         mem = f"{r['peak_mb'] / against['peak_mb']:8.2f}x" if against else ""
-        print(f"{method:40} {r['seconds']:8.2f} {r['min']:6.2f}–{r['max']:<6.2f} {r['peak_mb']:8.0f} {ratio:>9} {mem:>9}")
+        print(
+            f"{method:40} {r['seconds']:8.2f} {r['min']:6.2f}–{r['max']:<6.2f} {r['peak_mb']:8.0f} {ratio:>9} {mem:>9}"
+        )
     if base:
         print(f"x faster, x memory: against {BASELINE} (in memory: against {MEMORY_BASELINE})")
 
@@ -231,9 +244,14 @@ def table(rows: int, results: dict[str, dict[str, float]], repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sandbox", required=True, help="the erpdata-sandbox binary")
-    parser.add_argument("--sizes", default="10000,100000,1000000", help="table sizes, comma-separated")
-    parser.add_argument("--growth", default="10000,1000000,5000000",
-                        help="sizes for the streaming growth table (empty: none)")
+    parser.add_argument(
+        "--sizes", default="10000,100000,1000000", help="table sizes, comma-separated"
+    )
+    parser.add_argument(
+        "--growth",
+        default="10000,1000000,5000000",
+        help="sizes for the streaming growth table (empty: none)",
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--growth-repeat", type=int, default=3)
     parser.add_argument("--json", help="write every figure here as JSON")
@@ -270,10 +288,18 @@ def main() -> None:
         print(f"\ngrowth of stream_table (Arrow batches), medians of {args.growth_repeat}")
         print(f"{'rows':>10} {'wall s':>8} {'µs/row':>8} {'peak MB':>8}")
         for rows in growth:
-            r = measure(args.sandbox, rows, ["erpdata .stream_table() (Arrow)"], args.growth_repeat, args.package)
+            r = measure(
+                args.sandbox,
+                rows,
+                ["erpdata .stream_table() (Arrow)"],
+                args.growth_repeat,
+                args.package,
+            )
             g = r["erpdata .stream_table() (Arrow)"]
             report["growth"][str(rows)] = g  # type: ignore[index]
-            print(f"{rows:>10,} {g['seconds']:8.2f} {g['seconds'] / rows * 1e6:8.2f} {g['peak_mb']:8.0f}")
+            print(
+                f"{rows:>10,} {g['seconds']:8.2f} {g['seconds'] / rows * 1e6:8.2f} {g['peak_mb']:8.0f}"
+            )
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(report, indent=1))

@@ -15,9 +15,9 @@ zero dates as ``None``. Every call that returns rows takes
 ``schema_overrides`` (declared column types) and ``infer_strings``.
 """
 
-from ._core import Batch, __version__
 from ._async_client import AsyncClient
 from ._client import Client
+from ._core import Batch, __version__
 from ._errors import (
     DecodeError,
     ErpError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from types import TracebackType
-from typing import Any, Callable, Dict, List, Literal, Optional, Union, overload
+from typing import Any, Callable, Literal, overload
 
 import httpx
 
@@ -35,16 +35,16 @@ class AsyncClient(ClientBase):
 
     def __init__(
         self,
-        base_url: Optional[str] = None,
+        base_url: str | None = None,
         *,
-        project: Optional[str] = None,
-        access_token: Optional[str] = None,
-        project_folder: Optional[str] = None,
-        company_id: Optional[Id] = None,
-        year_id: Optional[Id] = None,
+        project: str | None = None,
+        access_token: str | None = None,
+        project_folder: str | None = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
         timeout: TimeoutTypes = DEFAULT_TIMEOUT,
         max_retries: int = 2,
-        http_client: Optional[httpx.AsyncClient] = None,
+        http_client: httpx.AsyncClient | None = None,
         allow_insecure_http: bool = False,
     ) -> None:
         check_http_client(http_client, httpx.AsyncClient)
@@ -69,7 +69,7 @@ class AsyncClient(ClientBase):
     async def dues(
         self,
         acid: Id,
-        kind: Union[DuesKind, str],
+        kind: DuesKind | str,
         *,
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
@@ -97,7 +97,11 @@ class AsyncClient(ClientBase):
     ) -> Dues:
         """What customer ``acid`` owes (``type=RECEIPT``); see :meth:`Client.dues`."""
         return await self.dues(
-            acid, DuesKind.RECEIPT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+            acid,
+            DuesKind.RECEIPT,
+            timeout=timeout,
+            schema_overrides=schema_overrides,
+            infer_strings=infer_strings,
         )
 
     async def payables(
@@ -110,19 +114,23 @@ class AsyncClient(ClientBase):
     ) -> Dues:
         """What is owed to supplier ``acid`` (``type=PAYMENT``); see :meth:`Client.dues`."""
         return await self.dues(
-            acid, DuesKind.PAYMENT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+            acid,
+            DuesKind.PAYMENT,
+            timeout=timeout,
+            schema_overrides=schema_overrides,
+            infer_strings=infer_strings,
         )
 
     async def dues_many(
         self,
         acids: Iterable[Id],
-        kind: Union[DuesKind, str],
+        kind: DuesKind | str,
         *,
         concurrency: int = 8,
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
-    ) -> Dict[str, Dues]:
+    ) -> dict[str, Dues]:
         """The dues of many accounts, at most ``concurrency`` queries in
         flight, keyed by account id as sent (``str``). Every argument is
         checked before anything is sent; the first failure cancels the rest
@@ -152,11 +160,11 @@ class AsyncClient(ClientBase):
         self,
         name: str,
         *,
-        company_id: Optional[Id] = None,
-        year_id: Optional[Id] = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
         method: str = "POST",
         timeout: TimeoutTypes = None,
-        progress: Optional[Callable[[int, int], None]] = None,
+        progress: Callable[[int, int], None] | None = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
     ) -> Table:
@@ -176,23 +184,23 @@ class AsyncClient(ClientBase):
         self,
         name: str,
         *,
-        company_id: Optional[Id] = ...,
-        year_id: Optional[Id] = ...,
+        company_id: Id | None = ...,
+        year_id: Id | None = ...,
         method: str = ...,
         batch_rows: int = ...,
         batch_format: Literal["rows"] = ...,
         timeout: TimeoutTypes = ...,
         schema_overrides: SchemaOverrides = ...,
         infer_strings: bool = ...,
-    ) -> AsyncTableStream[List[Row]]: ...
+    ) -> AsyncTableStream[list[Row]]: ...
 
     @overload
     def stream_table(
         self,
         name: str,
         *,
-        company_id: Optional[Id] = ...,
-        year_id: Optional[Id] = ...,
+        company_id: Id | None = ...,
+        year_id: Id | None = ...,
         method: str = ...,
         batch_rows: int = ...,
         batch_format: Literal["arrow"],
@@ -205,8 +213,8 @@ class AsyncClient(ClientBase):
         self,
         name: str,
         *,
-        company_id: Optional[Id] = None,
-        year_id: Optional[Id] = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
         method: str = "POST",
         batch_rows: int = DEFAULT_BATCH_ROWS,
         batch_format: BatchFormat = "rows",
@@ -221,7 +229,11 @@ class AsyncClient(ClientBase):
         convert = converter(batch_format)
         state = _flow.StreamState()
         flow = _flow.stream_batches(
-            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), typing, state
+            self._call(request, timeout, stream=True),
+            self._http,
+            check_batch_rows(batch_rows),
+            typing,
+            state,
         )
         return AsyncTableStream(_drive.arun_stream(self._http, flow), state, convert)
 
@@ -237,8 +249,8 @@ class AsyncClient(ClientBase):
 
     async def __aexit__(
         self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.aclose()

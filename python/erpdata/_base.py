@@ -4,7 +4,7 @@ from arguments and the environment, request building, ``repr``."""
 from __future__ import annotations
 
 import os
-from typing import Iterable, List, Optional, Union
+from collections.abc import Iterable
 
 from ._checks import check_acids, check_concurrency, check_flag, check_max_retries
 from ._core import Config, Request, RetryPolicy
@@ -21,7 +21,7 @@ DEFAULT_BATCH_ROWS = 65_536
 """Rows per batch of a streamed table (and of a table's Arrow batches)."""
 
 
-def _setting(value: Optional[Id], env: str) -> Optional[Id]:
+def _setting(value: Id | None, env: str) -> Id | None:
     """An explicit argument wins; else the environment variable, if set."""
     return value if value is not None else os.environ.get(env)
 
@@ -31,13 +31,13 @@ class ClientBase:
 
     def __init__(
         self,
-        base_url: Optional[str],
+        base_url: str | None,
         *,
-        project: Optional[str],
-        access_token: Optional[str],
-        project_folder: Optional[str],
-        company_id: Optional[Id],
-        year_id: Optional[Id],
+        project: str | None,
+        access_token: str | None,
+        project_folder: str | None,
+        company_id: Id | None,
+        year_id: Id | None,
         timeout: TimeoutTypes,
         max_retries: int,
         allow_insecure_http: bool,
@@ -77,7 +77,7 @@ class ClientBase:
         return self._config.base_url
 
     @property
-    def project(self) -> Optional[str]:
+    def project(self) -> str | None:
         """The ERP project name."""
         return self._config.project
 
@@ -102,13 +102,13 @@ class ClientBase:
             deadline_covers_body=not stream,
         )
 
-    def _dues_request(self, acid: Id, kind: Union[DuesKind, str]) -> tuple[Request, str]:
+    def _dues_request(self, acid: Id, kind: DuesKind | str) -> tuple[Request, str]:
         kind_name = kind.value if isinstance(kind, DuesKind) else kind
         return self._config.dues_request(acid, kind_name), kind_name
 
     def _dues_many_accounts(
-        self, acids: Iterable[Id], kind: Union[DuesKind, str], concurrency: int
-    ) -> List[Id]:
+        self, acids: Iterable[Id], kind: DuesKind | str, concurrency: int
+    ) -> list[Id]:
         """The distinct accounts of a ``dues_many`` call, in order, once
         every input is checked and before anything is sent (the kind too
         when no account is asked about: checked on a request never sent)."""
@@ -119,7 +119,7 @@ class ClientBase:
         return list(dict.fromkeys(given))
 
     def _table_request(
-        self, name: str, company_id: Optional[Id], year_id: Optional[Id], method: str
+        self, name: str, company_id: Id | None, year_id: Id | None, method: str
     ) -> Request:
         return self._config.table_request(name, company_id, year_id, method)
 

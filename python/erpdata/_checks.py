@@ -6,7 +6,7 @@ that do go on the wire are checked by the core."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, List, NoReturn
+from typing import Any, NoReturn
 
 from ._errors import InvalidInputError
 
@@ -52,7 +52,9 @@ def _is_int(value: object) -> bool:
 def check_batch_rows(batch_rows: int) -> int:
     """``batch_rows`` if it is an ``int`` from 1 to :data:`MAX_BATCH_ROWS`."""
     if not _is_int(batch_rows) or not 1 <= batch_rows <= MAX_BATCH_ROWS:
-        invalid("batch_rows", f"must be an integer from 1 to {MAX_BATCH_ROWS}, got {shown(batch_rows)}")
+        invalid(
+            "batch_rows", f"must be an integer from 1 to {MAX_BATCH_ROWS}, got {shown(batch_rows)}"
+        )
     return batch_rows
 
 
@@ -67,7 +69,9 @@ def check_max_retries(max_retries: int) -> int:
     """``max_retries`` if it is an ``int`` of 0 or more (that fits the
     core's counter)."""
     if not _is_int(max_retries) or not 0 <= max_retries <= _MAX_RETRIES:
-        invalid("max_retries", f"must be an integer from 0 to {_MAX_RETRIES}, got {shown(max_retries)}")
+        invalid(
+            "max_retries", f"must be an integer from 0 to {_MAX_RETRIES}, got {shown(max_retries)}"
+        )
     return max_retries
 
 
@@ -94,7 +98,7 @@ def check_http_client(http_client: Any, expected: type) -> None:
         )
 
 
-def check_acids(acids: Iterable[Any]) -> List[Any]:
+def check_acids(acids: Iterable[Any]) -> list[Any]:
     """The account ids of ``acids`` (an iterable, not a single string),
     as a list."""
     if isinstance(acids, (str, bytes, bytearray)) or not isinstance(acids, Iterable):

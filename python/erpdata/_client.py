@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Callable, Dict, List, Literal, Optional, Union, overload
+from typing import Any, Callable, Literal, overload
 
 import httpx
 
@@ -75,16 +75,16 @@ class Client(ClientBase):
 
     def __init__(
         self,
-        base_url: Optional[str] = None,
+        base_url: str | None = None,
         *,
-        project: Optional[str] = None,
-        access_token: Optional[str] = None,
-        project_folder: Optional[str] = None,
-        company_id: Optional[Id] = None,
-        year_id: Optional[Id] = None,
+        project: str | None = None,
+        access_token: str | None = None,
+        project_folder: str | None = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
         timeout: TimeoutTypes = DEFAULT_TIMEOUT,
         max_retries: int = 2,
-        http_client: Optional[httpx.Client] = None,
+        http_client: httpx.Client | None = None,
         allow_insecure_http: bool = False,
     ) -> None:
         check_http_client(http_client, httpx.Client)
@@ -100,14 +100,16 @@ class Client(ClientBase):
             allow_insecure_http=allow_insecure_http,
         )
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client(follow_redirects=False)
+        self._http = (
+            http_client if http_client is not None else httpx.Client(follow_redirects=False)
+        )
 
     # -- the operations ------------------------------------------------------
 
     def dues(
         self,
         acid: Id,
-        kind: Union[DuesKind, str],
+        kind: DuesKind | str,
         *,
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
@@ -122,8 +124,12 @@ class Client(ClientBase):
         typing = typing_options(schema_overrides, infer_strings)
         return self._dues(request, acid, kind_name, typing, timeout)
 
-    def _dues(self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes) -> Dues:
-        status, body = _drive.run(self._http, _flow.read_body(self._call(request, timeout), self._http))
+    def _dues(
+        self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes
+    ) -> Dues:
+        status, body = _drive.run(
+            self._http, _flow.read_body(self._call(request, timeout), self._http)
+        )
         return self._config.parse_dues(acid, kind_name, status, body, typing)
 
     def receivables(
@@ -136,7 +142,11 @@ class Client(ClientBase):
     ) -> Dues:
         """What customer ``acid`` owes (``type=RECEIPT``); see :meth:`dues`."""
         return self.dues(
-            acid, DuesKind.RECEIPT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+            acid,
+            DuesKind.RECEIPT,
+            timeout=timeout,
+            schema_overrides=schema_overrides,
+            infer_strings=infer_strings,
         )
 
     def payables(
@@ -149,19 +159,23 @@ class Client(ClientBase):
     ) -> Dues:
         """What is owed to supplier ``acid`` (``type=PAYMENT``); see :meth:`dues`."""
         return self.dues(
-            acid, DuesKind.PAYMENT, timeout=timeout, schema_overrides=schema_overrides, infer_strings=infer_strings
+            acid,
+            DuesKind.PAYMENT,
+            timeout=timeout,
+            schema_overrides=schema_overrides,
+            infer_strings=infer_strings,
         )
 
     def dues_many(
         self,
         acids: Iterable[Id],
-        kind: Union[DuesKind, str],
+        kind: DuesKind | str,
         *,
         concurrency: int = 8,
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
-    ) -> Dict[str, Dues]:
+    ) -> dict[str, Dues]:
         """The dues of many accounts, at most ``concurrency`` queries at a
         time (on threads), keyed by account id as sent (``str``). The
         first failure is raised. Each account's rows are typed on their
@@ -181,11 +195,11 @@ class Client(ClientBase):
         self,
         name: str,
         *,
-        company_id: Optional[Id] = None,
-        year_id: Optional[Id] = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
         method: str = "POST",
         timeout: TimeoutTypes = None,
-        progress: Optional[Callable[[int, int], None]] = None,
+        progress: Callable[[int, int], None] | None = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
     ) -> Table:
@@ -223,23 +237,23 @@ class Client(ClientBase):
         self,
         name: str,
         *,
-        company_id: Optional[Id] = ...,
-        year_id: Optional[Id] = ...,
+        company_id: Id | None = ...,
+        year_id: Id | None = ...,
         method: str = ...,
         batch_rows: int = ...,
         batch_format: Literal["rows"] = ...,
         timeout: TimeoutTypes = ...,
         schema_overrides: SchemaOverrides = ...,
         infer_strings: bool = ...,
-    ) -> TableStream[List[Row]]: ...
+    ) -> TableStream[list[Row]]: ...
 
     @overload
     def stream_table(
         self,
         name: str,
         *,
-        company_id: Optional[Id] = ...,
-        year_id: Optional[Id] = ...,
+        company_id: Id | None = ...,
+        year_id: Id | None = ...,
         method: str = ...,
         batch_rows: int = ...,
         batch_format: Literal["arrow"],
@@ -252,8 +266,8 @@ class Client(ClientBase):
         self,
         name: str,
         *,
-        company_id: Optional[Id] = None,
-        year_id: Optional[Id] = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
         method: str = "POST",
         batch_rows: int = DEFAULT_BATCH_ROWS,
         batch_format: BatchFormat = "rows",
@@ -279,7 +293,11 @@ class Client(ClientBase):
         convert = converter(batch_format)
         state = _flow.StreamState()
         flow = _flow.stream_batches(
-            self._call(request, timeout, stream=True), self._http, check_batch_rows(batch_rows), typing, state
+            self._call(request, timeout, stream=True),
+            self._http,
+            check_batch_rows(batch_rows),
+            typing,
+            state,
         )
         return TableStream(_drive.run_stream(self._http, flow), state, convert)
 
@@ -295,8 +313,8 @@ class Client(ClientBase):
 
     def __exit__(
         self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()

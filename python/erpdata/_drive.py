@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import List, TypeVar
+from typing import TypeVar
 
 import httpx
 
@@ -21,7 +21,7 @@ T = TypeVar("T")
 # -- sync ------------------------------------------------------------------------
 
 
-def _perform(http: httpx.Client, op: object, opened: List[httpx.Response]) -> Result:
+def _perform(http: httpx.Client, op: object, opened: list[httpx.Response]) -> Result:
     try:
         if isinstance(op, Send):
             response = http.send(op.request, stream=True, follow_redirects=False)
@@ -46,7 +46,7 @@ def _perform(http: httpx.Client, op: object, opened: List[httpx.Response]) -> Re
 
 def run(http: httpx.Client, flow: Flow[T]) -> T:
     """Runs ``flow`` to its result; closes every answer it opened."""
-    opened: List[httpx.Response] = []
+    opened: list[httpx.Response] = []
     try:
         result: Result = None
         while True:
@@ -64,7 +64,7 @@ def run(http: httpx.Client, flow: Flow[T]) -> T:
 
 def run_stream(http: httpx.Client, flow: Flow[None]) -> Iterator[Batch]:
     """Runs ``flow``, yielding the batches it emits."""
-    opened: List[httpx.Response] = []
+    opened: list[httpx.Response] = []
     try:
         result: Result = None
         while True:
@@ -86,7 +86,7 @@ def run_stream(http: httpx.Client, flow: Flow[None]) -> Iterator[Batch]:
 # -- async -----------------------------------------------------------------------
 
 
-async def _aperform(http: httpx.AsyncClient, op: object, opened: List[httpx.Response]) -> Result:
+async def _aperform(http: httpx.AsyncClient, op: object, opened: list[httpx.Response]) -> Result:
     try:
         if isinstance(op, Send):
             response = await http.send(op.request, stream=True, follow_redirects=False)
@@ -113,7 +113,7 @@ async def _aperform(http: httpx.AsyncClient, op: object, opened: List[httpx.Resp
 
 async def arun(http: httpx.AsyncClient, flow: Flow[T]) -> T:
     """Runs ``flow`` to its result; closes every answer it opened."""
-    opened: List[httpx.Response] = []
+    opened: list[httpx.Response] = []
     try:
         result: Result = None
         while True:
@@ -131,7 +131,7 @@ async def arun(http: httpx.AsyncClient, flow: Flow[T]) -> T:
 
 async def arun_stream(http: httpx.AsyncClient, flow: Flow[None]) -> AsyncIterator[Batch]:
     """Runs ``flow``, yielding the batches it emits."""
-    opened: List[httpx.Response] = []
+    opened: list[httpx.Response] = []
     try:
         result: Result = None
         while True:

@@ -7,7 +7,7 @@ the access token already redacted. Attributes mirror the core's fields.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional
+from typing import Any
 
 __all__ = [
     "ErpError",
@@ -27,7 +27,7 @@ class ErpError(Exception):
     how many complete rows had arrived (``None`` otherwise).
     """
 
-    rows_received: Optional[int] = None
+    rows_received: int | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The subclasses take keyword-only attributes, which the default

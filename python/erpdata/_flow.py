@@ -15,11 +15,20 @@ import random
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional, TypeVar, Union
+from typing import Any, Callable, TypeVar, Union
 
 import httpx
 
-from ._core import Batch, Config, Request, RetryPolicy, TableCollector, TableData, TableDecoder, Typing
+from ._core import (
+    Batch,
+    Config,
+    Request,
+    RetryPolicy,
+    TableCollector,
+    TableData,
+    TableDecoder,
+    Typing,
+)
 from ._errors import ErpError
 from ._log import logger
 from ._timeouts import Timeout
@@ -135,7 +144,8 @@ class Call:
     def expired(self) -> ErpError:
         """The error for a call past its total timeout."""
         err: ErpError = self.config.transport_error(
-            "timeout", f"no complete answer within the call's total timeout of {self.timeout.total:g} s"
+            "timeout",
+            f"no complete answer within the call's total timeout of {self.timeout.total:g} s",
         )
         return err
 
@@ -143,7 +153,7 @@ class Call:
         if self.deadline_covers_body and self.remaining() <= 0:
             raise self.expired()
 
-    def build(self, http: Union[httpx.Client, httpx.AsyncClient]) -> httpx.Request:
+    def build(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
         """The next attempt as an httpx request, its limits capped by what
         is left of the call's total."""
         left = self.remaining()
@@ -153,7 +163,9 @@ class Call:
         read = self.timeout.read if not self.deadline_covers_body else min(self.timeout.read, left)
         request = self.request
         if logger.isEnabledFor(logging.DEBUG):
-            body = self.config.redact(request.body.decode("utf-8", "replace")) if request.body else ""
+            body = (
+                self.config.redact(request.body.decode("utf-8", "replace")) if request.body else ""
+            )
             logger.debug(
                 "%s %s%s",
                 request.method,
@@ -168,7 +180,7 @@ class Call:
             timeout=httpx.Timeout(connect=connect, read=read, write=read, pool=connect),
         )
 
-    def _again(self, delay: Optional[float], error: ErpError, why: str) -> float:
+    def _again(self, delay: float | None, error: ErpError, why: str) -> float:
         """``delay`` if the policy says retry and the deadline allows it;
         else raises ``error``."""
         if delay is None or delay >= self.remaining():
@@ -193,7 +205,7 @@ class Call:
         delay = self.retry.decide(self.retries, transport=kind, random=random.random())
         return self._again(delay, error, str(error))
 
-    def answered(self, response: httpx.Response) -> Union[None, float, ErpError]:
+    def answered(self, response: httpx.Response) -> None | float | ErpError:
         """After an answer's status and headers: ``None`` to read it as the
         result, seconds to wait before sending ``self.request`` (again, or a
         redirect's target), or the error for a refused redirect."""
@@ -237,7 +249,7 @@ class Call:
 # -- the flows -----------------------------------------------------------------
 
 
-def exchange(call: Call, http: Union[httpx.Client, httpx.AsyncClient]) -> Flow[httpx.Response]:
+def exchange(call: Call, http: httpx.Client | httpx.AsyncClient) -> Flow[httpx.Response]:
     """Sends until an answer is accepted (retries and redirects decided by
     the core); the accepted answer's body is still unread."""
     while True:
@@ -257,14 +269,14 @@ def exchange(call: Call, http: Union[httpx.Client, httpx.AsyncClient]) -> Flow[h
             yield Sleep(delay)
 
 
-def read_body(call: Call, http: Union[httpx.Client, httpx.AsyncClient]) -> Flow[tuple[int, bytes]]:
+def read_body(call: Call, http: httpx.Client | httpx.AsyncClient) -> Flow[tuple[int, bytes]]:
     """The accepted answer's status and whole body (small answers: dues).
     A body cut off is retried like a failed request."""
     while True:
         response = yield from exchange(call, http)
         body = Body(response)
-        parts: List[bytes] = []
-        failure: Optional[httpx.HTTPError] = None
+        parts: list[bytes] = []
+        failure: httpx.HTTPError | None = None
         while True:
             chunk = yield Read(body)
             if isinstance(chunk, httpx.HTTPError):
@@ -287,10 +299,10 @@ Progress = Callable[[int, int], None]
 
 def read_table(
     call: Call,
-    http: Union[httpx.Client, httpx.AsyncClient],
+    http: httpx.Client | httpx.AsyncClient,
     batch_rows: int,
     typing: Typing,
-    progress: Optional[Progress] = None,
+    progress: Progress | None = None,
 ) -> Flow[TableData]:
     """A whole table, decoded chunk by chunk as it arrives (the body is
     never held whole), typed as ``typing`` says, each column over the
@@ -302,9 +314,11 @@ def read_table(
     while True:
         received = 0
         response = yield from exchange(call, http)
-        decoder = TableCollector(call.config, response.status_code, batch_rows=batch_rows, typing=typing)
+        decoder = TableCollector(
+            call.config, response.status_code, batch_rows=batch_rows, typing=typing
+        )
         body = Body(response)
-        failure: Optional[httpx.HTTPError] = None
+        failure: httpx.HTTPError | None = None
         while True:
             chunk = yield Read(body)
             if isinstance(chunk, httpx.HTTPError):
@@ -338,7 +352,7 @@ class StreamState:
     rows_received: int = 0
     rows_delivered: int = 0
     bytes_received: int = 0
-    notices: List[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
     finished: bool = False
 
 
@@ -355,7 +369,7 @@ def _cut_off(error: ErpError, state: StreamState) -> ErpError:
 
 def stream_batches(
     call: Call,
-    http: Union[httpx.Client, httpx.AsyncClient],
+    http: httpx.Client | httpx.AsyncClient,
     batch_rows: int,
     typing: Typing,
     state: StreamState,
@@ -371,9 +385,11 @@ def stream_batches(
     never ends is."""
     while True:
         response = yield from exchange(call, http)
-        decoder = TableDecoder(call.config, response.status_code, batch_rows=batch_rows, typing=typing)
+        decoder = TableDecoder(
+            call.config, response.status_code, batch_rows=batch_rows, typing=typing
+        )
         body = Body(response)
-        failure: Optional[httpx.HTTPError] = None
+        failure: httpx.HTTPError | None = None
         # What is left of the total once the head arrived: the budget of
         # the body's reads.
         budget = call.remaining()
@@ -395,7 +411,7 @@ def stream_batches(
                 batches = decoder.feed(chunk)
             except ErpError as err:
                 state.rows_received = decoder.rows
-                raise _cut_off(err, state)
+                raise _cut_off(err, state)  # noqa: B904 (the same error, re-raised)
             state.rows_received = decoder.rows
             for batch in batches:
                 state.rows_delivered += batch.num_rows
@@ -407,12 +423,14 @@ def stream_batches(
             yield Sleep(call.failed(failure))
             continue
         kind = _transport_kind(failure)
-        raise _cut_off(call.config.transport_error(kind, f"{type(failure).__name__}: {failure}"), state)
+        raise _cut_off(
+            call.config.transport_error(kind, f"{type(failure).__name__}: {failure}"), state
+        )
     try:
         batches, notices, total = decoder.finish()
     except ErpError as err:
         state.rows_received = decoder.rows
-        raise _cut_off(err, state)
+        raise _cut_off(err, state)  # noqa: B904 (the same error, re-raised)
     state.rows_received = total
     state.notices = notices
     for batch in batches:

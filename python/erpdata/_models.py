@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 from ._checks import invalid, shown
 from ._kinds import DuesKind
@@ -26,7 +26,7 @@ Id = Union[str, int]
 """An account, company or year id: a ``str`` is sent as given, an ``int``
 as its decimal text."""
 
-Row = Dict[str, Any]
+Row = dict[str, Any]
 """One row: column name to value, in column order."""
 
 
@@ -37,9 +37,7 @@ def _need(module: str, extra: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
-            f"{what} needs {module}: pip install 'erpdata[{extra}]'"
-        ) from exc
+        raise ImportError(f"{what} needs {module}: pip install 'erpdata[{extra}]'") from exc
 
 
 class Table(Sequence[Row]):
@@ -67,21 +65,21 @@ class Table(Sequence[Row]):
 
     def __init__(self, data: TableData) -> None:
         self._data = data
-        self._rows: Optional[List[Row]] = None
+        self._rows: list[Row] | None = None
 
-    def _all_rows(self) -> List[Row]:
+    def _all_rows(self) -> list[Row]:
         rows = self._rows
         if rows is None:
             rows = self._rows = self._data.rows()
         return rows
 
     @property
-    def columns(self) -> List[str]:
+    def columns(self) -> list[str]:
         """Column names in first-seen order."""
         return self._data.columns
 
     @property
-    def notices(self) -> List[str]:
+    def notices(self) -> list[str]:
         """PHP notices or warnings printed before the JSON."""
         return self._data.notices
 
@@ -89,9 +87,9 @@ class Table(Sequence[Row]):
     def __getitem__(self, index: int) -> Row: ...
 
     @overload
-    def __getitem__(self, index: slice) -> List[Row]: ...
+    def __getitem__(self, index: slice) -> list[Row]: ...
 
-    def __getitem__(self, index: Union[int, slice]) -> Union[Row, List[Row]]:
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
         return self._all_rows()[index]
 
     def __len__(self) -> int:
@@ -122,7 +120,7 @@ class Table(Sequence[Row]):
 
     # -- Arrow and DataFrames --------------------------------------------------
 
-    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
         """The Arrow PyCapsule protocol: the table as a stream of record
         batches, sharing its buffers (no copy)."""
         return self._data.__arrow_c_stream__(requested_schema)
@@ -186,9 +184,9 @@ class Dues:
 
     acid: str
     kind: DuesKind
-    rows: List[Row]
+    rows: list[Row]
     raw: str
-    notices: List[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
         # `raw` can be large; the rows count says enough.

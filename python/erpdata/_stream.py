@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any, Callable, Generic, List, Literal, Optional, TypeVar
+from typing import Any, Callable, Generic, Literal, TypeVar
 
 from ._core import Batch
 from ._flow import StreamState
@@ -19,7 +19,7 @@ BatchFormat = Literal["rows", "arrow"]
 ``pyarrow.RecordBatch``."""
 
 
-def _rows(batch: Batch) -> List[Row]:
+def _rows(batch: Batch) -> list[Row]:
     return batch.to_rows()
 
 
@@ -59,7 +59,7 @@ class _StreamInfo:
         return self._state.rows_delivered
 
     @property
-    def notices(self) -> List[str]:
+    def notices(self) -> list[str]:
         """PHP notices before the JSON (known once the stream has ended)."""
         return self._state.notices
 
@@ -81,7 +81,9 @@ class TableStream(_StreamInfo, Generic[T]):
     ``rows_received`` (also in its message) says how many rows had arrived.
     """
 
-    def __init__(self, batches: Iterator[Batch], state: StreamState, convert: Callable[[Batch], T]) -> None:
+    def __init__(
+        self, batches: Iterator[Batch], state: StreamState, convert: Callable[[Batch], T]
+    ) -> None:
         self._batches = batches
         self._state = state
         self._convert = convert
@@ -94,7 +96,7 @@ class TableStream(_StreamInfo, Generic[T]):
 
     def close(self) -> None:
         """Stops the stream and releases its connection."""
-        close: Optional[Callable[[], None]] = getattr(self._batches, "close", None)
+        close: Callable[[], None] | None = getattr(self._batches, "close", None)
         if close is not None:
             close()
 
@@ -103,9 +105,9 @@ class TableStream(_StreamInfo, Generic[T]):
 
     def __exit__(
         self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -131,7 +133,7 @@ class AsyncTableStream(_StreamInfo, Generic[T]):
 
     async def aclose(self) -> None:
         """Stops the stream and releases its connection."""
-        aclose: Optional[Callable[[], Any]] = getattr(self._batches, "aclose", None)
+        aclose: Callable[[], Any] | None = getattr(self._batches, "aclose", None)
         if aclose is not None:
             await aclose()
 
@@ -140,12 +142,11 @@ class AsyncTableStream(_StreamInfo, Generic[T]):
 
     async def __aexit__(
         self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.aclose()
 
     def __repr__(self) -> str:
         return f"<AsyncTableStream: {self.rows_delivered} rows so far>"
-

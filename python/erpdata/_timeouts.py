@@ -42,11 +42,13 @@ class Timeout:
                 from ._errors import InvalidInputError
 
                 reason = f"{name} must be a finite number of seconds above 0, got {shown(value)}"
-                raise InvalidInputError(f"invalid timeout: {reason}", field="timeout", reason=reason)
+                raise InvalidInputError(
+                    f"invalid timeout: {reason}", field="timeout", reason=reason
+                )
             object.__setattr__(self, name, float(value))
 
 
-def _finite(value: Union[int, float]) -> bool:
+def _finite(value: int | float) -> bool:
     """Whether ``value`` is a finite float (an int too large for a float
     is not)."""
     try:

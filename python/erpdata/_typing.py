@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Optional, Union
 
 from ._checks import check_flag, invalid
 from ._core import Typing
@@ -26,7 +26,7 @@ SchemaOverrides = Optional[Mapping[str, TypeSpec]]
 """Column name to declared type, for the columns whose type you know."""
 
 
-def arrow_type_name(data_type: Any) -> Optional[str]:
+def arrow_type_name(data_type: Any) -> str | None:
     """The core's name for a pyarrow type, or ``None`` if erpdata has no
     column type for it: strings ``"string"``; integers of any width, signed
     or not, ``"int"``; ``decimal128(p, s)`` (and ``decimal256``)
@@ -65,7 +65,7 @@ def typing_options(
     ``InvalidInputError`` naming ``schema_overrides`` (or
     ``schema_overrides["column"]``) or ``infer_strings``."""
     check_flag("infer_strings", infer_strings)
-    pairs: Optional[List[Tuple[Any, Any]]] = None
+    pairs: list[tuple[Any, Any]] | None = None
     if schema_overrides is not None:
         if not isinstance(schema_overrides, Mapping):
             invalid(
@@ -79,6 +79,9 @@ def typing_options(
             if _is_arrow_type(spec):
                 # An unsupported pyarrow type goes to the core as a name it
                 # refuses, so the error names the column as for any other.
-                spec = arrow_type_name(spec) or f"{spec} (a pyarrow type without an erpdata column type)"
+                spec = (
+                    arrow_type_name(spec)
+                    or f"{spec} (a pyarrow type without an erpdata column type)"
+                )
             pairs.append((name, spec))
     return Typing(pairs, infer_strings=infer_strings, one_schema=one_schema)

@@ -23,9 +23,10 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, List, Optional, Sequence
+from typing import IO, Any, Callable
 
 from . import _errors
 from ._client import Client
@@ -50,7 +51,7 @@ class _Usage(Exception):
 # -- output --------------------------------------------------------------------
 
 
-def _temporal_text(value: Any) -> Optional[str]:
+def _temporal_text(value: Any) -> str | None:
     """A date as ``YYYY-MM-DD``, a timestamp as ``YYYY-MM-DD HH:MM:SS``
     (with ``.ffffff`` unless whole seconds), as MySQL sends them."""
     if isinstance(value, datetime.datetime):
@@ -70,7 +71,14 @@ def json_value(value: Any) -> str:
     if temporal is not None:
         return json.dumps(temporal)
     if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{json_value(v)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ",".join(
+                f"{json.dumps(str(k), ensure_ascii=False)}:{json_value(v)}"
+                for k, v in value.items()
+            )
+            + "}"
+        )
     if isinstance(value, list):
         return "[" + ",".join(json_value(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
@@ -152,7 +160,7 @@ class Progress:
 # -- commands --------------------------------------------------------------------
 
 
-def _token(args: argparse.Namespace) -> Optional[str]:
+def _token(args: argparse.Namespace) -> str | None:
     if args.access_token_file is None:
         return None
     try:
@@ -178,19 +186,19 @@ def _client(args: argparse.Namespace) -> Client:
     )
 
 
-def _open_output(path: Optional[str]) -> IO[str]:
+def _open_output(path: str | None) -> IO[str]:
     if path is None or path == "-":
         return sys.stdout
     return open(path, "w", encoding="utf-8", newline="")
 
 
-def _schema(args: argparse.Namespace) -> Optional[Dict[str, str]]:
+def _schema(args: argparse.Namespace) -> dict[str, str] | None:
     """``--schema COLUMN=TYPE`` options as ``schema_overrides`` (the core
     checks the type names)."""
-    given: List[str] = args.schema or []
+    given: list[str] = args.schema or []
     if not given:
         return None
-    schema: Dict[str, str] = {}
+    schema: dict[str, str] = {}
     for item in given:
         # Type names never hold "=", a column name might.
         column, sep, type_name = item.rpartition("=")
@@ -202,7 +210,7 @@ def _schema(args: argparse.Namespace) -> Optional[Dict[str, str]]:
     return schema
 
 
-def _typing_args(args: argparse.Namespace) -> Dict[str, Any]:
+def _typing_args(args: argparse.Namespace) -> dict[str, Any]:
     return {"schema_overrides": _schema(args), "infer_strings": not args.no_infer_strings}
 
 
@@ -217,7 +225,7 @@ def cmd_dues(args: argparse.Namespace) -> int:
         elif args.format == "jsonl":
             out.writelines(json_value(row) + "\n" for row in dues.rows)
         else:
-            columns: List[str] = list(dict.fromkeys(k for row in dues.rows for k in row))
+            columns: list[str] = list(dict.fromkeys(k for row in dues.rows for k in row))
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(columns)
             writer.writerows([csv_value(row.get(c)) for c in columns] for row in dues.rows)
@@ -256,7 +264,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _sandbox_binary() -> Optional[str]:
+def _sandbox_binary() -> str | None:
     configured = os.environ.get("ERPDATA_SANDBOX_BIN")
     if configured:
         return configured
@@ -310,18 +318,26 @@ def parser() -> argparse.ArgumentParser:
     group = connection.add_argument_group("connection (default: the ERPDATA_* variables)")
     group.add_argument("--base-url", help="the service's base URL [ERPDATA_BASE_URL]")
     group.add_argument("--project", help="ERP project [ERPDATA_PROJECT]")
-    group.add_argument("--project-folder", help="sys_projectfolder of the dues query [ERPDATA_PROJECT_FOLDER]")
+    group.add_argument(
+        "--project-folder", help="sys_projectfolder of the dues query [ERPDATA_PROJECT_FOLDER]"
+    )
     group.add_argument(
         "--access-token-file",
         metavar="FILE",
         help="read the access token from FILE [default: ERPDATA_ACCESS_TOKEN]",
     )
-    group.add_argument("--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call")
+    group.add_argument(
+        "--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call"
+    )
     group.add_argument("--max-retries", type=int, default=2, metavar="N")
-    group.add_argument("-v", "--verbose", action="count", default=0, help="log requests (-vv: debug)")
+    group.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log requests (-vv: debug)"
+    )
 
     typing = argparse.ArgumentParser(add_help=False)
-    types = typing.add_argument_group("column types (default: typed from the values, strings included)")
+    types = typing.add_argument_group(
+        "column types (default: typed from the values, strings included)"
+    )
     types.add_argument(
         "--schema",
         action="append",
@@ -342,14 +358,18 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    dues = commands.add_parser("dues", parents=[connection, typing], help="outstanding dues of an account")
+    dues = commands.add_parser(
+        "dues", parents=[connection, typing], help="outstanding dues of an account"
+    )
     dues.add_argument("acid", metavar="ACID", help="account id, sent as given")
     dues.add_argument("--kind", required=True, choices=("receipt", "payment"), type=str.lower)
     dues.add_argument("--format", choices=("csv", "jsonl", "raw"), default="csv")
     dues.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues.set_defaults(run=cmd_dues, company_id=None, year_id=None)
 
-    table = commands.add_parser("table", parents=[connection, typing], help="every row of an ERP table")
+    table = commands.add_parser(
+        "table", parents=[connection, typing], help="every row of an ERP table"
+    )
     table.add_argument("name", metavar="NAME", help="table name, e.g. sales_invoice")
     table.add_argument("--company-id", help="company [ERPDATA_COMPANY_ID]")
     table.add_argument("--year-id", help="financial year [ERPDATA_YEAR_ID]")
@@ -358,7 +378,9 @@ def parser() -> argparse.ArgumentParser:
     table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     table.set_defaults(run=cmd_table)
 
-    sandbox = commands.add_parser("sandbox", help="run the local sandbox ERP (prints its URL first)")
+    sandbox = commands.add_parser(
+        "sandbox", help="run the local sandbox ERP (prints its URL first)"
+    )
     sandbox.add_argument("--port", type=int, default=8787, help="0 picks a free port [8787]")
     sandbox.add_argument("--rows", type=int, help="rows of the large sales_invoice table")
     sandbox.set_defaults(run=cmd_sandbox)
@@ -382,7 +404,7 @@ def _fail(code: int, message: str) -> int:
     return code
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code."""
     args = parser().parse_args(argv)
     _log_setup(getattr(args, "verbose", 0))

@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sandbox_process import SandboxProcess  # noqa: E402
@@ -67,25 +67,26 @@ def live_rss_mb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def settings(**extra: Any) -> Dict[str, Any]:
+def settings(**extra: Any) -> dict[str, Any]:
     return dict(project="demo", access_token=TOKEN, company_id=1, year_id=2025, **extra)
 
 
 # -- the parts, each in its own interpreter -----------------------------------------
 
 
-def part_load(url: str, seed: int) -> Dict[str, Any]:
+def part_load(url: str, seed: int) -> dict[str, Any]:
     import httpx
 
     import erpdata
 
-    async def main() -> Dict[str, Any]:
+    async def main() -> dict[str, Any]:
         # One kept-alive connection per worker: httpx keeps 20 by default,
         # so 64 workers would open and close connections all run long.
         limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
-        async with httpx.AsyncClient(limits=limits) as http, erpdata.AsyncClient(
-            url, **settings(timeout=60.0), http_client=http
-        ) as client:
+        async with (
+            httpx.AsyncClient(limits=limits) as http,
+            erpdata.AsyncClient(url, **settings(timeout=60.0), http_client=http) as client,
+        ):
             accounts = await client.table("account")
             # Customers owe (receipts), suppliers are owed (payments).
             asked = [
@@ -97,8 +98,8 @@ def part_load(url: str, seed: int) -> Dict[str, Any]:
             for acid, kind in asked:
                 expected[(acid, kind)] = (await client.dues(acid, kind)).rows
             done = 0
-            failed: List[str] = []
-            mismatched: List[str] = []
+            failed: list[str] = []
+            mismatched: list[str] = []
             rss_first = live_first = 0.0
             next_call = 0
 
@@ -120,7 +121,9 @@ def part_load(url: str, seed: int) -> Dict[str, Any]:
                             acid,
                             expected[(acid, kind)],
                         ):
-                            mismatched.append(f"call {i}: asked {acid} {kind}, got {body.get('acid')} {body.get('type')}")
+                            mismatched.append(
+                                f"call {i}: asked {acid} {kind}, got {body.get('acid')} {body.get('type')}"
+                            )
                     done += 1
                     if done == FIRST:
                         rss_first = peak_rss_mb()
@@ -146,13 +149,15 @@ def part_load(url: str, seed: int) -> Dict[str, Any]:
     return asyncio.run(main())
 
 
-def part_stream(url: str, seed: int) -> Dict[str, Any]:
+def part_stream(url: str, seed: int) -> dict[str, Any]:
     import erpdata
 
     started = time.perf_counter()
     rows = 0
     with erpdata.Client(url, **settings(timeout=erpdata.Timeout(total=600.0, read=60.0))) as client:
-        with client.stream_table("sales_invoice", batch_format="arrow", batch_rows=65_536) as stream:
+        with client.stream_table(
+            "sales_invoice", batch_format="arrow", batch_rows=65_536
+        ) as stream:
             for batch in stream:
                 rows += batch.num_rows
             finished, received = stream.finished, stream.bytes_received
@@ -165,7 +170,7 @@ def part_stream(url: str, seed: int) -> Dict[str, Any]:
     }
 
 
-def part_cuts(url: str, seed: int) -> Dict[str, Any]:
+def part_cuts(url: str, seed: int) -> dict[str, Any]:
     import erpdata
 
     with erpdata.Client(url, **settings(timeout=120.0)) as client:
@@ -207,7 +212,7 @@ def part_cuts(url: str, seed: int) -> Dict[str, Any]:
     return {"size": size, "rows": whole_rows, "cuts": outcomes}
 
 
-PARTS: Dict[str, Callable[[str, int], Dict[str, Any]]] = {
+PARTS: dict[str, Callable[[str, int], dict[str, Any]]] = {
     "load": part_load,
     "stream": part_stream,
     "cuts": part_cuts,
@@ -217,7 +222,7 @@ PARTS: Dict[str, Callable[[str, int], Dict[str, Any]]] = {
 # -- the parent: sandboxes and checks ------------------------------------------------------
 
 
-def child(part: str, url: str, package: str, seed: int = 0) -> Dict[str, Any]:
+def child(part: str, url: str, package: str, seed: int = 0) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": package}
     done = subprocess.run(
         [sys.executable, __file__, "--child", part, "--url", url, "--seed", str(seed)],
@@ -228,33 +233,53 @@ def child(part: str, url: str, package: str, seed: int = 0) -> Dict[str, Any]:
     )
     if done.returncode != 0:
         raise SystemExit(f"part {part} crashed:\n{done.stderr[-4000:]}")
-    result: Dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def check(failures: List[str], ok: bool, what: str) -> None:
+def check(failures: list[str], ok: bool, what: str) -> None:
     print(f"  [{'ok' if ok else 'FAIL'}] {what}")
     if not ok:
         failures.append(what)
 
 
-def run_load(binary: str, package: str, seed: int, failures: List[str]) -> None:
-    print(f"load: {CALLS:,} dues calls, AsyncClient, concurrency {CONCURRENCY}, sandbox --fail-rate 1")
+def run_load(binary: str, package: str, seed: int, failures: list[str]) -> None:
+    print(
+        f"load: {CALLS:,} dues calls, AsyncClient, concurrency {CONCURRENCY}, sandbox --fail-rate 1"
+    )
     with SandboxProcess(binary, "--fail-rate", "1") as sandbox:
         r = child("load", sandbox.url, package)
     rate = r["calls"] / r["seconds"]
     growth = (r["rss_end_mb"] - r["rss_first_mb"]) / r["rss_first_mb"]
-    print(f"  {r['calls']:,} calls over {r['accounts']} accounts in {r['seconds']:.2f} s: {rate:,.0f} req/s")
+    print(
+        f"  {r['calls']:,} calls over {r['accounts']} accounts in {r['seconds']:.2f} s: {rate:,.0f} req/s"
+    )
     live = (r["live_end_mb"] - r["live_first_mb"]) / r["live_first_mb"]
-    print(f"  peak RSS after {FIRST:,} calls {r['rss_first_mb']:.1f} MB, after the run {r['rss_end_mb']:.1f} MB ({growth:+.1%})")
-    print(f"  RSS after a full collection: {r['live_first_mb']:.1f} MB, then {r['live_end_mb']:.1f} MB ({live:+.1%})")
+    print(
+        f"  peak RSS after {FIRST:,} calls {r['rss_first_mb']:.1f} MB, after the run {r['rss_end_mb']:.1f} MB ({growth:+.1%})"
+    )
+    print(
+        f"  RSS after a full collection: {r['live_first_mb']:.1f} MB, then {r['live_end_mb']:.1f} MB ({live:+.1%})"
+    )
     check(failures, r["calls"] == CALLS, f"{CALLS:,} calls made")
-    check(failures, r["failed_count"] == 0, f"no call failed after retries ({r['failed_count']} did: {r['failed']})")
-    check(failures, r["mismatched_count"] == 0, f"every answer matches its request ({r['mismatched_count']} did not: {r['mismatched']})")
-    check(failures, growth <= RSS_GROWTH, f"peak RSS grew {growth:+.1%} after the first {FIRST:,} calls (bound {RSS_GROWTH:.0%})")
+    check(
+        failures,
+        r["failed_count"] == 0,
+        f"no call failed after retries ({r['failed_count']} did: {r['failed']})",
+    )
+    check(
+        failures,
+        r["mismatched_count"] == 0,
+        f"every answer matches its request ({r['mismatched_count']} did not: {r['mismatched']})",
+    )
+    check(
+        failures,
+        growth <= RSS_GROWTH,
+        f"peak RSS grew {growth:+.1%} after the first {FIRST:,} calls (bound {RSS_GROWTH:.0%})",
+    )
 
 
-def run_stream(binary: str, package: str, seed: int, failures: List[str]) -> None:
+def run_stream(binary: str, package: str, seed: int, failures: list[str]) -> None:
     print(f"stream: {STREAM_ROWS:,}-row sales_invoice through Client.stream_table (Arrow batches)")
     with SandboxProcess(binary, "--rows", str(STREAM_ROWS)) as sandbox:
         r = child("stream", sandbox.url, package)
@@ -263,11 +288,17 @@ def run_stream(binary: str, package: str, seed: int, failures: List[str]) -> Non
         f"({r['rows'] / r['seconds']:,.0f} rows/s); peak RSS {r['peak_rss_mb']:.1f} MB"
     )
     check(failures, r["rows"] == STREAM_ROWS and r["finished"], f"all {STREAM_ROWS:,} rows arrived")
-    check(failures, r["peak_rss_mb"] < STREAM_PEAK_LIMIT_MB, f"peak RSS {r['peak_rss_mb']:.1f} MB < {STREAM_PEAK_LIMIT_MB:.0f} MB")
+    check(
+        failures,
+        r["peak_rss_mb"] < STREAM_PEAK_LIMIT_MB,
+        f"peak RSS {r['peak_rss_mb']:.1f} MB < {STREAM_PEAK_LIMIT_MB:.0f} MB",
+    )
 
 
-def run_cuts(binary: str, package: str, seed: int, failures: List[str]) -> None:
-    print(f"cuts: a {CUT_ROWS:,}-row answer cut at {CUTS} random points (--seed {seed} repeats them)")
+def run_cuts(binary: str, package: str, seed: int, failures: list[str]) -> None:
+    print(
+        f"cuts: a {CUT_ROWS:,}-row answer cut at {CUTS} random points (--seed {seed} repeats them)"
+    )
     with SandboxProcess(binary, "--rows", str(CUT_ROWS)) as sandbox:
         r = child("cuts", sandbox.url, package, seed)
     print(f"  whole answer: {r['rows']:,} rows, {r['size']:,} bytes")
@@ -285,7 +316,9 @@ def run_cuts(binary: str, package: str, seed: int, failures: List[str]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sandbox", help="the release sandbox binary")
     parser.add_argument("--package", help="folder holding the erpdata package to test")
     parser.add_argument("--parts", default="load,stream,cuts")
@@ -302,7 +335,7 @@ def main() -> int:
     package = str(Path(args.package).resolve())
     runs = {"load": run_load, "stream": run_stream, "cuts": run_cuts}
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
-    failures: List[str] = []
+    failures: list[str] = []
     for part in args.parts.split(","):
         runs[part](binary, package, seed, failures)
     if failures:

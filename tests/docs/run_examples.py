@@ -37,7 +37,10 @@ def blocks(page: Path, lang: str) -> list[str]:
 def run_python(code: str, url: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.replace(QUICKSTART_URL, url), "<example>", "exec"), {"__name__": "__main__"})
+        exec(
+            compile(code.replace(QUICKSTART_URL, url), "<example>", "exec"),
+            {"__name__": "__main__"},
+        )
     return out.getvalue()
 
 
@@ -58,8 +61,14 @@ def run_js(code: str, url: str, workdir: Path) -> str:
         argv = ["node", "driver.mjs", url, TOKEN]
     else:
         argv = ["node", "example.mjs"]
-    env = {**os.environ, "ERPDATA_BASE_URL": url, "ERPDATA_PROJECT": "demo",
-           "ERPDATA_ACCESS_TOKEN": TOKEN, "ERPDATA_COMPANY_ID": "1", "ERPDATA_YEAR_ID": "2025"}
+    env = {
+        **os.environ,
+        "ERPDATA_BASE_URL": url,
+        "ERPDATA_PROJECT": "demo",
+        "ERPDATA_ACCESS_TOKEN": TOKEN,
+        "ERPDATA_COMPANY_ID": "1",
+        "ERPDATA_YEAR_ID": "2025",
+    }
     done = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(done.stdout + done.stderr)
@@ -82,7 +91,10 @@ def main() -> int:
         (work / "node_modules" / "erpdata").symlink_to(ROOT / "js")
         (work / "package.json").write_text('{"type": "module"}', encoding="utf-8")
         for page in args.pages:
-            for lang, runner in (("python", lambda c: run_python(c, url)), ("js", lambda c: run_js(c, url, work))):
+            for lang, runner in (
+                ("python", lambda c: run_python(c, url)),
+                ("js", lambda c: run_js(c, url, work)),
+            ):
                 for i, code in enumerate(blocks(page, lang)):
                     name = f"{page} {lang} block {i + 1}"
                     if QUICKSTART_URL not in code and "export default" not in code:

@@ -25,8 +25,20 @@ PROJECTS = ["modern", "legacy"]
 
 # What the seed data (tests/php/schema.sql) holds, company 1, year 2025.
 INVOICE_COLUMNS = [
-    "id", "compid", "yearid", "invoice_no", "date", "due_date", "customer", "amount",
-    "tax", "total", "items", "posted_at", "cleared_on", "remarks",
+    "id",
+    "compid",
+    "yearid",
+    "invoice_no",
+    "date",
+    "due_date",
+    "customer",
+    "amount",
+    "tax",
+    "total",
+    "items",
+    "posted_at",
+    "cleared_on",
+    "remarks",
 ]
 C001_DUES = ["INV-2025-0001", "INV-2025-0014", "INV-2025-0040"]
 
@@ -35,7 +47,9 @@ def _url() -> str:
     url = os.environ.get("ERPDATA_PHP_URL")
     if not url:
         # Never a silent skip: without the service nothing here was tested.
-        pytest.fail("ERPDATA_PHP_URL is not set: run `make test-php` (tests/php/run.sh starts the PHP service)")
+        pytest.fail(
+            "ERPDATA_PHP_URL is not set: run `make test-php` (tests/php/run.sh starts the PHP service)"
+        )
     return url
 
 
@@ -63,7 +77,9 @@ def client(php_url: str, project: str) -> Iterator[erpdata.Client]:
         yield c
 
 
-def expected(php_url: str, table: str, column: str, compid: int = 1, yearid: int = 2025) -> dict[str, str]:
+def expected(
+    php_url: str, table: str, column: str, compid: int = 1, yearid: int = 2025
+) -> dict[str, str]:
     """What MariaDB itself says: the row count and the exact SUM(column)."""
     res = httpx.get(
         f"{php_url}/_test/expected.php",
@@ -116,7 +132,9 @@ def test_json_encode_escapes_are_decoded(client: erpdata.Client) -> None:
     assert accounts["C003"]["name"] == 'Café "Zum Löwen"'
     assert accounts["C007"]["name"] == "Tokyo 商事"
     assert accounts["C009"]["name"] == "O'Brien Ltd"
-    assert accounts["C010"]["name"] == "Emoji Shop \N{SHOPPING TROLLEY}"  # a surrogate pair on the wire
+    assert (
+        accounts["C010"]["name"] == "Emoji Shop \N{SHOPPING TROLLEY}"
+    )  # a surrogate pair on the wire
     invoices = client.table("sales_invoice")
     assert invoices[1]["remarks"] == "Delivered \N{CHECK MARK} \N{THUMBS UP SIGN}"
     assert invoices[2]["remarks"] == 'Ref: A/B-7 "urgent"'
@@ -139,7 +157,9 @@ def test_a_fatal_error_page_is_a_decode_error(client: erpdata.Client) -> None:
 
 
 def test_service_errors(client: erpdata.Client, php_url: str, project: str) -> None:
-    with erpdata.Client(php_url, project=project, access_token="wrong-token", company_id=1, year_id=2025) as wrong:
+    with erpdata.Client(
+        php_url, project=project, access_token="wrong-token", company_id=1, year_id=2025
+    ) as wrong:
         with pytest.raises(erpdata.ServiceError, match="Invalid access token"):
             wrong.table("sales_invoice")
     with pytest.raises(erpdata.ServiceError, match="Unknown table: users"):
@@ -157,7 +177,9 @@ def test_dues_of_an_account(client: erpdata.Client) -> None:
     assert str(dues.rows[0]["balance"]) == "1650.00"
     assert str(dues.rows[2]["paid"]) == "2800.95"  # partly paid
     assert [row["doc_no"] for row in client.payables("S001").rows] == [
-        "BILL-2025-0001", "BILL-2025-0009", "BILL-2025-0017",
+        "BILL-2025-0001",
+        "BILL-2025-0009",
+        "BILL-2025-0017",
     ]
     assert client.receivables("C012").rows == []  # always pays in full
     assert client.payables("C001").rows == []  # a customer has no payables
@@ -297,7 +319,11 @@ def test_dues_balance_is_a_decimal(client: erpdata.Client) -> None:
 def test_schema_overrides(client: erpdata.Client) -> None:
     table = client.table(
         "account",
-        schema_overrides={"acid": "string", "credit_limit": "decimal(18,4)", "created_at": "timestamp"},
+        schema_overrides={
+            "acid": "string",
+            "credit_limit": "decimal(18,4)",
+            "created_at": "timestamp",
+        },
     )
     schema = table.to_arrow().schema
     assert is_string(schema.field("acid").type)

@@ -89,7 +89,9 @@ def secret_sandbox_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def big_sandbox_url() -> Iterator[str]:
     """A sandbox with a large streamed sales_invoice and SECRET_TOKEN."""
-    yield from _sandbox(["--rows", str(BIG_ROWS), "--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN})
+    yield from _sandbox(
+        ["--rows", str(BIG_ROWS), "--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN}
+    )
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import json
 import os
 import threading
 import urllib.parse
-from typing import Any, Optional, cast
+from typing import Any, cast
 
 import httpx
 
@@ -36,7 +36,9 @@ def _plain_get(url: str) -> bytes:
     and origin): a read of the fault API costs a fraction of an httpx
     request, which matters to tests that read it after every example."""
     parts = urllib.parse.urlsplit(url)
-    connections: dict[str, http.client.HTTPConnection] = _LOCAL.__dict__.setdefault("connections", {})
+    connections: dict[str, http.client.HTTPConnection] = _LOCAL.__dict__.setdefault(
+        "connections", {}
+    )
     for attempt in range(2):
         conn = connections.get(parts.netloc)
         if conn is None:
@@ -57,7 +59,7 @@ def _plain_get(url: str) -> bytes:
     raise AssertionError("unreachable")
 
 
-def _get(base_url: str, path: str, http_client: Optional[httpx.Client]) -> bytes:
+def _get(base_url: str, path: str, http_client: httpx.Client | None) -> bytes:
     url = f"{base_url.rstrip('/')}/_faults/{path}"
     if http_client is None and url.startswith("http://"):
         return _plain_get(url)
@@ -66,17 +68,17 @@ def _get(base_url: str, path: str, http_client: Optional[httpx.Client]) -> bytes
     return response.content
 
 
-def count(base_url: str, key: str, http_client: Optional[httpx.Client] = None) -> int:
+def count(base_url: str, key: str, http_client: httpx.Client | None = None) -> int:
     """Requests the sandbox at ``base_url`` saw under ``key``."""
     return int(_get(base_url, f"count/{key}", http_client))
 
 
-def log(base_url: str, key: str, http_client: Optional[httpx.Client] = None) -> list[dict[str, Any]]:
+def log(base_url: str, key: str, http_client: httpx.Client | None = None) -> list[dict[str, Any]]:
     """What each request under ``key`` carried: method, path, query,
     headers (lower-cased) and body, in arrival order."""
     return cast(list[dict[str, Any]], json.loads(_get(base_url, f"log/{key}", http_client)))
 
 
-def total(base_url: str, http_client: Optional[httpx.Client] = None) -> int:
+def total(base_url: str, http_client: httpx.Client | None = None) -> int:
     """Every request the sandbox has seen (the fault API's reads excluded)."""
     return int(_get(base_url, "total", http_client))

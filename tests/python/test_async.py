@@ -12,9 +12,8 @@ import httpx
 import pytest
 
 import erpdata
-from erpdata import AsyncClient, Client, DuesKind
-
 from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+from erpdata import AsyncClient, Client, DuesKind
 
 T = TypeVar("T")
 
@@ -24,7 +23,9 @@ def run(make: Callable[[], Awaitable[T]]) -> T:
 
 
 def settings(url: str) -> dict[str, Any]:
-    return dict(project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025, timeout=10.0)
+    return dict(
+        project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025, timeout=10.0
+    )
 
 
 def test_same_answers_as_the_sync_client(sandbox_url: str) -> None:
@@ -87,7 +88,10 @@ def test_dues_many_bounds_concurrency(sandbox_url: str) -> None:
     acids = [f"C{n:03d}" for n in range(1, 13)] + ["C001"]
 
     async def main() -> dict[str, erpdata.Dues]:
-        hooks: dict[str, list[Callable[..., Any]]] = {"request": [on_request], "response": [on_response]}
+        hooks: dict[str, list[Callable[..., Any]]] = {
+            "request": [on_request],
+            "response": [on_response],
+        }
         async with httpx.AsyncClient(event_hooks=hooks) as http:
             async with AsyncClient(sandbox_url, project="demo", http_client=http) as client:
                 return await client.dues_many(acids, "RECEIPT", concurrency=3)
@@ -97,7 +101,10 @@ def test_dues_many_bounds_concurrency(sandbox_url: str) -> None:
     assert 1 < peak <= 3
     with Client(sandbox_url, project="demo") as sync:
         assert result["C001"] == sync.receivables("C001")
-        assert sync.dues_many(["C001", "C002"], DuesKind.RECEIPT, concurrency=2)["C002"] == result["C002"]
+        assert (
+            sync.dues_many(["C001", "C002"], DuesKind.RECEIPT, concurrency=2)["C002"]
+            == result["C002"]
+        )
 
 
 def test_dues_many_checks_every_id_before_sending(refused_url: str) -> None:
@@ -121,7 +128,9 @@ def test_own_async_http_client_is_kept_and_left_open(sandbox_url: str) -> None:
 
     async def main() -> httpx.AsyncClient:
         async with httpx.AsyncClient(event_hooks={"request": [hook]}) as http:
-            async with AsyncClient(sandbox_url, **settings(sandbox_url), http_client=http) as client:
+            async with AsyncClient(
+                sandbox_url, **settings(sandbox_url), http_client=http
+            ) as client:
                 assert (await client.receivables("C001")).rows
                 assert len(await client.table("account")) > 0
             assert not http.is_closed
@@ -143,7 +152,9 @@ def test_own_client_is_closed_by_async_with(sandbox_url: str) -> None:
 
 def test_errors_are_the_same_types(sandbox_url: str, refused_url: str) -> None:
     async def main() -> None:
-        async with AsyncClient(sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+        async with AsyncClient(
+            sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
+        ) as c:
             with pytest.raises(erpdata.ServiceError, match="Invalid access token"):
                 await c.table("sales_invoice")
             with pytest.raises(erpdata.InvalidInputError):

@@ -19,7 +19,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable
 
 import httpx
 import pyarrow as pa
@@ -28,10 +28,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import erpdata
-from erpdata import AsyncClient, Client, DuesKind, Timeout
-
 import fault_api
 from conftest import SANDBOX_TOKEN
+from erpdata import AsyncClient, Client, DuesKind, Timeout
 
 MAX_LEN = 1024
 """Longest parameter value (characters)."""
@@ -58,7 +57,9 @@ whitespace = st.text(st.sampled_from(" \t\r\n\u00a0\u2003\u2028\u3000"), max_siz
 with_control = joined(st.text(max_size=20), control, st.text(max_size=20))
 with_surrogate = joined(st.text(max_size=20), surrogate, st.text(max_size=20))
 huge = st.builds(
-    lambda unit, n: unit * (n // len(unit) + 1), st.text(min_size=1, max_size=3), st.integers(MAX_LEN, 200_000)
+    lambda unit, n: unit * (n // len(unit) + 1),
+    st.text(min_size=1, max_size=3),
+    st.integers(MAX_LEN, 200_000),
 )
 any_text = st.one_of(st.text(), with_control, with_surrogate, whitespace, huge)
 
@@ -82,7 +83,11 @@ wrong_type = st.one_of(
     st.builds(bytearray, st.binary(max_size=5)),
     st.builds(Opaque),
 )
-ints = st.one_of(st.integers(), st.integers(min_value=10 ** (MAX_LEN - 2), max_value=10 ** (MAX_LEN + 2)), st.just(10**5000))
+ints = st.one_of(
+    st.integers(),
+    st.integers(min_value=10 ** (MAX_LEN - 2), max_value=10 ** (MAX_LEN + 2)),
+    st.just(10**5000),
+)
 numbers = st.one_of(st.integers(), st.floats(allow_nan=True, allow_infinity=True))
 text_or_wrong = st.one_of(any_text, wrong_type)
 id_values = st.one_of(any_text, ints, wrong_type)
@@ -96,7 +101,7 @@ class Verdict:
     """``field`` set: rejected, naming it. Else valid; ``wire`` is what
     the request carries (``None``: nothing to compare)."""
 
-    field: Optional[str] = None
+    field: str | None = None
     wire: Any = None
     loose: bool = False
     """The field named need only start with ``field`` (a column name the
@@ -120,8 +125,10 @@ def text_ok(value: object) -> bool:
         value.encode("utf-8")
     except UnicodeEncodeError:
         return False
-    return bool(value.strip()) and len(value) <= MAX_LEN and not any(
-        unicodedata.category(c) == "Cc" for c in value
+    return (
+        bool(value.strip())
+        and len(value) <= MAX_LEN
+        and not any(unicodedata.category(c) == "Cc" for c in value)
     )
 
 
@@ -133,7 +140,7 @@ def optional_text(field: str, when_none: Verdict) -> Callable[[Any], Verdict]:
     return lambda v: when_none if v is None else text(field)(v)
 
 
-def an_id(field: str, when_none: Optional[Verdict] = None) -> Callable[[Any], Verdict]:
+def an_id(field: str, when_none: Verdict | None = None) -> Callable[[Any], Verdict]:
     """A str as given; an int as its decimal digits; never a bool."""
 
     def verdict(v: Any) -> Verdict:
@@ -163,7 +170,9 @@ def table_name(v: Any) -> Verdict:
     return good(v) if ok else bad("table")
 
 
-def one_of_words(field: str, words: tuple[str, ...], when_none: Optional[str] = None) -> Callable[[Any], Verdict]:
+def one_of_words(
+    field: str, words: tuple[str, ...], when_none: str | None = None
+) -> Callable[[Any], Verdict]:
     """One of ``words`` in any ASCII case."""
 
     def verdict(v: Any) -> Verdict:
@@ -206,19 +215,54 @@ def flag(field: str) -> Callable[[Any], Verdict]:
 # Column typing (docs/types.md, DeclaredType in the core): type names,
 # matched after trimming Unicode white space and in any ASCII case.
 TYPE_NAMES = {
-    "string", "str", "utf8", "text", "int", "int64", "integer", "bigint", "decimal", "numeric",
-    "date", "date32", "timestamp", "datetime", "timestamp[us]", "bool", "boolean", "json",
+    "string",
+    "str",
+    "utf8",
+    "text",
+    "int",
+    "int64",
+    "integer",
+    "bigint",
+    "decimal",
+    "numeric",
+    "date",
+    "date32",
+    "timestamp",
+    "datetime",
+    "timestamp[us]",
+    "bool",
+    "boolean",
+    "json",
 }
 # Rust's char::is_whitespace (Unicode White_Space), which str.strip()
 # exceeds by \x1c-\x1f.
-RUST_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+RUST_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 # The pyarrow types a declared type can be given as, and others.
 ARROW_TYPES = {
-    pa.string(): True, pa.large_string(): True, pa.int8(): True, pa.int32(): True, pa.uint16(): True,
-    pa.int64(): True, pa.decimal128(14, 2): True, pa.decimal128(38, 0): True, pa.date32(): True,
-    pa.date64(): True, pa.timestamp("s"): True, pa.timestamp("us"): True, pa.bool_(): True,
-    pa.float64(): False, pa.binary(): False, pa.null(): False, pa.timestamp("us", tz="UTC"): False,
-    pa.list_(pa.int64()): False, pa.decimal128(5, -2): False, pa.time64("us"): False,
+    pa.string(): True,
+    pa.large_string(): True,
+    pa.int8(): True,
+    pa.int32(): True,
+    pa.uint16(): True,
+    pa.int64(): True,
+    pa.decimal128(14, 2): True,
+    pa.decimal128(38, 0): True,
+    pa.date32(): True,
+    pa.date64(): True,
+    pa.timestamp("s"): True,
+    pa.timestamp("us"): True,
+    pa.bool_(): True,
+    pa.float64(): False,
+    pa.binary(): False,
+    pa.null(): False,
+    pa.timestamp("us", tz="UTC"): False,
+    pa.list_(pa.int64()): False,
+    pa.decimal128(5, -2): False,
+    pa.time64("us"): False,
 }
 
 
@@ -226,7 +270,7 @@ def ascii_lower(text: str) -> str:
     return text.translate({c: c + 32 for c in range(ord("A"), ord("Z") + 1)})
 
 
-def rust_u8(text: str) -> Optional[int]:
+def rust_u8(text: str) -> int | None:
     """``str::parse::<u8>``: ASCII digits after an optional ``+``."""
     digits = text[1:] if text.startswith("+") else text
     if not digits or not all("0" <= c <= "9" for c in digits):
@@ -243,7 +287,7 @@ def type_name_ok(text: str) -> bool:
         return True
     for prefix in ("decimal", "numeric"):
         if name.startswith(prefix):
-            inner = name[len(prefix):].lstrip(RUST_SPACE)
+            inner = name[len(prefix) :].lstrip(RUST_SPACE)
             if not (inner.startswith("(") and inner.endswith(")") and len(inner) >= 2):
                 return False
             parts = [p.strip(RUST_SPACE) for p in inner[1:-1].split(",")]
@@ -258,11 +302,19 @@ def type_name_ok(text: str) -> bool:
     return False
 
 
-def rust_debug(text: str) -> Optional[str]:
+def rust_debug(text: str) -> str | None:
     """A column name as the core quotes it (Rust's Debug of a str), or
     ``None`` for a name with characters whose quoting depends on Unicode
     tables (non-ASCII ones other than those the strategy below draws)."""
-    escapes = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x00": "\\0", '"': '\\"', "\\": "\\\\", "\u3000": "\\u{3000}"}
+    escapes = {
+        "\t": "\\t",
+        "\n": "\\n",
+        "\r": "\\r",
+        "\x00": "\\0",
+        '"': '\\"',
+        "\\": "\\\\",
+        "\u3000": "\\u{3000}",
+    }
     out = []
     for c in text:
         if c in escapes:
@@ -318,14 +370,34 @@ def has_surrogate(text: str) -> bool:
     return any(unicodedata.category(c) == "Cs" for c in text)
 
 
-column_names = st.text(st.sampled_from(list("ab_Z9 \"\\é\t\n\x00\u3000") + ["\ud800"]), max_size=5)
+column_names = st.text(st.sampled_from(list('ab_Z9 "\\é\t\n\x00\u3000') + ["\ud800"]), max_size=5)
 type_texts = st.one_of(
     st.sampled_from(sorted(TYPE_NAMES)),
-    st.sampled_from([
-        "money", "float", "int32", "", " ", "decimal(39,2)", "decimal(2,3)", "decimal(0,0)", "decimal(14,2",
-        "decimal(a,b)", "decimal(1,1,1)", "decimal(+5,2)", "DECIMAL( 38 , 0 )", "numeric(5)", "Timestamp[US]",
-        " int\u3000", "\x1cint", "decimal(5,)", "decimal()", "decimal (7, 3)", "ıNT",
-    ]),
+    st.sampled_from(
+        [
+            "money",
+            "float",
+            "int32",
+            "",
+            " ",
+            "decimal(39,2)",
+            "decimal(2,3)",
+            "decimal(0,0)",
+            "decimal(14,2",
+            "decimal(a,b)",
+            "decimal(1,1,1)",
+            "decimal(+5,2)",
+            "DECIMAL( 38 , 0 )",
+            "numeric(5)",
+            "Timestamp[US]",
+            " int\u3000",
+            "\x1cint",
+            "decimal(5,)",
+            "decimal()",
+            "decimal (7, 3)",
+            "ıNT",
+        ]
+    ),
     st.builds(lambda p, s: f"decimal({p},{s})", st.integers(-1, 300), st.integers(-1, 40)),
     st.text(max_size=8),
     with_surrogate,
@@ -335,11 +407,15 @@ overrides_values = st.one_of(
     # Mostly well-formed: known names, valid and invalid types.
     st.dictionaries(
         st.sampled_from(["amount", "acid", "credit limit", "n", "é"]),
-        st.one_of(st.sampled_from(sorted(TYPE_NAMES)), type_texts, st.sampled_from(list(ARROW_TYPES))),
+        st.one_of(
+            st.sampled_from(sorted(TYPE_NAMES)), type_texts, st.sampled_from(list(ARROW_TYPES))
+        ),
         max_size=3,
     ),
     st.dictionaries(
-        column_names, st.one_of(type_texts, st.sampled_from(list(ARROW_TYPES)), wrong_type), max_size=3
+        column_names,
+        st.one_of(type_texts, st.sampled_from(list(ARROW_TYPES)), wrong_type),
+        max_size=3,
     ),
     wrong_type,
     any_text,
@@ -347,7 +423,9 @@ overrides_values = st.one_of(
 
 
 def acids(v: Any) -> Verdict:
-    if isinstance(v, (str, bytes, bytearray)) or not isinstance(v, (list, tuple, set, frozenset, dict)):
+    if isinstance(v, (str, bytes, bytearray)) or not isinstance(
+        v, (list, tuple, set, frozenset, dict)
+    ):
         return bad("acids")
     wire = set()
     for acid in v:
@@ -371,7 +449,7 @@ class Param:
     name: str
     values: st.SearchStrategy[Any]
     verdict: Callable[[Any], Verdict]
-    wire: Optional[str] = None
+    wire: str | None = None
     then: str = "dues"
 
     @property
@@ -395,7 +473,14 @@ PARAMS = [
         ),
         lambda v: bad("base_url"),
     ),
-    Param("init", "project", text_or_wrong, optional_text("project", bad("project")), "project", then="table"),
+    Param(
+        "init",
+        "project",
+        text_or_wrong,
+        optional_text("project", bad("project")),
+        "project",
+        then="table",
+    ),
     Param(
         "init",
         "project_folder",
@@ -404,11 +489,25 @@ PARAMS = [
         "sys_projectfolder",
     ),
     Param("init", "access_token", text_or_wrong, token, "accesstoken", then="table"),
-    Param("init", "company_id", id_values, an_id("company_id", bad("company_id")), "compid", then="table"),
+    Param(
+        "init",
+        "company_id",
+        id_values,
+        an_id("company_id", bad("company_id")),
+        "compid",
+        then="table",
+    ),
     Param("init", "year_id", id_values, an_id("year_id", bad("year_id")), "yearid", then="table"),
     Param("init", "timeout", st.one_of(numbers, wrong_type, st.builds(Timeout)), seconds),
-    Param("init", "max_retries", st.one_of(ints, wrong_type), int_in("max_retries", 0, MAX_RETRIES)),
-    Param("init", "allow_insecure_http", st.one_of(wrong_type, st.integers()), flag("allow_insecure_http")),
+    Param(
+        "init", "max_retries", st.one_of(ints, wrong_type), int_in("max_retries", 0, MAX_RETRIES)
+    ),
+    Param(
+        "init",
+        "allow_insecure_http",
+        st.one_of(wrong_type, st.integers()),
+        flag("allow_insecure_http"),
+    ),
     Param(
         "init",
         "http_client",
@@ -416,7 +515,18 @@ PARAMS = [
         lambda v: good() if v in (None, "own") else bad("http_client"),
     ),
     Param("dues", "acid", id_values, an_id("acid"), "acid"),
-    Param("dues", "kind", st.one_of(any_text, st.sampled_from(list(DuesKind)), st.sampled_from(["receipt", "Payment"]), wrong_type), one_of_words("kind", ("RECEIPT", "PAYMENT")), "type"),
+    Param(
+        "dues",
+        "kind",
+        st.one_of(
+            any_text,
+            st.sampled_from(list(DuesKind)),
+            st.sampled_from(["receipt", "Payment"]),
+            wrong_type,
+        ),
+        one_of_words("kind", ("RECEIPT", "PAYMENT")),
+        "type",
+    ),
     Param("dues", "timeout", st.one_of(numbers, wrong_type), seconds),
     Param("receivables", "acid", id_values, an_id("acid"), "acid"),
     Param("receivables", "timeout", st.one_of(numbers, wrong_type), seconds),
@@ -425,32 +535,75 @@ PARAMS = [
     Param(
         "dues_many",
         "acids",
-        st.one_of(st.lists(id_values, max_size=4), st.lists(st.sampled_from(["C001", "C002", 7]), max_size=3), any_text, ints, wrong_type),
+        st.one_of(
+            st.lists(id_values, max_size=4),
+            st.lists(st.sampled_from(["C001", "C002", 7]), max_size=3),
+            any_text,
+            ints,
+            wrong_type,
+        ),
         acids,
         "acid",
     ),
-    Param("dues_many", "kind", st.one_of(any_text, st.sampled_from(list(DuesKind)), wrong_type), one_of_words("kind", ("RECEIPT", "PAYMENT")), "type"),
-    Param("dues_many", "concurrency", st.one_of(ints, wrong_type), int_in("concurrency", 1, 10**10_000)),
+    Param(
+        "dues_many",
+        "kind",
+        st.one_of(any_text, st.sampled_from(list(DuesKind)), wrong_type),
+        one_of_words("kind", ("RECEIPT", "PAYMENT")),
+        "type",
+    ),
+    Param(
+        "dues_many",
+        "concurrency",
+        st.one_of(ints, wrong_type),
+        int_in("concurrency", 1, 10**10_000),
+    ),
     Param("dues_many", "timeout", st.one_of(numbers, wrong_type), seconds),
     *(
         p
         for method in ("table", "stream_table")
         for p in (
-            Param(method, "name", st.one_of(any_text, st.sampled_from(["account", "sales_invoice", "x_1"]), wrong_type), table_name, "table"),
+            Param(
+                method,
+                "name",
+                st.one_of(
+                    any_text, st.sampled_from(["account", "sales_invoice", "x_1"]), wrong_type
+                ),
+                table_name,
+                "table",
+            ),
             Param(method, "company_id", id_values, an_id("company_id", good("1")), "compid"),
             Param(method, "year_id", id_values, an_id("year_id", good("2025")), "yearid"),
-            Param(method, "method", st.one_of(any_text, st.sampled_from(["get", "Post"]), wrong_type), one_of_words("method", ("POST", "GET"), "POST"), "method"),
+            Param(
+                method,
+                "method",
+                st.one_of(any_text, st.sampled_from(["get", "Post"]), wrong_type),
+                one_of_words("method", ("POST", "GET"), "POST"),
+                "method",
+            ),
             Param(method, "timeout", st.one_of(numbers, wrong_type), seconds),
         )
     ),
-    Param("table", "progress", st.one_of(wrong_type, st.just(lambda b, r: None)), lambda v: good() if v is None or callable(v) else bad("progress")),
-    Param("stream_table", "batch_rows", st.one_of(ints, wrong_type), int_in("batch_rows", 1, MAX_BATCH_ROWS)),
+    Param(
+        "table",
+        "progress",
+        st.one_of(wrong_type, st.just(lambda b, r: None)),
+        lambda v: good() if v is None or callable(v) else bad("progress"),
+    ),
+    Param(
+        "stream_table",
+        "batch_rows",
+        st.one_of(ints, wrong_type),
+        int_in("batch_rows", 1, MAX_BATCH_ROWS),
+    ),
     *(
         p
         for method in ("table", "stream_table", "dues", "receivables", "payables", "dues_many")
         for p in (
             Param(method, "schema_overrides", overrides_values, schema_overrides),
-            Param(method, "infer_strings", st.one_of(wrong_type, st.integers()), flag("infer_strings")),
+            Param(
+                method, "infer_strings", st.one_of(wrong_type, st.integers()), flag("infer_strings")
+            ),
         )
     ),
     Param(
@@ -461,7 +614,7 @@ PARAMS = [
     ),
 ]
 
-DEFAULT_ARGS: Dict[str, Dict[str, Any]] = {
+DEFAULT_ARGS: dict[str, dict[str, Any]] = {
     "dues": {"acid": "C001", "kind": "receipt"},
     "receivables": {"acid": "C001"},
     "payables": {"acid": "S001"},
@@ -521,7 +674,7 @@ def runner(request: pytest.FixtureRequest) -> Iterator[Runner]:
     made.close()
 
 
-def carried(sent: List[Dict[str, Any]], field: str) -> List[str]:
+def carried(sent: list[dict[str, Any]], field: str) -> list[str]:
     """The values of ``field`` in the recorded requests (query or form)."""
     found = []
     for req in sent:
@@ -551,9 +704,14 @@ def test_bad_input_is_refused_before_sending(
     def check(value: Any) -> None:
         key = fault_api.new_key("input", runner.kind, param.id)
         base: Any = fault_api.prefix(sandbox_url, "pass", key)
-        settings_: Dict[str, Any] = dict(
-            project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025,
-            timeout=5.0, max_retries=0, http_client="own",
+        settings_: dict[str, Any] = dict(
+            project="demo",
+            access_token=SANDBOX_TOKEN,
+            company_id=1,
+            year_id=2025,
+            timeout=5.0,
+            max_retries=0,
+            http_client="own",
         )
         method, args = param.target, dict(DEFAULT_ARGS.get(param.target, {}))
         if param.target == "init":
@@ -565,7 +723,7 @@ def test_bad_input_is_refused_before_sending(
         else:
             args[param.name] = value
         verdict = param.verdict(value)
-        outcome: Optional[erpdata.ErpError] = None
+        outcome: erpdata.ErpError | None = None
         try:
             client = runner.client(base, **settings_)
             runner.call(client, method, **args)
@@ -575,7 +733,9 @@ def test_bad_input_is_refused_before_sending(
         sent_any, seen[0] = now != seen[0], now
         if isinstance(outcome, erpdata.InvalidInputError):
             assert verdict.field is not None, f"{value!r} is valid, yet: {outcome}"
-            named = outcome.field == verdict.field or (verdict.loose and outcome.field.startswith(verdict.field))
+            named = outcome.field == verdict.field or (
+                verdict.loose and outcome.field.startswith(verdict.field)
+            )
             assert named, f"{value!r}: {outcome.field!r} named, not {verdict.field!r}"
             assert outcome.field in str(outcome)
             assert not sent_any, "a request was sent"
@@ -583,7 +743,9 @@ def test_bad_input_is_refused_before_sending(
         # Else valid input, sent; the sandbox may have refused it (an
         # unknown account, ...), and dues_many stops at its first failure.
         refused = outcome
-        assert verdict.field is None, f"{value!r} was accepted; expected an error naming {verdict.field!r}"
+        assert verdict.field is None, (
+            f"{value!r} was accepted; expected an error naming {verdict.field!r}"
+        )
         if param.wire is not None:
             sent = fault_api.log(sandbox_url, key)
             wire = carried(sent, param.wire)
@@ -601,7 +763,9 @@ def test_bad_input_is_refused_before_sending(
 
 @pytest.fixture(scope="module")
 def small_table(sandbox_url: str) -> erpdata.Table:
-    with Client(sandbox_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        sandbox_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+    ) as c:
         return c.table("account")
 
 
@@ -618,7 +782,10 @@ def test_to_pandas_backend(small_table: erpdata.Table, value: Any) -> None:
 
 
 @PROPERTY
-@given(name=st.sampled_from(["total", "connect", "read"]), value=st.one_of(numbers, wrong_type, any_text))
+@given(
+    name=st.sampled_from(["total", "connect", "read"]),
+    value=st.one_of(numbers, wrong_type, any_text),
+)
 def test_timeout_limits(name: str, value: Any) -> None:
     verdict = seconds(value) if value is not None else bad("timeout")
     try:

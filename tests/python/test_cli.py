@@ -18,15 +18,18 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from erpdata import Client
-
 from conftest import FAKE_TOKEN, ROOT, SECRET_TOKEN, _first_line
+from erpdata import Client
 
 PY = [sys.executable, "-m", "erpdata"]
 
 
 def env_for(url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ERPDATA_") or k == "ERPDATA_SANDBOX_BIN"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ERPDATA_") or k == "ERPDATA_SANDBOX_BIN"
+    }
     env.update(
         PYTHONPATH=str(ROOT / "python"),
         ERPDATA_BASE_URL=url,
@@ -47,7 +50,9 @@ def as_sent(value: Any) -> Any:
     return value
 
 
-def cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def cli(
+    args: list[str], env: dict[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(PY + args, env=env, capture_output=True, text=True, timeout=timeout)
 
 
@@ -60,7 +65,9 @@ def token_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def expected(secret_sandbox_url: str) -> list[dict[str, Any]]:
-    with Client(secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025
+    ) as c:
         return list(c.table("sales_invoice"))
 
 
@@ -79,12 +86,28 @@ def test_dues(secret_sandbox_url: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
 def test_table_formats(
-    secret_sandbox_url: str, token_file: Path, tmp_path: Path, fmt: str, expected: list[dict[str, Any]]
+    secret_sandbox_url: str,
+    token_file: Path,
+    tmp_path: Path,
+    fmt: str,
+    expected: list[dict[str, Any]],
 ) -> None:
     out = tmp_path / f"out.{fmt}"
     done = cli(
-        ["table", "sales_invoice", "--company-id", "1", "--year-id", "2025", "--format", fmt,
-         "-o", str(out), "--access-token-file", str(token_file)],
+        [
+            "table",
+            "sales_invoice",
+            "--company-id",
+            "1",
+            "--year-id",
+            "2025",
+            "--format",
+            fmt,
+            "-o",
+            str(out),
+            "--access-token-file",
+            str(token_file),
+        ],
         env_for(secret_sandbox_url),
     )
     assert done.returncode == 0, done.stderr
@@ -101,7 +124,11 @@ def test_table_formats(
         assert list(rows[0]) == list(expected[0])
     else:
         lines = text.splitlines() if fmt == "jsonl" else None
-        parsed = [json.loads(x, parse_float=Decimal) for x in lines] if lines else json.loads(text, parse_float=Decimal)
+        parsed = (
+            [json.loads(x, parse_float=Decimal) for x in lines]
+            if lines
+            else json.loads(text, parse_float=Decimal)
+        )
         # Dates as the text MySQL sends.
         assert parsed == [{k: as_sent(v) for k, v in row.items()} for row in expected]
         # Exact digits: 0.00 stays 0.00.
@@ -121,7 +148,10 @@ def test_declared_types_and_strings_kept(secret_sandbox_url: str, token_file: Pa
     assert kept.returncode == 0, kept.stderr
     first = json.loads(kept.stdout.splitlines()[0], parse_float=Decimal)
     assert isinstance(first["amount"], str)  # as the service sent it
-    dues = cli(["dues", "C001", "--kind", "receipt", "--format", "jsonl", "--schema", "balance=string"], env)
+    dues = cli(
+        ["dues", "C001", "--kind", "receipt", "--format", "jsonl", "--schema", "balance=string"],
+        env,
+    )
     assert dues.returncode == 0, dues.stderr
     assert isinstance(json.loads(dues.stdout.splitlines()[0])["balance"], str)
     unknown = cli(base + ["--schema", "amount=money"], env)
@@ -130,7 +160,9 @@ def test_declared_types_and_strings_kept(secret_sandbox_url: str, token_file: Pa
     assert malformed.returncode == 2 and "COLUMN=TYPE" in one_line_error(malformed)
 
 
-def test_token_from_the_environment_and_never_printed(secret_sandbox_url: str, expected: list[Any]) -> None:
+def test_token_from_the_environment_and_never_printed(
+    secret_sandbox_url: str, expected: list[Any]
+) -> None:
     env = env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
     done = cli(["table", "sales_invoice", "--format", "jsonl", "-vv", "--method", "GET"], env)
     assert done.returncode == 0, done.stderr
@@ -157,12 +189,16 @@ def test_exit_codes(secret_sandbox_url: str, refused_url: str, token_file: Path)
     assert no_token.returncode == 2 and "access_token" in one_line_error(no_token)
     missing_file = cli(["table", "sales_invoice", "--access-token-file", "/nonexistent/token"], env)
     assert missing_file.returncode == 2
-    service = cli(["table", "sales_invoice"], env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=FAKE_TOKEN))
+    service = cli(
+        ["table", "sales_invoice"], env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=FAKE_TOKEN)
+    )
     assert service.returncode == 3 and "Invalid access token" in one_line_error(service)
     assert FAKE_TOKEN not in service.stderr
     unknown = cli(["table", "nosuch", "--access-token-file", str(token_file)], env)
     assert unknown.returncode == 3
-    transport = cli(["dues", "C001", "--kind", "receipt", "--max-retries", "0"], env_for(refused_url))
+    transport = cli(
+        ["dues", "C001", "--kind", "receipt", "--max-retries", "0"], env_for(refused_url)
+    )
     assert transport.returncode == 4 and "connect" in one_line_error(transport)
     timeout = cli(["dues", "C001", "--kind", "receipt", "--timeout", "0"], env)
     assert timeout.returncode == 2
@@ -173,8 +209,17 @@ def test_progress_on_a_terminal(big_sandbox_url: str, tmp_path: Path) -> None:
     token.write_text(SECRET_TOKEN, encoding="utf-8")
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        PY + ["table", "sales_invoice", "--format", "csv", "-o", str(tmp_path / "t.csv"),
-              "--access-token-file", str(token)],
+        PY
+        + [
+            "table",
+            "sales_invoice",
+            "--format",
+            "csv",
+            "-o",
+            str(tmp_path / "t.csv"),
+            "--access-token-file",
+            str(token),
+        ],
         env=env_for(big_sandbox_url),
         stdout=subprocess.DEVNULL,
         stderr=slave,
@@ -202,7 +247,13 @@ def test_console_script_and_sandbox_command() -> None:
     assert subprocess.run([str(script), "--help"], capture_output=True, timeout=30).returncode == 0
     binary = os.environ.get("ERPDATA_SANDBOX_BIN", str(ROOT / "target/debug/erpdata-sandbox"))
     env = env_for("http://unused.invalid/", ERPDATA_SANDBOX_BIN=binary)
-    proc = subprocess.Popen(PY + ["sandbox", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        PY + ["sandbox", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url = _first_line(proc, 20)
         assert url.startswith("http://127.0.0.1:")

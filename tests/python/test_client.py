@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 import erpdata
-from erpdata import Client, DuesKind
-
 from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+from erpdata import Client, DuesKind
 
 MONEY = ("amount", "paid", "balance")
 
@@ -104,7 +103,9 @@ def test_every_demo_table(client: Client) -> None:
 
 
 def test_bad_token_is_a_service_error(sandbox_url: str) -> None:
-    with Client(sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
+    ) as c:
         for method in ("POST", "GET"):
             with pytest.raises(erpdata.ServiceError) as info:
                 c.table("sales_invoice", method=method)
@@ -121,7 +122,9 @@ def test_unknown_table_is_a_service_error(client: Client) -> None:
 def test_invalid_table_name_is_rejected_before_sending(refused_url: str) -> None:
     # Nothing listens at refused_url: had anything been sent, this would be
     # a TransportError.
-    with Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
+    ) as c:
         for bad in ("sales;drop table", "../etc", "1abc", ""):
             with pytest.raises(erpdata.InvalidInputError) as info:
                 c.table(bad)
@@ -131,7 +134,9 @@ def test_invalid_table_name_is_rejected_before_sending(refused_url: str) -> None
 
 
 def test_connection_refused_is_a_transport_error(refused_url: str) -> None:
-    with Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
+    ) as c:
         with pytest.raises(erpdata.TransportError) as info:
             c.table("sales_invoice", method="GET")
     err = info.value
@@ -159,7 +164,9 @@ def test_timeout_none_means_the_default(refused_url: str) -> None:
         assert c.timeout == erpdata.Timeout() == erpdata.Timeout(total=300, connect=10, read=30)
 
 
-def test_configuration_from_the_environment(clean_env: pytest.MonkeyPatch, sandbox_url: str) -> None:
+def test_configuration_from_the_environment(
+    clean_env: pytest.MonkeyPatch, sandbox_url: str
+) -> None:
     clean_env.setenv("ERPDATA_BASE_URL", sandbox_url)
     clean_env.setenv("ERPDATA_PROJECT", "demo")
     clean_env.setenv("ERPDATA_ACCESS_TOKEN", SANDBOX_TOKEN)
@@ -212,7 +219,9 @@ def test_own_client_is_closed_by_with(sandbox_url: str) -> None:
     assert c._http.is_closed
 
 
-def test_get_form_token_stays_out_of_httpx_logs(client: Client, caplog: pytest.LogCaptureFixture) -> None:
+def test_get_form_token_stays_out_of_httpx_logs(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
     # httpx logs each request's URL at INFO; the GET form's URL holds the token.
     with caplog.at_level(logging.INFO, logger="httpx"):
         client.table("account", method="GET")

@@ -30,7 +30,11 @@ def test_same_table_as_the_whole_body_parsed(step: int) -> None:
     got = collect(BODY, step)
     assert len(got) == 2500
     assert got == expected
-    assert got.notices == expected.notices == ["Notice: Undefined index: sort in /var/www/apis/dataapi.php on line 8"]
+    assert (
+        got.notices
+        == expected.notices
+        == ["Notice: Undefined index: sort in /var/www/apis/dataapi.php on line 8"]
+    )
 
 
 def test_rows_counted_once_decoded() -> None:

@@ -9,16 +9,20 @@ from decimal import Decimal
 import pytest
 
 import erpdata
+from conftest import FAKE_TOKEN
 from erpdata import DuesKind
 from erpdata._core import Config
-
-from conftest import FAKE_TOKEN
 
 BASE = "https://erp.example.com/"
 
 
 def config(**kw: object) -> Config:
-    settings: dict[str, object] = {"project": "demo", "access_token": FAKE_TOKEN, "company_id": 1, "year_id": 2025}
+    settings: dict[str, object] = {
+        "project": "demo",
+        "access_token": FAKE_TOKEN,
+        "company_id": 1,
+        "year_id": 2025,
+    }
     settings.update(kw)
     return Config(BASE, **settings)  # type: ignore[arg-type]
 
@@ -51,7 +55,9 @@ def test_company_and_year_types_are_checked_too() -> None:
 
 def test_kind_enum_and_any_case() -> None:
     c = config()
-    urls = {c.dues_request("C1", k).url for k in (DuesKind.PAYMENT, "PAYMENT", "payment", "PayMent")}
+    urls = {
+        c.dues_request("C1", k).url for k in (DuesKind.PAYMENT, "PAYMENT", "payment", "PayMent")
+    }
     assert len(urls) == 1 and urls.pop().endswith("type=PAYMENT")
     for bad in ("REFUND", "", 1):
         with pytest.raises(erpdata.InvalidInputError) as info:
@@ -82,7 +88,9 @@ def test_request_never_shows_the_token() -> None:
 
 def test_errors_never_show_the_token() -> None:
     c = config()
-    err = c.transport_error("connect", f"GET {BASE}apis/dataapi.php?accesstoken={FAKE_TOKEN} failed")
+    err = c.transport_error(
+        "connect", f"GET {BASE}apis/dataapi.php?accesstoken={FAKE_TOKEN} failed"
+    )
     assert isinstance(err, erpdata.TransportError) and not isinstance(err, erpdata.TimeoutError)
     assert FAKE_TOKEN not in str(err) + repr(err) + err.message
     timeout = c.transport_error("timeout", FAKE_TOKEN)
@@ -117,8 +125,15 @@ def test_cells_become_python_values() -> None:
     )
     table = config().parse_table(200, body)
     row = table[0]
-    assert row == {"n": None, "b": False, "i": -7, "d": Decimal("1234.50"),
-                   "big": 12345678901234567890, "s": "x", "j": {"x": Decimal("1.50"), "l": [1, 2]}}
+    assert row == {
+        "n": None,
+        "b": False,
+        "i": -7,
+        "d": Decimal("1234.50"),
+        "big": 12345678901234567890,
+        "s": "x",
+        "j": {"x": Decimal("1.50"), "l": [1, 2]},
+    }
     assert str(row["d"]) == "1234.50" and type(row["big"]) is int and row["b"] is False
     assert str(row["j"]["x"]) == "1.50"
     # One str object per column name, shared by every row.
@@ -127,7 +142,9 @@ def test_cells_become_python_values() -> None:
     assert table.columns == ["n", "b", "i", "d", "big", "s", "j"]
     # Every row has every column; a number in a decimal column is a
     # Decimal at the column's scale.
-    assert table[1:] == [{"n": None, "b": None, "i": 1, "d": Decimal("2"), "big": None, "s": None, "j": None}]
+    assert table[1:] == [
+        {"n": None, "b": None, "i": 1, "d": Decimal("2"), "big": None, "s": None, "j": None}
+    ]
     assert str(table[1]["d"]) == "2.00"
     # The row parse keeps each row's keys and each number's text as sent
     # (a decimal column's value is a Decimal even when sent without a
@@ -138,11 +155,17 @@ def test_cells_become_python_values() -> None:
     assert columns == table.columns and notices == []
 
 
-def test_get_form_urls_are_redacted_in_httpx_logs(caplog: pytest.LogCaptureFixture, refused_url: str) -> None:
-    with erpdata.Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+def test_get_form_urls_are_redacted_in_httpx_logs(
+    caplog: pytest.LogCaptureFixture, refused_url: str
+) -> None:
+    with erpdata.Client(
+        refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1
+    ) as c:
         with caplog.at_level(logging.DEBUG):
             with pytest.raises(erpdata.TransportError):
                 c.table("account", method="GET")
-            logging.getLogger("httpx").info("HTTP Request: GET %s", f"{refused_url}?accesstoken={FAKE_TOKEN}")
+            logging.getLogger("httpx").info(
+                "HTTP Request: GET %s", f"{refused_url}?accesstoken={FAKE_TOKEN}"
+            )
     assert caplog.records
     assert FAKE_TOKEN not in caplog.text

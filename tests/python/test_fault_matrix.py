@@ -20,16 +20,15 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import httpx
 import pytest
 
 import erpdata
-from erpdata import AsyncClient, Client, Timeout
-
 import fault_api
 from conftest import ROOT, SECRET_TOKEN, TlsSandbox
+from erpdata import AsyncClient, Client, Timeout
 from leaks import assert_clean, error_text
 
 SYNC, ASYNC = "python-sync", "python-async"
@@ -47,8 +46,8 @@ class Expect:
     """What one call meets under a fault."""
 
     attempts: int
-    error: Optional[type[erpdata.ErpError]] = None
-    status_code: Optional[int] = None
+    error: type[erpdata.ErpError] | None = None
+    status_code: int | None = None
     message: str = ""
     notices: bool = False
     min_s: float = 0.0
@@ -61,7 +60,7 @@ class Case:
 
     name: str
     fault: str
-    expect: Dict[str, Expect]
+    expect: dict[str, Expect]
     max_retries: int = 2
     timeout: Timeout = FAST
     origin: str = "plain"
@@ -70,7 +69,7 @@ class Case:
     """Said after the outcome (what else the row asserted)."""
 
 
-def each(ops: Tuple[str, ...] = OPS, **kw: Any) -> Dict[str, Expect]:
+def each(ops: tuple[str, ...] = OPS, **kw: Any) -> dict[str, Expect]:
     return {op: Expect(**kw) for op in ops}
 
 
@@ -155,7 +154,12 @@ CASES = [
     Case(
         "redirect-loop",
         "redirect-302-loop",
-        each(attempts=6, error=erpdata.HttpStatusError, status_code=302, message="more than 5 redirects"),
+        each(
+            attempts=6,
+            error=erpdata.HttpStatusError,
+            status_code=302,
+            message="more than 5 redirects",
+        ),
     ),
     # Each attempt waits 0.3 s for bytes that never come; one retry after
     # a backoff of 0.25-0.5 s.
@@ -191,15 +195,15 @@ class Got:
     """What one call gave: a result or an error, and what a user could see."""
 
     value: Any = None
-    error: Optional[erpdata.ErpError] = None
+    error: erpdata.ErpError | None = None
     elapsed: float = 0.0
-    notices: List[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
     rows_before_error: int = 0
-    finished: Optional[bool] = None
-    shown: List[str] = field(default_factory=list)
+    finished: bool | None = None
+    shown: list[str] = field(default_factory=list)
 
 
-def settings(case: Case) -> Dict[str, Any]:
+def settings(case: Case) -> dict[str, Any]:
     return dict(
         project="demo",
         access_token=SECRET_TOKEN,
@@ -217,7 +221,7 @@ def failed(got: Got, err: erpdata.ErpError, started: float) -> Got:
     return got
 
 
-def call_sync(base: str, case: Case, op: str, http: Optional[httpx.Client]) -> Got:
+def call_sync(base: str, case: Case, op: str, http: httpx.Client | None) -> Got:
     got = Got()
     with Client(base, **settings(case), http_client=http) as c:
         got.shown.append(repr(c))
@@ -232,7 +236,7 @@ def call_sync(base: str, case: Case, op: str, http: Optional[httpx.Client]) -> G
                 got.value, got.notices = list(table), table.notices
                 got.shown.append(repr(table))
             else:
-                rows: List[Any] = []
+                rows: list[Any] = []
                 stream = c.stream_table("sales_invoice", batch_rows=STREAM_BATCH)
                 try:
                     with stream:
@@ -248,7 +252,7 @@ def call_sync(base: str, case: Case, op: str, http: Optional[httpx.Client]) -> G
     return got
 
 
-async def call_async(base: str, case: Case, op: str, tls: Optional[TlsSandbox]) -> Got:
+async def call_async(base: str, case: Case, op: str, tls: TlsSandbox | None) -> Got:
     got = Got()
     http = httpx.AsyncClient(verify=tls.ssl_context()) if tls is not None else None
     try:
@@ -265,7 +269,7 @@ async def call_async(base: str, case: Case, op: str, tls: Optional[TlsSandbox]) 
                     got.value, got.notices = list(table), table.notices
                     got.shown.append(repr(table))
                 else:
-                    rows: List[Any] = []
+                    rows: list[Any] = []
                     stream = c.stream_table("sales_invoice", batch_rows=STREAM_BATCH)
                     try:
                         async with stream:
@@ -286,7 +290,7 @@ async def call_async(base: str, case: Case, op: str, tls: Optional[TlsSandbox]) 
 
 # -- the matrix file ---------------------------------------------------------------------
 
-RESULTS: Dict[str, Dict[str, Dict[str, Any]]] = {SYNC: {}, ASYNC: {}}
+RESULTS: dict[str, dict[str, dict[str, Any]]] = {SYNC: {}, ASYNC: {}}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -298,10 +302,12 @@ def matrix_file() -> Iterator[None]:
     for lang, rows in RESULTS.items():
         if rows:
             ordered = {c.name: rows[c.name] for c in CASES if c.name in rows}
-            (folder / f"{lang}.json").write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n")
+            (folder / f"{lang}.json").write_text(
+                json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+            )
 
 
-READERS: Dict[TlsSandbox, httpx.Client] = {}
+READERS: dict[TlsSandbox, httpx.Client] = {}
 """The httpx clients that read an https sandbox's fault API back, made
 once: a new one costs more than most calls under test."""
 
@@ -315,9 +321,11 @@ def readers() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def reference(secret_sandbox_url: str) -> Dict[str, Any]:
+def reference(secret_sandbox_url: str) -> dict[str, Any]:
     """The real answers, for comparing a recovered call's result."""
-    with Client(secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025
+    ) as c:
         table = list(c.table("sales_invoice"))
         return {"dues": c.receivables("C001").rows, "table": table, "stream": table}
 
@@ -336,9 +344,11 @@ def describe(got: Got, attempts: int) -> str:
     return f"{name} ({tries})"
 
 
-def summary(outcomes: Dict[str, str], elapsed: List[float], case: Case) -> str:
+def summary(outcomes: dict[str, str], elapsed: list[float], case: Case) -> str:
     distinct = list(dict.fromkeys(outcomes.values()))
-    text = distinct[0] if len(distinct) == 1 else "; ".join(f"{op}: {o}" for op, o in outcomes.items())
+    text = (
+        distinct[0] if len(distinct) == 1 else "; ".join(f"{op}: {o}" for op, o in outcomes.items())
+    )
     timed = any(e.min_s > 0 for e in case.expect.values())
     if timed and elapsed:
         text += f" in {min(elapsed):.2f}-{max(elapsed):.2f} s"
@@ -355,22 +365,25 @@ def test_fault(
     lang: str,
     request: pytest.FixtureRequest,
     caplog: pytest.LogCaptureFixture,
-    reference: Dict[str, Any],
+    reference: dict[str, Any],
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    outcomes: Dict[str, str] = {}
-    elapsed: List[float] = []
+    outcomes: dict[str, str] = {}
+    elapsed: list[float] = []
     try:
         # The calls of a row run at once (each under its own KEY), so the
         # row takes as long as its slowest call.
-        elsewhere = request.getfixturevalue("elsewhere_url") if "{elsewhere}" in case.fault else None
+        elsewhere = (
+            request.getfixturevalue("elsewhere_url") if "{elsewhere}" in case.fault else None
+        )
         tls = request.getfixturevalue("tls_sandbox") if case.origin == "tls" else None
         if tls is not None and tls not in READERS:
             READERS[tls] = httpx.Client(verify=tls.ssl_context())
         origin = tls.url if tls is not None else request.getfixturevalue("secret_sandbox_url")
         with ThreadPoolExecutor(len(case.expect)) as pool:
             runs = {
-                op: pool.submit(run_case, case, op, lang, origin, tls, elsewhere) for op in case.expect
+                op: pool.submit(run_case, case, op, lang, origin, tls, elsewhere)
+                for op in case.expect
             }
             done = {op: run.result() for op, run in runs.items()}
         for op, expect in case.expect.items():
@@ -387,8 +400,8 @@ def test_fault(
 
 
 def run_case(
-    case: Case, op: str, lang: str, origin: str, tls: Optional[TlsSandbox], elsewhere: Optional[str]
-) -> Tuple[Got, int]:
+    case: Case, op: str, lang: str, origin: str, tls: TlsSandbox | None, elsewhere: str | None
+) -> tuple[Got, int]:
     """Makes the call under a fresh KEY; returns what it gave and the
     attempts the sandbox counted. Also checks what the sandboxes recorded."""
     key = fault_api.new_key(lang, case.name, op)

@@ -63,9 +63,12 @@ def test_redirect_vector(case: dict[str, Any]) -> None:
     else:
         sent = config.table_request(args["table"], method=args.get("method", "POST"))
     response = case["response"]
-    call: Callable[[], Any] = lambda: config.follow_redirect(
-        sent, response["status"], response.get("location"), case["hops_done"]
-    )
+
+    def call() -> Any:
+        return config.follow_redirect(
+            sent, response["status"], response.get("location"), case["hops_done"]
+        )
+
     if "expect_error" in case:
         expected = case["expect_error"]
         with pytest.raises(erpdata.HttpStatusError) as info:
@@ -82,7 +85,11 @@ def test_redirect_vector(case: dict[str, Any]) -> None:
         assert got is None
     else:
         assert got is not None
-        assert (got.method, got.url, got.body.decode()) == (follow["method"], follow["url"], follow["body"])
+        assert (got.method, got.url, got.body.decode()) == (
+            follow["method"],
+            follow["url"],
+            follow["body"],
+        )
 
 
 # -- the client against real loopback servers ---------------------------------
@@ -149,7 +156,9 @@ def client(url: str, **kw: Any) -> erpdata.Client:
 
 
 def test_503_is_retried_then_succeeds(servers: Any) -> None:
-    server = servers([(503, {"retry-after": "0"}, b"busy"), (503, {"retry-after": "0"}, b"busy"), OK])
+    server = servers(
+        [(503, {"retry-after": "0"}, b"busy"), (503, {"retry-after": "0"}, b"busy"), OK]
+    )
     with client(server.url) as c:
         assert len(c.table("account")) == 1
     assert len(server.seen) == 3

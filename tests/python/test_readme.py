@@ -25,9 +25,19 @@ def test_examples_run(sandbox_url: str) -> None:
         assert QUICKSTART_URL in code, f"block {i} does not use the sandbox URL"
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code.replace(QUICKSTART_URL, sandbox_url), f"README.md block {i}", "exec"), {})
+            exec(
+                compile(code.replace(QUICKSTART_URL, sandbox_url), f"README.md block {i}", "exec"),
+                {},
+            )
         assert out.getvalue(), f"block {i} printed nothing"
         printed += out.getvalue()
-    for expected in ("INV-2025-", "bills to pay", "decimal128", "owes the most", "rows in", "date32"):
+    for expected in (
+        "INV-2025-",
+        "bills to pay",
+        "decimal128",
+        "owes the most",
+        "rows in",
+        "date32",
+    ):
         assert expected in printed, expected
     assert "sandbox-token-not-secret" not in printed

@@ -23,8 +23,8 @@ def texts() -> list[str]:
 
 def test_decimals_exact_repeated_or_distinct() -> None:
     values = texts()
-    body = '{"status":"success","data":[%s]}' % ",".join(
-        '{"x":%s,"n":%d}' % (v, i) for i, v in enumerate(values)
+    body = '{{"status":"success","data":[{}]}}'.format(
+        ",".join(f'{{"x":{v},"n":{i}}}' for i, v in enumerate(values))
     )
     table = CONFIG.parse_table(200, body.encode())
     rows = list(table)
@@ -70,7 +70,9 @@ def test_direct_decimals_equal_the_constructors() -> None:
     # One column per value: each keeps its own scale, so the row's Decimal
     # must be Decimal(text) itself — digits, exponent, sign and hash.
     values = decimal_texts()
-    body = '{"status":"success","data":[{%s}]}' % ",".join(f'"c{i}":{v}' for i, v in enumerate(values))
+    body = '{{"status":"success","data":[{{{}}}]}}'.format(
+        ",".join(f'"c{i}":{v}' for i, v in enumerate(values))
+    )
     row = CONFIG.parse_table(200, body.encode())[0]
     for i, text in enumerate(values):
         got, want = row[f"c{i}"], Decimal(text)
@@ -160,6 +162,8 @@ def test_direct_decimals_on_every_other_interpreter_here() -> None:
     for python in interpreters:
         out = subprocess.run(
             [python, "-c", OTHER_INTERPRETER_CHECK, _core.__file__, texts],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert out.returncode == 0 and out.stdout.strip().endswith("ok"), (python, out.stderr)

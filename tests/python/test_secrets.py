@@ -20,17 +20,17 @@ import logging
 import subprocess
 import sys
 import urllib.parse
+from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable
 
 import pytest
 
 import erpdata
-from erpdata import AsyncClient, Client, Timeout
-
 import fault_api
 from conftest import ROOT, SECRET_TOKEN
+from erpdata import AsyncClient, Client, Timeout
 from leaks import assert_clean, error_text
 
 WRONG_TOKEN = "wrong+token/with=chars&too%20"
@@ -46,10 +46,10 @@ class Scenario:
     result)."""
 
     name: str
-    fault: Optional[str]
+    fault: str | None
     """A /_faults/ FAULT; ``None``: a loopback port where nothing listens."""
-    table_error: Optional[type[erpdata.ErpError]]
-    dues_error: Optional[type[erpdata.ErpError]]
+    table_error: type[erpdata.ErpError] | None
+    dues_error: type[erpdata.ErpError] | None
     token: str = SECRET_TOKEN
     timeout: Timeout = Timeout(total=5.0, connect=2.0, read=2.0)
     max_retries: int = 1
@@ -60,7 +60,9 @@ class Scenario:
 SCENARIOS = [
     Scenario("ok", "pass", None, None),
     Scenario("retried", "status-503x1", None, None),
-    Scenario("service-error", "service-error", erpdata.ServiceError, erpdata.ServiceError, exit_code=3),
+    Scenario(
+        "service-error", "service-error", erpdata.ServiceError, erpdata.ServiceError, exit_code=3
+    ),
     # The dues query carries no token, so only the table calls fail.
     Scenario("wrong-token", "pass", erpdata.ServiceError, None, token=WRONG_TOKEN, exit_code=3),
     Scenario(
@@ -79,17 +81,28 @@ SCENARIOS = [
         max_retries=0,
         exit_code=4,
     ),
-    Scenario("http-500", "status-500x99", erpdata.HttpStatusError, erpdata.HttpStatusError, exit_code=3),
-    Scenario("cut", "reset-400", erpdata.TransportError, erpdata.TransportError, max_retries=0, exit_code=4),
+    Scenario(
+        "http-500", "status-500x99", erpdata.HttpStatusError, erpdata.HttpStatusError, exit_code=3
+    ),
+    Scenario(
+        "cut",
+        "reset-400",
+        erpdata.TransportError,
+        erpdata.TransportError,
+        max_retries=0,
+        exit_code=4,
+    ),
     Scenario("not-json", "html200", erpdata.DecodeError, erpdata.DecodeError, exit_code=3),
-    Scenario("refused", None, erpdata.TransportError, erpdata.TransportError, max_retries=0, exit_code=4),
+    Scenario(
+        "refused", None, erpdata.TransportError, erpdata.TransportError, max_retries=0, exit_code=4
+    ),
 ]
 
 DUES_OPS = ("dues", "receivables", "payables", "dues_many")
 TABLE_OPS = ("table", "table-GET", "stream_table", "stream_table-GET", "stream_table-arrow")
 
 
-def settings(scenario: Scenario) -> Dict[str, Any]:
+def settings(scenario: Scenario) -> dict[str, Any]:
     return dict(
         project="demo",
         access_token=scenario.token,
@@ -100,7 +113,7 @@ def settings(scenario: Scenario) -> Dict[str, Any]:
     )
 
 
-def operations(c: Any, stream: Callable[..., Any]) -> Dict[str, Callable[[], Any]]:
+def operations(c: Any, stream: Callable[..., Any]) -> dict[str, Callable[[], Any]]:
     """Each operation of ``c``, a ``Client`` or an ``AsyncClient`` (whose
     calls return awaitables); ``stream`` reads a ``stream_table``."""
     return {
@@ -116,12 +129,15 @@ def operations(c: Any, stream: Callable[..., Any]) -> Dict[str, Callable[[], Any
     }
 
 
-def sync_ops(c: Client, shown: List[str]) -> Dict[str, Callable[[], Any]]:
+def sync_ops(c: Client, shown: list[str]) -> dict[str, Callable[[], Any]]:
     """Each operation of ``Client``; what it returns is shown (repr'd)."""
 
     def stream(method: str, batch_format: str = "rows") -> Any:
         with c.stream_table(
-            "sales_invoice", method=method, batch_rows=8, batch_format=batch_format  # type: ignore[call-overload]
+            "sales_invoice",
+            method=method,
+            batch_rows=8,
+            batch_format=batch_format,  # type: ignore[call-overload]
         ) as s:
             for batch in s:
                 shown.append(repr(s) + repr(batch))
@@ -130,12 +146,15 @@ def sync_ops(c: Client, shown: List[str]) -> Dict[str, Callable[[], Any]]:
     return operations(c, stream)
 
 
-def async_ops(c: AsyncClient, shown: List[str]) -> Dict[str, Callable[[], Awaitable[Any]]]:
+def async_ops(c: AsyncClient, shown: list[str]) -> dict[str, Callable[[], Awaitable[Any]]]:
     """Each operation of ``AsyncClient``."""
 
     async def stream(method: str, batch_format: str = "rows") -> Any:
         async with c.stream_table(
-            "sales_invoice", method=method, batch_rows=8, batch_format=batch_format  # type: ignore[call-overload]
+            "sales_invoice",
+            method=method,
+            batch_rows=8,
+            batch_format=batch_format,  # type: ignore[call-overload]
         ) as s:
             async for batch in s:
                 shown.append(repr(s) + repr(batch))
@@ -144,23 +163,25 @@ def async_ops(c: AsyncClient, shown: List[str]) -> Dict[str, Callable[[], Awaita
     return operations(c, stream)
 
 
-def expected_error(scenario: Scenario, op: str) -> Optional[type[erpdata.ErpError]]:
+def expected_error(scenario: Scenario, op: str) -> type[erpdata.ErpError] | None:
     return scenario.dues_error if op in DUES_OPS else scenario.table_error
 
 
-def record(scenario: Scenario, op: str, outcome: Any, shown: List[str]) -> None:
+def record(scenario: Scenario, op: str, outcome: Any, shown: list[str]) -> None:
     """Keeps what the operation showed; checks it went the expected way."""
     want = expected_error(scenario, op)
     if isinstance(outcome, BaseException):
         shown.append(error_text(outcome))
-        assert want is not None and isinstance(outcome, want), f"{scenario.name} / {op}: {outcome!r}"
+        assert want is not None and isinstance(outcome, want), (
+            f"{scenario.name} / {op}: {outcome!r}"
+        )
     else:
         shown.append(repr(outcome))
         assert want is None, f"{scenario.name} / {op}: expected {want}, got {outcome!r}"
 
 
-def run_sync(base: str, scenario: Scenario) -> List[str]:
-    shown: List[str] = []
+def run_sync(base: str, scenario: Scenario) -> list[str]:
+    shown: list[str] = []
     with Client(base, **settings(scenario)) as c:
         shown.append(repr(c))
         for op, call in sync_ops(c, shown).items():
@@ -172,8 +193,8 @@ def run_sync(base: str, scenario: Scenario) -> List[str]:
     return shown
 
 
-async def run_async(base: str, scenario: Scenario) -> List[str]:
-    shown: List[str] = []
+async def run_async(base: str, scenario: Scenario) -> list[str]:
+    shown: list[str] = []
     async with AsyncClient(base, **settings(scenario)) as c:
         shown.append(repr(c))
         for op, call in async_ops(c, shown).items():
@@ -185,13 +206,15 @@ async def run_async(base: str, scenario: Scenario) -> List[str]:
     return shown
 
 
-def base_for(scenario: Scenario, request: pytest.FixtureRequest, key: str) -> Tuple[str, Optional[str], Optional[str]]:
+def base_for(
+    scenario: Scenario, request: pytest.FixtureRequest, key: str
+) -> tuple[str, str | None, str | None]:
     """The client's base URL, the sandbox that records the requests (if
     any) and the second origin a redirect points to (if any)."""
     if scenario.fault is None:
         return request.getfixturevalue("refused_url"), None, None
     origin: str = request.getfixturevalue("secret_sandbox_url")
-    elsewhere: Optional[str] = None
+    elsewhere: str | None = None
     fault = scenario.fault
     if "{elsewhere}" in fault:
         elsewhere = request.getfixturevalue("elsewhere_url")
@@ -215,8 +238,14 @@ def check_where_the_token_went(origin: str, key: str, token: str, expect_get: bo
         else:
             assert_clean(url, token)
         if req["method"] == "POST":
-            assert f"accesstoken={encoded}" in req["body"], "the POST form sends the token in its body"
-            assert req["headers"].get("content-type", "").startswith("application/x-www-form-urlencoded")
+            assert f"accesstoken={encoded}" in req["body"], (
+                "the POST form sends the token in its body"
+            )
+            assert (
+                req["headers"]
+                .get("content-type", "")
+                .startswith("application/x-www-form-urlencoded")
+            )
     assert (in_url > 0) == expect_get
 
 
@@ -273,7 +302,7 @@ CLI_RUNS = {
 }
 
 
-def cli(args: List[str], base: str, scenario: Scenario) -> subprocess.CompletedProcess[str]:
+def cli(args: list[str], base: str, scenario: Scenario) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": str(ROOT / "python"),
@@ -283,7 +312,13 @@ def cli(args: List[str], base: str, scenario: Scenario) -> subprocess.CompletedP
         "ERPDATA_YEAR_ID": "2025",
         "ERPDATA_ACCESS_TOKEN": scenario.token,
     }
-    options = ["-vv", "--timeout", f"{scenario.timeout.total:g}", "--max-retries", str(scenario.max_retries)]
+    options = [
+        "-vv",
+        "--timeout",
+        f"{scenario.timeout.total:g}",
+        "--max-retries",
+        str(scenario.max_retries),
+    ]
     return subprocess.run(
         [sys.executable, "-m", "erpdata", *args[:1], *options, *args[1:]],
         env=env,
@@ -296,7 +331,9 @@ def cli(args: List[str], base: str, scenario: Scenario) -> subprocess.CompletedP
 # The command's failures go through the client tested above; these check
 # what it prints of each kind of error (exit codes 3 and 4).
 CLI_SCENARIOS = [
-    s for s in SCENARIOS if s.name in ("ok", "wrong-token", "redirect-refused", "timeout", "http-500")
+    s
+    for s in SCENARIOS
+    if s.name in ("ok", "wrong-token", "redirect-refused", "timeout", "http-500")
 ]
 
 
@@ -307,7 +344,9 @@ def test_command_leaks_nothing(scenario: Scenario, request: pytest.FixtureReques
     with ThreadPoolExecutor(len(CLI_RUNS)) as pool:
         done = dict(zip(CLI_RUNS, pool.map(lambda a: cli(a, base, scenario), CLI_RUNS.values())))
     for name, run in done.items():
-        want = scenario.exit_code if name.startswith("table") or scenario.name != "wrong-token" else 0
+        want = (
+            scenario.exit_code if name.startswith("table") or scenario.name != "wrong-token" else 0
+        )
         assert run.returncode == want, f"{name}: exit {run.returncode}: {run.stderr[-2000:]}"
         assert "erpdata: " in run.stderr  # -vv logged the requests
         assert_clean(run.stdout + run.stderr, SECRET_TOKEN, WRONG_TOKEN)

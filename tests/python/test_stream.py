@@ -11,9 +11,8 @@ import pyarrow as pa
 import pytest
 
 import erpdata
-from erpdata import AsyncClient, Client
-
 from conftest import BIG_ROWS, FAKE_TOKEN, SECRET_TOKEN, table_body
+from erpdata import AsyncClient, Client
 
 Send = Callable[[bytes], None]
 
@@ -60,7 +59,10 @@ def test_invalid_arguments_raise_before_sending(refused_url: str) -> None:
 
 
 def test_batches_come_while_the_body_is_still_arriving(big_sandbox_url: str) -> None:
-    with big_client(big_sandbox_url) as c, c.stream_table("sales_invoice", batch_rows=1000) as stream:
+    with (
+        big_client(big_sandbox_url) as c,
+        c.stream_table("sales_invoice", batch_rows=1000) as stream,
+    ):
         first = next(stream)
         at_first = stream.bytes_received
         rows = len(first) + sum(len(b) for b in stream)
@@ -122,7 +124,9 @@ def test_a_truncated_json_body_raises_a_decode_error(raw_server: Any) -> None:
             for batch in c.stream_table("sales_invoice", batch_rows=64):
                 rows += len(batch)
         assert "truncated" in str(info.value)
-        assert rows == 448 and info.value.rows_received is not None and info.value.rows_received > 448
+        assert (
+            rows == 448 and info.value.rows_received is not None and info.value.rows_received > 448
+        )
         # table() never turns a truncated answer into fewer rows either.
         with pytest.raises(erpdata.DecodeError, match="truncated"):
             c.table("sales_invoice")
@@ -152,9 +156,13 @@ def test_async_stream_cut_off(raw_server: Any) -> None:
 
     async def main() -> tuple[int, erpdata.ErpError]:
         rows = 0
-        async with AsyncClient(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
+        async with AsyncClient(
+            server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1
+        ) as c:
             try:
-                async for batch in c.stream_table("sales_invoice", batch_rows=100, batch_format="arrow"):
+                async for batch in c.stream_table(
+                    "sales_invoice", batch_rows=100, batch_format="arrow"
+                ):
                     rows += batch.num_rows
             except erpdata.TransportError as err:
                 return rows, err
@@ -167,7 +175,9 @@ def test_async_stream_cut_off(raw_server: Any) -> None:
 
 
 def test_service_error_in_a_stream(sandbox_url: str) -> None:
-    with Client(sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025) as c:
+    with Client(
+        sandbox_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
+    ) as c:
         with pytest.raises(erpdata.ServiceError, match="Invalid access token"):
             list(c.stream_table("sales_invoice"))
 

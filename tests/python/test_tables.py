@@ -16,9 +16,8 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
-from erpdata import Client, Table
-
 from conftest import SANDBOX_TOKEN, table_body
+from erpdata import Client, Table
 
 ROOT = Path(__file__).resolve().parents[2]
 MONEY = ("amount", "tax", "total")
@@ -137,7 +136,9 @@ def test_row_api_without_pyarrow_pandas_or_polars(sandbox_url: str) -> None:
         """
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok 40"
 

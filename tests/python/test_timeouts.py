@@ -10,9 +10,8 @@ from typing import Any, Callable
 import pytest
 
 import erpdata
-from erpdata import Client, Timeout
-
 from conftest import FAKE_TOKEN
+from erpdata import Client, Timeout
 
 
 def test_defaults_are_finite(refused_url: str) -> None:
@@ -20,7 +19,9 @@ def test_defaults_are_finite(refused_url: str) -> None:
         assert c.timeout == Timeout(total=300.0, connect=10.0, read=30.0)
     for value in (None,):
         with Client(refused_url, project="demo", timeout=value) as c:
-            assert all(math.isfinite(v) for v in (c.timeout.total, c.timeout.connect, c.timeout.read))
+            assert all(
+                math.isfinite(v) for v in (c.timeout.total, c.timeout.connect, c.timeout.read)
+            )
 
 
 def test_a_number_is_the_total_and_caps_the_rest(refused_url: str) -> None:
@@ -70,7 +71,9 @@ def test_retries_stop_at_the_deadline(raw_server: Any) -> None:
         send(b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 2\r\ncontent-length: 4\r\n\r\nbusy")
 
     server = raw_server(busy)
-    with Client(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1, max_retries=5) as c:
+    with Client(
+        server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1, max_retries=5
+    ) as c:
         started = time.monotonic()
         with pytest.raises(erpdata.HttpStatusError) as info:
             c.table("account", timeout=1.0)
@@ -84,7 +87,13 @@ def test_a_stream_total_counts_waiting_not_the_consumer(sandbox_url: str) -> Non
     # The caller takes ~2 s over the batches, well past the 1 s total;
     # only time spent waiting for the answer counts, so nothing is cut off.
     # (A body that never ends is stopped: the fault matrix's never-ending row.)
-    with Client(sandbox_url, project="demo", access_token="sandbox-token-not-secret", company_id=1, year_id=2025) as c:
+    with Client(
+        sandbox_url,
+        project="demo",
+        access_token="sandbox-token-not-secret",
+        company_id=1,
+        year_id=2025,
+    ) as c:
         started = time.monotonic()
         with c.stream_table("sales_invoice", batch_rows=1, timeout=1.0) as stream:
             rows = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 from decimal import Decimal
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -19,7 +19,6 @@ import erpdata
 from erpdata import Table
 from erpdata._core import Batch, TableDecoder, Typing
 from erpdata._typing import typing_options
-
 from test_vectors import DEFAULT_RESPONSE_CONFIG, ERRORS, load, make_config
 
 TYPE_CASES = load("types*.json")
@@ -97,7 +96,7 @@ def check_row_value(got: Any, want: Any, kind: str, where: str) -> None:
     assert canonical(got) == want, f"{where}: {got!r} vs {want!r}"
 
 
-def typing_of(case: Dict[str, Any], *, one_schema: bool) -> Typing:
+def typing_of(case: dict[str, Any], *, one_schema: bool) -> Typing:
     """The case's options through the public glue (a schema is a mapping,
     as ``schema_overrides`` is)."""
     options = case.get("options", {})
@@ -106,20 +105,20 @@ def typing_of(case: Dict[str, Any], *, one_schema: bool) -> Typing:
     )
 
 
-Decoded = Tuple[pa.Schema, Dict[str, List[Any]], Dict[str, List[Any]]]
+Decoded = tuple[pa.Schema, dict[str, list[Any]], dict[str, list[Any]]]
 
 
-def columns_of(table: pa.Table) -> Dict[str, List[Any]]:
+def columns_of(table: pa.Table) -> dict[str, list[Any]]:
     return {name: table.column(name).to_pylist() for name in table.column_names}
 
 
-def rows_by_column(rows: List[Dict[str, Any]], names: List[str]) -> Dict[str, List[Any]]:
+def rows_by_column(rows: list[dict[str, Any]], names: list[str]) -> dict[str, list[Any]]:
     for row in rows:
         assert list(row) == names, "every row has every column, in order"
     return {name: [row[name] for row in rows] for name in names}
 
 
-def decode(case: Dict[str, Any]) -> Decoded:
+def decode(case: dict[str, Any]) -> Decoded:
     """The schema, Arrow values and row values of a case's columns."""
     config = make_config(DEFAULT_RESPONSE_CONFIG)
     body = ('{"status":"success","data":' + case["data"] + "}").encode("utf-8")
@@ -127,7 +126,7 @@ def decode(case: Dict[str, Any]) -> Decoded:
     if "stream_batch_rows" in options:
         typing = typing_of(case, one_schema=True)
         decoder = TableDecoder(config, 200, batch_rows=options["stream_batch_rows"], typing=typing)
-        batches: List[Batch] = []
+        batches: list[Batch] = []
         # In pieces, as a stream arrives.
         for start in range(0, len(body), 7):
             batches += decoder.feed(body[start : start + 7])
@@ -136,24 +135,32 @@ def decode(case: Dict[str, Any]) -> Decoded:
         arrow = [pa.record_batch(b) for b in batches]
         assert arrow, "a stream of rows has batches"
         for batch in arrow[1:]:
-            assert batch.schema == arrow[0].schema, f"one schema for every batch: {batch.schema} vs {arrow[0].schema}"
+            assert batch.schema == arrow[0].schema, (
+                f"one schema for every batch: {batch.schema} vs {arrow[0].schema}"
+            )
         table = pa.Table.from_batches(arrow)
         assert table.num_rows == total
         rows = [row for b in batches for row in b.to_rows()]
         return table.schema, columns_of(table), rows_by_column(rows, table.column_names)
     typing = typing_of(case, one_schema=False)
     if "batch_rows" in options:
-        collecting = TableDecoder(config, 200, batch_rows=options["batch_rows"], collect=True, typing=typing)
+        collecting = TableDecoder(
+            config, 200, batch_rows=options["batch_rows"], collect=True, typing=typing
+        )
         collecting.feed(body)
         whole = Table(collecting.finish_table())
     else:
         whole = config.parse_table(200, body, typing)
     arrow_table = whole.to_arrow()
-    return arrow_table.schema, columns_of(arrow_table), rows_by_column(list(whole), arrow_table.column_names)
+    return (
+        arrow_table.schema,
+        columns_of(arrow_table),
+        rows_by_column(list(whole), arrow_table.column_names),
+    )
 
 
 @pytest.mark.parametrize("case", TYPE_CASES)
-def test_type_vector(case: Dict[str, Any]) -> None:
+def test_type_vector(case: dict[str, Any]) -> None:
     if "expect_error" in case:
         expected = case["expect_error"]
         with pytest.raises(erpdata.ErpError) as info:
@@ -195,7 +202,10 @@ def test_zero_and_far_timestamps_reach_pandas_and_polars() -> None:
     assert table[1]["d"] is None and table[0]["d"] == datetime.date(1, 1, 1)
     arrow_backed = table.to_pandas()
     assert arrow_backed["t"].dtype == pd.ArrowDtype(pa.timestamp("us"))
-    assert arrow_backed["t"].tolist()[:2] == [datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)]
+    assert arrow_backed["t"].tolist()[:2] == [
+        datetime.datetime(1, 1, 1),
+        datetime.datetime(9999, 12, 31, 23, 59, 59, 999999),
+    ]
     numpy = table.to_pandas(dtype_backend="numpy")
     assert str(numpy["t"].dtype) == "datetime64[us]"
     assert numpy["t"][0] == pd.Timestamp("0001-01-01") and pd.isna(numpy["t"][2])

@@ -11,7 +11,6 @@ import pytest
 from mypy import api as mypy_api
 
 from erpdata import _core
-
 from test_readme import python_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +36,9 @@ def _stub_params(func: ast.FunctionDef) -> list[tuple[str, str, object]]:
     for i, (a, d) in enumerate(zip(positional, defaults)):
         if i == 0:
             continue  # self / cls
-        out.append((a.arg, "positional", d if i >= len(positional) - len(args.defaults) else "<required>"))
+        out.append(
+            (a.arg, "positional", d if i >= len(positional) - len(args.defaults) else "<required>")
+        )
     for a, kd in zip(args.kwonlyargs, args.kw_defaults):
         out.append((a.arg, "keyword", "<required>" if kd is None else ast.literal_eval(kd)))
     return out
@@ -61,7 +62,9 @@ def test_stubs_match_the_native_module() -> None:
     assert sorted(stubs) == sorted(n for n in exported if isinstance(getattr(_core, n), type))
     tree = ast.parse((ROOT / "python/erpdata/_core.pyi").read_text(encoding="utf-8"))
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
-    assert sorted(functions) == sorted(n for n in exported if not isinstance(getattr(_core, n), type))
+    assert sorted(functions) == sorted(
+        n for n in exported if not isinstance(getattr(_core, n), type)
+    )
     for name, func in functions.items():
         params = [(a.arg, "positional", "<required>") for a in func.args.args]
         assert params == _runtime_params(getattr(_core, name)), name
@@ -78,7 +81,9 @@ def test_stubs_match_the_native_module() -> None:
                 runtime()  # made only by the module itself
         for member, func in members.items():
             attr = getattr(runtime, member)
-            is_property = any(isinstance(d, ast.Name) and d.id == "property" for d in func.decorator_list)
+            is_property = any(
+                isinstance(d, ast.Name) and d.id == "property" for d in func.decorator_list
+            )
             assert is_property == inspect.isdatadescriptor(attr), f"{name}.{member}"
             if not is_property and member != "__len__":
                 target = runtime if member == "__new__" else attr
@@ -93,9 +98,11 @@ def test_mypy_strict(tmp_path: Path) -> None:
         files.append(str(path))
     stdout, stderr, status = mypy_api.run(
         [
-            "--config-file", str(ROOT / "pyproject.toml"),
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
             "--strict",
-            "--cache-dir", str(ROOT / ".mypy_cache"),
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
             str(ROOT / "python/erpdata"),
             str(ROOT / "tests/python"),
             *files,
@@ -120,7 +127,11 @@ def test_every_public_name_has_a_docstring() -> None:
                 if attr.startswith("_") and attr not in ("__arrow_c_stream__", "__arrow_c_array__"):
                     continue
                 target = value.fget if isinstance(value, property) else value
-                if callable(target) or isinstance(value, property) or inspect.isdatadescriptor(value):
+                if (
+                    callable(target)
+                    or isinstance(value, property)
+                    or inspect.isdatadescriptor(value)
+                ):
                     if not (getattr(target, "__doc__", None) or "").strip():
                         missing.append(f"{name}.{attr}")
     assert missing == []

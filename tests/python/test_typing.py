@@ -9,30 +9,42 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import erpdata
-from erpdata import AsyncClient, Client
-
 import fault_api
 from conftest import SANDBOX_TOKEN, RawServer
+from erpdata import AsyncClient, Client
 
 Send = Callable[[bytes], None]
 
-MYSQLND_ROWS: List[Dict[str, Any]] = [
+MYSQLND_ROWS: list[dict[str, Any]] = [
     {
-        "invoice_no": "INV-1", "date": "2025-01-05", "amount": "1500.00", "items": 3,
-        "posted_at": "2025-01-05 09:31:07", "cleared_on": "0000-00-00", "remarks": None, "acid": "C001",
+        "invoice_no": "INV-1",
+        "date": "2025-01-05",
+        "amount": "1500.00",
+        "items": 3,
+        "posted_at": "2025-01-05 09:31:07",
+        "cleared_on": "0000-00-00",
+        "remarks": None,
+        "acid": "C001",
     },
     {
-        "invoice_no": "INV-2", "date": "2025-01-06", "amount": "-20.50", "items": 12,
-        "posted_at": "2025-01-06 17:02:59.250000", "cleared_on": "2025-02-01", "remarks": "Net 30", "acid": "42",
+        "invoice_no": "INV-2",
+        "date": "2025-01-06",
+        "amount": "-20.50",
+        "items": 12,
+        "posted_at": "2025-01-06 17:02:59.250000",
+        "cleared_on": "2025-02-01",
+        "remarks": "Net 30",
+        "acid": "42",
     },
 ]
 """Rows as a PHP service with mysqlnd sends them: DECIMAL and DATE as
@@ -41,12 +53,15 @@ strings, INT native, a zero date."""
 
 def answer_with(body: bytes) -> Callable[[Send], None]:
     def answer(send: Send) -> None:
-        send(b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+        send(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n" % len(body)
+            + body
+        )
 
     return answer
 
 
-def success(rows: List[Dict[str, Any]]) -> bytes:
+def success(rows: list[dict[str, Any]]) -> bytes:
     return json.dumps({"status": "success", "data": rows}).encode()
 
 
@@ -57,11 +72,21 @@ def mysqlnd(raw_server: Callable[[Callable[[Send], None]], RawServer]) -> RawSer
 
 
 def client_for(url: str, **kw: Any) -> Client:
-    return Client(url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025, timeout=10.0, **kw)
+    return Client(
+        url,
+        project="demo",
+        access_token=SANDBOX_TOKEN,
+        company_id=1,
+        year_id=2025,
+        timeout=10.0,
+        **kw,
+    )
 
 
 def async_client_for(url: str) -> AsyncClient:
-    return AsyncClient(url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025, timeout=10.0)
+    return AsyncClient(
+        url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025, timeout=10.0
+    )
 
 
 # -- the default rule ----------------------------------------------------------------
@@ -95,7 +120,10 @@ def test_strings_become_decimals_dates_and_timestamps(mysqlnd: RawServer) -> Non
 
 
 def test_dues_keep_each_rows_keys_and_the_digits_sent(raw_server: Any) -> None:
-    rows = [{"doc_no": "INV-1", "balance": "1034.5"}, {"doc_no": "INV-2", "balance": "7.25", "note": "x"}]
+    rows = [
+        {"doc_no": "INV-1", "balance": "1034.5"},
+        {"doc_no": "INV-2", "balance": "7.25", "note": "x"},
+    ]
     server = raw_server(answer_with(success(rows)))
     with client_for(server.url) as c:
         dues = c.receivables("C001")
@@ -109,7 +137,7 @@ def test_dues_keep_each_rows_keys_and_the_digits_sent(raw_server: Any) -> None:
 def test_a_whole_table_is_typed_over_all_its_rows(raw_server: Any) -> None:
     # Two batches of the table decoder (65,536 rows each); one value in
     # the second makes the whole column text, each value as sent.
-    rows: List[Dict[str, Any]] = [{"n": i, "amount": f"{i}.50"} for i in range(70_000)]
+    rows: list[dict[str, Any]] = [{"n": i, "amount": f"{i}.50"} for i in range(70_000)]
     rows[-1]["amount"] = "n/a"
     server = raw_server(answer_with(success(rows)))
     with client_for(server.url) as c:
@@ -139,8 +167,11 @@ OVERRIDES = {
 }
 
 
-def check_overridden_rows(rows: List[Dict[str, Any]]) -> None:
-    assert rows[0]["amount"] == Decimal("1500.0000") and str(rows[0]["amount"]) in ("1500.0000", "1500.00")
+def check_overridden_rows(rows: list[dict[str, Any]]) -> None:
+    assert rows[0]["amount"] == Decimal("1500.0000") and str(rows[0]["amount"]) in (
+        "1500.0000",
+        "1500.00",
+    )
     assert rows[0]["items"] == "3" and rows[1]["items"] == "12"
     assert rows[1]["acid"] == "42"
     assert rows[0]["date"] == datetime.datetime(2025, 1, 5)  # a date as midnight
@@ -153,8 +184,16 @@ def test_schema_overrides_on_table_stream_and_dues(mysqlnd: RawServer, spelling:
     overrides = OVERRIDES[spelling]
     with client_for(mysqlnd.url) as c:
         table = c.table("sales_invoice", schema_overrides=overrides)
-        batches = list(c.stream_table("sales_invoice", batch_rows=1, batch_format="arrow", schema_overrides=overrides))
-        streamed = [row for batch in c.stream_table("sales_invoice", batch_rows=1, schema_overrides=overrides) for row in batch]
+        batches = list(
+            c.stream_table(
+                "sales_invoice", batch_rows=1, batch_format="arrow", schema_overrides=overrides
+            )
+        )
+        streamed = [
+            row
+            for batch in c.stream_table("sales_invoice", batch_rows=1, schema_overrides=overrides)
+            for row in batch
+        ]
         dues = c.dues("C001", "receipt", schema_overrides=overrides)
         payables = c.payables("S001", schema_overrides=overrides)
         many = c.dues_many(["C001", "C002"], "receipt", schema_overrides=overrides)
@@ -173,17 +212,30 @@ def test_schema_overrides_on_table_stream_and_dues(mysqlnd: RawServer, spelling:
 
 
 def test_schema_overrides_on_the_async_client(mysqlnd: RawServer) -> None:
-    overrides: Dict[str, Any] = {"amount": pa.decimal128(14, 4), "items": "string", "acid": "string", "date": "timestamp"}
+    overrides: dict[str, Any] = {
+        "amount": pa.decimal128(14, 4),
+        "items": "string",
+        "acid": "string",
+        "date": "timestamp",
+    }
 
     async def main() -> None:
         async with async_client_for(mysqlnd.url) as c:
             table = await c.table("sales_invoice", schema_overrides=overrides)
             check_overridden_rows(list(table))
-            streamed = [r async for batch in c.stream_table("sales_invoice", batch_rows=1, schema_overrides=overrides) for r in batch]
+            streamed = [
+                r
+                async for batch in c.stream_table(
+                    "sales_invoice", batch_rows=1, schema_overrides=overrides
+                )
+                for r in batch
+            ]
             check_overridden_rows(streamed)
             check_overridden_rows((await c.receivables("C001", schema_overrides=overrides)).rows)
             check_overridden_rows((await c.payables("S001", schema_overrides=overrides)).rows)
-            check_overridden_rows((await c.dues("C001", "payment", schema_overrides=overrides)).rows)
+            check_overridden_rows(
+                (await c.dues("C001", "payment", schema_overrides=overrides)).rows
+            )
             many = await c.dues_many(["C001"], "receipt", schema_overrides=overrides)
             check_overridden_rows(many["C001"].rows)
             plain = await c.table("sales_invoice", infer_strings=False)
@@ -198,7 +250,9 @@ def test_infer_strings_off_keeps_strings(mysqlnd: RawServer) -> None:
         streamed = [r for b in c.stream_table("sales_invoice", infer_strings=False) for r in b]
         dues = c.receivables("C001", infer_strings=False)
         # A declared type still applies.
-        declared = c.table("sales_invoice", infer_strings=False, schema_overrides={"amount": "decimal"})
+        declared = c.table(
+            "sales_invoice", infer_strings=False, schema_overrides={"amount": "decimal"}
+        )
     for rows in (list(table), streamed, dues.rows):
         assert rows[0]["amount"] == "1500.00" and rows[0]["date"] == "2025-01-05"
         assert rows[0]["cleared_on"] == "0000-00-00"  # text, as sent
@@ -217,7 +271,7 @@ def test_a_value_a_declared_type_cannot_take(mysqlnd: RawServer) -> None:
 
 # -- bad overrides: refused before anything is sent ------------------------------------------
 
-BAD_OVERRIDES: List[Any] = [
+BAD_OVERRIDES: list[Any] = [
     pytest.param("amount=decimal", "schema_overrides", id="a string"),
     pytest.param([("amount", "int")], "schema_overrides", id="a list of pairs"),
     pytest.param({1: "int"}, "schema_overrides", id="a key not a str"),
@@ -225,7 +279,11 @@ BAD_OVERRIDES: List[Any] = [
     pytest.param({"amount": "money"}, 'schema_overrides["amount"]', id="an unknown name"),
     pytest.param({"amount": "decimal(39,2)"}, 'schema_overrides["amount"]', id="too many digits"),
     pytest.param({"amount": pa.float64()}, 'schema_overrides["amount"]', id="pyarrow float64"),
-    pytest.param({"t": pa.timestamp("us", tz="UTC")}, 'schema_overrides["t"]', id="pyarrow timestamp with a zone"),
+    pytest.param(
+        {"t": pa.timestamp("us", tz="UTC")},
+        'schema_overrides["t"]',
+        id="pyarrow timestamp with a zone",
+    ),
     pytest.param({"amount": 5}, 'schema_overrides["amount"]', id="an int"),
     pytest.param({"amount": None}, 'schema_overrides["amount"]', id="None"),
     pytest.param({"a\x00": "int"}, 'schema_overrides["a\\0"]', id="a control character"),
@@ -235,7 +293,7 @@ BAD_OVERRIDES: List[Any] = [
 def call_every_method(client: Any, **typing: Any) -> Iterator[Callable[[], Any]]:
     """Each method that returns rows, called with ``typing``; the async
     client's calls run to their end on a new event loop."""
-    calls: Dict[str, Callable[[], Any]] = {
+    calls: dict[str, Callable[[], Any]] = {
         "table": lambda: client.table("account", **typing),
         "stream_table": lambda: client.stream_table("account", **typing),
         "dues": lambda: client.dues("C001", "receipt", **typing),
@@ -262,10 +320,14 @@ def call_every_method(client: Any, **typing: Any) -> Iterator[Callable[[], Any]]
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
 @pytest.mark.parametrize(("overrides", "field"), BAD_OVERRIDES)
-def test_bad_overrides_are_refused_before_sending(sandbox_url: str, kind: str, overrides: Any, field: str) -> None:
+def test_bad_overrides_are_refused_before_sending(
+    sandbox_url: str, kind: str, overrides: Any, field: str
+) -> None:
     before = fault_api.total(sandbox_url)
     cls = Client if kind == "sync" else AsyncClient
-    client = cls(sandbox_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025)
+    client = cls(
+        sandbox_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+    )
     for call in call_every_method(client, schema_overrides=overrides):
         with pytest.raises(erpdata.InvalidInputError) as info:
             call()
@@ -285,13 +347,27 @@ def test_unsupported_pyarrow_types_say_so() -> None:
         typing_options({"x": pa.float64()}, True)
     assert "pyarrow type" in info.value.reason and "double" in info.value.reason
     names = {
-        pa.string(): "string", pa.large_string(): "string", pa.int8(): "int", pa.uint64(): "int",
-        pa.int64(): "int", pa.decimal128(14, 2): "decimal(14,2)", pa.date32(): "date", pa.date64(): "date",
-        pa.timestamp("s"): "timestamp", pa.timestamp("ns"): "timestamp", pa.bool_(): "bool",
+        pa.string(): "string",
+        pa.large_string(): "string",
+        pa.int8(): "int",
+        pa.uint64(): "int",
+        pa.int64(): "int",
+        pa.decimal128(14, 2): "decimal(14,2)",
+        pa.date32(): "date",
+        pa.date64(): "date",
+        pa.timestamp("s"): "timestamp",
+        pa.timestamp("ns"): "timestamp",
+        pa.bool_(): "bool",
     }
     for data_type, name in names.items():
         assert arrow_type_name(data_type) == name, data_type
-    for data_type in (pa.float32(), pa.binary(), pa.timestamp("us", tz="UTC"), pa.list_(pa.int64()), pa.null()):
+    for data_type in (
+        pa.float32(),
+        pa.binary(),
+        pa.timestamp("us", tz="UTC"),
+        pa.list_(pa.int64()),
+        pa.null(),
+    ):
         assert arrow_type_name(data_type) is None, data_type
 
 
@@ -301,7 +377,9 @@ def test_unsupported_pyarrow_types_say_so() -> None:
 def test_a_stream_writes_parquet_batch_by_batch(raw_server: Any, tmp_path: Path) -> None:
     # Batch by batch, the values would give different types: 1.50 is
     # decimal(3,2), 123456.75 decimal(8,2), a later column null at first.
-    rows: List[Dict[str, Any]] = [{"n": i, "amount": "1.50", "d": "2025-01-01", "note": None} for i in range(3)]
+    rows: list[dict[str, Any]] = [
+        {"n": i, "amount": "1.50", "d": "2025-01-01", "note": None} for i in range(3)
+    ]
     rows += [{"n": 3 + i, "amount": "123456.75", "d": "2025-12-31", "note": "x"} for i in range(3)]
     server = raw_server(answer_with(success(rows)))
     path = tmp_path / "stream.parquet"
@@ -325,7 +403,7 @@ def test_a_stream_writes_parquet_batch_by_batch(raw_server: Any, tmp_path: Path)
 def test_a_stream_misfit_names_column_and_row(raw_server: Any, kind: str) -> None:
     rows = [{"amount": "1.50"}, {"amount": "2.00"}, {"amount": "n/a"}, {"amount": "4.00"}]
     server = raw_server(answer_with(success(rows)))
-    got: List[Any] = []
+    got: list[Any] = []
 
     async def astream() -> None:
         async with async_client_for(server.url) as c:
@@ -345,16 +423,24 @@ def test_a_stream_misfit_names_column_and_row(raw_server: Any, kind: str) -> Non
     assert got == [[{"amount": Decimal("1.50")}, {"amount": Decimal("2.00")}]]
     # Declared as text, the same answer streams.
     with client_for(server.url) as c:
-        rows_out = [r for b in c.stream_table("sales_invoice", batch_rows=2, schema_overrides={"amount": "string"}) for r in b]
+        rows_out = [
+            r
+            for b in c.stream_table(
+                "sales_invoice", batch_rows=2, schema_overrides={"amount": "string"}
+            )
+            for r in b
+        ]
     assert [r["amount"] for r in rows_out] == ["1.50", "2.00", "n/a", "4.00"]
 
 
 def test_a_column_first_seen_after_a_streams_first_batch(raw_server: Any) -> None:
-    rows: List[Dict[str, Any]] = [{"a": 1}, {"a": 2, "late": "x"}]
+    rows: list[dict[str, Any]] = [{"a": 1}, {"a": 2, "late": "x"}]
     server = raw_server(answer_with(success(rows)))
     with client_for(server.url) as c:
         with pytest.raises(erpdata.DecodeError) as info:
             list(c.stream_table("sales_invoice", batch_rows=1))
         assert "`late`" in str(info.value) and "row 2" in str(info.value)
-        declared = list(c.stream_table("sales_invoice", batch_rows=1, schema_overrides={"late": "string"}))
+        declared = list(
+            c.stream_table("sales_invoice", batch_rows=1, schema_overrides={"late": "string"})
+        )
     assert declared == [[{"a": 1, "late": None}], [{"a": 2, "late": "x"}]]

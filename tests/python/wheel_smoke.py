@@ -35,7 +35,9 @@ def main() -> None:
         assert (package / shipped).exists(), shipped
 
     sandbox = subprocess.Popen(
-        [os.environ["ERPDATA_SANDBOX_BIN"], "--port", "0", "--quiet"], stdout=subprocess.PIPE, text=True
+        [os.environ["ERPDATA_SANDBOX_BIN"], "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert sandbox.stdout is not None
@@ -56,13 +58,18 @@ def main() -> None:
         script = Path(sys.executable).parent / "erpdata"
         env = {**os.environ, "ERPDATA_BASE_URL": url, "ERPDATA_PROJECT": "demo"}
         done = subprocess.run(
-            [str(script), "dues", "C001", "--kind", "receipt"], env=env, capture_output=True, text=True
+            [str(script), "dues", "C001", "--kind", "receipt"],
+            env=env,
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0 and done.stdout.startswith("doc_no,"), done.stderr
     finally:
         sandbox.kill()
         sandbox.wait()
-    print(f"wheel smoke test passed: {wheels[0].name}, {sdists[0].name}, erpdata {erpdata.__version__}")
+    print(
+        f"wheel smoke test passed: {wheels[0].name}, {sdists[0].name}, erpdata {erpdata.__version__}"
+    )
 
 
 if __name__ == "__main__":
