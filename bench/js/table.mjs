@@ -53,7 +53,12 @@ if (typeof globalThis.gc !== "function") {
 
 const client = (url, fetchImpl) =>
   new ErpClient({
-    baseUrl: url, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025, timeoutMs: 600_000,
+    baseUrl: url,
+    project: "demo",
+    accessToken: TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    timeoutMs: 600_000,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
 
@@ -103,7 +108,9 @@ function count(result) {
 }
 
 function peakRssMB() {
-  const line = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  const line = readFileSync("/proc/self/status", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
   return line ? Number(line.split(/\s+/)[1]) / 1024 : process.memoryUsage().rss / 2 ** 20;
 }
 
@@ -131,13 +138,33 @@ async function child() {
   const heap = (await heapMB()) - before;
   const n = count(result);
   if (n !== Number(args.rows)) throw new Error(`${args.child}: ${n} rows, expected ${args.rows}`);
-  console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, heapMB: heap, peakMB: peakRssMB() }));
+  console.log(
+    JSON.stringify({
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      heapMB: heap,
+      peakMB: peakRssMB(),
+    }),
+  );
 }
 
 function measureOnce(name, url, rows, bodyFile) {
-  const argv = ["--expose-gc", fileURLToPath(import.meta.url), "--child", name, "--url", url, "--rows", String(rows)];
+  const argv = [
+    "--expose-gc",
+    fileURLToPath(import.meta.url),
+    "--child",
+    name,
+    "--url",
+    url,
+    "--rows",
+    String(rows),
+  ];
   if (bodyFile) argv.push("--body", bodyFile);
-  const done = spawnSync(process.execPath, argv, { encoding: "utf8", maxBuffer: 1 << 20, timeout: 900_000 });
+  const done = spawnSync(process.execPath, argv, {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+    timeout: 900_000,
+  });
   if (done.status !== 0) throw new Error(`${name} failed:\n${done.stderr}`);
   return JSON.parse(done.stdout.trim().split("\n").pop());
 }
@@ -178,7 +205,9 @@ async function measure(rows, names, runs) {
     const samples = Object.fromEntries(names.map((n) => [n, []]));
     for (let run = 0; run < runs; run++) {
       for (const name of names) {
-        samples[name].push(measureOnce(name, sandbox.url, rows, IN_MEMORY.includes(name) ? bodyFile : null));
+        samples[name].push(
+          measureOnce(name, sandbox.url, rows, IN_MEMORY.includes(name) ? bodyFile : null),
+        );
       }
     }
     return Object.fromEntries(names.map((n) => [n, summarize(samples[n])]));
@@ -190,7 +219,9 @@ async function measure(rows, names, runs) {
 function print(rows, results, runs) {
   const base = results.json;
   const memBase = results["memory json"];
-  console.log(`\nsales_invoice, ${rows.toLocaleString("en")} rows, medians of ${runs}, each in a fresh process (Node ${process.version})`);
+  console.log(
+    `\nsales_invoice, ${rows.toLocaleString("en")} rows, medians of ${runs}, each in a fresh process (Node ${process.version})`,
+  );
   console.log(
     `${"case".padEnd(16)} ${"wall ms".padStart(8)} ${"min–max ms".padStart(15)} ${"x json".padStart(7)}` +
       ` ${"cpu ms".padStart(8)} ${"heap MB".padStart(8)} ${"peak MB".padStart(8)}`,
@@ -203,12 +234,15 @@ function print(rows, results, runs) {
         ` ${r.heapMB.toFixed(1).padStart(8)} ${r.peakMB.toFixed(0).padStart(8)}`,
     );
   }
-  console.log("x json: times faster than fetch + res.json() (memory cases: than JSON.parse); heap: kept by the result");
+  console.log(
+    "x json: times faster than fetch + res.json() (memory cases: than JSON.parse); heap: kept by the result",
+  );
 }
 
 async function main() {
   if (!process.env.ERPDATA_SANDBOX_BIN) {
-    const bin = (profile) => fileURLToPath(new URL(`../../target/${profile}/erpdata-sandbox`, import.meta.url));
+    const bin = (profile) =>
+      fileURLToPath(new URL(`../../target/${profile}/erpdata-sandbox`, import.meta.url));
     process.env.ERPDATA_SANDBOX_BIN = existsSync(bin("release")) ? bin("release") : bin("debug");
   }
   const sizes = args.sizes.split(",").filter(Boolean).map(Number);
@@ -223,7 +257,9 @@ async function main() {
   if (growth.length) {
     const growthRuns = Number(args["growth-runs"]);
     console.log(`\ngrowth of streamTable, medians of ${growthRuns}`);
-    console.log(`${"rows".padStart(10)} ${"wall ms".padStart(8)} ${"µs/row".padStart(8)} ${"peak MB".padStart(8)}`);
+    console.log(
+      `${"rows".padStart(10)} ${"wall ms".padStart(8)} ${"µs/row".padStart(8)} ${"peak MB".padStart(8)}`,
+    );
     for (const rows of growth) {
       const g = (await measure(rows, ["streamTable"], growthRuns)).streamTable;
       report.growth[rows] = g;

@@ -2,10 +2,11 @@
 // hands status + body bytes back to the core. No rule of the wire format
 // (encoding, validation, parsing, redaction, retrying, redirects) is
 // implemented here.
-import { fromCore, invalidInput } from "./errors.js";
+
+import { batchRows } from "./columns.js";
+import { invalidInput } from "./errors.js";
 import { aborted, send } from "./send.js";
 import { concat, core, DEFAULT_BATCH_ROWS, readTable, Table, withRowCount } from "./table.js";
-import { batchRows } from "./columns.js";
 import { transportError } from "./transport.js";
 
 let loadWasm = () => {
@@ -33,7 +34,11 @@ const BROWSER_MESSAGE =
   "only if this code never reaches an untrusted user.";
 
 function inBrowser() {
-  return typeof window !== "undefined" && typeof document !== "undefined" && typeof navigator !== "undefined";
+  return (
+    typeof window !== "undefined" &&
+    typeof document !== "undefined" &&
+    typeof navigator !== "undefined"
+  );
 }
 
 /** `process.env` where there is one (Node, Deno, Bun), else nothing. */
@@ -53,8 +58,15 @@ function checkNumbers(numbers) {
 }
 
 function checkSignal(signal) {
-  if (signal !== undefined && signal !== null && !(typeof signal === "object" && "aborted" in signal
-      && typeof signal.addEventListener === "function")) {
+  if (
+    signal !== undefined &&
+    signal !== null &&
+    !(
+      typeof signal === "object" &&
+      "aborted" in signal &&
+      typeof signal.addEventListener === "function"
+    )
+  ) {
     throw invalidInput("signal", "must be an AbortSignal");
   }
 }
@@ -67,7 +79,10 @@ function checkSignal(signal) {
 const MAX_BATCH_ROWS = 1_000_000;
 
 function checkBatchRows(batchRows) {
-  if (batchRows !== undefined && (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS)) {
+  if (
+    batchRows !== undefined &&
+    (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS)
+  ) {
     throw invalidInput("batchRows", `must be an integer from 1 to ${MAX_BATCH_ROWS}`);
   }
 }
@@ -87,12 +102,18 @@ function exactRows(wasmCore, status, body, numbers, typing) {
  * `schema["column"]`.
  */
 function typingOf(wasmCore, schema, inferStrings) {
-  if ((schema === undefined || schema === null) && (inferStrings === undefined || inferStrings === null)) {
+  if (
+    (schema === undefined || schema === null) &&
+    (inferStrings === undefined || inferStrings === null)
+  ) {
     return undefined;
   }
   core(() => wasmCore.checkTyping({ schema, inferStrings }));
   // A copy, checked: the caller's object may change while the call waits.
-  const declared = schema === undefined || schema === null ? undefined : Object.fromEntries(Object.entries(schema));
+  const declared =
+    schema === undefined || schema === null
+      ? undefined
+      : Object.fromEntries(Object.entries(schema));
   return { schema: declared, inferStrings };
 }
 
@@ -103,7 +124,8 @@ function typingOf(wasmCore, schema, inferStrings) {
  */
 function optionsOf(options, field = "options") {
   if (options === undefined || options === null) return {};
-  if (typeof options !== "object") throw invalidInput(field, `must be an object, got ${typeof options}`);
+  if (typeof options !== "object")
+    throw invalidInput(field, `must be an object, got ${typeof options}`);
   return options;
 }
 
@@ -128,16 +150,27 @@ export class ErpClient {
     // `null`, like `undefined`, means "not set", as for every other option.
     const timeoutMs = options.timeoutMs ?? 30_000;
     const maxRetries = options.maxRetries ?? 2;
-    if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs) || timeoutMs > 2 ** 31 - 1) {
+    if (
+      typeof timeoutMs !== "number" ||
+      !(timeoutMs > 0) ||
+      !Number.isFinite(timeoutMs) ||
+      timeoutMs > 2 ** 31 - 1
+    ) {
       // "Wait forever" is never what a server process wants by accident.
-      throw invalidInput("timeoutMs", "must be a positive, finite number of milliseconds (at most 2^31-1)");
+      throw invalidInput(
+        "timeoutMs",
+        "must be a positive, finite number of milliseconds (at most 2^31-1)",
+      );
     }
     if (!Number.isSafeInteger(maxRetries) || maxRetries < 0 || maxRetries > 2 ** 32 - 1) {
       throw invalidInput("maxRetries", "must be a non-negative integer");
     }
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== "function") {
-      throw invalidInput("fetch", "must be a function; this runtime has no global fetch, so pass one");
+      throw invalidInput(
+        "fetch",
+        "must be a function; this runtime has no global fetch, so pass one",
+      );
     }
     const env = environment();
     const settings = {};
@@ -157,7 +190,12 @@ export class ErpClient {
   }
 
   get #client() {
-    return { core: this.#core, policy: this.#policy, fetch: this.#fetch, timeoutMs: this.#timeoutMs };
+    return {
+      core: this.#core,
+      policy: this.#policy,
+      fetch: this.#fetch,
+      timeoutMs: this.#timeoutMs,
+    };
   }
 
   /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
@@ -170,7 +208,10 @@ export class ErpClient {
       const typing = typingOf(this.#core, schema, inferStrings);
       const { status, body } = await send(this.#client, request, {
         signal,
-        consume: async (response) => ({ status: response.status, body: new Uint8Array(await response.arrayBuffer()) }),
+        consume: async (response) => ({
+          status: response.status,
+          body: new Uint8Array(await response.arrayBuffer()),
+        }),
       });
       return core(() => this.#core.parseDues(acid, kind, status, body, numbers, typing));
     } catch (err) {
@@ -206,7 +247,8 @@ export class ErpClient {
    */
   async table(name, options) {
     try {
-      const { companyId, yearId, method, numbers, signal, schema, inferStrings } = optionsOf(options);
+      const { companyId, yearId, method, numbers, signal, schema, inferStrings } =
+        optionsOf(options);
       checkNumbers(numbers);
       checkSignal(signal);
       const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
@@ -216,7 +258,10 @@ export class ErpClient {
         signal,
         consume: async (response) => {
           const read = await readTable(wasmCore, response, {
-            numbers, typing, batchRows: DEFAULT_BATCH_ROWS, keepBody: true,
+            numbers,
+            typing,
+            batchRows: DEFAULT_BATCH_ROWS,
+            keepBody: true,
           });
           const { chunks, status } = { chunks: read.chunks, status: response.status };
           // Rows rebuilt from columns equal the rows sent (typed) only when
@@ -226,7 +271,9 @@ export class ErpClient {
           return new Table({
             ...read,
             numbers,
-            exactRows: exact ? () => exactRows(wasmCore, status, concat(chunks), numbers, typing) : undefined,
+            exactRows: exact
+              ? () => exactRows(wasmCore, status, concat(chunks), numbers, typing)
+              : undefined,
           });
         },
       });
@@ -248,8 +295,16 @@ export class ErpClient {
    * how many rows arrived.
    */
   streamTable(name, options) {
-    const { companyId, yearId, method, numbers, signal, batchRows: rowsPerBatch, schema, inferStrings } =
-      optionsOf(options);
+    const {
+      companyId,
+      yearId,
+      method,
+      numbers,
+      signal,
+      batchRows: rowsPerBatch,
+      schema,
+      inferStrings,
+    } = optionsOf(options);
     const size = rowsPerBatch ?? 10_000;
     checkNumbers(numbers);
     checkSignal(signal);
@@ -269,7 +324,9 @@ export class ErpClient {
             return res;
           },
         });
-        const stream = core(() => wasmCore.tableStream(response.status, size, numbers, typing, false));
+        const stream = core(() =>
+          wasmCore.tableStream(response.status, size, numbers, typing, false),
+        );
         const reader = response.body?.getReader();
         try {
           for (;;) {
@@ -332,7 +389,7 @@ export class ErpClient {
     return this.#describe();
   }
 
-  [Symbol.for("nodejs.util.inspect.custom")](depth, options, inspect) {
+  [Symbol.for("nodejs.util.inspect.custom")](_depth, options, inspect) {
     const fields = this.#describe();
     return `ErpClient ${inspect ? inspect(fields, options) : JSON.stringify(fields)}`;
   }

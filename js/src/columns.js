@@ -129,16 +129,22 @@ export function cellReader(col, numbers) {
     }
     case "json": {
       const texts = chunkSlices(col.chunks);
-      get = numbers === "string"
-        ? (i) => (isNumberText(texts[i]) ? texts[i] : JSON.parse(texts[i]))
-        : (i) => JSON.parse(texts[i]);
+      get =
+        numbers === "string"
+          ? (i) => (isNumberText(texts[i]) ? texts[i] : JSON.parse(texts[i]))
+          : (i) => JSON.parse(texts[i]);
       break;
     }
     default:
       throw new Error(`erpdata: unknown column type ${col.type} from the wasm module`);
   }
   if (validity !== null) {
-    const inner = get ?? ((a) => (i) => a[i])(array);
+    const inner =
+      get ??
+      (
+        (a) => (i) =>
+          a[i]
+      )(array);
     return { array: null, get: (i) => (isValidIn(validity, i) ? inner(i) : null) };
   }
   return { array, get };
@@ -177,13 +183,23 @@ export function batchRows(batch, numbers, out) {
     for (let i = 0; i < numRows; i++) out.push(make(i));
     return out;
   }
-  const gets = readers.map((r) => r.get ?? ((a) => (i) => a[i])(r.array));
+  const gets = readers.map(
+    (r) =>
+      r.get ??
+      (
+        (a) => (i) =>
+          a[i]
+      )(r.array),
+  );
   for (let i = 0; i < numRows; i++) {
     const row = {};
     for (let j = 0; j < names.length; j++) {
       if (names[j] === "__proto__") {
         Object.defineProperty(row, "__proto__", {
-          value: gets[j](i), writable: true, enumerable: true, configurable: true,
+          value: gets[j](i),
+          writable: true,
+          enumerable: true,
+          configurable: true,
         });
       } else {
         row[names[j]] = gets[j](i);
@@ -278,12 +294,21 @@ export function tableColumns(batch, numbers) {
       values = new Array(numRows);
       const dict = extra.dictionary;
       const idx = col.indices;
-      for (let i = 0; i < numRows; i++) values[i] = isValidIn(col.validity, i) ? dict[idx[i]] : null;
+      for (let i = 0; i < numRows; i++)
+        values[i] = isValidIn(col.validity, i) ? dict[idx[i]] : null;
     } else {
       const reader = cellReader(col, numbers);
       values = reader.array ?? Array.from({ length: numRows }, (_, i) => reader.get(i));
     }
-    out[col.name] = new Column(col.name, col.type, col.dataType, numRows, values, col.validity, extra);
+    out[col.name] = new Column(
+      col.name,
+      col.type,
+      col.dataType,
+      numRows,
+      values,
+      col.validity,
+      extra,
+    );
   }
   return out;
 }

@@ -64,9 +64,19 @@ export class DecodeError extends ErpError {
 
 // `name` on the prototype: `String(err)` and stacks show the class, and it
 // is not an own property cluttering `util.inspect(err)`.
-for (const cls of [ErpError, InvalidInputError, TransportError, HttpStatusError, ServiceError, DecodeError]) {
+for (const cls of [
+  ErpError,
+  InvalidInputError,
+  TransportError,
+  HttpStatusError,
+  ServiceError,
+  DecodeError,
+]) {
   Object.defineProperty(cls.prototype, "name", {
-    value: cls.name, writable: true, configurable: true, enumerable: false,
+    value: cls.name,
+    writable: true,
+    configurable: true,
+    enumerable: false,
   });
 }
 
@@ -77,7 +87,12 @@ for (const cls of [ErpError, InvalidInputError, TransportError, HttpStatusError,
  * @param {unknown} [cause]
  */
 export function fromCore(raw, cause) {
-  if (raw === null || typeof raw !== "object" || raw instanceof Error || typeof raw.kind !== "string") {
+  if (
+    raw === null ||
+    typeof raw !== "object" ||
+    raw instanceof Error ||
+    typeof raw.kind !== "string"
+  ) {
     return raw;
   }
   const { message } = raw;
@@ -92,7 +107,10 @@ export function fromCore(raw, cause) {
     case "http_status":
       return new HttpStatusError(message, raw);
     case "service":
-      return new ServiceError(message, { status: raw.serviceStatus, serviceMessage: raw.serviceMessage });
+      return new ServiceError(message, {
+        status: raw.serviceStatus,
+        serviceMessage: raw.serviceMessage,
+      });
     case "decode":
       return new DecodeError(message, raw);
     default:

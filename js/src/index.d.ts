@@ -29,7 +29,14 @@ export type Numbers = "number" | "string";
  * `"int64"`, `"numeric(P,S)"`, `"boolean"`, `"text"`...).
  */
 export type DeclaredType =
-  | "string" | "int" | "decimal" | `decimal(${number},${number})` | "date" | "timestamp" | "bool" | "json"
+  | "string"
+  | "int"
+  | "decimal"
+  | `decimal(${number},${number})`
+  | "date"
+  | "timestamp"
+  | "bool"
+  | "json"
   | (string & {});
 
 /**
@@ -38,10 +45,23 @@ export type DeclaredType =
  * `"string"`, `"json"`.
  */
 export type DataType =
-  | "null" | "bool" | "int" | `decimal(${number},${number})` | "date" | "timestamp" | "string" | "json";
+  | "null"
+  | "bool"
+  | "int"
+  | `decimal(${number},${number})`
+  | "date"
+  | "timestamp"
+  | "string"
+  | "json";
 
 /** A value inside a nested object or array, as `JSON.parse` gives it. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 
 /**
  * One value of a row, typed by its column (the same rule for values sent
@@ -165,7 +185,16 @@ export interface StreamTableOptions extends TableOptions {
  * itself.
  */
 export type ColumnType =
-  | "null" | "bool" | "int32" | "int64" | "float64" | "date" | "timestamp" | "string" | "decimal" | "json";
+  | "null"
+  | "bool"
+  | "int32"
+  | "int64"
+  | "float64"
+  | "date"
+  | "timestamp"
+  | "string"
+  | "decimal"
+  | "json";
 
 /** One column of a table. */
 export declare class Column {
@@ -188,7 +217,14 @@ export declare class Column {
    * for an all-null column. A row without a value holds a placeholder
    * (in a typed array) or `null`; see `validity`.
    */
-  readonly values: Float64Array | Int32Array | BigInt64Array | Uint8Array | (string | null)[] | JsonValue[] | null;
+  readonly values:
+    | Float64Array
+    | Int32Array
+    | BigInt64Array
+    | Uint8Array
+    | (string | null)[]
+    | JsonValue[]
+    | null;
   /** Packed bitmap, bit i set when row i has a value; `null` when every row has one. */
   readonly validity: Uint8Array | null;
   /** For a string column whose values repeat: the distinct values. */

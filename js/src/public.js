@@ -1,12 +1,12 @@
 // The public names, shared by every entry point.
 export { ErpClient } from "./client.js";
-export { Table } from "./table.js";
 export { Column } from "./columns.js";
 export {
-  ErpError,
-  InvalidInputError,
-  TransportError,
-  HttpStatusError,
-  ServiceError,
   DecodeError,
+  ErpError,
+  HttpStatusError,
+  InvalidInputError,
+  ServiceError,
+  TransportError,
 } from "./errors.js";
+export { Table } from "./table.js";

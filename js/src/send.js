@@ -13,7 +13,10 @@ function discard(response) {
 
 /** The error for a call the caller aborted (never retried). */
 export function aborted(wasmCore, signal) {
-  const err = fromCore(wasmCore.transportError("other", "the call was aborted by its signal"), signal.reason);
+  const err = fromCore(
+    wasmCore.transportError("other", "the call was aborted by its signal"),
+    signal.reason,
+  );
   err.aborted = true;
   return err;
 }
@@ -50,7 +53,12 @@ export async function send(client, request, { signal, consume, keepOpen = false 
       const { status } = response;
       let next;
       try {
-        next = wasmCore.followRedirect(request, status, response.headers.get("location") ?? undefined, hops);
+        next = wasmCore.followRedirect(
+          request,
+          status,
+          response.headers.get("location") ?? undefined,
+          hops,
+        );
       } catch (raw) {
         discard(response);
         throw fromCore(raw);
@@ -62,7 +70,11 @@ export async function send(client, request, { signal, consume, keepOpen = false 
         continue;
       }
       const delay = policy.afterStatus(
-        retries, status, response.headers.get("retry-after") ?? undefined, Math.random(), Date.now(),
+        retries,
+        status,
+        response.headers.get("retry-after") ?? undefined,
+        Math.random(),
+        Date.now(),
       );
       if (delay !== undefined) {
         discard(response);

@@ -93,7 +93,11 @@ export class Table {
  * whose column types it decided over all rows (`typing`: the call's
  * `{schema, inferStrings}`). With `keepBody`, the body's chunks too.
  */
-export async function readTable(wasmCore, response, { numbers, typing, batchRows: size, keepBody }) {
+export async function readTable(
+  wasmCore,
+  response,
+  { numbers, typing, batchRows: size, keepBody },
+) {
   const stream = core(() => wasmCore.tableStream(response.status, size, numbers, typing, true));
   const chunks = keepBody ? [] : null;
   try {
@@ -108,7 +112,13 @@ export async function readTable(wasmCore, response, { numbers, typing, batchRows
     }
     const end = core(() => stream.finish());
     const [batch] = end.batches;
-    return { batch, notices: end.notices, totalRows: end.totalRows, regular: stream.regular, chunks };
+    return {
+      batch,
+      notices: end.notices,
+      totalRows: end.totalRows,
+      regular: stream.regular,
+      chunks,
+    };
   } catch (err) {
     throw withRowCount(err, stream.rows);
   } finally {

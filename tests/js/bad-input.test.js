@@ -10,7 +10,14 @@ import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 
 import { ErpClient, InvalidInputError } from "../../js/src/index.js";
-import { faultsBase, freshKey, requestLog, SANDBOX_TOKEN, startSandbox, totalSeen } from "./sandbox.js";
+import {
+  faultsBase,
+  freshKey,
+  requestLog,
+  SANDBOX_TOKEN,
+  startSandbox,
+  totalSeen,
+} from "./sandbox.js";
 
 // The suite lives outside js/, whose node_modules holds the dev dependencies.
 const fc = createRequire(new URL("../../js/package.json", import.meta.url))("fast-check");
@@ -21,7 +28,14 @@ const MAX_TEXT = 1024;
 let sandbox;
 before(async () => {
   // Options left out must not be filled from the environment here.
-  for (const name of ["BASE_URL", "PROJECT", "ACCESS_TOKEN", "PROJECT_FOLDER", "COMPANY_ID", "YEAR_ID"]) {
+  for (const name of [
+    "BASE_URL",
+    "PROJECT",
+    "ACCESS_TOKEN",
+    "PROJECT_FOLDER",
+    "COMPANY_ID",
+    "YEAR_ID",
+  ]) {
     delete process.env[`ERPDATA_${name}`];
   }
   sandbox = await startSandbox();
@@ -30,26 +44,59 @@ after(() => sandbox?.stop());
 
 // --- the values thrown ----------------------------------------------------
 
-const controlChar = fc.oneof(
-  fc.integer({ min: 0, max: 0x1f }),
-  fc.integer({ min: 0x7f, max: 0x9f }),
-).map((c) => String.fromCharCode(c));
+const controlChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f }))
+  .map((c) => String.fromCharCode(c));
 
 /** Strings a caller might pass by mistake or an attacker on purpose. */
 const hostileString = fc.oneof(
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 20 }),
   fc.string({ unit: "binary-ascii", maxLength: 20 }),
-  fc.tuple(fc.string({ maxLength: 10 }), controlChar, fc.string({ maxLength: 10 })).map((p) => p.join("")),
-  fc.tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff })).map(([s, u]) => s + String.fromCharCode(u)),
+  fc
+    .tuple(fc.string({ maxLength: 10 }), controlChar, fc.string({ maxLength: 10 }))
+    .map((p) => p.join("")),
+  fc
+    .tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff }))
+    .map(([s, u]) => s + String.fromCharCode(u)),
   // Huge: beyond the 1024-character limit, up to a few megabytes.
-  fc.tuple(fc.integer({ min: MAX_TEXT + 1, max: 1_500_000 }), fc.constantFrom("x", "é", "😀", " ")).map(([n, c]) => c.repeat(n)),
-  fc.constantFrom("", " ", "\t\n", "\u3000", "\u0000", "C001\u0000", "a&b=c", "%00", "../../etc", "RECEIPT", "payment", "GET", "post"),
+  fc
+    .tuple(fc.integer({ min: MAX_TEXT + 1, max: 1_500_000 }), fc.constantFrom("x", "é", "😀", " "))
+    .map(([n, c]) => c.repeat(n)),
+  fc.constantFrom(
+    "",
+    " ",
+    "\t\n",
+    "\u3000",
+    "\u0000",
+    "C001\u0000",
+    "a&b=c",
+    "%00",
+    "../../etc",
+    "RECEIPT",
+    "payment",
+    "GET",
+    "post",
+  ),
 );
 
 /** Everything that is not a string. */
 const wrongType = fc.oneof(
-  fc.constantFrom(null, undefined, NaN, Infinity, -Infinity, true, false, -0, 0.5, 2 ** 60, Number.MAX_SAFE_INTEGER + 2, Symbol("s"), Symbol.iterator),
+  fc.constantFrom(
+    null,
+    undefined,
+    NaN,
+    Infinity,
+    -Infinity,
+    true,
+    false,
+    -0,
+    0.5,
+    2 ** 60,
+    Number.MAX_SAFE_INTEGER + 2,
+    Symbol("s"),
+    Symbol.iterator,
+  ),
   fc.double(),
   fc.integer(),
   fc.bigInt(),
@@ -82,7 +129,10 @@ function idRule(v) {
 }
 
 const textRule = (v) => (typeof v !== "string" || plainlyBadText(v) ? "refuse" : "either");
-const oneOf = (...allowed) => (v) => (isNullish(v) || allowed.includes(v) ? "accept" : "refuse");
+const oneOf =
+  (...allowed) =>
+  (v) =>
+    isNullish(v) || allowed.includes(v) ? "accept" : "refuse";
 
 // --- running one value --------------------------------------------------------
 
@@ -106,7 +156,10 @@ async function check({ value, rule, field, call, sent }) {
   }
   const label = `${field} = ${show(value)}`;
   if (error instanceof InvalidInputError) {
-    assert.ok(verdict === "refuse" || verdict === "either", `${label} was refused: ${error.message}`);
+    assert.ok(
+      verdict === "refuse" || verdict === "either",
+      `${label} was refused: ${error.message}`,
+    );
     if (field instanceof RegExp) {
       // A field with a part: `schema["amount"]`.
       assert.match(error.field, field, `${label}: ${error.message}`);
@@ -119,8 +172,10 @@ async function check({ value, rule, field, call, sent }) {
     return;
   }
   // Not refused: only a service-level answer (an unknown table...) may fail.
-  assert.ok(error === undefined || ["ServiceError", "HttpStatusError"].includes(error.name),
-    `${label}: ${error?.name}: ${error?.message}`);
+  assert.ok(
+    error === undefined || ["ServiceError", "HttpStatusError"].includes(error.name),
+    `${label}: ${error?.name}: ${error?.message}`,
+  );
   assert.notEqual(verdict, "refuse", `${label} was not refused`);
   if (result === NOT_SENT) {
     assert.equal(await totalSeen(sandbox.url), totalBefore, `${label}: something was sent`);
@@ -132,8 +187,10 @@ async function check({ value, rule, field, call, sent }) {
 }
 
 function show(value) {
-  if (typeof value === "string") return value.length > 60 ? `${value.length} chars` : JSON.stringify(value);
-  if (typeof value === "symbol" || typeof value === "bigint") return `${String(value)} (${typeof value})`;
+  if (typeof value === "string")
+    return value.length > 60 ? `${value.length} chars` : JSON.stringify(value);
+  if (typeof value === "symbol" || typeof value === "bigint")
+    return `${String(value)} (${typeof value})`;
   try {
     return `${JSON.stringify(value)} (${typeof value})`;
   } catch {
@@ -142,11 +199,20 @@ function show(value) {
 }
 
 const property = (arb, fields) =>
-  fc.assert(fc.asyncProperty(arb, (value) => check({ value, ...fields })), { numRuns: RUNS });
+  fc.assert(
+    fc.asyncProperty(arb, (value) => check({ value, ...fields })),
+    { numRuns: RUNS },
+  );
 
 function client(baseUrl, options = {}) {
   return new ErpClient({
-    baseUrl, project: "demo", accessToken: SANDBOX_TOKEN, companyId: 1, yearId: 2025, timeoutMs: 10_000, ...options,
+    baseUrl,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    timeoutMs: 10_000,
+    ...options,
   });
 }
 
@@ -165,31 +231,38 @@ async function drain(iterable) {
 // --- the properties -----------------------------------------------------------
 
 describe("every parameter refuses what it cannot send", () => {
-  test("dues({acid})", () => property(anyValue, {
-    field: "acid", rule: idRule,
-    call: (v, url) => client(url).dues({ acid: v, kind: "RECEIPT" }),
-    sent: carries(query, "acid"),
-  }));
+  test("dues({acid})", () =>
+    property(anyValue, {
+      field: "acid",
+      rule: idRule,
+      call: (v, url) => client(url).dues({ acid: v, kind: "RECEIPT" }),
+      sent: carries(query, "acid"),
+    }));
 
   test("receivables(acid) and payables(acid)", async () => {
     for (const method of ["receivables", "payables"]) {
       await property(anyValue, {
-        field: "acid", rule: idRule,
+        field: "acid",
+        rule: idRule,
         call: (v, url) => client(url)[method](v),
         sent: carries(query, "acid"),
       });
     }
   });
 
-  test("dues({kind})", () => property(anyValue, {
-    field: "kind",
-    rule: (v) => (typeof v === "string" ? "either" : "refuse"),
-    call: (v, url) => client(url).dues({ acid: "C001", kind: v }),
-    sent: (req, _, v) => {
-      const sentKind = query(req).get("type");
-      assert.ok(["RECEIPT", "PAYMENT"].includes(sentKind) && sentKind === v.trim().toUpperCase(), `${sentKind} for ${v}`);
-    },
-  }));
+  test("dues({kind})", () =>
+    property(anyValue, {
+      field: "kind",
+      rule: (v) => (typeof v === "string" ? "either" : "refuse"),
+      call: (v, url) => client(url).dues({ acid: "C001", kind: v }),
+      sent: (req, _, v) => {
+        const sentKind = query(req).get("type");
+        assert.ok(
+          ["RECEIPT", "PAYMENT"].includes(sentKind) && sentKind === v.trim().toUpperCase(),
+          `${sentKind} for ${v}`,
+        );
+      },
+    }));
 
   test("numbers of every call", async () => {
     const calls = {
@@ -200,7 +273,9 @@ describe("every parameter refuses what it cannot send", () => {
     };
     for (const call of Object.values(calls)) {
       await property(fc.oneof(anyValue, fc.constantFrom("number", "string")), {
-        field: "numbers", rule: oneOf("number", "string"), call: (v, url) => call(client(url), v),
+        field: "numbers",
+        rule: oneOf("number", "string"),
+        call: (v, url) => call(client(url), v),
       });
     }
   });
@@ -215,7 +290,8 @@ describe("every parameter refuses what it cannot send", () => {
     const live = new AbortController().signal;
     for (const call of calls) {
       await property(fc.oneof(anyValue, fc.constant(live)), {
-        field: "signal", rule: (v) => (isNullish(v) || v === live ? "accept" : "refuse"),
+        field: "signal",
+        rule: (v) => (isNullish(v) || v === live ? "accept" : "refuse"),
         call: (v, url) => call(client(url), v),
       });
     }
@@ -235,59 +311,73 @@ describe("every parameter refuses what it cannot send", () => {
     // none; an object (or array) without the known members means defaults.
     const notAnObject = (v) => !isNullish(v) && typeof v !== "object" && typeof v !== "function";
     for (const [call, missing] of Object.values(calls)) {
-      await property(anyValue.filter((v) => typeof v !== "function"), {
-        field: "options", rule: (v) => (notAnObject(v) ? "refuse" : "accept"),
-        call: async (v, url) => {
-          try {
-            await call(client(url), v);
-          } catch (err) {
-            // The member that has no default is what an empty options lacks.
-            if (missing && !notAnObject(v) && err.field === missing) return NOT_SENT;
-            throw err;
-          }
+      await property(
+        anyValue.filter((v) => typeof v !== "function"),
+        {
+          field: "options",
+          rule: (v) => (notAnObject(v) ? "refuse" : "accept"),
+          call: async (v, url) => {
+            try {
+              await call(client(url), v);
+            } catch (err) {
+              // The member that has no default is what an empty options lacks.
+              if (missing && !notAnObject(v) && err.field === missing) return NOT_SENT;
+              throw err;
+            }
+          },
         },
-      });
+      );
     }
   });
 
   test("table(name) and streamTable(name)", async () => {
     const names = fc.oneof(anyValue, fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,70}$/));
-    const identifier = (v) => (typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v) ? "either" : "refuse");
+    const identifier = (v) =>
+      typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v) ? "either" : "refuse";
     await property(names, {
-      field: "table", rule: identifier,
+      field: "table",
+      rule: identifier,
       call: (v, url) => client(url).table(v),
       sent: (req, _, v) => assert.equal(form(req).get("table"), v),
     });
     await property(names, {
-      field: "table", rule: identifier,
+      field: "table",
+      rule: identifier,
       call: (v, url) => drain(client(url).streamTable(v)),
       sent: (req, _, v) => assert.equal(form(req).get("table"), v),
     });
   });
 
   test("companyId and yearId per call", async () => {
-    for (const [option, field, param] of [["companyId", "company_id", "compid"], ["yearId", "year_id", "yearid"]]) {
+    for (const [option, field, param] of [
+      ["companyId", "company_id", "compid"],
+      ["yearId", "year_id", "yearid"],
+    ]) {
       // undefined and null fall back to the configured default.
       const rule = (v) => (isNullish(v) ? (option === "companyId" ? "1" : "2025") : idRule(v));
       await property(anyValue, {
-        field, rule,
+        field,
+        rule,
         call: (v, url) => client(url).table("account", { [option]: v }),
         sent: carries(form, param),
       });
       await property(anyValue, {
-        field, rule,
+        field,
+        rule,
         call: (v, url) => drain(client(url).streamTable("account", { [option]: v })),
         sent: carries(form, param),
       });
     }
   });
 
-  test("method", () => property(anyValue, {
-    field: "method",
-    rule: (v) => (isNullish(v) ? "POST" : typeof v === "string" ? "either" : "refuse"),
-    call: (v, url) => client(url).table("account", { method: v }),
-    sent: (req, verdict, v) => assert.equal(req.method, verdict === "either" ? v.trim().toUpperCase() : verdict),
-  }));
+  test("method", () =>
+    property(anyValue, {
+      field: "method",
+      rule: (v) => (isNullish(v) ? "POST" : typeof v === "string" ? "either" : "refuse"),
+      call: (v, url) => client(url).table("account", { method: v }),
+      sent: (req, verdict, v) =>
+        assert.equal(req.method, verdict === "either" ? v.trim().toUpperCase() : verdict),
+    }));
 
   test("schema and inferStrings of every call", async () => {
     const calls = {
@@ -298,21 +388,40 @@ describe("every parameter refuses what it cannot send", () => {
       streamTable: (c, o) => drain(c.streamTable("account", o)),
     };
     const typeName = fc.oneof(
-      fc.constantFrom("string", "int", "decimal", "decimal(14,2)", "DATE", " timestamp ", "bool", "json", "datetime"),
+      fc.constantFrom(
+        "string",
+        "int",
+        "decimal",
+        "decimal(14,2)",
+        "DATE",
+        " timestamp ",
+        "bool",
+        "json",
+        "datetime",
+      ),
       hostileString,
     );
     // Declarations of columns the tables do not have (a declared column
     // the answer lacks is all null), with good and bad type names.
-    const declarations = fc.dictionary(fc.string({ maxLength: 12 }).map((k) => `zz_${k}`), typeName, { maxKeys: 4 });
-    const isPlain = (v) => typeof v === "object" && v !== null && !Array.isArray(v)
-      && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+    const declarations = fc.dictionary(
+      fc.string({ maxLength: 12 }).map((k) => `zz_${k}`),
+      typeName,
+      { maxKeys: 4 },
+    );
+    const isPlain = (v) =>
+      typeof v === "object" &&
+      v !== null &&
+      !Array.isArray(v) &&
+      [Object.prototype, null].includes(Object.getPrototypeOf(v));
     for (const call of Object.values(calls)) {
       await property(fc.oneof(anyValue, declarations), {
         // `schema`, or `schema["column"]` for a declaration of its own.
         field: /^schema(\[".*"\])?$/s,
         rule: (v) => {
           if (isNullish(v)) return "accept";
-          return isPlain(v) && Object.values(v).every((t) => typeof t === "string") ? "either" : "refuse";
+          return isPlain(v) && Object.values(v).every((t) => typeof t === "string")
+            ? "either"
+            : "refuse";
         },
         call: (v, url) => call(client(url), { schema: v }),
       });
@@ -324,11 +433,22 @@ describe("every parameter refuses what it cannot send", () => {
     }
   });
 
-  test("batchRows", () => property(fc.oneof(anyValue, fc.integer({ min: -5, max: 1_000_005 }), fc.integer({ min: 1_000_000, max: 2 ** 31 + 5 })), {
-    field: "batchRows",
-    rule: (v) => (isNullish(v) || (Number.isSafeInteger(v) && v >= 1 && v <= 1_000_000) ? "accept" : "refuse"),
-    call: (v, url) => drain(client(url).streamTable("account", { batchRows: v })),
-  }));
+  test("batchRows", () =>
+    property(
+      fc.oneof(
+        anyValue,
+        fc.integer({ min: -5, max: 1_000_005 }),
+        fc.integer({ min: 1_000_000, max: 2 ** 31 + 5 }),
+      ),
+      {
+        field: "batchRows",
+        rule: (v) =>
+          isNullish(v) || (Number.isSafeInteger(v) && v >= 1 && v <= 1_000_000)
+            ? "accept"
+            : "refuse",
+        call: (v, url) => drain(client(url).streamTable("account", { batchRows: v })),
+      },
+    ));
 });
 
 describe("the constructor refuses what it cannot use", () => {
@@ -338,21 +458,32 @@ describe("the constructor refuses what it cannot use", () => {
     return then ? then(c) : NOT_SENT;
   };
 
-  test("baseUrl", () => property(anyValue, {
-    field: "base_url",
-    // A URL the core takes is not called: it could point anywhere.
-    rule: (v) => (typeof v === "string" && /^https?:\/\//i.test(v) ? "either" : "refuse"),
-    call: (v) => {
-      assert.ok(new ErpClient({ baseUrl: v, project: "demo", accessToken: SANDBOX_TOKEN }));
-      return NOT_SENT;
-    },
-  }));
+  test("baseUrl", () =>
+    property(anyValue, {
+      field: "base_url",
+      // A URL the core takes is not called: it could point anywhere.
+      rule: (v) => (typeof v === "string" && /^https?:\/\//i.test(v) ? "either" : "refuse"),
+      call: (v) => {
+        assert.ok(new ErpClient({ baseUrl: v, project: "demo", accessToken: SANDBOX_TOKEN }));
+        return NOT_SENT;
+      },
+    }));
 
   test("project, projectFolder and accessToken", async () => {
     const texts = [
       ["project", "project", (c) => c.table("account"), (req) => form(req).get("project")],
-      ["projectFolder", "project_folder", (c) => c.receivables("C001"), (req) => query(req).get("sys_projectfolder")],
-      ["accessToken", "access_token", (c) => c.table("account"), (req) => form(req).get("accesstoken")],
+      [
+        "projectFolder",
+        "project_folder",
+        (c) => c.receivables("C001"),
+        (req) => query(req).get("sys_projectfolder"),
+      ],
+      [
+        "accessToken",
+        "access_token",
+        (c) => c.table("account"),
+        (req) => form(req).get("accesstoken"),
+      ],
     ];
     for (const [option, field, call, read] of texts) {
       await property(anyValue, {
@@ -368,7 +499,7 @@ describe("the constructor refuses what it cannot use", () => {
             throw err;
           }
         }),
-        sent: (req, verdict, v) => {
+        sent: (req, _verdict, v) => {
           if (!isNullish(v)) assert.equal(read(req), v);
         },
       });
@@ -376,12 +507,19 @@ describe("the constructor refuses what it cannot use", () => {
   });
 
   test("companyId and yearId", async () => {
-    for (const [option, field, param] of [["companyId", "company_id", "compid"], ["yearId", "year_id", "yearid"]]) {
-      await property(anyValue.filter((v) => !isNullish(v)), {
-        field, rule: idRule,
-        call: construct(option, (c) => c.table("account")),
-        sent: carries(form, param),
-      });
+    for (const [option, field, param] of [
+      ["companyId", "company_id", "compid"],
+      ["yearId", "year_id", "yearid"],
+    ]) {
+      await property(
+        anyValue.filter((v) => !isNullish(v)),
+        {
+          field,
+          rule: idRule,
+          call: construct(option, (c) => c.table("account")),
+          sent: carries(form, param),
+        },
+      );
     }
   });
 
@@ -403,20 +541,27 @@ describe("the constructor refuses what it cannot use", () => {
   });
 
   test("the options argument itself", async () => {
-    await property(anyValue.filter((v) => typeof v !== "object" && v !== undefined), {
-      field: "options",
-      rule: () => "refuse",
-      call: (v) => new ErpClient(v),
-    });
+    await property(
+      anyValue.filter((v) => typeof v !== "object" && v !== undefined),
+      {
+        field: "options",
+        rule: () => "refuse",
+        call: (v) => new ErpClient(v),
+      },
+    );
     // None at all: the base URL is missing (the environment is cleared above).
     for (const v of [undefined, null]) {
-      assert.throws(() => new ErpClient(v), (err) => err instanceof InvalidInputError && err.field === "base_url");
+      assert.throws(
+        () => new ErpClient(v),
+        (err) => err instanceof InvalidInputError && err.field === "base_url",
+      );
     }
   });
 
-  test("dangerouslyAllowBrowser is read only in a browser", () => property(anyValue, {
-    field: "dangerouslyAllowBrowser",
-    rule: () => "accept",
-    call: construct("dangerouslyAllowBrowser"),
-  }));
+  test("dangerouslyAllowBrowser is read only in a browser", () =>
+    property(anyValue, {
+      field: "dangerouslyAllowBrowser",
+      rule: () => "accept",
+      call: construct("dangerouslyAllowBrowser"),
+    }));
 });

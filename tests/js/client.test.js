@@ -105,13 +105,27 @@ describe("table", () => {
     const c = client({ fetch });
     const post = await c.table("sales_invoice");
     const get = await c.table("sales_invoice", { method: "GET" });
-    assert.deepEqual(calls.map((call) => call.init.method), ["POST", "GET"]);
+    assert.deepEqual(
+      calls.map((call) => call.init.method),
+      ["POST", "GET"],
+    );
     assert.ok(!calls[0].url.includes(SANDBOX_TOKEN), "POST keeps the token out of the URL");
     assert.ok(post.rows.length > 0);
     assert.deepEqual(get.toJSON(), post.toJSON());
     assert.deepEqual(post.columnNames, [
-      "invoice_no", "date", "due_date", "customer", "customer_name",
-      "amount", "tax", "total", "currency", "items", "posted_at", "cleared_on", "remarks",
+      "invoice_no",
+      "date",
+      "due_date",
+      "customer",
+      "customer_name",
+      "amount",
+      "tax",
+      "total",
+      "currency",
+      "items",
+      "posted_at",
+      "cleared_on",
+      "remarks",
     ]);
     assert.deepEqual(Object.keys(post.rows[0]), post.columnNames);
   });
@@ -136,7 +150,10 @@ describe("table", () => {
   test("an unknown numbers option is refused before sending", async () => {
     const { calls, fetch } = recordingFetch();
     const isNumbersError = (err) => err instanceof InvalidInputError && err.field === "numbers";
-    await assert.rejects(client({ fetch }).table("account", { numbers: "decimal" }), isNumbersError);
+    await assert.rejects(
+      client({ fetch }).table("account", { numbers: "decimal" }),
+      isNumbersError,
+    );
     await assert.rejects(client({ fetch }).receivables("C001", { numbers: 1 }), isNumbersError);
     assert.equal(calls.length, 0);
   });
@@ -186,8 +203,12 @@ describe("table", () => {
 
 describe("configuration from the environment", () => {
   const NAMES = [
-    "ERPDATA_BASE_URL", "ERPDATA_PROJECT", "ERPDATA_ACCESS_TOKEN",
-    "ERPDATA_PROJECT_FOLDER", "ERPDATA_COMPANY_ID", "ERPDATA_YEAR_ID",
+    "ERPDATA_BASE_URL",
+    "ERPDATA_PROJECT",
+    "ERPDATA_ACCESS_TOKEN",
+    "ERPDATA_PROJECT_FOLDER",
+    "ERPDATA_COMPANY_ID",
+    "ERPDATA_YEAR_ID",
   ];
   let saved;
   before(() => {
@@ -224,16 +245,22 @@ describe("configuration from the environment", () => {
     assert.deepEqual((await fromEnv.table("receipt")).toJSON(), expected.toJSON());
     assert.ok((await fromEnv.receivables("C001")).rows.length > 0);
     const explicit = new ErpClient({ companyId: 1, yearId: 2025 });
-    assert.deepEqual((await explicit.table("receipt")).toJSON(), (await client().table("receipt")).toJSON());
+    assert.deepEqual(
+      (await explicit.table("receipt")).toJSON(),
+      (await client().table("receipt")).toJSON(),
+    );
   });
 
   test("no base URL anywhere is an InvalidInputError", () => {
     delete process.env.ERPDATA_BASE_URL;
-    assert.throws(() => new ErpClient({ project: "demo" }), (err) => {
-      assert.ok(err instanceof InvalidInputError);
-      assert.equal(err.field, "base_url");
-      assert.match(err.message, /ERPDATA_BASE_URL/);
-      return true;
-    });
+    assert.throws(
+      () => new ErpClient({ project: "demo" }),
+      (err) => {
+        assert.ok(err instanceof InvalidInputError);
+        assert.equal(err.field, "base_url");
+        assert.match(err.message, /ERPDATA_BASE_URL/);
+        return true;
+      },
+    );
   });
 });

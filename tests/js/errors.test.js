@@ -1,11 +1,16 @@
 // Failures: input refused before sending, transport failures, statuses, the
 // browser guard, and the token never showing in anything printable.
 import assert from "node:assert/strict";
-import { inspect } from "node:util";
 import { before, describe, test } from "node:test";
+import { inspect } from "node:util";
 
 import {
-  DecodeError, ErpClient, ErpError, HttpStatusError, InvalidInputError, TransportError,
+  DecodeError,
+  ErpClient,
+  ErpError,
+  HttpStatusError,
+  InvalidInputError,
+  TransportError,
 } from "../../js/src/index.js";
 import { closedPortUrl, rawServer } from "./sandbox.js";
 
@@ -13,7 +18,12 @@ const TOKEN = "tok-/+=-secret-4711";
 
 function client(baseUrl, options = {}) {
   return new ErpClient({
-    baseUrl, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025, ...options,
+    baseUrl,
+    project: "demo",
+    accessToken: TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    ...options,
   });
 }
 
@@ -23,7 +33,13 @@ function check(err, cls, token = TOKEN) {
   assert.ok(err instanceof ErpError);
   assert.ok(err instanceof Error);
   assert.equal(err.name, cls.name);
-  const printed = [String(err), err.message, err.stack, inspect(err, { depth: 5 }), JSON.stringify(err)];
+  const printed = [
+    String(err),
+    err.message,
+    err.stack,
+    inspect(err, { depth: 5 }),
+    JSON.stringify(err),
+  ];
   for (const text of printed) {
     assert.ok(!text.includes(token), `token in: ${text}`);
     assert.ok(!text.includes(encodeURIComponent(token)), `encoded token in: ${text}`);
@@ -56,13 +72,36 @@ describe("nothing is sent for invalid input", () => {
 
   test("ids of the wrong type name their field", async () => {
     const c = client(url, { fetch: forbiddenFetch });
-    for (const acid of [1.5, NaN, Infinity, {}, [], true, null, undefined, 2 ** 60, Symbol.iterator]) {
-      await assert.rejects(c.receivables(acid), (err) => check(err, InvalidInputError) && err.field === "acid");
+    for (const acid of [
+      1.5,
+      NaN,
+      Infinity,
+      {},
+      [],
+      true,
+      null,
+      undefined,
+      2 ** 60,
+      Symbol.iterator,
+    ]) {
+      await assert.rejects(
+        c.receivables(acid),
+        (err) => check(err, InvalidInputError) && err.field === "acid",
+      );
     }
-    await assert.rejects(c.table("account", { companyId: 0.5 }), (err) => err.field === "company_id");
+    await assert.rejects(
+      c.table("account", { companyId: 0.5 }),
+      (err) => err.field === "company_id",
+    );
     await assert.rejects(c.table("account", { yearId: false }), (err) => err.field === "year_id");
-    assert.throws(() => client(url, { companyId: {} }), (err) => err.field === "company_id");
-    assert.throws(() => client(url, { yearId: 20.25 }), (err) => err.field === "year_id");
+    assert.throws(
+      () => client(url, { companyId: {} }),
+      (err) => err.field === "company_id",
+    );
+    assert.throws(
+      () => client(url, { yearId: 20.25 }),
+      (err) => err.field === "year_id",
+    );
   });
 
   test("bad kinds, methods and strings", async () => {
@@ -93,16 +132,31 @@ describe("nothing is sent for invalid input", () => {
   });
 
   test("bad options", () => {
-    assert.throws(() => client(url, { timeoutMs: 0 }), (err) => err.field === "timeoutMs");
-    assert.throws(() => client(url, { timeoutMs: Infinity }), (err) => err.field === "timeoutMs");
-    assert.throws(() => client(url, { maxRetries: -1 }), (err) => err.field === "maxRetries");
-    assert.throws(() => client("ftp://x/"), (err) => check(err, InvalidInputError) && err.field === "base_url");
+    assert.throws(
+      () => client(url, { timeoutMs: 0 }),
+      (err) => err.field === "timeoutMs",
+    );
+    assert.throws(
+      () => client(url, { timeoutMs: Infinity }),
+      (err) => err.field === "timeoutMs",
+    );
+    assert.throws(
+      () => client(url, { maxRetries: -1 }),
+      (err) => err.field === "maxRetries",
+    );
+    assert.throws(
+      () => client("ftp://x/"),
+      (err) => check(err, InvalidInputError) && err.field === "base_url",
+    );
     assert.throws(
       () => client("http://erp.example.com/"),
       (err) => err.field === "base_url" && /unencrypted/.test(err.message),
     );
     assert.ok(client("http://erp.example.com/", { allowInsecureHttp: true }));
-    assert.throws(() => client(url, { accessToken: "a b" }), (err) => err.field === "access_token");
+    assert.throws(
+      () => client(url, { accessToken: "a b" }),
+      (err) => err.field === "access_token",
+    );
   });
 });
 
@@ -138,7 +192,9 @@ describe("transport failures", () => {
   test("the timeout covers the body: headers, then silence", async () => {
     const server = await rawServer((socket) => {
       socket.once("data", () => {
-        socket.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"status\":");
+        socket.write(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"status":',
+        );
       });
     });
     try {
@@ -154,7 +210,7 @@ describe("transport failures", () => {
   test("a connection closed mid-body", async () => {
     const server = await rawServer((socket) => {
       socket.once("data", () => {
-        socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"status\":");
+        socket.end('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{"status":');
       });
     });
     try {
@@ -171,12 +227,15 @@ describe("transport failures", () => {
     const fetch = async (url) => {
       throw new TypeError(`request to ${url} failed, reason: socket hang up`);
     };
-    await assert.rejects(client("http://127.0.0.1:9/", { fetch }).table("account", { method: "GET" }), (err) => {
-      check(err, TransportError);
-      assert.match(err.message, /\[REDACTED\]/);
-      assert.equal(err.cause, undefined);
-      return true;
-    });
+    await assert.rejects(
+      client("http://127.0.0.1:9/", { fetch }).table("account", { method: "GET" }),
+      (err) => {
+        check(err, TransportError);
+        assert.match(err.message, /\[REDACTED\]/);
+        assert.equal(err.cause, undefined);
+        return true;
+      },
+    );
   });
 });
 
@@ -189,7 +248,9 @@ describe("statuses", () => {
     });
     const server = await rawServer((socket) => {
       socket.once("data", () => {
-        socket.end(`HTTP/1.1 302 Found\r\nLocation: ${target.url}/steal\r\nContent-Length: 5\r\nConnection: close\r\n\r\nmoved`);
+        socket.end(
+          `HTTP/1.1 302 Found\r\nLocation: ${target.url}/steal\r\nContent-Length: 5\r\nConnection: close\r\n\r\nmoved`,
+        );
       });
     });
     try {
@@ -211,7 +272,9 @@ describe("statuses", () => {
     const server = await rawServer((socket) => {
       socket.once("data", () => {
         const body = "<html><body>Login required</body></html>";
-        socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
       });
     });
     try {
@@ -241,12 +304,15 @@ describe("the browser guard", () => {
 
   test("refuses to construct in a browser", () => {
     asBrowser(() => {
-      assert.throws(() => client("https://erp.example.com/"), (err) => {
-        check(err, InvalidInputError);
-        assert.equal(err.field, "dangerouslyAllowBrowser");
-        assert.match(err.message, /server/);
-        return true;
-      });
+      assert.throws(
+        () => client("https://erp.example.com/"),
+        (err) => {
+          check(err, InvalidInputError);
+          assert.equal(err.field, "dangerouslyAllowBrowser");
+          assert.match(err.message, /server/);
+          return true;
+        },
+      );
     });
   });
 
@@ -265,7 +331,12 @@ describe("the browser guard", () => {
 describe("the token stays hidden", () => {
   test("not in util.inspect, console output, JSON or keys", () => {
     const c = client("https://erp.example.com/");
-    for (const text of [inspect(c), inspect(c, { showHidden: true, depth: 10 }), JSON.stringify(c), String(c)]) {
+    for (const text of [
+      inspect(c),
+      inspect(c, { showHidden: true, depth: 10 }),
+      JSON.stringify(c),
+      String(c),
+    ]) {
       assert.ok(!text.includes(TOKEN), text);
     }
     assert.match(inspect(c), /\[REDACTED\]/);

@@ -10,12 +10,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { get as httpsGet } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
-import { after, before, describe, test } from "node:test";
 
 import {
-  DecodeError, ErpClient, ErpError, HttpStatusError, ServiceError, TransportError,
+  DecodeError,
+  ErpClient,
+  ErpError,
+  HttpStatusError,
+  ServiceError,
+  TransportError,
 } from "../../js/src/index.js";
 import { assertNoToken, captureConsole, printable } from "./leaks.js";
 import { attempts, faultsBase, freshKey, requestLog, startSandbox } from "./sandbox.js";
@@ -68,7 +73,12 @@ after(async () => {
 
 function client(baseUrl, options = {}) {
   return new ErpClient({
-    baseUrl, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025, ...options,
+    baseUrl,
+    project: "demo",
+    accessToken: TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    ...options,
   });
 }
 
@@ -80,10 +90,15 @@ function tlsRead(path) {
   return new Promise((resolve, reject) => {
     httpsGet(`${tls.url}/_faults/${path}`, { ca }, (res) => {
       let text = "";
-      res.setEncoding("utf8").on("data", (chunk) => { text += chunk; }).on("end", () => {
-        if (res.statusCode === 200) resolve(text);
-        else reject(new Error(`/_faults/${path}: HTTP ${res.statusCode}`));
-      });
+      res
+        .setEncoding("utf8")
+        .on("data", (chunk) => {
+          text += chunk;
+        })
+        .on("end", () => {
+          if (res.statusCode === 200) resolve(text);
+          else reject(new Error(`/_faults/${path}: HTTP ${res.statusCode}`));
+        });
     }).on("error", reject);
   });
 }
@@ -156,14 +171,22 @@ const ROWS_OF_FAULTS = [
     fault: (op) => (op === "dues" ? "trickle-64x20" : "trickle-524288x60"),
     options: { timeoutMs: 20_000 },
     // At least one pause per chunk after the first.
-    expect: { dues: ok(1, { minMs: 60 }), table: ok(1, { minMs: 240 }), stream: ok(1, { minMs: 240 }) },
+    expect: {
+      dues: ok(1, { minMs: 60 }),
+      table: ok(1, { minMs: 240 }),
+      stream: ok(1, { minMs: 240 }),
+    },
   },
   {
     name: "429-retry-after",
     fault: () => "status-429x1-ra1",
     expect: { all: ok(2, { minMs: 1000, maxMs: 1000 + SLACK_MS }) },
   },
-  { name: "500-html", fault: () => "status-500x1", expect: { all: fails(HttpStatusError, http(500), 1) } },
+  {
+    name: "500-html",
+    fault: () => "status-500x1",
+    expect: { all: fails(HttpStatusError, http(500), 1) },
+  },
   { name: "502-html", fault: () => "status-502x1", expect: { all: ok(2) } },
   { name: "503-html", fault: () => "status-503x1", expect: { all: ok(2) } },
   { name: "504-html", fault: () => "status-504x1", expect: { all: ok(2) } },
@@ -183,7 +206,11 @@ const ROWS_OF_FAULTS = [
     name: "service-error",
     fault: () => "service-error",
     expect: {
-      all: fails(ServiceError, { status: "error", serviceMessage: "Database connection failed" }, 1),
+      all: fails(
+        ServiceError,
+        { status: "error", serviceMessage: "Database connection failed" },
+        1,
+      ),
     },
   },
   {
@@ -224,12 +251,21 @@ const ROWS_OF_FAULTS = [
   {
     name: "redirect-other-origin",
     fault: () => `redirect-307-${port(other.url)}`,
-    expect: { all: fails(HttpStatusError, http(307), 1, { refused: /another origin/, otherOrigin: () => other }) },
+    expect: {
+      all: fails(HttpStatusError, http(307), 1, {
+        refused: /another origin/,
+        otherOrigin: () => other,
+      }),
+    },
   },
   {
     name: "redirect-loop",
     fault: () => "redirect-307-loop",
-    expect: { all: fails(HttpStatusError, http(307), MAX_REDIRECTS + 1, { refused: /more than 5 redirects/ }) },
+    expect: {
+      all: fails(HttpStatusError, http(307), MAX_REDIRECTS + 1, {
+        refused: /more than 5 redirects/,
+      }),
+    },
   },
   {
     name: "read-timeout",
@@ -237,10 +273,20 @@ const ROWS_OF_FAULTS = [
     options: { timeoutMs: 300, maxRetries: 1 },
     expect: {
       // Timeouts are retried once: two waits of 300 ms and a backoff.
-      dues: fails(TransportError, timeout, 2, { minMs: 600 + FIRST_BACKOFF[0], maxMs: 600 + FIRST_BACKOFF[1] + SLACK_MS }),
-      table: fails(TransportError, timeout, 2, { minMs: 600 + FIRST_BACKOFF[0], maxMs: 600 + FIRST_BACKOFF[1] + SLACK_MS }),
+      dues: fails(TransportError, timeout, 2, {
+        minMs: 600 + FIRST_BACKOFF[0],
+        maxMs: 600 + FIRST_BACKOFF[1] + SLACK_MS,
+      }),
+      table: fails(TransportError, timeout, 2, {
+        minMs: 600 + FIRST_BACKOFF[0],
+        maxMs: 600 + FIRST_BACKOFF[1] + SLACK_MS,
+      }),
       // The stream's answer has started: one wait, no retry.
-      stream: fails(TransportError, timeout, 1, { minMs: 300, maxMs: 300 + SLACK_MS, rowCount: true }),
+      stream: fails(TransportError, timeout, 1, {
+        minMs: 300,
+        maxMs: 300 + SLACK_MS,
+        rowCount: true,
+      }),
     },
   },
   {
@@ -254,7 +300,10 @@ const ROWS_OF_FAULTS = [
       // A stream is paced by its reader, so its timeout bounds each wait,
       // and rows keep coming: the caller's signal is what ends it.
       stream: fails(TransportError, { aborted: true }, 1, {
-        minMs: 800, maxMs: 800 + SLACK_MS, rowCount: true, streamOptions: () => ({ signal: AbortSignal.timeout(800), batchRows: 10 }),
+        minMs: 800,
+        maxMs: 800 + SLACK_MS,
+        rowCount: true,
+        streamOptions: () => ({ signal: AbortSignal.timeout(800), batchRows: 10 }),
       }),
     },
   },
@@ -263,8 +312,11 @@ const ROWS_OF_FAULTS = [
 // --- running one cell ---------------------------------------------------------
 
 function describeError(err) {
-  const detail = err.aborted ? "aborted by the caller's signal"
-    : err instanceof ServiceError ? "" : err.status ?? err.transportKind ?? "";
+  const detail = err.aborted
+    ? "aborted by the caller's signal"
+    : err instanceof ServiceError
+      ? ""
+      : (err.status ?? err.transportKind ?? "");
   return `${err.name}${detail === "" ? "" : ` ${detail}`}`;
 }
 
@@ -290,14 +342,24 @@ async function runCell(row, op) {
 
   assertNoToken([...printable(c), inspect(c)], TOKEN, `${where} client`);
   if (expected.ok) {
-    assert.equal(error, undefined, `${where}: expected success, got ${error?.name}: ${error?.message}`);
+    assert.equal(
+      error,
+      undefined,
+      `${where}: expected success, got ${error?.name}: ${error?.message}`,
+    );
     if (expected.notices) {
-      if (op !== "stream") assert.ok(value.notices.length > 0 && /Notice/.test(value.notices[0]), `${where} notices`);
+      if (op !== "stream")
+        assert.ok(value.notices.length > 0 && /Notice/.test(value.notices[0]), `${where} notices`);
     }
   } else {
-    assert.ok(error !== undefined, `${where}: expected ${expected.cls.name}, got a result with ${progress.rows} rows`);
-    assert.ok(error instanceof expected.cls && error instanceof ErpError,
-      `${where}: expected ${expected.cls.name}, got ${error?.name}: ${error?.message}`);
+    assert.ok(
+      error !== undefined,
+      `${where}: expected ${expected.cls.name}, got a result with ${progress.rows} rows`,
+    );
+    assert.ok(
+      error instanceof expected.cls && error instanceof ErpError,
+      `${where}: expected ${expected.cls.name}, got ${error?.name}: ${error?.message}`,
+    );
     for (const [field, want] of Object.entries(expected.fields)) {
       assert.equal(error[field], want, `${where}: ${field} of ${error.message}`);
     }
@@ -305,31 +367,51 @@ async function runCell(row, op) {
     if (expected.rowCount && op === "stream") {
       // The error says how much had arrived, and no more was handed out.
       assert.equal(typeof error.rowsReceived, "number", `${where}: ${error.message}`);
-      assert.ok(error.rowsReceived >= progress.rows && error.rowsReceived < ROWS, `${where}: ${error.rowsReceived}`);
+      assert.ok(
+        error.rowsReceived >= progress.rows && error.rowsReceived < ROWS,
+        `${where}: ${error.rowsReceived}`,
+      );
       assert.match(error.message, new RegExp(`${error.rowsReceived} complete rows`), where);
     }
     assertNoToken(printable(error), TOKEN, `${where} error`);
   }
   assert.equal(tries, expected.tries, `${where}: attempts counted by the sandbox`);
-  if (expected.minMs !== undefined) assert.ok(ms >= expected.minMs - 20, `${where}: took ${ms} ms < ${expected.minMs}`);
-  if (expected.maxMs !== undefined) assert.ok(ms <= expected.maxMs, `${where}: took ${ms} ms > ${expected.maxMs}`);
+  if (expected.minMs !== undefined)
+    assert.ok(ms >= expected.minMs - 20, `${where}: took ${ms} ms < ${expected.minMs}`);
+  if (expected.maxMs !== undefined)
+    assert.ok(ms <= expected.maxMs, `${where}: took ${ms} ms > ${expected.maxMs}`);
   if (expected.otherOrigin) {
-    assert.deepEqual(await requestLog(expected.otherOrigin().url, key), [], `${where}: the other origin was reached`);
+    assert.deepEqual(
+      await requestLog(expected.otherOrigin().url, key),
+      [],
+      `${where}: the other origin was reached`,
+    );
   }
 
-  const time = expected.maxMs !== undefined || expected.minMs !== undefined ? `, ${(ms / 1000).toFixed(2)} s` : "";
-  if (expected.ok) return `${expected.label ?? (tries > 1 ? "retried→ok" : "ok")} (${plural(tries)}${time})`;
+  const time =
+    expected.maxMs !== undefined || expected.minMs !== undefined
+      ? `, ${(ms / 1000).toFixed(2)} s`
+      : "";
+  if (expected.ok)
+    return `${expected.label ?? (tries > 1 ? "retried→ok" : "ok")} (${plural(tries)}${time})`;
   const refused = expected.refused ? " refused" : "";
   const otherOrigin = expected.otherOrigin ? "; the other origin got 0 requests" : "";
-  const arrived = op !== "stream" || error.rowsReceived === undefined ? "" : `, ${error.rowsReceived} complete rows had arrived`;
+  const arrived =
+    op !== "stream" || error.rowsReceived === undefined
+      ? ""
+      : `, ${error.rowsReceived} complete rows had arrived`;
   return `${describeError(error)}${refused} (${plural(tries)}${time}${arrived}${otherOrigin})`;
 }
 
 /** One matrix cell for a row: table()'s outcome, the others' where they differ. */
 function cell(outcomes) {
   const { table, ...rest } = outcomes;
-  const differing = Object.entries(rest).filter(([, text]) => text.replace(/, [\d.]+ s/, "") !== table.replace(/, [\d.]+ s/, ""));
-  return differing.length === 0 ? table : `${table}; ${differing.map(([op, text]) => `${op}: ${text}`).join("; ")}`;
+  const differing = Object.entries(rest).filter(
+    ([, text]) => text.replace(/, [\d.]+ s/, "") !== table.replace(/, [\d.]+ s/, ""),
+  );
+  return differing.length === 0
+    ? table
+    : `${table}; ${differing.map(([op, text]) => `${op}: ${text}`).join("; ")}`;
 }
 
 async function recorded(name, run) {
@@ -350,26 +432,41 @@ describe("fault matrix", () => {
         const ops = Object.keys(OPERATIONS);
         const texts = await Promise.all(ops.map((op) => runCell(row, op)));
         return cell(Object.fromEntries(ops.map((op, i) => [op, texts[i]])));
-      }));
+      }),
+    );
   }
 
   test("redirect-https-to-http", () =>
     recorded("redirect-https-to-http", async () => {
-      const keys = { dues: freshKey("js-https-dues-"), table: freshKey("js-https-table-"), stream: freshKey("js-https-stream-") };
+      const keys = {
+        dues: freshKey("js-https-dues-"),
+        table: freshKey("js-https-table-"),
+        stream: freshKey("js-https-stream-"),
+      };
       const fault = `redirect-307-${port(other.url)}`;
       assert.match(tls.url, /^https:\/\//);
       const config = {
         passBase: faultsBase(tls.url, "pass", freshKey("js-https-pass-")),
-        redirectBases: Object.fromEntries(Object.entries(keys).map(([op, key]) => [op, faultsBase(tls.url, fault, key)])),
+        redirectBases: Object.fromEntries(
+          Object.entries(keys).map(([op, key]) => [op, faultsBase(tls.url, fault, key)]),
+        ),
         token: TOKEN,
       };
       // Node reads NODE_EXTRA_CA_CERTS only at start: the client runs in a
       // child that trusts the https sandbox's certificate.
       const { stdout, stderr } = await new Promise((resolve, reject) => {
-        execFile(process.execPath, [CHILD, JSON.stringify(config)], {
-          env: { ...process.env, NODE_EXTRA_CA_CERTS: join(certDir, "cert.pem") },
-          timeout: 60_000,
-        }, (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve({ stdout: out, stderr: errOut })));
+        execFile(
+          process.execPath,
+          [CHILD, JSON.stringify(config)],
+          {
+            env: { ...process.env, NODE_EXTRA_CA_CERTS: join(certDir, "cert.pem") },
+            timeout: 60_000,
+          },
+          (err, out, errOut) =>
+            err
+              ? reject(new Error(`${err.message}\n${errOut}`))
+              : resolve({ stdout: out, stderr: errOut }),
+        );
       });
       assertNoToken([stdout.replaceAll(JSON.stringify(TOKEN), ""), stderr], TOKEN, "child output");
       const result = JSON.parse(stdout);
@@ -384,8 +481,16 @@ describe("fault matrix", () => {
         assert.equal(got.status, 307);
         assert.match(got.message, /from https to http:\/\/127\.0\.0\.1:\d+\/.* refused/, op);
         assertNoToken(got.printed, TOKEN, `https→http ${op}`);
-        assert.equal(Number(await tlsRead(`count/${keys[op]}`)), 1, `${op}: attempts on the https sandbox`);
-        assert.deepEqual(await requestLog(other.url, keys[op]), [], `${op}: the http sandbox was reached`);
+        assert.equal(
+          Number(await tlsRead(`count/${keys[op]}`)),
+          1,
+          `${op}: attempts on the https sandbox`,
+        );
+        assert.deepEqual(
+          await requestLog(other.url, keys[op]),
+          [],
+          `${op}: the http sandbox was reached`,
+        );
       }
       return "HttpStatusError 307 refused (1 attempt; the http origin got 0 requests)";
     }));

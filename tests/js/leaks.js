@@ -12,15 +12,23 @@ import { format, inspect } from "node:util";
 export function printable(value) {
   const out = [];
   const seen = new Set();
-  for (let v = value; v !== undefined && v !== null && !seen.has(v) && seen.size < 16; v = v?.cause) {
+  for (
+    let v = value;
+    v !== undefined && v !== null && !seen.has(v) && seen.size < 16;
+    v = v?.cause
+  ) {
     seen.add(v);
     out.push(safe(() => String(v)));
     out.push(inspect(v, { showHidden: true, depth: Infinity, getters: true }));
     out.push(format("%o", v), format("%s", v));
     out.push(safe(() => JSON.stringify(v)));
     if (typeof v === "object" || typeof v === "function") {
-      out.push(safe(() => v.message), safe(() => v.stack));
-      for (const key of Reflect.ownKeys(v)) out.push(safe(() => inspect(v[key], { depth: Infinity })));
+      out.push(
+        safe(() => v.message),
+        safe(() => v.stack),
+      );
+      for (const key of Reflect.ownKeys(v))
+        out.push(safe(() => inspect(v[key], { depth: Infinity })));
     }
     if (typeof v !== "object") break;
   }
@@ -37,7 +45,11 @@ function safe(fn) {
 
 /** The forms a token could leak in: as is, URL-encoded, form-encoded. */
 export function tokenForms(token) {
-  const forms = new Set([token, encodeURIComponent(token), new URLSearchParams({ t: token }).toString().slice(2)]);
+  const forms = new Set([
+    token,
+    encodeURIComponent(token),
+    new URLSearchParams({ t: token }).toString().slice(2),
+  ]);
   return [...forms];
 }
 
@@ -45,7 +57,10 @@ export function tokenForms(token) {
 export function assertNoToken(texts, token, where = "") {
   for (const text of texts) {
     for (const form of tokenForms(token)) {
-      assert.ok(!String(text).includes(form), `token (${form}) leaked ${where}: ${String(text).slice(0, 2000)}`);
+      assert.ok(
+        !String(text).includes(form),
+        `token (${form}) leaked ${where}: ${String(text).slice(0, 2000)}`,
+      );
     }
   }
 }

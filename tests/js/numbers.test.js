@@ -27,7 +27,13 @@ before(async () => {
 after(() => new Promise((resolve) => server.close(resolve)));
 
 function client() {
-  return new ErpClient({ baseUrl: url, project: "demo", accessToken: TOKEN, companyId: 1, yearId: 2025 });
+  return new ErpClient({
+    baseUrl: url,
+    project: "demo",
+    accessToken: TOKEN,
+    companyId: 1,
+    yearId: 2025,
+  });
 }
 
 const BIG = "9007199254740993"; // 2^53 + 1: no double holds it
@@ -47,7 +53,10 @@ describe("numbers", () => {
     table.rows.forEach((row, i) => {
       assert.deepEqual(Object.keys(row), Object.keys(expected[i]));
       for (const key of Object.keys(row)) {
-        assert.ok(Object.is(row[key], expected[i][key]), `${key}: ${row[key]} vs ${expected[i][key]}`);
+        assert.ok(
+          Object.is(row[key], expected[i][key]),
+          `${key}: ${row[key]} vs ${expected[i][key]}`,
+        );
       }
     });
     assert.equal(table.rows[0].id, 9007199254740992, "rounded like JSON.parse");
@@ -58,7 +67,12 @@ describe("numbers", () => {
     body = BODY;
     const table = await client().table("t", { numbers: "string" });
     assert.deepEqual(table.rows[0], {
-      id: BIG, small: "7", amount: "1234.50", rate: "0.1", tiny: "1e-7", neg: "-0.0",
+      id: BIG,
+      small: "7",
+      amount: "1234.50",
+      rate: "0.1",
+      tiny: "1e-7",
+      neg: "-0.0",
       huge: "123456789012345678901234567890",
     });
     assert.equal(table.rows[1].rate, "2.5E+3");
@@ -87,7 +101,8 @@ describe("numbers", () => {
 
 describe("rows that differ in their keys", () => {
   test("table() rows keep each row's own keys and order (not the union)", async () => {
-    body = '{"status":"success","data":[{"a":1,"b":"x"},{"b":"y","c":null},{"d":[1,{"e":2}]},{"a":2,"a":3}]}';
+    body =
+      '{"status":"success","data":[{"a":1,"b":"x"},{"b":"y","c":null},{"d":[1,{"e":2}]},{"a":2,"a":3}]}';
     const table = await client().table("t");
     assert.deepEqual(table.rows, JSON.parse(body).data);
     assert.deepEqual(Object.keys(table.rows[1]), ["b", "c"]);
@@ -110,13 +125,19 @@ describe("rows that differ in their keys", () => {
     const expected = ["1", "two", "true", null, "2.50"];
     for (const numbers of ["number", "string"]) {
       const table = await client().table("t", { numbers });
-      assert.deepEqual(table.rows.map((r) => r.v), expected);
+      assert.deepEqual(
+        table.rows.map((r) => r.v),
+        expected,
+      );
       assert.equal(table.columns().v.dataType, "string");
       assert.deepEqual(table.columns().v.toArray(), expected);
     }
     const streamed = [];
     for await (const batch of client().streamTable("t", { batchRows: 10 })) streamed.push(...batch);
-    assert.deepEqual(streamed.map((r) => r.v), expected);
+    assert.deepEqual(
+      streamed.map((r) => r.v),
+      expected,
+    );
   });
 
   test("with a nested value among them: a JSON column, each value as JSON.parse gives it", async () => {
@@ -132,7 +153,8 @@ describe("rows that differ in their keys", () => {
 
 describe("runtimes that forbid code generation (edge workers)", () => {
   test("rows are built without new Function, the same as JSON.parse gives", async () => {
-    body = '{"status":"success","data":[{"a":1,"__proto__":{"x":1},"b":"x","d":"2025-01-02"},{"a":2.5,"__proto__":null,"b":null,"d":"2025-01-03"}]}';
+    body =
+      '{"status":"success","data":[{"a":1,"__proto__":{"x":1},"b":"x","d":"2025-01-02"},{"a":2.5,"__proto__":null,"b":null,"d":"2025-01-03"}]}';
     const script = `
       import { ErpClient } from ${JSON.stringify(new URL("../../js/src/index.js", import.meta.url).href)};
       let generated = true;
@@ -143,11 +165,20 @@ describe("runtimes that forbid code generation (edge workers)", () => {
       console.log(JSON.stringify({ generated, rows: table.rows, proto: Object.getPrototypeOf(table.rows[0]) === Object.prototype }));
     `;
     // The child runs while this process serves it, so spawn asynchronously.
-    const child = spawn(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script]);
+    const child = spawn(process.execPath, [
+      "--disallow-code-generation-from-strings",
+      "--input-type=module",
+      "-e",
+      script,
+    ]);
     let out = "";
     let err = "";
-    child.stdout.on("data", (d) => { out += d; });
-    child.stderr.on("data", (d) => { err += d; });
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.stderr.on("data", (d) => {
+      err += d;
+    });
     const code = await new Promise((resolve) => child.on("exit", resolve));
     assert.equal(code, 0, err);
     const result = JSON.parse(out);

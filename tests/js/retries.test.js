@@ -2,11 +2,19 @@
 // loopback against the sandbox's fault routes; attempts are counted by the
 // sandbox, not by the client.
 import assert from "node:assert/strict";
-import { inspect } from "node:util";
 import { after, before, describe, test } from "node:test";
+import { inspect } from "node:util";
 
 import { ErpClient, ErpError, HttpStatusError, TransportError } from "../../js/src/index.js";
-import { closedPortUrl, faultUrl, freshKey, rawServer, SANDBOX_TOKEN, seenBySandbox, startSandbox } from "./sandbox.js";
+import {
+  closedPortUrl,
+  faultUrl,
+  freshKey,
+  rawServer,
+  SANDBOX_TOKEN,
+  seenBySandbox,
+  startSandbox,
+} from "./sandbox.js";
 
 let sandbox;
 /** A second sandbox: another origin (another port) for redirects. */
@@ -18,7 +26,12 @@ after(() => Promise.all([sandbox?.stop(), other?.stop()]));
 
 function client(baseUrl, options = {}) {
   return new ErpClient({
-    baseUrl, project: "demo", accessToken: SANDBOX_TOKEN, companyId: 1, yearId: 2025, ...options,
+    baseUrl,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    ...options,
   });
 }
 
@@ -73,7 +86,10 @@ describe("retries", () => {
   test("500 and other 4xx are not retried", async () => {
     for (const code of [500, 400, 404]) {
       const { c, key } = faulty(`status-${code}x5`);
-      await assert.rejects(c.table("account"), (err) => err instanceof HttpStatusError && err.status === code);
+      await assert.rejects(
+        c.table("account"),
+        (err) => err instanceof HttpStatusError && err.status === code,
+      );
       assert.equal(await seenBySandbox(sandbox.url, key), 1, `HTTP ${code}`);
     }
   });
@@ -105,10 +121,12 @@ describe("retries", () => {
       socket.once("data", () => {
         attempts += 1;
         if (attempts === 1) {
-          socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"status\":");
+          socket.end('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{"status":');
         } else {
           const body = '{"status":"success","data":[{"a":1}]}';
-          socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+          socket.end(
+            `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          );
         }
       });
     });
@@ -158,7 +176,11 @@ describe("redirects", () => {
           return true;
         });
         assert.equal(await seenBySandbox(sandbox.url, key), 1);
-        assert.equal(await seenBySandbox(other.url, key), 0, `${method} ${code} reached the other origin`);
+        assert.equal(
+          await seenBySandbox(other.url, key),
+          0,
+          `${method} ${code} reached the other origin`,
+        );
       }
     }
   });
@@ -196,14 +218,20 @@ describe("signal and timeout", () => {
 
   test("an already aborted signal sends nothing", async () => {
     const { c, key } = faulty("pass");
-    await assert.rejects(c.receivables("C001", { signal: AbortSignal.abort() }), (err) => err.aborted === true);
+    await assert.rejects(
+      c.receivables("C001", { signal: AbortSignal.abort() }),
+      (err) => err.aborted === true,
+    );
     assert.equal(await seenBySandbox(sandbox.url, key), 0);
   });
 
   test("a signal aborts a backoff sleep too", async () => {
     const { c, seen } = faulty("backoff-503x5", { maxRetries: 5 });
     const started = performance.now();
-    await assert.rejects(c.table("account", { signal: AbortSignal.timeout(150) }), (err) => err.aborted === true);
+    await assert.rejects(
+      c.table("account", { signal: AbortSignal.timeout(150) }),
+      (err) => err.aborted === true,
+    );
     assert.ok(performance.now() - started < 1000);
     assert.equal(await seen(), 1);
   });

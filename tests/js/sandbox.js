@@ -14,7 +14,9 @@ const START_TIMEOUT_MS = 20_000;
 export function startSandbox(extraArgs = []) {
   const bin = process.env.ERPDATA_SANDBOX_BIN;
   if (!bin) {
-    throw new Error("set ERPDATA_SANDBOX_BIN to target/debug/erpdata-sandbox (make sandbox builds it)");
+    throw new Error(
+      "set ERPDATA_SANDBOX_BIN to target/debug/erpdata-sandbox (make sandbox builds it)",
+    );
   }
   const child = spawn(bin, ["--port", "0", "--quiet", ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -36,7 +38,10 @@ export function startSandbox(extraArgs = []) {
       child.kill();
       reject(new Error(`sandbox ${bin} ${why}; stderr: ${stderr}`));
     };
-    const timer = setTimeout(() => fail(`printed no URL within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(`printed no URL within ${START_TIMEOUT_MS} ms`),
+      START_TIMEOUT_MS,
+    );
     child.once("error", (err) => fail(`could not start (${err.message})`));
     child.once("exit", (code) => fail(`exited with ${code} before printing its URL`));
     child.stdout.setEncoding("utf8").on("data", function onData(chunk) {

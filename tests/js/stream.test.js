@@ -4,7 +4,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { Column, DecodeError, ErpClient, Table, TransportError } from "../../js/src/index.js";
-import { faultUrl, freshKey, rawServer, SANDBOX_TOKEN, seenBySandbox, startSandbox } from "./sandbox.js";
+import {
+  faultUrl,
+  freshKey,
+  rawServer,
+  SANDBOX_TOKEN,
+  seenBySandbox,
+  startSandbox,
+} from "./sandbox.js";
 
 const ROWS = 30_000;
 let sandbox;
@@ -15,7 +22,12 @@ after(() => sandbox?.stop());
 
 function client(baseUrl = sandbox.url, options = {}) {
   return new ErpClient({
-    baseUrl, project: "demo", accessToken: SANDBOX_TOKEN, companyId: 1, yearId: 2025, ...options,
+    baseUrl,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    ...options,
   });
 }
 
@@ -41,11 +53,15 @@ describe("streamTable", () => {
     // The server sends 5 rows and then waits until the test has seen them
     // as a batch: a client that waited for the whole body would hang.
     let release;
-    const released = new Promise((resolve) => { release = resolve; });
+    const released = new Promise((resolve) => {
+      release = resolve;
+    });
     const row = (i) => `{"id":${i},"name":"row ${i}"}`;
     const server = await rawServer((socket) => {
       socket.once("data", async () => {
-        socket.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n");
+        socket.write(
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
+        );
         socket.write(`{"status":"success","data":[${[0, 1, 2, 3, 4].map(row).join(",")},`);
         await released;
         socket.end(`${[5, 6, 7].map(row).join(",")}]}`);
@@ -53,11 +69,16 @@ describe("streamTable", () => {
     });
     try {
       const batches = [];
-      for await (const batch of client(server.url, { timeoutMs: 5000 }).streamTable("t", { batchRows: 5 })) {
+      for await (const batch of client(server.url, { timeoutMs: 5000 }).streamTable("t", {
+        batchRows: 5,
+      })) {
         batches.push(batch);
         release();
       }
-      assert.deepEqual(batches.map((b) => b.length), [5, 3]);
+      assert.deepEqual(
+        batches.map((b) => b.length),
+        [5, 3],
+      );
       assert.deepEqual(batches[0][4], { id: 4, name: "row 4" });
     } finally {
       await server.close();
@@ -79,12 +100,16 @@ describe("streamTable", () => {
     const got = [];
     await assert.rejects(
       (async () => {
-        for await (const batch of c.streamTable("sales_invoice", { batchRows: 1000 })) got.push(...batch);
+        for await (const batch of c.streamTable("sales_invoice", { batchRows: 1000 }))
+          got.push(...batch);
       })(),
       (err) => {
         assert.ok(err instanceof DecodeError, `${err.name}: ${err.message}`);
         assert.match(err.message, /truncated/);
-        assert.ok(err.rowsReceived >= got.length && err.rowsReceived < ROWS, String(err.rowsReceived));
+        assert.ok(
+          err.rowsReceived >= got.length && err.rowsReceived < ROWS,
+          String(err.rowsReceived),
+        );
         assert.match(err.message, new RegExp(`${err.rowsReceived} complete rows`));
         return true;
       },
@@ -98,7 +123,8 @@ describe("streamTable", () => {
     let delivered = 0;
     await assert.rejects(
       (async () => {
-        for await (const batch of c.streamTable("sales_invoice", { batchRows: 1000 })) delivered += batch.length;
+        for await (const batch of c.streamTable("sales_invoice", { batchRows: 1000 }))
+          delivered += batch.length;
       })(),
       (err) => {
         assert.ok(err instanceof TransportError, `${err.name}: ${err.message}`);
@@ -112,7 +138,10 @@ describe("streamTable", () => {
 
   test("table() on a body cut short is a DecodeError, never fewer rows", async () => {
     const c = client(faultUrl(sandbox.url, "truncate-500000", freshKey("cut")));
-    await assert.rejects(c.table("sales_invoice"), (err) => err instanceof DecodeError && /truncated/.test(err.message));
+    await assert.rejects(
+      c.table("sales_invoice"),
+      (err) => err instanceof DecodeError && /truncated/.test(err.message),
+    );
   });
 
   test("the stream is retried like a call until its answer starts", async () => {
@@ -129,8 +158,14 @@ describe("streamTable", () => {
   });
 
   test("invalid options throw before sending", () => {
-    assert.throws(() => client().streamTable("sales_invoice", { batchRows: 0 }), (err) => err.field === "batchRows");
-    assert.throws(() => client().streamTable("a b"), (err) => err.field === "table");
+    assert.throws(
+      () => client().streamTable("sales_invoice", { batchRows: 0 }),
+      (err) => err.field === "batchRows",
+    );
+    assert.throws(
+      () => client().streamTable("a b"),
+      (err) => err.field === "table",
+    );
   });
 });
 
@@ -145,8 +180,19 @@ describe("table().columns()", () => {
     assert.equal(table.length, ROWS);
     assert.equal(table.rows.length, ROWS);
     assert.deepEqual(table.columnNames, [
-      "invoice_no", "date", "due_date", "customer", "customer_name", "amount", "tax", "total", "currency",
-      "items", "posted_at", "cleared_on", "remarks",
+      "invoice_no",
+      "date",
+      "due_date",
+      "customer",
+      "customer_name",
+      "amount",
+      "tax",
+      "total",
+      "currency",
+      "items",
+      "posted_at",
+      "cleared_on",
+      "remarks",
     ]);
     assert.deepEqual(table.notices, []);
     assert.equal([...table].length, ROWS);
@@ -193,9 +239,13 @@ describe("table().columns()", () => {
       if ((type === "date" || type === "timestamp") && value.startsWith("0000-00-00")) return null;
       return value;
     };
-    assert.ok(parsed.data.some((r) => typeof r.amount === "string"), "money was sent as strings");
+    assert.ok(
+      parsed.data.some((r) => typeof r.amount === "string"),
+      "money was sent as strings",
+    );
     const expected = parsed.data.map((row) =>
-      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typed(table.schema[k], v)])));
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typed(table.schema[k], v)])),
+    );
     assert.deepEqual(table.rows, expected);
   });
 });
@@ -214,7 +264,10 @@ describe("streamTable timing", () => {
   });
 
   test("a server that stalls mid-body still times out", async () => {
-    const c = client(faultUrl(sandbox.url, "stall-3000", freshKey("stall")), { timeoutMs: 300, maxRetries: 0 });
+    const c = client(faultUrl(sandbox.url, "stall-3000", freshKey("stall")), {
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
     await assert.rejects(
       (async () => {
         for await (const batch of c.streamTable("account")) assert.ok(batch);

@@ -9,8 +9,8 @@
 // when the GET form was chosen, never in a header or a dues query.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import { assertNoToken, tokenForms } from "./leaks.js";
 import { closedPortUrl, requestLog, startSandbox } from "./sandbox.js";
@@ -26,24 +26,39 @@ let other;
 let closedUrl;
 before(async () => {
   const args = ["--token", TOKEN];
-  [sandbox, other, closedUrl] = await Promise.all([startSandbox(args), startSandbox(args), closedPortUrl()]);
+  [sandbox, other, closedUrl] = await Promise.all([
+    startSandbox(args),
+    startSandbox(args),
+    closedPortUrl(),
+  ]);
 });
 after(() => Promise.all([sandbox?.stop(), other?.stop()]));
 
 function scan(method, env) {
   const config = {
-    sandboxUrl: sandbox.url, otherUrl: other.url, closedUrl, token: TOKEN, method,
+    sandboxUrl: sandbox.url,
+    otherUrl: other.url,
+    closedUrl,
+    token: TOKEN,
+    method,
     prefix: `jsleak${process.pid}${method}`,
   };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [SCAN, JSON.stringify(config)], {
-      env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 256 * 1024 * 1024,
-    }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${err.message}\n${stderr.slice(-4000)}`));
-      const last = stdout.trimEnd().split("\n").pop();
-      assert.match(last, /^RESULT /, "the scan ran to its end");
-      resolve({ stdout, stderr, ...JSON.parse(last.slice("RESULT ".length)) });
-    });
+    execFile(
+      process.execPath,
+      [SCAN, JSON.stringify(config)],
+      {
+        env: { ...process.env, ...env },
+        timeout: 120_000,
+        maxBuffer: 256 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${err.message}\n${stderr.slice(-4000)}`));
+        const last = stdout.trimEnd().split("\n").pop();
+        assert.match(last, /^RESULT /, "the scan ran to its end");
+        resolve({ stdout, stderr, ...JSON.parse(last.slice("RESULT ".length)) });
+      },
+    );
   });
 }
 
@@ -55,7 +70,8 @@ function expected(fault, op) {
   if (fault === "pass") return "ok";
   if (fault === "unknown-table") return TABLE_OPS.has(op) ? "ServiceError" : "ok";
   if (fault === "unknown-account") return TABLE_OPS.has(op) ? "ok" : "ServiceError";
-  if (["status-500x1", "status-503x5"].includes(fault) || fault.startsWith("redirect-")) return "HttpStatusError";
+  if (["status-500x1", "status-503x5"].includes(fault) || fault.startsWith("redirect-"))
+    return "HttpStatusError";
   if (fault === "service-error") return "ServiceError";
   if (["html200", "truncate-200"].includes(fault)) return "DecodeError";
   return "TransportError";
@@ -92,14 +108,25 @@ async function checkRequests(keys, method) {
         assert.equal(req.method, method);
         if (method === "POST") {
           assert.ok(!inUrl, `POST table fetch put the token in its URL: ${req.path}?${req.query}`);
-          assert.equal(new URLSearchParams(req.body).get("accesstoken"), TOKEN, "the token travels in the form body");
+          assert.equal(
+            new URLSearchParams(req.body).get("accesstoken"),
+            TOKEN,
+            "the token travels in the form body",
+          );
         } else {
-          assert.equal(new URLSearchParams(req.query).get("accesstoken"), TOKEN, "the GET form was chosen");
+          assert.equal(
+            new URLSearchParams(req.query).get("accesstoken"),
+            TOKEN,
+            "the GET form was chosen",
+          );
         }
       }
     }
   }
-  assert.ok(duesRequests > 20 && tableRequests > 10, `${duesRequests} dues and ${tableRequests} table requests recorded`);
+  assert.ok(
+    duesRequests > 20 && tableRequests > 10,
+    `${duesRequests} dues and ${tableRequests} table requests recorded`,
+  );
   // Whatever was redirected to the other origin never reached it.
   const redirected = keys.filter((k) => k.includes("-redirect-"));
   assert.equal(redirected.length, OPERATIONS.length);
@@ -109,7 +136,11 @@ async function checkRequests(keys, method) {
 describe("token-leak scan", () => {
   test("POST form (default) with NODE_DEBUG at its most verbose: token in no output, no URL", async () => {
     const { stdout, stderr, outcomes, keys } = await scan("POST", { NODE_DEBUG });
-    assert.match(stderr, /FETCH \d+: sending request to POST/, "the host stack's debug output was on");
+    assert.match(
+      stderr,
+      /FETCH \d+: sending request to POST/,
+      "the host stack's debug output was on",
+    );
     assertNoToken([stdout, stderr], TOKEN, "scan output");
     checkOutcomes(outcomes);
     assert.deepEqual(await checkRequests(keys, "POST"), [], "the other origin was reached");

@@ -5,18 +5,26 @@
 // streamTable() does (one schema for every batch).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-
-import { ErpClient } from "../../js/src/index.js";
 import { batchRows, cellReader } from "../../js/src/columns.js";
+import { ErpClient } from "../../js/src/index.js";
 import { checkError, decodeBody, ERRORS, load, makeCore, thrown } from "./vectors.js";
 
 const CASES = load("types");
 
 test("type vectors exist", () => {
   assert.ok(CASES.length >= 30, `${CASES.length} cases`);
-  assert.ok(CASES.some((c) => "stream_batch_rows" in (c.options ?? {})), "stream cases");
-  assert.ok(CASES.some((c) => "batch_rows" in (c.options ?? {})), "whole-table cases in batches");
-  assert.ok(CASES.some((c) => c.expect_error), "error cases");
+  assert.ok(
+    CASES.some((c) => "stream_batch_rows" in (c.options ?? {})),
+    "stream cases",
+  );
+  assert.ok(
+    CASES.some((c) => "batch_rows" in (c.options ?? {})),
+    "whole-table cases in batches",
+  );
+  assert.ok(
+    CASES.some((c) => c.expect_error),
+    "error cases",
+  );
 });
 
 /** A case's options: the typing the client takes, and how it is read. */
@@ -65,7 +73,8 @@ function canonical(col, numRows) {
     // The exact JSON text each row was kept as.
     const texts = [];
     for (const { text, offsets } of col.chunks) {
-      for (let i = 0; i + 1 < offsets.length; i++) texts.push(text.slice(offsets[i], offsets[i + 1]));
+      for (let i = 0; i + 1 < offsets.length; i++)
+        texts.push(text.slice(offsets[i], offsets[i + 1]));
     }
     const { get } = reader(col);
     return texts.map((t, i) => (get(i) === null ? null : t));
@@ -86,11 +95,19 @@ function decodeCase(c) {
   const { typing, stream, batchRows } = optionsOf(c);
   const core = makeCore();
   const body = new TextEncoder().encode(bodyOf(c));
-  const { batches } = decodeBody(core, { body, batchRows, numbers: "string", typing, whole: !stream, chunk: 5 });
+  const { batches } = decodeBody(core, {
+    body,
+    batchRows,
+    numbers: "string",
+    typing,
+    whole: !stream,
+    chunk: 5,
+  });
   if (stream) {
     // One schema: every batch has the same columns of the same types.
     const schema = (b) => b.columns.map((col) => `${col.name}: ${col.dataType}`);
-    for (const b of batches) assert.deepEqual(schema(b), schema(batches[0]), "one schema for every batch");
+    for (const b of batches)
+      assert.deepEqual(schema(b), schema(batches[0]), "one schema for every batch");
   } else {
     assert.equal(batches.length, 1, "a whole table is one batch");
   }
@@ -109,7 +126,10 @@ describe("type vectors through the wasm decoder", () => {
   for (const c of CASES) {
     test(c.name, () => {
       if (c.expect_error) {
-        checkError(thrown(() => decodeCase(c)), c.expect_error);
+        checkError(
+          thrown(() => decodeCase(c)),
+          c.expect_error,
+        );
         return;
       }
       const got = decodeCase(c);
@@ -128,8 +148,12 @@ describe("type vectors through the wasm decoder", () => {
 function clientFor(body) {
   const sent = [];
   const client = new ErpClient({
-    baseUrl: "https://erp.example.com/", project: "demo", accessToken: "fake-token-for-tests",
-    companyId: 1, yearId: 2025, maxRetries: 0,
+    baseUrl: "https://erp.example.com/",
+    project: "demo",
+    accessToken: "fake-token-for-tests",
+    companyId: 1,
+    yearId: 2025,
+    maxRetries: 0,
     fetch: async (url) => {
       sent.push(url);
       return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
@@ -154,7 +178,8 @@ async function clientRows(c, numbers) {
   try {
     if (stream) {
       const rows = [];
-      for await (const batch of client.streamTable("t", { ...typing, numbers, batchRows })) rows.push(...batch);
+      for await (const batch of client.streamTable("t", { ...typing, numbers, batchRows }))
+        rows.push(...batch);
       return { rows, sent };
     }
     const table = await client.table("t", { ...typing, numbers });
@@ -172,7 +197,8 @@ describe("type vectors through ErpClient (table() and streamTable())", () => {
         const want = c.expect_error;
         await assert.rejects(clientRows(c), (err) => {
           assert.ok(err instanceof ERRORS[want.kind], `${err.name}: ${err.message}`);
-          for (const part of want.message_contains) assert.ok(err.message.includes(part), `${part} in ${err.message}`);
+          for (const part of want.message_contains)
+            assert.ok(err.message.includes(part), `${part} in ${err.message}`);
           // Invalid options are refused before anything is sent.
           if (want.kind === "invalid_input") assert.equal(err.sent, 0, "nothing sent");
           return true;
@@ -222,9 +248,17 @@ describe("type vectors through ErpClient (table() and streamTable())", () => {
 
 test("timestamps and dates read in JS as the core writes them, over the whole range", () => {
   const texts = [
-    "0001-01-01 00:00:00", "0001-01-01 00:00:00.000001", "1600-02-29 12:00:00.5", "1684-12-31 23:59:59.999999",
-    "1969-12-31 23:59:59.999999", "1970-01-01 00:00:00", "1970-01-01 00:00:00.000001", "2000-02-29 23:59:59",
-    "2255-06-05 23:47:34.740992", "2262-04-12 00:00:00.25", "9999-12-31 23:59:59.999999",
+    "0001-01-01 00:00:00",
+    "0001-01-01 00:00:00.000001",
+    "1600-02-29 12:00:00.5",
+    "1684-12-31 23:59:59.999999",
+    "1969-12-31 23:59:59.999999",
+    "1970-01-01 00:00:00",
+    "1970-01-01 00:00:00.000001",
+    "2000-02-29 23:59:59",
+    "2255-06-05 23:47:34.740992",
+    "2262-04-12 00:00:00.25",
+    "9999-12-31 23:59:59.999999",
   ];
   const data = texts.map((t) => ({ t, d: t.slice(0, 10) }));
   const body = new TextEncoder().encode(JSON.stringify({ status: "success", data }));
@@ -236,8 +270,11 @@ test("timestamps and dates read in JS as the core writes them, over the whole ra
     assert.deepEqual(rows, exact, whole ? "table()" : "streamTable()");
   }
   // The core's canonical text: six digits of fraction unless whole seconds.
-  assert.deepEqual(exact.map((r) => r.t), texts.map((t) => {
-    const [whole, frac] = t.split(".");
-    return frac === undefined || /^0+$/.test(frac) ? whole : `${whole}.${frac.padEnd(6, "0")}`;
-  }));
+  assert.deepEqual(
+    exact.map((r) => r.t),
+    texts.map((t) => {
+      const [whole, frac] = t.split(".");
+      return frac === undefined || /^0+$/.test(frac) ? whole : `${whole}.${frac.padEnd(6, "0")}`;
+    }),
+  );
 });

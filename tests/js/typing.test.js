@@ -9,7 +9,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { DecodeError, ErpClient, InvalidInputError } from "../../js/src/index.js";
-import { faultsBase, freshKey, rawServer, SANDBOX_TOKEN, startSandbox, totalSeen } from "./sandbox.js";
+import {
+  faultsBase,
+  freshKey,
+  rawServer,
+  SANDBOX_TOKEN,
+  startSandbox,
+  totalSeen,
+} from "./sandbox.js";
 
 const STYLES = ["native", "mysqlnd", "strings"];
 const MONEY = /^-?\d+\.\d{2}$/;
@@ -28,7 +35,13 @@ const styled = (style) => `${sandbox.url}/_style/${style}`;
 
 function client(baseUrl = styled("mysqlnd"), options = {}) {
   return new ErpClient({
-    baseUrl, project: "demo", accessToken: SANDBOX_TOKEN, companyId: 1, yearId: 2025, maxRetries: 0, ...options,
+    baseUrl,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    maxRetries: 0,
+    ...options,
   });
 }
 
@@ -76,8 +89,14 @@ describe("a mysqlnd answer (money as strings)", () => {
       assert.match(row.posted_at, DATETIME);
       assert.match(row.cleared_on, DATE);
     }
-    assert.ok(raw.some((r) => r.cleared_on === ZERO_DATE), "some zero dates");
-    assert.ok(raw.some((r) => r.cleared_on !== ZERO_DATE), "some dates");
+    assert.ok(
+      raw.some((r) => r.cleared_on === ZERO_DATE),
+      "some zero dates",
+    );
+    assert.ok(
+      raw.some((r) => r.cleared_on !== ZERO_DATE),
+      "some dates",
+    );
   });
 
   test("\"1500.00\" is a number in rows, its exact text with numbers: 'string'", () => {
@@ -94,9 +113,15 @@ describe("a mysqlnd answer (money as strings)", () => {
     const cols = table.columns();
     assert.equal(cols.amount.type, "float64");
     assert.equal(cols.amount.scale, 2);
-    assert.deepEqual([...cols.amount.values], raw.map((r) => Number(r.amount)));
+    assert.deepEqual(
+      [...cols.amount.values],
+      raw.map((r) => Number(r.amount)),
+    );
     assert.equal(text.columns().amount.type, "decimal");
-    assert.deepEqual(text.columns().amount.values, raw.map((r) => r.amount));
+    assert.deepEqual(
+      text.columns().amount.values,
+      raw.map((r) => r.amount),
+    );
   });
 
   test("a DATETIME is a timestamp: its text in rows, microseconds in columns()", () => {
@@ -123,9 +148,14 @@ describe("a mysqlnd answer (money as strings)", () => {
   });
 
   test("streamTable gives the same rows (one schema, batch after batch)", async () => {
-    assert.deepEqual(await collect(client().streamTable("sales_invoice", { batchRows: 7 })), table.rows);
     assert.deepEqual(
-      await collect(client().streamTable("sales_invoice", { batchRows: 7, numbers: "string" })), text.rows);
+      await collect(client().streamTable("sales_invoice", { batchRows: 7 })),
+      table.rows,
+    );
+    assert.deepEqual(
+      await collect(client().streamTable("sales_invoice", { batchRows: 7, numbers: "string" })),
+      text.rows,
+    );
   });
 
   test("dues rows are typed too: balances are numbers, exact text on request", async () => {
@@ -145,7 +175,12 @@ describe("a mysqlnd answer (money as strings)", () => {
 });
 
 describe("schema and inferStrings", () => {
-  const SCHEMA = { amount: "string", items: "decimal(10,2)", posted_at: "string", cleared_on: "timestamp" };
+  const SCHEMA = {
+    amount: "string",
+    items: "decimal(10,2)",
+    posted_at: "string",
+    cleared_on: "timestamp",
+  };
 
   function checkDeclared(rows, raw) {
     raw.forEach((want, i) => {
@@ -153,7 +188,10 @@ describe("schema and inferStrings", () => {
       assert.equal(row.amount, want.amount, "declared string: the text as sent");
       assert.equal(row.items, want.items, "declared decimal: a number");
       assert.equal(row.posted_at, want.posted_at);
-      assert.equal(row.cleared_on, want.cleared_on === ZERO_DATE ? null : `${want.cleared_on} 00:00:00`);
+      assert.equal(
+        row.cleared_on,
+        want.cleared_on === ZERO_DATE ? null : `${want.cleared_on} 00:00:00`,
+      );
       assert.equal(row.tax, Number(want.tax), "undeclared: typed by the rule");
     });
   }
@@ -167,23 +205,31 @@ describe("schema and inferStrings", () => {
     );
     checkDeclared(table.rows, raw);
     const text = await client().table("sales_invoice", { schema: SCHEMA, numbers: "string" });
-    raw.forEach((want, i) => assert.equal(text.rows[i].items, String(want.items), "the text as sent"));
+    raw.forEach((want, i) => {
+      assert.equal(text.rows[i].items, String(want.items), "the text as sent");
+    });
     const items = table.columns().items;
     assert.deepEqual([items.type, items.precision, items.scale], ["float64", 10, 2]);
   });
 
   test("streamTable(): the same, in every batch", async () => {
     const raw = await sent(styled("mysqlnd"), "sales_invoice");
-    checkDeclared(await collect(client().streamTable("sales_invoice", { schema: SCHEMA, batchRows: 6 })), raw);
+    checkDeclared(
+      await collect(client().streamTable("sales_invoice", { schema: SCHEMA, batchRows: 6 })),
+      raw,
+    );
   });
 
   test("inferStrings: false keeps every string a string; JSON numbers are still typed", async () => {
     const raw = await sent(styled("mysqlnd"), "sales_invoice");
     const table = await client().table("sales_invoice", { inferStrings: false });
-    const streamed = await collect(client().streamTable("sales_invoice", { inferStrings: false, batchRows: 9 }));
+    const streamed = await collect(
+      client().streamTable("sales_invoice", { inferStrings: false, batchRows: 9 }),
+    );
     for (const rows of [table.rows, streamed]) {
       raw.forEach((want, i) => {
-        for (const key of ["amount", "date", "posted_at", "cleared_on"]) assert.equal(rows[i][key], want[key]);
+        for (const key of ["amount", "date", "posted_at", "cleared_on"])
+          assert.equal(rows[i][key], want[key]);
         assert.equal(rows[i].items, want.items);
       });
     }
@@ -191,16 +237,25 @@ describe("schema and inferStrings", () => {
     assert.equal(table.schema.cleared_on, "string");
     assert.equal(table.schema.items, "int");
     // With a declaration, that column is typed all the same.
-    const declared = await client().table("sales_invoice", { inferStrings: false, schema: { amount: "decimal" } });
+    const declared = await client().table("sales_invoice", {
+      inferStrings: false,
+      schema: { amount: "decimal" },
+    });
     assert.match(declared.schema.amount, /^decimal\(\d+,2\)$/);
-    raw.forEach((want, i) => assert.equal(declared.rows[i].amount, Number(want.amount)));
+    raw.forEach((want, i) => {
+      assert.equal(declared.rows[i].amount, Number(want.amount));
+    });
   });
 
   test("dues(), receivables() and payables() take them", async () => {
     const c = client();
     const raw = JSON.parse((await c.receivables("C001")).raw).data;
     const untyped = await c.receivables("C001", { inferStrings: false });
-    const declared = await c.dues({ acid: "C001", kind: "RECEIPT", schema: { balance: "string", amount: "decimal(20,4)" } });
+    const declared = await c.dues({
+      acid: "C001",
+      kind: "RECEIPT",
+      schema: { balance: "string", amount: "decimal(20,4)" },
+    });
     raw.forEach((want, i) => {
       assert.equal(untyped.rows[i].balance, want.balance);
       assert.equal(declared.rows[i].balance, want.balance);
@@ -213,18 +268,24 @@ describe("schema and inferStrings", () => {
   });
 
   test("a value its declared type cannot take is a DecodeError naming the column and the row", async () => {
-    await assert.rejects(client().table("sales_invoice", { schema: { customer: "int" } }), (err) => {
-      assert.ok(err instanceof DecodeError, `${err.name}: ${err.message}`);
-      assert.match(err.message, /`customer`/);
-      assert.match(err.message, /row 1\b/);
-      return true;
-    });
-    await assert.rejects(collect(client().streamTable("account", { schema: { acid: "date" } })), (err) => {
-      assert.ok(err instanceof DecodeError, `${err.name}: ${err.message}`);
-      assert.match(err.message, /`acid`, row 1\b/);
-      assert.equal(err.rowsReceived, 0);
-      return true;
-    });
+    await assert.rejects(
+      client().table("sales_invoice", { schema: { customer: "int" } }),
+      (err) => {
+        assert.ok(err instanceof DecodeError, `${err.name}: ${err.message}`);
+        assert.match(err.message, /`customer`/);
+        assert.match(err.message, /row 1\b/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      collect(client().streamTable("account", { schema: { acid: "date" } })),
+      (err) => {
+        assert.ok(err instanceof DecodeError, `${err.name}: ${err.message}`);
+        assert.match(err.message, /`acid`, row 1\b/);
+        assert.equal(err.rowsReceived, 0);
+        return true;
+      },
+    );
   });
 });
 
@@ -259,26 +320,41 @@ describe("bad typing options are refused, and nothing is sent", () => {
         const key = freshKey("typing");
         const before = await totalSeen(sandbox.url);
         const c = client(faultsBase(sandbox.url, "pass", key));
-        if (name === "streamTable") assert.throws(() => c.streamTable("sales_invoice", options), InvalidInputError);
+        if (name === "streamTable")
+          assert.throws(() => c.streamTable("sales_invoice", options), InvalidInputError);
         await assert.rejects(call(c, options), (err) => {
-          assert.ok(err instanceof InvalidInputError, `${JSON.stringify(options)}: ${err.name}: ${err.message}`);
+          assert.ok(
+            err instanceof InvalidInputError,
+            `${JSON.stringify(options)}: ${err.name}: ${err.message}`,
+          );
           assert.equal(err.field, field, err.message);
           assert.match(err.reason, reason);
           assert.ok(err.message.includes(field), err.message);
           return true;
         });
-        assert.equal(await totalSeen(sandbox.url), before, `${name} ${JSON.stringify(options)}: something was sent`);
+        assert.equal(
+          await totalSeen(sandbox.url),
+          before,
+          `${name} ${JSON.stringify(options)}: something was sent`,
+        );
       }
       // The same call with good options goes out (the check is not a blanket refusal).
       const before = await totalSeen(sandbox.url);
-      await call(client(), { schema: { amount: "decimal(14,2)", acid: "string" }, inferStrings: true });
+      await call(client(), {
+        schema: { amount: "decimal(14,2)", acid: "string" },
+        inferStrings: true,
+      });
       assert.ok((await totalSeen(sandbox.url)) > before);
     });
   }
 
   test("null and undefined mean none", async () => {
     const plain = await client().table("account");
-    for (const o of [{ schema: null, inferStrings: null }, { schema: undefined, inferStrings: undefined }, { schema: {} }]) {
+    for (const o of [
+      { schema: null, inferStrings: null },
+      { schema: undefined, inferStrings: undefined },
+      { schema: {} },
+    ]) {
       assert.deepEqual((await client().table("account", o)).rows, plain.rows);
     }
   });
@@ -289,7 +365,9 @@ describe("a stream's one schema", () => {
   async function serving(body) {
     return rawServer((socket) => {
       socket.once("data", () => {
-        socket.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
       });
     });
   }
@@ -318,14 +396,26 @@ describe("a stream's one schema", () => {
           return true;
         },
       );
-      assert.deepEqual(got.map((r) => r.amount), [100.5, 200.5, 300.5, 400.5], "the batches before it");
+      assert.deepEqual(
+        got.map((r) => r.amount),
+        [100.5, 200.5, 300.5, 400.5],
+        "the batches before it",
+      );
       // table() decides over the whole table instead: a string column.
       const table = await c.table("t");
       assert.equal(table.schema.amount, "string");
-      assert.deepEqual(table.rows.map((r) => r.amount), ["100.50", "200.50", "300.50", "400.50", "n/a", "7.00"]);
+      assert.deepEqual(
+        table.rows.map((r) => r.amount),
+        ["100.50", "200.50", "300.50", "400.50", "n/a", "7.00"],
+      );
       // Declared as a string, the stream takes it too.
-      const declared = (await collect(c.streamTable("t", { batchRows: 2, schema: { amount: "string" } })));
-      assert.deepEqual(declared.map((r) => r.amount), table.rows.map((r) => r.amount));
+      const declared = await collect(
+        c.streamTable("t", { batchRows: 2, schema: { amount: "string" } }),
+      );
+      assert.deepEqual(
+        declared.map((r) => r.amount),
+        table.rows.map((r) => r.amount),
+      );
     } finally {
       await server.close();
     }
@@ -341,7 +431,11 @@ describe("a stream's one schema", () => {
         return true;
       });
       const rows = await collect(c.streamTable("t", { batchRows: 2, schema: { b: "string" } }));
-      assert.deepEqual(rows, [{ a: 1, b: null }, { a: 2, b: null }, { a: 3, b: "x" }]);
+      assert.deepEqual(rows, [
+        { a: 1, b: null },
+        { a: 2, b: null },
+        { a: 3, b: "x" },
+      ]);
     } finally {
       await server.close();
     }
@@ -368,13 +462,37 @@ describe("answer styles", () => {
     assert.equal(typeof first("strings").items, "string");
     const base = tables.mysqlnd;
     assert.deepEqual(base.table.columnNames, [
-      "invoice_no", "date", "due_date", "customer", "customer_name", "amount", "tax", "total", "currency",
-      "items", "posted_at", "cleared_on", "remarks",
+      "invoice_no",
+      "date",
+      "due_date",
+      "customer",
+      "customer_name",
+      "amount",
+      "tax",
+      "total",
+      "currency",
+      "items",
+      "posted_at",
+      "cleared_on",
+      "remarks",
     ]);
     assert.deepEqual(
       Object.values(base.table.schema).map((t) => t.replace(/\(\d+,/, "(P,")),
-      ["string", "date", "date", "string", "string", "decimal(P,2)", "decimal(P,2)", "decimal(P,2)", "string",
-        "int", "timestamp", "date", "string"],
+      [
+        "string",
+        "date",
+        "date",
+        "string",
+        "string",
+        "decimal(P,2)",
+        "decimal(P,2)",
+        "decimal(P,2)",
+        "string",
+        "int",
+        "timestamp",
+        "date",
+        "string",
+      ],
     );
     for (const style of ["native", "strings"]) {
       const t = tables[style];

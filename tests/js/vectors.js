@@ -5,11 +5,15 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { inspect } from "node:util";
-
-import {
-  DecodeError, ErpError, HttpStatusError, InvalidInputError, ServiceError, TransportError,
-} from "../../js/src/index.js";
 import { fromCore } from "../../js/src/errors.js";
+import {
+  DecodeError,
+  ErpError,
+  HttpStatusError,
+  InvalidInputError,
+  ServiceError,
+  TransportError,
+} from "../../js/src/index.js";
 import { loadWasm } from "../../js/src/wasm-node.js";
 
 export const VECTORS = new URL("../vectors/", import.meta.url);
@@ -39,7 +43,9 @@ export const { Core, RetryPolicy } = loadWasm();
 
 /** Every case of the vector files whose names start with `prefix`. */
 export function load(prefix) {
-  const files = readdirSync(VECTORS).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
+  const files = readdirSync(VECTORS)
+    .filter((f) => f.startsWith(prefix) && f.endsWith(".json"))
+    .sort();
   return files.flatMap((file) => {
     const { cases } = JSON.parse(readFileSync(new URL(file, VECTORS), "utf8"));
     return cases.map((c) => ({ ...c, file }));
@@ -97,11 +103,15 @@ export function checkError(err, expected) {
  * streamTable()'s (one schema, a batch every `batchRows` rows). Returns the
  * JS batches, the notices, and whether the rows were regular.
  */
-export function decodeBody(core, { status = 200, body, batchRows = 2, numbers, typing, whole, chunk = 7 }) {
+export function decodeBody(
+  core,
+  { status = 200, body, batchRows = 2, numbers, typing, whole, chunk = 7 },
+) {
   const stream = core.tableStream(status, batchRows, numbers, typing, whole);
   try {
     const batches = [];
-    for (let at = 0; at < body.length; at += chunk) batches.push(...stream.feed(body.subarray(at, at + chunk)));
+    for (let at = 0; at < body.length; at += chunk)
+      batches.push(...stream.feed(body.subarray(at, at + chunk)));
     const end = stream.finish();
     batches.push(...end.batches);
     return { batches, notices: end.notices, totalRows: end.totalRows, regular: stream.regular };

@@ -6,7 +6,14 @@ import { after, describe, test } from "node:test";
 
 import { batchRows } from "../../js/src/columns.js";
 import {
-  checkError, DEFAULT_RESPONSE_CONFIG, decodeBody, load, makeCore, RetryPolicy, thrown, VECTORS,
+  checkError,
+  DEFAULT_RESPONSE_CONFIG,
+  decodeBody,
+  load,
+  makeCore,
+  RetryPolicy,
+  thrown,
+  VECTORS,
 } from "./vectors.js";
 
 const REQUEST_CASES = load("requests");
@@ -42,7 +49,9 @@ describe("request vectors", () => {
       assert.equal(request.url, expect.url);
       const body = request.body === null ? "" : new TextDecoder().decode(request.body);
       assert.equal(body, expect.body);
-      const contentTypes = request.headers.filter(([k]) => k.toLowerCase() === "content-type").map(([, v]) => v);
+      const contentTypes = request.headers
+        .filter(([k]) => k.toLowerCase() === "content-type")
+        .map(([, v]) => v);
       assert.deepEqual(contentTypes, expect.content_type === null ? [] : [expect.content_type]);
       const token = c.config.access_token;
       if (token) assert.ok(!request.displayUrl.includes(token), request.displayUrl);
@@ -51,7 +60,11 @@ describe("request vectors", () => {
 });
 
 const isMarker = (v, key) =>
-  v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && key in v;
+  v !== null &&
+  typeof v === "object" &&
+  !Array.isArray(v) &&
+  Object.keys(v).length === 1 &&
+  key in v;
 
 /** One expected row value against what JS users get with each `numbers` mode. */
 function checkValue(actual, textual, expected, where) {
@@ -97,13 +110,20 @@ describe("response vectors", () => {
       const { status } = c.response;
       const body = caseBody(c);
       const parse = (numbers) => {
-        if (c.call === "dues") return core.parseDues(c.dues.acid, c.dues.kind, status, body, numbers);
+        if (c.call === "dues")
+          return core.parseDues(c.dues.acid, c.dues.kind, status, body, numbers);
         assert.equal(c.call, "table");
         return core.parseTable(status, body, numbers);
       };
       if (c.expect_error) {
-        checkError(thrown(() => parse()), c.expect_error);
-        checkError(thrown(() => parse("string")), c.expect_error);
+        checkError(
+          thrown(() => parse()),
+          c.expect_error,
+        );
+        checkError(
+          thrown(() => parse("string")),
+          c.expect_error,
+        );
         return;
       }
       const result = parse();
@@ -129,9 +149,10 @@ describe("retry vectors", () => {
       const { outcome } = c;
       const now = "now" in c ? Date.parse(c.now) : undefined;
       if ("now" in c) assert.ok(Number.isFinite(now), `unparseable now: ${c.now}`);
-      const delay = "transport" in outcome
-        ? policy.afterTransport(c.retries_done, outcome.transport, c.random)
-        : policy.afterStatus(c.retries_done, outcome.status, outcome.retry_after, c.random, now);
+      const delay =
+        "transport" in outcome
+          ? policy.afterTransport(c.retries_done, outcome.transport, c.random)
+          : policy.afterStatus(c.retries_done, outcome.status, outcome.retry_after, c.random, now);
       if (c.expect.stop) {
         assert.equal(delay, undefined);
       } else {
@@ -147,10 +168,12 @@ describe("redirect vectors", () => {
     test(`${c.file}: ${c.name}`, () => {
       const core = makeCore(c.config);
       const { args, response } = c;
-      const sent = c.call === "dues"
-        ? core.duesRequest(args.acid, args.kind)
-        : core.tableRequest(args.table, args.company_id, args.year_id, args.method);
-      const follow = () => core.followRedirect(sent, response.status, response.location, c.hops_done);
+      const sent =
+        c.call === "dues"
+          ? core.duesRequest(args.acid, args.kind)
+          : core.tableRequest(args.table, args.company_id, args.year_id, args.method);
+      const follow = () =>
+        core.followRedirect(sent, response.status, response.location, c.hops_done);
       if (c.expect_error) {
         checkError(thrown(follow), c.expect_error);
         return;
@@ -184,7 +207,8 @@ function streamed(core, status, body, numbers, whole = true) {
 }
 
 function checkStreamedValue(actual, value, where) {
-  if (isMarker(value, "$number")) assert.ok(Object.is(actual, Number(value.$number)), `${where}: ${actual}`);
+  if (isMarker(value, "$number"))
+    assert.ok(Object.is(actual, Number(value.$number)), `${where}: ${actual}`);
   else if (isMarker(value, "$json")) assert.deepEqual(actual, JSON.parse(value.$json), where);
   else assert.equal(actual, value, where);
 }
@@ -203,7 +227,10 @@ describe("response vectors through the streaming decoder (table())", () => {
       const { status } = c.response;
       const body = caseBody(c);
       if (c.expect_error) {
-        checkError(thrown(() => streamed(core, status, body)), c.expect_error);
+        checkError(
+          thrown(() => streamed(core, status, body)),
+          c.expect_error,
+        );
         return;
       }
       const result = streamed(core, status, body);
@@ -228,7 +255,8 @@ describe("response vectors through the streaming decoder (table())", () => {
       assert.deepEqual(text.rows, exact, "numbers: 'string'");
       expect.rows.forEach((want, i) => {
         assert.deepEqual(Object.keys(result.rows[i]), Object.keys(want), `row ${i} keys`);
-        for (const key of Object.keys(want)) checkStreamedValue(result.rows[i][key], want[key], `row ${i}, ${key}`);
+        for (const key of Object.keys(want))
+          checkStreamedValue(result.rows[i][key], want[key], `row ${i}, ${key}`);
       });
     });
   }
@@ -241,7 +269,10 @@ describe("response vectors through streamTable()'s decoder (one schema)", () => 
       const { status } = c.response;
       const body = caseBody(c);
       if (c.expect_error) {
-        checkError(thrown(() => streamed(core, status, body, undefined, false)), c.expect_error);
+        checkError(
+          thrown(() => streamed(core, status, body, undefined, false)),
+          c.expect_error,
+        );
         return;
       }
       let result;
@@ -250,7 +281,9 @@ describe("response vectors through streamTable()'s decoder (one schema)", () => 
       } catch (raw) {
         // A column first seen, or a value of another type, after the first
         // batch (of 2 rows here): refused, naming the column and the row.
-        const err = thrown(() => { throw raw; });
+        const err = thrown(() => {
+          throw raw;
+        });
         checkError(err, { kind: "decode", message_contains: ["column `", "row ", "declare"] });
         return;
       }
@@ -259,7 +292,8 @@ describe("response vectors through streamTable()'s decoder (one schema)", () => 
       for (const b of batches) assert.equal(types(b), types(batches[0]), "one schema");
       if (!result.regular) return;
       c.expect.rows.forEach((want, i) => {
-        for (const key of Object.keys(want)) checkStreamedValue(result.rows[i][key], want[key], `row ${i}, ${key}`);
+        for (const key of Object.keys(want))
+          checkStreamedValue(result.rows[i][key], want[key], `row ${i}, ${key}`);
       });
     });
   }

@@ -1,21 +1,21 @@
 // Compiled (not run) by types.test.js: the declarations in js/src/index.d.ts
 // must describe what users write.
 import {
+  Column,
+  type DataType,
+  type DeclaredType,
   DecodeError,
+  type Dues,
   ErpClient,
+  type ErpClientOptions,
   ErpError,
   HttpStatusError,
   InvalidInputError,
-  ServiceError,
-  TransportError,
-  Column,
-  Table as TableClass,
-  type DataType,
-  type DeclaredType,
-  type Dues,
-  type ErpClientOptions,
   type Row,
+  ServiceError,
   type Table,
+  Table as TableClass,
+  TransportError,
 } from "../../../js/src/index.js";
 
 const options: ErpClientOptions = {
@@ -47,32 +47,54 @@ async function main(): Promise<void> {
   const names: string[] = table.columnNames;
   console.log(names, table.rows.length, table.length);
   const columns: Record<string, Column> = table.columns();
-  const amount = columns["amount"];
+  const amount = columns.amount;
   if (amount?.values instanceof Float64Array) console.log(amount.values[0]);
-  console.log(amount?.type === "float64", amount?.get(0), amount?.isValid(0), amount?.dictionary?.length);
-  for (const row of table) console.log(row["invoice_no"]);
+  console.log(
+    amount?.type === "float64",
+    amount?.get(0),
+    amount?.isValid(0),
+    amount?.dictionary?.length,
+  );
+  for (const row of table) console.log(row.invoice_no);
   const controller = new AbortController();
   await client.receivables("C001", { signal: controller.signal });
-  for await (const batch of client.streamTable("sales_invoice", { batchRows: 1000, signal: controller.signal })) {
+  for await (const batch of client.streamTable("sales_invoice", {
+    batchRows: 1000,
+    signal: controller.signal,
+  })) {
     const rows: Row[] = batch;
     console.log(rows.length);
   }
   // Declared types and string inference, on every call.
-  const declared: Record<string, DeclaredType> = { credit_limit: "decimal(18,4)", acid: "string", created_at: "timestamp" };
-  const typed = await client.table("account", { schema: declared, inferStrings: false, numbers: "string" });
-  const creditType: DataType | undefined = typed.schema["credit_limit"];
-  const created = typed.columns()["created_at"];
+  const declared: Record<string, DeclaredType> = {
+    credit_limit: "decimal(18,4)",
+    acid: "string",
+    created_at: "timestamp",
+  };
+  const typed = await client.table("account", {
+    schema: declared,
+    inferStrings: false,
+    numbers: "string",
+  });
+  const creditType: DataType | undefined = typed.schema.credit_limit;
+  const created = typed.columns().created_at;
   if (created?.type === "timestamp" && created.values instanceof BigInt64Array) {
     const micros: bigint | undefined = created.values[0];
     console.log(creditType, micros, created.dataType, created.get(0));
   }
-  const credit = typed.columns()["credit_limit"];
+  const credit = typed.columns().credit_limit;
   console.log(credit?.precision, credit?.scale, credit?.dataType === "decimal(18,4)");
-  for await (const batch of client.streamTable("sales_invoice", { schema: { amount: "decimal(14,2)" }, inferStrings: true })) {
+  for await (const batch of client.streamTable("sales_invoice", {
+    schema: { amount: "decimal(14,2)" },
+    inferStrings: true,
+  })) {
     console.log(batch.length);
   }
-  const owed: Dues = await client.receivables("C001", { schema: { balance: "decimal" }, inferStrings: false });
-  const balanceType: DataType | undefined = owed.schema["balance"];
+  const owed: Dues = await client.receivables("C001", {
+    schema: { balance: "decimal" },
+    inferStrings: false,
+  });
+  const balanceType: DataType | undefined = owed.schema.balance;
   await client.payables("S001", { schema: { due_date: "date" } });
   await client.dues({ acid: "S001", kind: "PAYMENT", schema: { amount: "DECIMAL(14, 2)" } });
   console.log(balanceType);
@@ -90,7 +112,8 @@ async function main(): Promise<void> {
 
 function handle(err: unknown): string {
   if (err instanceof InvalidInputError) return `${err.field}: ${err.reason}`;
-  if (err instanceof TransportError) return `${err.transportKind} ${err.aborted ?? ""} ${err.rowsReceived ?? ""}`;
+  if (err instanceof TransportError)
+    return `${err.transportKind} ${err.aborted ?? ""} ${err.rowsReceived ?? ""}`;
   if (err instanceof HttpStatusError) return `${err.status + 1} ${err.excerpt}`;
   if (err instanceof ServiceError) return `${err.status.toUpperCase()} ${err.serviceMessage}`;
   if (err instanceof DecodeError) return `${err.reason} ${err.excerpt}`;
