@@ -81,33 +81,151 @@ fn decode(
     (decoder, kept)
 }
 
-/// Decodes a table answer on a thread of its own: `feed` the body's
-/// chunks as they arrive, then `finish_table`.
-#[pyclass(module = "erpdata._core")]
-pub(crate) struct TableCollector {
+/// A table answer decoded on a thread of its own, as Rust sees it: the
+/// Python `TableCollector` and the table call's sink share it.
+pub(crate) struct Collector {
     sender: Option<SyncSender<Message>>,
     worker: Option<JoinHandle<Outcome>>,
     shared: Arc<Shared>,
 }
 
-impl TableCollector {
-    fn sender(&self) -> PyResult<&SyncSender<Message>> {
-        self.sender
-            .as_ref()
-            .ok_or_else(|| PyValueError::new_err("the collector has finished"))
+/// The collector cannot go on: its thread is gone, or it has finished.
+fn lost() -> Error {
+    Error::Decode {
+        reason: "the table decoder thread stopped unexpectedly".to_owned(),
+        excerpt: String::new(),
+        call: None,
+    }
+}
+
+impl Collector {
+    /// A collector for an answer with HTTP status `status`.
+    pub(crate) fn start(
+        config: &erpdata::Config,
+        status: u16,
+        options: erpdata::DecoderOptions,
+    ) -> Result<Self, Error> {
+        let decoder = erpdata::TableDecoder::new(config, status, options);
+        let (sender, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
+        let shared = Arc::new(Shared::default());
+        let theirs = shared.clone();
+        let worker = std::thread::Builder::new()
+            .name("erpdata-decode".to_owned())
+            .spawn(move || decode(decoder, chunks, &theirs))
+            .map_err(|_| lost())?;
+        Ok(Collector {
+            sender: Some(sender),
+            worker: Some(worker),
+            shared,
+        })
     }
 
-    /// Raises the decoder's error, if it has met one.
-    fn raise_failure(&self, py: Python<'_>) -> PyResult<()> {
+    fn finished(&self) -> bool {
+        self.sender.is_none()
+    }
+
+    /// Hands over the next chunk (blocking only while the queue is full);
+    /// the decoder's error if an earlier chunk made the answer fail.
+    pub(crate) fn feed(&self, chunk: &[u8]) -> Result<(), Error> {
+        if let Some(err) = self.shared.error() {
+            return Err(err);
+        }
+        let sender = self.sender.as_ref().ok_or_else(lost)?;
+        sender
+            .send(Message::Chunk(chunk.to_vec()))
+            .map_err(|_| lost())
+    }
+
+    /// Waits until every chunk fed so far is decoded; the decoder's error
+    /// if one made the answer fail.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        let sender = self.sender.as_ref().ok_or_else(lost)?;
+        let (done, wait) = mpsc::channel();
+        sender.send(Message::Sync(done)).map_err(|_| lost())?;
+        wait.recv().map_err(|_| lost())?;
         match self.shared.error() {
-            Some(err) => core(py, Err(err)),
+            Some(err) => Err(err),
             None => Ok(()),
         }
     }
 
-    fn lost() -> PyErr {
-        PyRuntimeError::new_err("the table decoder thread stopped unexpectedly")
+    /// Complete rows decoded so far.
+    pub(crate) fn rows(&self) -> u64 {
+        self.shared.rows.load(Ordering::Acquire)
     }
+
+    /// Ends the body: the whole table, or the core's error.
+    pub(crate) fn finish(&mut self) -> Result<TableData, Error> {
+        self.sender = None;
+        let worker = self.worker.take().ok_or_else(lost)?;
+        let (decoder, mut kept) = worker.join().map_err(|_| lost())?;
+        if let Some(err) = self.shared.error() {
+            return Err(err);
+        }
+        let finished = decoder.finish()?;
+        self.shared
+            .rows
+            .store(finished.total_rows, Ordering::Release);
+        kept.extend(finished.batches);
+        TableData::build(kept, finished.notices)
+    }
+}
+
+/// The table call's sink: a [`Collector`] per accepted answer, so the
+/// body is decoded on its own thread while the host reads the next chunk.
+pub(crate) struct CollectorSink {
+    options: erpdata::DecoderOptions,
+    current: Option<Collector>,
+}
+
+impl CollectorSink {
+    pub(crate) fn new(options: erpdata::DecoderOptions) -> Self {
+        CollectorSink {
+            options: erpdata::DecoderOptions {
+                // A whole table is typed over all its rows.
+                one_schema: false,
+                ..options
+            },
+            current: None,
+        }
+    }
+
+    fn current(&mut self) -> Result<&mut Collector, Error> {
+        self.current.as_mut().ok_or_else(lost)
+    }
+}
+
+impl erpdata::Sink for CollectorSink {
+    type Output = TableData;
+
+    fn start(&mut self, config: &erpdata::Config, status: u16) -> Result<(), Error> {
+        // The thread of an earlier answer ends once its queue is dropped.
+        self.current = Some(Collector::start(config, status, self.options.clone())?);
+        Ok(())
+    }
+
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.current()?.feed(chunk)
+    }
+
+    fn rows(&self) -> u64 {
+        self.current.as_ref().map_or(0, Collector::rows)
+    }
+
+    fn check(&mut self) -> Result<(), Error> {
+        self.current()?.check()
+    }
+
+    fn finish(&mut self) -> Result<TableData, Error> {
+        self.current()?.finish()
+    }
+}
+
+/// Decodes a table answer on a thread of its own: `feed` the body's
+/// chunks as they arrive, then `finish_table`.
+#[pyclass(module = "erpdata._core")]
+pub(crate) struct TableCollector {
+    inner: Collector,
 }
 
 #[pymethods]
@@ -115,81 +233,56 @@ impl TableCollector {
     /// A collector for an answer with HTTP status `status`, typing
     /// columns as `typing` says (over the whole table).
     #[new]
-    #[pyo3(signature = (config, status, *, batch_rows=65_536, typing=None))]
+    #[pyo3(signature = (config, status, *, batch_rows=erpdata::DEFAULT_BATCH_ROWS as i64, typing=None))]
     fn new(
+        py: Python<'_>,
         config: &Config,
         status: u16,
-        batch_rows: usize,
+        batch_rows: i64,
         typing: Option<&Typing>,
     ) -> PyResult<Self> {
-        if batch_rows == 0 {
-            return Err(PyValueError::new_err("batch_rows must be at least 1"));
-        }
+        let batch_rows = core(py, erpdata::check_batch_rows(batch_rows))?;
         let options = Typing::decoder_options(typing, batch_rows);
-        let decoder = erpdata::TableDecoder::new(config.core_config(), status, options);
-        let (sender, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
-        let shared = Arc::new(Shared::default());
-        let theirs = shared.clone();
-        let worker = std::thread::Builder::new()
-            .name("erpdata-decode".to_owned())
-            .spawn(move || decode(decoder, chunks, &theirs))
+        let inner = Collector::start(config.core_config(), status, options)
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start a decoder thread: {e}")))?;
-        Ok(TableCollector {
-            sender: Some(sender),
-            worker: Some(worker),
-            shared,
-        })
+        Ok(TableCollector { inner })
     }
 
     /// Hands over the next chunk. Raises the core's error if an earlier
     /// chunk made the answer fail.
     fn feed(&self, py: Python<'_>, chunk: &[u8]) -> PyResult<()> {
-        self.raise_failure(py)?;
-        let sender = self.sender()?;
-        let message = Message::Chunk(chunk.to_vec());
+        if self.inner.finished() {
+            return Err(PyValueError::new_err("the collector has finished"));
+        }
+        let inner = &self.inner;
         // Blocks only while the queue is full, without the GIL.
-        py.detach(|| sender.send(message)).map_err(|_| Self::lost())
+        core(py, py.detach(|| inner.feed(chunk)))
     }
 
     /// Waits until every chunk fed so far is decoded; raises the core's
     /// error if one made the answer fail.
     fn check(&self, py: Python<'_>) -> PyResult<()> {
-        let sender = self.sender()?;
-        let (done, wait) = mpsc::channel();
-        py.detach(move || {
-            sender.send(Message::Sync(done)).ok()?;
-            wait.recv().ok()
-        })
-        .ok_or_else(Self::lost)?;
-        self.raise_failure(py)
+        if self.inner.finished() {
+            return Err(PyValueError::new_err("the collector has finished"));
+        }
+        let inner = &self.inner;
+        core(py, py.detach(|| inner.check()))
     }
 
     /// Complete rows decoded so far.
     #[getter]
     fn rows(&self) -> u64 {
-        self.shared.rows.load(Ordering::Acquire)
+        self.inner.rows()
     }
 
     /// Ends the body: the whole table, or the core's error (a
     /// `DecodeError` mentioning "truncated" for a body cut short).
     fn finish_table(&mut self, py: Python<'_>) -> PyResult<TableData> {
-        self.sender()?;
-        self.sender = None;
-        let worker = self.worker.take().ok_or_else(Self::lost)?;
-        let shared = self.shared.clone();
-        let built = py.detach(move || {
-            let Ok((decoder, mut kept)) = worker.join() else {
-                return Ok(None);
-            };
-            if let Some(err) = shared.error() {
-                return Err(err);
-            }
-            let finished = decoder.finish()?;
-            shared.rows.store(finished.total_rows, Ordering::Release);
-            kept.extend(finished.batches);
-            TableData::build(kept, finished.notices).map(Some)
-        });
-        core(py, built)?.ok_or_else(Self::lost)
+        if self.inner.finished() {
+            return Err(PyValueError::new_err("the collector has finished"));
+        }
+        let inner = &mut self.inner;
+        core(py, py.detach(|| inner.finish()))
     }
 
     fn __repr__(&self) -> String {

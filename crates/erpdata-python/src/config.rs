@@ -59,7 +59,10 @@ fn py_repr(py: Python<'_>, text: Option<&str>) -> PyResult<String> {
     }
 }
 
-fn dues_query(acid: &Bound<'_, PyAny>, kind: &Bound<'_, PyAny>) -> Result<DuesQuery, Error> {
+pub(crate) fn dues_query(
+    acid: &Bound<'_, PyAny>,
+    kind: &Bound<'_, PyAny>,
+) -> Result<DuesQuery, Error> {
     let acid = convert::id("acid", acid)?;
     let kind = DuesKind::from_str(&convert::text("kind", kind)?)?;
     Ok(DuesQuery::new(acid, kind))
@@ -295,10 +298,22 @@ impl Config {
     }
 
     fn request(&self, py: Python<'_>, request: http::Request<Vec<u8>>) -> PyResult<Request> {
+        Ok(Request::new(py, &self.inner, request))
+    }
+}
+
+impl Request {
+    /// The Python view of a core request, its display URL redacted by
+    /// `config`.
+    pub(crate) fn new(
+        py: Python<'_>,
+        config: &erpdata::Config,
+        request: http::Request<Vec<u8>>,
+    ) -> Request {
         let url = request.uri().to_string();
-        Ok(Request {
+        Request {
             method: request.method().as_str().to_owned(),
-            display_url: self.inner.redact(&url),
+            display_url: config.redact(&url),
             url,
             headers: request
                 .headers()
@@ -310,6 +325,11 @@ impl Config {
                 .collect(),
             body: PyBytes::new(py, request.body()).unbind(),
             inner: request,
-        })
+        }
+    }
+
+    /// The core's request.
+    pub(crate) fn core_request(&self) -> &http::Request<Vec<u8>> {
+        &self.inner
     }
 }

@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod call;
 mod capsules;
 mod collector;
 mod config;
@@ -28,12 +29,13 @@ fn _decimals_built_directly(py: Python<'_>) -> PyResult<bool> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<config::Config>()?;
     m.add_class::<config::Request>()?;
-    m.add_class::<retry::RetryPolicy>()?;
     m.add_class::<table::TableDecoder>()?;
     m.add_class::<collector::TableCollector>()?;
     m.add_class::<table::Batch>()?;
     m.add_class::<table::TableData>()?;
+    m.add_class::<retry::RetryPolicy>()?;
     m.add_class::<typing::Typing>()?;
+    call::register(m)?;
     m.add_function(wrap_pyfunction!(_decimals_built_directly, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

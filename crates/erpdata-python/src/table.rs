@@ -20,7 +20,7 @@ use crate::typing::Typing;
 /// batches, and `str` columns (not categoricals) in DataFrames.
 const STRINGS: Dictionary = Dictionary::Never;
 
-fn to_arrow(batch: erpdata::Batch) -> Result<RecordBatch, Error> {
+pub(crate) fn to_arrow(batch: erpdata::Batch) -> Result<RecordBatch, Error> {
     batch
         .into_record_batch_with(STRINGS)
         .map_err(|e| Error::Decode {
@@ -69,6 +69,12 @@ fn names<'py>(py: Python<'py>, schema: &Schema) -> Vec<Bound<'py, PyString>> {
 #[pyclass(frozen, module = "erpdata._core")]
 pub(crate) struct Batch {
     inner: RecordBatch,
+}
+
+impl Batch {
+    pub(crate) fn from_arrow(inner: RecordBatch) -> Self {
+        Batch { inner }
+    }
 }
 
 #[pymethods]
