@@ -1,30 +1,4 @@
-//! One call, from its first request to its result, as a state machine that
-//! performs no I/O: the host asks it what to do next ([`Call::next`]),
-//! does it with its own HTTP stack, and reports what happened
-//! ([`Call::head`], [`Call::chunk`], [`Call::end`], [`Call::failed`]).
-//!
-//! Every decision of a call is made here, once, for every client: how many
-//! attempts, which redirects to follow, the order redirect → retry →
-//! accept, when a body cut short may be sent for again (only while nothing
-//! of it has reached the caller), how long each wait may last within the
-//! call's time budget, `Retry-After` against the time left, the jitter of
-//! the backoff, and what every failure says.
-//!
-//! ```text
-//!   ┌────────┐  Send   ┌──────────┐ head: accept ┌─────────┐ end  ┌──────┐
-//!   │  send  │───────▶│ awaiting │─────────────▶│ reading │─────▶│ done │
-//!   └────────┘         │   head   │              └─────────┘      └──────┘
-//!     ▲  ▲             └──────────┘               │  ▲  │ chunk: Emit
-//!     │  │ redirect        │ 429/5xx, failure     │  └──┘ batches
-//!     │  └─────────────────┤ (retry)              │ cut, nothing delivered
-//!     │      ┌───────┐     │                      │ (retry)
-//!     └──────│ sleep │◀────┴──────────────────────┘
-//!            └───────┘        anything else: failed(error)
-//! ```
-//!
-//! Time comes from the host as a monotonic `now` (any origin) with each
-//! report and each question, randomness as a seed when the call is made.
-//! The host's duties are in [`Action`]'s documentation.
+//! One call as a state machine: see [`Call`].
 
 mod limits;
 mod sink;
@@ -127,7 +101,33 @@ enum State<O> {
     Over,
 }
 
-/// One call as a state machine; see the [module](self) documentation.
+/// One call, from its first request to its result, as a state machine that
+/// performs no I/O: the host asks it what to do next ([`Call::next`]),
+/// does it with its own HTTP stack, and reports what happened
+/// ([`Call::head`], [`Call::chunk`], [`Call::end`], [`Call::failed`]).
+///
+/// Every decision of a call is made here, once, for every client: how many
+/// attempts, which redirects to follow, the order redirect → retry →
+/// accept, when a body cut short may be sent for again (only while nothing
+/// of it has reached the caller), how long each wait may last within the
+/// call's time budget, `Retry-After` against the time left, the jitter of
+/// the backoff, and what every failure says.
+///
+/// ```text
+///   ┌────────┐  Send   ┌──────────┐ head: accept ┌─────────┐ end  ┌──────┐
+///   │  send  │───────▶│ awaiting │─────────────▶│ reading │─────▶│ done │
+///   └────────┘         │   head   │              └─────────┘      └──────┘
+///     ▲  ▲             └──────────┘               │  ▲  │ chunk: Emit
+///     │  │ redirect        │ 429/5xx, failure     │  └──┘ batches
+///     │  └─────────────────┤ (retry)              │ cut, nothing delivered
+///     │      ┌───────┐     │                      │ (retry)
+///     └──────│ sleep │◀────┴──────────────────────┘
+///            └───────┘        anything else: failed(error)
+/// ```
+///
+/// Time comes from the host as a monotonic `now` (any origin) with each
+/// report and each question, randomness as a seed when the call is made.
+/// The host's duties are in [`Action`]'s documentation.
 ///
 /// ```
 /// use std::time::Duration;
