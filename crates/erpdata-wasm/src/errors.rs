@@ -1,6 +1,8 @@
 //! Core errors -> plain JS objects
 //! `{kind, message, field?, reason?, status?, excerpt?, serviceStatus?,
-//! serviceMessage?, transportKind?}`.
+//! serviceMessage?, transportKind?, attempts?, url?, rowsReceived?,
+//! rowsDelivered?}`; the last four say where a call stood (the core's
+//! `CallInfo`), for errors a call ended with.
 //!
 //! Plain objects rather than `Error`s: the classes live in
 //! `js/src/errors.js`, where users can subclass-check and document them, and
@@ -25,21 +27,37 @@ pub(crate) fn to_js(err: &Error) -> JsValue {
         Error::Transport { kind, .. } => {
             set(&obj, "transportKind", &kind.as_str().into());
         }
-        Error::HttpStatus { status, excerpt, .. } => {
+        Error::HttpStatus {
+            status, excerpt, ..
+        } => {
             set(&obj, "status", &(*status).into());
             set(&obj, "excerpt", &excerpt.into());
         }
-        Error::Service { status, message, .. } => {
+        Error::Service {
+            status, message, ..
+        } => {
             set(&obj, "serviceStatus", &status.into());
             set(&obj, "serviceMessage", &message.into());
         }
-        Error::Decode { reason, excerpt, .. } => {
+        Error::Decode {
+            reason, excerpt, ..
+        } => {
             set(&obj, "reason", &reason.into());
             set(&obj, "excerpt", &excerpt.into());
         }
         // Non-exhaustive: a new core variant still arrives with its kind
         // and message, and becomes a plain ErpError in JS.
         _ => {}
+    }
+    if let Some(info) = err.call() {
+        set(&obj, "attempts", &info.attempts.into());
+        set(&obj, "url", &info.url.as_str().into());
+        if let Some(n) = info.rows_received {
+            set(&obj, "rowsReceived", &(n as f64).into());
+        }
+        if let Some(n) = info.rows_delivered {
+            set(&obj, "rowsDelivered", &(n as f64).into());
+        }
     }
     obj.into()
 }

@@ -12,6 +12,7 @@ use erpdata::{Config, DuesKind, DuesQuery, Method, TableQuery, TransportKind};
 use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+mod call;
 mod columns;
 mod convert;
 mod errors;
@@ -19,6 +20,7 @@ mod policy;
 mod rows;
 mod stream;
 
+pub use call::{check_call_options, limits, Call};
 pub use policy::RetryPolicy;
 pub use stream::TableStream;
 
@@ -92,15 +94,7 @@ impl Core {
         let as_text = core(rows::numbers(numbers))?;
         let options = core(convert::typing(typing))?;
         let dues = core(self.config.parse_dues_with(&query, status, body, &options))?;
-        let rows = Keys::new(&[]).rows(&dues.rows, as_text)?;
-        let out = Object::new();
-        set(&out, "acid", &dues.acid.as_str().into());
-        set(&out, "kind", &dues.kind.as_str().into());
-        set(&out, "rows", &rows);
-        set(&out, "schema", &schema(&dues.schema)?.into());
-        set(&out, "raw", &dues.raw.as_str().into());
-        set(&out, "notices", &strings(&dues.notices));
-        Ok(out.into())
+        dues_js(&dues, as_text)
     }
 
     /// Parses a table answer into `{columns, rows, notices}`, each row
@@ -207,26 +201,46 @@ impl Core {
 
 impl Core {
     fn request(&self, request: &http::Request<Vec<u8>>) -> JsValue {
+        let out = request_js(&self.config, request);
         let url = request.uri().to_string();
-        let headers = Array::new();
-        for (name, value) in request.headers() {
-            // The core only sets ASCII values; lossy is for the impossible case.
-            let value = String::from_utf8_lossy(value.as_bytes());
-            headers.push(&Array::of2(&name.as_str().into(), &value.as_ref().into()));
-        }
-        let body = if request.body().is_empty() {
-            JsValue::NULL
-        } else {
-            Uint8Array::from(request.body().as_slice()).into()
-        };
-        let out = Object::new();
-        set(&out, "method", &request.method().as_str().into());
-        set(&out, "url", &url.as_str().into());
-        set(&out, "headers", &headers);
-        set(&out, "body", &body);
         set(&out, "displayUrl", &self.config.redact(&url).into());
         out.into()
     }
+}
+
+/// A request as `{method, url, headers, body}` for fetch.
+fn request_js(_config: &Config, request: &http::Request<Vec<u8>>) -> Object {
+    let url = request.uri().to_string();
+    let headers = Array::new();
+    for (name, value) in request.headers() {
+        // The core only sets ASCII values; lossy is for the impossible case.
+        let value = String::from_utf8_lossy(value.as_bytes());
+        headers.push(&Array::of2(&name.as_str().into(), &value.as_ref().into()));
+    }
+    let body = if request.body().is_empty() {
+        JsValue::NULL
+    } else {
+        Uint8Array::from(request.body().as_slice()).into()
+    };
+    let out = Object::new();
+    set(&out, "method", &request.method().as_str().into());
+    set(&out, "url", &url.as_str().into());
+    set(&out, "headers", &headers);
+    set(&out, "body", &body);
+    out
+}
+
+/// Dues as `{acid, kind, rows, schema, raw, notices}`.
+fn dues_js(dues: &erpdata::Dues, as_text: rows::Numbers) -> Result<JsValue, JsValue> {
+    let rows = Keys::new(&[]).rows(&dues.rows, as_text)?;
+    let out = Object::new();
+    set(&out, "acid", &dues.acid.as_str().into());
+    set(&out, "kind", &dues.kind.as_str().into());
+    set(&out, "rows", &rows);
+    set(&out, "schema", &schema(&dues.schema)?.into());
+    set(&out, "raw", &dues.raw.as_str().into());
+    set(&out, "notices", &strings(&dues.notices));
+    Ok(out.into())
 }
 
 fn dues_query(acid: &JsValue, kind: &JsValue) -> Result<DuesQuery, erpdata::Error> {

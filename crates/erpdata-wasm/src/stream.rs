@@ -9,7 +9,9 @@
 //! (`unify_schemas`), casts each batch to it (`Batch::cast`) and gives them
 //! out as one JS batch.
 
-use erpdata::{unify_schemas, Batch, Schema, TableDecoder};
+use erpdata::{Batch, TableDecoder};
+
+use crate::call::unified;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
@@ -118,26 +120,6 @@ impl TableStream {
     pub fn regular(&self) -> bool {
         self.regular
     }
-}
-
-/// The batches cast to the schema that holds them all: the core's rule
-/// for a whole table, so every batch has the same columns, in the same
-/// order, of the same types.
-fn unified(batches: Vec<Batch>) -> Vec<Batch> {
-    let schema = batches
-        .iter()
-        .fold(Schema::new(), |s, b| unify_schemas(&s, &b.schema()));
-    batches
-        .into_iter()
-        .map(|b| {
-            if b.schema() == schema {
-                b
-            } else {
-                b.cast(&schema)
-                    .expect("a schema unified from a batch's holds it")
-            }
-        })
-        .collect()
 }
 
 fn finished() -> JsValue {
