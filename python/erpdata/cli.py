@@ -268,6 +268,12 @@ def _sandbox_binary() -> str | None:
     configured = os.environ.get("ERPDATA_SANDBOX_BIN")
     if configured:
         return configured
+    # The wheels ship the sandbox built for their platform (make dist adds
+    # it as erpdata/_bin/erpdata-sandbox); an install built from the sdist
+    # has none.
+    shipped = Path(__file__).resolve().parent / "_bin" / "erpdata-sandbox"
+    if shipped.is_file() and os.access(shipped, os.X_OK):
+        return str(shipped)
     found = shutil.which("erpdata-sandbox")
     if found:
         return found
@@ -280,8 +286,9 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     binary = _sandbox_binary()
     if binary is None:
         raise _Usage(
-            "the sandbox binary was not found: set ERPDATA_SANDBOX_BIN, put erpdata-sandbox on "
-            "PATH, or run `make sandbox` in a checkout"
+            "the sandbox binary was not found (an erpdata built from source ships none; the "
+            "manylinux wheels do): set ERPDATA_SANDBOX_BIN, put erpdata-sandbox on PATH, or run "
+            "`cargo build -p erpdata-sandbox` in a checkout of erpdata"
         )
     command = [binary, "--port", str(args.port)]
     if args.rows is not None:
