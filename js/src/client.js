@@ -1,13 +1,12 @@
-// ErpClient: sends the requests the wasm core describes with `fetch`, and
-// hands status + body bytes back to the core. No rule of the wire format
-// (encoding, validation, parsing, redaction, retrying, redirects) is
-// implemented here.
+// ErpClient: each call is the core's Call (wasm), carried out with `fetch`
+// by send.js. No rule of the wire format (encoding, validation, parsing,
+// redaction) and no decision of a call (attempts, redirects, time limits)
+// is implemented here.
 
 import { batchRows } from "./columns.js";
 import { invalidInput } from "./errors.js";
-import { aborted, send } from "./send.js";
-import { concat, core, DEFAULT_BATCH_ROWS, readTable, Table, withRowCount } from "./table.js";
-import { transportError } from "./transport.js";
+import { drive, run } from "./send.js";
+import { core, Table } from "./table.js";
 
 let loadWasm = () => {
   throw new Error("erpdata: no wasm loader; import the package's entry point, not src/client.js");
@@ -71,20 +70,15 @@ function checkSignal(signal) {
   }
 }
 
-/**
- * The decoder sets aside room for a whole batch up front, in wasm memory
- * (at most 4 GiB, and a failed allocation there aborts the module): a
- * batch of a hundred million rows would never fit, a million always does.
- */
-const MAX_BATCH_ROWS = 1_000_000;
+/** The options a call takes on top of the client's defaults. */
+const CALL_OPTIONS = ["timeoutMs", "connectTimeoutMs", "readTimeoutMs", "maxRetries"];
 
-function checkBatchRows(batchRows) {
-  if (
-    batchRows !== undefined &&
-    (!Number.isSafeInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS)
-  ) {
-    throw invalidInput("batchRows", `must be an integer from 1 to ${MAX_BATCH_ROWS}`);
-  }
+/** The given members of `options` among `keys` (`null` is not given). */
+function given(options, keys) {
+  const out = {};
+  for (const key of keys)
+    if (options[key] !== undefined && options[key] !== null) out[key] = options[key];
+  return out;
 }
 
 /** Rows by the core's row decoder, which keeps each row's own keys. */
@@ -138,32 +132,14 @@ function trimmed(err, fn) {
 export class ErpClient {
   /** The wasm core: the only place the access token is kept. */
   #core;
-  #policy;
   #fetch;
-  #timeoutMs;
+  /** The call options given to the constructor (checked by the core). */
+  #defaults;
 
   constructor(options) {
     options = optionsOf(options);
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
-    }
-    // `null`, like `undefined`, means "not set", as for every other option.
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    const maxRetries = options.maxRetries ?? 2;
-    if (
-      typeof timeoutMs !== "number" ||
-      !(timeoutMs > 0) ||
-      !Number.isFinite(timeoutMs) ||
-      timeoutMs > 2 ** 31 - 1
-    ) {
-      // "Wait forever" is never what a server process wants by accident.
-      throw invalidInput(
-        "timeoutMs",
-        "must be a positive, finite number of milliseconds (at most 2^31-1)",
-      );
-    }
-    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0 || maxRetries > 2 ** 32 - 1) {
-      throw invalidInput("maxRetries", "must be a non-negative integer");
     }
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== "function") {
@@ -181,39 +157,60 @@ export class ErpClient {
       throw invalidInput("base_url", "not given; pass baseUrl or set ERPDATA_BASE_URL");
     }
     settings.allowInsecureHttp = options.allowInsecureHttp;
-    const { Core, RetryPolicy } = loadWasm();
-    this.#core = core(() => new Core(settings));
-    this.#policy = new RetryPolicy(maxRetries);
+    const wasm = loadWasm();
+    // `null`, like `undefined`, means "not set", as for every other option;
+    // the core checks each against its range and names the field.
+    this.#defaults = given(options, CALL_OPTIONS);
+    core(() => wasm.checkCallOptions(this.#defaults));
+    this.#core = core(() => new wasm.Core(settings));
     // Called unbound: a fetch that needs `this` (window.fetch) breaks otherwise.
     this.#fetch = options.fetch ? fetchFn : (...args) => globalThis.fetch(...args);
-    this.#timeoutMs = timeoutMs;
   }
 
-  get #client() {
-    return {
-      core: this.#core,
-      policy: this.#policy,
-      fetch: this.#fetch,
-      timeoutMs: this.#timeoutMs,
-    };
+  /**
+   * The core's limits and defaults: `{defaults: {timeoutMs,
+   * connectTimeoutMs, readTimeoutMs, maxRetries, batchRows}, maxTimeoutMs,
+   * maxRetries: {min, max}, batchRows: {min, max}}`.
+   */
+  static get limits() {
+    return loadWasm().limits();
+  }
+
+  /**
+   * A call's options (`timeoutMs`, `connectTimeoutMs`, `readTimeoutMs`,
+   * `maxRetries`, `batchRows`) over the client's, checked by the core
+   * before anything is sent; and the call's signal, checked.
+   */
+  #options(options, batchRows) {
+    checkSignal(options.signal);
+    const merged = { ...this.#defaults, ...given(options, CALL_OPTIONS), batchRows };
+    core(() => loadWasm().checkCallOptions(merged));
+    return merged;
+  }
+
+  /** How send.js carries out a call. */
+  #host(signal) {
+    const wasmCore = this.#core;
+    return { fetch: this.#fetch, redact: (text) => wasmCore.redact(text), signal };
+  }
+
+  /** A new call's clock and jitter seed. */
+  static #start() {
+    return [performance.now(), Math.floor(Math.random() * 2 ** 53)];
   }
 
   /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
   async dues(options) {
     try {
-      const { acid, kind, numbers, signal, schema, inferStrings } = optionsOf(options);
+      options = optionsOf(options);
+      const { acid, kind, numbers, signal, schema, inferStrings } = options;
       checkNumbers(numbers);
-      checkSignal(signal);
-      const request = core(() => this.#core.duesRequest(acid, kind));
+      const callOptions = this.#options(options);
       const typing = typingOf(this.#core, schema, inferStrings);
-      const { status, body } = await send(this.#client, request, {
-        signal,
-        consume: async (response) => ({
-          status: response.status,
-          body: new Uint8Array(await response.arrayBuffer()),
-        }),
-      });
-      return core(() => this.#core.parseDues(acid, kind, status, body, numbers, typing));
+      const call = core(() =>
+        this.#core.duesCall(acid, kind, numbers, typing, callOptions, ...ErpClient.#start()),
+      );
+      return await run(call, this.#host(signal));
     } catch (err) {
       throw trimmed(err, this.dues);
     }
@@ -222,8 +219,7 @@ export class ErpClient {
   /** What a customer owes (`type=RECEIPT`). */
   async receivables(acid, options) {
     try {
-      const { numbers, signal, schema, inferStrings } = optionsOf(options);
-      return await this.dues({ acid, kind: "RECEIPT", numbers, signal, schema, inferStrings });
+      return await this.dues({ ...optionsOf(options), acid, kind: "RECEIPT" });
     } catch (err) {
       throw trimmed(err, this.receivables);
     }
@@ -232,8 +228,7 @@ export class ErpClient {
   /** What is owed to a supplier (`type=PAYMENT`). */
   async payables(acid, options) {
     try {
-      const { numbers, signal, schema, inferStrings } = optionsOf(options);
-      return await this.dues({ acid, kind: "PAYMENT", numbers, signal, schema, inferStrings });
+      return await this.dues({ ...optionsOf(options), acid, kind: "PAYMENT" });
     } catch (err) {
       throw trimmed(err, this.payables);
     }
@@ -247,36 +242,31 @@ export class ErpClient {
    */
   async table(name, options) {
     try {
-      const { companyId, yearId, method, numbers, signal, schema, inferStrings } =
-        optionsOf(options);
+      options = optionsOf(options);
+      const { companyId, yearId, method, numbers, signal, schema, inferStrings } = options;
       checkNumbers(numbers);
-      checkSignal(signal);
-      const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
+      const callOptions = this.#options(options);
       const wasmCore = this.#core;
       const typing = typingOf(wasmCore, schema, inferStrings);
-      return await send(this.#client, request, {
-        signal,
-        consume: async (response) => {
-          const read = await readTable(wasmCore, response, {
-            numbers,
-            typing,
-            batchRows: DEFAULT_BATCH_ROWS,
-            keepBody: true,
-          });
-          const { chunks, status } = { chunks: read.chunks, status: response.status };
-          // Rows rebuilt from columns equal the rows sent (typed) only when
-          // every row had the same keys in the same order; otherwise the
-          // core's row path reads the kept body.
-          const exact = !read.regular;
-          return new Table({
-            ...read,
-            numbers,
-            exactRows: exact
-              ? () => exactRows(wasmCore, status, concat(chunks), numbers, typing)
-              : undefined,
-          });
-        },
-      });
+      const call = core(() =>
+        wasmCore.tableCall(
+          name,
+          companyId,
+          yearId,
+          method,
+          numbers,
+          typing,
+          callOptions,
+          ...ErpClient.#start(),
+        ),
+      );
+      const read = await run(call, this.#host(signal));
+      // Rows rebuilt from columns equal the rows sent (typed) only when
+      // every row had the same keys in the same order; otherwise the core's
+      // row path reads the kept body.
+      const { body, status } = read;
+      const exact = body ? () => exactRows(wasmCore, status, body, numbers, typing) : undefined;
+      return new Table({ ...read, numbers, exactRows: exact });
     } catch (err) {
       throw trimmed(err, this.table);
     }
@@ -285,94 +275,66 @@ export class ErpClient {
   /**
    * The table as an async iterable of row batches (arrays of row objects),
    * decoded while the body arrives: memory stays bounded by `batchRows`.
-   * `timeoutMs` bounds the wait for the answer and for each chunk of the
-   * body, not the whole download (which the caller paces).
-   * One schema: the first batch fixes every column's type, and a later
-   * value that does not fit it (or a column first seen later) throws a
-   * DecodeError naming the column and the row; `schema` declares types.
-   * Every row has every column (null where a row lacked the key). A body
-   * that breaks off throws after the last complete batch; the error says
-   * how many rows arrived.
+   * `timeoutMs` bounds the time spent waiting for the service, not the
+   * time the caller spends on a batch. One schema: the first batch fixes
+   * every column's type, and a later value that does not fit it (or a
+   * column first seen later) throws a DecodeError naming the column and
+   * the row; `schema` declares types. Every row has every column (null
+   * where a row lacked the key). A body that breaks off throws after the
+   * last complete batch; the error says how many rows had arrived and how
+   * many were handed out.
    */
   streamTable(name, options) {
-    const {
-      companyId,
-      yearId,
-      method,
-      numbers,
-      signal,
-      batchRows: rowsPerBatch,
-      schema,
-      inferStrings,
-    } = optionsOf(options);
-    const size = rowsPerBatch ?? 10_000;
+    options = optionsOf(options);
+    const { companyId, yearId, method, numbers, signal, schema, inferStrings } = options;
     checkNumbers(numbers);
-    checkSignal(signal);
-    checkBatchRows(size);
-    const request = core(() => this.#core.tableRequest(name, companyId, yearId, method));
+    const callOptions = this.#options(options, options.batchRows);
+    // Checked now, so that bad input throws here rather than when iterated.
+    core(() => this.#core.tableRequest(name, companyId, yearId, method));
     const typing = typingOf(this.#core, schema, inferStrings);
-    const client = this.#client;
     const wasmCore = this.#core;
-    return {
+    const host = this.#host(signal);
+    const stream = {
+      /** The answer's notices, once the stream ended without an error. */
+      notices: undefined,
+      /** The rows of the whole answer, once the stream ended without an error. */
+      totalRows: undefined,
       async *[Symbol.asyncIterator]() {
-        let attempt;
-        const response = await send(client, request, {
-          signal,
-          keepOpen: true,
-          consume: (res, a) => {
-            attempt = a;
-            return res;
-          },
-        });
-        const stream = core(() =>
-          wasmCore.tableStream(response.status, size, numbers, typing, false),
+        const call = core(() =>
+          wasmCore.streamCall(
+            name,
+            companyId,
+            yearId,
+            method,
+            numbers,
+            typing,
+            callOptions,
+            ...ErpClient.#start(),
+          ),
         );
-        const reader = response.body?.getReader();
+        const steps = drive(call, host);
         try {
           for (;;) {
-            let chunk;
-            try {
-              // The timeout bounds each wait for the server, not the time
-              // the caller spends on a batch.
-              attempt.restart();
-              chunk = reader ? await reader.read() : { done: true };
-              attempt.pause();
-            } catch (err) {
-              const failure = attempt.byCaller
-                ? aborted(wasmCore, signal)
-                : transportError(wasmCore, err, client.timeoutMs);
-              failure.rowsReceived = stream.rows;
-              failure.message = `${failure.message} (${stream.rows} complete rows arrived before the error)`;
-              throw failure;
+            const step = await steps.next();
+            if (step.done) {
+              stream.notices = step.value.notices;
+              stream.totalRows = step.value.totalRows;
+              return;
             }
-            if (chunk.done) break;
-            let batches;
-            try {
-              batches = core(() => stream.feed(chunk.value));
-            } catch (err) {
-              throw withRowCount(err, stream.rows);
-            }
-            for (const b of batches) yield batchRows(b, numbers, []);
+            yield batchRows(step.value, numbers, []);
           }
-          let end;
-          try {
-            end = core(() => stream.finish());
-          } catch (err) {
-            throw withRowCount(err, stream.rows);
-          }
-          for (const b of end.batches) yield batchRows(b, numbers, []);
         } finally {
-          attempt?.done();
-          reader?.cancel().catch(() => {});
-          stream.free();
+          await steps.return();
         }
       },
     };
+    return stream;
   }
 
   /** What the client is configured with; never the token. */
   #describe() {
     const c = this.#core;
+    const options = loadWasm().checkCallOptions(this.#defaults);
     return {
       baseUrl: c.baseUrl,
       project: c.project ?? null,
@@ -380,8 +342,10 @@ export class ErpClient {
       accessToken: c.hasAccessToken ? "[REDACTED]" : null,
       companyId: c.companyId ?? null,
       yearId: c.yearId ?? null,
-      timeoutMs: this.#timeoutMs,
-      maxRetries: this.#policy.maxRetries,
+      timeoutMs: options.timeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      readTimeoutMs: options.readTimeoutMs,
+      maxRetries: options.maxRetries,
     };
   }
 

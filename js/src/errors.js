@@ -1,24 +1,35 @@
 // The error classes. Every failure of the SDK is an instance of one of
 // them, all derived from ErpError (itself an Error): the core decides which
 // (one class per variant of erpdata::Error) and writes the message, already
-// redacted; this file only gives them classes.
+// redacted; this file only gives them classes. An error a call ended with
+// also says where the call stood (the core's CallInfo): `attempts`, `url`
+// (redacted), `rowsReceived`, `rowsDelivered`.
 
 export class ErpError extends Error {
   /**
    * @param {string} message
-   * @param {{kind?: string, cause?: unknown}} [options]
+   * @param {{kind?: string, cause?: unknown, attempts?: number, url?: string,
+   *   rowsReceived?: number, rowsDelivered?: number}} [options]
    */
   constructor(message, options = {}) {
     super(message, "cause" in options ? { cause: options.cause } : undefined);
     /** Stable kind name, the same in every language. */
     this.kind = options.kind ?? "unknown";
+    /** Requests the call sent (retries and redirects included); undefined when not from a call. */
+    this.attempts = options.attempts;
+    /** The last request's URL, token redacted; undefined when not from a call. */
+    this.url = options.url;
+    /** Complete rows of a table answer decoded before the error, if a body was read. */
+    this.rowsReceived = options.rowsReceived;
+    /** Rows a stream handed out in complete batches before the error. */
+    this.rowsDelivered = options.rowsDelivered;
   }
 }
 
 /** Rejected before anything was sent. */
 export class InvalidInputError extends ErpError {
-  constructor(message, { field, reason } = {}) {
-    super(message, { kind: "invalid_input" });
+  constructor(message, { field, reason, ...rest } = {}) {
+    super(message, { ...rest, kind: "invalid_input" });
     /** The parameter, as the core names it (`acid`, `table`, `company_id`...). */
     this.field = field;
     this.reason = reason;
@@ -28,7 +39,7 @@ export class InvalidInputError extends ErpError {
 /** The request did not complete: connection refused, reset, timeout. */
 export class TransportError extends ErpError {
   constructor(message, { transportKind = "other", ...rest } = {}) {
-    super(message, { kind: "transport", ...rest });
+    super(message, { ...rest, kind: "transport" });
     /** `"connect"`, `"timeout"`, `"reset"` or `"other"`. */
     this.transportKind = transportKind;
   }
@@ -36,8 +47,8 @@ export class TransportError extends ErpError {
 
 /** The service answered with a status outside 2xx (a 3xx included). */
 export class HttpStatusError extends ErpError {
-  constructor(message, { status, excerpt } = {}) {
-    super(message, { kind: "http_status" });
+  constructor(message, { status, excerpt, ...rest } = {}) {
+    super(message, { ...rest, kind: "http_status" });
     this.status = status;
     this.excerpt = excerpt;
   }
@@ -45,8 +56,8 @@ export class HttpStatusError extends ErpError {
 
 /** JSON whose `status` is not `success`. */
 export class ServiceError extends ErpError {
-  constructor(message, { status, serviceMessage } = {}) {
-    super(message, { kind: "service" });
+  constructor(message, { status, serviceMessage, ...rest } = {}) {
+    super(message, { ...rest, kind: "service" });
     /** The `status` the service sent (a string, e.g. `"error"`). */
     this.status = status;
     this.serviceMessage = serviceMessage;
@@ -55,8 +66,8 @@ export class ServiceError extends ErpError {
 
 /** The answer was not of the documented shape. */
 export class DecodeError extends ErpError {
-  constructor(message, { reason, excerpt } = {}) {
-    super(message, { kind: "decode" });
+  constructor(message, { reason, excerpt, ...rest } = {}) {
+    super(message, { ...rest, kind: "decode" });
     this.reason = reason;
     this.excerpt = excerpt;
   }
@@ -95,27 +106,29 @@ export function fromCore(raw, cause) {
   ) {
     return raw;
   }
-  const { message } = raw;
+  const { message, attempts, url, rowsReceived, rowsDelivered } = raw;
+  const call = { attempts, url, rowsReceived, rowsDelivered };
   switch (raw.kind) {
     case "invalid_input":
-      return new InvalidInputError(message, raw);
+      return new InvalidInputError(message, { field: raw.field, reason: raw.reason });
     case "transport": {
-      const options = { transportKind: raw.transportKind };
+      const options = { ...call, transportKind: raw.transportKind };
       if (cause !== undefined) options.cause = cause;
       return new TransportError(message, options);
     }
     case "http_status":
-      return new HttpStatusError(message, raw);
+      return new HttpStatusError(message, { ...call, status: raw.status, excerpt: raw.excerpt });
     case "service":
       return new ServiceError(message, {
+        ...call,
         status: raw.serviceStatus,
         serviceMessage: raw.serviceMessage,
       });
     case "decode":
-      return new DecodeError(message, raw);
+      return new DecodeError(message, { ...call, reason: raw.reason, excerpt: raw.excerpt });
     default:
       // A kind added to the core later still arrives as an ErpError.
-      return new ErpError(message, { kind: raw.kind });
+      return new ErpError(message, { ...call, kind: raw.kind });
   }
 }
 

@@ -79,7 +79,7 @@ export type Value = JsonValue;
 /** One row: its fields in the order the service sent them. */
 export type Row = Record<string, Value>;
 
-export interface ErpClientOptions {
+export interface ErpClientOptions extends LimitOptions {
   /** The service's base URL; default `ERPDATA_BASE_URL`. A path prefix is kept. */
   baseUrl?: string;
   /** ERP project name (table fetch); default `ERPDATA_PROJECT`. */
@@ -92,17 +92,6 @@ export interface ErpClientOptions {
   companyId?: Id;
   /** Default financial year (`yearid`); default `ERPDATA_YEAR_ID`. */
   yearId?: Id;
-  /**
-   * Milliseconds per attempt, covering the request and reading the whole
-   * body; default 30000. Finite: there is no way to wait forever.
-   */
-  timeoutMs?: number;
-  /**
-   * Retries of 429/502/503/504 answers and connection failures, resets and
-   * timeouts (exponential backoff with jitter, `Retry-After` honoured up to
-   * 30 s); default 2.
-   */
-  maxRetries?: number;
   /** The `fetch` to use (a proxy's, an undici agent's, a test's); default `globalThis.fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */
@@ -135,10 +124,60 @@ export interface TypingOptions {
   inferStrings?: boolean;
 }
 
+/**
+ * The limits of a call, decided and checked by the core (`ErpClient.limits`
+ * has its defaults and ranges): given to the client, they are every call's
+ * defaults; given to one call, they override them for it. Out of range is
+ * an InvalidInputError naming the core's field (`timeout`, `max_retries`).
+ */
+export interface LimitOptions {
+  /**
+   * Milliseconds for the whole call: every attempt, the waits between them
+   * and the whole answer (for `streamTable`, only the time spent waiting
+   * for the service, not the time the caller holds a batch); default
+   * 300000, at most a day. Finite: there is no way to wait forever.
+   */
+  timeoutMs?: number;
+  /**
+   * Milliseconds to connect; default 10000 (never above `timeoutMs`). fetch
+   * cannot tell connecting from waiting for the answer, so the wait for an
+   * answer's head is bounded by `connectTimeoutMs + readTimeoutMs`.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Milliseconds without a byte from the service: for the answer's head,
+   * and between two parts of its body; default 30000 (never above
+   * `timeoutMs`).
+   */
+  readTimeoutMs?: number;
+  /**
+   * Retries of 429/502/503/504 answers and of connection failures, resets
+   * and timeouts (a body cut short only while nothing of it reached the
+   * caller), with the core's backoff and jitter, `Retry-After` honoured
+   * within the time left; 0 to 10, default 2.
+   */
+  maxRetries?: number;
+}
+
+/** The core's limits and defaults (`ErpClient.limits`). */
+export interface Limits {
+  defaults: {
+    timeoutMs: number;
+    connectTimeoutMs: number;
+    readTimeoutMs: number;
+    maxRetries: number;
+    batchRows: number;
+  };
+  /** The longest limit accepted (a day). */
+  maxTimeoutMs: number;
+  maxRetries: { min: number; max: number };
+  batchRows: { min: number; max: number };
+}
+
 /** Options every call takes. */
-export interface CallOptions extends TypingOptions {
+export interface CallOptions extends TypingOptions, LimitOptions {
   numbers?: Numbers;
-  /** Aborts the call (and its retries); the call then rejects with a TransportError. */
+  /** Aborts the call (and its retries); the call then rejects with a TransportError (`aborted: true`). */
   signal?: AbortSignal;
 }
 
@@ -171,8 +210,19 @@ export interface TableOptions extends CallOptions {
 }
 
 export interface StreamTableOptions extends TableOptions {
-  /** Rows per batch, 1 to 1,000,000 (default 10000): memory is bounded by it. */
+  /**
+   * Rows per batch, 1 to 1,048,576 (default 65,536; the core's range,
+   * `ErpClient.limits.batchRows`): memory is bounded by it.
+   */
   batchRows?: number;
+}
+
+/** What `streamTable` returns: its batches, then what the answer said. */
+export interface TableStream extends AsyncIterable<Row[]> {
+  /** The answer's notices, once the batches ended without an error. */
+  readonly notices: string[] | undefined;
+  /** The rows of the whole answer, once the batches ended without an error. */
+  readonly totalRows: number | undefined;
 }
 
 /**
@@ -281,11 +331,12 @@ export declare class ErpClient {
    * first batch, rejects with a DecodeError naming the column and the row
    * (declare the type to avoid it). Every row has every column (null
    * where the row lacked the key). A body that breaks off throws after
-   * the last complete batch. `timeoutMs` bounds the wait for the answer
-   * and for each chunk of the body, not the whole download (which the
-   * caller's loop paces).
+   * the last complete batch, the error saying how many rows had arrived
+   * and how many were handed out. Retries and redirects happen only before
+   * the first batch. `timeoutMs` counts only the time spent waiting for
+   * the service, not the time the caller's loop holds a batch.
    */
-  streamTable(name: string, options?: StreamTableOptions): AsyncIterable<Row[]>;
+  streamTable(name: string, options?: StreamTableOptions): TableStream;
   /** The configuration, with the token shown as `[REDACTED]`. */
   toJSON(): {
     baseUrl: string;
@@ -295,16 +346,42 @@ export declare class ErpClient {
     companyId: string | null;
     yearId: string | null;
     timeoutMs: number;
+    connectTimeoutMs: number;
+    readTimeoutMs: number;
     maxRetries: number;
   };
+  /** The core's limits and defaults. */
+  static readonly limits: Limits;
 }
 
 export type ErrorKind = "invalid_input" | "transport" | "http_status" | "service" | "decode";
 
-/** The base of every error the SDK throws. */
+/**
+ * The base of every error the SDK throws. An error a call ended with says
+ * where the call stood (the same in every language); the four fields are
+ * undefined for input refused before sending.
+ */
 export declare class ErpError extends Error {
-  constructor(message: string, options?: { kind?: string; cause?: unknown });
+  constructor(
+    message: string,
+    options?: {
+      kind?: string;
+      cause?: unknown;
+      attempts?: number;
+      url?: string;
+      rowsReceived?: number;
+      rowsDelivered?: number;
+    },
+  );
   readonly kind: ErrorKind | (string & {});
+  /** Requests the call sent: the first, each retry and each redirect followed. */
+  readonly attempts: number | undefined;
+  /** The last request's URL, the token redacted. */
+  readonly url: string | undefined;
+  /** For a table: complete rows of the failed answer decoded before the error, if a body was read. */
+  readonly rowsReceived: number | undefined;
+  /** For `streamTable`: rows handed out in complete batches before the error. */
+  readonly rowsDelivered: number | undefined;
 }
 
 /** Rejected before anything was sent. */
@@ -325,8 +402,6 @@ export declare class TransportError extends ErpError {
   readonly transportKind: TransportKind;
   /** Set when the caller's `signal` aborted the call. */
   readonly aborted?: true;
-  /** streamTable: the rows delivered before the body broke off. */
-  readonly rowsReceived?: number;
 }
 
 /** A status outside 2xx (a redirect included). */
@@ -357,8 +432,6 @@ export declare class DecodeError extends ErpError {
   constructor(message: string, options?: { reason?: string; excerpt?: string });
   readonly kind: "decode";
   readonly reason: string;
-  /** For a table read as it arrived: the complete rows before the error. */
-  readonly rowsReceived?: number;
   /** A short, redacted excerpt of the body. */
   readonly excerpt: string;
 }

@@ -1,106 +1,99 @@
-// The send loop: fetch sends, the core decides. Redirects are never left to
-// fetch (`redirect: "manual"`): the core follows one within the configured
-// origin and refuses any other; retries happen when the core's RetryPolicy
-// says so, after the delay it gives. This file only sends and sleeps.
-import { ErpError, fromCore } from "./errors.js";
-import { AttemptSignal, sleep } from "./signals.js";
-import { transportError } from "./transport.js";
-
-/** Lets a response's unread body go without waiting for it. */
-function discard(response) {
-  response.body?.cancel().catch(() => {});
-}
-
-/** The error for a call the caller aborted (never retried). */
-export function aborted(wasmCore, signal) {
-  const err = fromCore(
-    wasmCore.transportError("other", "the call was aborted by its signal"),
-    signal.reason,
-  );
-  err.aborted = true;
-  return err;
-}
+// The host loop of a call: the core's Call (wasm) decides everything —
+// attempts, redirects, when to try again and after how long, every time
+// limit — and this file only does what it says: send with fetch (never
+// following a redirect itself), read the body, sleep, hand out a batch.
+import { fromCore } from "./errors.js";
+import { ABORTED, sleep, within } from "./signals.js";
+import { detailOf, kindOf, shownCause } from "./transport.js";
 
 /**
- * Sends `request` until an answer is final, then passes it to
- * `consume(response, attempt)`, whose result is returned. A transport
- * failure inside `consume` (the body breaking off) is retried like one of
- * fetch, unless `consume` marked it final by throwing an ErpError.
- * `attempt.done()` is called when `consume` settles, unless `keepOpen`
- * (the caller then calls it once it finished reading).
+ * Carries out `call`'s actions: yields each batch of a stream, returns
+ * the call's value, throws its ErpError. The caller's `signal` ends it at
+ * once (never retried).
  *
- * @param {{core: object, policy: object, fetch: Function, timeoutMs: number}} client
+ * @param {object} call a wasm Call; freed when this ends
+ * @param {{fetch: Function, redact: (text: string) => string, signal?: AbortSignal}} host
  */
-export async function send(client, request, { signal, consume, keepOpen = false }) {
-  const { core: wasmCore, policy, timeoutMs } = client;
-  const fetchFn = client.fetch;
-  let retries = 0;
-  let hops = 0;
-  for (;;) {
-    if (signal?.aborted) throw aborted(wasmCore, signal);
-    const attempt = new AttemptSignal(timeoutMs, signal);
-    let failure;
-    let closeHere = true;
-    try {
-      const init = {
-        method: request.method,
-        headers: request.headers,
-        redirect: "manual",
-        signal: attempt.signal,
-      };
-      if (request.body !== null) init.body = request.body;
-      const response = await fetchFn(request.url, init);
-      const { status } = response;
-      let next;
+export async function* drive(call, { fetch, redact, signal }) {
+  let response;
+  let reader;
+  let controller;
+  let failure;
+  const close = () => {
+    controller?.abort();
+    (reader ?? response?.body)?.cancel().catch(() => {});
+    response = reader = controller = undefined;
+  };
+  const now = () => performance.now();
+  try {
+    for (;;) {
+      if (signal?.aborted) throw aborted(call, signal);
+      const next = call.next(now());
+      if (next.action !== "read" && next.action !== "emit") close();
       try {
-        next = wasmCore.followRedirect(
-          request,
-          status,
-          response.headers.get("location") ?? undefined,
-          hops,
-        );
-      } catch (raw) {
-        discard(response);
-        throw fromCore(raw);
+        switch (next.action) {
+          case "send": {
+            controller = new AbortController();
+            const init = { method: next.method, headers: next.headers, redirect: "manual" };
+            init.signal = controller.signal;
+            if (next.body !== null) init.body = next.body;
+            // fetch cannot tell connecting from waiting: one limit, waitMs.
+            const stop = controller.abort.bind(controller);
+            response = await within(fetch(next.url, init), next.waitMs, signal, stop);
+            const h = response.headers;
+            const [location, retryAfter] = [h.get("location"), h.get("retry-after")];
+            call.head(
+              now(),
+              response.status,
+              location ?? undefined,
+              retryAfter ?? undefined,
+              Date.now(),
+            );
+            break;
+          }
+          case "read": {
+            reader ??= response?.body?.getReader();
+            const part = reader ? await within(reader.read(), next.waitMs, signal) : { done: true };
+            if (part.done) call.end(now());
+            else call.chunk(now(), part.value);
+            break;
+          }
+          case "sleep":
+            await sleep(next.ms, signal);
+            break;
+          case "emit":
+            yield next.batch;
+            break;
+          case "done":
+            return next.value;
+          case "failed":
+            throw fromCore(next.error, shownCause(failure, next.error, redact));
+        }
+      } catch (err) {
+        if (err === ABORTED || signal?.aborted) throw aborted(call, signal);
+        if (next.action !== "send" && next.action !== "read") throw err;
+        failure = err;
+        call.failed(now(), kindOf(err), detailOf(err));
       }
-      if (next !== undefined) {
-        discard(response);
-        request = next;
-        hops += 1;
-        continue;
-      }
-      const delay = policy.afterStatus(
-        retries,
-        status,
-        response.headers.get("retry-after") ?? undefined,
-        Math.random(),
-        Date.now(),
-      );
-      if (delay !== undefined) {
-        discard(response);
-        attempt.done();
-        await sleep(delay, signal).catch(() => {
-          throw aborted(wasmCore, signal);
-        });
-        retries += 1;
-        continue;
-      }
-      const result = await consume(response, attempt);
-      closeHere = !keepOpen;
-      return result;
-    } catch (err) {
-      // Final: a refused redirect, a decode error, an abort already made.
-      if (err instanceof ErpError) throw err;
-      if (attempt.byCaller) throw aborted(wasmCore, signal);
-      failure = transportError(wasmCore, err, timeoutMs);
-    } finally {
-      if (closeHere) attempt.done();
     }
-    const delay = policy.afterTransport(retries, failure.transportKind, Math.random());
-    if (delay === undefined) throw failure;
-    await sleep(delay, signal).catch(() => {
-      throw aborted(wasmCore, signal);
-    });
-    retries += 1;
+  } finally {
+    close();
+    call.free();
   }
+}
+
+/** Runs a call that hands out no batches to its value. */
+export async function run(call, host) {
+  const steps = drive(call, host);
+  for (;;) {
+    const step = await steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The error for a call the caller aborted, saying where it stood. */
+function aborted(call, signal) {
+  const err = fromCore(call.aborted(), signal?.reason);
+  err.aborted = true;
+  return err;
 }

@@ -1,72 +1,43 @@
-// Abort signals: one per attempt, covering the request and the whole body
-// read, that fires on the client's timeout or on the caller's `signal`.
+// Waiting, bounded: by the limit the core gave for this wait, and by the
+// caller's abort signal. Which limit applies is the core's decision.
 
-/** Why an attempt was aborted: the timeout, or the caller. */
-export class AttemptSignal {
-  /**
-   * @param {number} timeoutMs
-   * @param {AbortSignal | undefined} outer the caller's signal
-   */
-  constructor(timeoutMs, outer) {
-    this.controller = new AbortController();
-    this.timedOut = false;
-    this.outer = outer;
-    const abort = (reason) => this.controller.abort(reason);
-    this.timeoutMs = timeoutMs;
-    this.onTimeout = () => {
-      this.timedOut = true;
-      abort(new DOMException(`no complete answer within ${timeoutMs} ms`, "TimeoutError"));
-    };
-    this.restart();
-    if (outer) {
-      this.onOuter = () => abort(outer.reason);
-      if (outer.aborted) this.onOuter();
-      else outer.addEventListener("abort", this.onOuter, { once: true });
-    }
-  }
+/** What a wait rejects with once the caller's signal aborted. */
+export const ABORTED = Symbol("aborted");
 
-  get signal() {
-    return this.controller.signal;
-  }
-
-  /** Whether the caller (not the timeout) aborted. */
-  get byCaller() {
-    return !this.timedOut && this.outer?.aborted === true;
-  }
-
-  /** Starts the timeout over (a stream's wait for its next chunk). */
-  restart() {
-    clearTimeout(this.timer);
-    if (this.controller.signal.aborted) return;
-    this.timer = setTimeout(this.onTimeout, this.timeoutMs);
-    // Node's timers would keep a process alive for a call nobody awaits.
-    this.timer?.unref?.();
-  }
-
-  /** Stops the timeout while the caller, not the server, is busy. */
-  pause() {
-    clearTimeout(this.timer);
-  }
-
-  /** Stops the timer and forgets the caller's signal. */
-  done() {
-    clearTimeout(this.timer);
-    if (this.onOuter) this.outer.removeEventListener("abort", this.onOuter);
-  }
+/**
+ * Settles as `promise` does, or rejects with a TimeoutError after `ms`
+ * (calling `onTimeout` first) or with ABORTED once `signal` aborts.
+ */
+export function within(promise, ms, signal, onTimeout) {
+  let timer;
+  let onAbort;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout?.();
+      reject(new DOMException(`nothing within ${ms} ms`, "TimeoutError"));
+    }, ms);
+    onAbort = () => reject(ABORTED);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([promise, limit]).finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
 }
 
-/** Waits `ms`, or rejects with the signal's reason once it aborts. */
+/** Waits `ms`; rejects with ABORTED once `signal` aborts. */
 export function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(ABORTED);
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

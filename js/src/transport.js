@@ -1,8 +1,7 @@
-// Host stack failures -> TransportError. Classifying a fetch failure is the
-// one thing only the binding can do (the core never sees sockets); the
-// message is redacted by the core, and the original error is kept as
-// `cause` only when none of its text carries the token.
-import { fromCore } from "./errors.js";
+// Host stack failures, classified for the core. Which kind a fetch failure
+// is, is the one thing only the binding can know (the core never sees
+// sockets); the message is the core's, redacted, and the original error is
+// kept as `cause` only when none of its text carries the token.
 
 // Node's and undici's error codes, found on the error or its `cause`
 // (undici rejects with `TypeError: fetch failed` whose cause has the code).
@@ -40,7 +39,7 @@ function chain(err) {
   return out;
 }
 
-function kindOf(errors) {
+function kindIn(errors) {
   for (const e of errors) {
     // AbortSignal.timeout() rejects with a DOMException named TimeoutError.
     if (e?.name === "TimeoutError") return "timeout";
@@ -61,24 +60,31 @@ function texts(e) {
   return out;
 }
 
-/**
- * @param {{redact(text: string): string, transportError(kind: string, message: string): object}} core
- * @param {unknown} err what fetch or the body read threw
- * @param {number} timeoutMs
- */
-export function transportError(core, err, timeoutMs) {
+/** The kind of a fetch or body-read failure, for the core. */
+export function kindOf(err) {
+  return kindIn(chain(err));
+}
+
+/** A failure's own words for the core to redact (none for a timeout). */
+export function detailOf(err) {
   const errors = chain(err);
-  const kind = kindOf(errors);
+  if (errors[0]?.name === "TimeoutError") return "";
   const parts = [];
-  if (errors[0]?.name === "TimeoutError") {
-    parts.push(`no complete answer within timeoutMs (${timeoutMs} ms)`);
-  } else {
-    for (const e of errors) {
-      const text = e instanceof Error || typeof e?.message === "string" ? e.message : String(e);
-      if (text && !parts.includes(text)) parts.push(text);
-    }
+  for (const e of errors) {
+    const text = e instanceof Error || typeof e?.message === "string" ? e.message : String(e);
+    if (text && !parts.includes(text)) parts.push(text);
   }
-  const clean = errors.every((e) => texts(e).every((t) => core.redact(t) === t));
-  const raw = core.transportError(kind, parts.join(": ") || "the request failed");
-  return fromCore(raw, clean ? err : undefined);
+  return parts.join(": ");
+}
+
+/**
+ * `failure` (what fetch or the body read threw last) as the cause of the
+ * call's transport error `raw`, if it is that failure and none of its text
+ * carries the token.
+ */
+export function shownCause(failure, raw, redact) {
+  if (failure === undefined || raw?.kind !== "transport") return undefined;
+  if (raw.transportKind !== kindOf(failure)) return undefined;
+  const clean = chain(failure).every((e) => texts(e).every((t) => redact(t) === t));
+  return clean ? failure : undefined;
 }

@@ -437,13 +437,14 @@ describe("every parameter refuses what it cannot send", () => {
     property(
       fc.oneof(
         anyValue,
-        fc.integer({ min: -5, max: 1_000_005 }),
-        fc.integer({ min: 1_000_000, max: 2 ** 31 + 5 }),
+        fc.integer({ min: -5, max: 1_048_581 }),
+        fc.integer({ min: 1_048_570, max: 2 ** 31 + 5 }),
       ),
       {
-        field: "batchRows",
+        // The core's range and field name (ErpClient.limits.batchRows).
+        field: "batch_rows",
         rule: (v) =>
-          isNullish(v) || (Number.isSafeInteger(v) && v >= 1 && v <= 1_000_000)
+          isNullish(v) || (Number.isSafeInteger(v) && v >= 1 && v <= 1_048_576)
             ? "accept"
             : "refuse",
         call: (v, url) => drain(client(url).streamTable("account", { batchRows: v })),
@@ -523,16 +524,28 @@ describe("the constructor refuses what it cannot use", () => {
     }
   });
 
-  test("timeoutMs, maxRetries, fetch, allowInsecureHttp", async () => {
+  test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, fetch, allowInsecureHttp", async () => {
+    // The core's ranges (ErpClient.limits): a limit above 0 and at most a
+    // day, 0 to 10 retries; its errors name its fields.
+    const limit = (v) => isNullish(v) || (typeof v === "number" && v > 0 && v <= 86_400_000);
     const options = {
-      timeoutMs: (v) => isNullish(v) || (typeof v === "number" && v > 0 && v <= 2 ** 31 - 1),
-      maxRetries: (v) => isNullish(v) || (Number.isSafeInteger(v) && v >= 0 && v <= 2 ** 32 - 1),
+      timeoutMs: limit,
+      connectTimeoutMs: limit,
+      readTimeoutMs: limit,
+      maxRetries: (v) => isNullish(v) || (Number.isSafeInteger(v) && v >= 0 && v <= 10),
       fetch: (v) => isNullish(v) || typeof v === "function",
       allowInsecureHttp: (v) => isNullish(v) || typeof v === "boolean",
     };
-    const fields = { allowInsecureHttp: "allow_insecure_http" };
+    const fields = {
+      allowInsecureHttp: "allow_insecure_http",
+      timeoutMs: "timeout",
+      connectTimeoutMs: "timeout",
+      readTimeoutMs: "timeout",
+      maxRetries: "max_retries",
+    };
     for (const [option, valid] of Object.entries(options)) {
-      await property(fc.oneof(anyValue, fc.double({ min: 1, max: 2 ** 31 })), {
+      const near = fc.oneof(fc.double({ min: 1, max: 2 ** 31 }), fc.integer({ min: -2, max: 12 }));
+      await property(fc.oneof(anyValue, near), {
         field: fields[option] ?? option,
         rule: (v) => (valid(v) ? "accept" : "refuse"),
         call: construct(option),

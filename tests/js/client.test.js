@@ -238,7 +238,9 @@ describe("configuration from the environment", () => {
       accessToken: "[REDACTED]",
       companyId: "2",
       yearId: "2024",
-      timeoutMs: 30000,
+      timeoutMs: 300000,
+      connectTimeoutMs: 10000,
+      readTimeoutMs: 30000,
       maxRetries: 2,
     });
     const expected = await client({ companyId: 2, yearId: 2024 }).table("receipt");

@@ -134,15 +134,23 @@ describe("nothing is sent for invalid input", () => {
   test("bad options", () => {
     assert.throws(
       () => client(url, { timeoutMs: 0 }),
-      (err) => err.field === "timeoutMs",
+      (err) => err.field === "timeout" && /total/.test(err.message),
     );
     assert.throws(
       () => client(url, { timeoutMs: Infinity }),
-      (err) => err.field === "timeoutMs",
+      (err) => err.field === "timeout",
+    );
+    assert.throws(
+      () => client(url, { readTimeoutMs: -5 }),
+      (err) => err.field === "timeout" && /read/.test(err.message),
     );
     assert.throws(
       () => client(url, { maxRetries: -1 }),
-      (err) => err.field === "maxRetries",
+      (err) => err.field === "max_retries",
+    );
+    assert.throws(
+      () => client(url, { maxRetries: 11 }),
+      (err) => err.field === "max_retries" && /0 to 10/.test(err.message),
     );
     assert.throws(
       () => client("ftp://x/"),
@@ -180,7 +188,8 @@ describe("transport failures", () => {
       await assert.rejects(client(server.url, { timeoutMs: 300 }).receivables("C001"), (err) => {
         check(err, TransportError);
         assert.equal(err.transportKind, "timeout");
-        assert.match(err.message, /300 ms/);
+        assert.match(err.message, /call's timeout of 0\.3 s/);
+        assert.equal(err.attempts, 1);
         return true;
       });
       assert.ok(Date.now() - started < 5000);

@@ -236,18 +236,35 @@ describe("signal and timeout", () => {
     assert.equal(await seen(), 1);
   });
 
-  test("the timeout covers the body: the sandbox stalls mid-body", async () => {
-    const { c, seen } = faulty("stall-3000", { timeoutMs: 400, maxRetries: 1 });
+  test("the read timeout bounds each wait for the body: the sandbox stalls mid-body", async () => {
+    const { c, seen } = faulty("stall-3000", { readTimeoutMs: 400, maxRetries: 1 });
     const started = performance.now();
     await assert.rejects(c.table("account"), (err) => {
       assert.ok(err instanceof TransportError);
       assert.equal(err.transportKind, "timeout");
-      assert.match(err.message, /400 ms/);
+      assert.match(err.message, /read timeout of 0\.4 s/);
+      assert.equal(err.attempts, 2);
       return true;
     });
-    // Each attempt timed out after 400 ms; timeouts are retried.
+    // Each attempt timed out after 400 ms; nothing reached the caller, so
+    // the core retried.
     assert.equal(await seen(), 2);
     assert.ok(performance.now() - started < 2800);
+  });
+
+  test("timeoutMs bounds the whole call: no time is left to retry", async () => {
+    const { c, seen } = faulty("stall-3000", { maxRetries: 1 });
+    const started = performance.now();
+    await assert.rejects(c.table("account", { timeoutMs: 400 }), (err) => {
+      assert.ok(err instanceof TransportError);
+      assert.equal(err.transportKind, "timeout");
+      assert.match(err.message, /call's timeout of 0\.4 s/);
+      assert.equal(err.attempts, 1);
+      return true;
+    });
+    assert.equal(await seen(), 1);
+    const took = performance.now() - started;
+    assert.ok(took >= 380 && took < 1500, `${took} ms`);
   });
 
   test("a signal that is not an AbortSignal is refused before sending", async () => {

@@ -160,7 +160,15 @@ describe("streamTable", () => {
   test("invalid options throw before sending", () => {
     assert.throws(
       () => client().streamTable("sales_invoice", { batchRows: 0 }),
-      (err) => err.field === "batchRows",
+      (err) => err.field === "batch_rows",
+    );
+    assert.throws(
+      () => client().streamTable("sales_invoice", { batchRows: 1_048_577 }),
+      (err) => err.field === "batch_rows" && /1 to 1048576/.test(err.message),
+    );
+    assert.throws(
+      () => client().streamTable("sales_invoice", { timeoutMs: -1 }),
+      (err) => err.field === "timeout",
     );
     assert.throws(
       () => client().streamTable("a b"),

@@ -25,6 +25,8 @@ const options: ErpClientOptions = {
   companyId: 1,
   yearId: 2025n,
   timeoutMs: 5000,
+  connectTimeoutMs: 1000,
+  readTimeoutMs: 2000,
   maxRetries: 0,
   fetch: globalThis.fetch,
 };
@@ -106,6 +108,18 @@ async function main(): Promise<void> {
   await client.table("account", { numbers: "decimal" });
   // @ts-expect-error: an id is not an object
   await client.receivables({});
+  // Per-call limits over the client's.
+  await client.table("account", {
+    timeoutMs: 60_000,
+    maxRetries: 1,
+    signal: AbortSignal.timeout(1),
+  });
+  await client.payables("S001", { readTimeoutMs: 500 });
+  const stream = client.streamTable("account", { batchRows: 1_048_576, connectTimeoutMs: 100 });
+  for await (const batch of stream) console.log(batch.length);
+  const notices: string[] | undefined = stream.notices;
+  const limit: number = ErpClient.limits.defaults.timeoutMs + ErpClient.limits.batchRows.max;
+  console.log(notices, limit);
   const json: string = JSON.stringify(client.toJSON());
   console.log(json);
 }
@@ -117,7 +131,8 @@ function handle(err: unknown): string {
   if (err instanceof HttpStatusError) return `${err.status + 1} ${err.excerpt}`;
   if (err instanceof ServiceError) return `${err.status.toUpperCase()} ${err.serviceMessage}`;
   if (err instanceof DecodeError) return `${err.reason} ${err.excerpt}`;
-  if (err instanceof ErpError) return `${err.kind} ${err.message}`;
+  if (err instanceof ErpError)
+    return `${err.kind} ${err.message} ${err.attempts ?? 0} ${err.url ?? ""} ${err.rowsDelivered ?? 0}`;
   return String(err);
 }
 
