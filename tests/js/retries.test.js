@@ -83,6 +83,37 @@ describe("retries", () => {
     assert.equal(await seenBySandbox(sandbox.url, key), 1);
   });
 
+  test("a call's own maxRetries overrides the client's, for that call only", async () => {
+    const { c, seen } = faulty("status-503x9", { maxRetries: 0 });
+    for (const [call, expected] of [
+      [() => c.table("account", { maxRetries: 2 }), 3],
+      [() => c.receivables("C001", { maxRetries: 1 }), 5],
+      [() => c.payables("S001"), 6],
+    ]) {
+      await assert.rejects(call(), (err) => err instanceof HttpStatusError && err.status === 503);
+      assert.equal(await seen(), expected);
+    }
+    const { c: s, seen: streamSeen } = faulty("status-503x9", { maxRetries: 0 });
+    await assert.rejects(
+      async () => {
+        for await (const _ of s.streamTable("account", { maxRetries: 1 })) break;
+      },
+      (err) => err instanceof HttpStatusError && err.attempts === 2,
+    );
+    assert.equal(await streamSeen(), 2);
+  });
+
+  test("the error says where the call stood: attempts and the redacted URL", async () => {
+    const { c } = faulty("status-503x5", { maxRetries: 2 });
+    await assert.rejects(c.table("account", { method: "GET" }), (err) => {
+      assert.equal(err.attempts, 3);
+      assert.match(err.url, /apis\/dataapi\.php/);
+      assert.ok(!err.url.includes(SANDBOX_TOKEN), err.url);
+      assert.equal(err.rowsDelivered, undefined);
+      return true;
+    });
+  });
+
   test("500 and other 4xx are not retried", async () => {
     for (const code of [500, 400, 404]) {
       const { c, key } = faulty(`status-${code}x5`);
