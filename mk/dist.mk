@@ -1,0 +1,152 @@
+# Release artifacts into dist/, and their smoke tests.
+#
+#   make dist           every artifact below (both wheels, the sdist, the npm
+#                       tarball, the crate)
+#   make dist-wheel     dist/erpdata-V-cp39-abi3-manylinux_2_17_x86_64...whl
+#   make dist-aarch64   the same for aarch64 (cross-built with zig; not part
+#                       of make test: it cannot run here and costs a release
+#                       build; its tags, ELF machine and glibc floor are checked)
+#   make dist-sdist     dist/erpdata-V.tar.gz
+#   make dist-npm       dist/erpdata-V.tgz (npm pack of js/, the wasm inside)
+#   make dist-crate     dist/erpdata-V.crate (cargo package -p erpdata,
+#                       which builds the packaged crate to verify it)
+#   make test-dist      each artifact but the aarch64 wheel installed into a
+#                       clean place and smoke-tested against the sandbox
+#
+# The wheels are manylinux2014 abi3 (Python >= 3.9), linked with zig
+# (maturin --zig; ziglang from requirements-dev.txt), and each carries the
+# sandbox built for its platform as erpdata/_bin/erpdata-sandbox, for
+# `erpdata sandbox`. Every release build here shares one CARGO_TARGET_DIR
+# (target/dist-build), apart from the debug builds of the other targets.
+
+DIST          := $(ROOT)/dist
+DIST_BUILD    := $(ROOT)/target/dist-build
+DIST_TEST     := $(ROOT)/target/test-dist
+DIST_VERSION  := $(shell sed -n '/^\[workspace\.package\]/,/^\[/{s/^version = "\(.*\)"$$/\1/p}' Cargo.toml)
+DIST_ENV      := CARGO_TARGET_DIR=$(DIST_BUILD) PATH="$(VENV)/bin:$$PATH"
+DIST_SDIST    := $(DIST)/erpdata-$(DIST_VERSION).tar.gz
+DIST_NPM      := $(DIST)/erpdata-$(DIST_VERSION).tgz
+DIST_CRATE    := $(DIST)/erpdata-$(DIST_VERSION).crate
+PY39          ?= $(firstword $(wildcard /root/.pyenv/versions/3.9*/bin/python3.9 $(HOME)/.pyenv/versions/3.9*/bin/python3.9))
+PY313         ?= $(firstword $(wildcard /root/.pyenv/versions/3.13*/bin/python3.13 $(HOME)/.pyenv/versions/3.13*/bin/python3.13))
+# The sandbox the smoke tests talk to: the one the x86_64 wheel ships.
+DIST_SANDBOX  := $(DIST_BUILD)/x86_64-unknown-linux-gnu/release/erpdata-sandbox
+# The wheel of an architecture in dist/ (maturin orders the two platform
+# tags either way).
+dist-wheel-of = $(firstword $(wildcard $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl))
+
+.PHONY: dist dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate dist-tools \
+        test-dist test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
+
+dist: dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate
+	scripts/check-version.sh
+	ls -l $(DIST)
+
+$(VENV)/.dist-tools: $(VENV)/.installed
+	@$(VENV)/bin/python -m ziglang version >/dev/null
+	@test -x $(VENV)/bin/cargo-zigbuild && test -x $(VENV)/bin/wheel
+	touch $@
+
+dist-tools: $(VENV)/.dist-tools
+
+# $(1): x86_64 or aarch64. The sandbox first (cargo zigbuild, glibc 2.17 as
+# manylinux2014 requires, symbols stripped), then maturin's wheel, then the
+# wheel unpacked, the sandbox added under erpdata/_bin and packed again
+# (wheel pack writes the RECORD).
+define dist-wheel-for
+	rustup target add $(1)-unknown-linux-gnu >/dev/null 2>&1 || rustup target add $(1)-unknown-linux-gnu
+	$(DIST_ENV) CARGO_PROFILE_RELEASE_STRIP=symbols cargo zigbuild --release --quiet --locked \
+	  -p erpdata-sandbox --target $(1)-unknown-linux-gnu.2.17
+	rm -rf $(DIST_BUILD)/wheel-$(1) && mkdir -p $(DIST)
+	$(DIST_ENV) $(VENV)/bin/maturin build --release --quiet --locked --zig --compatibility manylinux2014 \
+	  --target $(1)-unknown-linux-gnu --out $(DIST_BUILD)/wheel-$(1)/built
+	$(VENV)/bin/wheel unpack --dest $(DIST_BUILD)/wheel-$(1)/tree $(DIST_BUILD)/wheel-$(1)/built/*.whl
+	install -D -m 755 $(DIST_BUILD)/$(1)-unknown-linux-gnu/release/erpdata-sandbox \
+	  $(DIST_BUILD)/wheel-$(1)/tree/erpdata-$(DIST_VERSION)/erpdata/_bin/erpdata-sandbox
+	rm -f $(DIST)/erpdata-*-cp39-abi3-*$(1)*.whl
+	$(VENV)/bin/wheel pack --dest-dir $(DIST) $(DIST_BUILD)/wheel-$(1)/tree/erpdata-$(DIST_VERSION)
+	$(VPY) tests/dist/check_wheel.py $(1) $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl
+endef
+
+dist-wheel: dist-tools
+	$(call dist-wheel-for,x86_64)
+
+dist-aarch64: dist-tools
+	$(call dist-wheel-for,aarch64)
+
+# What pip builds from: the workspace crates the module needs, the Python
+# sources, the licence files (tests/dist/check_sdist.py lists them).
+dist-sdist: venv
+	mkdir -p $(DIST) && rm -f $(DIST_SDIST)
+	$(VENV)/bin/maturin sdist --out $(DIST)
+	$(VPY) tests/dist/check_sdist.py $(DIST_SDIST)
+
+# npm pack of js/: its prepack builds js/pkg when it is older than the Rust
+# sources. mk/runtimes.mk takes the tarball from here.
+dist-npm: wasm-tools js/node_modules/.installed
+	mkdir -p $(DIST) && rm -f $(DIST_NPM)
+	cd js && WASM_BINDGEN=$(WASM_BINDGEN) npm pack --silent --pack-destination $(DIST) >/dev/null
+	@test -f $(DIST_NPM) || { echo "npm pack made no $(DIST_NPM)"; exit 1; }
+	tar -tzf $(DIST_NPM) | sort | tr '\n' ' ' && echo
+	@files="$$(tar -tzf $(DIST_NPM))"; for f in package/LICENSE-MIT package/LICENSE-APACHE package/README.md \
+	  package/pkg/erpdata_wasm_bg.wasm package/src/index.js package/src/index.d.ts; do \
+	  grep -qx "$$f" <<<"$$files" || { echo "$$f missing from $(DIST_NPM)"; exit 1; }; done
+
+# --allow-dirty: the working tree is packaged as it is (other work in
+# progress included); a fresh clone is clean anyway. The verify step builds
+# the unpacked crate alone, outside the workspace.
+dist-crate:
+	mkdir -p $(DIST) && rm -f $(DIST_CRATE)
+	CARGO_TARGET_DIR=$(DIST_BUILD) cargo package -p erpdata --locked --allow-dirty --quiet
+	cp $(DIST_BUILD)/package/erpdata-$(DIST_VERSION).crate $(DIST_CRATE)
+	@files="$$(tar -tzf $(DIST_CRATE))"; for f in LICENSE-MIT LICENSE-APACHE README.md Cargo.toml src/lib.rs; do \
+	  grep -qx "erpdata-$(DIST_VERSION)/$$f" <<<"$$files" || { echo "$$f missing from $(DIST_CRATE)"; exit 1; }; done
+
+# --- smoke tests of the artifacts --------------------------------------------
+
+test-dist: test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
+	scripts/check-version.sh
+
+# The x86_64 wheel in fresh virtualenvs of the oldest and newest Pythons
+# (only the wheel and its dependencies: no pyarrow, pandas or polars); the
+# smoke test starts the sandbox the wheel ships with `erpdata sandbox`.
+test-dist-wheel: dist-wheel
+	@test -n "$(PY39)" -a -n "$(PY313)" || { echo "no Python 3.9 / 3.13 (pyenv): set PY39= PY313="; exit 1; }
+	@set -e; for py in $(PY39) $(PY313); do \
+	  venv=$(DIST_TEST)/wheel-$$(basename $$py); rm -rf $$venv; \
+	  $$py -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet --disable-pip-version-check $(call dist-wheel-of,x86_64); \
+	  (cd $(DIST_TEST) && $$venv/bin/python $(ROOT)/tests/python/wheel_smoke.py --shipped-sandbox); \
+	done
+
+# The sdist built from source by pip (maturin from PyPI in pip's isolated
+# build environment, cargo for the crates it carries) in a fresh virtualenv.
+# The release build shares target/dist-build's compiled dependencies; the
+# project's own crates are compiled from the unpacked sdist.
+test-dist-sdist: dist-sdist dist-wheel
+	rm -rf $(DIST_TEST)/sdist && $(PYTHON) -m venv $(DIST_TEST)/sdist
+	CARGO_TARGET_DIR=$(DIST_BUILD) $(DIST_TEST)/sdist/bin/python -m pip install --quiet \
+	  --disable-pip-version-check --no-binary erpdata $(DIST_SDIST)
+	cd $(DIST_TEST) && ERPDATA_SANDBOX_BIN=$(DIST_SANDBOX) $(DIST_TEST)/sdist/bin/python \
+	  $(ROOT)/tests/python/wheel_smoke.py --no-shipped-sandbox
+
+# The npm tarball installed into a fresh npm project: an ES module consumer,
+# a CommonJS consumer, and tsc --noEmit of a TypeScript consumer.
+test-dist-npm: dist-npm dist-wheel
+	rm -rf $(DIST_TEST)/npm && mkdir -p $(DIST_TEST)/npm
+	cp tests/dist/npm/* $(DIST_TEST)/npm/
+	cd $(DIST_TEST)/npm && npm install --offline --no-audit --no-fund --silent $(DIST_NPM)
+	cd $(DIST_TEST)/npm && $(ROOT)/scripts/with-sandbox.sh $(DIST_SANDBOX) node esm.mjs
+	cd $(DIST_TEST)/npm && $(ROOT)/scripts/with-sandbox.sh $(DIST_SANDBOX) node cjs.cjs
+	cd $(DIST_TEST)/npm && $(ROOT)/js/node_modules/.bin/tsc -p tsconfig.json
+	@echo "npm tarball: ESM, CommonJS and TypeScript consumers passed"
+
+# The packaged crate, unpacked, as a path dependency of a scratch project
+# (feature blocking) whose program runs against the sandbox.
+test-dist-crate: dist-crate dist-wheel
+	rm -rf $(DIST_TEST)/crate && mkdir -p $(DIST_TEST)/crate
+	tar -xzf $(DIST_CRATE) -C $(DIST_TEST)/crate
+	cp -r tests/dist/crate $(DIST_TEST)/crate/smoke
+	sed -i 's|@ERPDATA_PATH@|$(DIST_TEST)/crate/erpdata-$(DIST_VERSION)|' $(DIST_TEST)/crate/smoke/Cargo.toml
+	cd $(DIST_TEST)/crate/smoke && CARGO_TARGET_DIR=$(DIST_BUILD)/crate-smoke cargo build --quiet
+	scripts/with-sandbox.sh $(DIST_SANDBOX) $(DIST_BUILD)/crate-smoke/debug/erpdata-crate-smoke
