@@ -3,8 +3,9 @@
 each client, from the files the fault-matrix suites write
 (target/fault-matrix/LANG.json: {"ROW": {"outcome": "...", "ok": true}}).
 
-Exits non-zero when a cell is missing, not ok, or a file holds a row that
-is not in the list (its columns would not line up).
+The rows are those of tests/vectors/faults.json, in its order. Exits
+non-zero when a cell is missing, not ok, or a file holds a row that is not
+in the table (its columns would not line up).
 
     scripts/fault-matrix.py [DIR]      (default: target/fault-matrix)
 """
@@ -15,28 +16,9 @@ import time
 from pathlib import Path
 
 CLIENTS = ["python-sync", "python-async", "js", "rust-async", "rust-blocking"]
-ROWS = [
-    "latency",
-    "slow-body",
-    "429-retry-after",
-    "500-html",
-    "502-html",
-    "503-html",
-    "504-html",
-    "503-exhausted",
-    "php-notice",
-    "html-200",
-    "service-error",
-    "cut-with-length",
-    "cut-length-mismatch",
-    "reset-mid-body",
-    "redirect-same-origin",
-    "redirect-other-origin",
-    "redirect-https-to-http",
-    "redirect-loop",
-    "read-timeout",
-    "never-ending",
-]
+FAULTS = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "faults.json"
+"""The shared table every client's fault-matrix suite runs: its rows, in order."""
+ROWS = [case["name"] for case in json.loads(FAULTS.read_text(encoding="utf-8"))["cases"]]
 
 
 def load(folder):

@@ -4,20 +4,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from types import TracebackType
 from typing import Any, Callable, Literal, overload
 
 import httpx
 
-from . import _drive, _flow
+from . import _drive
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
 from ._checks import check_batch_rows, check_http_client, check_progress
-from ._core import Request, Typing
+from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import AsyncTableStream, BatchFormat, converter
-from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes
+from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
 
 __all__ = ["AsyncClient"]
@@ -43,7 +43,7 @@ class AsyncClient(ClientBase):
         company_id: Id | None = None,
         year_id: Id | None = None,
         timeout: TimeoutTypes = DEFAULT_TIMEOUT,
-        max_retries: int = 2,
+        max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: httpx.AsyncClient | None = None,
         allow_insecure_http: bool = False,
     ) -> None:
@@ -83,9 +83,10 @@ class AsyncClient(ClientBase):
     async def _dues(
         self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes
     ) -> Dues:
-        flow = _flow.read_body(self._call(request, timeout), self._http)
-        status, body = await _drive.arun(self._http, flow)
-        return self._config.parse_dues(acid, kind_name, status, body, typing)
+        dues: Dues = await _drive.arun(
+            self._http, self._dues_call(request, acid, kind_name, typing, timeout)
+        )
+        return dues
 
     async def receivables(
         self,
@@ -174,10 +175,8 @@ class AsyncClient(ClientBase):
         check_progress(progress)
         request = self._table_request(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings)
-        flow = _flow.read_table(
-            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, typing, progress
-        )
-        return Table(await _drive.arun(self._http, flow))
+        call = self._table_call(request, typing, timeout)
+        return Table(await _drive.arun(self._http, call, _drive.State(progress=progress)))
 
     @overload
     def stream_table(
@@ -227,15 +226,17 @@ class AsyncClient(ClientBase):
         request = self._table_request(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings, one_schema=True)
         convert = converter(batch_format)
-        state = _flow.StreamState()
-        flow = _flow.stream_batches(
-            self._call(request, timeout, stream=True),
-            self._http,
-            check_batch_rows(batch_rows),
-            typing,
-            state,
-        )
-        return AsyncTableStream(_drive.arun_stream(self._http, flow), state, convert)
+        rows = check_batch_rows(batch_rows)
+        resolve_timeout(timeout, self._timeout)
+        state = _drive.State()
+
+        async def batches() -> AsyncIterator[Batch]:
+            # The call starts on the first iteration.
+            call = self._stream_call(request, typing, rows, timeout)
+            async for batch in _drive.astream(self._http, call, state):
+                yield batch
+
+        return AsyncTableStream(batches(), state, convert)
 
     # -- lifecycle -----------------------------------------------------------
 

@@ -1,15 +1,18 @@
-"""What ``Client`` and ``AsyncClient`` share besides their flows: settings
-from arguments and the environment, request building, ``repr``."""
+"""What ``Client`` and ``AsyncClient`` share besides their loops: settings
+from arguments and the environment, the calls they make, ``repr``."""
 
 from __future__ import annotations
 
+import copy
 import os
+import time
 from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from ._checks import check_acids, check_concurrency, check_flag, check_max_retries
-from ._core import Config, Request, RetryPolicy
+from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
+from ._core import Call, Config, Request, Typing
 from ._errors import InvalidInputError
-from ._flow import Call
 from ._kinds import DuesKind
 from ._log import watch
 from ._models import Id
@@ -17,8 +20,11 @@ from ._timeouts import DEFAULT_TIMEOUT, Timeout, TimeoutTypes, resolve_timeout
 
 __all__ = ["ClientBase", "DEFAULT_BATCH_ROWS"]
 
-DEFAULT_BATCH_ROWS = 65_536
-"""Rows per batch of a streamed table (and of a table's Arrow batches)."""
+DEFAULT_BATCH_ROWS = _DEFAULT_BATCH_ROWS
+"""Rows per batch of a streamed table (and of a table's Arrow batches):
+the core's default, 65,536."""
+
+_C = TypeVar("_C", bound="ClientBase")
 
 
 def _setting(value: Id | None, env: str) -> Id | None:
@@ -67,7 +73,8 @@ class ClientBase:
         )
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
-        self._retry = RetryPolicy(max_retries)
+        self._max_retries = max_retries
+        self._owns_http = False
 
     # -- settings --------------------------------------------------------------
 
@@ -89,17 +96,54 @@ class ClientBase:
     @property
     def max_retries(self) -> int:
         """How many times a failed attempt may be retried."""
-        return self._retry.max_retries
+        return self._max_retries
+
+    def with_options(
+        self: _C, *, timeout: TimeoutTypes = None, max_retries: int | None = None
+    ) -> _C:
+        """This client with other settings for the calls made through it
+        (``client.with_options(timeout=5).table("x")``): it shares the
+        configuration and the httpx client (closing it leaves that open).
+        ``timeout`` and ``max_retries`` as for the constructor (the core
+        checks them: ``max_retries`` from 0 to 10); ``None`` keeps this
+        client's."""
+        clone = copy.copy(self)
+        if timeout is not None:
+            clone._timeout = resolve_timeout(timeout, self._timeout)
+        if max_retries is not None:
+            clone._max_retries = check_max_retries(max_retries)
+        clone._owns_http = False
+        return clone
 
     # -- calls -------------------------------------------------------------------
 
-    def _call(self, request: Request, timeout: TimeoutTypes, *, stream: bool = False) -> Call:
-        return Call(
-            self._config,
-            self._retry,
-            request,
-            resolve_timeout(timeout, self._timeout),
-            deadline_covers_body=not stream,
+    def _limits(self, timeout: TimeoutTypes) -> dict[str, Any]:
+        """The keyword arguments of a ``Call``: its limits, checked by the
+        core, and the monotonic clock's reading at its start."""
+        t = resolve_timeout(timeout, self._timeout)
+        return {
+            "total": t.total,
+            "connect": t.connect,
+            "read": t.read,
+            "max_retries": self._max_retries,
+            "now": time.monotonic(),
+        }
+
+    def _dues_call(
+        self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes
+    ) -> Call:
+        return Call.dues(self._config, request, acid, kind_name, typing, **self._limits(timeout))
+
+    def _table_call(self, request: Request, typing: Typing, timeout: TimeoutTypes) -> Call:
+        return Call.table(
+            self._config, request, typing, batch_rows=DEFAULT_BATCH_ROWS, **self._limits(timeout)
+        )
+
+    def _stream_call(
+        self, request: Request, typing: Typing, batch_rows: int, timeout: TimeoutTypes
+    ) -> Call:
+        return Call.stream(
+            self._config, request, typing, batch_rows=batch_rows, **self._limits(timeout)
         )
 
     def _dues_request(self, acid: Id, kind: DuesKind | str) -> tuple[Request, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
+from . import _core
 from ._errors import InvalidInputError
 
 __all__ = [
@@ -23,11 +24,8 @@ __all__ = [
     "check_progress",
 ]
 
-MAX_BATCH_ROWS = (1 << 32) - 1
-"""Most rows a streamed batch may be asked to hold (the core counts them
-in 32 bits' worth; a table that large is no stream anyway)."""
-
-_MAX_RETRIES = (1 << 32) - 1
+MAX_BATCH_ROWS = _core.MAX_BATCH_ROWS
+"""Most rows a batch may be asked to hold (the core's limit, 1,048,576)."""
 
 
 def shown(value: object, limit: int = 40) -> str:
@@ -50,12 +48,9 @@ def _is_int(value: object) -> bool:
 
 
 def check_batch_rows(batch_rows: int) -> int:
-    """``batch_rows`` if it is an ``int`` from 1 to :data:`MAX_BATCH_ROWS`."""
-    if not _is_int(batch_rows) or not 1 <= batch_rows <= MAX_BATCH_ROWS:
-        invalid(
-            "batch_rows", f"must be an integer from 1 to {MAX_BATCH_ROWS}, got {shown(batch_rows)}"
-        )
-    return batch_rows
+    """``batch_rows`` if it is an ``int`` the core accepts (1 to
+    1,048,576: ``MIN_BATCH_ROWS`` to ``MAX_BATCH_ROWS``)."""
+    return _core.check_batch_rows(batch_rows)
 
 
 def check_concurrency(concurrency: int) -> int:
@@ -66,13 +61,9 @@ def check_concurrency(concurrency: int) -> int:
 
 
 def check_max_retries(max_retries: int) -> int:
-    """``max_retries`` if it is an ``int`` of 0 or more (that fits the
-    core's counter)."""
-    if not _is_int(max_retries) or not 0 <= max_retries <= _MAX_RETRIES:
-        invalid(
-            "max_retries", f"must be an integer from 0 to {_MAX_RETRIES}, got {shown(max_retries)}"
-        )
-    return max_retries
+    """``max_retries`` if it is an ``int`` the core accepts (0 to
+    ``MAX_RETRIES``, 10)."""
+    return _core.check_max_retries(max_retries)
 
 
 def check_flag(field: str, value: bool) -> bool:

@@ -3,21 +3,21 @@ retries and redirects, httpx sends, this module only carries it out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Callable, Literal, overload
 
 import httpx
 
-from . import _drive, _flow
+from . import _drive
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
 from ._checks import check_batch_rows, check_http_client, check_progress
-from ._core import Request, Typing
+from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
 from ._models import Dues, Id, Row, Table
 from ._stream import BatchFormat, TableStream, converter
-from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes
+from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
 
 __all__ = ["Client"]
@@ -39,10 +39,13 @@ class Client(ClientBase):
     deliberately no way to wait forever. Every method takes its own
     ``timeout=`` too.
 
-    ``max_retries`` bounds the retries of connection failures, timeouts
-    and 429/502/503/504 answers (exponential backoff with jitter,
-    ``Retry-After`` honoured up to 30 s), as the core's policy decides;
-    both operations are reads, so a retry changes nothing on the server.
+    ``max_retries`` (default 2, at most 10: the core's
+    ``DEFAULT_MAX_RETRIES`` and ``MAX_RETRIES``) bounds the retries of
+    connection failures, timeouts and 429/502/503/504 answers (exponential
+    backoff with jitter, ``Retry-After`` honoured up to 30 s), as the
+    core's call decides; both operations are reads, so a retry changes
+    nothing on the server. :meth:`with_options` gives a client with other
+    ``timeout`` or ``max_retries`` sharing this one's connections.
 
     ``http_client`` is used as given (its proxy, CA bundle, limits and
     event hooks apply) and is not closed by this client; without it the
@@ -83,7 +86,7 @@ class Client(ClientBase):
         company_id: Id | None = None,
         year_id: Id | None = None,
         timeout: TimeoutTypes = DEFAULT_TIMEOUT,
-        max_retries: int = 2,
+        max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: httpx.Client | None = None,
         allow_insecure_http: bool = False,
     ) -> None:
@@ -127,10 +130,10 @@ class Client(ClientBase):
     def _dues(
         self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes
     ) -> Dues:
-        status, body = _drive.run(
-            self._http, _flow.read_body(self._call(request, timeout), self._http)
+        dues: Dues = _drive.run(
+            self._http, self._dues_call(request, acid, kind_name, typing, timeout)
         )
-        return self._config.parse_dues(acid, kind_name, status, body, typing)
+        return dues
 
     def receivables(
         self,
@@ -227,10 +230,8 @@ class Client(ClientBase):
         check_progress(progress)
         request = self._table_request(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings)
-        flow = _flow.read_table(
-            self._call(request, timeout), self._http, DEFAULT_BATCH_ROWS, typing, progress
-        )
-        return Table(_drive.run(self._http, flow))
+        call = self._table_call(request, typing, timeout)
+        return Table(_drive.run(self._http, call, _drive.State(progress=progress)))
 
     @overload
     def stream_table(
@@ -275,7 +276,9 @@ class Client(ClientBase):
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
     ) -> TableStream[Any]:
-        """Table ``name`` in batches of up to ``batch_rows`` rows, handed
+        """Table ``name`` in batches of up to ``batch_rows`` rows (default
+        65,536, from 1 to 1,048,576: the core's ``DEFAULT_BATCH_ROWS``,
+        ``MIN_BATCH_ROWS`` and ``MAX_BATCH_ROWS``), handed
         out as the answer arrives, in memory bounded by the batch size:
         lists of row dicts, or ``pyarrow.RecordBatch`` with
         ``batch_format="arrow"``. The request is sent on the first
@@ -291,15 +294,16 @@ class Client(ClientBase):
         request = self._table_request(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings, one_schema=True)
         convert = converter(batch_format)
-        state = _flow.StreamState()
-        flow = _flow.stream_batches(
-            self._call(request, timeout, stream=True),
-            self._http,
-            check_batch_rows(batch_rows),
-            typing,
-            state,
-        )
-        return TableStream(_drive.run_stream(self._http, flow), state, convert)
+        rows = check_batch_rows(batch_rows)
+        resolve_timeout(timeout, self._timeout)
+        state = _drive.State()
+
+        def batches() -> Iterator[Batch]:
+            # The call starts on the first iteration.
+            call = self._stream_call(request, typing, rows, timeout)
+            yield from _drive.stream(self._http, call, state)
+
+        return TableStream(batches(), state, convert)
 
     # -- lifecycle -----------------------------------------------------------
 

@@ -2,14 +2,175 @@
 from collections.abc import Iterable, Mapping
 from typing import Any, final
 
-from ._errors import TransportError
+from ._errors import ErpError, TransportError
 from ._models import Dues, Id, Row, Table
 
 __version__: str
 
 def _decimals_built_directly() -> bool: ...
 
+DEFAULT_TOTAL_TIMEOUT: float
+"""300.0: seconds a whole call may take (a stream: waiting on the service)."""
+DEFAULT_CONNECT_TIMEOUT: float
+"""10.0: seconds to open a connection."""
+DEFAULT_READ_TIMEOUT: float
+"""30.0: seconds without a byte from the service."""
+MAX_TIMEOUT: float
+"""86400.0: the longest limit accepted."""
+MAX_RETRIES: int
+"""10: the most retries a call may be allowed."""
+DEFAULT_MAX_RETRIES: int
+"""2: retries after the first attempt, by default."""
+MIN_BATCH_ROWS: int
+"""1: the fewest rows per batch."""
+MAX_BATCH_ROWS: int
+"""1,048,576: the most rows per batch."""
+DEFAULT_BATCH_ROWS: int
+"""65,536: rows per batch by default."""
+
+def check_max_retries(value: int) -> int:
+    """``value`` if the core accepts it as ``max_retries`` (0 to
+    ``MAX_RETRIES``); else ``InvalidInputError`` naming ``max_retries``."""
+
+def check_batch_rows(value: int) -> int:
+    """``value`` if the core accepts it as ``batch_rows``; else
+    ``InvalidInputError`` naming ``batch_rows``."""
+
+def check_timeout(total: float, connect: float, read: float) -> None:
+    """Raises ``InvalidInputError`` naming ``timeout`` unless every limit
+    is above 0 and at most ``MAX_TIMEOUT`` seconds."""
+
+@final
+class Send:
+    """Send ``request`` (no redirect followed, no retry), then report its
+    head (``Call.head``) or failure (``Call.failed``); ``connect`` and
+    ``read`` are the attempt's limits, ``wait`` bounds the wait for the
+    head (seconds)."""
+
+    @property
+    def request(self) -> Request: ...
+    @property
+    def connect(self) -> float: ...
+    @property
+    def read(self) -> float: ...
+    @property
+    def wait(self) -> float: ...
+
+@final
+class Read:
+    """Read the next part of the body (at most ``wait`` seconds), then
+    report it: ``Call.chunk``, ``Call.end`` or ``Call.failed``."""
+
+    @property
+    def wait(self) -> float: ...
+
+@final
+class Sleep:
+    """Wait ``seconds``, then ask again."""
+
+    @property
+    def seconds(self) -> float: ...
+
+@final
+class Emit:
+    """Hand ``batch`` to the caller of a stream, then ask again."""
+
+    @property
+    def batch(self) -> Batch: ...
+
+@final
+class Done:
+    """The call succeeded: ``output`` is a ``Dues`` (dues), a
+    ``TableData`` (table) or ``(notices, total_rows)`` (stream)."""
+
+    @property
+    def output(self) -> Any: ...
+
+@final
+class Failed:
+    """The call failed with ``error`` (not raised)."""
+
+    @property
+    def error(self) -> ErpError: ...
+
+Action = Send | Read | Sleep | Emit | Done | Failed
+
+@final
+class Call:
+    """One call as the core's state machine: ``next(now)`` says what to do,
+    the host does it and reports what happened. ``now`` is
+    ``time.monotonic()``. Every decision (attempts, redirects, retries,
+    waits, time limits, errors) is the core's. Close the open answer
+    whenever the action is ``Send``, ``Sleep``, ``Done`` or ``Failed``."""
+
+    @staticmethod
+    def dues(
+        config: Config,
+        request: Request,
+        acid: Id,
+        kind: str,
+        typing: Typing | None = None,
+        *,
+        total: float,
+        connect: float,
+        read: float,
+        max_retries: int,
+        now: float,
+    ) -> Call: ...
+    @staticmethod
+    def table(
+        config: Config,
+        request: Request,
+        typing: Typing | None = None,
+        *,
+        batch_rows: int,
+        total: float,
+        connect: float,
+        read: float,
+        max_retries: int,
+        now: float,
+    ) -> Call: ...
+    @staticmethod
+    def stream(
+        config: Config,
+        request: Request,
+        typing: Typing | None = None,
+        *,
+        batch_rows: int,
+        total: float,
+        connect: float,
+        read: float,
+        max_retries: int,
+        now: float,
+    ) -> Call: ...
+    def next(self, now: float) -> Action: ...
+    def head(
+        self,
+        now: float,
+        status: int,
+        location: str | None = None,
+        retry_after: str | None = None,
+        date: float | None = None,
+    ) -> None: ...
+    def chunk(self, now: float, data: bytes) -> None: ...
+    def end(self, now: float) -> None: ...
+    def failed(self, now: float, kind: str, detail: str) -> None: ...
+    def redact(self, text: str) -> str: ...
+    @property
+    def attempts(self) -> int: ...
+    @property
+    def rows_received(self) -> int: ...
+    @property
+    def rows_delivered(self) -> int: ...
+
 __all__ = [
+    "Call",
+    "Send",
+    "Read",
+    "Sleep",
+    "Emit",
+    "Done",
+    "Failed",
     "Config",
     "Request",
     "RetryPolicy",

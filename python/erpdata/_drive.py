@@ -1,150 +1,242 @@
-"""Carrying out a flow's operations (``_flow.py``) with httpx: the only
-code that differs between ``Client`` and ``AsyncClient``."""
+"""Carrying out a call's actions with httpx: one loop for ``Client`` and
+one for ``AsyncClient``.
+
+Every decision of a call (attempts, redirects, waits, time limits, which
+failure ends it and what its error says) is made by the core's state
+machine, ``erpdata._core.Call``. The loops only do what it asks (send,
+read, sleep, hand out a batch) and report what happened; whenever the
+action is a ``Send``, ``Sleep``, ``Done`` or ``Failed``, the answer still
+open is closed unread.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
 
 import httpx
 
-from ._core import Batch
-from ._flow import Close, Emit, Flow, Read, Result, Send, Sleep
+from ._core import Batch, Call, Done, Emit, Failed, Read, Request, Send, Sleep
+from ._log import logger
 
-__all__ = ["run", "run_stream", "arun", "arun_stream"]
+__all__ = ["State", "run", "stream", "arun", "astream"]
 
-T = TypeVar("T")
-
-
-# -- sync ------------------------------------------------------------------------
+Progress = Callable[[int, int], None]
+"""Called with (bytes received, rows decoded) as an answer arrives."""
 
 
-def _perform(http: httpx.Client, op: object, opened: list[httpx.Response]) -> Result:
+@dataclass
+class State:
+    """What a call has seen: bytes and rows received, rows handed out,
+    and (once it succeeded) its output and notices."""
+
+    bytes_received: int = 0
+    rows_received: int = 0
+    rows_delivered: int = 0
+    notices: list[str] = field(default_factory=list)
+    finished: bool = False
+    output: Any = None
+    progress: Progress | None = None
+
+    def chunk(self, call: Call, chunk: bytes) -> None:
+        call.chunk(time.monotonic(), chunk)
+        self.bytes_received += len(chunk)
+        self.rows_received = call.rows_received
+        if self.progress is not None:
+            self.progress(self.bytes_received, self.rows_received)
+
+    def emitted(self, call: Call) -> None:
+        self.rows_delivered = call.rows_delivered
+
+    def done(self, call: Call, action: Done) -> None:
+        self.output = action.output
+        if isinstance(action.output, tuple):  # a stream's (notices, total rows)
+            self.notices, self.rows_received = action.output
+        self.finished = True
+        logger.debug("call done after %d requests", call.attempts)
+
+    def failed(self, call: Call, action: Failed) -> BaseException:
+        error = action.error
+        if error.rows_received is not None:
+            self.rows_received = error.rows_received
+        logger.debug("call failed after %d requests: %s", call.attempts, error)
+        return error
+
+
+Answer = Union[httpx.Response, None]
+
+
+def _transport_kind(exc: httpx.HTTPError) -> str:
+    """The core's name for an httpx failure (httpx knows the socket, the
+    core decides what happens next)."""
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, (httpx.ConnectError, httpx.ProxyError)):
+        return "connect"
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):
+        return "reset"
+    return "other"
+
+
+def _report_failure(call: Call, exc: httpx.HTTPError) -> None:
+    # Only the kind and the text go to the core: the error it makes is not
+    # chained to httpx's (which holds the request and its URL).
+    call.failed(time.monotonic(), _transport_kind(exc), f"{type(exc).__name__}: {exc}")
+
+
+def _report_head(call: Call, response: httpx.Response) -> None:
+    logger.debug("answer %d", response.status_code)
+    call.head(
+        time.monotonic(),
+        response.status_code,
+        response.headers.get("location"),
+        response.headers.get("retry-after"),
+        time.time(),
+    )
+
+
+def _request(http: httpx.Client | httpx.AsyncClient, call: Call, action: Send) -> httpx.Request:
+    """The action's request for httpx, with the attempt's limits."""
+    request: Request = action.request
+    if logger.isEnabledFor(logging.DEBUG):
+        form = request.body.decode("utf-8", "replace") if request.body else ""
+        logger.debug(
+            "request %d: %s %s%s",
+            call.attempts,
+            request.method,
+            request.display_url,
+            f" form: {call.redact(form)}" if form else "",
+        )
+    limits = httpx.Timeout(
+        connect=action.connect, read=action.read, write=action.read, pool=action.connect
+    )
+    return http.build_request(
+        request.method,
+        request.url,
+        headers=request.headers,
+        content=request.body or None,
+        timeout=limits,
+    )
+
+
+def _log_sleep(call: Call, action: Sleep) -> None:
+    logger.info("request %d not answered in full; next in %.2f s", call.attempts, action.seconds)
+
+
+# -- sync --------------------------------------------------------------------
+
+
+def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
+    """Carries out ``call``'s actions, yielding its batches; its output
+    goes to ``state``, its error is raised."""
+    response: Answer = None
+    chunks: Iterator[bytes] = iter(())
     try:
-        if isinstance(op, Send):
-            response = http.send(op.request, stream=True, follow_redirects=False)
-            opened.append(response)
-            return response
-        if isinstance(op, Read):
-            if op.body.chunks is None:
-                op.body.chunks = op.body.response.iter_bytes()
-            return next(op.body.chunks, b"")
-    except httpx.HTTPError as exc:
-        # Handed to the flow as a value, so the error it raises is not
-        # chained to httpx's (which holds the request and its URL).
-        return exc
-    if isinstance(op, Sleep):
-        time.sleep(op.seconds)
-    elif isinstance(op, Close):
-        op.response.close()
-    else:
-        raise TypeError(f"unknown operation {op!r}")
-    return None
-
-
-def run(http: httpx.Client, flow: Flow[T]) -> T:
-    """Runs ``flow`` to its result; closes every answer it opened."""
-    opened: list[httpx.Response] = []
-    try:
-        result: Result = None
         while True:
-            try:
-                op = flow.send(result)
-            except StopIteration as stop:
-                value: T = stop.value
-                return value
-            result = _perform(http, op, opened)
+            action = call.next(time.monotonic())
+            if response is not None and not isinstance(action, (Read, Emit)):
+                response.close()
+                response = None
+            if isinstance(action, Send):
+                try:
+                    response = http.send(
+                        _request(http, call, action), stream=True, follow_redirects=False
+                    )
+                except httpx.HTTPError as exc:
+                    _report_failure(call, exc)
+                else:
+                    chunks = response.iter_bytes()
+                    _report_head(call, response)
+            elif isinstance(action, Read):
+                try:
+                    chunk = next(chunks, b"")
+                except httpx.HTTPError as exc:
+                    _report_failure(call, exc)
+                else:
+                    if chunk:
+                        state.chunk(call, chunk)
+                    else:
+                        call.end(time.monotonic())
+            elif isinstance(action, Sleep):
+                _log_sleep(call, action)
+                time.sleep(action.seconds)
+            elif isinstance(action, Emit):
+                state.emitted(call)
+                yield action.batch
+            elif isinstance(action, Done):
+                state.done(call, action)
+                return
+            else:
+                raise state.failed(call, action)
     finally:
-        flow.close()
-        for response in opened:
+        if response is not None:
             response.close()
 
 
-def run_stream(http: httpx.Client, flow: Flow[None]) -> Iterator[Batch]:
-    """Runs ``flow``, yielding the batches it emits."""
-    opened: list[httpx.Response] = []
+def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
+    """Carries out a call that hands out no batch; its output."""
+    state = State() if state is None else state
+    for _ in stream(http, call, state):
+        raise AssertionError("a whole answer hands out no batch")
+    return state.output
+
+
+# -- async -------------------------------------------------------------------
+
+
+async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncIterator[Batch]:
+    """:func:`stream` with ``httpx.AsyncClient`` and ``asyncio`` sleeps."""
+    response: Answer = None
+    chunks: AsyncIterator[bytes] | None = None
     try:
-        result: Result = None
         while True:
-            try:
-                op = flow.send(result)
-            except StopIteration:
+            action = call.next(time.monotonic())
+            if response is not None and not isinstance(action, (Read, Emit)):
+                await response.aclose()
+                response = None
+            if isinstance(action, Send):
+                try:
+                    response = await http.send(
+                        _request(http, call, action), stream=True, follow_redirects=False
+                    )
+                except httpx.HTTPError as exc:
+                    _report_failure(call, exc)
+                else:
+                    chunks = response.aiter_bytes()
+                    _report_head(call, response)
+            elif isinstance(action, Read):
+                assert chunks is not None
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    call.end(time.monotonic())
+                except httpx.HTTPError as exc:
+                    _report_failure(call, exc)
+                else:
+                    state.chunk(call, chunk)
+            elif isinstance(action, Sleep):
+                _log_sleep(call, action)
+                await asyncio.sleep(action.seconds)
+            elif isinstance(action, Emit):
+                state.emitted(call)
+                yield action.batch
+            elif isinstance(action, Done):
+                state.done(call, action)
                 return
-            if isinstance(op, Emit):
-                yield op.batch
-                result = None
             else:
-                result = _perform(http, op, opened)
+                raise state.failed(call, action)
     finally:
-        flow.close()
-        for response in opened:
-            response.close()
-
-
-# -- async -----------------------------------------------------------------------
-
-
-async def _aperform(http: httpx.AsyncClient, op: object, opened: list[httpx.Response]) -> Result:
-    try:
-        if isinstance(op, Send):
-            response = await http.send(op.request, stream=True, follow_redirects=False)
-            opened.append(response)
-            return response
-        if isinstance(op, Read):
-            if op.body.chunks is None:
-                op.body.chunks = op.body.response.aiter_bytes()
-            try:
-                chunk: bytes = await op.body.chunks.__anext__()
-            except StopAsyncIteration:
-                return b""
-            return chunk
-    except httpx.HTTPError as exc:
-        return exc
-    if isinstance(op, Sleep):
-        await asyncio.sleep(op.seconds)
-    elif isinstance(op, Close):
-        await op.response.aclose()
-    else:
-        raise TypeError(f"unknown operation {op!r}")
-    return None
-
-
-async def arun(http: httpx.AsyncClient, flow: Flow[T]) -> T:
-    """Runs ``flow`` to its result; closes every answer it opened."""
-    opened: list[httpx.Response] = []
-    try:
-        result: Result = None
-        while True:
-            try:
-                op = flow.send(result)
-            except StopIteration as stop:
-                value: T = stop.value
-                return value
-            result = await _aperform(http, op, opened)
-    finally:
-        flow.close()
-        for response in opened:
+        if response is not None:
             await response.aclose()
 
 
-async def arun_stream(http: httpx.AsyncClient, flow: Flow[None]) -> AsyncIterator[Batch]:
-    """Runs ``flow``, yielding the batches it emits."""
-    opened: list[httpx.Response] = []
-    try:
-        result: Result = None
-        while True:
-            try:
-                op = flow.send(result)
-            except StopIteration:
-                return
-            if isinstance(op, Emit):
-                yield op.batch
-                result = None
-            else:
-                result = await _aperform(http, op, opened)
-    finally:
-        flow.close()
-        for response in opened:
-            await response.aclose()
+async def arun(http: httpx.AsyncClient, call: Call, state: State | None = None) -> Any:
+    """:func:`run` with ``httpx.AsyncClient``."""
+    state = State() if state is None else state
+    async for _ in astream(http, call, state):
+        raise AssertionError("a whole answer hands out no batch")
+    return state.output

@@ -23,11 +23,42 @@ __all__ = [
 class ErpError(Exception):
     """Base class of every erpdata error.
 
-    ``rows_received`` is set when a streamed table answer failed part-way:
-    how many complete rows had arrived (``None`` otherwise).
+    ``kind`` names the kind of error, the same in every language:
+    ``"invalid_input"``, ``"transport"``, ``"http_status"``, ``"service"``
+    or ``"decode"``.
+
+    An error a call ended with says where the call stood (the core's
+    ``CallInfo``); each is ``None`` for an error raised before anything
+    was sent:
+
+    - ``attempts``: requests sent (the first, each retry and each redirect
+      followed);
+    - ``url``: the last request's URL, with the access token redacted;
+    - ``rows_received``: for a table, complete rows of the failed answer
+      decoded before it failed;
+    - ``rows_delivered``: for a stream, rows already handed out in batches.
     """
 
-    rows_received: int | None = None
+    kind: str = "erp"
+
+    def __init__(
+        self,
+        msg: str = "",
+        /,
+        *,
+        kind: str | None = None,
+        attempts: int | None = None,
+        url: str | None = None,
+        rows_received: int | None = None,
+        rows_delivered: int | None = None,
+    ) -> None:
+        super().__init__(msg)
+        if kind is not None:
+            self.kind = kind
+        self.attempts = attempts
+        self.url = url
+        self.rows_received = rows_received
+        self.rows_delivered = rows_delivered
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The subclasses take keyword-only attributes, which the default
@@ -42,8 +73,10 @@ class InvalidInputError(ErpError, ValueError):
     ``reason`` says what is wrong with it.
     """
 
-    def __init__(self, msg: str, /, *, field: str = "", reason: str = "") -> None:
-        super().__init__(msg)
+    kind = "invalid_input"
+
+    def __init__(self, msg: str = "", /, *, field: str = "", reason: str = "", **call: Any) -> None:
+        super().__init__(msg, **call)
         self.field = field
         self.reason = reason
 
@@ -51,13 +84,18 @@ class InvalidInputError(ErpError, ValueError):
 class TransportError(ErpError):
     """The request did not complete: connection refused or reset, TLS, ...
 
-    ``kind`` is ``"connect"``, ``"timeout"``, ``"reset"`` or ``"other"``;
-    ``message`` is the HTTP library's message, with the token redacted.
+    ``transport_kind`` is ``"connect"``, ``"timeout"``, ``"reset"`` or
+    ``"other"``; ``message`` is the account of the failure, with the token
+    redacted.
     """
 
-    def __init__(self, msg: str, /, *, kind: str = "other", message: str = "") -> None:
-        super().__init__(msg)
-        self.kind = kind
+    kind = "transport"
+
+    def __init__(
+        self, msg: str = "", /, *, transport_kind: str = "other", message: str = "", **call: Any
+    ) -> None:
+        super().__init__(msg, **call)
+        self.transport_kind = transport_kind
         self.message = message
 
 
@@ -72,8 +110,12 @@ class HttpStatusError(ErpError):
     """The service answered with an HTTP status outside 2xx (3xx included:
     redirects are not followed). ``excerpt`` is the start of the body."""
 
-    def __init__(self, msg: str, /, *, status_code: int = 0, excerpt: str = "") -> None:
-        super().__init__(msg)
+    kind = "http_status"
+
+    def __init__(
+        self, msg: str = "", /, *, status_code: int = 0, excerpt: str = "", **call: Any
+    ) -> None:
+        super().__init__(msg, **call)
         self.status_code = status_code
         self.excerpt = excerpt
 
@@ -82,8 +124,12 @@ class ServiceError(ErpError):
     """The service answered JSON whose ``status`` is not ``success``
     (for example an invalid access token). ``message`` is the service's."""
 
-    def __init__(self, msg: str, /, *, status: str = "", message: str = "") -> None:
-        super().__init__(msg)
+    kind = "service"
+
+    def __init__(
+        self, msg: str = "", /, *, status: str = "", message: str = "", **call: Any
+    ) -> None:
+        super().__init__(msg, **call)
         self.status = status
         self.message = message
 
@@ -92,7 +138,11 @@ class DecodeError(ErpError):
     """The answer was not of the documented shape: HTML, truncated or
     invalid JSON, an unexpected structure. ``excerpt`` is the body's start."""
 
-    def __init__(self, msg: str, /, *, reason: str = "", excerpt: str = "") -> None:
-        super().__init__(msg)
+    kind = "decode"
+
+    def __init__(
+        self, msg: str = "", /, *, reason: str = "", excerpt: str = "", **call: Any
+    ) -> None:
+        super().__init__(msg, **call)
         self.reason = reason
         self.excerpt = excerpt

@@ -15,7 +15,8 @@ from ._core import Config
 __all__ = ["logger", "watch"]
 
 logger = logging.getLogger("erpdata")
-"""Requests at DEBUG, retries and refused redirects at INFO."""
+"""Each request and answer at DEBUG, each wait before another attempt at
+INFO, as the core's call asks for them."""
 
 
 class _RedactHttpxLog(logging.Filter):

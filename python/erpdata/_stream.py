@@ -7,7 +7,7 @@ from types import TracebackType
 from typing import Any, Callable, Generic, Literal, TypeVar
 
 from ._core import Batch
-from ._flow import StreamState
+from ._drive import State as StreamState
 from ._models import Row, _need
 
 __all__ = ["TableStream", "AsyncTableStream", "BatchFormat", "converter"]

@@ -1,10 +1,18 @@
-"""How long a call may take: finite by default, never unbounded."""
+"""How long a call may take: finite by default, never unbounded. The
+defaults and the accepted range are the core's (``erpdata._core``)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Union
+
+from ._core import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_TOTAL_TIMEOUT,
+    check_timeout,
+)
 
 __all__ = ["Timeout", "TimeoutTypes", "DEFAULT_TIMEOUT", "resolve_timeout"]
 
@@ -13,48 +21,45 @@ __all__ = ["Timeout", "TimeoutTypes", "DEFAULT_TIMEOUT", "resolve_timeout"]
 class Timeout:
     """Time limits of one call, in seconds.
 
-    ``total`` bounds the whole call: every attempt, the waits between
-    retries and reading the whole answer (for :meth:`Client.stream_table`,
-    the time spent waiting for the answer and its body, not the time the
-    caller takes between batches, so a slow consumer is not cut off while
-    a body that never ends is). ``connect`` bounds opening a
-    connection, ``read`` the wait for the next bytes of an answer (and
-    for sending a request). Each is capped by what is left of ``total``.
+    ``total`` (default 300 s) bounds the whole call: every attempt, the
+    waits between them and reading the whole answer (for
+    :meth:`Client.stream_table`, the time spent waiting for the answer and
+    its body, not the time the caller takes between batches, so a slow
+    consumer is not cut off while a body that never ends is). ``connect``
+    (default 10 s) bounds opening a connection, ``read`` (default 30 s)
+    each wait for the next bytes of an answer (and for sending a
+    request). Each is capped by what is left of ``total``.
 
-    Every limit must be a finite positive number: there is deliberately
-    no way to wait forever.
+    Every limit must be a number of seconds above 0 and at most a day
+    (86,400 s): there is deliberately no way to wait forever. The core
+    checks them; a wrong one raises ``InvalidInputError`` naming field
+    ``timeout`` and the limit.
     """
 
-    total: float = 300.0
-    connect: float = 10.0
-    read: float = 30.0
+    total: float = DEFAULT_TOTAL_TIMEOUT
+    connect: float = DEFAULT_CONNECT_TIMEOUT
+    read: float = DEFAULT_READ_TIMEOUT
 
     def __post_init__(self) -> None:
+        values = []
         for name in ("total", "connect", "read"):
             value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not _finite(value)
-                or value <= 0
-            ):
-                from ._checks import shown
-                from ._errors import InvalidInputError
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                from ._checks import invalid, shown
 
-                reason = f"{name} must be a finite number of seconds above 0, got {shown(value)}"
-                raise InvalidInputError(
-                    f"invalid timeout: {reason}", field="timeout", reason=reason
-                )
-            object.__setattr__(self, name, float(value))
+                invalid("timeout", f"{name} must be a number of seconds, got {shown(value)}")
+            values.append(_seconds(value))
+        check_timeout(*values)
+        for name, value in zip(("total", "connect", "read"), values):
+            object.__setattr__(self, name, value)
 
 
-def _finite(value: int | float) -> bool:
-    """Whether ``value`` is a finite float (an int too large for a float
-    is not)."""
+def _seconds(value: int | float) -> float:
+    """``value`` as a float (an int too large for one is infinite)."""
     try:
-        return math.isfinite(value)
+        return float(value)
     except OverflowError:
-        return False
+        return math.inf
 
 
 TimeoutTypes = Union[float, int, Timeout, None]
@@ -62,7 +67,9 @@ TimeoutTypes = Union[float, int, Timeout, None]
 :class:`Timeout`, or ``None`` for the default."""
 
 DEFAULT_TIMEOUT = Timeout()
-"""300 s for a whole call, 10 s to connect, 30 s between bytes."""
+"""300 s for a whole call, 10 s to connect, 30 s between bytes (the core's
+``DEFAULT_TOTAL_TIMEOUT``, ``DEFAULT_CONNECT_TIMEOUT``,
+``DEFAULT_READ_TIMEOUT``)."""
 
 
 def resolve_timeout(value: TimeoutTypes, default: Timeout = DEFAULT_TIMEOUT) -> Timeout:

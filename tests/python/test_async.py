@@ -162,7 +162,7 @@ def test_errors_are_the_same_types(sandbox_url: str, refused_url: str) -> None:
         async with AsyncClient(refused_url, project="demo", max_retries=0) as c:
             with pytest.raises(erpdata.TransportError) as info:
                 await c.receivables("C001")
-            assert info.value.kind == "connect"
+            assert info.value.transport_kind == "connect"
             assert info.value.__cause__ is None and info.value.__context__ is None
 
     run(main)

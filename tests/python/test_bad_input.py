@@ -30,12 +30,13 @@ from hypothesis import strategies as st
 import erpdata
 import fault_api
 from conftest import SANDBOX_TOKEN
-from erpdata import AsyncClient, Client, DuesKind, Timeout
+from erpdata import AsyncClient, Client, DuesKind, Timeout, _core
 
 MAX_LEN = 1024
 """Longest parameter value (characters)."""
-MAX_BATCH_ROWS = (1 << 32) - 1
-MAX_RETRIES = (1 << 32) - 1
+MAX_BATCH_ROWS = _core.MAX_BATCH_ROWS
+MAX_RETRIES = _core.MAX_RETRIES
+MAX_TIMEOUT = _core.MAX_TIMEOUT
 
 PROPERTY = settings(
     max_examples=50,
@@ -196,7 +197,7 @@ def int_in(field: str, low: int, high: int) -> Callable[[Any], Verdict]:
 
 
 def seconds(v: Any) -> Verdict:
-    """A finite number of seconds above 0 (one a float can hold)."""
+    """A number of seconds above 0 and at most the core's MAX_TIMEOUT."""
     if v is None or isinstance(v, Timeout):
         return good()
     if not isinstance(v, (int, float)) or isinstance(v, bool):
@@ -205,7 +206,7 @@ def seconds(v: Any) -> Verdict:
         as_float = float(v)
     except OverflowError:
         return bad("timeout")
-    return good() if 0 < as_float < float("inf") else bad("timeout")
+    return good() if 0 < as_float <= MAX_TIMEOUT else bad("timeout")
 
 
 def flag(field: str) -> Callable[[Any], Verdict]:

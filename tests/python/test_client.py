@@ -141,7 +141,8 @@ def test_connection_refused_is_a_transport_error(refused_url: str) -> None:
             c.table("sales_invoice", method="GET")
     err = info.value
     assert not isinstance(err, erpdata.TimeoutError)
-    assert err.kind == "connect"
+    assert err.kind == "transport"
+    assert err.transport_kind == "connect"
     # No httpx exception in the chain: it would carry the GET URL.
     assert err.__cause__ is None and err.__context__ is None
     assert FAKE_TOKEN not in str(err) + repr(err)
@@ -154,7 +155,7 @@ def test_silent_server_is_a_timeout(silent_url: str) -> None:
             c.receivables("C001")
         elapsed = time.monotonic() - started
     assert elapsed < 5
-    assert info.value.kind == "timeout"
+    assert info.value.transport_kind == "timeout"
     assert isinstance(info.value, erpdata.TransportError)
     assert isinstance(info.value, TimeoutError)  # the builtin, too
 

@@ -225,5 +225,5 @@ def test_sandbox_reset_retried_by_table(big_sandbox_url: str) -> None:
     with big_client(fault(big_sandbox_url, f"reset-100000/{key}"), max_retries=1) as c:
         with pytest.raises(erpdata.TransportError) as info:
             c.table("sales_invoice")
-    assert info.value.kind == "reset"
+    assert info.value.transport_kind == "reset"
     assert count(big_sandbox_url, key) == 2

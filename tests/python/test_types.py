@@ -30,11 +30,12 @@ def _stub_params(func: ast.FunctionDef) -> list[tuple[str, str, object]]:
     args = func.args
     out: list[tuple[str, str, object]] = []
     positional = args.posonlyargs + args.args
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
     defaults: list[object] = [None] * (len(positional) - len(args.defaults)) + [
         ast.literal_eval(d) for d in args.defaults
     ]
     for i, (a, d) in enumerate(zip(positional, defaults)):
-        if i == 0:
+        if i == 0 and not static:
             continue  # self / cls
         out.append(
             (a.arg, "positional", d if i >= len(positional) - len(args.defaults) else "<required>")
@@ -63,8 +64,22 @@ def test_stubs_match_the_native_module() -> None:
     tree = ast.parse((ROOT / "python/erpdata/_core.pyi").read_text(encoding="utf-8"))
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     assert sorted(functions) == sorted(
-        n for n in exported if not isinstance(getattr(_core, n), type)
+        n
+        for n in exported
+        if callable(getattr(_core, n)) and not isinstance(getattr(_core, n), type)
     )
+    # The core's limits, each a number typed in the stubs.
+    constants = {
+        t.target.id: t.annotation
+        for t in tree.body
+        if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)
+    }
+    assert sorted(n for n in constants if n != "__version__") == sorted(
+        n for n in exported if not callable(getattr(_core, n))
+    )
+    for name, annotation in constants.items():
+        assert isinstance(annotation, ast.Name)
+        assert type(getattr(_core, name)).__name__ == annotation.id, name
     for name, func in functions.items():
         params = [(a.arg, "positional", "<required>") for a in func.args.args]
         assert params == _runtime_params(getattr(_core, name)), name

@@ -267,7 +267,7 @@ impl Call {
     /// arrives; its output is a `TableData`.
     #[staticmethod]
     #[pyo3(signature = (
-        config, request, typing=None, *, batch_rows=erpdata::DEFAULT_BATCH_ROWS as i64,
+        config, request, typing=None, *, batch_rows,
         total, connect, read, max_retries, now
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -304,7 +304,7 @@ impl Call {
     /// schema as the body arrives; its output is `(notices, total_rows)`.
     #[staticmethod]
     #[pyo3(signature = (
-        config, request, typing=None, *, batch_rows=erpdata::DEFAULT_BATCH_ROWS as i64,
+        config, request, typing=None, *, batch_rows,
         total, connect, read, max_retries, now
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -481,6 +481,11 @@ impl Call {
     #[getter]
     fn rows_delivered(&self) -> u64 {
         each!(&self.inner, c => c.rows_delivered())
+    }
+
+    /// `text` with the access token replaced by a redaction marker.
+    fn redact(&self, text: &str) -> String {
+        self.config.redact(text)
     }
 
     fn __repr__(&self) -> String {

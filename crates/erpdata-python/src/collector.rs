@@ -233,7 +233,7 @@ impl TableCollector {
     /// A collector for an answer with HTTP status `status`, typing
     /// columns as `typing` says (over the whole table).
     #[new]
-    #[pyo3(signature = (config, status, *, batch_rows=erpdata::DEFAULT_BATCH_ROWS as i64, typing=None))]
+    #[pyo3(signature = (config, status, *, batch_rows=65_536, typing=None))]
     fn new(
         py: Python<'_>,
         config: &Config,

@@ -11,7 +11,8 @@ use pyo3::types::PyDict;
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 /// The exception instance for `err`: its message is the core's `Display`
-/// (already redacted), its attributes the variant's fields.
+/// (already redacted), its attributes the variant's fields, its kind's
+/// name and where the call stood (`CallInfo`), if a call made it.
 pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py, PyAny>> {
     // Imported lazily: `erpdata/__init__.py` imports this module first.
     let module = ERRORS
@@ -25,24 +26,30 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
             "InvalidInputError"
         }
         Error::Transport { kind, message, .. } => {
-            kwargs.set_item("kind", kind.as_str())?;
+            kwargs.set_item("transport_kind", kind.as_str())?;
             kwargs.set_item("message", message)?;
             match kind {
                 TransportKind::Timeout => "TimeoutError",
                 _ => "TransportError",
             }
         }
-        Error::HttpStatus { status, excerpt, .. } => {
+        Error::HttpStatus {
+            status, excerpt, ..
+        } => {
             kwargs.set_item("status_code", status)?;
             kwargs.set_item("excerpt", excerpt)?;
             "HttpStatusError"
         }
-        Error::Service { status, message, .. } => {
+        Error::Service {
+            status, message, ..
+        } => {
             kwargs.set_item("status", status)?;
             kwargs.set_item("message", message)?;
             "ServiceError"
         }
-        Error::Decode { reason, excerpt, .. } => {
+        Error::Decode {
+            reason, excerpt, ..
+        } => {
             kwargs.set_item("reason", reason)?;
             kwargs.set_item("excerpt", excerpt)?;
             "DecodeError"
@@ -51,6 +58,14 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
         // reaches Python as an ErpError with the core's message.
         _ => "ErpError",
     };
+    kwargs.set_item("kind", err.kind())?;
+    // Where the call stood, the same fields in every language.
+    if let Some(info) = err.call() {
+        kwargs.set_item("attempts", info.attempts)?;
+        kwargs.set_item("url", &info.url)?;
+        kwargs.set_item("rows_received", info.rows_received)?;
+        kwargs.set_item("rows_delivered", info.rows_delivered)?;
+    }
     module
         .getattr(class)?
         .call((err.to_string(),), Some(&kwargs))

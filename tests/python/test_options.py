@@ -1,0 +1,135 @@
+"""Per-call settings (``with_options``) and the limits the package takes
+from the core (``erpdata._core``): defaults, ranges, and the errors that
+name the field."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+import erpdata
+import fault_api
+from conftest import FAKE_TOKEN
+from erpdata import AsyncClient, Client, Timeout, _core
+
+SETTINGS: dict[str, Any] = dict(project="demo", company_id=1, year_id=2025)
+
+
+def test_the_defaults_are_the_cores() -> None:
+    assert (_core.DEFAULT_TOTAL_TIMEOUT, _core.DEFAULT_CONNECT_TIMEOUT) == (300.0, 10.0)
+    assert _core.DEFAULT_READ_TIMEOUT == 30.0
+    assert Timeout() == Timeout(
+        total=_core.DEFAULT_TOTAL_TIMEOUT,
+        connect=_core.DEFAULT_CONNECT_TIMEOUT,
+        read=_core.DEFAULT_READ_TIMEOUT,
+    )
+    assert (_core.DEFAULT_MAX_RETRIES, _core.MAX_RETRIES) == (2, 10)
+    assert (_core.MIN_BATCH_ROWS, _core.DEFAULT_BATCH_ROWS, _core.MAX_BATCH_ROWS) == (
+        1,
+        65_536,
+        1_048_576,
+    )
+    with Client("http://127.0.0.1:1/", **SETTINGS) as c:
+        assert c.max_retries == _core.DEFAULT_MAX_RETRIES
+        assert c.timeout == Timeout()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "text"),
+    [
+        ("max_retries", 11, "from 0 to 10, got 11"),
+        ("max_retries", -1, "from 0 to 10, got -1"),
+        ("max_retries", "2", "from 0 to 10, got '2'"),
+        ("max_retries", True, "from 0 to 10, got True"),
+        ("timeout", 0, "total must be a number of seconds above 0 and at most 86400, got 0"),
+        ("timeout", 86_401, "at most 86400"),
+        ("timeout", float("nan"), "got NaN"),
+    ],
+)
+def test_limits_are_checked_by_the_core(field: str, value: Any, text: str) -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Client("http://127.0.0.1:1/", **SETTINGS, **{field: value})
+    assert info.value.field == field
+    assert text in info.value.reason
+    assert info.value.kind == "invalid_input" and info.value.attempts is None
+    with Client("http://127.0.0.1:1/", **SETTINGS) as c:
+        with pytest.raises(erpdata.InvalidInputError) as again:
+            c.with_options(**{field: value})
+        assert again.value.reason == info.value.reason
+
+
+@pytest.mark.parametrize("rows", [0, 1_048_577, 1.5])
+def test_batch_rows_range_is_the_cores(rows: Any) -> None:
+    with Client("http://127.0.0.1:1/", **SETTINGS, access_token=FAKE_TOKEN) as c:
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            c.stream_table("sales_invoice", batch_rows=rows)
+    assert info.value.field == "batch_rows"
+    assert "from 1 to 1048576" in info.value.reason
+
+
+def test_with_options_shares_the_http_client(sandbox_url: str) -> None:
+    http = httpx.Client()
+    try:
+        with Client(sandbox_url, **SETTINGS, http_client=http, max_retries=2) as c:
+            quick = c.with_options(timeout=5, max_retries=0)
+            assert quick._http is c._http is http
+            assert (quick.max_retries, quick.timeout.total, quick.timeout.read) == (0, 5.0, 5.0)
+            # The original keeps its settings.
+            assert (c.max_retries, c.timeout) == (2, Timeout())
+            assert quick.receivables("C001").rows == c.receivables("C001").rows
+            assert repr(quick) == repr(c)
+            # Only the settings named change.
+            assert quick.with_options(max_retries=1).timeout == quick.timeout
+    finally:
+        http.close()
+
+
+def test_with_options_does_not_close_the_shared_client(sandbox_url: str) -> None:
+    with Client(sandbox_url, **SETTINGS) as c:
+        with c.with_options(max_retries=0) as other:
+            other.receivables("C001")
+        # Still usable: closing the derived client left the pool open.
+        assert c.receivables("C001").rows
+
+
+def test_with_options_governs_the_calls(sandbox_url: str) -> None:
+    key = fault_api.new_key("with-options", "503")
+    base = fault_api.prefix(sandbox_url, "status-503x9", key)
+    with Client(base, **SETTINGS, max_retries=2) as c:
+        with pytest.raises(erpdata.HttpStatusError) as info:
+            c.with_options(max_retries=0).receivables("C001")
+    assert info.value.status_code == 503 and info.value.attempts == 1
+    assert fault_api.count(sandbox_url, key) == 1
+
+
+def test_with_options_timeout_governs_the_calls(silent_url: str) -> None:
+    with Client(silent_url, **SETTINGS, access_token=FAKE_TOKEN) as c:
+        started = time.monotonic()
+        with pytest.raises(erpdata.TimeoutError) as info:
+            c.with_options(timeout=Timeout(total=0.5, connect=0.5, read=0.2)).table("sales_invoice")
+    assert time.monotonic() - started < 3
+    assert info.value.kind == "transport" and info.value.transport_kind == "timeout"
+
+
+def test_async_with_options(sandbox_url: str) -> None:
+    async def main() -> None:
+        key = fault_api.new_key("with-options-async", "503")
+        base = fault_api.prefix(sandbox_url, "status-503x9", key)
+        async with AsyncClient(base, **SETTINGS) as c:
+            fewer = c.with_options(max_retries=0, timeout=20)
+            assert isinstance(fewer, AsyncClient) and fewer._http is c._http
+            assert fewer.timeout.total == 20.0
+            with pytest.raises(erpdata.HttpStatusError) as info:
+                await fewer.receivables("C001")
+            assert info.value.attempts == 1
+            await fewer.aclose()
+            # The shared client is still open.
+            with pytest.raises(erpdata.HttpStatusError):
+                await c.with_options(max_retries=0).receivables("C002")
+        assert fault_api.count(sandbox_url, key) == 2
+
+    asyncio.run(main())
