@@ -72,7 +72,7 @@ demo: sandbox python wasm
 	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
 
 # The fault matrix is printed last, from the columns the three suites wrote.
-test: test-rust test-python test-js test-php test-runtimes
+test: test-rust test-python test-js test-php test-runtimes test-docs
 	$(PYTHON) scripts/fault-matrix.py
 
 # The fault × client table of the last run (target/fault-matrix/*.json).

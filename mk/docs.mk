@@ -1,0 +1,54 @@
+# The API reference of the three packages and the guides, as HTML.
+#
+#   make docs        target/docs/index.html: rustdoc (erpdata, every feature),
+#                    pdoc (the Python package), TypeDoc (js/src/index.d.ts)
+#                    and the markdown guides (README.md, docs/, package pages)
+#   make test-docs   every page of it in headless Chromium: renders, no script
+#                    errors, every internal link and anchor resolves
+#
+# rustdoc builds in its own target folder (no waiting on the cargo lock of
+# other builds); pdoc comes from requirements-dev.txt; TypeDoc installs from
+# tests/docs/tools (package.json + lock) into target/docs-tools, never js/.
+
+DOCS_OUT        := $(ROOT)/target/docs
+DOCS_TOOLS      := $(ROOT)/target/docs-tools
+DOCS_CARGO_DIR  := $(ROOT)/target/h-docs
+DOCS_FEATURES   := reqwest,blocking,arrow,parallel
+TYPEDOC         := $(DOCS_TOOLS)/node_modules/.bin/typedoc
+
+.PHONY: docs docs-rust docs-python docs-js docs-guides test-docs
+
+docs: docs-rust docs-python docs-js
+	$(MAKE) --no-print-directory docs-guides
+
+docs-rust:
+	CARGO_TARGET_DIR=$(DOCS_CARGO_DIR) cargo doc --no-deps --quiet -p erpdata --features $(DOCS_FEATURES)
+	rm -rf $(DOCS_OUT)/rust && mkdir -p $(DOCS_OUT)/rust
+	cp -R $(DOCS_CARGO_DIR)/doc/. $(DOCS_OUT)/rust/
+	@# rustdoc's help and settings pages link ./index.html, which --no-deps leaves out.
+	printf '%s\n' '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=erpdata/index.html"><title>erpdata</title><p><a href="erpdata/index.html">The erpdata crate</a></p>' \
+	  >$(DOCS_OUT)/rust/index.html
+
+# pdoc imports the package: the native module must be built (make python).
+docs-python: venv $(if $(wildcard python/erpdata/_core*.so),,python)
+	rm -rf $(DOCS_OUT)/python
+	PYTHONPATH=$(ROOT)/python $(VENV)/bin/pdoc erpdata erpdata.cli --docformat restructuredtext \
+	  --no-search -o $(DOCS_OUT)/python
+
+$(DOCS_TOOLS)/node_modules/.installed: tests/docs/tools/package.json tests/docs/tools/package-lock.json
+	mkdir -p $(DOCS_TOOLS)
+	cp tests/docs/tools/package.json tests/docs/tools/package-lock.json $(DOCS_TOOLS)/
+	cd $(DOCS_TOOLS) && npm ci --no-audit --no-fund --silent
+	touch $@
+
+docs-js: $(DOCS_TOOLS)/node_modules/.installed
+	rm -rf $(DOCS_OUT)/js
+	$(TYPEDOC) --logLevel Warn --tsconfig tests/docs/tools/tsconfig.json \
+	  --entryPoints js/src/index.d.ts --entryPoints js/src/edge.d.ts \
+	  --name "erpdata (npm)" --readme none --disableSources --out $(DOCS_OUT)/js
+
+docs-guides: venv
+	$(VPY) tests/docs/build_site.py $(DOCS_OUT)
+
+test-docs: docs
+	VPY=$(VPY) DOCS=$(DOCS_OUT) bash tests/docs/run.sh
