@@ -124,7 +124,11 @@ def _request(http: httpx.Client | httpx.AsyncClient, call: Call, action: Send) -
 
 
 def _log_sleep(call: Call, action: Sleep) -> None:
-    logger.info("request %d not answered in full; next in %.2f s", call.attempts, action.seconds)
+    logger.info(
+        "waiting %.2f s before request %d (as the core's call asks)",
+        action.seconds,
+        call.attempts + 1,
+    )
 
 
 # -- sync --------------------------------------------------------------------

@@ -1,0 +1,156 @@
+"""``erpdata._core.Call`` driven by hand, as the clients' loops drive it:
+the core decides, the host only does what the actions say."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+import erpdata
+from erpdata import _core
+from erpdata._core import Call, Config, Done, Emit, Failed, Read, Send, Sleep
+
+TOKEN = "fake-token-for-call-tests"
+CONFIG = Config(
+    "https://erp.example.com/", project="demo", access_token=TOKEN, company_id=1, year_id=2025
+)
+LIMITS: dict[str, Any] = dict(total=300.0, connect=10.0, read=30.0, max_retries=2)
+DUES = b'{"status":"success","data":[{"acid":"C001","amount":"12.50"}]}'
+TABLE = b'{"status":"success","data":[{"n":1},{"n":2},{"n":3}]}'
+
+
+def dues_call(now: float = 0.0, **limits: Any) -> Call:
+    request = CONFIG.dues_request("C001", "RECEIPT")
+    return Call.dues(CONFIG, request, "C001", "RECEIPT", **{**LIMITS, **limits, "now": now})
+
+
+def test_a_503_then_the_answer() -> None:
+    call = dues_call()
+    send = call.next(0.0)
+    assert isinstance(send, Send)
+    assert TOKEN not in repr(send)
+    assert (send.connect, send.read) == (10.0, 30.0)
+    call.head(0.0, 503, retry_after="1")
+    sleep = call.next(0.0)
+    assert isinstance(sleep, Sleep) and sleep.seconds == 1.0
+    assert isinstance(call.next(1.0), Send)
+    call.head(1.0, 200)
+    assert isinstance(call.next(1.0), Read)
+    call.chunk(1.0, DUES)
+    assert isinstance(call.next(1.0), Read)
+    call.end(1.0)
+    done = call.next(1.0)
+    assert isinstance(done, Done) and isinstance(done.output, erpdata.Dues)
+    assert done.output.rows[0]["acid"] == "C001" and call.attempts == 2
+
+
+def test_a_failure_carries_where_the_call_stood() -> None:
+    call = dues_call(max_retries=0)
+    assert isinstance(call.next(0.0), Send)
+    call.head(0.0, 503)
+    # Not retried: the body is read for the error's excerpt.
+    assert isinstance(call.next(0.0), Read)
+    call.chunk(0.0, b"<html>busy</html>")
+    assert isinstance(call.next(0.0), Read)
+    call.end(0.0)
+    failed = call.next(0.0)
+    assert isinstance(failed, Failed)
+    err = failed.error
+    assert isinstance(err, erpdata.HttpStatusError) and err.status_code == 503
+    assert (err.kind, err.attempts, err.rows_received, err.rows_delivered) == (
+        "http_status",
+        1,
+        None,
+        None,
+    )
+    assert err.url is not None and err.url.startswith("https://erp.example.com/")
+    again = pickle.loads(pickle.dumps(err))
+    assert (again.attempts, again.url, again.kind) == (err.attempts, err.url, err.kind)
+
+
+def test_a_transport_failure_is_retried_then_reported() -> None:
+    call = dues_call(max_retries=1)
+    assert isinstance(call.next(0.0), Send)
+    call.failed(0.0, "connect", f"ConnectError: refused token={TOKEN}")
+    assert isinstance(call.next(0.0), Sleep)
+    assert isinstance(call.next(1.0), Send)
+    call.failed(1.0, "reset", "ReadError")
+    failed = call.next(1.0)
+    assert isinstance(failed, Failed)
+    err = failed.error
+    assert isinstance(err, erpdata.TransportError) and not isinstance(err, erpdata.TimeoutError)
+    assert (err.kind, err.transport_kind, err.attempts) == ("transport", "reset", 2)
+    assert TOKEN not in str(err)
+
+
+def test_the_total_bounds_the_call() -> None:
+    call = dues_call(total=2.0, connect=1.0, read=1.0)
+    assert isinstance(call.next(0.0), Send)
+    call.head(0.5, 200)
+    read = call.next(1.5)
+    assert isinstance(read, Read) and read.wait == pytest.approx(0.5)
+    call.chunk(1.9, DUES[:10])
+    failed = call.next(2.5)
+    assert isinstance(failed, Failed) and isinstance(failed.error, erpdata.TimeoutError)
+    assert "call's timeout of 2 s" in str(failed.error)
+
+
+def test_a_stream_emits_batches_and_counts_them() -> None:
+    request = CONFIG.table_request("sales_invoice")
+    call = Call.stream(CONFIG, request, batch_rows=1, **LIMITS, now=0.0)
+    assert isinstance(call.next(0.0), Send)
+    call.head(0.0, 200)
+    assert isinstance(call.next(0.0), Read)
+    call.chunk(0.0, TABLE)
+    batches = []
+    while True:
+        action = call.next(0.0)
+        if isinstance(action, Emit):
+            batches.append(action.batch.to_rows())
+        else:
+            break
+    assert isinstance(action, Read)
+    call.end(0.0)
+    while isinstance(action := call.next(0.0), Emit):
+        batches.append(action.batch.to_rows())
+    assert isinstance(action, Done) and action.output == ([], 3)
+    assert [r for b in batches for r in b] == [{"n": 1}, {"n": 2}, {"n": 3}]
+    assert call.rows_delivered == 3
+
+
+def test_a_table_is_decoded_on_its_thread() -> None:
+    request = CONFIG.table_request("sales_invoice")
+    call = Call.table(CONFIG, request, batch_rows=_core.DEFAULT_BATCH_ROWS, **LIMITS, now=0.0)
+    assert isinstance(call.next(0.0), Send)
+    call.head(0.0, 200)
+    for at in range(0, len(TABLE), 7):
+        assert isinstance(call.next(0.0), Read)
+        call.chunk(0.0, TABLE[at : at + 7])
+    assert isinstance(call.next(0.0), Read)
+    call.end(0.0)
+    done = call.next(0.0)
+    assert isinstance(done, Done)
+    assert erpdata.Table(done.output) == CONFIG.parse_table(200, TABLE)
+
+
+def test_misuse_is_an_error_not_a_crash() -> None:
+    call = dues_call()
+    call.chunk(0.0, b"x")
+    failed = call.next(0.0)
+    assert isinstance(failed, Failed) and "a bug in the binding" in str(failed.error)
+
+
+@pytest.mark.parametrize(
+    ("limits", "field"),
+    [
+        ({"max_retries": 11}, "max_retries"),
+        ({"total": 0.0}, "timeout"),
+        ({"read": float("inf")}, "timeout"),
+    ],
+)
+def test_the_core_checks_the_limits(limits: dict[str, Any], field: str) -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        dues_call(**limits)
+    assert info.value.field == field
