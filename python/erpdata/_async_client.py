@@ -233,8 +233,13 @@ class AsyncClient(ClientBase):
         async def batches() -> AsyncIterator[Batch]:
             # The call starts on the first iteration.
             call = self._stream_call(request, typing, rows, timeout)
-            async for batch in _drive.astream(self._http, call, state):
-                yield batch
+            inner = _drive.astream(self._http, call, state)
+            try:
+                async for batch in inner:
+                    yield batch
+            finally:
+                # Closed with the stream, so its answer is closed at once.
+                await inner.aclose()
 
         return AsyncTableStream(batches(), state, convert)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
@@ -192,7 +192,7 @@ def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
 # -- async -------------------------------------------------------------------
 
 
-async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncIterator[Batch]:
+async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGenerator[Batch, None]:
     """:func:`stream` with ``httpx.AsyncClient`` and ``asyncio`` sleeps."""
     response: Answer = None
     chunks: AsyncIterator[bytes] | None = None
