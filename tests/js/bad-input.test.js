@@ -527,7 +527,9 @@ describe("the constructor refuses what it cannot use", () => {
   test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, fetch, allowInsecureHttp", async () => {
     // The core's ranges (ErpClient.limits): a limit above 0 and at most a
     // day, 0 to 10 retries; its errors name its fields.
-    const limit = (v) => isNullish(v) || (typeof v === "number" && v > 0 && v <= 86_400_000);
+    // (Checked in seconds, as the core has them: 5e-324 ms is 0 s.)
+    const limit = (v) =>
+      isNullish(v) || (typeof v === "number" && v / 1000 > 0 && v / 1000 <= 86_400);
     const options = {
       timeoutMs: limit,
       connectTimeoutMs: limit,

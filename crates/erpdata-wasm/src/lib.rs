@@ -4,11 +4,12 @@
 //! every rule of the wire format (encoding, validation, parsing, redaction)
 //! lives in the `erpdata` crate, so JS behaves exactly like Rust and Python.
 //! Errors are thrown as plain objects (see `errors`); `js/src/errors.js`
-//! turns them into `Error` subclasses.
+//! turns them into `Error` subclasses. A client's call is a `Call` (see
+//! `call`): the core's state machine, which JS only carries out.
 
 use std::str::FromStr;
 
-use erpdata::{Config, DuesKind, DuesQuery, Method, TableQuery, TransportKind};
+use erpdata::{Config, DuesKind, DuesQuery, Method, TableQuery};
 use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::prelude::*;
 
@@ -25,7 +26,7 @@ pub use policy::RetryPolicy;
 pub use stream::TableStream;
 
 use convert::{id, opt_id, opt_text, set, text};
-use errors::{core, to_js};
+use errors::core;
 use rows::Keys;
 
 /// A validated configuration; the access token lives only in here, so no JS
@@ -149,17 +150,6 @@ impl Core {
     /// `text` with every encoding of the token replaced by `[REDACTED]`.
     pub fn redact(&self, text: &str) -> String {
         self.config.redact(text)
-    }
-
-    /// A transport error object (returned, not thrown) with `message`
-    /// redacted. `kind`: `"connect"`, `"timeout"`, `"reset"` or `"other"`.
-    #[wasm_bindgen(js_name = transportError)]
-    pub fn transport_error(&self, kind: &str, message: &str) -> JsValue {
-        to_js(
-            &self
-                .config
-                .transport_error(TransportKind::from_name(kind), message),
-        )
     }
 
     /// The base URL as the core normalised it (ends with `/`).

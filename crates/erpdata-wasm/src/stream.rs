@@ -1,5 +1,6 @@
-//! `TableStream`: the core's streaming table decoder for JS, fed the body's
-//! chunks as `fetch` delivers them.
+//! `TableStream`: the core's streaming table decoder for JS, fed a body's
+//! chunks directly: for the shared decoding vectors (tests/js/vectors.js).
+//! The client's calls decode inside the core's `Call` (see `call`).
 //!
 //! Two modes. A stream (`streamTable`) has one schema, fixed by its first
 //! batch (`DecoderOptions::one_schema`); each complete batch goes out at
