@@ -11,11 +11,9 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const js = fileURLToPath(new URL("../", import.meta.url));
-const built = [
-  "pkg/erpdata_wasm.js",
-  "pkg/erpdata_wasm_bg.wasm",
-  "pkg/erpdata_wasm_bytes.js",
-].map((f) => join(js, f));
+const built = ["pkg/erpdata_wasm.js", "pkg/erpdata_wasm_bg.wasm", "pkg/erpdata_wasm_bytes.js"].map(
+  (f) => join(js, f),
+);
 
 /** The newest modification time of a file or of the files under a folder. */
 function newest(path) {
@@ -50,7 +48,9 @@ if (!env.WASM_BINDGEN) {
   const tool = join(root, `.tools/wasm-bindgen-${version}/bin/wasm-bindgen`);
   if (version && existsSync(tool)) env.WASM_BINDGEN = tool;
 }
-console.error(`prepack: building js/pkg (${missing.length ? "missing" : "older than the sources"})`);
+console.error(
+  `prepack: building js/pkg (${missing.length ? "missing" : "older than the sources"})`,
+);
 const result = spawnSync(process.execPath, [join(js, "scripts/build-wasm.mjs")], {
   stdio: "inherit",
   env,

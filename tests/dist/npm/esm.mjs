@@ -23,15 +23,19 @@ assert.equal(table.rows[0].invoice_no, "INV-2025-0001");
 assert.ok(table.columns().amount.values instanceof Float64Array);
 
 let streamed = 0;
-for await (const batch of client.streamTable("sales_invoice", { batchRows: 7 })) streamed += batch.length;
+for await (const batch of client.streamTable("sales_invoice", { batchRows: 7 }))
+  streamed += batch.length;
 assert.equal(streamed, 40);
 
 await assert.rejects(client.table("no such table"), InvalidInputError);
 const wrong = "wrong-token-not-secret";
-await assert.rejects(new ErpClient({ ...settings(wrong), maxRetries: 0 }).table("account"), (err) => {
-  assert.ok(err instanceof ServiceError, String(err));
-  assert.match(err.message, /Invalid access token/);
-  assert.ok(!`${err.message} ${JSON.stringify(err)}`.includes(wrong));
-  return true;
-});
+await assert.rejects(
+  new ErpClient({ ...settings(wrong), maxRetries: 0 }).table("account"),
+  (err) => {
+    assert.ok(err instanceof ServiceError, String(err));
+    assert.match(err.message, /Invalid access token/);
+    assert.ok(!`${err.message} ${JSON.stringify(err)}`.includes(wrong));
+    return true;
+  },
+);
 console.log(`ESM consumer passed: ${dues.rows.length} dues, ${table.rows.length} rows`);
