@@ -31,7 +31,7 @@ export CARGO_TERM_COLOR ?= never
 help:
 	@echo "make demo   - start the sandbox ERP and query it through the Python and JS clients"
 	@echo "make test   - run every test suite (Rust, Python, JavaScript, shared vectors)"
-	@echo "make lint   - cargo fmt --check, clippy -D warnings, mypy"
+	@echo "make lint   - cargo fmt --check, clippy -D warnings, mypy, ruff, biome, tsc"
 	@echo "make bench  - benchmarks against the baselines (Rust decoder, Python, JS); not part of make test"
 
 # --- builds -----------------------------------------------------------------
@@ -72,7 +72,7 @@ demo: sandbox python wasm
 	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
 
 # The fault matrix is printed last, from the columns the three suites wrote.
-test: test-rust test-python test-js test-php test-runtimes test-docs
+test: test-rust test-python test-js test-php test-runtimes test-docs test-dist
 	$(PYTHON) scripts/fault-matrix.py
 
 # The fault × client table of the last run (target/fault-matrix/*.json).
@@ -97,16 +97,11 @@ test-rust: sandbox
 test-python: sandbox python
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
 
-# Slow (a release build): the abi3 wheel and the sdist build, and the wheel
-# installs into a fresh virtualenv and passes a smoke test there.
+# The wheel and the sdist as users install them: mk/dist.mk's smoke tests
+# of dist/'s x86_64 wheel (fresh virtualenvs of Python 3.9 and 3.13) and of
+# the sdist built from source by pip.
 .PHONY: test-wheel test-large bench-python bench-js bench-rust bench
-test-wheel: sandbox venv
-	rm -rf target/wheel-test && mkdir -p target/wheel-test
-	$(VENV)/bin/maturin build --release --quiet --out target/wheel-test/dist
-	$(VENV)/bin/maturin sdist --out target/wheel-test/dist
-	$(PYTHON) -m venv target/wheel-test/venv
-	target/wheel-test/venv/bin/python -m pip install --quiet --disable-pip-version-check target/wheel-test/dist/*.whl
-	cd target/wheel-test && ERPDATA_SANDBOX_BIN=$(SANDBOX) venv/bin/python $(ROOT)/tests/python/wheel_smoke.py dist
+test-wheel: test-dist-wheel test-dist-sdist
 
 # A release sandbox, and a release build of the Python package in $(1)/pkg,
 # unpacked from its wheel so that a concurrent `make python` cannot swap
@@ -191,11 +186,17 @@ fuzz:
 	fuzz/run.sh table 600
 	fuzz/run.sh dues 120
 
-lint: venv
+# Rust (rustfmt, clippy), Python (mypy, ruff: pyproject.toml [tool.ruff]),
+# JS (biome: js/biome.json; tsc over the declarations and a consumer file).
+lint: venv js/node_modules/.installed
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --workspace --all-targets --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow -- -D warnings
 	$(VENV)/bin/mypy python/erpdata tests/python
+	$(VENV)/bin/ruff check python tests bench scripts
+	$(VENV)/bin/ruff format --check python tests bench scripts
+	cd js && node_modules/.bin/biome ci --colors=off src scripts ../tests/js ../tests/dist/npm ../bench/js
+	cd js && node_modules/.bin/tsc -p ../tests/js/types/tsconfig.json
 
 fmt:
 	cargo fmt --all

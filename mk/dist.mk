@@ -35,7 +35,7 @@ DIST_SANDBOX  := $(DIST_BUILD)/x86_64-unknown-linux-gnu/release/erpdata-sandbox
 # tags either way).
 dist-wheel-of = $(firstword $(wildcard $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl))
 
-.PHONY: dist dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate dist-tools \
+.PHONY: check-version dist dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate dist-tools \
         test-dist test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
 
 dist: dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate
@@ -104,7 +104,10 @@ dist-crate:
 
 # --- smoke tests of the artifacts --------------------------------------------
 
-test-dist: test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
+# One version everywhere first (it needs no build), then each artifact.
+test-dist: check-version test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
+
+check-version:
 	scripts/check-version.sh
 
 # The x86_64 wheel in fresh virtualenvs of the oldest and newest Pythons
@@ -148,5 +151,6 @@ test-dist-crate: dist-crate dist-wheel
 	tar -xzf $(DIST_CRATE) -C $(DIST_TEST)/crate
 	cp -r tests/dist/crate $(DIST_TEST)/crate/smoke
 	sed -i 's|@ERPDATA_PATH@|$(DIST_TEST)/crate/erpdata-$(DIST_VERSION)|' $(DIST_TEST)/crate/smoke/Cargo.toml
+	cp Cargo.lock $(DIST_TEST)/crate/smoke/  # the dependency versions the workspace tests
 	cd $(DIST_TEST)/crate/smoke && CARGO_TARGET_DIR=$(DIST_BUILD)/crate-smoke cargo build --quiet
 	scripts/with-sandbox.sh $(DIST_SANDBOX) $(DIST_BUILD)/crate-smoke/debug/erpdata-crate-smoke
