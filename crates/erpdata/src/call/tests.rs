@@ -1,0 +1,306 @@
+//! The call's decisions, driven by hand: no socket, no clock.
+
+use std::time::Duration;
+
+use super::*;
+use crate::decode::DecoderOptions;
+use crate::query::{DuesKind, DuesQuery, TableQuery};
+use crate::retry::RetryPolicy;
+
+const TOKEN: &str = "fake-token-for-call-tests";
+
+fn config() -> Config {
+    Config::builder("https://erp.example.com/")
+        .project("demo")
+        .access_token(TOKEN)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .unwrap()
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+fn options(total: Duration, read: Duration, retries: u32) -> CallOptions {
+    CallOptions {
+        timeouts: Timeouts {
+            total,
+            connect: secs(1).min(total),
+            read,
+        },
+        retry: RetryPolicy::with_max_retries(retries),
+    }
+}
+
+fn dues_call(options: CallOptions) -> Call<WholeBody> {
+    let c = config();
+    let request = c
+        .dues_request(&DuesQuery::new("C001", DuesKind::Receipt))
+        .unwrap();
+    Call::new(
+        &c,
+        request,
+        options,
+        WholeBody::default(),
+        Duration::ZERO,
+        1,
+    )
+}
+
+fn stream_call(options: CallOptions) -> Call<TableStream> {
+    let c = config();
+    let request = c.table_request(&TableQuery::new("sales_invoice")).unwrap();
+    let sink = TableStream::new(DecoderOptions::with_batch_rows(1));
+    Call::new(&c, request, options, sink, Duration::ZERO, 1).streaming()
+}
+
+fn ok() -> Head<'static> {
+    Head {
+        status: 200,
+        ..Head::default()
+    }
+}
+
+fn status(code: u16) -> Head<'static> {
+    Head {
+        status: code,
+        ..Head::default()
+    }
+}
+
+fn expect_send<O: std::fmt::Debug>(a: Action<O>) -> (Duration, Duration, Duration) {
+    match a {
+        Action::Send {
+            connect,
+            read,
+            wait,
+            ..
+        } => (connect, read, wait),
+        other => panic!("expected Send, got {other:?}"),
+    }
+}
+
+fn expect_failed<O: std::fmt::Debug>(a: Action<O>) -> Error {
+    match a {
+        Action::Failed(e) => e,
+        other => panic!("expected Failed, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_redirect_within_the_origin_is_followed_then_the_answer_read() {
+    let mut call = dues_call(CallOptions::default());
+    expect_send(call.next(ms(0)));
+    call.head(
+        ms(1),
+        Head {
+            status: 307,
+            location: Some("/v2/apis/ajax.php"),
+            ..Head::default()
+        },
+    );
+    expect_send(call.next(ms(1)));
+    assert_eq!(call.request().uri().path(), "/v2/apis/ajax.php");
+    call.head(ms(2), ok());
+    assert!(matches!(call.next(ms(2)), Action::Read { .. }));
+    call.chunk(ms(3), b"[]");
+    assert!(matches!(call.next(ms(3)), Action::Read { .. }));
+    call.end(ms(4));
+    let Action::Done(answer) = call.next(ms(4)) else {
+        panic!()
+    };
+    assert_eq!((answer.status, answer.body.as_slice()), (200, &b"[]"[..]));
+    assert_eq!(call.attempts(), 2);
+}
+
+#[test]
+fn a_redirect_elsewhere_fails_naming_the_attempts_and_never_the_token() {
+    let mut call = dues_call(CallOptions::default());
+    expect_send(call.next(ms(0)));
+    call.head(
+        ms(1),
+        Head {
+            status: 302,
+            location: Some(&format!("https://evil.example/?t={TOKEN}")),
+            ..Head::default()
+        },
+    );
+    let e = expect_failed(call.next(ms(1)));
+    assert_eq!(e.status_code(), Some(302));
+    assert_eq!(e.call().unwrap().attempts, 1);
+    assert!(!format!("{e} {e:?}").contains(TOKEN));
+}
+
+#[test]
+fn retry_after_is_honoured_only_within_the_time_left() {
+    let mut call = dues_call(options(secs(10), secs(5), 2));
+    expect_send(call.next(ms(0)));
+    call.head(
+        ms(1),
+        Head {
+            status: 503,
+            retry_after: Some("3"),
+            ..Head::default()
+        },
+    );
+    assert!(matches!(call.next(ms(1)), Action::Sleep(d) if d == secs(3)));
+    expect_send(call.next(secs(3)));
+    // 9 s asked for with ~7 s left: the answer is the result.
+    call.head(
+        secs(3),
+        Head {
+            status: 503,
+            retry_after: Some("9"),
+            ..Head::default()
+        },
+    );
+    assert!(matches!(call.next(secs(3)), Action::Read { .. }));
+    call.chunk(secs(3), b"<html>busy</html>");
+    call.next(secs(3));
+    call.end(secs(3));
+    // A whole body is the answer whatever its status: its parser decides.
+    let Action::Done(answer) = call.next(secs(3)) else {
+        panic!()
+    };
+    assert_eq!((answer.status, call.attempts()), (503, 2));
+}
+
+#[test]
+fn every_wait_is_capped_by_what_is_left_of_the_total() {
+    let mut call = dues_call(options(secs(2), secs(30), 0));
+    let (connect, read, wait) = expect_send(call.next(ms(500)));
+    assert_eq!((connect, read, wait), (secs(1), ms(1500), ms(1500)));
+    call.head(ms(600), ok());
+    assert!(matches!(call.next(ms(600)), Action::Read { wait } if wait == ms(1400)));
+    call.failed(secs(2), TransportKind::Timeout, "");
+    let e = expect_failed(call.next(secs(2)));
+    assert_eq!(e.transport_kind(), Some(TransportKind::Timeout));
+    assert!(e.to_string().contains("call's timeout of 2 s"), "{e}");
+}
+
+#[test]
+fn a_read_timeout_says_so_and_is_retried_while_nothing_was_delivered() {
+    let mut call = dues_call(options(secs(60), ms(300), 1));
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    call.next(ms(1));
+    call.chunk(ms(2), b"{\"status\":");
+    call.next(ms(2));
+    call.failed(ms(302), TransportKind::Timeout, "");
+    assert!(matches!(call.next(ms(302)), Action::Sleep(_)));
+    expect_send(call.next(ms(800)));
+    call.head(ms(801), ok());
+    call.next(ms(801));
+    call.failed(ms(1101), TransportKind::Timeout, "");
+    let e = expect_failed(call.next(ms(1101)));
+    assert!(e.to_string().contains("read timeout of 0.3 s"), "{e}");
+    assert_eq!(e.call().unwrap().attempts, 2);
+}
+
+#[test]
+fn a_stream_cut_after_a_batch_fails_at_once_saying_how_far_it_got() {
+    let mut call = stream_call(options(secs(60), secs(5), 3));
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    call.next(ms(1));
+    call.chunk(
+        ms(2),
+        br#"{"status":"success","data":[{"a":1},{"a":2},{"a":3}"#,
+    );
+    let mut delivered = 0;
+    loop {
+        match call.next(ms(3)) {
+            Action::Emit(batch) => delivered += batch.num_rows,
+            Action::Read { .. } => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(delivered >= 1);
+    call.failed(ms(4), TransportKind::Reset, "connection reset by peer");
+    let e = expect_failed(call.next(ms(4)));
+    let info = e.call().unwrap();
+    assert_eq!(info.attempts, 1);
+    assert_eq!(info.rows_delivered, Some(delivered as u64));
+    assert_eq!(info.rows_received, Some(3));
+    let text = e.to_string();
+    assert!(text.contains("3 rows had arrived"), "{text}");
+    assert!(text.contains("connection reset by peer"), "{text}");
+}
+
+#[test]
+fn a_stream_cut_before_any_batch_is_sent_for_again() {
+    let mut call = stream_call(options(secs(60), secs(5), 1));
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    call.next(ms(1));
+    call.chunk(ms(2), br#"{"status":"succ"#);
+    call.next(ms(2));
+    call.failed(ms(3), TransportKind::Reset, "");
+    assert!(matches!(call.next(ms(3)), Action::Sleep(_)));
+    expect_send(call.next(secs(1)));
+    assert_eq!(call.attempts(), 2);
+}
+
+#[test]
+fn time_a_stream_s_caller_holds_a_batch_does_not_count() {
+    let mut call = stream_call(options(secs(1), secs(1), 0));
+    expect_send(call.next(ms(0)));
+    call.head(ms(100), ok());
+    call.next(ms(100));
+    call.chunk(ms(200), br#"{"status":"success","data":[{"a":1},{"a":2},"#);
+    assert!(matches!(call.next(ms(200)), Action::Emit(_)));
+    // The caller takes 10 s over the batch.
+    assert!(matches!(call.next(secs(10) + ms(200)), Action::Emit(_)));
+    match call.next(secs(20) + ms(200)) {
+        Action::Read { wait } => assert_eq!(wait, ms(800)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_host_driving_out_of_order_gets_an_error_not_a_panic() {
+    let mut call = dues_call(CallOptions::default());
+    call.chunk(ms(0), b"x");
+    let e = expect_failed(call.next(ms(0)));
+    assert!(e.to_string().contains("a bug in the binding"), "{e}");
+    let mut call = dues_call(CallOptions::default());
+    expect_send(call.next(ms(0)));
+    let e = expect_failed(call.next(ms(0)));
+    assert!(e.to_string().contains("before reporting"), "{e}");
+}
+
+#[test]
+fn the_jitter_comes_from_the_seed() {
+    let delays = |seed| {
+        let c = config();
+        let request = c
+            .dues_request(&DuesQuery::new("C001", DuesKind::Receipt))
+            .unwrap();
+        let mut call = Call::new(
+            &c,
+            request,
+            options(secs(60), secs(5), 1),
+            WholeBody::default(),
+            Duration::ZERO,
+            seed,
+        );
+        call.next(ms(0));
+        call.head(ms(0), status(502));
+        match call.next(ms(0)) {
+            Action::Sleep(d) => d,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(delays(7), delays(7));
+    assert_ne!(delays(7), delays(8));
+    for seed in 0..50 {
+        let d = delays(seed);
+        assert!(d >= ms(250) && d <= ms(500), "{d:?}");
+    }
+}
