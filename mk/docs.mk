@@ -33,7 +33,7 @@ docs-rust:
 docs-python: venv $(if $(wildcard python/erpdata/_core*.so),,python)
 	rm -rf $(DOCS_OUT)/python
 	PYTHONPATH=$(ROOT)/python $(VENV)/bin/pdoc erpdata erpdata.cli --docformat restructuredtext \
-	  --no-search -o $(DOCS_OUT)/python
+	  --no-search --template-directory tests/docs/tools/pdoc -o $(DOCS_OUT)/python
 
 $(DOCS_TOOLS)/node_modules/.installed: tests/docs/tools/package.json tests/docs/tools/package-lock.json
 	mkdir -p $(DOCS_TOOLS)

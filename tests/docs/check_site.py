@@ -81,12 +81,14 @@ class Browser:
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")  # Chromium refuses to run as root otherwise
         # The shell moves the pipes to the descriptors Chromium reads and writes.
+        log = open(Path(self.profile.name) / "stderr.txt", "wb")  # noqa: SIM115
         self.process = subprocess.Popen(
             ["sh", "-c", f'exec "$@" 3<&{to_browser_r} 4>&{from_browser_w}', "sh", *args],
             pass_fds=(to_browser_r, from_browser_w),
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=log,
         )
+        log.close()
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._next_id = 0
@@ -142,6 +144,16 @@ class Browser:
         if "error" in reply:
             raise RuntimeError(f"{method}: {reply['error'].get('message')}")
         return dict(reply.get("result", {}))
+
+    def last_words(self) -> str:
+        """The end of what the browser printed, to say why it stopped."""
+        code = self.process.poll()
+        try:
+            text = (Path(self.profile.name) / "stderr.txt").read_text(errors="replace").strip()
+        except OSError:
+            text = ""
+        tail = " | ".join(text.splitlines()[-3:]) or "nothing on stderr"
+        return f"exit status {code}: {tail}" if code is not None else f"still running: {tail}"
 
     def close(self) -> None:
         try:
@@ -238,13 +250,15 @@ def visit(browser: Browser, session: str, url: str) -> Tuple[Optional[Dict[str, 
 
 # Links known to be broken in generated pages, each with the reason; they
 # are counted, and printed as KNOWN, not failures. Keys: (page prefix, href).
-KNOWN = {
-    ("python/", "#Client.max_retries"): "pdoc links Client's docstring to members inherited from the "
-    "private erpdata._base.ClientBase, which it renders no anchor for",
-    ("python/", "#Client.timeout"): "as #Client.max_retries",
-    ("python/", "#TableStream.rows_received"): "pdoc links to a property inherited from the private "
-    "erpdata._stream._StreamInfo, which it renders no anchor for",
-}
+KNOWN: Dict[Tuple[str, str], str] = {}
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser closed while a page was still loading resets its
+        # connections; that says nothing about the pages.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -262,7 +276,7 @@ def serve(docs: Path) -> Tuple[http.server.ThreadingHTTPServer, str]:
     """DOCS_DIR over HTTP on loopback: as the pages are meant to be read
     (a file: page may not load another file's SVG icons, as TypeDoc's do)."""
     handler = functools.partial(Quiet, directory=str(docs))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
@@ -293,15 +307,20 @@ def main() -> int:
     def worker() -> None:
         # One browser per worker, with one tab: tabs of one browser loading
         # at once sometimes never finish loading.
-        browser = Browser(binary)
-        try:
-            session = open_page(browser)
-        except RuntimeError as exc:
-            # A busy machine may start one browser too slowly; the others
-            # take its pages (a page no browser opened fails below).
-            print(f"test-docs: a browser did not start ({exc}); going on with the others")
-            browser.close()
-            return
+        # A busy machine may start one browser too slowly: it gets a second
+        # chance, then the others take its pages (a page no browser opened
+        # fails below).
+        for attempt in (1, 2):
+            browser = Browser(binary)
+            try:
+                session = open_page(browser)
+                break
+            except (RuntimeError, OSError) as exc:
+                said = browser.last_words()
+                browser.close()
+                if attempt == 2:
+                    print(f"test-docs: a browser did not start ({exc!r}; {said}); going on with the others")
+                    return
         while True:
             try:
                 page = todo.get_nowait()
