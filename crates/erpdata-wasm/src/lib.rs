@@ -236,7 +236,7 @@ fn dues_js(dues: &erpdata::Dues, as_text: rows::Numbers) -> Result<JsValue, JsVa
 fn dues_query(acid: &JsValue, kind: &JsValue) -> Result<DuesQuery, erpdata::Error> {
     let acid = id("acid", acid)?;
     let kind = DuesKind::from_str(&text("kind", kind)?)?;
-    Ok(DuesQuery { acid, kind })
+    Ok(DuesQuery::new(acid, kind))
 }
 
 fn table_query(

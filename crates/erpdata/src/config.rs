@@ -18,6 +18,7 @@ pub struct Config {
     company_id: Option<Id>,
     year_id: Option<Id>,
     allow_insecure_http: bool,
+    ajax_token: bool,
 }
 
 /// Collects a [`Config`]; [`ConfigBuilder::build`] validates every field.
@@ -30,6 +31,7 @@ pub struct ConfigBuilder {
     company_id: Option<Id>,
     year_id: Option<Id>,
     allow_insecure_http: bool,
+    ajax_token: bool,
 }
 
 impl Config {
@@ -44,6 +46,7 @@ impl Config {
             company_id: None,
             year_id: None,
             allow_insecure_http: false,
+            ajax_token: false,
         }
     }
 
@@ -85,6 +88,12 @@ impl Config {
     /// Whether plain http to a non-loopback host was explicitly allowed.
     pub fn allow_insecure_http(&self) -> bool {
         self.allow_insecure_http
+    }
+
+    /// Whether `ajax.php` calls (the dues query and the other functions)
+    /// send the access token unless a call says otherwise.
+    pub fn ajax_token(&self) -> bool {
+        self.ajax_token
     }
 
     /// `{base}/apis/{file}`, keeping any path prefix of the base URL.
@@ -161,6 +170,16 @@ impl ConfigBuilder {
         self
     }
 
+    /// Sends the access token with every `ajax.php` call (the dues query
+    /// and the other functions) unless a call says otherwise, for a
+    /// deployment that asks for it there. Off by default: the interface
+    /// defines no credential for that endpoint. See [`crate::AjaxQuery`]
+    /// for how such a call is sent.
+    pub fn ajax_token(mut self, send: bool) -> Self {
+        self.ajax_token = send;
+        self
+    }
+
     /// Validates every field and returns the configuration.
     pub fn build(self) -> Result<Config> {
         let base_url = parse_base_url(&self.base_url)?;
@@ -180,6 +199,12 @@ impl ConfigBuilder {
                 ));
             }
         }
+        if self.ajax_token && self.access_token.is_none() {
+            return Err(Error::invalid(
+                "ajax_token",
+                "asks to send the access token with ajax.php calls, but no access token is set",
+            ));
+        }
         if let Some(c) = &self.company_id {
             validate::text("company_id", c.as_str())?;
         }
@@ -194,6 +219,7 @@ impl ConfigBuilder {
             company_id: self.company_id,
             year_id: self.year_id,
             allow_insecure_http: self.allow_insecure_http,
+            ajax_token: self.ajax_token,
         })
     }
 }

@@ -179,6 +179,14 @@ impl Error {
         self
     }
 
+    /// The input field an [`Error::InvalidInput`] names.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::InvalidInput { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
     /// The HTTP status of the answer behind this error, if any.
     pub fn status_code(&self) -> Option<u16> {
         match self {

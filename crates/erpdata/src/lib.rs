@@ -110,6 +110,8 @@ for batch in client.stream_table("sales_invoice")? {
 //! [`std::error::Error::source`], each message redacted.
 #![deny(missing_docs)]
 
+mod ajax;
+mod ajax_answer;
 mod call;
 mod cell;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
@@ -131,6 +133,8 @@ mod source;
 mod token;
 pub mod validate;
 
+pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
+pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 pub use call::{
     check_batch_rows, check_max_retries, Action, Answer, Call, CallOptions, Head, Parsed, Sink,
     StreamEnd, TableStream, Timeouts, WholeBody, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT,

@@ -1,6 +1,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::ajax::AjaxOptions;
 use crate::error::Error;
 use crate::id::Id;
 
@@ -58,6 +59,8 @@ pub struct DuesQuery {
     pub acid: Id,
     /// Receivables or payables.
     pub kind: DuesKind,
+    /// Token and method: by default no token, `GET`.
+    pub options: AjaxOptions,
 }
 
 impl DuesQuery {
@@ -66,6 +69,7 @@ impl DuesQuery {
         DuesQuery {
             acid: acid.into(),
             kind,
+            options: AjaxOptions::default(),
         }
     }
 }

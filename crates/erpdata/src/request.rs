@@ -6,7 +6,7 @@ use url::form_urlencoded;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::query::{DuesQuery, Method, TableQuery};
+use crate::query::{Method, TableQuery};
 use crate::validate;
 
 /// The `User-Agent` every request carries.
@@ -16,26 +16,6 @@ pub const USER_AGENT_VALUE: &str = concat!("erpdata/", env!("CARGO_PKG_VERSION")
 pub const FORM_CONTENT_TYPE: &str = "application/x-www-form-urlencoded";
 
 impl Config {
-    /// Builds the dues query: `GET {base}/apis/ajax.php` with
-    /// `sys_projectfolder`, `func=getduesDet`, `acid` and `type`, always all
-    /// four, form-encoded as PHP's `$_GET` decodes them.
-    pub fn dues_request(&self, query: &DuesQuery) -> Result<Request<Vec<u8>>> {
-        let folder = self.project_folder().ok_or_else(|| {
-            Error::invalid(
-                "project",
-                "is required for the dues query (or set project_folder)",
-            )
-        })?;
-        validate::text("acid", query.acid.as_str())?;
-        let mut url = self.endpoint("ajax.php");
-        url.query_pairs_mut()
-            .append_pair("sys_projectfolder", folder)
-            .append_pair("func", "getduesDet")
-            .append_pair("acid", query.acid.as_str())
-            .append_pair("type", query.kind.as_str());
-        build("GET", url.as_str(), None)
-    }
-
     /// Builds the table fetch: by default `POST {base}/apis/dataapi.php` with
     /// a form body of `req=getdata`, `project`, `accesstoken`, `yearid`,
     /// `compid`, `table`; with [`Method::Get`] the same pairs go in the URL.
@@ -80,7 +60,11 @@ impl Config {
     }
 }
 
-fn build(method: &str, url: &str, form_body: Option<Vec<u8>>) -> Result<Request<Vec<u8>>> {
+pub(crate) fn build(
+    method: &str,
+    url: &str,
+    form_body: Option<Vec<u8>>,
+) -> Result<Request<Vec<u8>>> {
     let mut builder = Request::builder()
         .method(method)
         .uri(url)

@@ -17,6 +17,7 @@
 
 use serde_json::value::RawValue;
 
+use crate::ajax_answer::TypedRows;
 use crate::cell::{Cell, Row};
 use crate::config::Config;
 use crate::decode::decoder::{html_reason, truncate, Core};
@@ -58,6 +59,8 @@ pub struct Dues {
     /// with the keys it was sent with; values as their column's type
     /// gives them.
     pub rows: Vec<Row>,
+    /// The same rows as typed columns (for Arrow and data frames).
+    pub batches: Vec<Batch>,
     /// The JSON text the service sent, because the interface does not
     /// document the dues fields and callers may need the rest of it.
     pub raw: String,
@@ -65,9 +68,9 @@ pub struct Dues {
     pub notices: Vec<String>,
 }
 
-struct Body<'a> {
-    value: &'a RawValue,
-    notices: Vec<String>,
+pub(crate) struct Body<'a> {
+    pub(crate) value: &'a RawValue,
+    pub(crate) notices: Vec<String>,
 }
 
 impl Config {
@@ -155,18 +158,19 @@ impl Config {
                 }
             }
         };
-        let (schema, rows) = self.type_dues_rows(rows, options, body)?;
+        let typed = self.type_rows(rows, options, body)?;
         Ok(Dues {
             acid: query.acid.clone(),
             kind: query.kind,
-            schema,
-            rows,
+            schema: typed.schema,
+            rows: typed.rows,
+            batches: typed.batches,
             raw: self.redact(parsed.value.get()),
             notices: parsed.notices,
         })
     }
 
-    fn parse_json<'b>(&self, status: u16, body: &'b [u8]) -> Result<Body<'b>> {
+    pub(crate) fn parse_json<'b>(&self, status: u16, body: &'b [u8]) -> Result<Body<'b>> {
         if !(200..300).contains(&status) {
             return Err(Error::HttpStatus {
                 status,
@@ -208,7 +212,11 @@ impl Config {
         Ok(Body { value, notices })
     }
 
-    fn check_status(&self, entries: &[(String, &RawValue)], body: &[u8]) -> Result<StatusField> {
+    pub(crate) fn check_status(
+        &self,
+        entries: &[(String, &RawValue)],
+        body: &[u8],
+    ) -> Result<StatusField> {
         let Some(status) = json::last(entries, "status") else {
             return Ok(StatusField::Missing);
         };
@@ -233,7 +241,7 @@ impl Config {
         })
     }
 
-    fn rows(&self, data: &RawValue, body: &[u8]) -> Result<Vec<Row>> {
+    pub(crate) fn rows(&self, data: &RawValue, body: &[u8]) -> Result<Vec<Row>> {
         let bad = |reason: String| self.decode(reason, body);
         match data.get().as_bytes().first() {
             Some(b'[') => {
@@ -292,14 +300,14 @@ impl Config {
         Ok(Row { fields })
     }
 
-    /// Dues rows typed by the table rule: written back as a table answer
-    /// (they are few) and decoded like one.
-    fn type_dues_rows(
+    /// Rows typed by the table rule: written back as a table answer (they
+    /// are few) and decoded like one, in one batch where they fit.
+    pub(crate) fn type_rows(
         &self,
         rows: Vec<Row>,
         options: &DecoderOptions,
         body: &[u8],
-    ) -> Result<(Schema, Vec<Row>)> {
+    ) -> Result<TypedRows> {
         let mut text = String::from(r#"{"status":"success","data":["#);
         for (i, row) in rows.iter().enumerate() {
             if i > 0 {
@@ -319,6 +327,7 @@ impl Config {
         text.push_str("]}");
         let options = DecoderOptions {
             one_schema: false,
+            batch_rows: crate::MAX_BATCH_ROWS,
             ..options.clone()
         };
         let mut decoder = TableDecoder::new(self, 200, options);
@@ -333,10 +342,14 @@ impl Config {
                 other => other,
             })?;
         let (schema, batches) = unify(typed);
-        Ok((schema, typed_rows(rows, &batches)))
+        Ok(TypedRows {
+            schema,
+            rows: typed_rows(rows, &batches),
+            batches,
+        })
     }
 
-    fn decode(&self, reason: impl Into<String>, body: &[u8]) -> Error {
+    pub(crate) fn decode(&self, reason: impl Into<String>, body: &[u8]) -> Error {
         // A reason may quote the body (an HTML page's title), so it is
         // redacted like the excerpt.
         Error::Decode {
@@ -347,7 +360,7 @@ impl Config {
     }
 }
 
-enum StatusField {
+pub(crate) enum StatusField {
     Success,
     Missing,
 }

@@ -37,14 +37,45 @@ pub fn text(field: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
-/// A table name: a plain SQL identifier (`[A-Za-z_][A-Za-z0-9_]*`, at most
-/// 64 characters). Anything else could only be a mistake or an injection
-/// attempt, and the service would put it into a query.
-pub fn table(value: &str) -> Result<()> {
-    text("table", value)?;
+/// A date parameter: `YYYY-MM-DD` naming a real calendar day (the
+/// service compares these in SQL, where `2025-02-30` would quietly match
+/// nothing or something else).
+pub fn date(field: &str, value: &str) -> Result<()> {
+    text(field, value)?;
+    if crate::decode::parse_date(value.as_bytes()).is_none() {
+        return Err(Error::invalid(
+            field,
+            format!(
+                "must be a calendar date as YYYY-MM-DD, got {:?}",
+                value.chars().take(40).collect::<String>()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A date range, `start` to `end` inclusive: both dates, `start` not
+/// after `end`.
+pub fn date_range(start: &str, end: &str) -> Result<()> {
+    date("start", start)?;
+    date("end", end)?;
+    // Same fixed-width form: text order is date order.
+    if start > end {
+        return Err(Error::invalid(
+            "end",
+            format!("is before start ({end} < {start})"),
+        ));
+    }
+    Ok(())
+}
+
+/// A function name or similar: a plain identifier
+/// (`[A-Za-z_][A-Za-z0-9_]*`, at most 64 characters).
+pub fn identifier(field: &str, value: &str) -> Result<()> {
+    text(field, value)?;
     if value.len() > MAX_TABLE_LEN {
         return Err(Error::invalid(
-            "table",
+            field,
             format!("is longer than {MAX_TABLE_LEN} characters"),
         ));
     }
@@ -54,11 +85,43 @@ pub fn table(value: &str) -> Result<()> {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(Error::invalid(
-            "table",
+            field,
             "must be a plain identifier: ASCII letters, digits and '_', not starting with a digit",
         ));
     }
     Ok(())
+}
+
+/// A parameter's name in a generic `ajax.php` call: what PHP keeps as one
+/// `$_REQUEST` key (no `[`, `]`, `.` or space, which PHP rewrites, no `=`
+/// or `&`).
+pub fn param_name(name: &str) -> Result<()> {
+    text("params", name).map_err(|_| {
+        Error::invalid(
+            "params",
+            format!(
+                "has a parameter name {:?} that is empty or has control characters",
+                name.chars().take(40).collect::<String>()
+            ),
+        )
+    })?;
+    if let Some(c) = name
+        .chars()
+        .find(|c| matches!(c, '[' | ']' | '.' | ' ' | '=' | '&' | '+' | '%'))
+    {
+        return Err(Error::invalid(
+            "params",
+            format!("has a parameter name {name:?} with {c:?}, which PHP would not keep as sent"),
+        ));
+    }
+    Ok(())
+}
+
+/// A table name: a plain SQL identifier (`[A-Za-z_][A-Za-z0-9_]*`, at most
+/// 64 characters). Anything else could only be a mistake or an injection
+/// attempt, and the service would put it into a query.
+pub fn table(value: &str) -> Result<()> {
+    identifier("table", value)
 }
 
 /// An access token: a parameter value that also has no whitespace, because a
@@ -86,6 +149,38 @@ mod tests {
         for bad in ["", " ", "sales;drop", "a b", "../x", "1abc", "naïve", "x-y"] {
             let err = table(bad).unwrap_err();
             assert!(matches!(err, Error::InvalidInput { ref field, .. } if field == "table"));
+        }
+    }
+
+    #[test]
+    fn dates() {
+        assert!(date_range("2025-04-01", "2026-03-31").is_ok());
+        assert!(date_range("2024-02-29", "2024-02-29").is_ok());
+        for (start, end, field) in [
+            ("2025-02-29", "2025-03-01", "start"),
+            ("2025-04-01", "2025-13-01", "end"),
+            ("2025-4-1", "2025-05-01", "start"),
+            ("2025-04-01 00:00:00", "2025-05-01", "start"),
+            ("0000-00-00", "2025-05-01", "start"),
+            ("2025-05-02", "2025-05-01", "end"),
+            ("", "2025-05-01", "start"),
+        ] {
+            let err = date_range(start, end).unwrap_err();
+            assert_eq!(err.field(), Some(field), "{start} {end}");
+        }
+    }
+
+    #[test]
+    fn param_names() {
+        for ok in ["acid", "sdate", "x-y", "ä"] {
+            assert!(param_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a b", "a[]", "a.b", "a=b", "a&b", "a\nb"] {
+            assert_eq!(
+                param_name(bad).unwrap_err().field(),
+                Some("params"),
+                "{bad}"
+            );
         }
     }
 

@@ -2,7 +2,10 @@
 
 mod common;
 
-use erpdata::{Cell, Config, DuesKind, DuesQuery, Error, Id, Method, Row, TableQuery};
+use erpdata::{
+    AjaxQuery, AjaxValue, Cell, Config, DuesKind, DuesQuery, Error, Id, Method, Row, Schema,
+    TableQuery,
+};
 use serde_json::{Map, Value};
 
 fn id(v: &Value) -> Id {
@@ -33,6 +36,9 @@ fn config(c: &Map<String, Value>) -> Result<Config, Error> {
     if let Some(v) = c.get("allow_insecure_http") {
         b = b.allow_insecure_http(v.as_bool().unwrap());
     }
+    if let Some(v) = c.get("ajax_token") {
+        b = b.ajax_token(v.as_bool().unwrap());
+    }
     b.build()
 }
 
@@ -49,7 +55,50 @@ fn default_config() -> Map<String, Value> {
 
 fn dues_query(args: &Value) -> Result<DuesQuery, Error> {
     let kind: DuesKind = args["kind"].as_str().unwrap().parse()?;
-    Ok(DuesQuery::new(id(&args["acid"]), kind))
+    let mut q = DuesQuery::new(id(&args["acid"]), kind);
+    if let Some(v) = args.get("send_token") {
+        q = q.send_token(v.as_bool().unwrap());
+    }
+    if let Some(v) = args.get("method") {
+        q = q.method(v.as_str().unwrap().parse::<Method>()?);
+    }
+    Ok(q)
+}
+
+fn text(args: &Value, key: &str) -> String {
+    args[key].as_str().unwrap().to_owned()
+}
+
+/// A case's `ajax.php` function call (`call` other than dues and table).
+fn ajax_query(call: &str, args: &Value) -> Result<AjaxQuery, Error> {
+    let mut q = match call {
+        "dues_summary" => AjaxQuery::dues_summary(),
+        "avg_pay_days" => AjaxQuery::avg_pay_days(id(&args["acid"])),
+        "net_profit" => AjaxQuery::net_profit(text(args, "start"), text(args, "end")),
+        "gross_profit" => AjaxQuery::gross_profit(text(args, "start"), text(args, "end")),
+        "schedule_accounts" => AjaxQuery::schedule_accounts(
+            text(args, "schedule"),
+            text(args, "start"),
+            text(args, "end"),
+        ),
+        "ajax" => {
+            let params = args
+                .get("params")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|p| (p[0].as_str().unwrap(), p[1].as_str().unwrap()));
+            AjaxQuery::new(text(args, "func"), params)
+        }
+        other => panic!("unknown call {other}"),
+    };
+    if let Some(v) = args.get("send_token") {
+        q = q.send_token(v.as_bool().unwrap());
+    }
+    if let Some(v) = args.get("method") {
+        q = q.method(v.as_str().unwrap().parse::<Method>()?);
+    }
+    Ok(q)
 }
 
 fn build_request(case: &Value) -> Result<http::Request<Vec<u8>>, Error> {
@@ -70,7 +119,7 @@ fn build_request(case: &Value) -> Result<http::Request<Vec<u8>>, Error> {
             }
             config.table_request(&q)
         }
-        other => panic!("unknown call {other}"),
+        other => config.ajax_request(&ajax_query(other, args)?),
     }
 }
 
@@ -137,12 +186,145 @@ fn rows_json(rows: &[Row]) -> Value {
     )
 }
 
+fn schema_json(schema: &Schema) -> Value {
+    Value::Array(
+        schema
+            .iter()
+            .map(|(name, t)| serde_json::json!([name, t.name()]))
+            .collect(),
+    )
+}
+
+/// An ajax answer as the vectors write it: `shape` and its parts.
+fn ajax_json(value: &AjaxValue) -> Value {
+    match value {
+        AjaxValue::Rows(t) => serde_json::json!({
+            "shape": "rows", "schema": schema_json(&t.schema), "rows": rows_json(&t.rows),
+        }),
+        AjaxValue::Object { schema, fields } => serde_json::json!({
+            "shape": "object", "schema": schema_json(schema),
+            "fields": rows_json(std::slice::from_ref(fields))[0],
+        }),
+        AjaxValue::Value { column_type, cell } => serde_json::json!({
+            "shape": "value", "type": column_type.name(), "value": cell_json(cell),
+        }),
+    }
+}
+
+#[test]
+fn ajax_response_vectors() {
+    let cases: Vec<Value> = common::cases("responses")
+        .into_iter()
+        .filter(|c| c["call"] == "ajax")
+        .collect();
+    assert!(!cases.is_empty());
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let cfg = config(
+            case.get("config")
+                .and_then(Value::as_object)
+                .unwrap_or(&default_config()),
+        )
+        .unwrap();
+        let status = case["response"]["status"].as_u64().unwrap() as u16;
+        let body = common::body(case);
+        let query = AjaxQuery::new(
+            case["func"].as_str().unwrap(),
+            Vec::<(String, String)>::new(),
+        );
+        let result = cfg.parse_ajax(&query, status, &body);
+        if let Some(expected) = case.get("expect_error") {
+            let err = match result {
+                Err(e) => e,
+                Ok(v) => panic!("{name}: expected an error, got {v:?}"),
+            };
+            check_error(name, expected, &err);
+            continue;
+        }
+        let answer = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expected = &case["expect"];
+        assert_eq!(answer.func, case["func"].as_str().unwrap(), "{name}");
+        let got = ajax_json(&answer.value);
+        let wrong: Vec<String> = got
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(key, value)| *value != &expected[key.as_str()])
+            .map(|(key, value)| format!("{key}: got {value}, expected {}", expected[key.as_str()]))
+            .collect();
+        assert!(wrong.is_empty(), "{name}:\n{}", wrong.join("\n"));
+        assert_eq!(Value::from(answer.notices), expected["notices"], "{name}");
+        if let Some(raw) = expected.get("raw") {
+            assert_eq!(answer.raw, raw.as_str().unwrap(), "{name}");
+        }
+    }
+    eprintln!("{} ajax response vectors passed", cases.len());
+}
+
+#[test]
+fn dues_table_vectors() {
+    let cases = common::cases("dues-tables");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let cfg = config(&default_config()).unwrap();
+        let dues: Vec<_> = case["dues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let q = dues_query(d).unwrap();
+                cfg.parse_dues(&q, 200, d["body"].as_str().unwrap().as_bytes())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"))
+            })
+            .collect();
+        let result = cfg.dues_table(&dues, &Default::default());
+        if let Some(expected) = case.get("expect_error") {
+            let err = result.expect_err(name);
+            assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
+            assert_eq!(err.field(), expected["field"].as_str(), "{name}: {err}");
+            continue;
+        }
+        let table = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            schema_json(&table.schema),
+            case["expect"]["schema"],
+            "{name}"
+        );
+        assert_eq!(rows_json(&table.rows), case["expect"]["rows"], "{name}");
+        let in_batches: usize = table.batches.iter().map(|b| b.num_rows).sum();
+        assert_eq!(in_batches, table.rows.len(), "{name}");
+    }
+    eprintln!("{} dues table vectors passed", cases.len());
+}
+
+fn check_error(name: &str, expected: &Value, err: &Error) {
+    assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
+    let text = format!("{err} {err:?}");
+    if let Some(s) = expected.get("status") {
+        match (err, s) {
+            (Error::HttpStatus { status, .. }, Value::Number(n)) => {
+                assert_eq!(u64::from(*status), n.as_u64().unwrap(), "{name}")
+            }
+            (Error::Service { status, .. }, Value::String(s)) => assert_eq!(status, s, "{name}"),
+            _ => panic!("{name}: status {s} does not fit {err:?}"),
+        }
+    }
+    if let Some(s) = expected.get("message_contains") {
+        let s = s.as_str().unwrap();
+        assert!(err.to_string().contains(s), "{name}: {err} lacks {s:?}");
+    }
+    common::assert_not_contains(expected, &text, name);
+}
+
 /// Rows, notices, columns (tables) and raw text (dues) of a parsed answer.
 type Parsed = (Value, Vec<String>, Option<Value>, Option<String>);
 
 #[test]
 fn response_vectors() {
-    let cases = common::cases("responses");
+    let cases: Vec<Value> = common::cases("responses")
+        .into_iter()
+        .filter(|c| c["call"] != "ajax")
+        .collect();
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let cfg = config(
@@ -173,24 +355,7 @@ fn response_vectors() {
                 Err(e) => e,
                 Ok(v) => panic!("{name}: expected an error, got {v:?}"),
             };
-            assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
-            let text = format!("{err} {err:?}");
-            if let Some(s) = expected.get("status") {
-                match (&err, s) {
-                    (Error::HttpStatus { status, .. }, Value::Number(n)) => {
-                        assert_eq!(u64::from(*status), n.as_u64().unwrap(), "{name}")
-                    }
-                    (Error::Service { status, .. }, Value::String(s)) => {
-                        assert_eq!(status, s, "{name}")
-                    }
-                    _ => panic!("{name}: status {s} does not fit {err:?}"),
-                }
-            }
-            if let Some(s) = expected.get("message_contains") {
-                let s = s.as_str().unwrap();
-                assert!(err.to_string().contains(s), "{name}: {err} lacks {s:?}");
-            }
-            common::assert_not_contains(expected, &text, name);
+            check_error(name, expected, &err);
             continue;
         }
         let (rows, notices, columns, raw) = result.unwrap_or_else(|e| panic!("{name}: {e}"));

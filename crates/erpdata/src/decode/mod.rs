@@ -118,6 +118,7 @@ pub use columns::{
     ZERO_TIMESTAMP_MARK,
 };
 pub use date::civil_from_days;
+pub(crate) use date::parse as parse_date;
 pub use declared::{DeclaredSchema, DeclaredType};
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};

@@ -1,0 +1,336 @@
+//! The functions of `apis/ajax.php` besides the dues query, and how any
+//! call to that endpoint (the dues query included) is sent.
+//!
+//! Every call carries `sys_projectfolder` and `func`, then the function's
+//! own parameters. Whether the access token goes with it is the caller's
+//! choice ([`AjaxQuery::send_token`], or [`ConfigBuilder::ajax_token`] for
+//! every call of a client); by default it does not, because the interface
+//! defines no credential for this endpoint. How the call is sent follows:
+//!
+//! | token sent | method (default) | where the parameters go |
+//! | --- | --- | --- |
+//! | no | `GET` | the query string |
+//! | yes | `POST` | a form body, `accesstoken` last; nothing in the URL |
+//! | yes, `GET` chosen | `GET` | the query string, `accesstoken` last |
+//!
+//! A PHP script reads either through `$_REQUEST`; the token reaches a URL
+//! (and so access logs) only when the caller asked for `GET`.
+//!
+//! [`ConfigBuilder::ajax_token`]: crate::ConfigBuilder::ajax_token
+
+use http::Request;
+use url::form_urlencoded;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::query::{DuesQuery, Method};
+use crate::request::build;
+use crate::validate;
+
+/// Parameter names the client sets itself: a call's own parameters may not
+/// use them.
+pub const RESERVED_PARAMS: [&str; 3] = ["sys_projectfolder", "func", "accesstoken"];
+
+/// How one `ajax.php` call is sent: with or without the access token, and
+/// by which method. `None` leaves each to the configuration's default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct AjaxOptions {
+    /// Send the configured access token (`accesstoken`) with this call;
+    /// `None` follows [`Config::ajax_token`].
+    pub send_token: Option<bool>,
+    /// `GET` or `POST`; `None` is `GET` without the token, `POST` with it.
+    pub method: Option<Method>,
+}
+
+/// A function of `apis/ajax.php` and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AjaxFunction {
+    /// `getduesSumm`: the outstanding receivables summary.
+    DuesSummary,
+    /// `avgPayDays`: the average payment days of an account.
+    AvgPayDays {
+        /// The account (`acid`).
+        acid: Id,
+    },
+    /// `netProfit`: the net profit from `start` to `end` (inclusive).
+    NetProfit {
+        /// `sdate`, `YYYY-MM-DD`.
+        start: String,
+        /// `edate`, `YYYY-MM-DD`.
+        end: String,
+    },
+    /// `grossProfit`: the gross profit from `start` to `end` (inclusive).
+    GrossProfit {
+        /// `sdate`, `YYYY-MM-DD`.
+        start: String,
+        /// `edate`, `YYYY-MM-DD`.
+        end: String,
+    },
+    /// `scheduleDet`: the accounts under a schedule, over a range.
+    ScheduleAccounts {
+        /// The schedule's name (`schedule`), e.g. `Sundry Debtors`.
+        schedule: String,
+        /// `sdate`, `YYYY-MM-DD`.
+        start: String,
+        /// `edate`, `YYYY-MM-DD`.
+        end: String,
+    },
+    /// Any other function, with its parameters in the order given.
+    Other {
+        /// The function's name (`func`): a plain identifier.
+        func: String,
+        /// `(name, value)` pairs.
+        params: Vec<(String, String)>,
+    },
+}
+
+/// One call to a function of `apis/ajax.php`.
+///
+/// ```
+/// use erpdata::{AjaxQuery, Config};
+///
+/// let config = Config::builder("https://erp.example.com/").project("demo").build()?;
+/// let q = AjaxQuery::net_profit("2025-04-01", "2026-03-31");
+/// assert_eq!(
+///     config.ajax_request(&q)?.uri().to_string(),
+///     "https://erp.example.com/apis/ajax.php?sys_projectfolder=demo&func=netProfit&sdate=2025-04-01&edate=2026-03-31"
+/// );
+/// // Not a calendar date: refused before anything is sent, naming the argument.
+/// let err = config.ajax_request(&AjaxQuery::net_profit("2025-02-30", "2025-03-31")).unwrap_err();
+/// assert_eq!(err.field(), Some("start"));
+/// # Ok::<(), erpdata::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AjaxQuery {
+    /// The function and its parameters.
+    pub function: AjaxFunction,
+    /// Token and method.
+    pub options: AjaxOptions,
+}
+
+impl AjaxQuery {
+    fn of(function: AjaxFunction) -> Self {
+        AjaxQuery {
+            function,
+            options: AjaxOptions::default(),
+        }
+    }
+
+    /// `getduesSumm`.
+    pub fn dues_summary() -> Self {
+        Self::of(AjaxFunction::DuesSummary)
+    }
+
+    /// `avgPayDays` for `acid`.
+    pub fn avg_pay_days(acid: impl Into<Id>) -> Self {
+        Self::of(AjaxFunction::AvgPayDays { acid: acid.into() })
+    }
+
+    /// `netProfit` from `start` to `end` (`YYYY-MM-DD`, inclusive).
+    pub fn net_profit(start: impl Into<String>, end: impl Into<String>) -> Self {
+        Self::of(AjaxFunction::NetProfit {
+            start: start.into(),
+            end: end.into(),
+        })
+    }
+
+    /// `grossProfit` from `start` to `end` (`YYYY-MM-DD`, inclusive).
+    pub fn gross_profit(start: impl Into<String>, end: impl Into<String>) -> Self {
+        Self::of(AjaxFunction::GrossProfit {
+            start: start.into(),
+            end: end.into(),
+        })
+    }
+
+    /// `scheduleDet`: the accounts under `schedule` from `start` to `end`.
+    pub fn schedule_accounts(
+        schedule: impl Into<String>,
+        start: impl Into<String>,
+        end: impl Into<String>,
+    ) -> Self {
+        Self::of(AjaxFunction::ScheduleAccounts {
+            schedule: schedule.into(),
+            start: start.into(),
+            end: end.into(),
+        })
+    }
+
+    /// Any function, by name, with its parameters in order.
+    pub fn new<K, V>(func: impl Into<String>, params: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        Self::of(AjaxFunction::Other {
+            func: func.into(),
+            params: params
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        })
+    }
+
+    /// Sends the access token with this call (or not), whatever the
+    /// configuration says.
+    pub fn send_token(mut self, send: bool) -> Self {
+        self.options.send_token = Some(send);
+        self
+    }
+
+    /// Sends this call by `method`.
+    pub fn method(mut self, method: Method) -> Self {
+        self.options.method = Some(method);
+        self
+    }
+
+    /// The wire name of the function (`func`).
+    pub fn func(&self) -> &str {
+        match &self.function {
+            AjaxFunction::DuesSummary => "getduesSumm",
+            AjaxFunction::AvgPayDays { .. } => "avgPayDays",
+            AjaxFunction::NetProfit { .. } => "netProfit",
+            AjaxFunction::GrossProfit { .. } => "grossProfit",
+            AjaxFunction::ScheduleAccounts { .. } => "scheduleDet",
+            AjaxFunction::Other { func, .. } => func,
+        }
+    }
+
+    /// The function's parameters as sent, each checked first (errors name
+    /// the argument: `acid`, `schedule`, `start`, `end`, or a parameter's
+    /// own name).
+    fn params(&self) -> Result<Vec<(&str, &str)>> {
+        Ok(match &self.function {
+            AjaxFunction::DuesSummary => Vec::new(),
+            AjaxFunction::AvgPayDays { acid } => {
+                validate::text("acid", acid.as_str())?;
+                vec![("acid", acid.as_str())]
+            }
+            AjaxFunction::NetProfit { start, end } | AjaxFunction::GrossProfit { start, end } => {
+                validate::date_range(start, end)?;
+                vec![("sdate", start.as_str()), ("edate", end.as_str())]
+            }
+            AjaxFunction::ScheduleAccounts {
+                schedule,
+                start,
+                end,
+            } => {
+                validate::text("schedule", schedule)?;
+                validate::date_range(start, end)?;
+                vec![
+                    ("schedule", schedule.as_str()),
+                    ("sdate", start.as_str()),
+                    ("edate", end.as_str()),
+                ]
+            }
+            AjaxFunction::Other { func, params } => {
+                validate::identifier("func", func)?;
+                let mut out = Vec::with_capacity(params.len());
+                for (name, value) in params {
+                    validate::param_name(name)?;
+                    if RESERVED_PARAMS.contains(&name.as_str()) {
+                        return Err(Error::invalid(
+                            "params",
+                            format!(
+                                "must not set {name:?}: the client sends it (the token only \
+                                 when asked to, with send_token)"
+                            ),
+                        ));
+                    }
+                    if out.iter().any(|(n, _)| n == name) {
+                        return Err(Error::invalid(
+                            "params",
+                            format!("give {name:?} once: PHP would keep only the last value"),
+                        ));
+                    }
+                    validate::text(name, value)?;
+                    out.push((name.as_str(), value.as_str()));
+                }
+                out
+            }
+        })
+    }
+}
+
+impl Config {
+    /// Builds a call to a function of `apis/ajax.php` (see the module's
+    /// table for where the parameters and the token go). Every input is
+    /// checked first; nothing is built for invalid input.
+    pub fn ajax_request(&self, query: &AjaxQuery) -> Result<Request<Vec<u8>>> {
+        let params = query.params()?;
+        self.ajax(query.func(), &params, query.options)
+    }
+
+    /// Builds the dues query: `GET {base}/apis/ajax.php` with
+    /// `sys_projectfolder`, `func=getduesDet`, `acid` and `type`, always all
+    /// four, form-encoded as PHP's `$_GET` decodes them (or sent as an
+    /// `ajax.php` call sending the token, when asked).
+    pub fn dues_request(&self, query: &DuesQuery) -> Result<Request<Vec<u8>>> {
+        validate::text("acid", query.acid.as_str())?;
+        let params = [("acid", query.acid.as_str()), ("type", query.kind.as_str())];
+        self.ajax("getduesDet", &params, query.options)
+    }
+
+    fn ajax(
+        &self,
+        func: &str,
+        params: &[(&str, &str)],
+        options: AjaxOptions,
+    ) -> Result<Request<Vec<u8>>> {
+        let folder = self.project_folder().ok_or_else(|| {
+            Error::invalid(
+                "project",
+                format!("is required for ajax.php calls ({func}); or set project_folder"),
+            )
+        })?;
+        let token = if options.send_token.unwrap_or(self.ajax_token()) {
+            Some(self.access_token().ok_or_else(|| {
+                Error::invalid(
+                    "access_token",
+                    "is required to send the token with ajax.php calls (send_token / ajax_token)",
+                )
+            })?)
+        } else {
+            None
+        };
+        let method = options.method.unwrap_or(if token.is_some() {
+            Method::Post
+        } else {
+            Method::Get
+        });
+        let mut pairs = form_urlencoded::Serializer::new(String::new());
+        pairs
+            .append_pair("sys_projectfolder", folder)
+            .append_pair("func", func);
+        for (name, value) in params {
+            pairs.append_pair(name, value);
+        }
+        if let Some(token) = token {
+            pairs.append_pair("accesstoken", token.expose_secret());
+        }
+        let pairs = pairs.finish();
+        let mut url = self.endpoint("ajax.php");
+        match method {
+            Method::Get => {
+                url.set_query(Some(&pairs));
+                build("GET", url.as_str(), None)
+            }
+            Method::Post => build("POST", url.as_str(), Some(pairs.into_bytes())),
+        }
+    }
+}
+
+impl DuesQuery {
+    /// Sends the access token with this dues query (or not), whatever the
+    /// configuration says.
+    pub fn send_token(mut self, send: bool) -> Self {
+        self.options.send_token = Some(send);
+        self
+    }
+
+    /// Sends this dues query by `method`.
+    pub fn method(mut self, method: Method) -> Self {
+        self.options.method = Some(method);
+        self
+    }
+}
