@@ -1,5 +1,5 @@
 //! The fault matrix: every hostile answer of the sandbox (`/_faults/`) met
-//! by both ready clients over loopback with each call (dues, table,
+//! by both ready clients over loopback with each call (dues, ajax, table,
 //! stream), as the shared table `tests/vectors/faults.json` says — the same
 //! table the Python and JavaScript clients run: the typed error or the
 //! recovery, the requests the sandbox saw, the attempts the error reports,
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clients::{error_text, Client, FLAVOURS};
-use erpdata::{ClientOptions, DuesKind, Error, Timeouts};
+use erpdata::{AjaxQuery, AjaxValue, ClientOptions, DuesKind, Error, Timeouts};
 use sandbox::{config_with_token, Sandbox};
 use serde_json::Value;
 
@@ -24,7 +24,7 @@ use serde_json::Value;
 const TOKEN: &str = "fake+tok/en=fault-matrix";
 const TOKEN_ENCODED: &str = "fake%2Btok%2Fen%3Dfault-matrix";
 
-const CALLS: [&str; 3] = ["dues", "table", "stream"];
+const CALLS: [&str; 4] = ["dues", "ajax", "table", "stream"];
 
 fn table() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/faults.json");
@@ -123,6 +123,17 @@ fn call(client: &Client, what: &str) -> Got {
             Ok(d) => (Ok(d.rows.len()), d.notices.len(), 0),
             Err(e) => (Err(e), 0, 0),
         },
+        "ajax" => {
+            let query = AjaxQuery::new("getduesDet", [("acid", "C001"), ("type", "RECEIPT")])
+                .send_token(true);
+            match client.ajax(query) {
+                Ok(a) => match a.value {
+                    AjaxValue::Rows(rows) => (Ok(rows.rows.len()), a.notices.len(), 0),
+                    other => panic!("the dues through ajax are rows, got {other:?}"),
+                },
+                Err(e) => (Err(e), 0, 0),
+            }
+        }
         "table" => match client.table("sales_invoice") {
             Ok(t) => (Ok(t.rows.len()), t.notices.len(), 0),
             Err(e) => (Err(e), 0, 0),

@@ -14,7 +14,7 @@ use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use clients::{error_text, Client, FLAVOURS};
-use erpdata::{ClientOptions, DuesKind, Method, RetryPolicy, TableQuery};
+use erpdata::{AjaxQuery, ClientOptions, DuesKind, Method, RetryPolicy, TableQuery};
 use sandbox::{config_with_token, Sandbox};
 use serde_json::Value;
 
@@ -178,6 +178,25 @@ fn every_operation(client: &Client, stream: bool) -> String {
             client
                 .dues("NOPE", DuesKind::Receipt)
                 .map(|d| format!("{d:?}")),
+        ),
+    );
+    // The ajax.php calls that send the token (by POST: the GET form's
+    // test is below), and one that does not.
+    for query in [
+        AjaxQuery::new("getduesDet", [("acid", "C001"), ("type", "RECEIPT")]).send_token(true),
+        AjaxQuery::avg_pay_days("C001").send_token(true),
+        AjaxQuery::net_profit("2025-04-01", "2025-06-30").send_token(true),
+        AjaxQuery::dues_summary(),
+    ] {
+        let what = format!("ajax {}", query.func());
+        note(&what, show(client.ajax(query).map(|a| format!("{a:?}"))));
+    }
+    note(
+        "dues_table",
+        show(
+            client
+                .dues_table(&["C001", "C002"], DuesKind::Receipt, 2)
+                .map(|t| format!("{t:?}")),
         ),
     );
     note(

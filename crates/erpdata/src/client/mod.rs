@@ -28,7 +28,9 @@ pub use options::ClientOptions;
 
 use crate::call::{Call, Head, Sink};
 use crate::config::Config;
-use crate::query::TableQuery;
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::query::{DuesKind, DuesQuery, TableQuery};
 
 /// A call of a ready client: the monotonic clock's origin is the call's
 /// start, the jitter's seed a fresh random number.
@@ -81,4 +83,26 @@ impl From<&TableQuery> for TableQuery {
     fn from(query: &TableQuery) -> Self {
         query.clone()
     }
+}
+
+/// The distinct accounts of a `dues_table` call, in order, each checked by
+/// building its request (nothing is sent until every one passes).
+fn dues_queries<A: Into<Id>>(
+    config: &Config,
+    acids: impl IntoIterator<Item = A>,
+    kind: DuesKind,
+    concurrency: usize,
+) -> Result<Vec<DuesQuery>> {
+    if concurrency == 0 {
+        return Err(Error::invalid("concurrency", "must be at least 1"));
+    }
+    let mut queries: Vec<DuesQuery> = Vec::new();
+    for acid in acids {
+        let query = DuesQuery::new(acid, kind);
+        config.dues_request(&query)?;
+        if !queries.iter().any(|q| q.acid == query.acid) {
+            queries.push(query);
+        }
+    }
+    Ok(queries)
 }

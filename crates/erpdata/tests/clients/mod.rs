@@ -73,6 +73,27 @@ impl Client {
         }
     }
 
+    pub fn ajax(&self, query: erpdata::AjaxQuery) -> Result<erpdata::AjaxAnswer> {
+        match self {
+            Client::Async(c, rt) => rt.block_on(c.ajax(query)),
+            Client::Blocking(c) => c.ajax(query),
+        }
+    }
+
+    pub fn dues_table(
+        &self,
+        acids: &[&str],
+        kind: DuesKind,
+        concurrency: usize,
+    ) -> Result<erpdata::TypedRows> {
+        match self {
+            Client::Async(c, rt) => {
+                rt.block_on(c.dues_table(acids.iter().copied(), kind, concurrency))
+            }
+            Client::Blocking(c) => c.dues_table(acids.iter().copied(), kind, concurrency),
+        }
+    }
+
     pub fn receivables(&self, acid: impl Into<Id>) -> Result<erpdata::Dues> {
         match self {
             Client::Async(c, rt) => rt.block_on(c.receivables(acid)),
