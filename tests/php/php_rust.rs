@@ -331,3 +331,136 @@ fn account_timestamps_keep_microseconds() {
         );
     }
 }
+
+// --- the other functions of ajax.php ------------------------------------------
+
+/// Names and types, a decimal's precision left out (it follows the data).
+fn schema_of(schema: &erpdata::Schema) -> Vec<(String, String)> {
+    schema
+        .iter()
+        .map(|(n, t)| match t {
+            ColumnType::Decimal { scale, .. } => (n.clone(), format!("decimal(_,{scale})")),
+            t => (n.clone(), t.name()),
+        })
+        .collect()
+}
+
+/// Each function's answer shape and types are the same on both code paths
+/// (counts typed int whether mysqlnd sent them as numbers or as strings).
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn every_function_answers_typed() {
+    use erpdata::AjaxValue;
+    let owned = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    for project in PROJECTS {
+        let c = client(project);
+        // Rows.
+        let AjaxValue::Rows(summary) = c.dues_summary().unwrap().value else {
+            panic!("{project}: getduesSumm answers rows")
+        };
+        assert_eq!(
+            schema_of(&summary.schema),
+            owned(&[
+                ("acid", "string"),
+                ("name", "string"),
+                ("documents", "int"),
+                ("amount", "decimal(_,2)"),
+                ("paid", "decimal(_,2)"),
+                ("balance", "decimal(_,2)"),
+                ("oldest_due_date", "date"),
+            ]),
+            "{project}"
+        );
+        // Fields beside status: one object.
+        let AjaxValue::Object { schema, fields } = c.avg_pay_days("C001").unwrap().value else {
+            panic!("{project}: avgPayDays answers one object")
+        };
+        assert_eq!(
+            schema_of(&schema),
+            owned(&[
+                ("acid", "string"),
+                ("payments", "int"),
+                ("avg_pay_days", "decimal(_,4)")
+            ]),
+            "{project}"
+        );
+        assert_eq!(fields.get("payments"), Some(&Cell::Int(3)), "{project}");
+        // A bare JSON string: one exact decimal.
+        let AjaxValue::Value { column_type, cell } =
+            c.net_profit("2025-01-01", "2025-12-31").unwrap().value
+        else {
+            panic!("{project}: netProfit answers one value")
+        };
+        assert!(
+            matches!(column_type, ColumnType::Decimal { scale: 2, .. }),
+            "{project}: {column_type:?}"
+        );
+        assert!(matches!(cell, Cell::Number(_)), "{project}: {cell:?}");
+        // data: one object, its profit equal to the sums it reports.
+        let AjaxValue::Object { fields, .. } =
+            c.gross_profit("2025-01-01", "2025-06-30").unwrap().value
+        else {
+            panic!("{project}: grossProfit answers one object")
+        };
+        let cents = |k: &str| -> i64 { text(fields.get(k)).replace('.', "").parse().unwrap() };
+        assert_eq!(
+            cents("sales") - cents("cost_of_sales"),
+            cents("gross_profit"),
+            "{project}"
+        );
+        let AjaxValue::Rows(schedule) = c
+            .schedule_accounts("Sundry Creditors", "2025-01-01", "2025-12-31")
+            .unwrap()
+            .value
+        else {
+            panic!("{project}: scheduleDet answers rows")
+        };
+        assert!(
+            schedule
+                .rows
+                .iter()
+                .all(|r| text(r.get("acid")).starts_with('S')),
+            "{project}"
+        );
+        // The service's own errors.
+        let err = c
+            .schedule_accounts("Nobody", "2025-01-01", "2025-12-31")
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Service { message, .. } if message.contains("Unknown schedule")),
+            "{project}: {err}"
+        );
+    }
+}
+
+/// The summary equals the dues of its accounts joined into one table.
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
+fn the_summary_is_the_sum_of_the_dues() {
+    use erpdata::{AjaxValue, DuesKind};
+    for project in PROJECTS {
+        let c = client(project);
+        let AjaxValue::Rows(summary) = c.dues_summary().unwrap().value else {
+            panic!("rows")
+        };
+        let acids: Vec<String> = summary.rows.iter().map(|r| text(r.get("acid"))).collect();
+        assert!(acids.len() >= 3, "{project}: {acids:?}");
+        let table = c.dues_table(&acids, DuesKind::Receipt, 4).unwrap();
+        assert_eq!(table.schema[0], ("acid".into(), ColumnType::String));
+        for row in &summary.rows {
+            let acid = text(row.get("acid"));
+            let cents = |c: Option<&Cell>| -> i64 { text(c).replace('.', "").parse().unwrap() };
+            let sum: i64 = table
+                .rows
+                .iter()
+                .filter(|r| text(r.get("acid")) == acid)
+                .map(|r| cents(r.get("balance")))
+                .sum();
+            assert_eq!(sum, cents(row.get("balance")), "{project} {acid}");
+        }
+    }
+}

@@ -168,8 +168,10 @@ impl BlockingClient {
     ) -> Result<TypedRows> {
         let queries = dues_queries(&self.config, acids, kind, concurrency)?;
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<std::sync::Mutex<Option<Result<Dues>>>> =
-            queries.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let results: Vec<std::sync::Mutex<Option<Result<Dues>>>> = queries
+            .iter()
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
         std::thread::scope(|scope| {
             for _ in 0..concurrency.min(queries.len()) {
                 scope.spawn(|| loop {

@@ -1,10 +1,14 @@
 <?php
-// The dues query: sys_projectfolder, func=getduesDet, acid, type=RECEIPT|PAYMENT
-// (no token). Answers the account's outstanding documents in the current
-// books (company 1, year 2025):
+// ajax.php: sys_projectfolder and func, then the function's parameters
+// (GET or POST, read through $_REQUEST; no token). The dues query is here;
+// the other functions are in lib/functions.php.
+//
+// getduesDet (acid, type=RECEIPT|PAYMENT): the account's outstanding
+// documents in the current books (company 1, year 2025):
 // {"status":"success","acid":"C001","type":"RECEIPT","data":[{doc_no, date,
 // due_date, amount, paid, balance}, ...]}.
 require __DIR__ . '/../../lib/erp.php';
+require __DIR__ . '/../../lib/functions.php';
 
 $folder = erp_param('sys_projectfolder');
 $mode = erp_mode($folder, 'Unknown project folder');
@@ -12,6 +16,10 @@ if ($mode === 'modern') {
     header('Content-Type: application/json; charset=utf-8');
 }
 $func = erp_param('func');
+if (array_key_exists($func, ERP_FUNCTIONS)) {
+    echo json_encode(call_user_func(ERP_FUNCTIONS[$func], $mode));
+    exit;
+}
 if ($func !== 'getduesDet') {
     erp_fail('Unknown function: ' . $func);
 }
