@@ -83,7 +83,7 @@ class Browser:
         # The shell moves the pipes to the descriptors Chromium reads and writes.
         log = open(Path(self.profile.name) / "stderr.txt", "wb")  # noqa: SIM115
         self.process = subprocess.Popen(
-            ["sh", "-c", f'exec "$@" 3<&{to_browser_r} 4>&{from_browser_w}', "sh", *args],
+            ["bash", "-c", f'exec "$@" 3<&{to_browser_r} 4>&{from_browser_w}', "bash", *args],
             pass_fds=(to_browser_r, from_browser_w),
             stdout=subprocess.DEVNULL,
             stderr=log,
