@@ -44,6 +44,9 @@ pub struct Config {
     pub tls: bool,
     /// Where to write that certificate (PEM); implies `tls`.
     pub tls_cert: Option<PathBuf>,
+    /// Every ajax.php call must carry `accesstoken` (the table fetch's
+    /// token), as a deployment that guards those functions would ask.
+    pub ajax_token: bool,
 }
 
 impl Default for Config {
@@ -63,6 +66,7 @@ impl Default for Config {
             fault: None,
             tls: false,
             tls_cert: None,
+            ajax_token: false,
         }
     }
 }
@@ -85,6 +89,7 @@ impl fmt::Debug for Config {
             .field("fault", &self.fault)
             .field("tls", &self.tls)
             .field("tls_cert", &self.tls_cert)
+            .field("ajax_token", &self.ajax_token)
             .finish()
     }
 }
@@ -124,6 +129,8 @@ Options:
                           \"1500.00\", integers as numbers), strings (every
                           non-null value a string) [default: mysqlnd];
                           a /_style/STYLE/ path prefix chooses per request
+  --ajax-token            require the access token (accesstoken) on every
+                          ajax.php call too, in the query string or a form body
   --quiet                 do not log requests to stderr
 
 Hostile mode (see also the /_faults/FAULT/KEY/ path prefix):
@@ -171,6 +178,7 @@ where
             "-h" | "--help" => return Ok(Command::Help),
             "-V" | "--version" => return Ok(Command::Version),
             "--quiet" => config.log_requests = false,
+            "--ajax-token" => config.ajax_token = true,
             "--host" => config.host = value()?,
             "--port" => config.port = number(&flag, &value()?)?,
             "--project" => config.project = value()?,
@@ -328,6 +336,8 @@ mod tests {
         assert!(c.tls);
         assert_eq!(c.tls_cert, Some(PathBuf::from("/tmp/c.pem")));
         assert!(run(&["--tls"], None).unwrap().tls);
+        assert!(run(&["--ajax-token"], None).unwrap().ajax_token);
+        assert!(!run(&[], None).unwrap().ajax_token);
         assert!(run(&["--fail-rate", "101"], None).is_err());
         assert!(run(&["--fault", "bogus"], None)
             .unwrap_err()

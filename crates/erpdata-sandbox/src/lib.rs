@@ -14,6 +14,7 @@ mod data;
 mod date;
 mod dues;
 mod faults;
+mod functions;
 mod generate;
 mod json;
 mod rng;

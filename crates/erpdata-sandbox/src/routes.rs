@@ -130,7 +130,7 @@ pub(crate) async fn answer(app: Arc<App>, style: Style, path: &str, mut req: Req
         *req.uri_mut() = uri;
     }
     match path {
-        "/apis/ajax.php" => dues(&app, style, req),
+        "/apis/ajax.php" => ajax(&app, style, req).await,
         "/apis/dataapi.php" => table(&app, style, req).await,
         _ => not_found().await,
     }
@@ -176,24 +176,52 @@ fn json(body: impl Into<Body>) -> Response {
     ([(header::CONTENT_TYPE, JSON)], body.into()).into_response()
 }
 
-/// `GET apis/ajax.php?sys_projectfolder=..&func=getduesDet&acid=..&type=..`
-/// Reads the query string only, like PHP's `$_GET`, whatever the method.
-fn dues(app: &Arc<App>, style: Style, req: Request) -> Response {
-    let params = Params::parse(&[req.uri().query().unwrap_or("").as_bytes()]);
-    match dues_answer(app, style, &params) {
+/// `apis/ajax.php?sys_projectfolder=..&func=..&...`: the dues query
+/// (`getduesDet`) and the other functions (`crate::functions`), by GET or
+/// POST: parameters as PHP's `$_REQUEST` has them (a form body over the
+/// query string).
+async fn ajax(app: &Arc<App>, style: Style, req: Request) -> Response {
+    let params = request_params(req).await;
+    match ajax_answer(app, style, &params) {
         Ok(body) | Err(body) => json(body),
     }
 }
 
-fn dues_answer(app: &App, style: Style, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
+/// The query string, then a form body (PHP fills `$_POST` only from one).
+async fn request_params(req: Request) -> Params {
+    let (parts, body) = req.into_parts();
+    let form = if is_form(&parts.headers) {
+        axum::body::to_bytes(body, MAX_FORM)
+            .await
+            .unwrap_or_default()
+    } else {
+        Bytes::new()
+    };
+    Params::parse(&[parts.uri.query().unwrap_or("").as_bytes(), &form])
+}
+
+fn ajax_answer(app: &App, style: Style, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
     let folder = p.require("sys_projectfolder")?;
     let func = p.require("func")?;
     if folder != app.config.project_folder() {
         return fail(format!("Unknown project folder: {folder}"));
     }
-    if func != "getduesDet" {
-        return fail(format!("Unknown function: {func}"));
+    if app.config.ajax_token
+        && !p
+            .get("accesstoken")
+            .is_some_and(|t| same_secret(t, &app.config.token))
+    {
+        return fail("Invalid access token".to_owned());
     }
+    if func == "getduesDet" {
+        return dues_answer(app, style, p);
+    }
+    crate::functions::answer(func, app.data.current(), style, |name| p.get(name))
+        .ok_or_else(|| error_body(&format!("Unknown function: {func}")))
+}
+
+/// `getduesDet`: `acid` and `type`.
+fn dues_answer(app: &App, style: Style, p: &Params) -> Result<Vec<u8>, Vec<u8>> {
     let acid = p.require("acid")?;
     let ty = p.require("type")?;
     let Some(ty) = DuesType::parse(ty) else {
@@ -207,17 +235,7 @@ fn dues_answer(app: &App, style: Style, p: &Params) -> Result<Vec<u8>, Vec<u8>> 
 
 /// `POST` (form) or `GET` `apis/dataapi.php` with `req=getdata`.
 async fn table(app: &Arc<App>, style: Style, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    // PHP fills `$_POST` only from a form body; any other body is ignored.
-    let form = if is_form(&parts.headers) {
-        axum::body::to_bytes(body, MAX_FORM)
-            .await
-            .unwrap_or_default()
-    } else {
-        Bytes::new()
-    };
-    let query = parts.uri.query().unwrap_or("").as_bytes();
-    let params = Params::parse(&[query, &form]);
+    let params = request_params(req).await;
     match table_lookup(app, &params) {
         Ok((ledger, table)) => {
             let mut chunks = Chunks::new(app.data.clone(), ledger, table, style);

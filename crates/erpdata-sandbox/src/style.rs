@@ -49,6 +49,11 @@ impl Style {
     pub(crate) fn quotes_money(self) -> bool {
         !matches!(self, Style::Native)
     }
+
+    /// Whether INT values go out as JSON strings.
+    pub(crate) fn quotes_ints(self) -> bool {
+        matches!(self, Style::Strings)
+    }
 }
 
 impl fmt::Display for Style {

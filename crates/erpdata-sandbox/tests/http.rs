@@ -6,11 +6,11 @@ mod common;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
+use common::client::{enc, form, request, Reply};
 use common::start;
 use erpdata_sandbox::{Config, Style, DEFAULT_TOKEN};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::AsyncReadExt;
 
 const TABLES: [&str; 5] = [
     "account",
@@ -19,133 +19,6 @@ const TABLES: [&str; 5] = [
     "receipt",
     "payment",
 ];
-
-struct Reply {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-
-    fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).unwrap()
-    }
-
-    fn json(&self) -> Value {
-        assert_eq!(self.status, 200, "{}", self.text());
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/json; charset=utf-8")
-        );
-        serde_json::from_slice(&self.body).unwrap()
-    }
-
-    fn rows(&self) -> Vec<Value> {
-        let v = self.json();
-        assert_eq!(v["status"], "success", "{}", self.text());
-        v["data"].as_array().unwrap().clone()
-    }
-
-    fn error(&self) -> String {
-        let v = self.json();
-        assert_eq!(v["status"], "error", "{}", self.text());
-        assert_eq!(v.as_object().unwrap().len(), 2);
-        v["message"].as_str().unwrap().to_owned()
-    }
-}
-
-/// One request on its own connection. A form body is sent when given.
-async fn request(addr: SocketAddr, method: &str, target: &str, form: Option<&str>) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let mut head = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    let body = form.unwrap_or("");
-    if form.is_some() {
-        head += &format!(
-            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-    }
-    head += "\r\n";
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(body.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    parse_reply(&raw)
-}
-
-fn parse_reply(raw: &[u8]) -> Reply {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("end of head");
-    let head = std::str::from_utf8(&raw[..split]).unwrap();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: HashMap<String, String> = lines
-        .map(|l| {
-            let (k, v) = l.split_once(':').unwrap();
-            (k.trim().to_ascii_lowercase(), v.trim().to_owned())
-        })
-        .collect();
-    let rest = &raw[split + 4..];
-    let body = if headers.get("transfer-encoding").map(String::as_str) == Some("chunked") {
-        dechunk(rest)
-    } else {
-        rest.to_vec()
-    };
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut rest: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let eol = rest.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size = std::str::from_utf8(&rest[..eol]).unwrap();
-        let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap();
-        rest = &rest[eol + 2..];
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&rest[..size]);
-        assert_eq!(&rest[size..size + 2], b"\r\n");
-        rest = &rest[size + 2..];
-    }
-}
-
-/// Percent-encodes everything but unreserved characters.
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-fn form(pairs: &[(&str, &str)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
-        .collect::<Vec<_>>()
-        .join("&")
-}
 
 fn table_params<'a>(table: &'a str, company: &'a str, year: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
@@ -410,12 +283,21 @@ async fn unknown_paths_are_html_404() {
 }
 
 #[tokio::test]
-async fn dues_query_reads_the_query_string_for_any_method() {
+async fn ajax_php_reads_the_query_string_then_a_form_body() {
     let addr = start(Config::default()).await;
     let q = "/apis/ajax.php?sys_projectfolder=demo&func=getduesDet&acid=C001&type=RECEIPT";
     let get = request(addr, "GET", q, None).await;
+    // As PHP's $_REQUEST: the form body wins over the query string.
     let post = request(addr, "POST", q, Some("acid=S001")).await;
-    assert_eq!(get.body, post.body);
+    assert_eq!(post.body, dues(addr, "S001", "RECEIPT").await.body);
+    let only_body = request(
+        addr,
+        "POST",
+        "/apis/ajax.php",
+        Some("sys_projectfolder=demo&func=getduesDet&acid=C001&type=RECEIPT"),
+    )
+    .await;
+    assert_eq!(get.body, only_body.body);
     // Case-insensitive, like a MySQL key and an upper-cased type.
     assert_eq!(get.body, dues(addr, "c001", "receipt").await.body);
 }
@@ -929,7 +811,13 @@ async fn the_style_prefix_serves_both_operations_and_methods() {
         let want = request(flagged, "GET", &format!("/apis/ajax.php?{dues_q}"), None).await;
         let target = format!("/_style/{name}/apis/ajax.php?{dues_q}");
         let get = request(prefixed, "GET", &target, None).await;
-        let post = request(prefixed, "POST", &target, Some("acid=C001")).await;
+        let post = request(
+            prefixed,
+            "POST",
+            &format!("/_style/{name}/apis/ajax.php"),
+            Some(dues_q),
+        )
+        .await;
         assert_eq!(get.body, want.body, "{name}");
         assert_eq!(post.body, want.body, "{name}");
         assert!(!get.json()["data"].as_array().unwrap().is_empty());

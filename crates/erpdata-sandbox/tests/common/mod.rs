@@ -1,5 +1,7 @@
 //! What the sandbox's HTTP tests share.
 
+pub mod client;
+
 use std::net::SocketAddr;
 
 use erpdata_sandbox::{serve_with_shutdown, Config};
