@@ -283,25 +283,34 @@ fn scan(
     // What the plain sandbox received: the token only in form bodies.
     let seen = requests(sb, &key);
     assert!(seen.len() > 50, "{}", seen.len());
-    let mut tables = 0;
+    let (mut tables, mut ajax_with_token) = (0, 0);
     for request in &seen {
         let url = format!("{} {}", request["path"], request["query"]);
         assert!(!leaks(&url), "the token in a URL: {url}");
         assert!(!leaks(&request["headers"].to_string()), "{request}");
         let body = request["body"].as_str().unwrap();
+        let in_body = body.contains("accesstoken=fake%2Btok%2Fen%3Dleak-scan");
         if request["path"].as_str().unwrap().ends_with("dataapi.php") {
             tables += 1;
             assert_eq!(request["method"], "POST", "{request}");
+            assert!(in_body, "{request}");
+        } else if request["method"] == "POST" {
+            // An ajax.php call asked to send the token: in the form body,
+            // and only there.
+            ajax_with_token += 1;
+            assert!(in_body, "{request}");
             assert!(
-                body.contains("accesstoken=fake%2Btok%2Fen%3Dleak-scan"),
+                body.ends_with("accesstoken=fake%2Btok%2Fen%3Dleak-scan"),
                 "{request}"
             );
         } else {
-            // The dues query carries no token at all.
+            // The dues query and the other ajax.php calls carry no token
+            // unless asked.
             assert!(!leaks(body), "{request}");
         }
     }
     assert!(tables > 20, "{tables}");
+    assert!(ajax_with_token > 20, "{ajax_with_token}");
     // Nothing followed a redirect to the other origin.
     assert_eq!(other.count(&key), 0);
     texts

@@ -80,6 +80,13 @@ impl Client {
         }
     }
 
+    pub fn dues_query(&self, query: erpdata::DuesQuery) -> Result<erpdata::Dues> {
+        match self {
+            Client::Async(c, rt) => rt.block_on(c.dues_query(query)),
+            Client::Blocking(c) => c.dues_query(query),
+        }
+    }
+
     pub fn dues_table(
         &self,
         acids: &[&str],
