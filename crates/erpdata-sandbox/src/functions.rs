@@ -32,9 +32,10 @@ pub fn answer<'a>(
         "avgPayDays" => require("acid").and_then(|acid| avg_pay_days(ledger, style, acid)),
         "grossProfit" => range(&require).map(|r| profit(ledger, style, r, Profit::Gross)),
         "netProfit" => range(&require).map(|r| profit(ledger, style, r, Profit::Net)),
+        // The schedule is checked before the range, as the service does.
         "scheduleDet" => require("schedule")
-            .and_then(|s| Ok((s, range(&require)?)))
-            .and_then(|(s, r)| schedule(ledger, style, s, r)),
+            .and_then(|s| Ok((s, schedule_kind(s)?, range(&require)?)))
+            .map(|(s, kind, r)| schedule(ledger, style, s, kind, r)),
         _ => return None,
     };
     Some(result.unwrap_or_else(|error| error))
@@ -207,19 +208,25 @@ fn profit(ledger: &Ledger, style: Style, range: (i32, i32), which: Profit) -> Ve
     buf
 }
 
+/// The kind of account under a schedule, its name matched ignoring case.
+fn schedule_kind(name: &str) -> Result<Kind, Vec<u8>> {
+    if name.eq_ignore_ascii_case("Sundry Debtors") {
+        Ok(Kind::Customer)
+    } else if name.eq_ignore_ascii_case("Sundry Creditors") {
+        Ok(Kind::Supplier)
+    } else {
+        Err(error_body(&format!("Unknown schedule: {name}")))
+    }
+}
+
+/// The schedule's name goes back as given, as the service echoes it.
 fn schedule(
     ledger: &Ledger,
     style: Style,
     name: &str,
+    kind: Kind,
     (start, end): (i32, i32),
-) -> Result<Vec<u8>, Vec<u8>> {
-    let kind = if name.eq_ignore_ascii_case("Sundry Debtors") {
-        Kind::Customer
-    } else if name.eq_ignore_ascii_case("Sundry Creditors") {
-        Kind::Supplier
-    } else {
-        return Err(error_body(&format!("Unknown schedule: {name}")));
-    };
+) -> Vec<u8> {
     let docs = match kind {
         Kind::Customer => DocKind::Invoice,
         Kind::Supplier => DocKind::Bill,
@@ -270,7 +277,7 @@ fn schedule(
         buf.push(b'}');
     }
     buf.extend_from_slice(b"]}");
-    Ok(buf)
+    buf
 }
 
 #[cfg(test)]
