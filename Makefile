@@ -85,12 +85,14 @@ fault-matrix:
 test-rust: EXAMPLES := $(ROOT)/target/debug/examples
 test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-token-not-secret ERPDATA_COMPANY_ID=1 ERPDATA_YEAR_ID=2025
 test-rust: sandbox
-	cargo test --workspace --features erpdata/parallel,erpdata/reqwest,erpdata/blocking
+	cargo test --workspace --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow
 	scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/sans_io
 	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/async_client
 	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/blocking_client
 	$(EXAMPLE_ENV) ERPDATA_SANDBOX_ARGS="--rows 60000" scripts/with-sandbox.sh $(SANDBOX) \
 	  $(EXAMPLES)/table_to_csv sales_invoice $(ROOT)/target/sales_invoice.csv
+	$(EXAMPLE_ENV) ERPDATA_SANDBOX_ARGS="--rows 60000 --style strings" scripts/with-sandbox.sh $(SANDBOX) \
+	  $(EXAMPLES)/table_to_parquet sales_invoice $(ROOT)/target/sales_invoice.parquet
 	scripts/check-core-deps.sh
 	RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet -p erpdata --all-features
 
