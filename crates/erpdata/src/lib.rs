@@ -110,6 +110,7 @@ for batch in client.stream_table("sales_invoice")? {
 //! [`std::error::Error::source`], each message redacted.
 #![deny(missing_docs)]
 
+mod aging;
 mod ajax;
 mod ajax_answer;
 mod call;
@@ -133,6 +134,7 @@ mod source;
 mod token;
 pub mod validate;
 
+pub use aging::{aging, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_COLUMNS};
 pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
 pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 pub use call::{

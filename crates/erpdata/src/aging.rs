@@ -1,0 +1,360 @@
+//! Aging: how old what is owed is. One computation for every language, over
+//! typed columns, in exact decimals.
+//!
+//! Each row's balance goes into one bucket by its days past due on the
+//! `as_of` date: `current` (not yet due, or due that day), then one bucket
+//! per bound (`1-30`, `31-60`, `61-90` by default), then the rest (`91+`);
+//! a row without a due date (null, or MySQL's zero date) goes into
+//! `undated`. Rows are grouped by `acid` when the table has that column
+//! (the dues of many accounts), else they make one group. Every sum is
+//! exact at the balance column's scale, and each group's `total` is the sum
+//! of its buckets and of its balances; a row without a balance counts
+//! nowhere.
+
+use std::collections::HashMap;
+
+use crate::ajax_answer::TypedRows;
+use crate::cell::{Cell, Row};
+use crate::config::Config;
+use crate::decode::{Batch, ColumnData, ColumnType, DeclaredType, DecoderOptions};
+use crate::error::{Error, Result};
+
+/// Where a due date is looked for, in this order, when none is named.
+pub const DUE_DATE_COLUMNS: [&str; 4] = ["due_date", "duedate", "date", "doc_date"];
+/// Where a balance is looked for, in this order, when none is named.
+pub const BALANCE_COLUMNS: [&str; 3] = ["balance", "outstanding", "amount"];
+/// The default bucket bounds, in days past due.
+pub const DEFAULT_BUCKETS: [u32; 3] = [30, 60, 90];
+
+/// What an aging report is computed with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgingOptions {
+    /// The day the ages are counted to, `YYYY-MM-DD`.
+    pub as_of: String,
+    /// Upper bounds of the past-due buckets, in days, strictly increasing
+    /// and positive (default 30, 60, 90).
+    pub buckets: Vec<u32>,
+    /// The due-date column, or `None` to find one ([`DUE_DATE_COLUMNS`]).
+    pub due_date_column: Option<String>,
+    /// The balance column, or `None` to find one ([`BALANCE_COLUMNS`]).
+    pub balance_column: Option<String>,
+}
+
+impl AgingOptions {
+    /// Aging as of `as_of` with the default buckets and columns found by
+    /// name.
+    pub fn new(as_of: impl Into<String>) -> Self {
+        AgingOptions {
+            as_of: as_of.into(),
+            buckets: DEFAULT_BUCKETS.to_vec(),
+            due_date_column: None,
+            balance_column: None,
+        }
+    }
+
+    /// The bucket columns' names, in order: `current`, one per bound, the
+    /// rest, e.g. `current`, `1-30`, `31-60`, `61-90`, `91+`.
+    pub fn bucket_names(&self) -> Vec<String> {
+        let mut names = vec!["current".to_owned()];
+        let mut low = 1;
+        for &high in &self.buckets {
+            names.push(format!("{low}-{high}"));
+            low = high + 1;
+        }
+        names.push(format!("{low}+"));
+        names
+    }
+}
+
+/// The aging of `batches` (a dues table's, or one account's dues): one row
+/// per account (`acid` first when the table has it), then each bucket,
+/// `undated` and `total`, as exact decimals at the balance's scale.
+pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
+    let as_of = crate::decode::parse_date(options.as_of.as_bytes()).ok_or_else(|| {
+        Error::invalid(
+            "as_of",
+            format!(
+                "must be a calendar date as YYYY-MM-DD, got {:?}",
+                options.as_of.chars().take(40).collect::<String>()
+            ),
+        )
+    })?;
+    check_buckets(&options.buckets)?;
+    let schema = crate::response::unify(batches.to_vec()).0;
+    let present: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
+    let by_account = present.contains(&"acid");
+    if batches.iter().all(|b| b.num_rows == 0) {
+        // Nobody owes anything: an empty report, whatever the columns.
+        let balance = find(
+            "balance_column",
+            options.balance_column.as_deref(),
+            &BALANCE_COLUMNS,
+            &present,
+        );
+        let scale = match balance
+            .ok()
+            .and_then(|b| schema.iter().find(|(n, _)| n == b))
+        {
+            Some((_, ColumnType::Decimal { scale, .. })) => *scale,
+            _ => 0,
+        };
+        return report(Vec::new(), by_account, options, scale);
+    }
+    let due = find(
+        "due_date_column",
+        options.due_date_column.as_deref(),
+        &DUE_DATE_COLUMNS,
+        &present,
+    )?;
+    let balance = find(
+        "balance_column",
+        options.balance_column.as_deref(),
+        &BALANCE_COLUMNS,
+        &present,
+    )?;
+    let type_of = |name: &str| schema.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+    if !matches!(
+        type_of(due),
+        Some(ColumnType::Date | ColumnType::Timestamp | ColumnType::Null)
+    ) {
+        return Err(untyped("due_date_column", due, type_of(due), "a date"));
+    }
+    let scale = match type_of(balance) {
+        Some(ColumnType::Decimal { scale, .. }) => scale,
+        Some(ColumnType::Int | ColumnType::Null) => 0,
+        other => return Err(untyped("balance_column", balance, other, "a decimal")),
+    };
+
+    let buckets = options.buckets.len() + 2;
+    // Per account, in first-seen order: the buckets, then undated.
+    let mut order: Vec<Option<String>> = Vec::new();
+    let mut sums: HashMap<Option<String>, Vec<i128>> = HashMap::new();
+    for batch in batches {
+        let dues = batch.column(due).map(|c| &c.data);
+        let amounts = batch.column(balance).map(|c| &c.data);
+        let acids = batch.column("acid").map(|c| &c.data);
+        for i in 0..batch.num_rows {
+            let Some(amount) = amounts.and_then(|a| scaled(a, i, scale)) else {
+                continue;
+            };
+            let key = if by_account {
+                acids.and_then(|a| match a.cell(i) {
+                    Cell::Null => None,
+                    Cell::String(s) | Cell::Number(s) | Cell::Json(s) => Some(s),
+                    Cell::Int(n) => Some(n.to_string()),
+                    Cell::Bool(b) => Some(b.to_string()),
+                })
+            } else {
+                None
+            };
+            let slot = match dues.and_then(|d| day_of(d, i)) {
+                None => buckets,
+                Some(day) => bucket(as_of - day, &options.buckets),
+            };
+            let row = sums.entry(key.clone()).or_insert_with(|| {
+                order.push(key);
+                vec![0; buckets + 1]
+            });
+            row[slot] = row[slot].checked_add(amount).ok_or_else(overflow)?;
+        }
+    }
+
+    let mut names = options.bucket_names();
+    names.push("undated".to_owned());
+    let mut rows = Vec::with_capacity(order.len());
+    for key in order {
+        let values = &sums[&key];
+        let mut fields = Vec::with_capacity(names.len() + 2);
+        if by_account {
+            fields.push(("acid".to_owned(), key.map_or(Cell::Null, Cell::String)));
+        }
+        let mut total: i128 = 0;
+        for (name, value) in names.iter().zip(values) {
+            total = total.checked_add(*value).ok_or_else(overflow)?;
+            fields.push((name.clone(), decimal(*value, scale)));
+        }
+        fields.push(("total".to_owned(), decimal(total, scale)));
+        rows.push(Row { fields });
+    }
+    report(rows, by_account, options, scale)
+}
+
+/// The report's rows typed: `acid` text, every figure decimal(38, scale).
+fn report(
+    rows: Vec<Row>,
+    by_account: bool,
+    options: &AgingOptions,
+    scale: u8,
+) -> Result<TypedRows> {
+    let mut names = options.bucket_names();
+    names.push("undated".to_owned());
+    let mut declared = crate::decode::DeclaredSchema::new();
+    if by_account {
+        declared = declared.declare("acid", DeclaredType::String);
+    }
+    for name in names.iter().chain(std::iter::once(&"total".to_owned())) {
+        declared = declared.declare(name.as_str(), DeclaredType::Decimal(Some((38, scale))));
+    }
+    let typing = DecoderOptions {
+        schema: declared,
+        ..DecoderOptions::default()
+    };
+    // The rows hold only figures made here, so the configuration that
+    // types them needs no token and redacts nothing.
+    let config = Config::builder("http://127.0.0.1/")
+        .build()
+        .expect("a loopback base URL is valid");
+    if rows.is_empty() {
+        // No rows to type: the report's columns as declared.
+        let figure = ColumnType::Decimal {
+            precision: 38,
+            scale,
+        };
+        let schema = by_account
+            .then(|| ("acid".to_owned(), ColumnType::String))
+            .into_iter()
+            .chain(names.iter().map(|n| (n.clone(), figure)))
+            .chain(std::iter::once(("total".to_owned(), figure)))
+            .collect();
+        return Ok(TypedRows {
+            schema,
+            ..TypedRows::default()
+        });
+    }
+    config.type_rows(rows, &typing, b"")
+}
+
+fn check_buckets(bounds: &[u32]) -> Result<()> {
+    if bounds.is_empty() {
+        return Err(Error::invalid(
+            "buckets",
+            "must give at least one bound in days (e.g. 30, 60, 90)",
+        ));
+    }
+    if bounds[0] == 0 || bounds.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::invalid(
+            "buckets",
+            format!("must be positive and strictly increasing, got {bounds:?}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The column named `given`, or the first of `candidates` present.
+fn find<'a>(
+    field: &str,
+    given: Option<&'a str>,
+    candidates: &[&'a str],
+    present: &[&'a str],
+) -> Result<&'a str> {
+    let found = match given {
+        Some(name) => present.iter().find(|p| **p == name).copied(),
+        None => candidates.iter().find(|c| present.contains(c)).copied(),
+    };
+    found.ok_or_else(|| {
+        let wanted = match given {
+            Some(name) => format!("{name:?}"),
+            None => format!("one of {}", candidates.join(", ")),
+        };
+        Error::invalid(
+            field,
+            format!(
+                "needs a column {wanted}; the table has {}",
+                if present.is_empty() {
+                    "no columns".to_owned()
+                } else {
+                    present.join(", ")
+                }
+            ),
+        )
+    })
+}
+
+fn untyped(field: &str, column: &str, found: Option<ColumnType>, wanted: &str) -> Error {
+    Error::invalid(
+        field,
+        format!(
+            "column {column:?} is {}, not {wanted}: declare its type (e.g. schema overrides) \
+             or name another column",
+            found.map_or("missing".to_owned(), ColumnType::name)
+        ),
+    )
+}
+
+fn overflow() -> Error {
+    Error::invalid("balance_column", "the sums exceed 38 digits")
+}
+
+/// Row `i`'s value at `scale`, or `None` when it has none.
+fn scaled(data: &ColumnData, i: usize, scale: u8) -> Option<i128> {
+    if !data.is_valid(i) {
+        return None;
+    }
+    match data {
+        ColumnData::Int { values, .. } => {
+            Some(i128::from(values[i]) * 10i128.pow(u32::from(scale)))
+        }
+        ColumnData::Decimal {
+            values, scale: s, ..
+        } => Some(values[i] * 10i128.pow(u32::from(scale - s))),
+        _ => None,
+    }
+}
+
+/// Row `i`'s day (days since 1970-01-01), or `None` without a date.
+fn day_of(data: &ColumnData, i: usize) -> Option<i32> {
+    if !data.is_valid(i) {
+        return None;
+    }
+    match data {
+        ColumnData::Date { values, .. } => Some(values[i]),
+        ColumnData::Timestamp { values, .. } => {
+            i32::try_from(values[i].div_euclid(86_400_000_000)).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The bucket of `days` past due: 0 for current, then one per bound, then
+/// the last.
+fn bucket(days: i32, bounds: &[u32]) -> usize {
+    if days <= 0 {
+        return 0;
+    }
+    let days = days as u32;
+    bounds
+        .iter()
+        .position(|&b| days <= b)
+        .map_or(bounds.len() + 1, |i| i + 1)
+}
+
+fn decimal(value: i128, scale: u8) -> Cell {
+    let mut text = String::new();
+    crate::decode::format_decimal(value, scale, &mut text);
+    Cell::Number(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets() {
+        let b = [30, 60, 90];
+        assert_eq!(bucket(-5, &b), 0);
+        assert_eq!(bucket(0, &b), 0);
+        assert_eq!(bucket(1, &b), 1);
+        assert_eq!(bucket(30, &b), 1);
+        assert_eq!(bucket(31, &b), 2);
+        assert_eq!(bucket(90, &b), 3);
+        assert_eq!(bucket(91, &b), 4);
+        assert_eq!(
+            AgingOptions::new("2025-01-01").bucket_names(),
+            ["current", "1-30", "31-60", "61-90", "91+"]
+        );
+        assert!(check_buckets(&[]).is_err());
+        assert!(check_buckets(&[0, 10]).is_err());
+        assert!(check_buckets(&[30, 30]).is_err());
+        assert!(check_buckets(&[7]).is_ok());
+    }
+}
