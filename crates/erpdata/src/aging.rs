@@ -85,7 +85,7 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
     let by_account = present.contains(&"acid");
     if batches.iter().all(|b| b.num_rows == 0) {
         // Nobody owes anything: an empty report, whatever the columns.
-        let balance = find(
+        let balance = find_column(
             "balance_column",
             options.balance_column.as_deref(),
             &BALANCE_COLUMNS,
@@ -100,13 +100,13 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
         };
         return report(Vec::new(), by_account, options, scale);
     }
-    let due = find(
+    let due = find_column(
         "due_date_column",
         options.due_date_column.as_deref(),
         &DUE_DATE_COLUMNS,
         &present,
     )?;
-    let balance = find(
+    let balance = find_column(
         "balance_column",
         options.balance_column.as_deref(),
         &BALANCE_COLUMNS,
@@ -241,7 +241,7 @@ fn check_buckets(bounds: &[u32]) -> Result<()> {
 }
 
 /// The column named `given`, or the first of `candidates` present.
-fn find<'a>(
+pub(crate) fn find_column<'a>(
     field: &str,
     given: Option<&'a str>,
     candidates: &[&'a str],
@@ -286,7 +286,7 @@ fn overflow() -> Error {
 }
 
 /// Row `i`'s value at `scale`, or `None` when it has none.
-fn scaled(data: &ColumnData, i: usize, scale: u8) -> Option<i128> {
+pub(crate) fn scaled(data: &ColumnData, i: usize, scale: u8) -> Option<i128> {
     if !data.is_valid(i) {
         return None;
     }
@@ -302,7 +302,7 @@ fn scaled(data: &ColumnData, i: usize, scale: u8) -> Option<i128> {
 }
 
 /// Row `i`'s day (days since 1970-01-01), or `None` without a date.
-fn day_of(data: &ColumnData, i: usize) -> Option<i32> {
+pub(crate) fn day_of(data: &ColumnData, i: usize) -> Option<i32> {
     if !data.is_valid(i) {
         return None;
     }

@@ -118,6 +118,7 @@ mod cell;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 mod client;
 mod config;
+mod credit;
 mod decode;
 mod env;
 mod error;
@@ -151,6 +152,7 @@ pub use client::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
 pub use client::{BatchIter, BlockingClient};
 pub use config::{Config, ConfigBuilder};
+pub use credit::credit_status;
 pub use decode::{
     civil_from_days, unify_schemas, write_timestamp, Batch, Bitmap, Column, ColumnData, ColumnType,
     DeclaredSchema, DeclaredType, DecoderOptions, Digits, Finished, Schema, Sent, TableDecoder,

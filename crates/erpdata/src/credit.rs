@@ -1,0 +1,230 @@
+//! Credit status: for each customer, what it owes against its credit
+//! limit, what of that is overdue and since when, and how fast it pays.
+//! One computation for every language, over typed columns, in exact
+//! decimals.
+//!
+//! From the account table (`acid`, `credit_limit`, and `name` and `kind`
+//! when present: only `customer` accounts are kept when there is a
+//! `kind`), a dues table (the receivables of many accounts, with `acid`:
+//! `dues_table`'s), and optionally each account's average payment days
+//! (`avgPayDays`' answers). A row per customer, in the account table's
+//! order: `acid`, `name`, `credit_limit`, `outstanding` (the sum of its
+//! balances), `available` (limit − outstanding, negative when over),
+//! `over_limit`, `overdue` (balances past due on `as_of`),
+//! `oldest_overdue_due_date`, `oldest_overdue_days`, `avg_pay_days`.
+
+use std::collections::HashMap;
+
+use crate::aging::{day_of, find_column, scaled, BALANCE_COLUMNS, DUE_DATE_COLUMNS};
+use crate::ajax_answer::TypedRows;
+use crate::cell::{Cell, Row};
+use crate::config::Config;
+use crate::decode::{Batch, ColumnData, ColumnType, DeclaredType, DecoderOptions};
+use crate::error::{Error, Result};
+
+/// Credit status of customers as of a day.
+///
+/// `pay_days` gives an account's average payment days (a decimal or
+/// integer [`Cell`], or null) where known.
+pub fn credit_status(
+    accounts: &[Batch],
+    dues: &[Batch],
+    pay_days: &[(String, Cell)],
+    as_of: &str,
+) -> Result<TypedRows> {
+    let as_of_day = crate::decode::parse_date(as_of.as_bytes()).ok_or_else(|| {
+        Error::invalid(
+            "as_of",
+            format!(
+                "must be a calendar date as YYYY-MM-DD, got {:?}",
+                as_of.chars().take(40).collect::<String>()
+            ),
+        )
+    })?;
+    let account_schema = crate::response::unify(accounts.to_vec()).0;
+    let account_names: Vec<&str> = account_schema.iter().map(|(n, _)| n.as_str()).collect();
+    for needed in ["acid", "credit_limit"] {
+        if !account_names.contains(&needed) {
+            return Err(Error::invalid(
+                "accounts",
+                format!(
+                    "needs a column {needed:?}; the account table has {}",
+                    account_names.join(", ")
+                ),
+            ));
+        }
+    }
+    let limit_scale = scale_of(&account_schema, "credit_limit", "accounts")?;
+
+    let dues_schema = crate::response::unify(dues.to_vec()).0;
+    let dues_names: Vec<&str> = dues_schema.iter().map(|(n, _)| n.as_str()).collect();
+    let dues_rows: usize = dues.iter().map(|b| b.num_rows).sum();
+    let (due_col, balance_col, balance_scale) = if dues_rows == 0 {
+        (None, None, 0)
+    } else {
+        if !dues_names.contains(&"acid") {
+            return Err(Error::invalid(
+                "dues",
+                format!(
+                    "needs an \"acid\" column (a dues table of many accounts); it has {}",
+                    dues_names.join(", ")
+                ),
+            ));
+        }
+        let due = find_column("dues", None, &DUE_DATE_COLUMNS, &dues_names)?;
+        let balance = find_column("dues", None, &BALANCE_COLUMNS, &dues_names)?;
+        (
+            Some(due),
+            Some(balance),
+            scale_of(&dues_schema, balance, "dues")?,
+        )
+    };
+    let scale = limit_scale.max(balance_scale);
+
+    // Per acid: outstanding, overdue, oldest overdue due day.
+    let mut owed: HashMap<String, (i128, i128, Option<i32>)> = HashMap::new();
+    for batch in dues {
+        let (Some(due), Some(balance)) = (due_col, balance_col) else {
+            break;
+        };
+        let acids = batch.column("acid").map(|c| &c.data);
+        let dates = batch.column(due).map(|c| &c.data);
+        let amounts = batch.column(balance).map(|c| &c.data);
+        for i in 0..batch.num_rows {
+            let Some(acid) = acids.and_then(|a| text(a, i)) else {
+                continue;
+            };
+            let Some(amount) = amounts.and_then(|a| scaled(a, i, scale)) else {
+                continue;
+            };
+            let entry = owed.entry(acid).or_insert((0, 0, None));
+            entry.0 = entry.0.checked_add(amount).ok_or_else(overflow)?;
+            if let Some(day) = dates.and_then(|d| day_of(d, i)) {
+                if day < as_of_day && amount > 0 {
+                    entry.1 = entry.1.checked_add(amount).ok_or_else(overflow)?;
+                    entry.2 = Some(entry.2.map_or(day, |d: i32| d.min(day)));
+                }
+            }
+        }
+    }
+    let pay_days: HashMap<&str, &Cell> = pay_days.iter().map(|(a, c)| (a.as_str(), c)).collect();
+
+    let mut rows = Vec::new();
+    for batch in accounts {
+        let column = |name: &str| batch.column(name).map(|c| &c.data);
+        let (acids, limits, names, kinds) = (
+            column("acid"),
+            column("credit_limit"),
+            column("name"),
+            column("kind"),
+        );
+        for i in 0..batch.num_rows {
+            if let Some(kind) = kinds.and_then(|k| text(k, i)) {
+                if !kind.eq_ignore_ascii_case("customer") {
+                    continue;
+                }
+            }
+            let Some(acid) = acids.and_then(|a| text(a, i)) else {
+                continue;
+            };
+            let limit = limits.and_then(|l| scaled(l, i, scale));
+            let (outstanding, overdue, oldest) = owed.get(&acid).copied().unwrap_or((0, 0, None));
+            let available = limit.map(|l| l - outstanding);
+            let mut fields = vec![("acid".to_owned(), Cell::String(acid.clone()))];
+            fields.push((
+                "name".to_owned(),
+                names
+                    .and_then(|n| text(n, i))
+                    .map_or(Cell::Null, Cell::String),
+            ));
+            fields.push(("credit_limit".to_owned(), decimal(limit, scale)));
+            fields.push(("outstanding".to_owned(), decimal(Some(outstanding), scale)));
+            fields.push(("available".to_owned(), decimal(available, scale)));
+            fields.push((
+                "over_limit".to_owned(),
+                available.map_or(Cell::Null, |a| Cell::Bool(a < 0)),
+            ));
+            fields.push(("overdue".to_owned(), decimal(Some(overdue), scale)));
+            fields.push((
+                "oldest_overdue_due_date".to_owned(),
+                oldest.map_or(Cell::Null, |d| Cell::String(iso(d))),
+            ));
+            fields.push((
+                "oldest_overdue_days".to_owned(),
+                oldest.map_or(Cell::Null, |d| Cell::Int(i64::from(as_of_day - d))),
+            ));
+            fields.push((
+                "avg_pay_days".to_owned(),
+                pay_days
+                    .get(acid.as_str())
+                    .map_or(Cell::Null, |c| (*c).clone()),
+            ));
+            rows.push(Row { fields });
+        }
+    }
+
+    let figure = DeclaredType::Decimal(Some((38, scale)));
+    let mut declared = crate::decode::DeclaredSchema::new()
+        .declare("acid", DeclaredType::String)
+        .declare("name", DeclaredType::String)
+        .declare("over_limit", DeclaredType::Bool)
+        .declare("oldest_overdue_due_date", DeclaredType::Date)
+        .declare("oldest_overdue_days", DeclaredType::Int)
+        .declare("avg_pay_days", DeclaredType::Decimal(None));
+    for name in ["credit_limit", "outstanding", "available", "overdue"] {
+        declared = declared.declare(name, figure);
+    }
+    let typing = DecoderOptions {
+        schema: declared,
+        ..DecoderOptions::default()
+    };
+    // Figures made here only: the configuration that types them needs no
+    // token and redacts nothing.
+    let config = Config::builder("http://127.0.0.1/")
+        .build()
+        .expect("a loopback base URL is valid");
+    config.type_rows(rows, &typing, b"")
+}
+
+fn scale_of(schema: &[(String, ColumnType)], column: &str, field: &str) -> Result<u8> {
+    match schema.iter().find(|(n, _)| n == column).map(|(_, t)| *t) {
+        Some(ColumnType::Decimal { scale, .. }) => Ok(scale),
+        Some(ColumnType::Int | ColumnType::Null) | None => Ok(0),
+        Some(other) => Err(Error::invalid(
+            field,
+            format!(
+                "column {column:?} is {}, not a number: declare its type",
+                other.name()
+            ),
+        )),
+    }
+}
+
+fn text(data: &ColumnData, i: usize) -> Option<String> {
+    match data.cell(i) {
+        Cell::Null => None,
+        Cell::String(s) | Cell::Number(s) | Cell::Json(s) => Some(s),
+        Cell::Int(n) => Some(n.to_string()),
+        Cell::Bool(b) => Some(b.to_string()),
+    }
+}
+
+fn decimal(value: Option<i128>, scale: u8) -> Cell {
+    match value {
+        None => Cell::Null,
+        Some(v) => {
+            let mut text = String::new();
+            crate::decode::format_decimal(v, scale, &mut text);
+            Cell::Number(text)
+        }
+    }
+}
+
+fn iso(day: i32) -> String {
+    let (y, m, d) = crate::decode::civil_from_days(day);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn overflow() -> Error {
+    Error::invalid("dues", "the sums exceed 38 digits")
+}

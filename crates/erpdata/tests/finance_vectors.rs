@@ -1,0 +1,119 @@
+//! Runs `tests/vectors/aging.json` and `credit-status.json`: tables' rows
+//! decoded with the core's typing, then aged or set against credit limits.
+
+mod common;
+
+use erpdata::{
+    aging, credit_status, AgingOptions, Batch, Cell, Config, DeclaredSchema, DecoderOptions, Row,
+    TableDecoder, TypedRows,
+};
+use serde_json::Value;
+
+fn cell_json(cell: &Cell) -> Value {
+    match cell {
+        Cell::Null => Value::Null,
+        Cell::Bool(b) => Value::Bool(*b),
+        Cell::Int(i) => serde_json::json!({ "$number": i.to_string() }),
+        Cell::Number(t) => serde_json::json!({ "$number": t }),
+        Cell::String(s) => Value::String(s.clone()),
+        Cell::Json(t) => serde_json::json!({ "$json": t }),
+    }
+}
+
+fn row_json(row: &Row) -> Value {
+    Value::Object(
+        row.fields
+            .iter()
+            .map(|(k, v)| (k.clone(), cell_json(v)))
+            .collect(),
+    )
+}
+
+/// The batches of a success answer whose `data` is `data`.
+fn decode(data: &str, typing: DecoderOptions) -> Vec<Batch> {
+    let config = Config::builder("https://erp.example.com/").build().unwrap();
+    let body = format!(r#"{{"status":"success","data":{data}}}"#);
+    let mut decoder = TableDecoder::new(&config, 200, typing);
+    let mut batches = decoder.feed(body.as_bytes()).unwrap();
+    batches.extend(decoder.finish().unwrap().batches);
+    batches
+}
+
+/// A case's expected report, or its expected error.
+fn check(name: &str, case: &Value, result: erpdata::Result<TypedRows>) {
+    if let Some(expected) = case.get("expect_error") {
+        let err = result.expect_err(name);
+        assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
+        assert_eq!(err.field(), expected["field"].as_str(), "{name}: {err}");
+        return;
+    }
+    let report = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+    let schema: Vec<Value> = report
+        .schema
+        .iter()
+        .map(|(n, t)| serde_json::json!([n, t.name()]))
+        .collect();
+    assert_eq!(Value::from(schema), case["expect"]["schema"], "{name}");
+    let rows: Vec<Value> = report.rows.iter().map(row_json).collect();
+    assert_eq!(Value::from(rows), case["expect"]["rows"], "{name}");
+}
+
+#[test]
+fn credit_status_vectors() {
+    let cases = common::cases("credit-status");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let accounts = decode(
+            case["accounts"].as_str().unwrap(),
+            DecoderOptions::default(),
+        );
+        let dues = decode(case["dues"].as_str().unwrap(), DecoderOptions::default());
+        let pay_days: Vec<(String, Cell)> = case["pay_days"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let cell = match &p[1] {
+                    Value::Null => Cell::Null,
+                    v => Cell::Number(v["$number"].as_str().unwrap().to_owned()),
+                };
+                (p[0].as_str().unwrap().to_owned(), cell)
+            })
+            .collect();
+        let result = credit_status(&accounts, &dues, &pay_days, case["as_of"].as_str().unwrap());
+        check(name, case, result);
+    }
+    eprintln!("{} credit status vectors passed", cases.len());
+}
+
+#[test]
+fn aging_vectors() {
+    let cases = common::cases("aging");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let mut typing = DecoderOptions::default();
+        if let Some(schema) = case.get("schema").and_then(Value::as_object) {
+            let pairs = schema
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str().unwrap()));
+            typing.schema = DeclaredSchema::parse("schema", pairs).unwrap();
+        }
+        let batches = decode(case["data"].as_str().unwrap(), typing);
+
+        let o = &case["options"];
+        let mut options = AgingOptions::new(o["as_of"].as_str().unwrap());
+        if let Some(b) = o.get("buckets") {
+            options.buckets = b
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as u32)
+                .collect();
+        }
+        options.due_date_column = o["due_date_column"].as_str().map(str::to_owned);
+        options.balance_column = o["balance_column"].as_str().map(str::to_owned);
+
+        check(name, case, aging(&batches, &options));
+    }
+    eprintln!("{} aging vectors passed", cases.len());
+}
