@@ -1,0 +1,505 @@
+"""Many ERP tables × companies × years into an analytical copy: a DuckDB
+database file, or a hive-partitioned Parquet dataset.
+
+    import erpdata
+    from erpdata.export import export
+
+    with erpdata.Client() as client:
+        export(client, ["sales_invoice", "receipt"], companies=[1, 2],
+               years=[2024, 2025], to="erp.duckdb")
+
+Each (table, company, year) is a **partition**, streamed from the service
+in batches (memory stays bounded by the batch size and the queue between
+the readers and the writer) and written whole or not at all:
+
+- DuckDB: one table per ERP table, with ``compid`` and ``yearid`` columns;
+  a partition's rows go to a staging table, then replace its old rows in
+  one transaction. A failure leaves the last good copy.
+- Parquet: ``table=…/compid=…/yearid=…/part-0.parquet``, written to a
+  temporary file beside it and renamed over the old one.
+
+A manifest records what was exported when: the DuckDB table
+``_erpdata_manifest``, or ``_manifest.json`` at the dataset's root; one
+entry per partition (rows, bytes received, a SHA-256 of the rows as an
+Arrow IPC stream, the erpdata version, the time). A re-run replaces only
+the partitions it fetched.
+
+duckdb (for ``.duckdb`` targets) and pyarrow are needed; tqdm, if
+installed, shows progress on a terminal or in a notebook.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib
+import json
+import os
+import queue
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import _core
+from ._checks import check_concurrency, invalid
+from ._models import Id
+
+if TYPE_CHECKING:
+    from ._client import Client
+
+__all__ = ["export", "ExportResult", "Partition", "MANIFEST_TABLE", "MANIFEST_FILE"]
+
+MANIFEST_TABLE = "_erpdata_manifest"
+MANIFEST_FILE = "_manifest.json"
+
+Format = Literal["duckdb", "parquet"]
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One exported (table, company, year)."""
+
+    table: str
+    compid: Id
+    yearid: Id
+    rows: int
+    bytes: int
+    checksum: str
+    erpdata_version: str
+    exported_at: str
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an :func:`export` wrote: where, and each partition."""
+
+    to: str
+    format: Format
+    partitions: list[Partition]
+
+    @property
+    def rows(self) -> int:
+        return sum(p.rows for p in self.partitions)
+
+    def __repr__(self) -> str:
+        return (
+            f"ExportResult(to={self.to!r}, format={self.format!r}, "
+            f"partitions={len(self.partitions)}, rows={self.rows})"
+        )
+
+
+def _format_of(to: Path, format: Format | None) -> Format:
+    if format is not None:
+        if format not in ("duckdb", "parquet"):
+            invalid("format", f"must be 'duckdb' or 'parquet', got {format!r}")
+        return format
+    return "duckdb" if to.suffix in (".duckdb", ".db") else "parquet"
+
+
+def _hive(value: Id) -> str:
+    """A partition directory's value, escaped as Hive does: nothing in it
+    can leave the dataset's folder."""
+    text = str(value)
+    if text in (".", ".."):
+        return "".join(f"%{ord(c):02X}" for c in text)
+    return "".join(
+        c if c.isascii() and (c.isalnum() or c in "_-.") else f"%{ord(c):02X}" for c in text
+    )
+
+
+def _ids(field: str, values: Id | Iterable[Id]) -> list[Id]:
+    if isinstance(values, (str, int)):
+        return [values]
+    out = list(dict.fromkeys(values))
+    if not out:
+        invalid(field, "must name at least one")
+    return out
+
+
+def _interactive() -> bool:
+    if "ipykernel" in sys.modules:
+        return True
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+class _Progress:
+    """Partitions done and rows so far, through tqdm.auto when it is
+    installed and wanted."""
+
+    def __init__(self, total: int, enabled: bool | None) -> None:
+        self._bar: Any = None
+        if enabled is False or (enabled is None and not _interactive()):
+            return
+        try:
+            tqdm = importlib.import_module("tqdm.auto").tqdm
+        except ImportError:
+            return
+        self._bar = tqdm(total=total, unit="partition", desc="erpdata export")
+        self._rows = 0
+
+    def rows(self, n: int) -> None:
+        if self._bar is not None:
+            self._rows += n
+            self._bar.set_postfix(rows=f"{self._rows:,}", refresh=False)
+
+    def done(self) -> None:
+        if self._bar is not None:
+            self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+class _Writer:
+    """Writes partitions one batch at a time; commits or discards each."""
+
+    def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
+        raise NotImplementedError
+
+    def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
+        raise NotImplementedError
+
+    def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
+        raise NotImplementedError
+
+    def discard(self, key: tuple[str, Id, Id]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _DuckDB(_Writer):
+    def __init__(self, path: Path) -> None:
+        try:
+            import duckdb
+        except ImportError as exc:  # pragma: no cover - duckdb is a test dependency
+            raise ImportError("exporting to DuckDB needs duckdb: pip install duckdb") from exc
+        self._con = duckdb.connect(str(path))
+        self._con.execute(
+            f"CREATE TABLE IF NOT EXISTS {MANIFEST_TABLE} (table_name VARCHAR, compid VARCHAR, "
+            "yearid VARCHAR, rows BIGINT, bytes BIGINT, checksum VARCHAR, erpdata_version VARCHAR, "
+            "exported_at TIMESTAMP)"
+        )
+        self._stages: dict[tuple[str, Id, Id], str] = {}
+
+    def _stage(self, key: tuple[str, Id, Id]) -> str:
+        return self._stages.setdefault(key, f"_erpdata_stage_{len(self._stages)}")
+
+    def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
+        stage = self._stage(key)
+        import pyarrow as pa
+
+        empty = pa.Table.from_batches([], schema=schema)  # noqa: F841 - read by DuckDB below
+        self._con.execute(f"CREATE OR REPLACE TEMP TABLE {stage} AS SELECT * FROM empty")
+
+    def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
+        self._con.execute(f"INSERT INTO {self._stages[key]} SELECT * FROM batch")
+
+    def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
+        table, compid, yearid = key
+        stage = self._stages[key]
+        con = self._con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            ids = f"{_literal(compid)} AS compid, {_literal(yearid)} AS yearid"
+            con.execute(
+                f'CREATE TABLE IF NOT EXISTS "{table}" AS SELECT *, {ids} FROM {stage} WHERE false'
+            )
+            con.execute(
+                f'DELETE FROM "{table}" WHERE compid::VARCHAR = ? AND yearid::VARCHAR = ?',
+                [str(compid), str(yearid)],
+            )
+            con.execute(f'INSERT INTO "{table}" BY NAME SELECT *, {ids} FROM {stage}')
+            con.execute(
+                f"DELETE FROM {MANIFEST_TABLE} WHERE table_name = ? AND compid = ? AND yearid = ?",
+                [table, str(compid), str(yearid)],
+            )
+            con.execute(
+                f"INSERT INTO {MANIFEST_TABLE} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    table,
+                    str(compid),
+                    str(yearid),
+                    entry.rows,
+                    entry.bytes,
+                    entry.checksum,
+                    entry.erpdata_version,
+                    entry.exported_at,
+                ],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {stage}")
+
+    def discard(self, key: tuple[str, Id, Id]) -> None:
+        if key in self._stages:
+            self._con.execute(f"DROP TABLE IF EXISTS {self._stages[key]}")
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _literal(value: Id) -> str:
+    """An id as SQL: an integer as a BIGINT, text as a quoted VARCHAR."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value}::BIGINT"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+class _Parquet(_Writer):
+    def __init__(self, root: Path) -> None:
+        import pyarrow.parquet as pq
+
+        self._pq = pq
+        self._root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self._writers: dict[tuple[str, Id, Id], tuple[Any, Path, Path]] = {}
+        manifest = root / MANIFEST_FILE
+        self._manifest: list[dict[str, Any]] = (
+            json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else []
+        )
+
+    def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
+        table, compid, yearid = key
+        folder = (
+            self._root / f"table={table}" / f"compid={_hive(compid)}" / f"yearid={_hive(yearid)}"
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        final = folder / "part-0.parquet"
+        temp = folder / f".part-0.parquet.{os.getpid()}.{threading.get_ident()}.tmp"
+        writer = self._pq.ParquetWriter(str(temp), schema, compression="zstd")
+        self._writers[key] = (writer, temp, final)
+
+    def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
+        self._writers[key][0].write_batch(batch)
+
+    def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
+        writer, temp, final = self._writers.pop(key)
+        writer.close()
+        os.replace(temp, final)
+        table, compid, yearid = key
+        self._manifest = [
+            m
+            for m in self._manifest
+            if (m["table"], str(m["compid"]), str(m["yearid"])) != (table, str(compid), str(yearid))
+        ]
+        self._manifest.append(asdict(entry))
+        manifest = self._root / MANIFEST_FILE
+        temp_manifest = manifest.with_suffix(".json.tmp")
+        temp_manifest.write_text(json.dumps(self._manifest, indent=1), encoding="utf-8")
+        os.replace(temp_manifest, manifest)
+
+    def discard(self, key: tuple[str, Id, Id]) -> None:
+        if key in self._writers:
+            writer, temp, _ = self._writers.pop(key)
+            try:
+                writer.close()
+            finally:
+                temp.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        for key in list(self._writers):
+            self.discard(key)
+
+
+_DONE = object()
+
+
+def export(
+    client: Client,
+    tables: str | Sequence[str],
+    *,
+    companies: Id | Iterable[Id] | None = None,
+    years: Id | Iterable[Id] | None = None,
+    to: str | os.PathLike[str],
+    format: Format | None = None,
+    concurrency: int = 2,
+    batch_rows: int = 65_536,
+    progress: bool | None = None,
+) -> ExportResult:
+    """Exports every (table, company, year) into ``to``: a DuckDB file
+    (``.duckdb``/``.db``, or ``format="duckdb"``) or a Parquet dataset
+    folder. ``companies`` and ``years`` default to the client's. At most
+    ``concurrency`` tables are read at a time. Every argument is checked
+    before anything is sent. The first failure is raised once the other
+    partitions are done; each finished partition is kept, a failed one
+    leaves its last good copy."""
+    names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
+    if not names:
+        invalid("tables", "must name at least one table")
+    config = client._config
+    company_ids = _ids(
+        "companies", companies if companies is not None else _default(config, "company_id")
+    )
+    year_ids = _ids("years", years if years is not None else _default(config, "year_id"))
+    check_concurrency(concurrency)
+    path = Path(to)
+    fmt = _format_of(path, format)
+    keys = [(t, c, y) for t in names for c in company_ids for y in year_ids]
+    # Every request is built (and so checked) before any is sent.
+    for table, compid, yearid in keys:
+        client._table_request(table, compid, yearid, "POST")
+
+    writer: _Writer = _DuckDB(path) if fmt == "duckdb" else _Parquet(path)
+    bar = _Progress(len(keys), progress)
+    events: queue.Queue[tuple[Any, ...]] = queue.Queue(maxsize=2 * concurrency)
+    todo: queue.Queue[tuple[str, Id, Id]] = queue.Queue()
+    for key in keys:
+        todo.put(key)
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            try:
+                key = todo.get_nowait()
+            except queue.Empty:
+                break
+            table, compid, yearid = key
+            try:
+                stream = client.stream_table(
+                    table,
+                    company_id=compid,
+                    year_id=yearid,
+                    batch_rows=batch_rows,
+                    batch_format="arrow",
+                )
+                with stream:
+                    for batch in stream:
+                        events.put(("batch", key, batch))
+                        if stop.is_set():
+                            return
+                events.put(("end", key, stream.bytes_received))
+            except BaseException as exc:  # handed to the writer, which raises it
+                events.put(("error", key, exc))
+        events.put((_DONE,))
+
+    threads = [
+        threading.Thread(target=reader, name=f"erpdata-export-{i}", daemon=True)
+        for i in range(min(concurrency, len(keys)))
+    ]
+    for t in threads:
+        t.start()
+    running = len(threads)
+    digests: dict[tuple[str, Id, Id], Any] = {}
+    counts: dict[tuple[str, Id, Id], int] = {}
+    done: list[Partition] = []
+    errors: list[BaseException] = []
+    version = _core.__version__
+    try:
+        while running:
+            event = events.get()
+            if event[0] is _DONE:
+                running -= 1
+                continue
+            kind, key = event[0], event[1]
+            if kind == "batch":
+                batch = event[2]
+                if key not in digests:
+                    writer.begin(key, batch.schema)
+                    digests[key] = _Digest(batch.schema)
+                    counts[key] = 0
+                writer.write(key, batch)
+                digests[key].update(batch)
+                counts[key] += batch.num_rows
+                bar.rows(batch.num_rows)
+            elif kind == "end":
+                if key not in digests:
+                    # No rows: nothing to write, nothing to replace with.
+                    bar.done()
+                    continue
+                entry = Partition(
+                    table=key[0],
+                    compid=key[1],
+                    yearid=key[2],
+                    rows=counts[key],
+                    bytes=event[2],
+                    checksum=digests[key].hexdigest(),
+                    erpdata_version=version,
+                    exported_at=datetime.datetime.now(datetime.timezone.utc)
+                    .replace(tzinfo=None)
+                    .isoformat(timespec="seconds"),
+                )
+                writer.commit(key, entry)
+                done.append(entry)
+                bar.done()
+            else:
+                writer.discard(key)
+                errors.append(event[2])
+                bar.done()
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        stop.set()
+        # Readers blocked on a full queue: let them finish.
+        while any(t.is_alive() for t in threads):
+            try:
+                events.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        for key in list(digests):
+            if not any((d.table, d.compid, d.yearid) == key for d in done):
+                writer.discard(key)
+        writer.close()
+        bar.close()
+    if errors:
+        raise errors[0]
+    return ExportResult(to=str(path), format=fmt, partitions=done)
+
+
+def _default(config: Any, attribute: str) -> Id:
+    value: str | None = getattr(config, attribute)
+    if value is None:
+        field = "companies" if attribute == "company_id" else "years"
+        invalid(field, f"must be given: the client has no default {attribute}")
+    # The client keeps ids as text; a canonical integer becomes an integer
+    # column in the copy, as an id given as an int would.
+    if value.isdigit() and (value == "0" or not value.startswith("0")):
+        return int(value)
+    return value
+
+
+class _Digest:
+    """SHA-256 of the rows as an Arrow IPC stream: the same rows give the
+    same checksum whatever they were written to."""
+
+    def __init__(self, schema: Any) -> None:
+        import pyarrow as pa
+
+        self._hash = hashlib.sha256()
+        self._sink = _HashSink(self._hash)
+        self._writer = pa.ipc.new_stream(self._sink, schema)
+
+    def update(self, batch: Any) -> None:
+        self._writer.write_batch(batch)
+
+    def hexdigest(self) -> str:
+        self._writer.close()
+        return self._hash.hexdigest()
+
+
+class _HashSink:
+    """A file-like object that only hashes what is written to it."""
+
+    def __init__(self, h: Any) -> None:
+        self._h = h
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        self._h.update(view)
+        return view.nbytes
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,205 @@
+"""erpdata.export against the sandbox, into a real DuckDB file and a real
+Parquet dataset; DuckDB and polars reading a Table through the Arrow
+PyCapsule; a stream written to Parquet batch by batch."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+import pytest
+
+import erpdata
+from conftest import SANDBOX_TOKEN
+from erpdata.export import MANIFEST_FILE, MANIFEST_TABLE, _hive, export
+
+TABLES = ["sales_invoice", "receipt", "account"]
+
+
+def faulty(sandbox_url: str, fault: str, key: str) -> erpdata.Client:
+    return erpdata.Client(
+        f"{sandbox_url}/_faults/{fault}/{key}/",
+        project="demo",
+        access_token=SANDBOX_TOKEN,
+        company_id=1,
+        year_id=2025,
+        max_retries=0,
+    )
+
+
+def test_duckdb_holds_every_partition(client: erpdata.Client, tmp_path: Path) -> None:
+    target = tmp_path / "erp.duckdb"
+    result = export(client, TABLES, companies=[1, 2], years=[2024, 2025], to=target)
+    assert result.format == "duckdb"
+    assert len(result.partitions) == 12
+    con = duckdb.connect(str(target))
+    for table in TABLES:
+        for compid in (1, 2):
+            for yearid in (2024, 2025):
+                expected = len(client.table(table, company_id=compid, year_id=yearid))
+                got = con.execute(
+                    f"SELECT count(*) FROM {table} WHERE compid = ? AND yearid = ?",
+                    [compid, yearid],
+                ).fetchone()
+                assert got == (expected,), (table, compid, yearid)
+    types = dict(
+        con.execute("SELECT column_name, column_type FROM (DESCRIBE sales_invoice)").fetchall()
+    )
+    assert types["total"].startswith("DECIMAL(")
+    assert types["date"] == "DATE"
+    assert types["posted_at"] == "TIMESTAMP"
+    assert types["compid"] == "BIGINT"
+    manifest = con.execute(
+        f"SELECT table_name, compid, yearid, rows, checksum FROM {MANIFEST_TABLE}"
+    ).fetchall()
+    assert len(manifest) == 12
+    assert all(len(m[4]) == 64 and m[3] > 0 for m in manifest)
+    # Receivables aging by customer, in SQL over the copy.
+    aged = con.execute(
+        """SELECT customer, sum(total) FROM sales_invoice
+           WHERE compid = 1 AND yearid = 2025 AND cleared_on IS NULL
+           GROUP BY customer ORDER BY 2 DESC"""
+    ).fetchall()
+    assert aged and all(a[1] > 0 for a in aged)
+
+
+def test_a_rerun_replaces_only_what_it_fetched(client: erpdata.Client, tmp_path: Path) -> None:
+    target = tmp_path / "erp.duckdb"
+    export(client, ["sales_invoice"], companies=[1, 2], years=[2025], to=target)
+    con = duckdb.connect(str(target))
+    before = dict(
+        ((c, y), t)
+        for c, y, t in con.execute(
+            f"SELECT compid, yearid, exported_at FROM {MANIFEST_TABLE}"
+        ).fetchall()
+    )
+    con.close()
+    export(client, ["sales_invoice"], companies=[1], years=[2025], to=target)
+    con = duckdb.connect(str(target))
+    counts = con.execute(
+        "SELECT compid, count(*) FROM sales_invoice GROUP BY 1 ORDER BY 1"
+    ).fetchall()
+    assert counts == [(1, 40), (2, 28)], "no rows doubled"
+    after = dict(
+        ((c, y), t)
+        for c, y, t in con.execute(
+            f"SELECT compid, yearid, exported_at FROM {MANIFEST_TABLE}"
+        ).fetchall()
+    )
+    assert after.keys() == before.keys()
+    assert after[("2", "2025")] == before[("2", "2025")], "company 2 was not fetched again"
+
+
+def test_parquet_dataset_is_hive_partitioned(client: erpdata.Client, tmp_path: Path) -> None:
+    root = tmp_path / "erp"
+    result = export(
+        client, ["sales_invoice", "receipt"], companies=[1], years=[2024, 2025], to=root
+    )
+    assert result.format == "parquet"
+    part = root / "table=sales_invoice" / "compid=1" / "yearid=2025" / "part-0.parquet"
+    assert part.exists()
+    assert not list(root.rglob("*.tmp"))
+    dataset = pads.dataset(root / "table=sales_invoice", format="parquet", partitioning="hive")
+    assert dataset.count_rows() == 34 + 40
+    written = pq.read_table(part)
+    fetched = client.table("sales_invoice").to_arrow()
+    # (A stream's decimals have precision 38, a whole table's what its
+    # values need; the values are the same.)
+    assert written.to_pylist() == fetched.to_pylist()
+    manifest = json.loads((root / MANIFEST_FILE).read_text(encoding="utf-8"))
+    assert {(m["table"], m["yearid"]) for m in manifest} == {
+        ("sales_invoice", 2024),
+        ("sales_invoice", 2025),
+        ("receipt", 2024),
+        ("receipt", 2025),
+    }
+    # The checksum is of the rows, not of the file: the DuckDB export of the
+    # same partition has the same one.
+    entry = next(m for m in manifest if (m["table"], m["yearid"]) == ("sales_invoice", 2025))
+    copy = export(client, ["sales_invoice"], to=tmp_path / "same.duckdb")
+    assert copy.partitions[0].checksum == entry["checksum"]
+
+
+def test_a_failed_partition_keeps_the_last_good_copy(
+    client: erpdata.Client, sandbox_url: str, tmp_path: Path
+) -> None:
+    db = tmp_path / "erp.duckdb"
+    root = tmp_path / "erp"
+    export(client, ["sales_invoice"], to=db)
+    export(client, ["sales_invoice"], to=root)
+    part = root / "table=sales_invoice" / "compid=1" / "yearid=2025" / "part-0.parquet"
+    good = hashlib.sha256(part.read_bytes()).hexdigest()
+    for target in (db, root):
+        # Cut after some rows: a decode error, never a shorter table.
+        with faulty(sandbox_url, "truncate-3000", f"export-{target.name}") as broken:
+            with pytest.raises(erpdata.DecodeError):
+                export(broken, ["sales_invoice"], to=target)
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT count(*) FROM sales_invoice").fetchone() == (40,)
+    assert con.execute(f"SELECT count(*) FROM {MANIFEST_TABLE}").fetchone() == (1,)
+    assert not [
+        t for (t,) in con.execute("SHOW TABLES").fetchall() if t.startswith("_erpdata_stage")
+    ]
+    assert hashlib.sha256(part.read_bytes()).hexdigest() == good
+    assert not list(root.rglob("*.tmp"))
+
+
+def test_bad_input_sends_nothing(client: erpdata.Client, tmp_path: Path) -> None:
+    with pytest.raises(erpdata.InvalidInputError) as err:
+        export(client, ["sales_invoice", "no such"], to=tmp_path / "x.duckdb")
+    assert err.value.field == "table"
+    assert not (tmp_path / "x.duckdb").exists()
+    for kwargs, field in (
+        ({"tables": []}, "tables"),
+        ({"tables": ["account"], "concurrency": 0}, "concurrency"),
+        ({"tables": ["account"], "companies": []}, "companies"),
+        ({"tables": ["account"], "format": "csv"}, "format"),
+    ):
+        with pytest.raises(erpdata.InvalidInputError) as err:
+            export(client, to=tmp_path / "y", **kwargs)
+        assert err.value.field == field
+
+
+def test_partition_values_cannot_leave_the_dataset() -> None:
+    assert _hive(1) == "1"
+    assert _hive("A-1_b.c") == "A-1_b.c"
+    assert _hive("../x") == "..%2Fx"
+    assert _hive("..") == "%2E%2E"
+    assert _hive("a b/ü") == "a%20b%2F%FC"
+
+
+def test_duckdb_and_polars_read_a_table_through_the_capsule(client: erpdata.Client) -> None:
+    invoices = client.table("sales_invoice")
+    relation = duckdb.sql("SELECT count(*), sum(total) FROM invoices")
+    assert relation is not None
+    got = relation.fetchall()[0]
+    assert got is not None and got[0] == 40
+    assert got[1] == sum(row["total"] for row in invoices)
+    frame = pl.DataFrame(invoices)
+    assert frame.height == 40
+    assert isinstance(frame.schema["total"], pl.Decimal)
+    assert frame["total"].sum() == got[1]
+
+
+def test_a_stream_goes_to_parquet_batch_by_batch(client: erpdata.Client, tmp_path: Path) -> None:
+    path = tmp_path / "stream.parquet"
+    writer = None
+    batches = 0
+    with client.stream_table("sales_invoice", batch_rows=7, batch_format="arrow") as stream:
+        for batch in stream:
+            if writer is None:
+                writer = pq.ParquetWriter(str(path), batch.schema)
+            writer.write_batch(batch)  # one schema for every batch, or this raises
+            batches += 1
+    assert writer is not None
+    writer.close()
+    assert batches == 6
+    table = pq.read_table(path)
+    assert table.num_rows == 40
+    assert pa.types.is_decimal(table.schema.field("total").type)
