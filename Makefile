@@ -72,7 +72,7 @@ demo: sandbox python wasm
 	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
 
 # The fault matrix is printed last, from the columns the three suites wrote.
-test: test-rust test-python test-js test-php test-runtimes test-docs test-dist
+test: test-rust test-python test-js test-php test-spark test-runtimes test-docs test-dist
 	$(PYTHON) scripts/fault-matrix.py
 
 # The fault × client table of the last run (target/fault-matrix/*.json).
@@ -171,6 +171,16 @@ test-js: sandbox wasm
 # missing (skipped, with one line saying why, where that is impossible).
 test-php: sandbox python wasm
 	VPY=$(VPY) bash tests/php/run.sh
+
+# erpdata.spark on a local Spark (pyspark from requirements-dev.txt). Spark
+# needs Java; without it this says so in one line and passes.
+.PHONY: test-spark
+test-spark: sandbox python
+	@if ! command -v java >/dev/null 2>&1; then \
+	  echo "test-spark: skipped: no java on PATH (Spark needs Java 17 or later)"; \
+	else \
+	  ERPDATA_SANDBOX_BIN=$(SANDBOX) PYSPARK_PYTHON=$(VPY) $(VPY) -m pytest -q -p no:cacheprovider tests/spark; \
+	fi
 
 # Release builds, as for bench-python; scripts/reliability/python_load.py
 # says what it checks.

@@ -1,0 +1,237 @@
+"""ERP tables as a Spark DataFrame: a PySpark Python data source (Spark 4).
+
+    from erpdata.spark import ErpDataSource
+
+    spark.dataSource.register(ErpDataSource)
+    df = (spark.read.format("erpdata")
+          .option("tables", "sales_invoice")
+          .option("companies", "1,2")
+          .option("years", "2024,2025")
+          .load())
+
+One partition per (table, company, year): each is read on an executor by
+erpdata's own client (retries, redirects and typing as everywhere), and
+handed to Spark as Arrow batches. The DataFrame has the table's columns,
+then ``table``, ``compid`` and ``yearid`` (text, as given).
+
+The schema is the one given to ``spark.read.schema(...)``, or else the
+typing rule's on the first partition's first rows; every partition is
+read with those types declared, so all of them agree (a value that does
+not fit is an error naming the column and the row).
+
+Options (settings left out come from the ``ERPDATA_*`` variables, on the
+driver and on the executors): ``baseUrl``, ``project``, ``projectFolder``,
+``accessToken``, ``tables``, ``companies``, ``years`` (comma-separated;
+``companies``/``years`` default to ``ERPDATA_COMPANY_ID``/``ERPDATA_YEAR_ID``),
+``batchRows``, ``method``, ``timeout`` (seconds), ``maxRetries``. Spark
+redacts option values whose name says ``token`` from plans and logs; the
+token is never in a partition, an error or this source's repr.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import (
+    BooleanType,
+    DataType,
+    DateType,
+    DecimalType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+)
+
+from ._checks import invalid
+from ._client import Client
+
+__all__ = ["ErpDataSource"]
+
+PARTITION_COLUMNS = ("table", "compid", "yearid")
+
+
+def _option(options: Mapping[str, str], name: str) -> str | None:
+    # Spark hands options over with their names as given or lower-cased.
+    for key in (name, name.lower()):
+        value = options.get(key)
+        if value is not None and value.strip():
+            return value.strip()
+    return None
+
+
+def _list(options: Mapping[str, str], name: str, env: str | None) -> list[str]:
+    text = _option(options, name) or (os.environ.get(env) if env else None)
+    if not text:
+        invalid(name, f"is required: a comma-separated list (option {name!r})")
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        invalid(name, "names nothing")
+    return list(dict.fromkeys(items))
+
+
+def _client(options: Mapping[str, str]) -> Client:
+    timeout = _option(options, "timeout")
+    retries = _option(options, "maxRetries")
+    kwargs: dict[str, Any] = {}
+    if timeout is not None:
+        kwargs["timeout"] = float(timeout)
+    if retries is not None:
+        kwargs["max_retries"] = int(retries)
+    return Client(
+        _option(options, "baseUrl"),
+        project=_option(options, "project"),
+        project_folder=_option(options, "projectFolder"),
+        access_token=_option(options, "accessToken"),
+        **kwargs,
+    )
+
+
+def _spark_type(arrow: pa.DataType) -> DataType:
+    if pa.types.is_decimal(arrow):
+        return DecimalType(arrow.precision, arrow.scale)
+    if pa.types.is_int64(arrow) or pa.types.is_integer(arrow):
+        return LongType()
+    if pa.types.is_date(arrow):
+        return DateType()
+    if pa.types.is_timestamp(arrow):
+        return TimestampNTZType()
+    if pa.types.is_boolean(arrow):
+        return BooleanType()
+    return StringType()
+
+
+def _declared(spark: DataType) -> str:
+    """The erpdata type name a Spark column type declares."""
+    if isinstance(spark, DecimalType):
+        return f"decimal({spark.precision},{spark.scale})"
+    if isinstance(spark, LongType):
+        return "int"
+    if isinstance(spark, DateType):
+        return "date"
+    if isinstance(spark, TimestampNTZType):
+        return "timestamp"
+    if isinstance(spark, BooleanType):
+        return "bool"
+    return "string"
+
+
+class ErpDataSource(DataSource):
+    """``spark.read.format("erpdata")``: see the module's documentation."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "erpdata"
+
+    def _keys(self) -> list[tuple[str, str, str]]:
+        tables = _list(self.options, "tables", None)
+        companies = _list(self.options, "companies", "ERPDATA_COMPANY_ID")
+        years = _list(self.options, "years", "ERPDATA_YEAR_ID")
+        return [(t, c, y) for t in tables for c in companies for y in years]
+
+    def schema(self) -> StructType:
+        keys = self._keys()
+        with _client(self.options) as client:
+            # Every request is checked before the first is sent.
+            for table, compid, yearid in keys:
+                client._table_request(table, compid, yearid, "POST")
+            table, compid, yearid = keys[0]
+            stream = client.stream_table(
+                table, company_id=compid, year_id=yearid, batch_rows=1024, batch_format="arrow"
+            )
+            with stream:
+                first = next(iter(stream), None)
+        fields = (
+            []
+            if first is None
+            else [StructField(f.name, _spark_type(f.type), True) for f in first.schema]
+        )
+        fields += [StructField(name, StringType(), False) for name in PARTITION_COLUMNS]
+        return StructType(fields)
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return ErpReader(dict(self.options), schema, self._keys())
+
+    def __repr__(self) -> str:
+        return "ErpDataSource()"
+
+
+class ErpReader(DataSourceReader):
+    def __init__(
+        self, options: dict[str, str], schema: StructType, keys: list[tuple[str, str, str]]
+    ) -> None:
+        self._options = options
+        self._schema = schema
+        self._keys = keys
+
+    def partitions(self) -> list[InputPartition]:
+        # (table, company, year): all an executor needs but the settings,
+        # which travel with the reader (never in a partition).
+        return [InputPartition(key) for key in self._keys]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        table, compid, yearid = partition.value
+        columns = [f for f in self._schema.fields if f.name not in PARTITION_COLUMNS]
+        # Nullability as the schema says: Spark compares it too.
+        target = pa.schema(
+            [pa.field(f.name, _arrow_type(f.dataType), f.nullable) for f in self._schema.fields]
+        )
+        rows = int(_option(self._options, "batchRows") or 65_536)
+        method = _option(self._options, "method") or "POST"
+        with _client(self._options) as client:
+            stream = client.stream_table(
+                table,
+                company_id=compid,
+                year_id=yearid,
+                method=method,
+                batch_rows=rows,
+                batch_format="arrow",
+                schema_overrides={f.name: _declared(f.dataType) for f in columns},
+            )
+            with stream:
+                for batch in stream:
+                    yield _conform(
+                        batch, target, {"table": table, "compid": compid, "yearid": yearid}
+                    )
+
+    def __repr__(self) -> str:
+        return f"ErpReader(partitions={len(self._keys)})"
+
+
+def _arrow_type(spark: DataType) -> pa.DataType:
+    if isinstance(spark, DecimalType):
+        return pa.decimal128(spark.precision, spark.scale)
+    if isinstance(spark, LongType):
+        return pa.int64()
+    if isinstance(spark, DateType):
+        return pa.date32()
+    if isinstance(spark, TimestampNTZType):
+        return pa.timestamp("us")
+    if isinstance(spark, BooleanType):
+        return pa.bool_()
+    return pa.string()
+
+
+def _conform(batch: pa.RecordBatch, target: pa.Schema, partition: dict[str, str]) -> pa.RecordBatch:
+    """``batch`` in the declared schema: each column cast (dictionaries to
+    plain strings), a column the partition lacks as nulls, and the
+    partition's own columns at the end."""
+    n = batch.num_rows
+    arrays = []
+    for field in target:
+        if field.name in PARTITION_COLUMNS:
+            value = partition[field.name]
+            arrays.append(pa.array([value] * n, pa.string()))
+        elif field.name in batch.schema.names:
+            column = batch.column(field.name)
+            if pa.types.is_dictionary(column.type):
+                column = column.cast(column.type.value_type)
+            arrays.append(column.cast(field.type))
+        else:
+            arrays.append(pa.nulls(n, field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=target)

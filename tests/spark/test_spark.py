@@ -1,0 +1,152 @@
+"""erpdata.spark on a real local Spark (make test-spark): the sandbox's
+tables read through the Python data source, one partition per (table,
+company, year), with the rows, types and totals erpdata's own client gives,
+and the token in no plan, error or log line."""
+
+from __future__ import annotations
+
+import decimal
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+import erpdata
+from erpdata.spark import ErpDataSource
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_BIN = os.environ.get(
+    "ERPDATA_SANDBOX_BIN", str(ROOT / "target" / "debug" / "erpdata-sandbox")
+)
+TOKEN = "fake-spark-token-9f3c"
+
+
+@pytest.fixture(scope="module")
+def sandbox_url() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [SANDBOX_BIN, "--port", "0", "--quiet", "--token", TOKEN],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("erpdata-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    session.dataSource.register(ErpDataSource)
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def reader(spark: SparkSession, url: str) -> object:
+    return (
+        spark.read.format("erpdata")
+        .option("baseUrl", url)
+        .option("project", "demo")
+        .option("accessToken", TOKEN)
+    )
+
+
+def test_one_partition_per_table_company_year(spark: SparkSession, sandbox_url: str) -> None:
+    df = (
+        reader(spark, sandbox_url)
+        .option("tables", "sales_invoice")  # type: ignore[attr-defined]
+        .option("companies", "1,2")
+        .option("years", "2024,2025")
+        .load()
+    )
+    assert df.rdd.getNumPartitions() == 4
+    types = dict(df.dtypes)
+    assert types["total"].startswith("decimal(")
+    assert types["date"] == "date"
+    assert types["posted_at"] == "timestamp_ntz"
+    counts = {
+        (r["compid"], r["yearid"]): r["count"]
+        for r in df.groupBy("compid", "yearid").count().collect()
+    }
+    with erpdata.Client(sandbox_url, project="demo", access_token=TOKEN) as client:
+        for compid in ("1", "2"):
+            for yearid in ("2024", "2025"):
+                table = client.table("sales_invoice", company_id=compid, year_id=yearid)
+                assert counts[(compid, yearid)] == len(table)
+                total = sum((row["total"] for row in table), decimal.Decimal(0))
+                got = (
+                    df.where(f"compid = '{compid}' AND yearid = '{yearid}'")
+                    .agg({"total": "sum"})
+                    .first()
+                )
+                assert got is not None and got[0] == total
+
+
+def test_a_given_schema_declares_the_types(spark: SparkSession, sandbox_url: str) -> None:
+    df = (
+        reader(spark, sandbox_url)
+        .schema(  # type: ignore[attr-defined]
+            "invoice_no STRING, total DECIMAL(14,2), customer STRING, table STRING, compid STRING, yearid STRING"
+        )
+        .option("tables", "sales_invoice")
+        .option("companies", "1")
+        .option("years", "2025")
+        .load()
+    )
+    assert dict(df.dtypes)["total"] == "decimal(14,2)"
+    assert df.count() == 40
+    assert df.columns == ["invoice_no", "total", "customer", "table", "compid", "yearid"]
+
+
+def test_the_token_is_in_no_plan_or_error(
+    spark: SparkSession, sandbox_url: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    df = (
+        reader(spark, sandbox_url)
+        .option("tables", "account")  # type: ignore[attr-defined]
+        .option("companies", "1")
+        .option("years", "2025")
+        .load()
+    )
+    plan = df._jdf.queryExecution().toString()
+    assert TOKEN not in plan
+    with pytest.raises(Exception) as err:
+        (
+            reader(spark, sandbox_url)
+            .option("tables", "no_such_table")  # type: ignore[attr-defined]
+            .option("companies", "1")
+            .option("years", "2025")
+            .load()
+            .count()
+        )
+    assert "Unknown table" in str(err.value)
+    assert TOKEN not in str(err.value)
+    out, errout = capfd.readouterr()
+    assert TOKEN not in out and TOKEN not in errout
+
+
+def test_bad_options_are_refused_before_anything_is_sent(
+    spark: SparkSession, sandbox_url: str
+) -> None:
+    with pytest.raises(Exception) as err:
+        reader(spark, sandbox_url).option("tables", "sales;drop").option(  # type: ignore[attr-defined]
+            "companies", "1"
+        ).option("years", "2025").load()
+    assert "table" in str(err.value)
