@@ -28,7 +28,7 @@ from ._errors import (
     TransportError,
 )
 from ._kinds import DuesKind
-from ._models import Dues, Row, Table
+from ._models import AjaxAnswer, Dues, Row, Table
 from ._stream import AsyncTableStream, TableStream
 from ._timeouts import Timeout
 
@@ -38,6 +38,7 @@ __all__ = [
     "Timeout",
     "DuesKind",
     "Dues",
+    "AjaxAnswer",
     "Table",
     "TableStream",
     "AsyncTableStream",

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+import datetime
+from collections.abc import AsyncIterator, Iterable, Mapping
 from types import TracebackType
 from typing import Any, Callable, Literal, overload
 
@@ -12,10 +13,10 @@ import httpx
 
 from . import _drive
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
-from ._checks import check_batch_rows, check_http_client, check_progress
+from ._checks import ajax_params, check_batch_rows, check_http_client, check_progress, iso_date
 from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
-from ._models import Dues, Id, Row, Table
+from ._models import AjaxAnswer, Dues, Id, Row, Table
 from ._stream import AsyncTableStream, BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
@@ -46,6 +47,7 @@ class AsyncClient(ClientBase):
         max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: httpx.AsyncClient | None = None,
         allow_insecure_http: bool = False,
+        ajax_token: bool = False,
     ) -> None:
         check_http_client(http_client, httpx.AsyncClient)
         super().__init__(
@@ -58,6 +60,7 @@ class AsyncClient(ClientBase):
             timeout=timeout,
             max_retries=max_retries,
             allow_insecure_http=allow_insecure_http,
+            ajax_token=ajax_token,
         )
         self._owns_http = http_client is None
         self._http = (
@@ -74,9 +77,11 @@ class AsyncClient(ClientBase):
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
+        send_token: bool | None = None,
+        method: str | None = None,
     ) -> Dues:
         """Outstanding dues of account ``acid``; see :meth:`Client.dues`."""
-        request, kind_name = self._dues_request(acid, kind)
+        request, kind_name = self._dues_request(acid, kind, send_token, method)
         typing = typing_options(schema_overrides, infer_strings)
         return await self._dues(request, acid, kind_name, typing, timeout)
 
@@ -156,6 +161,154 @@ class AsyncClient(ClientBase):
             # second failure goes unretrieved.
             await asyncio.gather(*tasks, return_exceptions=True)
         return {d.acid: d for d in results}
+
+    # -- the other functions of ajax.php -------------------------------------
+
+    async def _function(
+        self,
+        function: str,
+        args: dict[str, Any],
+        send_token: bool | None,
+        method: str | None,
+        timeout: TimeoutTypes,
+        schema_overrides: SchemaOverrides,
+        infer_strings: bool,
+    ) -> AjaxAnswer:
+        typing = typing_options(schema_overrides, infer_strings)
+        call = self._function_call(function, args, send_token, method, typing, timeout)
+        answer: AjaxAnswer = await _drive.arun(self._http, call)
+        return answer
+
+    async def dues_summary(
+        self,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """The outstanding receivables summary; see :meth:`Client.dues_summary`."""
+        return await self._function(
+            "dues_summary", {}, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    async def avg_pay_days(
+        self,
+        acid: Id,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Average payment days of ``acid``; see :meth:`Client.avg_pay_days`."""
+        return await self._function(
+            "avg_pay_days",
+            {"acid": acid},
+            send_token,
+            method,
+            timeout,
+            schema_overrides,
+            infer_strings,
+        )
+
+    async def net_profit(
+        self,
+        start: datetime.date | str,
+        end: datetime.date | str,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Net profit over a range; see :meth:`Client.net_profit`."""
+        args = {"start": iso_date("start", start), "end": iso_date("end", end)}
+        return await self._function(
+            "net_profit", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    async def gross_profit(
+        self,
+        start: datetime.date | str,
+        end: datetime.date | str,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Gross profit over a range; see :meth:`Client.gross_profit`."""
+        args = {"start": iso_date("start", start), "end": iso_date("end", end)}
+        return await self._function(
+            "gross_profit", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    async def schedule_accounts(
+        self,
+        schedule: str,
+        start: datetime.date | str,
+        end: datetime.date | str,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """The accounts under a schedule; see :meth:`Client.schedule_accounts`."""
+        args = {
+            "schedule": schedule,
+            "start": iso_date("start", start),
+            "end": iso_date("end", end),
+        }
+        return await self._function(
+            "schedule_accounts", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    async def ajax(
+        self,
+        func: str,
+        params: Mapping[str, str | int] | None = None,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Any function of ``ajax.php`` by name; see :meth:`Client.ajax`."""
+        args = {"func": func, "params": ajax_params(params)}
+        return await self._function(
+            "ajax", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    async def dues_table(
+        self,
+        acids: Iterable[Id],
+        kind: DuesKind | str,
+        *,
+        concurrency: int = 8,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Table:
+        """The dues of many accounts as one table; see :meth:`Client.dues_table`."""
+        dues = await self.dues_many(
+            acids,
+            kind,
+            concurrency=concurrency,
+            timeout=timeout,
+            schema_overrides=schema_overrides,
+            infer_strings=infer_strings,
+        )
+        typing = typing_options(schema_overrides, infer_strings)
+        table: Table = self._config.dues_table([d._data for d in dues.values()], typing)
+        return table
 
     async def table(
         self,

@@ -47,6 +47,7 @@ class ClientBase:
         timeout: TimeoutTypes,
         max_retries: int,
         allow_insecure_http: bool,
+        ajax_token: bool = False,
     ) -> None:
         base_url = base_url if base_url is not None else os.environ.get("ERPDATA_BASE_URL")
         if base_url is None:
@@ -54,6 +55,7 @@ class ClientBase:
             raise InvalidInputError(f"invalid base_url: {reason}", field="base_url", reason=reason)
         check_max_retries(max_retries)
         check_flag("allow_insecure_http", allow_insecure_http)
+        check_flag("ajax_token", ajax_token)
         # The core validates everything; it runs before an httpx client is
         # made so an invalid setting leaks no connection pool.
         self._config = Config(
@@ -70,6 +72,7 @@ class ClientBase:
             company_id=_setting(company_id, "ERPDATA_COMPANY_ID"),
             year_id=_setting(year_id, "ERPDATA_YEAR_ID"),
             allow_insecure_http=allow_insecure_http,
+            ajax_token=ajax_token,
         )
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
@@ -146,9 +149,34 @@ class ClientBase:
             self._config, request, typing, batch_rows=batch_rows, **self._limits(timeout)
         )
 
-    def _dues_request(self, acid: Id, kind: DuesKind | str) -> tuple[Request, str]:
+    def _dues_request(
+        self,
+        acid: Id,
+        kind: DuesKind | str,
+        send_token: bool | None = None,
+        method: str | None = None,
+    ) -> tuple[Request, str]:
         kind_name = kind.value if isinstance(kind, DuesKind) else kind
-        return self._config.dues_request(acid, kind_name), kind_name
+        if send_token is not None:
+            check_flag("send_token", send_token)
+        request = self._config.dues_request(acid, kind_name, send_token, method)
+        return request, kind_name
+
+    def _function_call(
+        self,
+        function: str,
+        args: dict[str, Any],
+        send_token: bool | None,
+        method: str | None,
+        typing: Typing,
+        timeout: TimeoutTypes,
+    ) -> Call:
+        """The call of a function of ajax.php: every argument checked by the
+        core (dates, names, the token's presence) before anything is sent."""
+        if send_token is not None:
+            check_flag("send_token", send_token)
+        request = self._config.ajax_request(function, args, send_token, method)
+        return Call.ajax(self._config, request, function, args, typing, **self._limits(timeout))
 
     def _dues_many_accounts(
         self, acids: Iterable[Id], kind: DuesKind | str, concurrency: int

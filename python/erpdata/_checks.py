@@ -5,7 +5,8 @@ that do go on the wire are checked by the core."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import datetime
+from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
 from . import _core
@@ -98,3 +99,36 @@ def check_acids(acids: Iterable[Any]) -> list[Any]:
             f"must be an iterable of account ids (not a single id), got {type(acids).__name__}",
         )
     return list(acids)
+
+
+def iso_date(field: str, value: object) -> str:
+    """A date argument as the core takes it: a ``datetime.date`` as its ISO
+    text, a ``str`` as given (the core checks it is a calendar date). A
+    ``datetime.datetime`` is refused: it is a ``date`` with a time the
+    service would not see."""
+    if isinstance(value, datetime.datetime):
+        invalid(field, f"must be a date, not a datetime ({value.isoformat()}); pass value.date()")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value
+    invalid(field, f"must be a datetime.date or 'YYYY-MM-DD' text, got {shown(value)}")
+
+
+def ajax_params(params: object) -> list[tuple[str, str]]:
+    """A generic ajax.php call's parameters as ``(name, value)`` pairs, in
+    the mapping's order; values ``str`` or ``int`` (sent as its text)."""
+    if params is None:
+        return []
+    if not isinstance(params, Mapping):
+        invalid("params", f"must be a mapping of names to values, got {shown(params)}")
+    pairs = []
+    for name, value in params.items():
+        if not isinstance(name, str):
+            invalid("params", f"names must be str, got {shown(name)}")
+        if _is_int(value):
+            value = str(value)
+        if not isinstance(value, str):
+            invalid(name, f"must be a str or an int, got {shown(value)}")
+        pairs.append((name, value))
+    return pairs

@@ -3,7 +3,8 @@ retries and redirects, httpx sends, this module only carries it out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import datetime
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Callable, Literal, overload
@@ -12,10 +13,10 @@ import httpx
 
 from . import _drive
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
-from ._checks import check_batch_rows, check_http_client, check_progress
+from ._checks import ajax_params, check_batch_rows, check_http_client, check_progress, iso_date
 from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
-from ._models import Dues, Id, Row, Table
+from ._models import AjaxAnswer, Dues, Id, Row, Table
 from ._stream import BatchFormat, TableStream, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
@@ -31,7 +32,9 @@ class Client(ClientBase):
     ``ERPDATA_PROJECT_FOLDER``, ``ERPDATA_COMPANY_ID``, ``ERPDATA_YEAR_ID``.
     A base URL is required; the token is required for table fetches, and
     plain ``http`` with a token is refused except to loopback hosts
-    (unless ``allow_insecure_http=True``).
+    (unless ``allow_insecure_http=True``). ``ajax_token=True`` also sends
+    the token with every ``ajax.php`` call (the dues query and the other
+    functions), in a POST body, for a deployment that asks for it there.
 
     ``timeout`` is a :class:`Timeout` or a number of seconds for a whole
     call (which also caps the connect and read limits); ``None`` means the
@@ -89,6 +92,7 @@ class Client(ClientBase):
         max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: httpx.Client | None = None,
         allow_insecure_http: bool = False,
+        ajax_token: bool = False,
     ) -> None:
         check_http_client(http_client, httpx.Client)
         super().__init__(
@@ -101,6 +105,7 @@ class Client(ClientBase):
             timeout=timeout,
             max_retries=max_retries,
             allow_insecure_http=allow_insecure_http,
+            ajax_token=ajax_token,
         )
         self._owns_http = http_client is None
         self._http = (
@@ -117,13 +122,17 @@ class Client(ClientBase):
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
+        send_token: bool | None = None,
+        method: str | None = None,
     ) -> Dues:
         """Outstanding dues of account ``acid``: ``kind`` is
         ``DuesKind.RECEIPT`` / ``DuesKind.PAYMENT`` or those names in any
         case. The rows are typed by column as a table's are (money as
         ``Decimal``, dates as ``datetime.date``); ``schema_overrides`` and
-        ``infer_strings`` as for :meth:`table`."""
-        request, kind_name = self._dues_request(acid, kind)
+        ``infer_strings`` as for :meth:`table`. No token is sent unless
+        ``send_token`` (or the client's ``ajax_token``) asks, then by POST
+        unless ``method="GET"``."""
+        request, kind_name = self._dues_request(acid, kind, send_token, method)
         typing = typing_options(schema_overrides, infer_strings)
         return self._dues(request, acid, kind_name, typing, timeout)
 
@@ -193,6 +202,173 @@ class Client(ClientBase):
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
             results = list(pool.map(one, wanted))
         return {d.acid: d for d in results}
+
+    # -- the other functions of ajax.php -------------------------------------
+
+    def _function(
+        self,
+        function: str,
+        args: dict[str, Any],
+        send_token: bool | None,
+        method: str | None,
+        timeout: TimeoutTypes,
+        schema_overrides: SchemaOverrides,
+        infer_strings: bool,
+    ) -> AjaxAnswer:
+        typing = typing_options(schema_overrides, infer_strings)
+        call = self._function_call(function, args, send_token, method, typing, timeout)
+        answer: AjaxAnswer = _drive.run(self._http, call)
+        return answer
+
+    def dues_summary(
+        self,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """The outstanding receivables summary (``getduesSumm``).
+
+        Like every function of ``ajax.php``: ``send_token`` sends the access
+        token with this call (default: the client's ``ajax_token``), by
+        POST unless ``method="GET"``; the answer is an :class:`AjaxAnswer`
+        (rows, one object or one value, typed as a table's values are)."""
+        return self._function(
+            "dues_summary", {}, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    def avg_pay_days(
+        self,
+        acid: Id,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Average payment days of customer or supplier ``acid``
+        (``avgPayDays``); see :meth:`dues_summary`."""
+        return self._function(
+            "avg_pay_days",
+            {"acid": acid},
+            send_token,
+            method,
+            timeout,
+            schema_overrides,
+            infer_strings,
+        )
+
+    def net_profit(
+        self,
+        start: datetime.date | str,
+        end: datetime.date | str,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Net profit from ``start`` to ``end`` inclusive (``netProfit``):
+        ``datetime.date`` or ``"YYYY-MM-DD"``, real days, ``start`` not
+        after ``end``, checked before anything is sent; see
+        :meth:`dues_summary`."""
+        args = {"start": iso_date("start", start), "end": iso_date("end", end)}
+        return self._function(
+            "net_profit", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    def gross_profit(
+        self,
+        start: datetime.date | str,
+        end: datetime.date | str,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Gross profit from ``start`` to ``end`` inclusive
+        (``grossProfit``); see :meth:`net_profit`."""
+        args = {"start": iso_date("start", start), "end": iso_date("end", end)}
+        return self._function(
+            "gross_profit", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    def schedule_accounts(
+        self,
+        schedule: str,
+        start: datetime.date | str,
+        end: datetime.date | str,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """The accounts under ``schedule`` (e.g. ``"Sundry Debtors"``) from
+        ``start`` to ``end`` (``scheduleDet``); see :meth:`net_profit`."""
+        args = {
+            "schedule": schedule,
+            "start": iso_date("start", start),
+            "end": iso_date("end", end),
+        }
+        return self._function(
+            "schedule_accounts", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    def ajax(
+        self,
+        func: str,
+        params: Mapping[str, str | int] | None = None,
+        *,
+        send_token: bool | None = None,
+        method: str | None = None,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> AjaxAnswer:
+        """Any function of ``ajax.php`` by name, with its parameters in
+        order (``client.ajax("avgPayDays", {"acid": "C001"})``): the same
+        checks, encoding, retries, redirect rules and errors as the named
+        methods. ``sys_projectfolder``, ``func`` and ``accesstoken`` are the
+        client's to send (the token only with ``send_token``)."""
+        args = {"func": func, "params": ajax_params(params)}
+        return self._function(
+            "ajax", args, send_token, method, timeout, schema_overrides, infer_strings
+        )
+
+    def dues_table(
+        self,
+        acids: Iterable[Id],
+        kind: DuesKind | str,
+        *,
+        concurrency: int = 8,
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Table:
+        """The dues of many accounts as one :class:`Table`: an ``acid``
+        column first (text, the ids as given), then the dues columns, typed
+        over all the accounts together. At most ``concurrency`` queries at
+        a time; every account checked before anything is sent; the first
+        failure is raised."""
+        dues = self.dues_many(
+            acids,
+            kind,
+            concurrency=concurrency,
+            timeout=timeout,
+            schema_overrides=schema_overrides,
+            infer_strings=infer_strings,
+        )
+        typing = typing_options(schema_overrides, infer_strings)
+        table: Table = self._config.dues_table([d._data for d in dues.values()], typing)
+        return table
 
     def table(
         self,

@@ -3,7 +3,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, final
 
 from ._errors import ErpError, TransportError
-from ._models import Dues, Id, Row, Table
+from ._models import AjaxAnswer, Dues, Id, Row, Table
 
 __version__: str
 
@@ -118,6 +118,20 @@ class Call:
         now: float,
     ) -> Call: ...
     @staticmethod
+    def ajax(
+        config: Config,
+        request: Request,
+        function: str,
+        args: dict[str, Any],
+        typing: Typing | None = None,
+        *,
+        total: float,
+        connect: float,
+        read: float,
+        max_retries: int,
+        now: float,
+    ) -> Call: ...
+    @staticmethod
     def table(
         config: Config,
         request: Request,
@@ -215,6 +229,7 @@ class Config:
         company_id: Id | None = None,
         year_id: Id | None = None,
         allow_insecure_http: bool = False,
+        ajax_token: bool = False,
     ) -> Config: ...
     @property
     def base_url(self) -> str: ...
@@ -230,7 +245,27 @@ class Config:
     def year_id(self) -> str | None: ...
     @property
     def allow_insecure_http(self) -> bool: ...
-    def dues_request(self, acid: Id, kind: str) -> Request: ...
+    @property
+    def ajax_token(self) -> bool: ...
+    def dues_request(
+        self, acid: Id, kind: str, send_token: bool | None = None, method: str | None = None
+    ) -> Request: ...
+    def ajax_request(
+        self,
+        function: str,
+        args: dict[str, Any],
+        send_token: bool | None = None,
+        method: str | None = None,
+    ) -> Request: ...
+    def parse_ajax(
+        self,
+        function: str,
+        args: dict[str, Any],
+        status: int,
+        body: bytes,
+        typing: Typing | None = None,
+    ) -> AjaxAnswer: ...
+    def dues_table(self, dues: list[DuesData | None], typing: Typing | None = None) -> Table: ...
     def table_request(
         self,
         table: str,
@@ -305,6 +340,12 @@ class Batch:
         self, requested_schema: object | None = None
     ) -> tuple[object, object]: ...
     def __arrow_c_schema__(self) -> object: ...
+
+@final
+class DuesData:
+    """A parsed dues answer as the core holds it (kept by ``erpdata.Dues``)."""
+
+    def table(self) -> Table: ...
 
 @final
 class TableData:

@@ -18,9 +18,9 @@ from ._checks import invalid, shown
 from ._kinds import DuesKind
 
 if TYPE_CHECKING:
-    from ._core import TableData
+    from ._core import DuesData, TableData
 
-__all__ = ["Id", "Row", "Table", "Dues"]
+__all__ = ["Id", "Row", "Table", "Dues", "AjaxAnswer"]
 
 Id = Union[str, int]
 """An account, company or year id: a ``str`` is sent as given, an ``int``
@@ -187,7 +187,118 @@ class Dues:
     rows: list[Row]
     raw: str
     notices: list[str] = field(default_factory=list)
+    _data: DuesData | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         # `raw` can be large; the rows count says enough.
         return f"<Dues {self.kind.value} of {self.acid!r}: {len(self.rows)} rows>"
+
+    def to_table(self) -> Table:
+        """The rows as a :class:`Table` (typed columns)."""
+        if self._data is None:
+            invalid("dues", "was not made by erpdata: it holds no typed columns")
+        table: Table = self._data.table()
+        return table
+
+    def to_arrow(self) -> Any:
+        """The rows as a ``pyarrow.Table`` (needs ``erpdata[arrow]``)."""
+        return self.to_table().to_arrow()
+
+    def to_pandas(self, *, dtype_backend: Literal["pyarrow", "numpy"] = "pyarrow") -> Any:
+        """The rows as a ``pandas.DataFrame`` (see :meth:`Table.to_pandas`)."""
+        return self.to_table().to_pandas(dtype_backend=dtype_backend)
+
+    def to_polars(self) -> Any:
+        """The rows as a ``polars.DataFrame`` (needs ``erpdata[polars]``)."""
+        return self.to_table().to_polars()
+
+
+@dataclass(frozen=True, repr=False)
+class AjaxAnswer:
+    """The answer of a function of ``ajax.php`` (``dues_summary``,
+    ``avg_pay_days``, ``net_profit``, ``gross_profit``,
+    ``schedule_accounts``, or any function through ``ajax``).
+
+    Their shapes are not published; ``shape`` says what came back:
+
+    - ``"rows"``: a list of objects, in ``rows`` (row dicts typed by
+      column, as a table's), also as a :class:`Table` (:meth:`to_arrow`,
+      :meth:`to_pandas`, :meth:`to_polars`);
+    - ``"object"``: one object, in ``fields`` (each value typed alone);
+    - ``"value"``: one value, in ``value`` (``Decimal``, ``int``,
+      ``datetime.date``, ``str``, ``None``, ...).
+
+    ``value`` is the answer whatever its shape (the rows, the fields or the
+    value); ``schema`` lists ``(name, type)`` of its columns or fields;
+    ``raw`` is the JSON text sent (the token redacted); ``notices`` are PHP
+    notices printed before it.
+    """
+
+    func: str
+    shape: Literal["rows", "object", "value"]
+    schema: list[tuple[str, str]]
+    raw: str
+    rows: list[Row] = field(default_factory=list)
+    fields: Row = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    data: Table | None = field(default=None, compare=False)
+    scalar: Any = None
+
+    def __init__(
+        self,
+        *,
+        func: str,
+        shape: Literal["rows", "object", "value"],
+        schema: list[tuple[str, str]],
+        raw: str,
+        rows: list[Row] | None = None,
+        fields: Row | None = None,
+        value: Any = None,
+        notices: list[str] | None = None,
+        data: Table | None = None,
+    ) -> None:
+        object.__setattr__(self, "func", func)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "schema", schema)
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "rows", rows or [])
+        object.__setattr__(self, "fields", fields or {})
+        object.__setattr__(self, "notices", notices or [])
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "scalar", value)
+
+    @property
+    def value(self) -> Any:
+        """The rows, the fields or the value, as ``shape`` says."""
+        if self.shape == "rows":
+            return self.rows
+        if self.shape == "object":
+            return self.fields
+        return self.scalar
+
+    def to_table(self) -> Table:
+        """The rows (or the one object, as one row) as a :class:`Table`."""
+        if self.shape == "rows" and self.data is not None:
+            return self.data
+        invalid("shape", f"is {self.shape!r}: only rows convert to a table")
+
+    def to_arrow(self) -> Any:
+        """The rows as a ``pyarrow.Table`` (needs ``erpdata[arrow]``)."""
+        return self.to_table().to_arrow()
+
+    def to_pandas(self, *, dtype_backend: Literal["pyarrow", "numpy"] = "pyarrow") -> Any:
+        """The rows as a ``pandas.DataFrame`` (see :meth:`Table.to_pandas`)."""
+        return self.to_table().to_pandas(dtype_backend=dtype_backend)
+
+    def to_polars(self) -> Any:
+        """The rows as a ``polars.DataFrame`` (needs ``erpdata[polars]``)."""
+        return self.to_table().to_polars()
+
+    def __repr__(self) -> str:
+        if self.shape == "rows":
+            what = f"{len(self.rows)} rows"
+        elif self.shape == "object":
+            what = "fields " + ", ".join(list(self.fields)[:6])
+        else:
+            what = repr(self.scalar)
+        return f"<AjaxAnswer {self.func}: {what}>"

@@ -35,7 +35,9 @@ from erpdata import AsyncClient, Client, Timeout
 from leaks import assert_clean, error_text
 
 SYNC, ASYNC = "python-sync", "python-async"
-OPS = ("dues", "table", "stream")
+OPS = ("dues", "ajax", "table", "stream")
+# The dues of C001 through the generic ajax.php call, the token sent by POST.
+AJAX_DUES = ("getduesDet", {"acid": "C001", "type": "RECEIPT"})
 
 TABLE: dict[str, Any] = json.loads((ROOT / "tests" / "vectors" / "faults.json").read_text())
 DEFAULTS: dict[str, Any] = TABLE["defaults"]
@@ -98,6 +100,10 @@ def call_sync(base: str, case: dict[str, Any], op: str, http: httpx.Client | Non
                 dues = c.receivables("C001")
                 got.value, got.notices = dues.rows, dues.notices
                 got.shown.append(repr(dues))
+            elif op == "ajax":
+                answer = c.ajax(*AJAX_DUES, send_token=True)
+                got.value, got.notices = answer.rows, answer.notices
+                got.shown.append(repr(answer))
             elif op == "table":
                 table = c.table("sales_invoice")
                 got.value, got.notices = list(table), table.notices
@@ -131,6 +137,10 @@ async def call_async(base: str, case: dict[str, Any], op: str, tls: TlsSandbox |
                     dues = await c.receivables("C001")
                     got.value, got.notices = dues.rows, dues.notices
                     got.shown.append(repr(dues))
+                elif op == "ajax":
+                    answer = await c.ajax(*AJAX_DUES, send_token=True)
+                    got.value, got.notices = answer.rows, answer.notices
+                    got.shown.append(repr(answer))
                 elif op == "table":
                     table = await c.table("sales_invoice")
                     got.value, got.notices = list(table), table.notices
@@ -194,7 +204,8 @@ def reference(secret_sandbox_url: str) -> dict[str, Any]:
         secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025
     ) as c:
         table = list(c.table("sales_invoice"))
-        return {"dues": c.receivables("C001").rows, "table": table, "stream": table}
+        dues = c.receivables("C001").rows
+        return {"dues": dues, "ajax": dues, "table": table, "stream": table}
 
 
 def describe(got: Got, attempts: int) -> str:

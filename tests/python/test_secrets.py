@@ -98,7 +98,19 @@ SCENARIOS = [
     ),
 ]
 
-DUES_OPS = ("dues", "receivables", "payables", "dues_many")
+# ajax.php calls: the sandbox ignores a token there, so a wrong one does not
+# fail them; the ones sending it send it by POST.
+DUES_OPS = (
+    "dues",
+    "receivables",
+    "payables",
+    "dues_many",
+    "dues-token",
+    "dues_table",
+    "dues_summary-token",
+    "net_profit-token",
+    "ajax-token",
+)
 TABLE_OPS = ("table", "table-GET", "stream_table", "stream_table-GET", "stream_table-arrow")
 
 
@@ -121,6 +133,11 @@ def operations(c: Any, stream: Callable[..., Any]) -> dict[str, Callable[[], Any
         "receivables": lambda: c.receivables("C001"),
         "payables": lambda: c.payables("S001"),
         "dues_many": lambda: c.dues_many(["C001", "C002", "C003"], erpdata.DuesKind.RECEIPT),
+        "dues-token": lambda: c.dues("C001", "receipt", send_token=True),
+        "dues_table": lambda: c.dues_table(["C001", "C002"], "receipt"),
+        "dues_summary-token": lambda: c.dues_summary(send_token=True),
+        "net_profit-token": lambda: c.net_profit("2025-01-01", "2025-03-31", send_token=True),
+        "ajax-token": lambda: c.ajax("avgPayDays", {"acid": "C001"}, send_token=True),
         "table": lambda: c.table("sales_invoice"),
         "table-GET": lambda: c.table("sales_invoice", method="GET"),
         "stream_table": lambda: stream("POST"),

@@ -47,6 +47,7 @@ def test_vectors_exist() -> None:
     # An empty parametrization would only be skipped; missing vectors must fail.
     assert REQUEST_CASES, f"no request cases in {VECTORS}"
     assert RESPONSE_CASES, f"no response cases in {VECTORS}"
+    assert DUES_TABLE_CASES, f"no dues table cases in {VECTORS}"
 
 
 def make_config(settings: dict[str, Any]) -> Config:
@@ -81,8 +82,11 @@ def test_request(case: dict[str, Any]) -> None:
 
     def build() -> erpdata._core.Request:
         config = make_config(case["config"])
+        options = {k: args[k] for k in ("send_token", "method") if k in args}
         if case["call"] == "dues":
-            return config.dues_request(args["acid"], args["kind"])
+            return config.dues_request(args["acid"], args["kind"], **options)
+        if case["call"] in FUNCTIONS:
+            return config.ajax_request(case["call"], function_args(args), **options)
         assert case["call"] == "table", case["call"]
         optional = {k: args[k] for k in ("company_id", "year_id", "method") if k in args}
         return config.table_request(args["table"], **optional)
@@ -102,6 +106,25 @@ def test_request(case: dict[str, Any]) -> None:
     token = case["config"].get("access_token")
     if token:
         assert token not in request.display_url + repr(request)
+
+
+FUNCTIONS = (
+    "dues_summary",
+    "avg_pay_days",
+    "net_profit",
+    "gross_profit",
+    "schedule_accounts",
+    "ajax",
+)
+
+
+def function_args(args: dict[str, Any]) -> dict[str, Any]:
+    """A request case's arguments as the core's ajax_request takes them:
+    ``params`` as (name, value) pairs, in order."""
+    out = {k: v for k, v in args.items() if k not in ("send_token", "method")}
+    if "params" in out:
+        out["params"] = [tuple(p) for p in out["params"]]
+    return out
 
 
 INTEGER = re.compile(r"-?[0-9]+")
@@ -194,6 +217,90 @@ def check_table(table: Table, expected: list[dict[str, Any]], columns: list[str]
                 assert not isinstance(row[key], float)
 
 
+def check_typed(actual: Any, expected: Any, type_name: str, where: str) -> None:
+    """A value of a column (or field) of type ``type_name``: a decimal
+    column's values are all ``Decimal``, with the digits sent."""
+    if type_name.startswith("decimal") and isinstance(expected, dict):
+        assert type(actual) is Decimal, f"{where}: {actual!r} is not a Decimal"
+        assert actual.as_tuple() == Decimal(expected["$number"]).as_tuple(), where
+    else:
+        check_value(actual, expected, where)
+
+
+def check_ajax(case: dict[str, Any], config: Config, status: int, body: bytes) -> None:
+    def parse() -> erpdata.AjaxAnswer:
+        return config.parse_ajax("ajax", {"func": case["func"], "params": []}, status, body)
+
+    if "expect_error" in case:
+        with pytest.raises(erpdata.ErpError) as info:
+            parse()
+        check_error(info.value, case["expect_error"])
+        return
+    answer = parse()
+    expect = case["expect"]
+    assert answer.func == case["func"]
+    assert answer.shape == expect["shape"]
+    if "schema" in expect:
+        assert [list(s) for s in answer.schema] == expect["schema"]
+    types = dict(answer.schema)
+    if expect["shape"] == "rows":
+        assert len(answer.rows) == len(expect["rows"])
+        for i, (row, want) in enumerate(zip(answer.rows, expect["rows"])):
+            assert list(row) == list(want), f"row {i} keys"
+            for key in want:
+                check_typed(row[key], want[key], types[key], f"row {i}, {key}")
+        assert answer.value == answer.rows
+        table = answer.to_table()
+        assert len(table) == len(expect["rows"])
+    elif expect["shape"] == "object":
+        assert sorted(answer.fields) == sorted(expect["fields"])
+        assert list(answer.fields) == [name for name, _ in answer.schema]
+        for key, want in expect["fields"].items():
+            check_typed(answer.fields[key], want, types[key], key)
+        assert answer.value == answer.fields
+    else:
+        check_typed(answer.value, expect["value"], expect["type"], "value")
+    assert answer.notices == expect["notices"]
+    if "raw" in expect:
+        assert answer.raw == expect["raw"]
+
+
+DUES_TABLE_CASES = load("dues-tables*.json")
+
+
+@pytest.mark.parametrize("case", DUES_TABLE_CASES)
+def test_dues_table(case: dict[str, Any]) -> None:
+    config = make_config(DEFAULT_RESPONSE_CONFIG)
+    dues = [
+        config.parse_dues(d["acid"], d["kind"], 200, d["body"].encode("utf-8"))
+        for d in case["dues"]
+    ]
+
+    def build() -> Table:
+        return config.dues_table([d._data for d in dues])
+
+    if "expect_error" in case:
+        with pytest.raises(erpdata.ErpError) as info:
+            build()
+        check_error(info.value, case["expect_error"])
+        return
+    table = build()
+    expect = case["expect"]
+    types = dict((name, t) for name, t in expect["schema"])
+    assert table.columns == [name for name, _ in expect["schema"]]
+    assert len(table) == len(expect["rows"])
+    # A Table's columns hold each decimal at the column's scale; the rows of
+    # the vectors keep the digits sent: compared by value.
+    for i, (row, want) in enumerate(zip(table, expect["rows"])):
+        for key in types:
+            got, exp = numeric(row[key]), numeric(want.get(key))
+            if isinstance(got, datetime.date):
+                got = temporal_text(got)
+            assert got == exp, f"row {i}, {key}: {row[key]!r} vs {want.get(key)!r}"
+            if types[key].startswith("decimal") and exp is not None:
+                assert type(row[key]) is Decimal
+
+
 @pytest.mark.parametrize("case", RESPONSE_CASES)
 def test_response(case: dict[str, Any]) -> None:
     config = make_config(case.get("config", DEFAULT_RESPONSE_CONFIG))
@@ -203,6 +310,9 @@ def test_response(case: dict[str, Any]) -> None:
     else:
         body = response["body"].encode("utf-8")
     status = response["status"]
+    if case["call"] == "ajax":
+        check_ajax(case, config, status, body)
+        return
 
     def parse() -> Any:
         if case["call"] == "dues":

@@ -16,10 +16,10 @@ use erpdata::{
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::collector::CollectorSink;
-use crate::config::{dues_query, Config, Request};
+use crate::config::{ajax_query, dues_query, Config, Request};
 use crate::convert;
 use crate::errors::{core, exception};
 use crate::table::{to_arrow, Batch};
@@ -27,10 +27,14 @@ use crate::typing::Typing;
 
 type DuesParse =
     Box<dyn FnMut(&erpdata::Config, u16, &[u8]) -> erpdata::Result<erpdata::Dues> + Send + Sync>;
+type AjaxParse = Box<
+    dyn FnMut(&erpdata::Config, u16, &[u8]) -> erpdata::Result<erpdata::AjaxAnswer> + Send + Sync,
+>;
 
-/// The three calls the Python package makes.
+/// The calls the Python package makes.
 enum Inner {
     Dues(Box<erpdata::Call<Parsed<DuesParse>>>),
+    Ajax(Box<erpdata::Call<Parsed<AjaxParse>>>),
     Table(Box<erpdata::Call<CollectorSink>>),
     Stream(Box<erpdata::Call<TableStream>>),
 }
@@ -40,6 +44,7 @@ macro_rules! each {
     ($inner:expr, $c:ident => $body:expr) => {
         match $inner {
             Inner::Dues($c) => $body,
+            Inner::Ajax($c) => $body,
             Inner::Table($c) => $body,
             Inner::Stream($c) => $body,
         }
@@ -49,6 +54,7 @@ macro_rules! each {
 /// An action's output, still in Rust.
 enum Output {
     Dues(erpdata::Dues),
+    Ajax(erpdata::AjaxAnswer),
     Table(crate::table::TableData),
     Stream(erpdata::StreamEnd),
 }
@@ -263,6 +269,48 @@ impl Call {
         })
     }
 
+    /// A call to a function of ajax.php sending `request` (from
+    /// `Config.ajax_request(function, args, ...)`); its output is an
+    /// `erpdata.AjaxAnswer` typed as `typing` says.
+    #[staticmethod]
+    #[pyo3(signature = (
+        config, request, function, args, typing=None, *, total, connect, read, max_retries, now
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn ajax(
+        py: Python<'_>,
+        config: &Config,
+        request: &Request,
+        function: &str,
+        args: &Bound<'_, PyDict>,
+        typing: Option<&Typing>,
+        total: f64,
+        connect: f64,
+        read: f64,
+        max_retries: i64,
+        now: f64,
+    ) -> PyResult<Self> {
+        let options = options(py, total, connect, read, max_retries)?;
+        let query = core(py, ajax_query(function, args, None, None))?;
+        let decoder = Typing::decoder_options(typing, erpdata::DEFAULT_BATCH_ROWS);
+        let parse: AjaxParse = Box::new(move |config, status, body| {
+            config.parse_ajax_with(&query, status, body, &decoder)
+        });
+        let config = config.core_config().clone();
+        let call = erpdata::Call::new(
+            &config,
+            request.core_request().clone(),
+            options,
+            Parsed::new(parse),
+            instant(now)?,
+            seed(),
+        );
+        Ok(Call {
+            inner: Inner::Ajax(Box::new(call)),
+            config,
+        })
+    }
+
     /// A whole table's call: the body decoded on a thread of its own as it
     /// arrives; its output is a `TableData`.
     #[staticmethod]
@@ -347,6 +395,7 @@ impl Call {
         // Finishing a table or converting a batch happens here: no GIL.
         let step = py.detach(|| match inner {
             Inner::Dues(c) => step(c.next(now), Output::Dues),
+            Inner::Ajax(c) => step(c.next(now), Output::Ajax),
             Inner::Table(c) => step(c.next(now), Output::Table),
             Inner::Stream(c) => step(c.next(now), Output::Stream),
         });
@@ -390,6 +439,7 @@ impl Call {
             Step::Done(output) => {
                 let output = match output {
                     Output::Dues(d) => convert::dues(py, &d)?.unbind(),
+                    Output::Ajax(a) => convert::ajax_answer(py, a)?.unbind(),
                     Output::Table(t) => Py::new(py, t)?.into_any(),
                     Output::Stream(end) => PyTuple::new(
                         py,
@@ -491,6 +541,7 @@ impl Call {
     fn __repr__(&self) -> String {
         let what = match self.inner {
             Inner::Dues(_) => "dues",
+            Inner::Ajax(_) => "ajax",
             Inner::Table(_) => "table",
             Inner::Stream(_) => "stream",
         };

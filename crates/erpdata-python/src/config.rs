@@ -2,9 +2,9 @@
 
 use std::str::FromStr;
 
-use erpdata::{DuesKind, DuesQuery, Error, Method, TableQuery, TransportKind};
+use erpdata::{AjaxQuery, DuesKind, DuesQuery, Error, Method, TableQuery, TransportKind};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use crate::convert;
 use crate::errors::{core, exception};
@@ -68,12 +68,79 @@ pub(crate) fn dues_query(
     Ok(DuesQuery::new(acid, kind))
 }
 
+fn method_of(method: Option<&Bound<'_, PyAny>>) -> Result<Option<Method>, Error> {
+    convert::opt_text("method", method)?
+        .map(|m| Method::from_str(&m))
+        .transpose()
+}
+
+/// A function of ajax.php by the name of its method (`dues_summary`,
+/// `avg_pay_days`, `net_profit`, `gross_profit`, `schedule_accounts`, or
+/// `ajax` for any function by `func` with `params`, a list of
+/// `(name, value)` pairs), its arguments in `args` (dates as ISO text).
+pub(crate) fn ajax_query(
+    function: &str,
+    args: &Bound<'_, PyDict>,
+    send_token: Option<bool>,
+    method: Option<&Bound<'_, PyAny>>,
+) -> Result<AjaxQuery, Error> {
+    let arg = |name: &str| -> Result<String, Error> {
+        let value = args
+            .get_item(name)
+            .ok()
+            .flatten()
+            .ok_or_else(|| Error::InvalidInput {
+                field: name.to_owned(),
+                reason: "is required".to_owned(),
+            })?;
+        convert::text(name, &value)
+    };
+    let mut query = match function {
+        "dues_summary" => AjaxQuery::dues_summary(),
+        "avg_pay_days" => {
+            let acid = args.get_item("acid").ok().flatten().ok_or_else(|| Error::InvalidInput {
+                field: "acid".to_owned(),
+                reason: "is required".to_owned(),
+            })?;
+            AjaxQuery::avg_pay_days(convert::id("acid", &acid)?)
+        }
+        "net_profit" => AjaxQuery::net_profit(arg("start")?, arg("end")?),
+        "gross_profit" => AjaxQuery::gross_profit(arg("start")?, arg("end")?),
+        "schedule_accounts" => {
+            AjaxQuery::schedule_accounts(arg("schedule")?, arg("start")?, arg("end")?)
+        }
+        "ajax" => {
+            let params: Vec<(String, String)> = match args.get_item("params").ok().flatten() {
+                None => Vec::new(),
+                Some(list) => list.extract().map_err(|_| Error::InvalidInput {
+                    field: "params".to_owned(),
+                    reason: "must map parameter names (str) to values (str or int)".to_owned(),
+                })?,
+            };
+            AjaxQuery::new(arg("func")?, params)
+        }
+        other => {
+            return Err(Error::InvalidInput {
+                field: "function".to_owned(),
+                reason: format!("unknown function {other:?}"),
+            })
+        }
+    };
+    if let Some(send) = send_token {
+        query = query.send_token(send);
+    }
+    if let Some(m) = method_of(method)? {
+        query = query.method(m);
+    }
+    Ok(query)
+}
+
 #[pymethods]
 impl Config {
     #[new]
     #[pyo3(signature = (
         base_url, *, project=None, project_folder=None, access_token=None,
-        company_id=None, year_id=None, allow_insecure_http=false
+        company_id=None, year_id=None, allow_insecure_http=false, ajax_token=false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -85,10 +152,12 @@ impl Config {
         company_id: Option<&Bound<'_, PyAny>>,
         year_id: Option<&Bound<'_, PyAny>>,
         allow_insecure_http: bool,
+        ajax_token: bool,
     ) -> PyResult<Self> {
         let build = || -> Result<erpdata::Config, Error> {
             let mut b = erpdata::Config::builder(convert::text("base_url", base_url)?)
-                .allow_insecure_http(allow_insecure_http);
+                .allow_insecure_http(allow_insecure_http)
+                .ajax_token(ajax_token);
             if let Some(p) = convert::opt_text("project", project)? {
                 b = b.project(p);
             }
@@ -148,6 +217,12 @@ impl Config {
         self.inner.allow_insecure_http()
     }
 
+    /// Whether ajax.php calls send the access token unless told otherwise.
+    #[getter]
+    fn ajax_token(&self) -> bool {
+        self.inner.ajax_token()
+    }
+
     /// Base URL and project only: nothing else is needed to recognise a
     /// config, and the token must never be shown.
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -158,15 +233,84 @@ impl Config {
         ))
     }
 
-    /// The dues query for `acid`'s dues of `kind` ("RECEIPT"/"PAYMENT").
+    /// The dues query for `acid`'s dues of `kind` ("RECEIPT"/"PAYMENT");
+    /// `send_token` and `method` as for `ajax_request`.
+    #[pyo3(signature = (acid, kind, send_token=None, method=None))]
     fn dues_request(
         &self,
         py: Python<'_>,
         acid: &Bound<'_, PyAny>,
         kind: &Bound<'_, PyAny>,
+        send_token: Option<bool>,
+        method: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Request> {
-        let request = dues_query(acid, kind).and_then(|q| self.inner.dues_request(&q));
+        let query = || -> Result<DuesQuery, Error> {
+            let mut q = dues_query(acid, kind)?;
+            if let Some(send) = send_token {
+                q = q.send_token(send);
+            }
+            if let Some(m) = method_of(method)? {
+                q = q.method(m);
+            }
+            Ok(q)
+        };
+        let request = query().and_then(|q| self.inner.dues_request(&q));
         self.request(py, core(py, request)?)
+    }
+
+    /// A call to a function of ajax.php (see `ajax_query` for `function`
+    /// and `args`); `send_token` (default: the config's `ajax_token`) sends
+    /// the access token, by POST unless `method` is "GET".
+    #[pyo3(signature = (function, args, send_token=None, method=None))]
+    fn ajax_request(
+        &self,
+        py: Python<'_>,
+        function: &str,
+        args: &Bound<'_, PyDict>,
+        send_token: Option<bool>,
+        method: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Request> {
+        let request = ajax_query(function, args, send_token, method)
+            .and_then(|q| self.inner.ajax_request(&q));
+        self.request(py, core(py, request)?)
+    }
+
+    /// Parses the answer of a function of ajax.php into an
+    /// `erpdata.AjaxAnswer`, typed as `typing` says.
+    #[pyo3(signature = (function, args, status, body, typing=None))]
+    fn parse_ajax<'py>(
+        &self,
+        py: Python<'py>,
+        function: &str,
+        args: &Bound<'py, PyDict>,
+        status: u16,
+        body: &[u8],
+        typing: Option<&Typing>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let query = core(py, ajax_query(function, args, None, None))?;
+        let inner = &self.inner;
+        let options =
+            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
+        let parsed = py.detach(|| inner.parse_ajax_with(&query, status, body, &options));
+        convert::ajax_answer(py, core(py, parsed)?)
+    }
+
+    /// The dues of many accounts as one `erpdata.Table` with an `acid`
+    /// column first; `dues` are `erpdata.Dues` this package made.
+    #[pyo3(signature = (dues, typing=None))]
+    fn dues_table<'py>(
+        &self,
+        py: Python<'py>,
+        dues: Vec<PyRef<'py, crate::convert::DuesData>>,
+        typing: Option<&Typing>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let all: Vec<erpdata::Dues> = dues.iter().map(|d| d.inner.clone()).collect();
+        let inner = &self.inner;
+        let options =
+            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
+        let table = core(py, py.detach(|| inner.dues_table(&all, &options)))?;
+        let data = core(py, crate::table::TableData::build(table.batches, Vec::new()))?;
+        convert::table_model(py, data)
     }
 
     /// The table fetch; company and year default to the config's.

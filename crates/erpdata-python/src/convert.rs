@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use erpdata::{Cell, ColumnType, Dues, Error, Id, Row, Schema, Table};
+use erpdata::{AjaxAnswer, AjaxValue, Cell, ColumnType, Dues, Error, Id, Row, Schema, Table};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
@@ -297,6 +297,74 @@ pub(crate) fn table_model(py: Python<'_>, data: TableData) -> PyResult<Bound<'_,
         .call1((Py::new(py, data)?,))
 }
 
+/// A parsed dues answer as the core holds it, kept by `erpdata.Dues` so
+/// that its rows can become Arrow columns and tables of many accounts.
+#[pyclass(frozen, module = "erpdata._core")]
+pub(crate) struct DuesData {
+    pub(crate) inner: Dues,
+}
+
+#[pymethods]
+impl DuesData {
+    /// The rows as an `erpdata.Table` (typed columns).
+    fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = crate::errors::core(
+            py,
+            TableData::build(self.inner.batches.clone(), self.inner.notices.clone()),
+        )?;
+        table_model(py, data)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<DuesData: {} rows>", self.inner.rows.len())
+    }
+}
+
+/// An `erpdata.AjaxAnswer` (from `erpdata._models`): its shape, the typed
+/// rows, fields or value, and the rows as a table when it has rows.
+pub(crate) fn ajax_answer(py: Python<'_>, answer: AjaxAnswer) -> PyResult<Bound<'_, PyAny>> {
+    let kwargs = PyDict::new(py);
+    let schema_list = |schema: &Schema| -> PyResult<Bound<'_, PyList>> {
+        PyList::new(
+            py,
+            schema
+                .iter()
+                .map(|(n, t)| PyTuple::new(py, [n.clone(), t.name()]))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
+    };
+    match answer.value {
+        AjaxValue::Rows(typed) => {
+            let mut rows = Rows::new(py, &[], &typed.schema)?;
+            kwargs.set_item("shape", "rows")?;
+            kwargs.set_item("rows", rows.list(&typed.rows)?)?;
+            kwargs.set_item("schema", schema_list(&typed.schema)?)?;
+            let data = crate::errors::core(py, TableData::build(typed.batches, Vec::new()))?;
+            kwargs.set_item("data", table_model(py, data)?)?;
+        }
+        AjaxValue::Object { schema, fields } => {
+            let mut rows = Rows::new(py, &[], &schema)?;
+            let list = rows.list(std::slice::from_ref(&fields))?;
+            kwargs.set_item("shape", "object")?;
+            kwargs.set_item("fields", list.get_item(0)?)?;
+            kwargs.set_item("schema", schema_list(&schema)?)?;
+        }
+        AjaxValue::Value { column_type, cell } => {
+            let schema = vec![("value".to_owned(), column_type)];
+            let rows = Rows::new(py, &[], &schema)?;
+            kwargs.set_item("shape", "value")?;
+            kwargs.set_item("value", rows.typed(&cell, Some(column_type))?)?;
+            kwargs.set_item("schema", schema_list(&schema)?)?;
+        }
+    }
+    kwargs.set_item("func", &answer.func)?;
+    kwargs.set_item("raw", &answer.raw)?;
+    kwargs.set_item("notices", PyList::new(py, &answer.notices)?)?;
+    module(py, &MODELS, "erpdata._models")?
+        .getattr("AjaxAnswer")?
+        .call((), Some(&kwargs))
+}
+
 /// An `erpdata.Dues` (from `erpdata._models`) for parsed dues.
 pub(crate) fn dues<'py>(py: Python<'py>, dues: &Dues) -> PyResult<Bound<'py, PyAny>> {
     let mut rows = Rows::new(py, &[], &dues.schema)?;
@@ -309,6 +377,15 @@ pub(crate) fn dues<'py>(py: Python<'py>, dues: &Dues) -> PyResult<Bound<'py, PyA
     kwargs.set_item("rows", rows.list(&dues.rows)?)?;
     kwargs.set_item("raw", &dues.raw)?;
     kwargs.set_item("notices", PyList::new(py, &dues.notices)?)?;
+    kwargs.set_item(
+        "_data",
+        Py::new(
+            py,
+            DuesData {
+                inner: dues.clone(),
+            },
+        )?,
+    )?;
     module(py, &MODELS, "erpdata._models")?
         .getattr("Dues")?
         .call((), Some(&kwargs))

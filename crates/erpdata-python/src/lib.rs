@@ -33,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<collector::TableCollector>()?;
     m.add_class::<table::Batch>()?;
     m.add_class::<table::TableData>()?;
+    m.add_class::<convert::DuesData>()?;
     m.add_class::<retry::RetryPolicy>()?;
     m.add_class::<typing::Typing>()?;
     call::register(m)?;
