@@ -3,6 +3,7 @@
 // redaction) and no decision of a call (attempts, redirects, time limits)
 // is implemented here.
 
+import { AjaxAnswer } from "./answer.js";
 import { batchRows } from "./columns.js";
 import { invalidInput } from "./errors.js";
 import { drive, run } from "./send.js";
@@ -123,6 +124,34 @@ function optionsOf(options, field = "options") {
   return options;
 }
 
+/**
+ * A date argument as the core takes it: `"YYYY-MM-DD"` text as given (the
+ * core checks it is a calendar day), or a `Date` at exactly midnight UTC,
+ * taken as that UTC day. Any other `Date` is refused: its calendar day
+ * depends on the time zone it is read in.
+ */
+function isoDate(field, value) {
+  if (!(value instanceof Date)) return value;
+  if (Number.isNaN(value.getTime())) throw invalidInput(field, "is an invalid Date");
+  if (value.getTime() % 86_400_000 !== 0) {
+    throw invalidInput(
+      field,
+      `is a Date that is not midnight UTC (${value.toISOString()}): its calendar day ` +
+        'depends on the time zone; pass "YYYY-MM-DD" text',
+    );
+  }
+  return value.toISOString().slice(0, 10);
+}
+
+/** A generic call's parameters as `[name, value]` pairs, in order. */
+function paramPairs(params) {
+  if (params === undefined || params === null) return [];
+  if (typeof params !== "object" || Array.isArray(params)) {
+    throw invalidInput("params", "must be an object of parameter names to values");
+  }
+  return Object.entries(params);
+}
+
 /** Starts an Error's stack at the caller's frame, not inside this plumbing. */
 function trimmed(err, fn) {
   if (err instanceof Error) Error.captureStackTrace?.(err, fn);
@@ -157,6 +186,7 @@ export class ErpClient {
       throw invalidInput("base_url", "not given; pass baseUrl or set ERPDATA_BASE_URL");
     }
     settings.allowInsecureHttp = options.allowInsecureHttp;
+    settings.ajaxToken = options.ajaxToken;
     const wasm = loadWasm();
     // `null`, like `undefined`, means "not set", as for every other option;
     // the core checks each against its range and names the field.
@@ -203,12 +233,15 @@ export class ErpClient {
   async dues(options) {
     try {
       options = optionsOf(options);
-      const { acid, kind, numbers, signal, schema, inferStrings } = options;
+      const { acid, kind, numbers, signal, schema, inferStrings, sendToken, method } = options;
       checkNumbers(numbers);
       const callOptions = this.#options(options);
       const typing = typingOf(this.#core, schema, inferStrings);
       const call = core(() =>
-        this.#core.duesCall(acid, kind, numbers, typing, callOptions, ...ErpClient.#start()),
+        this.#core.duesCall(acid, kind, numbers, typing, callOptions, ...ErpClient.#start(), {
+          sendToken,
+          method,
+        }),
       );
       return await run(call, this.#host(signal));
     } catch (err) {
@@ -231,6 +264,139 @@ export class ErpClient {
       return await this.dues({ ...optionsOf(options), acid, kind: "PAYMENT" });
     } catch (err) {
       throw trimmed(err, this.payables);
+    }
+  }
+
+  /** A function of ajax.php (`name` and `args` as the core takes them). */
+  async #function(name, args, options) {
+    options = optionsOf(options);
+    const { numbers, signal, schema, inferStrings, sendToken, method } = options;
+    checkNumbers(numbers);
+    const callOptions = this.#options(options);
+    const typing = typingOf(this.#core, schema, inferStrings);
+    const call = core(() =>
+      this.#core.ajaxCall(
+        name,
+        args,
+        { sendToken, method },
+        numbers,
+        typing,
+        callOptions,
+        ...ErpClient.#start(),
+      ),
+    );
+    return new AjaxAnswer(await run(call, this.#host(signal)), numbers);
+  }
+
+  /**
+   * The outstanding receivables summary (`getduesSumm`). Like every
+   * function of ajax.php: `sendToken` sends the access token with this
+   * call (default: the client's `ajaxToken`), by POST unless `method:
+   * "GET"`; the answer is an AjaxAnswer (rows, one object or one value).
+   */
+  async duesSummary(options) {
+    try {
+      return await this.#function("dues_summary", {}, options);
+    } catch (err) {
+      throw trimmed(err, this.duesSummary);
+    }
+  }
+
+  /** Average payment days of a customer or supplier (`avgPayDays`). */
+  async avgPayDays(acid, options) {
+    try {
+      return await this.#function("avg_pay_days", { acid }, options);
+    } catch (err) {
+      throw trimmed(err, this.avgPayDays);
+    }
+  }
+
+  /**
+   * Net profit from `start` to `end` inclusive (`netProfit`): `"YYYY-MM-DD"`
+   * or a Date at midnight UTC; real days, `start` not after `end`, checked
+   * before anything is sent.
+   */
+  async netProfit(start, end, options) {
+    try {
+      const args = { start: isoDate("start", start), end: isoDate("end", end) };
+      return await this.#function("net_profit", args, options);
+    } catch (err) {
+      throw trimmed(err, this.netProfit);
+    }
+  }
+
+  /** Gross profit from `start` to `end` inclusive (`grossProfit`). */
+  async grossProfit(start, end, options) {
+    try {
+      const args = { start: isoDate("start", start), end: isoDate("end", end) };
+      return await this.#function("gross_profit", args, options);
+    } catch (err) {
+      throw trimmed(err, this.grossProfit);
+    }
+  }
+
+  /** The accounts under a schedule (`"Sundry Debtors"`) over a range (`scheduleDet`). */
+  async scheduleAccounts(schedule, start, end, options) {
+    try {
+      const args = { schedule, start: isoDate("start", start), end: isoDate("end", end) };
+      return await this.#function("schedule_accounts", args, options);
+    } catch (err) {
+      throw trimmed(err, this.scheduleAccounts);
+    }
+  }
+
+  /**
+   * Any function of ajax.php by name, its parameters in order
+   * (`client.ajax("avgPayDays", { acid: "C001" })`), with the checks,
+   * encoding, retries, redirect rules and errors of the named methods.
+   */
+  async ajax(func, params, options) {
+    try {
+      return await this.#function("ajax", { func, params: paramPairs(params) }, options);
+    } catch (err) {
+      throw trimmed(err, this.ajax);
+    }
+  }
+
+  /**
+   * The dues of many accounts as one Table: an `acid` column first (text),
+   * then the dues columns, typed over all the accounts together. At most
+   * `concurrency` (default 8) queries at a time; every account is checked
+   * before anything is sent; the first failure is thrown.
+   */
+  async duesTable(acids, kind, options) {
+    try {
+      options = optionsOf(options);
+      const { concurrency = 8, numbers, schema, inferStrings } = options;
+      if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+        throw invalidInput("concurrency", `must be a positive integer, got ${concurrency}`);
+      }
+      if (typeof acids === "string" || !acids || typeof acids[Symbol.iterator] !== "function") {
+        throw invalidInput("acids", "must be an iterable of account ids (not a single id)");
+      }
+      const wanted = [...new Set(acids)];
+      for (const acid of wanted) core(() => this.#core.duesRequest(acid, kind));
+      const typing = typingOf(this.#core, schema, inferStrings);
+      const results = new Array(wanted.length);
+      let next = 0;
+      let failed = false;
+      const worker = async () => {
+        while (!failed && next < wanted.length) {
+          const i = next++;
+          try {
+            results[i] = await this.dues({ ...options, acid: wanted[i], kind });
+          } catch (err) {
+            failed = true;
+            throw err;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, wanted.length) }, worker));
+      const dues = results.map((d) => ({ acid: d.acid, kind: d.kind, raw: d.raw }));
+      const joined = core(() => this.#core.duesTable(dues, numbers, typing));
+      return new Table({ ...joined, numbers });
+    } catch (err) {
+      throw trimmed(err, this.duesTable);
     }
   }
 

@@ -96,6 +96,12 @@ export interface ErpClientOptions extends LimitOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */
   allowInsecureHttp?: boolean;
+  /**
+   * Send the token with every ajax.php call too (the dues query and the
+   * other functions), in a POST form body, for a deployment that asks for
+   * it there. Default false: the interface defines no credential there.
+   */
+  ajaxToken?: boolean;
   /** Allow construction in a browser, where the token would be public. */
   dangerouslyAllowBrowser?: boolean;
 }
@@ -181,9 +187,68 @@ export interface CallOptions extends TypingOptions, LimitOptions {
   signal?: AbortSignal;
 }
 
-export interface DuesOptions extends CallOptions {
+/** How an ajax.php call (the dues query and the other functions) is sent. */
+export interface AjaxOptions {
+  /**
+   * Send the access token with this call (default: the client's
+   * `ajaxToken`): as `accesstoken` in a POST form body, or in the URL if
+   * `method: "GET"` is asked for.
+   */
+  sendToken?: boolean;
+  /** `"GET"` (the default without the token) or `"POST"` (the default with it). */
+  method?: Method;
+}
+
+/** The options of a function of ajax.php. */
+export interface FunctionOptions extends CallOptions, AjaxOptions {}
+
+/** A date argument: `"YYYY-MM-DD"` text, or a Date at exactly midnight UTC. */
+export type DateArg = string | Date;
+
+export interface DuesOptions extends CallOptions, AjaxOptions {
   acid: Id;
   kind: DuesKind;
+}
+
+export interface DuesTableOptions extends CallOptions {
+  /** Queries at a time (default 8). */
+  concurrency?: number;
+}
+
+/**
+ * The answer of a function of ajax.php. `shape` says what came back:
+ * `"rows"` (in `rows`, also as typed `columns()`), `"object"` (in
+ * `fields`) or `"value"` (in `value`). `value` is the answer whatever its
+ * shape.
+ */
+export declare class AjaxAnswer {
+  private constructor();
+  /** The function called (`func`). */
+  readonly func: string;
+  readonly shape: "rows" | "object" | "value";
+  /** The rows (empty unless `shape` is `"rows"`), typed by column. */
+  readonly rows: Row[];
+  /** The one object's fields (empty unless `shape` is `"object"`), each typed alone. */
+  readonly fields: Row;
+  /** The rows, the fields or the one value, as `shape` says. */
+  readonly value: Value | Row | Row[];
+  /** Each column's or field's type. */
+  readonly schema: Record<string, DataType>;
+  /** The JSON text the service sent (redacted). */
+  readonly raw: string;
+  /** PHP notices or warnings that preceded the JSON. */
+  readonly notices: string[];
+  /** The rows as a Table; throws an InvalidInputError unless `shape` is `"rows"`. */
+  toTable(): Table;
+  /** The rows' typed columns (`toTable().columns()`). */
+  columns(): Record<string, Column>;
+  toJSON(): {
+    func: string;
+    shape: "rows" | "object" | "value";
+    value: Value | Row | Row[];
+    schema: Record<string, DataType>;
+    notices: string[];
+  };
 }
 
 export interface Dues {
@@ -316,9 +381,39 @@ export declare class ErpClient {
   constructor(options?: ErpClientOptions);
   dues(options: DuesOptions): Promise<Dues>;
   /** What a customer owes (`type=RECEIPT`). */
-  receivables(acid: Id, options?: CallOptions): Promise<Dues>;
+  receivables(acid: Id, options?: CallOptions & AjaxOptions): Promise<Dues>;
   /** What is owed to a supplier (`type=PAYMENT`). */
-  payables(acid: Id, options?: CallOptions): Promise<Dues>;
+  payables(acid: Id, options?: CallOptions & AjaxOptions): Promise<Dues>;
+  /**
+   * The dues of many accounts as one Table, an `acid` column first (text),
+   * typed over all the accounts together; every account checked before
+   * anything is sent.
+   */
+  duesTable(acids: Iterable<Id>, kind: DuesKind, options?: DuesTableOptions): Promise<Table>;
+  /** The outstanding receivables summary (`getduesSumm`). */
+  duesSummary(options?: FunctionOptions): Promise<AjaxAnswer>;
+  /** Average payment days of a customer or supplier (`avgPayDays`). */
+  avgPayDays(acid: Id, options?: FunctionOptions): Promise<AjaxAnswer>;
+  /** Net profit from `start` to `end` inclusive (`netProfit`); dates checked before sending. */
+  netProfit(start: DateArg, end: DateArg, options?: FunctionOptions): Promise<AjaxAnswer>;
+  /** Gross profit from `start` to `end` inclusive (`grossProfit`). */
+  grossProfit(start: DateArg, end: DateArg, options?: FunctionOptions): Promise<AjaxAnswer>;
+  /** The accounts under a schedule (`"Sundry Debtors"`) over a range (`scheduleDet`). */
+  scheduleAccounts(
+    schedule: string,
+    start: DateArg,
+    end: DateArg,
+    options?: FunctionOptions,
+  ): Promise<AjaxAnswer>;
+  /**
+   * Any function of ajax.php by name, its parameters in order
+   * (`ajax("avgPayDays", { acid: "C001" })`).
+   */
+  ajax(
+    func: string,
+    params?: Record<string, string | number>,
+    options?: FunctionOptions,
+  ): Promise<AjaxAnswer>;
   /**
    * Every row of an ERP table (POST unless `method: "GET"`); each column's
    * type is decided over the whole table.

@@ -1,4 +1,5 @@
 // The public names, shared by every entry point.
+export { AjaxAnswer } from "./answer.js";
 export { ErpClient } from "./client.js";
 export { Column } from "./columns.js";
 export {

@@ -24,7 +24,7 @@ import { attempts, requestLog, startSandbox } from "./sandbox.js";
 const TOKEN = "fake-matrix-token/+=4711";
 const TOKEN_FORMS = [TOKEN, encodeURIComponent(TOKEN)];
 const SPEC = JSON.parse(readFileSync(new URL("../vectors/faults.json", import.meta.url), "utf8"));
-const CALLS = ["dues", "table", "stream"];
+const CALLS = ["dues", "ajax", "table", "stream"];
 const MATRIX_FILE = fileURLToPath(new URL("../../target/fault-matrix/js.json", import.meta.url));
 const CHILD = fileURLToPath(new URL("fixtures/fault-cells.mjs", import.meta.url));
 

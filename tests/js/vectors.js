@@ -30,6 +30,7 @@ const OPTION_NAMES = {
   company_id: "companyId",
   year_id: "yearId",
   allow_insecure_http: "allowInsecureHttp",
+  ajax_token: "ajaxToken",
 };
 export const ERRORS = {
   invalid_input: InvalidInputError,

@@ -20,6 +20,21 @@ const REQUEST_CASES = load("requests");
 const RESPONSE_CASES = load("responses");
 const RETRY_CASES = load("retry");
 const REDIRECT_CASES = load("redirects");
+const DUES_TABLE_CASES = load("dues-tables");
+const FUNCTIONS = [
+  "dues_summary",
+  "avg_pay_days",
+  "net_profit",
+  "gross_profit",
+  "schedule_accounts",
+  "ajax",
+];
+
+/** A request case's ajax.php arguments as the core takes them. */
+function functionArgs(args) {
+  const { send_token: _s, method: _m, ...rest } = args;
+  return rest;
+}
 
 test("vectors exist", () => {
   // An empty loop would pass; missing vectors must fail.
@@ -27,6 +42,7 @@ test("vectors exist", () => {
   assert.ok(RESPONSE_CASES.length > 0, `no response cases in ${VECTORS}`);
   assert.ok(RETRY_CASES.length > 0, `no retry cases in ${VECTORS}`);
   assert.ok(REDIRECT_CASES.length > 0, `no redirect cases in ${VECTORS}`);
+  assert.ok(DUES_TABLE_CASES.length > 0, `no dues table cases in ${VECTORS}`);
 });
 
 describe("request vectors", () => {
@@ -35,7 +51,9 @@ describe("request vectors", () => {
       const args = c.args;
       const build = () => {
         const core = makeCore(c.config);
-        if (c.call === "dues") return core.duesRequest(args.acid, args.kind);
+        const ajax = { sendToken: args.send_token, method: args.method };
+        if (c.call === "dues") return core.duesRequest(args.acid, args.kind, ajax);
+        if (FUNCTIONS.includes(c.call)) return core.ajaxRequest(c.call, functionArgs(args), ajax);
         assert.equal(c.call, "table");
         return core.tableRequest(args.table, args.company_id, args.year_id, args.method);
       };
@@ -103,12 +121,97 @@ function caseBody(c) {
     : new TextEncoder().encode(c.response.body);
 }
 
+/** A value of a column or field of type `type` against the vectors' form. */
+function checkTyped(actual, textual, expected, type, where) {
+  if (isMarker(expected, "$number") && type.startsWith("decimal")) {
+    // A decimal is a number by default, its exact text with numbers: "string".
+    assert.equal(typeof actual, "number", where);
+    assert.equal(actual, Number(expected.$number), where);
+    assert.equal(Number(textual), Number(expected.$number), where);
+    return;
+  }
+  checkValue(actual, textual, expected, where);
+}
+
+function checkAjax(c, core, status, body) {
+  const args = { func: c.func, params: [] };
+  const parse = (numbers) => core.parseAjax("ajax", args, status, body, numbers);
+  if (c.expect_error) {
+    checkError(
+      thrown(() => parse()),
+      c.expect_error,
+    );
+    return;
+  }
+  const answer = parse();
+  const text = parse("string");
+  const { expect } = c;
+  assert.equal(answer.func, c.func);
+  assert.equal(answer.shape, expect.shape);
+  if (expect.schema) assert.deepEqual(Object.entries(answer.schema), expect.schema);
+  if (expect.shape === "rows") {
+    assert.equal(answer.rows.length, expect.rows.length);
+    expect.rows.forEach((want, i) => {
+      for (const key of Object.keys(want)) {
+        const type = answer.schema[key];
+        checkTyped(answer.rows[i][key], text.rows[i][key], want[key], type, `row ${i}, ${key}`);
+      }
+    });
+    assert.equal(answer.totalRows, expect.rows.length);
+  } else if (expect.shape === "object") {
+    assert.deepEqual(Object.keys(answer.fields).sort(), Object.keys(expect.fields).sort());
+    for (const [key, want] of Object.entries(expect.fields)) {
+      checkTyped(answer.fields[key], text.fields[key], want, answer.schema[key], key);
+    }
+  } else {
+    checkTyped(answer.value, text.value, expect.value, expect.type, "value");
+  }
+  assert.deepEqual(answer.notices, expect.notices);
+  if ("raw" in expect) assert.equal(answer.raw, expect.raw);
+}
+
+describe("dues table vectors", () => {
+  for (const c of DUES_TABLE_CASES) {
+    test(`${c.file}: ${c.name}`, () => {
+      const core = makeCore(DEFAULT_RESPONSE_CONFIG);
+      const dues = c.dues.map((d) =>
+        core.parseDues(d.acid, d.kind, 200, new TextEncoder().encode(d.body)),
+      );
+      const build = () => core.duesTable(dues);
+      if (c.expect_error) {
+        checkError(thrown(build), c.expect_error);
+        return;
+      }
+      const table = build();
+      const { schema, rows } = c.expect;
+      assert.deepEqual(
+        table.batch.columns.map((col) => [col.name, col.dataType]),
+        schema,
+      );
+      assert.equal(table.totalRows, rows.length);
+      const got = batchRows(table.batch, undefined, []);
+      rows.forEach((want, i) => {
+        for (const [key, type] of schema) {
+          const value = want[key] ?? null;
+          const actual = got[i][key];
+          if (isMarker(value, "$number")) assert.equal(actual, Number(value.$number), key);
+          else assert.equal(actual, value, `row ${i}, ${key} (${type})`);
+        }
+      });
+    });
+  }
+});
+
 describe("response vectors", () => {
   for (const c of RESPONSE_CASES) {
     test(`${c.file}: ${c.name}`, () => {
       const core = makeCore(c.config ?? DEFAULT_RESPONSE_CONFIG);
       const { status } = c.response;
       const body = caseBody(c);
+      if (c.call === "ajax") {
+        checkAjax(c, core, status, body);
+        return;
+      }
       const parse = (numbers) => {
         if (c.call === "dues")
           return core.parseDues(c.dues.acid, c.dues.kind, status, body, numbers);

@@ -98,10 +98,14 @@ pub(crate) fn ajax_query(
     let mut query = match function {
         "dues_summary" => AjaxQuery::dues_summary(),
         "avg_pay_days" => {
-            let acid = args.get_item("acid").ok().flatten().ok_or_else(|| Error::InvalidInput {
-                field: "acid".to_owned(),
-                reason: "is required".to_owned(),
-            })?;
+            let acid = args
+                .get_item("acid")
+                .ok()
+                .flatten()
+                .ok_or_else(|| Error::InvalidInput {
+                    field: "acid".to_owned(),
+                    reason: "is required".to_owned(),
+                })?;
             AjaxQuery::avg_pay_days(convert::id("acid", &acid)?)
         }
         "net_profit" => AjaxQuery::net_profit(arg("start")?, arg("end")?),
@@ -309,7 +313,10 @@ impl Config {
         let options =
             Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
         let table = core(py, py.detach(|| inner.dues_table(&all, &options)))?;
-        let data = core(py, crate::table::TableData::build(table.batches, Vec::new()))?;
+        let data = core(
+            py,
+            crate::table::TableData::build(table.batches, Vec::new()),
+        )?;
         convert::table_model(py, data)
     }
 

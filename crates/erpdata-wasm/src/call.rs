@@ -31,9 +31,11 @@ use crate::rows::{self, Numbers};
 use crate::{dues_js, dues_query, request_js, table_query, Core};
 
 type ParseDues = Box<dyn FnMut(&Config, u16, &[u8]) -> erpdata::Result<Dues>>;
+type ParseAjax = Box<dyn FnMut(&Config, u16, &[u8]) -> erpdata::Result<erpdata::AjaxAnswer>>;
 
 enum Inner {
     Dues(erpdata::Call<Parsed<ParseDues>>),
+    Ajax(erpdata::Call<Parsed<ParseAjax>>),
     Table(erpdata::Call<WholeTable>),
     Stream(erpdata::Call<erpdata::TableStream>),
 }
@@ -43,6 +45,7 @@ macro_rules! with_call {
     ($self:expr, $c:ident => $body:expr) => {
         match &mut $self.inner {
             Inner::Dues($c) => $body,
+            Inner::Ajax($c) => $body,
             Inner::Table($c) => $body,
             Inner::Stream($c) => $body,
         }
@@ -61,7 +64,8 @@ pub struct Call {
 impl Core {
     /// The dues query as a call. `numbers`, `typing` as for `parseDues`;
     /// `options` as for `checkCallOptions`; `nowMs` the monotonic clock,
-    /// `seed` any random number (the backoff's jitter).
+    /// `seed` any random number (the backoff's jitter); `ajax` (optional)
+    /// `{sendToken, method}`.
     #[wasm_bindgen(js_name = duesCall)]
     #[allow(clippy::too_many_arguments)]
     pub fn dues_call(
@@ -73,8 +77,10 @@ impl Core {
         options: &JsValue,
         now_ms: f64,
         seed: f64,
+        ajax: &JsValue,
     ) -> Result<Call, JsValue> {
-        let query = core(dues_query(acid, kind))?;
+        let mut query = core(dues_query(acid, kind))?;
+        query.options = core(crate::functions::ajax_options(ajax))?;
         let numbers = core(rows::numbers(numbers))?;
         let decoder = core(convert::typing(typing))?;
         let (call_options, _) = core(call_options(options))?;
@@ -91,6 +97,41 @@ impl Core {
             seed_of(seed),
         );
         Ok(self.call(Inner::Dues(call), numbers))
+    }
+
+    /// A function of ajax.php as a call (`function`, `args` and `ajax` as
+    /// for `ajaxRequest`); `done` gives the answer as `parseAjax` does.
+    /// Other arguments as for `duesCall`.
+    #[wasm_bindgen(js_name = ajaxCall)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ajax_call(
+        &self,
+        function: &str,
+        args: &JsValue,
+        ajax: &JsValue,
+        numbers: &JsValue,
+        typing: &JsValue,
+        options: &JsValue,
+        now_ms: f64,
+        seed: f64,
+    ) -> Result<Call, JsValue> {
+        let query = core(crate::functions::ajax_query(function, args, ajax))?;
+        let numbers = core(rows::numbers(numbers))?;
+        let decoder = core(convert::typing(typing))?;
+        let (call_options, _) = core(call_options(options))?;
+        let request = core(self.config.ajax_request(&query))?;
+        let parse: ParseAjax = Box::new(move |config: &Config, status, body: &[u8]| {
+            config.parse_ajax_with(&query, status, body, &decoder)
+        });
+        let call = erpdata::Call::new(
+            &self.config,
+            request,
+            call_options,
+            Parsed::new(parse),
+            millis(now_ms),
+            seed_of(seed),
+        );
+        Ok(self.call(Inner::Ajax(call), numbers))
     }
 
     /// The table fetch as a call giving the whole table (`{batch, notices,
@@ -190,6 +231,9 @@ impl Call {
         let config = &self.config;
         match &mut self.inner {
             Inner::Dues(c) => action(config, c.next(now), numbers, |d| dues_js(&d, numbers)),
+            Inner::Ajax(c) => action(config, c.next(now), numbers, |a| {
+                crate::functions::answer_js(&a, numbers)
+            }),
             Inner::Table(c) => action(config, c.next(now), numbers, |t| whole_js(t, numbers)),
             Inner::Stream(c) => action(config, c.next(now), numbers, |end| Ok(end_js(&end))),
         }

@@ -156,6 +156,16 @@ pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
         })?;
         builder = builder.allow_insecure_http(allow);
     }
+    let ajax_token = get("ajaxToken");
+    if given(&ajax_token) {
+        let send = ajax_token.as_bool().ok_or_else(|| {
+            invalid(
+                "ajax_token",
+                format!("must be a boolean, got {}", describe(&ajax_token)),
+            )
+        })?;
+        builder = builder.ajax_token(send);
+    }
     builder.build()
 }
 

@@ -17,6 +17,7 @@ mod call;
 mod columns;
 mod convert;
 mod errors;
+mod functions;
 mod policy;
 mod rows;
 mod stream;
@@ -45,10 +46,17 @@ impl Core {
         core(convert::config(options)).map(|config| Core { config })
     }
 
-    /// The dues query as `{method, url, headers, body, displayUrl}`.
+    /// The dues query as `{method, url, headers, body, displayUrl}`;
+    /// `options` (optional): `{sendToken, method}`.
     #[wasm_bindgen(js_name = duesRequest)]
-    pub fn dues_request(&self, acid: &JsValue, kind: &JsValue) -> Result<JsValue, JsValue> {
-        let query = core(dues_query(acid, kind))?;
+    pub fn dues_request(
+        &self,
+        acid: &JsValue,
+        kind: &JsValue,
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let mut query = core(dues_query(acid, kind))?;
+        query.options = core(functions::ajax_options(options))?;
         let request = core(self.config.dues_request(&query))?;
         Ok(self.request(&request))
     }
@@ -190,7 +198,7 @@ impl Core {
 }
 
 impl Core {
-    fn request(&self, request: &http::Request<Vec<u8>>) -> JsValue {
+    pub(crate) fn request(&self, request: &http::Request<Vec<u8>>) -> JsValue {
         let out = request_js(&self.config, request);
         let url = request.uri().to_string();
         set(&out, "displayUrl", &self.config.redact(&url).into());
@@ -233,7 +241,7 @@ fn dues_js(dues: &erpdata::Dues, as_text: rows::Numbers) -> Result<JsValue, JsVa
     Ok(out.into())
 }
 
-fn dues_query(acid: &JsValue, kind: &JsValue) -> Result<DuesQuery, erpdata::Error> {
+pub(crate) fn dues_query(acid: &JsValue, kind: &JsValue) -> Result<DuesQuery, erpdata::Error> {
     let acid = id("acid", acid)?;
     let kind = DuesKind::from_str(&text("kind", kind)?)?;
     Ok(DuesQuery::new(acid, kind))
@@ -259,7 +267,7 @@ fn table_query(
 
 /// `{column: type name}`, own properties in column order (`__proto__`
 /// too, as `Object.fromEntries` makes it).
-fn schema(schema: &erpdata::Schema) -> Result<Object, JsValue> {
+pub(crate) fn schema(schema: &erpdata::Schema) -> Result<Object, JsValue> {
     let pairs: Array = schema
         .iter()
         .map(|(name, ty)| Array::of2(&name.as_str().into(), &ty.name().into()))
@@ -267,6 +275,6 @@ fn schema(schema: &erpdata::Schema) -> Result<Object, JsValue> {
     Object::from_entries(&pairs)
 }
 
-fn strings(items: &[String]) -> Array {
+pub(crate) fn strings(items: &[String]) -> Array {
     items.iter().map(|s| JsValue::from_str(s)).collect()
 }

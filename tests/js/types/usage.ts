@@ -1,6 +1,7 @@
 // Compiled (not run) by types.test.js: the declarations in js/src/index.d.ts
 // must describe what users write.
 import {
+  type AjaxAnswer,
   Column,
   type DataType,
   type DeclaredType,
@@ -122,6 +123,24 @@ async function main(): Promise<void> {
   console.log(notices, limit);
   const json: string = JSON.stringify(client.toJSON());
   console.log(json);
+
+  // The other functions of ajax.php.
+  const guarded = new ErpClient({ baseUrl: "https://erp.example.com/", ajaxToken: true });
+  const summary: AjaxAnswer = await guarded.duesSummary({ sendToken: false, method: "GET" });
+  const shape: "rows" | "object" | "value" = summary.shape;
+  const rows: Row[] = summary.rows;
+  console.log(shape, rows.length, summary.columns().balance?.length, summary.toTable().length);
+  const avg = await guarded.avgPayDays("C001", { numbers: "string" });
+  console.log(avg.fields.avg_pay_days, avg.schema.avg_pay_days, avg.raw);
+  await guarded.netProfit("2025-04-01", new Date(Date.UTC(2026, 2, 31)));
+  await guarded.grossProfit("2025-04-01", "2026-03-31", { timeoutMs: 5_000 });
+  await guarded.scheduleAccounts("Sundry Debtors", "2025-04-01", "2026-03-31");
+  const generic = await guarded.ajax("avgPayDays", { acid: "C001", limit: 5 }, { sendToken: true });
+  console.log(generic.value, generic.notices.length);
+  const joined: Table = await guarded.duesTable(["C001", 7], "RECEIPT", { concurrency: 4 });
+  await guarded.receivables("C001", { sendToken: true });
+  await guarded.dues({ acid: "C001", kind: "RECEIPT", method: "POST" });
+  console.log(joined.columnNames);
 }
 
 function handle(err: unknown): string {
