@@ -31,7 +31,7 @@ from typing import IO, Any, Callable
 from . import _errors
 from ._client import Client
 from ._kinds import DuesKind
-from ._models import Table
+from ._models import AjaxAnswer, Table
 
 __all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
 
@@ -184,6 +184,107 @@ def _client(args: argparse.Namespace) -> Client:
         timeout=args.timeout,
         max_retries=args.max_retries,
     )
+
+
+def _write_answer(answer: AjaxAnswer, args: argparse.Namespace) -> int:
+    """A function's answer: rows in the table formats, one object or value
+    as JSON, or the JSON the service sent (``raw``)."""
+    if args.format == "parquet":
+        if answer.shape != "rows":
+            raise _Usage(f"--format parquet needs rows; the answer is one {answer.shape}")
+        if args.output in (None, "-"):
+            raise _Usage("--format parquet needs -o FILE")
+        write_parquet(answer.to_table(), args.output)
+        return EXIT_OK
+    out = _open_output(args.output)
+    try:
+        if args.format == "raw":
+            out.write(answer.raw.rstrip("\n") + "\n")
+        elif answer.shape == "rows":
+            write_rows(answer.to_table(), args.format, out)
+        else:
+            out.write(json_value(answer.value) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_OK
+
+
+def _ajax_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "send_token": True if args.send_token else None,
+        "method": args.method,
+        **_typing_args(args),
+    }
+
+
+def cmd_function(args: argparse.Namespace) -> int:
+    options = _ajax_options(args)
+    with _client(args) as client:
+        name = args.command
+        if name == "dues-summary":
+            answer = client.dues_summary(**options)
+        elif name == "avg-pay-days":
+            answer = client.avg_pay_days(args.acid, **options)
+        elif name == "net-profit":
+            answer = client.net_profit(args.start, args.end, **options)
+        elif name == "gross-profit":
+            answer = client.gross_profit(args.start, args.end, **options)
+        elif name == "schedule":
+            answer = client.schedule_accounts(args.schedule, args.start, args.end, **options)
+        else:
+            params: dict[str, str] = {}
+            for item in args.params:
+                key, sep, value = item.partition("=")
+                if not sep or not key:
+                    raise _Usage(f"ajax parameters are NAME=VALUE, got {item!r}")
+                params[key] = value
+            answer = client.ajax(args.func, params, **options)
+    return _write_answer(answer, args)
+
+
+def cmd_dues_table(args: argparse.Namespace) -> int:
+    if args.format == "parquet" and args.output in (None, "-"):
+        raise _Usage("--format parquet needs -o FILE")
+    with _client(args) as client:
+        table = client.dues_table(
+            args.acids,
+            DuesKind(args.kind.upper()),
+            concurrency=args.concurrency,
+            **_typing_args(args),
+        )
+    if args.format == "parquet":
+        write_parquet(table, args.output)
+        return EXIT_OK
+    out = _open_output(args.output)
+    try:
+        write_rows(table, args.format, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import export, id_of
+
+    companies = None if args.companies is None else [id_of(c) for c in args.companies]
+    years = None if args.years is None else [id_of(y) for y in args.years]
+    with _client(args) as client:
+        result = export(
+            client,
+            args.tables,
+            companies=companies,
+            years=years,
+            to=args.to,
+            concurrency=args.concurrency,
+            progress=None if not args.no_progress else False,
+        )
+    print(
+        f"{result.rows:,} rows in {len(result.partitions)} partitions written to {result.to}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
 
 
 def _open_output(path: str | None) -> IO[str]:
@@ -384,6 +485,66 @@ def parser() -> argparse.ArgumentParser:
     table.add_argument("--method", choices=("POST", "GET"), default="POST", type=str.upper)
     table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     table.set_defaults(run=cmd_table)
+
+    ajax_options = argparse.ArgumentParser(add_help=False)
+    sending = ajax_options.add_argument_group("sending")
+    sending.add_argument(
+        "--send-token",
+        action="store_true",
+        help="send the access token with this ajax.php call (in a POST body)",
+    )
+    sending.add_argument(
+        "--method", choices=("GET", "POST"), type=str.upper, help="GET puts the token in the URL"
+    )
+    sending.add_argument(
+        "--format", choices=(*FORMATS, "raw"), default="json", help="rows as a table, else JSON"
+    )
+    sending.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    parents = [connection, typing, ajax_options]
+    functions: tuple[tuple[str, str, list[str]], ...] = (
+        ("dues-summary", "outstanding receivables summary (getduesSumm)", []),
+        ("avg-pay-days", "average payment days of an account (avgPayDays)", ["acid"]),
+        ("net-profit", "net profit over a range (netProfit)", ["start", "end"]),
+        ("gross-profit", "gross profit over a range (grossProfit)", ["start", "end"]),
+        ("schedule", "the accounts under a schedule (scheduleDet)", ["schedule", "start", "end"]),
+    )
+    for name, help_text, positional in functions:
+        sub = commands.add_parser(name, parents=parents, help=help_text)
+        for arg in positional:
+            meta = "YYYY-MM-DD" if arg in ("start", "end") else arg.upper()
+            sub.add_argument(arg, metavar=meta)
+        sub.set_defaults(run=cmd_function, company_id=None, year_id=None)
+    ajax = commands.add_parser(
+        "ajax", parents=parents, help="any other function of ajax.php, by name"
+    )
+    ajax.add_argument("func", metavar="FUNC", help="the function's name (func)")
+    ajax.add_argument("params", nargs="*", metavar="NAME=VALUE", help="its parameters, in order")
+    ajax.set_defaults(run=cmd_function, company_id=None, year_id=None)
+
+    dues_table = commands.add_parser(
+        "dues-table", parents=[connection, typing], help="the dues of many accounts as one table"
+    )
+    dues_table.add_argument("acids", nargs="+", metavar="ACID")
+    dues_table.add_argument("--kind", required=True, choices=("receipt", "payment"), type=str.lower)
+    dues_table.add_argument("--concurrency", type=int, default=8, metavar="N")
+    dues_table.add_argument("--format", choices=FORMATS, default="csv")
+    dues_table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    dues_table.set_defaults(run=cmd_dues_table, company_id=None, year_id=None)
+
+    export = commands.add_parser(
+        "export",
+        parents=[connection],
+        help="tables x companies x years into a DuckDB file or a Parquet dataset",
+    )
+    export.add_argument("tables", nargs="+", metavar="TABLE")
+    export.add_argument(
+        "--to", required=True, metavar="PATH", help="a .duckdb file, or a Parquet dataset folder"
+    )
+    export.add_argument("--companies", nargs="+", metavar="ID", help="[ERPDATA_COMPANY_ID]")
+    export.add_argument("--years", nargs="+", metavar="ID", help="[ERPDATA_YEAR_ID]")
+    export.add_argument("--concurrency", type=int, default=2, metavar="N")
+    export.add_argument("--no-progress", action="store_true", help="no progress bar")
+    export.set_defaults(run=cmd_export, company_id=None, year_id=None)
 
     sandbox = commands.add_parser(
         "sandbox", help="run the local sandbox ERP (prints its URL first)"

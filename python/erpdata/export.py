@@ -460,11 +460,17 @@ def _default(config: Any, attribute: str) -> Id:
     if value is None:
         field = "companies" if attribute == "company_id" else "years"
         invalid(field, f"must be given: the client has no default {attribute}")
-    # The client keeps ids as text; a canonical integer becomes an integer
-    # column in the copy, as an id given as an int would.
-    if value.isdigit() and (value == "0" or not value.startswith("0")):
-        return int(value)
-    return value
+    return id_of(value)
+
+
+def id_of(text: str) -> Id:
+    """An id given as text (the client's default, a command line's): a
+    canonical integer becomes an ``int``, so the copy's ``compid`` and
+    ``yearid`` are integer columns, as for ids given as ints; anything else
+    (``"007"``, ``"C1"``) stays text."""
+    if text.isdigit() and (text == "0" or not text.startswith("0")):
+        return int(text)
+    return text
 
 
 class _Digest:

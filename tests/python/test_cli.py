@@ -262,3 +262,62 @@ def test_console_script_and_sandbox_command() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_functions_of_ajax_php(secret_sandbox_url: str) -> None:
+    env = env_for(secret_sandbox_url)
+    with Client(secret_sandbox_url, project="demo") as c:
+        summary = c.dues_summary()
+        avg = c.avg_pay_days("C001")
+    done = cli(["dues-summary"], env)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [r["acid"] for r in rows] == [r["acid"] for r in summary.rows]
+    assert [Decimal(str(r["balance"])) for r in rows] == [r["balance"] for r in summary.rows]
+    done = cli(["avg-pay-days", "C001"], env)
+    assert json.loads(done.stdout, parse_float=Decimal) == {
+        k: as_sent(v) for k, v in avg.fields.items()
+    }
+    done = cli(["net-profit", "2025-01-01", "2025-06-30", "--format", "raw"], env)
+    assert json.loads(done.stdout)["status"] == "success"
+    done = cli(["schedule", "Sundry Debtors", "2025-01-01", "2025-12-31", "--format", "csv"], env)
+    assert next(csv.reader(io.StringIO(done.stdout))) == [
+        "acid",
+        "name",
+        "debit",
+        "credit",
+        "balance",
+    ]
+    done = cli(["ajax", "avgPayDays", "acid=C001"], env)
+    assert json.loads(done.stdout, parse_float=Decimal)["payments"] == avg.fields["payments"]
+    # The token, sent when asked, never printed.
+    done = cli(
+        ["ajax", "avgPayDays", "acid=C001", "--send-token", "-vv"],
+        env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN),
+    )
+    assert done.returncode == 0, done.stderr
+    assert SECRET_TOKEN not in done.stdout + done.stderr
+    done = cli(["dues-table", "C001", "C002", "--kind", "receipt"], env)
+    table = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert {r["acid"] for r in table} == {"C001", "C002"}
+    # Bad input: a usage error naming the argument, nothing sent.
+    done = cli(["net-profit", "2025-02-30", "2025-03-01"], env)
+    assert done.returncode == 2
+    assert "start" in done.stderr
+    done = cli(["ajax", "avgPayDays", "acid"], env)
+    assert done.returncode == 2
+
+
+def test_export_to_duckdb(secret_sandbox_url: str, tmp_path: Path) -> None:
+    target = tmp_path / "erp.duckdb"
+    done = cli(
+        ["export", "sales_invoice", "account", "--years", "2024", "2025", "--to", str(target)],
+        env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "4 partitions" in done.stderr
+    import duckdb
+
+    con = duckdb.connect(str(target))
+    assert con.execute("SELECT count(DISTINCT yearid) FROM sales_invoice").fetchall() == [(2,)]
+    assert SECRET_TOKEN not in done.stdout + done.stderr
