@@ -13,7 +13,9 @@ const URL_VAR = "ERPDATA_PHP_URL";
 const PHP_URL = process.env[URL_VAR];
 // Never a silent skip: without the service nothing here was tested.
 if (!PHP_URL) {
-  throw new Error(`${URL_VAR} is not set: run \`make test-php\` (tests/php/run.sh starts the PHP service)`);
+  throw new Error(
+    `${URL_VAR} is not set: run \`make test-php\` (tests/php/run.sh starts the PHP service)`,
+  );
 }
 const TOKEN = "php-test-token-not-secret";
 const PROJECTS = ["modern", "legacy"];
@@ -78,7 +80,10 @@ for (const project of PROJECTS) {
       const table = await client(project).table("noisy");
       assert.equal(table.notices.length, 1, JSON.stringify(table.notices));
       assert.match(table.notices[0], /Undefined variable \$debug_where/);
-      assert.deepEqual(table.rows.map((r) => r.label), ["first", "zweite Zeile", "third"]);
+      assert.deepEqual(
+        table.rows.map((r) => r.label),
+        ["first", "zweite Zeile", "third"],
+      );
     });
 
     test("a PHP fatal error page is a DecodeError", async () => {
@@ -89,11 +94,14 @@ for (const project of PROJECTS) {
     });
 
     test("a wrong token, an unknown table and an unknown account are ServiceErrors", async () => {
-      await assert.rejects(client(project, { accessToken: "wrong-token" }).table("account"), (err) => {
-        assert.ok(err instanceof ServiceError, `${err?.name}: ${err?.message}`);
-        assert.match(err.message, /Invalid access token/);
-        return true;
-      });
+      await assert.rejects(
+        client(project, { accessToken: "wrong-token" }).table("account"),
+        (err) => {
+          assert.ok(err instanceof ServiceError, `${err?.name}: ${err?.message}`);
+          assert.match(err.message, /Invalid access token/);
+          return true;
+        },
+      );
       await assert.rejects(client(project).table("users"), ServiceError);
       await assert.rejects(client(project).receivables("NOPE"), /Unknown account: NOPE/);
     });
@@ -101,20 +109,31 @@ for (const project of PROJECTS) {
     test("dues of an account", async () => {
       const c = client(project);
       const dues = await c.receivables("C001");
-      assert.deepEqual(dues.rows.map((r) => r.doc_no), ["INV-2025-0001", "INV-2025-0014", "INV-2025-0040"]);
+      assert.deepEqual(
+        dues.rows.map((r) => r.doc_no),
+        ["INV-2025-0001", "INV-2025-0014", "INV-2025-0040"],
+      );
       assert.equal(Number(dues.rows[0].balance), 1650);
-      assert.deepEqual((await c.payables("S001")).rows.map((r) => r.doc_no),
-        ["BILL-2025-0001", "BILL-2025-0009", "BILL-2025-0017"]);
+      assert.deepEqual(
+        (await c.payables("S001")).rows.map((r) => r.doc_no),
+        ["BILL-2025-0001", "BILL-2025-0009", "BILL-2025-0017"],
+      );
       assert.deepEqual((await c.receivables("C012")).rows, []);
     });
 
     test("the id '007' stays the string \"007\"", async () => {
       const c = client(project);
       const bond = (await c.table("account")).rows.filter((r) => r.name === "Bond Supplies");
-      assert.deepEqual(bond.map((r) => r.acid), ["007"]);
+      assert.deepEqual(
+        bond.map((r) => r.acid),
+        ["007"],
+      );
       const dues = await c.receivables("007");
       assert.equal(dues.acid, "007");
-      assert.deepEqual(dues.rows.map((r) => r.doc_no), ["INV-2025-0013", "INV-2025-0026"]);
+      assert.deepEqual(
+        dues.rows.map((r) => r.doc_no),
+        ["INV-2025-0013", "INV-2025-0026"],
+      );
       const customers = new Set((await c.table("sales_invoice")).rows.map((r) => r.customer));
       assert.ok(customers.has("007"));
     });
@@ -141,22 +160,30 @@ for (const project of PROJECTS) {
 
     test("rows: the SQL sum from the exact texts", async () => {
       const exact = await client(project).table("sales_invoice", { numbers: "string" });
-      const cents = exact.rows.reduce((sum, r) => sum + BigInt(String(r.amount).replace(".", "")), 0n);
+      const cents = exact.rows.reduce(
+        (sum, r) => sum + BigInt(String(r.amount).replace(".", "")),
+        0n,
+      );
       const { sum } = await expected("sales_invoice", "amount");
       assert.equal(cents, BigInt(sum.replace(".", "")));
     });
 
     test("columns(): ints typed arrays, dates Int32Array of days", async () => {
       const cols = (await client(project).table("sales_invoice")).columns();
-      assert.ok(cols.items.values instanceof Int32Array || cols.items.values instanceof BigInt64Array,
-        `items: ${cols.items.type}`);
+      assert.ok(
+        cols.items.values instanceof Int32Array || cols.items.values instanceof BigInt64Array,
+        `items: ${cols.items.type}`,
+      );
       assert.equal(Number(cols.items.values[0]), 8);
       assert.equal(cols.date.type, "date");
       assert.ok(cols.date.values instanceof Int32Array);
       assert.equal(cols.date.values[0], days("2025-01-01"));
       assert.equal(cols.cleared_on.type, "date", `cleared_on: ${cols.cleared_on.type}`);
       assert.equal(cols.cleared_on.isValid(3), false);
-      assert.ok(cols.posted_at.values instanceof BigInt64Array, `posted_at: ${cols.posted_at.type}`);
+      assert.ok(
+        cols.posted_at.values instanceof BigInt64Array,
+        `posted_at: ${cols.posted_at.type}`,
+      );
       const seconds = days("2025-01-01") * 86_400 + 9 * 3600 + 22 * 60 + 53;
       assert.equal(cols.posted_at.values[0], BigInt(seconds) * 1_000_000n);
       assert.equal(cols.posted_at.isValid(39), false);
@@ -168,7 +195,10 @@ for (const project of PROJECTS) {
       const t = await client(project).table("account");
       const cols = t.columns();
       assert.equal(cols.acid.type, "string");
-      assert.ok(cols.active.type === "int32" || cols.active.type === "int64", `active: ${cols.active.type}`);
+      assert.ok(
+        cols.active.type === "int32" || cols.active.type === "int64",
+        `active: ${cols.active.type}`,
+      );
       const accounts = byAcid(t.rows);
       assert.equal(accounts["007"].acid, "007");
       assert.equal(accounts.C005.active, 0);
@@ -182,7 +212,9 @@ for (const project of PROJECTS) {
 
     test("schema and inferStrings options", async () => {
       const c = client(project);
-      const declared = await c.table("account", { schema: { acid: "string", credit_days: "string" } });
+      const declared = await c.table("account", {
+        schema: { acid: "string", credit_days: "string" },
+      });
       assert.equal(declared.columns().acid.type, "string");
       assert.equal(declared.columns().credit_days.type, "string");
       assert.equal(byAcid(declared.rows).C001.credit_days, "30");
@@ -206,6 +238,35 @@ for (const project of PROJECTS) {
       } else {
         assert.equal(accounts.C001.credit_days, 30);
         assert.equal(cols.updated_at.type, "string");
+      }
+    });
+  });
+}
+
+for (const project of PROJECTS) {
+  describe(`${project}: the other functions of ajax.php`, () => {
+    test("each function in its own shape, typed alike on both code paths", async () => {
+      const c = client(project);
+      const summary = await c.duesSummary({ numbers: "string" });
+      assert.equal(summary.shape, "rows");
+      assert.equal(summary.schema.documents, "int");
+      const avg = await c.avgPayDays("C001");
+      assert.equal(avg.shape, "object");
+      assert.equal(typeof avg.fields.payments, "number");
+      const net = await c.netProfit("2025-01-01", "2025-12-31", { numbers: "string" });
+      assert.equal(net.shape, "value");
+      assert.match(net.value, /^-?\d+\.\d\d$/);
+      const table = await c.duesTable(
+        summary.rows.map((r) => r.acid),
+        "RECEIPT",
+        { numbers: "string" },
+      );
+      const cents = (t) => BigInt(t.replace(".", ""));
+      for (const row of summary.rows) {
+        const owed = table.rows
+          .filter((r) => r.acid === row.acid)
+          .reduce((sum, r) => sum + cents(r.balance), 0n);
+        assert.equal(owed, cents(row.balance), row.acid);
       }
     });
   });

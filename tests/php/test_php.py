@@ -348,3 +348,36 @@ def test_infer_strings_off(client: erpdata.Client, project: str) -> None:
         assert is_string(schema.field("credit_limit").type)
         assert is_string(schema.field("updated_at").type)
         assert by_acid(table)["C005"]["updated_at"] == "0000-00-00 00:00:00.000000"
+
+
+# --- the other functions of ajax.php ---------------------------------------------
+
+
+def test_each_function_in_its_own_shape(client: erpdata.Client) -> None:
+    """The PHP service answers each function its own way: rows, fields
+    beside status, a bare JSON string, data as one object; each is typed
+    the same on both code paths (counts int whether sent as numbers or as
+    strings)."""
+    summary = client.dues_summary()
+    assert summary.shape == "rows"
+    assert dict(summary.schema)["documents"] == "int"
+    assert all(isinstance(r["balance"], Decimal) for r in summary.rows)
+    avg = client.avg_pay_days("C001")
+    assert avg.shape == "object" and isinstance(avg.fields["payments"], int)
+    assert isinstance(avg.fields["avg_pay_days"], Decimal)
+    net = client.net_profit(datetime.date(2025, 1, 1), "2025-12-31")
+    assert net.shape == "value" and isinstance(net.value, Decimal)
+    gross = client.gross_profit("2025-01-01", "2025-06-30").fields
+    assert gross["gross_profit"] == gross["sales"] - gross["cost_of_sales"]
+    creditors = client.schedule_accounts("Sundry Creditors", "2025-01-01", "2025-12-31")
+    assert creditors.rows and all(r["acid"].startswith("S") for r in creditors.rows)
+    with pytest.raises(erpdata.ServiceError):
+        client.schedule_accounts("Nobody", "2025-01-01", "2025-12-31")
+
+
+def test_the_summary_is_the_sum_of_the_dues(client: erpdata.Client) -> None:
+    summary = client.dues_summary()
+    table = client.dues_table([r["acid"] for r in summary.rows], "receipt", concurrency=4)
+    for row in summary.rows:
+        owed = sum((r["balance"] for r in table if r["acid"] == row["acid"]), Decimal(0))
+        assert owed == row["balance"], row["acid"]
