@@ -110,6 +110,78 @@ def python_part(base_url: str) -> None:
     asyncio.run(from_async())
 
 
+def functions_part(base_url: str) -> None:
+    import erpdata
+
+    with erpdata.Client(base_url, project="demo") as client:
+        summary = client.dues_summary()
+        show("Receivables summary (getduesSumm)", summary.rows[:5], summary.rows[0].keys())
+        profit = client.net_profit("2025-01-01", "2025-12-31").fields
+        print(
+            f"\nnet profit 2025 (netProfit): {profit['net_profit']} ({type(profit['net_profit']).__name__})"
+        )
+        owed = client.dues_table([r["acid"] for r in summary.rows], "receipt")
+        print(
+            f"dues_table: {len(owed)} open invoices of {len(summary.rows)} customers in one table"
+        )
+
+
+AGING_SQL = """
+WITH open AS (
+  SELECT i.customer, i.due_date, i.total - COALESCE(SUM(r.amount), 0) AS balance
+  FROM sales_invoice i
+  LEFT JOIN receipt r
+    ON r.compid = i.compid AND r.yearid = i.yearid AND r.invoice_no = i.invoice_no
+  WHERE i.compid = 1 AND i.yearid = 2025
+  GROUP BY i.invoice_no, i.customer, i.due_date, i.total
+  HAVING balance > 0
+), aged AS (
+  SELECT customer, balance, date_diff('day', due_date, DATE '2025-12-31') AS days FROM open
+)
+SELECT customer,
+  COALESCE(SUM(balance) FILTER (WHERE days <= 0), 0) AS "current",
+  COALESCE(SUM(balance) FILTER (WHERE days BETWEEN 1 AND 30), 0) AS "1-30",
+  COALESCE(SUM(balance) FILTER (WHERE days BETWEEN 31 AND 60), 0) AS "31-60",
+  COALESCE(SUM(balance) FILTER (WHERE days BETWEEN 61 AND 90), 0) AS "61-90",
+  COALESCE(SUM(balance) FILTER (WHERE days > 90), 0) AS "91+",
+  SUM(balance) AS total
+FROM aged GROUP BY customer ORDER BY total DESC
+"""
+
+
+def export_part(base_url: str) -> None:
+    import erpdata
+
+    try:
+        import duckdb
+
+        from erpdata.export import export
+    except ImportError:
+        print("\n(duckdb not installed: pip install 'erpdata[export]' for the analytical copy)")
+        return
+    target = ROOT / "target" / "demo" / "erp.duckdb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with erpdata.Client(base_url, project="demo", access_token=SANDBOX_TOKEN) as client:
+        result = export(
+            client,
+            ["sales_invoice", "receipt", "account"],
+            companies=[1, 2],
+            years=[2024, 2025],
+            to=target,
+            progress=False,
+        )
+    print(f"\n== Export: {result.rows} rows in {len(result.partitions)} partitions to {target} ==")
+    con = duckdb.connect(str(target))
+    try:
+        columns = ["customer", "current", "1-30", "31-60", "61-90", "91+", "total"]
+        rows = [dict(zip(columns, r)) for r in con.execute(AGING_SQL).fetchall()]
+        show(
+            "Receivables aging by customer at 2025-12-31 (SQL over the DuckDB copy)", rows, columns
+        )
+    finally:
+        con.close()
+
+
 def js_part(base_url: str) -> None:
     print("\n== JavaScript client (ErpClient) ==", flush=True)
     env = dict(os.environ)
@@ -141,7 +213,9 @@ def main() -> int:
             return 1
         print(f"sandbox ERP running at {base_url}\n")
         python_part(base_url)
+        functions_part(base_url)
         js_part(base_url)
+        export_part(base_url)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
