@@ -5,6 +5,7 @@
 
 import { AjaxAnswer } from "./answer.js";
 import { batchRows } from "./columns.js";
+import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
 import { drive, run } from "./send.js";
 import { core, Table } from "./table.js";
@@ -243,7 +244,7 @@ export class ErpClient {
           method,
         }),
       );
-      return await run(call, this.#host(signal));
+      return new Dues(await run(call, this.#host(signal)), numbers);
     } catch (err) {
       throw trimmed(err, this.dues);
     }

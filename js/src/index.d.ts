@@ -251,18 +251,29 @@ export declare class AjaxAnswer {
   };
 }
 
-export interface Dues {
+export declare class Dues {
+  private constructor();
   /** The account asked about, as sent. */
-  acid: string;
-  kind: "RECEIPT" | "PAYMENT";
+  readonly acid: string;
+  readonly kind: "RECEIPT" | "PAYMENT";
   /** Rows typed by column, as a table's are. */
-  rows: Row[];
+  readonly rows: Row[];
   /** Each column's type, decided over all the rows (or declared). */
-  schema: Record<string, DataType>;
+  readonly schema: Record<string, DataType>;
   /** The JSON text the service sent (redacted), since the dues fields are not documented. */
-  raw: string;
+  readonly raw: string;
   /** PHP notices or warnings that preceded the JSON. */
-  notices: string[];
+  readonly notices: string[];
+  /** The rows as typed columns, as `Table.columns()` gives them. */
+  columns(): Record<string, Column>;
+  toJSON(): {
+    acid: string;
+    kind: "RECEIPT" | "PAYMENT";
+    rows: Row[];
+    schema: Record<string, DataType>;
+    raw: string;
+    notices: string[];
+  };
 }
 
 export interface TableOptions extends CallOptions {

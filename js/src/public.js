@@ -2,6 +2,7 @@
 export { AjaxAnswer } from "./answer.js";
 export { ErpClient } from "./client.js";
 export { Column } from "./columns.js";
+export { Dues } from "./dues.js";
 export {
   DecodeError,
   ErpError,

@@ -122,3 +122,12 @@ test("the token goes to ajax.php only when asked", async () => {
     (err) => err instanceof InvalidInputError && err.field === "ajax_token",
   );
 });
+
+test("a dues answer has typed columns too", async () => {
+  const dues = await client(sandbox.url).receivables("C001");
+  const { balance, due_date } = dues.columns();
+  assert.equal(balance.length, dues.rows.length);
+  assert.ok(balance.values instanceof Float64Array);
+  assert.ok(due_date.values instanceof Int32Array);
+  assert.deepEqual(JSON.parse(JSON.stringify(dues)).rows, JSON.parse(JSON.stringify(dues.rows)));
+});

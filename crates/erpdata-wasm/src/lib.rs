@@ -228,10 +228,14 @@ fn request_js(_config: &Config, request: &http::Request<Vec<u8>>) -> Object {
     out
 }
 
-/// Dues as `{acid, kind, rows, schema, raw, notices}`.
+/// Dues as `{acid, kind, rows, schema, raw, notices}`, and `batch` (the
+/// rows as typed columns) and `totalRows` for `columns()`.
 fn dues_js(dues: &erpdata::Dues, as_text: rows::Numbers) -> Result<JsValue, JsValue> {
     let rows = Keys::new(&[]).rows(&dues.rows, as_text)?;
     let out = Object::new();
+    let batches = call::unified(dues.batches.clone());
+    set(&out, "batch", &columns::batches(&batches, as_text));
+    set(&out, "totalRows", &(dues.rows.len() as f64).into());
     set(&out, "acid", &dues.acid.as_str().into());
     set(&out, "kind", &dues.kind.as_str().into());
     set(&out, "rows", &rows);

@@ -36,6 +36,7 @@ new ErpClient();
 
 async function main(): Promise<void> {
   const dues: Dues = await client.receivables("C001");
+  console.log(dues.columns().balance?.length);
   const kind: "RECEIPT" | "PAYMENT" = dues.kind;
   const first: Row | undefined = dues.rows[0];
   console.log(kind, first?.balance, dues.raw.length, dues.notices.join());
