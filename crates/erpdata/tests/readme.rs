@@ -49,10 +49,9 @@ fn the_readmes_agree() {
     let crate_readme = read("README.md");
     let section = rust_blocks(rust_section(&root));
     let crate_blocks = rust_blocks(&crate_readme);
-    assert!(
-        section.len() >= 2,
-        "the Rust section shows the clients and the core"
-    );
+    // The front page shows a client; the crate's page the core as well
+    // (checked below).
+    assert!(!section.is_empty(), "the Rust section shows a client");
     for block in &section {
         assert!(
             crate_blocks.contains(block),
