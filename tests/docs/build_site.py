@@ -122,6 +122,17 @@ def title_of(markdown: str, fallback: str) -> str:
     return re.sub(r"[`*]", "", found.group(1)).strip() if found else fallback
 
 
+def outside_paths(markdown: str, source: str) -> list[str]:
+    """Relative paths in a page's text (code spans included) that climb out
+    of the repository: a user who clones it alone has nothing there."""
+    found = []
+    for path in sorted(set(re.findall(r"(?:\.\./)+[\w./-]*", markdown))):
+        target = (ROOT / Path(source).parent / path).resolve()
+        if not target.is_relative_to(ROOT):
+            found.append(f"{source}: mentions {path}, outside the repository")
+    return found
+
+
 def main() -> int:
     out = Path(sys.argv[1]).resolve()
     guides = out / "guides"
@@ -133,8 +144,7 @@ def main() -> int:
         if source in done:
             continue
         markdown = (ROOT / source).read_text(encoding="utf-8")
-        if "../shared" in markdown:
-            errors.append(f"{source}: mentions ../shared, outside the repository")
+        errors.extend(outside_paths(markdown, source))
         wanted: set[str] = set()
         body = rewrite_links(render(markdown), source, wanted, errors)
         target = guides / (source[: -len(".md")] + ".html")
