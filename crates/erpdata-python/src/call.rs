@@ -226,6 +226,33 @@ fn decoder_options(
     Ok(Typing::decoder_options(typing, batch_rows))
 }
 
+impl Call {
+    /// A call of the core sending `request` into `sink`, at `now` on the
+    /// host's monotonic clock, held by `inner`.
+    fn start<S: erpdata::Sink>(
+        config: &Config,
+        request: &Request,
+        options: CallOptions,
+        sink: S,
+        now: f64,
+        inner: impl FnOnce(erpdata::Call<S>) -> Inner,
+    ) -> PyResult<Self> {
+        let config = config.core_config().clone();
+        let call = erpdata::Call::new(
+            &config,
+            request.core_request().clone(),
+            options,
+            sink,
+            instant(now)?,
+            seed(),
+        );
+        Ok(Call {
+            inner: inner(call),
+            config,
+        })
+    }
+}
+
 #[pymethods]
 impl Call {
     /// A dues call sending `request` (from `Config.dues_request(acid,
@@ -254,18 +281,8 @@ impl Call {
         let parse: DuesParse = Box::new(move |config, status, body| {
             config.parse_dues_with(&query, status, body, &decoder)
         });
-        let config = config.core_config().clone();
-        let call = erpdata::Call::new(
-            &config,
-            request.core_request().clone(),
-            options,
-            Parsed::new(parse),
-            instant(now)?,
-            seed(),
-        );
-        Ok(Call {
-            inner: Inner::Dues(Box::new(call)),
-            config,
+        Call::start(config, request, options, Parsed::new(parse), now, |c| {
+            Inner::Dues(Box::new(c))
         })
     }
 
@@ -296,18 +313,8 @@ impl Call {
         let parse: AjaxParse = Box::new(move |config, status, body| {
             config.parse_ajax_with(&query, status, body, &decoder)
         });
-        let config = config.core_config().clone();
-        let call = erpdata::Call::new(
-            &config,
-            request.core_request().clone(),
-            options,
-            Parsed::new(parse),
-            instant(now)?,
-            seed(),
-        );
-        Ok(Call {
-            inner: Inner::Ajax(Box::new(call)),
-            config,
+        Call::start(config, request, options, Parsed::new(parse), now, |c| {
+            Inner::Ajax(Box::new(c))
         })
     }
 
@@ -333,18 +340,8 @@ impl Call {
     ) -> PyResult<Self> {
         let options = options(py, total, connect, read, max_retries)?;
         let sink = CollectorSink::new(decoder_options(py, typing, batch_rows)?);
-        let config = config.core_config().clone();
-        let call = erpdata::Call::new(
-            &config,
-            request.core_request().clone(),
-            options,
-            sink,
-            instant(now)?,
-            seed(),
-        );
-        Ok(Call {
-            inner: Inner::Table(Box::new(call)),
-            config,
+        Call::start(config, request, options, sink, now, |c| {
+            Inner::Table(Box::new(c))
         })
     }
 
@@ -370,19 +367,8 @@ impl Call {
     ) -> PyResult<Self> {
         let options = options(py, total, connect, read, max_retries)?;
         let sink = TableStream::new(decoder_options(py, typing, batch_rows)?);
-        let config = config.core_config().clone();
-        let call = erpdata::Call::new(
-            &config,
-            request.core_request().clone(),
-            options,
-            sink,
-            instant(now)?,
-            seed(),
-        )
-        .streaming();
-        Ok(Call {
-            inner: Inner::Stream(Box::new(call)),
-            config,
+        Call::start(config, request, options, sink, now, |c| {
+            Inner::Stream(Box::new(c.streaming()))
         })
     }
 

@@ -88,14 +88,7 @@ impl Core {
         let parse: ParseDues = Box::new(move |config: &Config, status, body: &[u8]| {
             config.parse_dues_with(&query, status, body, &decoder)
         });
-        let call = erpdata::Call::new(
-            &self.config,
-            request,
-            call_options,
-            Parsed::new(parse),
-            millis(now_ms),
-            seed_of(seed),
-        );
+        let call = self.new_call(request, call_options, Parsed::new(parse), now_ms, seed);
         Ok(self.call(Inner::Dues(call), numbers))
     }
 
@@ -123,14 +116,7 @@ impl Core {
         let parse: ParseAjax = Box::new(move |config: &Config, status, body: &[u8]| {
             config.parse_ajax_with(&query, status, body, &decoder)
         });
-        let call = erpdata::Call::new(
-            &self.config,
-            request,
-            call_options,
-            Parsed::new(parse),
-            millis(now_ms),
-            seed_of(seed),
-        );
+        let call = self.new_call(request, call_options, Parsed::new(parse), now_ms, seed);
         Ok(self.call(Inner::Ajax(call), numbers))
     }
 
@@ -160,14 +146,7 @@ impl Core {
         decoder.batch_rows = batch_rows;
         let request = core(self.config.table_request(&query))?;
         let sink = WholeTable::new(decoder);
-        let call = erpdata::Call::new(
-            &self.config,
-            request,
-            call_options,
-            sink,
-            millis(now_ms),
-            seed_of(seed),
-        );
+        let call = self.new_call(request, call_options, sink, now_ms, seed);
         Ok(self.call(Inner::Table(call), numbers))
     }
 
@@ -195,20 +174,40 @@ impl Core {
         let (call_options, batch_rows) = core(call_options(options))?;
         decoder.batch_rows = batch_rows;
         let request = core(self.config.table_request(&query))?;
-        let call = erpdata::Call::new(
-            &self.config,
-            request,
-            call_options,
-            erpdata::TableStream::new(decoder),
-            millis(now_ms),
-            seed_of(seed),
-        )
-        .streaming();
+        let call = self
+            .new_call(
+                request,
+                call_options,
+                erpdata::TableStream::new(decoder),
+                now_ms,
+                seed,
+            )
+            .streaming();
         Ok(self.call(Inner::Stream(call), numbers))
     }
 }
 
 impl Core {
+    /// The core's call sending `request` into `sink`, at `now_ms` on the
+    /// host's monotonic clock, `seed` its jitter's.
+    fn new_call<S: Sink>(
+        &self,
+        request: http::Request<Vec<u8>>,
+        options: CallOptions,
+        sink: S,
+        now_ms: f64,
+        seed: f64,
+    ) -> erpdata::Call<S> {
+        erpdata::Call::new(
+            &self.config,
+            request,
+            options,
+            sink,
+            millis(now_ms),
+            seed_of(seed),
+        )
+    }
+
     fn call(&self, inner: Inner, numbers: Numbers) -> Call {
         Call {
             inner,

@@ -4,30 +4,10 @@
 mod common;
 
 use erpdata::{
-    aging, credit_status, AgingOptions, Batch, Cell, Config, DeclaredSchema, DecoderOptions, Row,
+    aging, credit_status, AgingOptions, Batch, Cell, Config, DeclaredSchema, DecoderOptions,
     TableDecoder, TypedRows,
 };
 use serde_json::Value;
-
-fn cell_json(cell: &Cell) -> Value {
-    match cell {
-        Cell::Null => Value::Null,
-        Cell::Bool(b) => Value::Bool(*b),
-        Cell::Int(i) => serde_json::json!({ "$number": i.to_string() }),
-        Cell::Number(t) => serde_json::json!({ "$number": t }),
-        Cell::String(s) => Value::String(s.clone()),
-        Cell::Json(t) => serde_json::json!({ "$json": t }),
-    }
-}
-
-fn row_json(row: &Row) -> Value {
-    Value::Object(
-        row.fields
-            .iter()
-            .map(|(k, v)| (k.clone(), cell_json(v)))
-            .collect(),
-    )
-}
 
 /// The batches of a success answer whose `data` is `data`.
 fn decode(data: &str, typing: DecoderOptions) -> Vec<Batch> {
@@ -48,14 +28,16 @@ fn check(name: &str, case: &Value, result: erpdata::Result<TypedRows>) {
         return;
     }
     let report = result.unwrap_or_else(|e| panic!("{name}: {e}"));
-    let schema: Vec<Value> = report
-        .schema
-        .iter()
-        .map(|(n, t)| serde_json::json!([n, t.name()]))
-        .collect();
-    assert_eq!(Value::from(schema), case["expect"]["schema"], "{name}");
-    let rows: Vec<Value> = report.rows.iter().map(row_json).collect();
-    assert_eq!(Value::from(rows), case["expect"]["rows"], "{name}");
+    assert_eq!(
+        common::schema_json(&report.schema),
+        case["expect"]["schema"],
+        "{name}"
+    );
+    assert_eq!(
+        common::rows_json(&report.rows),
+        case["expect"]["rows"],
+        "{name}"
+    );
 }
 
 #[test]

@@ -2,10 +2,7 @@
 
 mod common;
 
-use erpdata::{
-    AjaxQuery, AjaxValue, Cell, Config, DuesKind, DuesQuery, Error, Id, Method, Row, Schema,
-    TableQuery,
-};
+use erpdata::{AjaxQuery, AjaxValue, Config, DuesKind, DuesQuery, Error, Id, Method, TableQuery};
 use serde_json::{Map, Value};
 
 fn id(v: &Value) -> Id {
@@ -40,6 +37,18 @@ fn config(c: &Map<String, Value>) -> Result<Config, Error> {
         b = b.ajax_token(v.as_bool().unwrap());
     }
     b.build()
+}
+
+/// A response case's config (its own or the default), status and body.
+fn response_of(case: &Value) -> (Config, u16, Vec<u8>) {
+    let cfg = config(
+        case.get("config")
+            .and_then(Value::as_object)
+            .unwrap_or(&default_config()),
+    )
+    .unwrap();
+    let status = case["response"]["status"].as_u64().unwrap() as u16;
+    (cfg, status, common::body(case))
 }
 
 fn default_config() -> Map<String, Value> {
@@ -160,53 +169,18 @@ fn request_vectors() {
     eprintln!("{} request vectors passed", cases.len());
 }
 
-fn cell_json(cell: &Cell) -> Value {
-    match cell {
-        Cell::Null => Value::Null,
-        Cell::Bool(b) => Value::Bool(*b),
-        Cell::Int(i) => serde_json::json!({ "$number": i.to_string() }),
-        Cell::Number(t) => serde_json::json!({ "$number": t }),
-        Cell::String(s) => Value::String(s.clone()),
-        Cell::Json(t) => serde_json::json!({ "$json": t }),
-    }
-}
-
-fn rows_json(rows: &[Row]) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                Value::Object(
-                    r.fields
-                        .iter()
-                        .map(|(k, v)| (k.clone(), cell_json(v)))
-                        .collect(),
-                )
-            })
-            .collect(),
-    )
-}
-
-fn schema_json(schema: &Schema) -> Value {
-    Value::Array(
-        schema
-            .iter()
-            .map(|(name, t)| serde_json::json!([name, t.name()]))
-            .collect(),
-    )
-}
-
 /// An ajax answer as the vectors write it: `shape` and its parts.
 fn ajax_json(value: &AjaxValue) -> Value {
     match value {
         AjaxValue::Rows(t) => serde_json::json!({
-            "shape": "rows", "schema": schema_json(&t.schema), "rows": rows_json(&t.rows),
+            "shape": "rows", "schema": common::schema_json(&t.schema), "rows": common::rows_json(&t.rows),
         }),
         AjaxValue::Object { schema, fields } => serde_json::json!({
-            "shape": "object", "schema": schema_json(schema),
-            "fields": rows_json(std::slice::from_ref(fields))[0],
+            "shape": "object", "schema": common::schema_json(schema),
+            "fields": common::rows_json(std::slice::from_ref(fields))[0],
         }),
         AjaxValue::Value { column_type, cell } => serde_json::json!({
-            "shape": "value", "type": column_type.name(), "value": cell_json(cell),
+            "shape": "value", "type": column_type.name(), "value": common::cell_json(cell),
         }),
     }
 }
@@ -220,14 +194,7 @@ fn ajax_response_vectors() {
     assert!(!cases.is_empty());
     for case in &cases {
         let name = case["name"].as_str().unwrap();
-        let cfg = config(
-            case.get("config")
-                .and_then(Value::as_object)
-                .unwrap_or(&default_config()),
-        )
-        .unwrap();
-        let status = case["response"]["status"].as_u64().unwrap() as u16;
-        let body = common::body(case);
+        let (cfg, status, body) = response_of(case);
         let query = AjaxQuery::new(
             case["func"].as_str().unwrap(),
             Vec::<(String, String)>::new(),
@@ -286,11 +253,15 @@ fn dues_table_vectors() {
         }
         let table = result.unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
-            schema_json(&table.schema),
+            common::schema_json(&table.schema),
             case["expect"]["schema"],
             "{name}"
         );
-        assert_eq!(rows_json(&table.rows), case["expect"]["rows"], "{name}");
+        assert_eq!(
+            common::rows_json(&table.rows),
+            case["expect"]["rows"],
+            "{name}"
+        );
         let in_batches: usize = table.batches.iter().map(|b| b.num_rows).sum();
         assert_eq!(in_batches, table.rows.len(), "{name}");
     }
@@ -327,25 +298,18 @@ fn response_vectors() {
         .collect();
     for case in &cases {
         let name = case["name"].as_str().unwrap();
-        let cfg = config(
-            case.get("config")
-                .and_then(Value::as_object)
-                .unwrap_or(&default_config()),
-        )
-        .unwrap();
-        let status = case["response"]["status"].as_u64().unwrap() as u16;
-        let body = common::body(case);
+        let (cfg, status, body) = response_of(case);
         let result: Result<Parsed, Error> = match case["call"].as_str().unwrap() {
             "table" => cfg.parse_table(status, &body).map(|t| {
                 let cols = Value::from(t.columns.clone());
-                (rows_json(&t.rows), t.notices, Some(cols), None)
+                (common::rows_json(&t.rows), t.notices, Some(cols), None)
             }),
             "dues" => {
                 let q = dues_query(&case["dues"]).unwrap();
                 cfg.parse_dues(&q, status, &body).map(|d| {
                     assert_eq!(d.acid, q.acid);
                     assert_eq!(d.kind, q.kind);
-                    (rows_json(&d.rows), d.notices, None, Some(d.raw))
+                    (common::rows_json(&d.rows), d.notices, None, Some(d.raw))
                 })
             }
             other => panic!("unknown call {other}"),

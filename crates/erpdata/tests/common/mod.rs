@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use erpdata::Config;
+use erpdata::{Cell, Config, Row, Schema};
 use serde_json::Value;
 
 /// The cases of every vector file whose name starts with `prefix`
@@ -67,4 +67,43 @@ pub fn config() -> Config {
         .access_token("fake-token-for-tests")
         .build()
         .unwrap()
+}
+
+/// A value as the vectors write it: numbers as `{"$number": text}`,
+/// nested JSON as `{"$json": text}`, the rest as themselves.
+pub fn cell_json(cell: &Cell) -> Value {
+    match cell {
+        Cell::Null => Value::Null,
+        Cell::Bool(b) => Value::Bool(*b),
+        Cell::Int(i) => serde_json::json!({ "$number": i.to_string() }),
+        Cell::Number(t) => serde_json::json!({ "$number": t }),
+        Cell::String(s) => Value::String(s.clone()),
+        Cell::Json(t) => serde_json::json!({ "$json": t }),
+    }
+}
+
+/// Rows as the vectors write them: objects of [`cell_json`] values.
+pub fn rows_json(rows: &[Row]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|r| {
+                Value::Object(
+                    r.fields
+                        .iter()
+                        .map(|(k, v)| (k.clone(), cell_json(v)))
+                        .collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A schema as the vectors write it: `[[name, type name], ...]`.
+pub fn schema_json(schema: &Schema) -> Value {
+    Value::Array(
+        schema
+            .iter()
+            .map(|(name, t)| serde_json::json!([name, t.name()]))
+            .collect(),
+    )
 }
