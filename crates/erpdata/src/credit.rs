@@ -16,7 +16,8 @@
 use std::collections::HashMap;
 
 use crate::aging::{day_of, find_column, scaled, BALANCE_COLUMNS, DUE_DATE_COLUMNS};
-use crate::ajax_answer::TypedRows;
+use crate::ajax::AjaxQuery;
+use crate::ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 use crate::cell::{Cell, Row};
 use crate::config::Config;
 use crate::decode::{Batch, ColumnData, ColumnType, DeclaredType, DecoderOptions};
@@ -178,12 +179,70 @@ pub fn credit_status(
         schema: declared,
         ..DecoderOptions::default()
     };
-    // Figures made here only: the configuration that types them needs no
-    // token and redacts nothing.
-    let config = Config::builder("http://127.0.0.1/")
+    loopback().type_rows(rows, &typing, b"")
+}
+
+/// Where an `avgPayDays` answer gives the average, in this order.
+pub const PAY_DAYS_FIELDS: [&str; 4] = ["avg_pay_days", "avgPayDays", "avg_days", "pay_days"];
+
+/// The average payment days an `avgPayDays` answer gives: the value
+/// itself when it is one number (or null), else the first of
+/// [`PAY_DAYS_FIELDS`] in its object or first row. An answer that holds
+/// none is an error naming what it has.
+pub fn pay_days(acid: &str, answer: &AjaxAnswer) -> Result<Cell> {
+    let fields = match &answer.value {
+        AjaxValue::Value { cell, .. } => match cell {
+            Cell::Null | Cell::Int(_) | Cell::Number(_) => return Ok(cell.clone()),
+            other => {
+                return Err(Error::invalid(
+                    "pay_days",
+                    format!("the avgPayDays answer for {acid:?} is not a number: {other:?}"),
+                ))
+            }
+        },
+        AjaxValue::Object { fields, .. } => Some(fields),
+        AjaxValue::Rows(typed) => typed.rows.first(),
+    };
+    let found = fields.and_then(|row| {
+        PAY_DAYS_FIELDS
+            .iter()
+            .find_map(|name| row.fields.iter().find(|(k, _)| k == name))
+    });
+    match found {
+        Some((_, cell @ (Cell::Null | Cell::Int(_) | Cell::Number(_)))) => Ok(cell.clone()),
+        Some((name, other)) => Err(Error::invalid(
+            "pay_days",
+            format!("the avgPayDays answer for {acid:?} has {name:?} = {other:?}, not a number"),
+        )),
+        None => Err(Error::invalid(
+            "pay_days",
+            format!(
+                "the avgPayDays answer for {acid:?} has no average (looked for {}); it has {}",
+                PAY_DAYS_FIELDS.join(", "),
+                fields.map_or("no fields".to_owned(), |row| row
+                    .fields
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "))
+            ),
+        )),
+    }
+}
+
+/// [`pay_days`] of an `avgPayDays` answer's JSON text (as sent, or its
+/// redacted `raw`).
+pub fn pay_days_of_text(acid: &str, text: &[u8]) -> Result<Cell> {
+    let answer = loopback().parse_ajax(&AjaxQuery::avg_pay_days(acid), 200, text)?;
+    pay_days(acid, &answer)
+}
+
+/// A configuration for what is typed here only: it holds no token and
+/// redacts nothing.
+fn loopback() -> Config {
+    Config::builder("http://127.0.0.1/")
         .build()
-        .expect("a loopback base URL is valid");
-    config.type_rows(rows, &typing, b"")
+        .expect("a loopback base URL is valid")
 }
 
 fn scale_of(schema: &[(String, ColumnType)], column: &str, field: &str) -> Result<u8> {

@@ -99,3 +99,26 @@ fn aging_vectors() {
     }
     eprintln!("{} aging vectors passed", cases.len());
 }
+
+#[test]
+fn pay_days_vectors() {
+    let cases = common::cases("pay-days");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let result = erpdata::pay_days_of_text(
+            case["acid"].as_str().unwrap(),
+            case["answer"].as_str().unwrap().as_bytes(),
+        );
+        if let Some(expected) = case.get("expect_error") {
+            let err = result.expect_err(name);
+            assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
+            assert_eq!(err.field(), expected["field"].as_str(), "{name}: {err}");
+            let needle = expected["contains"].as_str().unwrap();
+            assert!(err.to_string().contains(needle), "{name}: {err}");
+            continue;
+        }
+        let cell = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(common::cell_json(&cell), case["expect"], "{name}");
+    }
+    eprintln!("{} pay days vectors passed", cases.len());
+}

@@ -106,6 +106,8 @@ mod timestamp;
 
 #[cfg(feature = "arrow")]
 mod arrow;
+#[cfg(feature = "arrow")]
+mod from_arrow;
 
 #[cfg(feature = "arrow")]
 pub use arrow::{
