@@ -27,6 +27,7 @@ from ._errors import (
     TimeoutError,
     TransportError,
 )
+from ._finance import aging, credit_status
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Row, Table
 from ._stream import AsyncTableStream, TableStream
@@ -44,6 +45,8 @@ __all__ = [
     "AsyncTableStream",
     "Batch",
     "Row",
+    "aging",
+    "credit_status",
     "ErpError",
     "InvalidInputError",
     "TransportError",

@@ -11,9 +11,16 @@ from typing import Any, Callable, Literal, overload
 
 import httpx
 
-from . import _drive
+from . import _drive, _finance
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
-from ._checks import ajax_params, check_batch_rows, check_http_client, check_progress, iso_date
+from ._checks import (
+    ajax_params,
+    check_batch_rows,
+    check_concurrency,
+    check_http_client,
+    check_progress,
+    iso_date,
+)
 from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Id, Row, Table
@@ -309,6 +316,69 @@ class AsyncClient(ClientBase):
         typing = typing_options(schema_overrides, infer_strings)
         table: Table = self._config.dues_table([d._data for d in dues.values()], typing)
         return table
+
+    # -- finance views -------------------------------------------------------
+
+    async def aging(
+        self,
+        kind: DuesKind | str = DuesKind.RECEIPT,
+        *,
+        accounts: Iterable[Id] | None = None,
+        as_of: datetime.date | str | None = None,
+        buckets: Iterable[int] = _finance.DEFAULT_BUCKETS,
+        accounts_table: str = "account",
+        company_id: Id | None = None,
+        year_id: Id | None = None,
+        concurrency: int = 8,
+        timeout: TimeoutTypes = None,
+    ) -> Table:
+        """The aging of receivables or payables; see :meth:`Client.aging`."""
+        acids = (
+            list(accounts)
+            if accounts is not None
+            else _finance.account_ids(
+                await self.table(
+                    accounts_table, company_id=company_id, year_id=year_id, timeout=timeout
+                ),
+                str(kind),
+            )
+        )
+        dues = await self.dues_table(acids, kind, concurrency=concurrency, timeout=timeout)
+        return _finance.aging(dues, as_of=as_of, buckets=buckets)
+
+    async def credit_status(
+        self,
+        *,
+        accounts: Iterable[Id] | None = None,
+        as_of: datetime.date | str | None = None,
+        pay_days: bool = True,
+        accounts_table: str = "account",
+        company_id: Id | None = None,
+        year_id: Id | None = None,
+        concurrency: int = 8,
+        timeout: TimeoutTypes = None,
+    ) -> Table:
+        """The credit status of customers; see :meth:`Client.credit_status`."""
+        table = await self.table(
+            accounts_table, company_id=company_id, year_id=year_id, timeout=timeout
+        )
+        customers = _finance.account_ids(table, "receipt")
+        wanted = None if accounts is None else [str(a) for a in accounts]
+        acids = customers if wanted is None else [a for a in wanted if a in customers]
+        dues = await self.dues_table(acids, "receipt", concurrency=concurrency, timeout=timeout)
+        answers: dict[str, AjaxAnswer] = {}
+        if pay_days and acids:
+            gate = asyncio.Semaphore(check_concurrency(concurrency))
+
+            async def one(acid: str) -> AjaxAnswer:
+                async with gate:
+                    return await self.avg_pay_days(acid, timeout=timeout)
+
+            found = await asyncio.gather(*(one(a) for a in acids))
+            answers = dict(zip(acids, found))
+        return _finance.credit_status(
+            table, dues, pay_days=dict(answers), as_of=as_of, acids=wanted
+        )
 
     async def table(
         self,

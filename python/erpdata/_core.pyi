@@ -399,3 +399,27 @@ class TableCollector:
     @property
     def rows(self) -> int: ...
     def finish_table(self) -> TableData: ...
+
+def aging(
+    dues: object,
+    as_of: str,
+    buckets: list[int] | None,
+    due_date_column: str | None,
+    balance_column: str | None,
+) -> Table:
+    """The core's aging of any Arrow table (``__arrow_c_stream__``)."""
+
+def credit_status(
+    accounts: object,
+    dues: object,
+    pay_days: list[tuple[str, str | None]],
+    as_of: str,
+    acids: list[str] | None,
+) -> Table:
+    """The core's credit status of an account table's customers."""
+
+def pay_days(acid: str, answer: str) -> str | None:
+    """The average payment days in an ``avgPayDays`` answer's JSON text."""
+
+def account_ids(accounts: object, kind: str) -> list[str]:
+    """The acids of an account table's customers (receipt) or suppliers (payment)."""

@@ -313,10 +313,7 @@ impl Config {
         let options =
             Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
         let table = core(py, py.detach(|| inner.dues_table(&all, &options)))?;
-        let data = core(
-            py,
-            crate::table::TableData::build(table.batches, Vec::new()),
-        )?;
+        let data = core(py, crate::table::TableData::typed(table))?;
         convert::table_model(py, data)
     }
 

@@ -339,7 +339,7 @@ pub(crate) fn ajax_answer(py: Python<'_>, answer: AjaxAnswer) -> PyResult<Bound<
             kwargs.set_item("shape", "rows")?;
             kwargs.set_item("rows", rows.list(&typed.rows)?)?;
             kwargs.set_item("schema", schema_list(&typed.schema)?)?;
-            let data = crate::errors::core(py, TableData::build(typed.batches, Vec::new()))?;
+            let data = crate::errors::core(py, TableData::typed(typed))?;
             kwargs.set_item("data", table_model(py, data)?)?;
         }
         AjaxValue::Object { schema, fields } => {

@@ -13,6 +13,7 @@ mod config;
 mod convert;
 mod decimal_layout;
 mod errors;
+mod finance;
 mod retry;
 mod rows;
 mod table;
@@ -37,6 +38,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<retry::RetryPolicy>()?;
     m.add_class::<typing::Typing>()?;
     call::register(m)?;
+    m.add_function(wrap_pyfunction!(finance::aging, m)?)?;
+    m.add_function(wrap_pyfunction!(finance::credit_status, m)?)?;
+    m.add_function(wrap_pyfunction!(finance::pay_days, m)?)?;
+    m.add_function(wrap_pyfunction!(finance::account_ids, m)?)?;
     m.add_function(wrap_pyfunction!(_decimals_built_directly, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

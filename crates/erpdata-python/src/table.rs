@@ -141,9 +141,28 @@ impl TableData {
     /// Unifies the batches' column types (a key may be `Int` in one batch
     /// and `Decimal` in another) and converts them to Arrow.
     pub(crate) fn build(batches: Vec<erpdata::Batch>, notices: Vec<String>) -> Result<Self, Error> {
-        let unified = batches
-            .iter()
-            .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()));
+        Self::build_with(batches, notices, &[])
+    }
+
+    /// Typed rows as a table: with no rows, its columns are still the
+    /// schema's.
+    pub(crate) fn typed(typed: erpdata::TypedRows) -> Result<Self, Error> {
+        Self::build_with(typed.batches, Vec::new(), &typed.schema)
+    }
+
+    /// `schema` gives the columns when there are no batches.
+    fn build_with(
+        batches: Vec<erpdata::Batch>,
+        notices: Vec<String>,
+        schema: &[(String, erpdata::ColumnType)],
+    ) -> Result<Self, Error> {
+        let unified = if batches.is_empty() {
+            schema.to_vec()
+        } else {
+            batches
+                .iter()
+                .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()))
+        };
         let mut arrow = Vec::with_capacity(batches.len());
         for batch in batches {
             let batch = if batch.schema() == unified {

@@ -22,6 +22,7 @@ use crate::cell::{Cell, Row};
 use crate::config::Config;
 use crate::decode::{Batch, ColumnData, ColumnType, DeclaredType, DecoderOptions};
 use crate::error::{Error, Result};
+use crate::query::DuesKind;
 
 /// Credit status of customers as of a day.
 ///
@@ -32,6 +33,40 @@ pub fn credit_status(
     dues: &[Batch],
     pay_days: &[(String, Cell)],
     as_of: &str,
+) -> Result<TypedRows> {
+    status(accounts, dues, pay_days, as_of, None)
+}
+
+/// [`credit_status`] of the customers `acids` only, in the account
+/// table's order; an acid that is not a customer there is an error.
+pub fn credit_status_of(
+    accounts: &[Batch],
+    dues: &[Batch],
+    pay_days: &[(String, Cell)],
+    as_of: &str,
+    acids: &[String],
+) -> Result<TypedRows> {
+    let report = status(accounts, dues, pay_days, as_of, Some(acids))?;
+    if let Some(missing) = acids.iter().find(|a| {
+        !report
+            .rows
+            .iter()
+            .any(|r| matches!(r.fields.first(), Some((_, Cell::String(s))) if s == *a))
+    }) {
+        return Err(Error::invalid(
+            "accounts",
+            format!("{missing:?} is not a customer of the account table"),
+        ));
+    }
+    Ok(report)
+}
+
+fn status(
+    accounts: &[Batch],
+    dues: &[Batch],
+    pay_days: &[(String, Cell)],
+    as_of: &str,
+    only: Option<&[String]>,
 ) -> Result<TypedRows> {
     let as_of_day = crate::decode::parse_date(as_of.as_bytes()).ok_or_else(|| {
         Error::invalid(
@@ -128,6 +163,9 @@ pub fn credit_status(
             let Some(acid) = acids.and_then(|a| text(a, i)) else {
                 continue;
             };
+            if only.is_some_and(|only| !only.contains(&acid)) {
+                continue;
+            }
             let limit = limits.and_then(|l| scaled(l, i, scale));
             let (outstanding, overdue, oldest) = owed.get(&acid).copied().unwrap_or((0, 0, None));
             let available = limit.map(|l| l - outstanding);
@@ -180,6 +218,51 @@ pub fn credit_status(
         ..DecoderOptions::default()
     };
     loopback().type_rows(rows, &typing, b"")
+}
+
+/// The accounts whose dues of `kind` are asked for: the `acid`s of an
+/// account table's rows whose `kind` is `customer` (receivables) or
+/// `supplier` (payables), in the table's order, each once; every row's
+/// when the table has no `kind` column.
+pub fn account_ids(accounts: &[Batch], kind: DuesKind) -> Result<Vec<String>> {
+    let schema = crate::response::unify(accounts.to_vec()).0;
+    if !schema.iter().any(|(n, _)| n == "acid") {
+        let names: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(Error::invalid(
+            "accounts",
+            format!(
+                "needs a column \"acid\"; the account table has {}",
+                if names.is_empty() {
+                    "no columns".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        ));
+    }
+    let wanted = match kind {
+        DuesKind::Receipt => "customer",
+        DuesKind::Payment => "supplier",
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for batch in accounts {
+        let acids = batch.column("acid").map(|c| &c.data);
+        let kinds = batch.column("kind").map(|c| &c.data);
+        for i in 0..batch.num_rows {
+            if let Some(kinds) = kinds {
+                if !text(kinds, i).is_some_and(|k| k.eq_ignore_ascii_case(wanted)) {
+                    continue;
+                }
+            }
+            if let Some(acid) = acids.and_then(|a| text(a, i)) {
+                if seen.insert(acid.clone()) {
+                    out.push(acid);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Where an `avgPayDays` answer gives the average, in this order.

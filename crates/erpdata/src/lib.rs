@@ -152,7 +152,9 @@ pub use client::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
 pub use client::{BatchIter, BlockingClient};
 pub use config::{Config, ConfigBuilder};
-pub use credit::{credit_status, pay_days, pay_days_of_text, PAY_DAYS_FIELDS};
+pub use credit::{
+    account_ids, credit_status, credit_status_of, pay_days, pay_days_of_text, PAY_DAYS_FIELDS,
+};
 pub use decode::{
     civil_from_days, unify_schemas, write_timestamp, Batch, Bitmap, Column, ColumnData, ColumnType,
     DeclaredSchema, DeclaredType, DecoderOptions, Digits, Finished, Schema, Sent, TableDecoder,

@@ -62,7 +62,17 @@ fn credit_status_vectors() {
                 (p[0].as_str().unwrap().to_owned(), cell)
             })
             .collect();
-        let result = credit_status(&accounts, &dues, &pay_days, case["as_of"].as_str().unwrap());
+        let as_of = case["as_of"].as_str().unwrap();
+        let result = match case.get("acids").and_then(Value::as_array) {
+            Some(acids) => {
+                let acids: Vec<String> = acids
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_owned())
+                    .collect();
+                erpdata::credit_status_of(&accounts, &dues, &pay_days, as_of, &acids)
+            }
+            None => credit_status(&accounts, &dues, &pay_days, as_of),
+        };
         check(name, case, result);
     }
     eprintln!("{} credit status vectors passed", cases.len());
@@ -121,4 +131,33 @@ fn pay_days_vectors() {
         assert_eq!(common::cell_json(&cell), case["expect"], "{name}");
     }
     eprintln!("{} pay days vectors passed", cases.len());
+}
+
+#[test]
+fn account_ids_vectors() {
+    let cases = common::cases("account-ids");
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let accounts = decode(
+            case["accounts"].as_str().unwrap(),
+            DecoderOptions::default(),
+        );
+        let kind = match case["kind"].as_str().unwrap() {
+            "receipt" => erpdata::DuesKind::Receipt,
+            _ => erpdata::DuesKind::Payment,
+        };
+        let result = erpdata::account_ids(&accounts, kind);
+        if let Some(expected) = case.get("expect_error") {
+            let err = result.expect_err(name);
+            assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
+            assert_eq!(err.field(), expected["field"].as_str(), "{name}: {err}");
+            continue;
+        }
+        assert_eq!(
+            serde_json::json!(result.unwrap_or_else(|e| panic!("{name}: {e}"))),
+            case["expect"],
+            "{name}"
+        );
+    }
+    eprintln!("{} account id vectors passed", cases.len());
 }

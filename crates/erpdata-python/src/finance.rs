@@ -1,0 +1,157 @@
+//! `erpdata._core.aging`, `credit_status` and `pay_days`: the core's
+//! finance views over any Arrow table (an `erpdata.Table`, a pyarrow
+//! table, a polars or pandas DataFrame), imported through the Arrow
+//! PyCapsule stream protocol.
+
+use std::ffi::CStr;
+
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+use erpdata::{AgingOptions, Cell, Error};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use crate::convert::table_model;
+use crate::errors::core;
+use crate::table::TableData;
+
+fn invalid(field: &str, reason: impl Into<String>) -> Error {
+    Error::InvalidInput {
+        field: field.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+/// The rows of `table` (anything with `__arrow_c_stream__`) as core
+/// batches; `field` names the argument in errors.
+fn batches_of(
+    py: Python<'_>,
+    table: &Bound<'_, PyAny>,
+    field: &str,
+) -> PyResult<Vec<erpdata::Batch>> {
+    if !table.hasattr("__arrow_c_stream__")? {
+        let type_name = table.get_type().name()?.to_string();
+        return Err(crate::errors::to_py_err(
+            py,
+            &invalid(
+                field,
+                format!(
+                    "must be an erpdata Table or an Arrow table or DataFrame \
+                     (anything with __arrow_c_stream__), got {type_name}"
+                ),
+            ),
+        ));
+    }
+    let capsule = table.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule.cast::<PyCapsule>()?;
+    const NAME: &CStr = c"arrow_array_stream";
+    let pointer = capsule.pointer_checked(Some(NAME))?;
+    // SAFETY: the capsule is named `arrow_array_stream`, so by the
+    // protocol it holds an `ArrowArrayStream`; `from_raw` moves it out and
+    // leaves it released, so the capsule's destructor does nothing more.
+    let reader = unsafe {
+        RecordBatchStreamReader::from_raw(pointer.as_ptr().cast::<FFI_ArrowArrayStream>())
+    }
+    .map_err(|e| crate::errors::to_py_err(py, &invalid(field, format!("Arrow import: {e}"))))?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| {
+            crate::errors::to_py_err(py, &invalid(field, format!("Arrow import: {e}")))
+        })?;
+        out.push(core(py, erpdata::Batch::from_record_batch(&batch, field))?);
+    }
+    Ok(out)
+}
+
+fn table<'py>(py: Python<'py>, typed: erpdata::TypedRows) -> PyResult<Bound<'py, PyAny>> {
+    let data = core(py, TableData::typed(typed))?;
+    table_model(py, data)
+}
+
+/// The aging report of `dues` as of `as_of` (`YYYY-MM-DD`).
+#[pyfunction]
+#[pyo3(signature = (dues, as_of, buckets, due_date_column, balance_column))]
+pub(crate) fn aging<'py>(
+    py: Python<'py>,
+    dues: &Bound<'py, PyAny>,
+    as_of: String,
+    buckets: Option<Vec<u32>>,
+    due_date_column: Option<String>,
+    balance_column: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let batches = batches_of(py, dues, "dues")?;
+    let mut options = AgingOptions::new(as_of);
+    if let Some(buckets) = buckets {
+        options.buckets = buckets;
+    }
+    options.due_date_column = due_date_column;
+    options.balance_column = balance_column;
+    let typed = core(py, py.detach(|| erpdata::aging(&batches, &options)))?;
+    table(py, typed)
+}
+
+/// The credit status of the customers of `accounts` as of `as_of`.
+/// `pay_days` pairs each acid with its average payment days as decimal
+/// text, or `None`; `acids` keeps only those customers.
+#[pyfunction]
+#[pyo3(signature = (accounts, dues, pay_days, as_of, acids))]
+pub(crate) fn credit_status<'py>(
+    py: Python<'py>,
+    accounts: &Bound<'py, PyAny>,
+    dues: &Bound<'py, PyAny>,
+    pay_days: Vec<(String, Option<String>)>,
+    as_of: String,
+    acids: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let accounts = batches_of(py, accounts, "accounts")?;
+    let dues = batches_of(py, dues, "dues")?;
+    let pay_days: Vec<(String, Cell)> = pay_days
+        .into_iter()
+        .map(|(acid, days)| (acid, days.map_or(Cell::Null, Cell::Number)))
+        .collect();
+    let typed = core(
+        py,
+        py.detach(|| match &acids {
+            Some(acids) => erpdata::credit_status_of(&accounts, &dues, &pay_days, &as_of, acids),
+            None => erpdata::credit_status(&accounts, &dues, &pay_days, &as_of),
+        }),
+    )?;
+    table(py, typed)
+}
+
+/// The average payment days in an `avgPayDays` answer's JSON text, as
+/// decimal text (or `None`).
+#[pyfunction]
+pub(crate) fn pay_days(py: Python<'_>, acid: &str, answer: &str) -> PyResult<Option<String>> {
+    Ok(
+        match core(py, erpdata::pay_days_of_text(acid, answer.as_bytes()))? {
+            Cell::Int(n) => Some(n.to_string()),
+            Cell::Number(text) => Some(text),
+            _ => None,
+        },
+    )
+}
+
+/// The acids of `accounts`' customers (`kind` `"receipt"`) or suppliers
+/// (`"payment"`), in order, each once.
+#[pyfunction]
+pub(crate) fn account_ids(
+    py: Python<'_>,
+    accounts: &Bound<'_, PyAny>,
+    kind: &str,
+) -> PyResult<Vec<String>> {
+    let kind = match kind.to_ascii_lowercase().as_str() {
+        "receipt" => erpdata::DuesKind::Receipt,
+        "payment" => erpdata::DuesKind::Payment,
+        _ => {
+            return Err(crate::errors::to_py_err(
+                py,
+                &invalid(
+                    "kind",
+                    format!("must be \"receipt\" or \"payment\", got {kind:?}"),
+                ),
+            ))
+        }
+    };
+    let batches = batches_of(py, accounts, "accounts")?;
+    core(py, erpdata::account_ids(&batches, kind))
+}

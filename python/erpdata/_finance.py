@@ -1,0 +1,147 @@
+"""Aging and credit status: how old what is owed is, and which customers
+are over their limit. Computed by the core over typed columns, in exact
+decimals, the same in every language."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any, Union
+
+from . import _core
+from ._checks import invalid, iso_date, shown
+from ._models import AjaxAnswer, Dues, Table
+
+DEFAULT_BUCKETS = (30, 60, 90)
+"""Upper bounds of the past-due buckets, in days: current, 1-30, 31-60,
+61-90, 91+."""
+
+PayDays = Union[AjaxAnswer, Decimal, int, str, None]
+"""An account's average payment days: ``avg_pay_days``'s answer, or the
+number itself."""
+
+
+def today() -> datetime.date:
+    """The local calendar day: ``as_of`` when none is given."""
+    return datetime.date.today()
+
+
+def _arrow(value: Any, field: str) -> Any:
+    """What the core reads rows from: a :class:`Dues`'s table, else
+    ``value`` itself (anything with ``__arrow_c_stream__``)."""
+    if isinstance(value, Dues):
+        return value.to_table()
+    if isinstance(value, Mapping) and all(isinstance(d, Dues) for d in value.values()):
+        invalid(field, "got a dict of Dues; join them first with client.dues_table(...)")
+    return value
+
+
+def _as_of(as_of: datetime.date | str | None) -> str:
+    return iso_date("as_of", today() if as_of is None else as_of)
+
+
+def _buckets(buckets: Iterable[int]) -> list[int]:
+    if isinstance(buckets, (str, bytes)) or not isinstance(buckets, Iterable):
+        invalid("buckets", f"must be a sequence of day counts, got {shown(buckets)}")
+    out = list(buckets)
+    for b in out:
+        if isinstance(b, bool) or not isinstance(b, int):
+            invalid("buckets", f"must hold whole numbers of days, got {shown(b)}")
+        if b < 1:
+            invalid("buckets", f"must hold positive day counts, got {b}")
+    return out
+
+
+def aging(
+    dues: Any,
+    *,
+    as_of: datetime.date | str | None = None,
+    buckets: Iterable[int] = DEFAULT_BUCKETS,
+    due_date_column: str | None = None,
+    balance_column: str | None = None,
+) -> Table:
+    """The aging of ``dues`` as of ``as_of`` (default: today): one row per
+    account (``acid`` when the table has it), its outstanding balance split
+    into ``current`` (not yet past due), one bucket per bound (``1-30``,
+    ``31-60``, ``61-90``), the rest (``91+``) and ``undated``, and the
+    ``total``, as exact ``Decimal``s.
+
+    ``dues`` is a :class:`Table` (``client.dues_table(...)``), a
+    :class:`Dues`, or any Arrow table or DataFrame. The due date is looked
+    for in ``due_date``, ``duedate``, ``date``, ``doc_date`` and the balance
+    in ``balance``, ``outstanding``, ``amount``, unless named; a missing or
+    untyped column is an :class:`InvalidInputError` naming what the table
+    has. The result converts with ``to_pandas()``, ``to_polars()``,
+    ``to_arrow()``."""
+    result: Table = _core.aging(
+        _arrow(dues, "dues"),
+        _as_of(as_of),
+        _buckets(buckets),
+        due_date_column,
+        balance_column,
+    )
+    return result
+
+
+def _pay_days_text(acid: str, value: PayDays) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, AjaxAnswer):
+        days: str | None = _core.pay_days(acid, value.raw)
+        return days
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
+        invalid(
+            "pay_days",
+            f"{acid!r}: must be an avg_pay_days answer, a Decimal, an int or decimal text, "
+            f"got {shown(value)}",
+        )
+    text = str(value)
+    try:
+        Decimal(text)
+    except ArithmeticError:
+        invalid("pay_days", f"{acid!r}: {text[:40]!r} is not a number")
+    return text
+
+
+def credit_status(
+    accounts: Any,
+    dues: Any,
+    *,
+    pay_days: Mapping[str, PayDays] | None = None,
+    as_of: datetime.date | str | None = None,
+    acids: Iterable[str] | None = None,
+) -> Table:
+    """The credit status of the customers of ``accounts`` (the account
+    table: ``acid``, ``credit_limit``, and ``name``, ``kind`` when present)
+    as of ``as_of`` (default: today), from ``dues`` (their receivables as
+    one table with ``acid``, as ``client.dues_table`` gives): ``acid``,
+    ``name``, ``credit_limit``, ``outstanding``, ``available``,
+    ``over_limit``, ``overdue``, ``oldest_overdue_due_date``,
+    ``oldest_overdue_days``, ``avg_pay_days`` (from ``pay_days``: each
+    account's ``avg_pay_days`` answer or number). ``acids`` keeps only
+    those customers (each must be one)."""
+    pairs = [
+        (str(acid), _pay_days_text(str(acid), value)) for acid, value in (pay_days or {}).items()
+    ]
+    result: Table = _core.credit_status(
+        _arrow(accounts, "accounts"),
+        _arrow(dues, "dues"),
+        pairs,
+        _as_of(as_of),
+        None if acids is None else _acids(acids),
+    )
+    return result
+
+
+def _acids(acids: Iterable[str]) -> list[str]:
+    if isinstance(acids, (str, bytes)) or not isinstance(acids, Iterable):
+        invalid("accounts", f"must be an iterable of account ids, got {shown(acids)}")
+    return [str(a) for a in acids]
+
+
+def account_ids(accounts: Any, kind: str) -> list[str]:
+    """The acids of the customers (``kind`` receipt) or suppliers
+    (payment) of an account table, in order."""
+    ids: list[str] = _core.account_ids(_arrow(accounts, "accounts"), str(kind))
+    return ids
