@@ -4,20 +4,16 @@
 // is implemented here.
 
 import { AjaxAnswer } from "./answer.js";
+import { isoDate, optionsOf } from "./args.js";
 import { batchRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
+import { accountIds, aging, creditStatus } from "./finance.js";
 import { drive, run } from "./send.js";
 import { core, Table } from "./table.js";
+import { loadWasm } from "./wasm.js";
 
-let loadWasm = () => {
-  throw new Error("erpdata: no wasm loader; import the package's entry point, not src/client.js");
-};
-
-/** Sets how the wasm module is loaded (each entry point has its own way). */
-export function useWasm(loader) {
-  loadWasm = loader;
-}
+export { useWasm } from "./wasm.js";
 
 const ENV = {
   baseUrl: "ERPDATA_BASE_URL",
@@ -111,37 +107,6 @@ function typingOf(wasmCore, schema, inferStrings) {
       ? undefined
       : Object.fromEntries(Object.entries(schema));
   return { schema: declared, inferStrings };
-}
-
-/**
- * A call's options object: `undefined` and `null` mean none; anything else
- * that is not an object is refused (destructuring `null` would otherwise
- * throw a bare TypeError).
- */
-function optionsOf(options, field = "options") {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== "object")
-    throw invalidInput(field, `must be an object, got ${typeof options}`);
-  return options;
-}
-
-/**
- * A date argument as the core takes it: `"YYYY-MM-DD"` text as given (the
- * core checks it is a calendar day), or a `Date` at exactly midnight UTC,
- * taken as that UTC day. Any other `Date` is refused: its calendar day
- * depends on the time zone it is read in.
- */
-function isoDate(field, value) {
-  if (!(value instanceof Date)) return value;
-  if (Number.isNaN(value.getTime())) throw invalidInput(field, "is an invalid Date");
-  if (value.getTime() % 86_400_000 !== 0) {
-    throw invalidInput(
-      field,
-      `is a Date that is not midnight UTC (${value.toISOString()}): its calendar day ` +
-        'depends on the time zone; pass "YYYY-MM-DD" text',
-    );
-  }
-  return value.toISOString().slice(0, 10);
 }
 
 /** A generic call's parameters as `[name, value]` pairs, in order. */
@@ -398,6 +363,61 @@ export class ErpClient {
       return new Table({ ...joined, numbers });
     } catch (err) {
       throw trimmed(err, this.duesTable);
+    }
+  }
+
+  /**
+   * The aging of the receivables (`kind` `"receipt"`, the default) or
+   * payables (`"payment"`) of `accounts`, or of every customer or supplier
+   * of the account table (`accountsTable`, default `"account"`, of
+   * `companyId`/`yearId`), as of `asOf` (default: today); see `aging()`.
+   */
+  async aging(kind = "receipt", options) {
+    try {
+      options = optionsOf(options);
+      const { accounts, asOf, buckets, accountsTable = "account", ...call } = options;
+      const acids =
+        accounts !== undefined && accounts !== null
+          ? [...accounts]
+          : accountIds(await this.table(accountsTable, call), kind);
+      const dues = await this.duesTable(acids, kind, call);
+      return aging(dues, { asOf, buckets });
+    } catch (err) {
+      throw trimmed(err, this.aging);
+    }
+  }
+
+  /**
+   * The credit status of `accounts` (default: every customer of the account
+   * table) as of `asOf` (default: today): receivables against
+   * `credit_limit`, what is overdue and since when, and (unless
+   * `payDays: false`) each one's `avgPayDays`; see `creditStatus()`.
+   */
+  async creditStatus(options) {
+    try {
+      options = optionsOf(options);
+      const { accounts, asOf, payDays = true, accountsTable = "account", ...call } = options;
+      const { concurrency = 8 } = call;
+      const table = await this.table(accountsTable, call);
+      const customers = accountIds(table, "receipt");
+      const wanted =
+        accounts === undefined || accounts === null ? undefined : [...accounts].map(String);
+      const acids = wanted ? wanted.filter((a) => customers.includes(a)) : customers;
+      const dues = await this.duesTable(acids, "receipt", call);
+      const answers = new Map();
+      if (payDays && acids.length > 0) {
+        let next = 0;
+        const worker = async () => {
+          while (next < acids.length) {
+            const acid = acids[next++];
+            answers.set(acid, await this.avgPayDays(acid, call));
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, acids.length) }, worker));
+      }
+      return creditStatus(table, dues, { payDays: answers, asOf, acids: wanted });
+    } catch (err) {
+      throw trimmed(err, this.creditStatus);
     }
   }
 

@@ -1,5 +1,5 @@
 // Dues: the answer of one dues query, as the core read it.
-import { Table } from "./table.js";
+import { Table, tableBatch } from "./table.js";
 
 /**
  * The dues of one account: `rows` typed by column as a table's are,
@@ -29,6 +29,11 @@ export class Dues {
   /** Typed columns by name, as `Table.columns()` gives them. */
   columns() {
     return this.#table.columns();
+  }
+
+  /** @internal See Table. */
+  [tableBatch]() {
+    return this.#table[tableBatch]();
   }
 
   toJSON() {

@@ -215,6 +215,80 @@ export interface DuesTableOptions extends CallOptions {
   concurrency?: number;
 }
 
+/** What an aging report is computed with. */
+export interface AgingOptions {
+  /** The day the ages are counted to (default: today, local time). */
+  asOf?: DateArg;
+  /** Upper bounds of the past-due buckets, in days (default `[30, 60, 90]`). */
+  buckets?: readonly number[];
+  /** The due-date column (default: the first of `due_date`, `duedate`, `date`, `doc_date`). */
+  dueDateColumn?: string;
+  /** The balance column (default: the first of `balance`, `outstanding`, `amount`). */
+  balanceColumn?: string;
+}
+
+/** An account's average payment days: its avgPayDays answer, or the number. */
+export type PayDays = AjaxAnswer | number | bigint | string | null;
+
+export interface CreditStatusOptions {
+  /** Average payment days by acid. */
+  payDays?: Map<string, PayDays> | Record<string, PayDays>;
+  /** The day overdue is counted to (default: today, local time). */
+  asOf?: DateArg;
+  /** Only these customers (each must be one in the account table). */
+  acids?: Iterable<string>;
+}
+
+/** The options of `ErpClient.aging()`. */
+export interface ClientAgingOptions
+  extends DuesTableOptions,
+    Omit<AgingOptions, "dueDateColumn" | "balanceColumn"> {
+  /** The accounts (default: every customer or supplier of the account table). */
+  accounts?: Iterable<Id>;
+  /** The account table's name (default `"account"`). */
+  accountsTable?: string;
+  companyId?: Id;
+  yearId?: Id;
+}
+
+/** The options of `ErpClient.creditStatus()`. */
+export interface ClientCreditStatusOptions extends DuesTableOptions {
+  /** The customers (default: every customer of the account table). */
+  accounts?: Iterable<Id>;
+  asOf?: DateArg;
+  /** Ask avgPayDays of each customer (default true). */
+  payDays?: boolean;
+  /** The account table's name (default `"account"`). */
+  accountsTable?: string;
+  companyId?: Id;
+  yearId?: Id;
+}
+
+/** Upper bounds of the default past-due buckets, in days. */
+export declare const DEFAULT_BUCKETS: readonly number[];
+
+/**
+ * The aging of a dues table (`duesTable()`, or a Dues) as of `asOf`: one
+ * row per account (`acid`), its balance in `current`, `1-30`, `31-60`,
+ * `61-90`, `91+` (or the buckets given), `undated`, and `total`, summed
+ * exactly by the core. Decimals read as JS numbers come back exactly up to
+ * 15 significant digits; beyond, read the table with `numbers: "string"`.
+ */
+export declare function aging(dues: Table | Dues, options?: AgingOptions): Table;
+
+/**
+ * The credit status of the customers of an account table (`acid`,
+ * `credit_limit`, `name`, `kind`) from their receivables (`duesTable()`):
+ * `acid`, `name`, `credit_limit`, `outstanding`, `available`,
+ * `over_limit`, `overdue`, `oldest_overdue_due_date`,
+ * `oldest_overdue_days`, `avg_pay_days`.
+ */
+export declare function creditStatus(
+  accounts: Table,
+  dues: Table,
+  options?: CreditStatusOptions,
+): Table;
+
 /**
  * The answer of a function of ajax.php. `shape` says what came back:
  * `"rows"` (in `rows`, also as typed `columns()`), `"object"` (in
@@ -401,6 +475,17 @@ export declare class ErpClient {
    * anything is sent.
    */
   duesTable(acids: Iterable<Id>, kind: DuesKind, options?: DuesTableOptions): Promise<Table>;
+  /**
+   * The aging of the receivables (`"receipt"`, the default) or payables
+   * (`"payment"`) of `accounts`, or of every customer or supplier of the
+   * account table; see `aging()`.
+   */
+  aging(kind?: "receipt" | "payment" | DuesKind, options?: ClientAgingOptions): Promise<Table>;
+  /**
+   * The credit status of `accounts` (default: every customer), with each
+   * one's avgPayDays unless `payDays: false`; see `creditStatus()`.
+   */
+  creditStatus(options?: ClientCreditStatusOptions): Promise<Table>;
   /** The outstanding receivables summary (`getduesSumm`). */
   duesSummary(options?: FunctionOptions): Promise<AjaxAnswer>;
   /** Average payment days of a customer or supplier (`avgPayDays`). */

@@ -11,4 +11,5 @@ export {
   ServiceError,
   TransportError,
 } from "./errors.js";
+export { aging, creditStatus, DEFAULT_BUCKETS } from "./finance.js";
 export { Table } from "./table.js";

@@ -11,6 +11,9 @@ export function core(call) {
   }
 }
 
+/** How the finance views reach a table's typed batch (not public API). */
+export const tableBatch = Symbol("erpdata.tableBatch");
+
 /**
  * Every row of an ERP table, decoded by the core. `rows` are plain objects
  * (built on first use); `columns()` gives typed columns.
@@ -64,6 +67,11 @@ export class Table {
 
   [Symbol.iterator]() {
     return this.rows[Symbol.iterator]();
+  }
+
+  /** @internal The core's batch and the numbers mode it was read with. */
+  [tableBatch]() {
+    return { batch: this.#batch, numbers: this.#numbers };
   }
 
   toJSON() {

@@ -139,11 +139,18 @@ pub(crate) fn answer_js(answer: &AjaxAnswer, numbers: Numbers) -> Result<JsValue
 }
 
 /// `batch` and `totalRows` of typed rows, as a Table takes them.
-fn set_table(out: &Object, typed: &TypedRows, numbers: Numbers) {
+pub(crate) fn set_table(out: &Object, typed: &TypedRows, numbers: Numbers) {
     set(
         out,
         "batch",
-        &columns::batches(&crate::call::unified(typed.batches.clone()), numbers),
+        &columns::batches(
+            &if typed.batches.is_empty() {
+                vec![erpdata::Batch::empty(&typed.schema)]
+            } else {
+                crate::call::unified(typed.batches.clone())
+            },
+            numbers,
+        ),
     );
     set(out, "totalRows", &(typed.rows.len() as f64).into());
 }

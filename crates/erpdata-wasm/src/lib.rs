@@ -17,6 +17,8 @@ mod call;
 mod columns;
 mod convert;
 mod errors;
+mod finance;
+mod from_js;
 mod functions;
 mod policy;
 mod rows;

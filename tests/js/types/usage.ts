@@ -2,8 +2,11 @@
 // must describe what users write.
 import {
   type AjaxAnswer,
+  aging,
   Column,
+  creditStatus,
   type DataType,
+  DEFAULT_BUCKETS,
   type DeclaredType,
   DecodeError,
   type Dues,
@@ -142,6 +145,15 @@ async function main(): Promise<void> {
   await guarded.receivables("C001", { sendToken: true });
   await guarded.dues({ acid: "C001", kind: "RECEIPT", method: "POST" });
   console.log(joined.columnNames);
+  const report: Table = aging(joined, { asOf: "2025-12-31", buckets: [...DEFAULT_BUCKETS, 120] });
+  const accounts = await guarded.table("account");
+  const status: Table = creditStatus(accounts, joined, {
+    payDays: new Map([["C001", avg]]),
+    acids: ["C001"],
+  });
+  const aged: Table = await guarded.aging("payment", { accounts: ["S001"], asOf: new Date(0) });
+  const standing: Table = await guarded.creditStatus({ payDays: false, concurrency: 2 });
+  console.log(report.length, status.schema.over_limit, aged.rows, standing.columnNames);
 }
 
 function handle(err: unknown): string {

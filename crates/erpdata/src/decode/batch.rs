@@ -21,6 +21,23 @@ pub struct Batch {
 pub type Schema = Vec<(String, ColumnType)>;
 
 impl Batch {
+    /// A batch of no rows with `schema`'s columns: what a table of no rows
+    /// is made of, so that its columns and their types are still known.
+    pub fn empty(schema: &[(String, ColumnType)]) -> Batch {
+        Batch {
+            num_rows: 0,
+            columns: schema
+                .iter()
+                .map(|(name, ty)| Column {
+                    name: name.clone(),
+                    data: ColumnData::Null { len: 0 }
+                        .cast(*ty)
+                        .unwrap_or(ColumnData::Null { len: 0 }),
+                })
+                .collect(),
+        }
+    }
+
     /// The column named `name`.
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)

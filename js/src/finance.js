@@ -1,0 +1,90 @@
+// Aging and credit status: the core's finance views over tables JS holds
+// (a table's typed batch goes back into the core, so every figure is the
+// one Python and Rust compute, to the cent).
+import { AjaxAnswer } from "./answer.js";
+import { isoDate, optionsOf } from "./args.js";
+import { invalidInput } from "./errors.js";
+import { core, Table, tableBatch } from "./table.js";
+import { loadWasm } from "./wasm.js";
+
+/** Upper bounds of the past-due buckets, in days: current, 1-30, 31-60, 61-90, 91+. */
+export const DEFAULT_BUCKETS = Object.freeze([30, 60, 90]);
+
+function batchOf(field, value) {
+  const get = value?.[tableBatch];
+  if (typeof get !== "function") {
+    throw invalidInput(
+      field,
+      "must be a Table or Dues (as table(), duesTable() or dues() give it)",
+    );
+  }
+  return get.call(value);
+}
+
+/** The local calendar day as `YYYY-MM-DD`: `asOf` when none is given. */
+function today() {
+  const now = new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}`;
+}
+
+function asOfText(asOf) {
+  return asOf === undefined || asOf === null ? today() : isoDate("asOf", asOf);
+}
+
+/**
+ * The aging of `dues` (a Table from `duesTable()`, or a Dues) as of `asOf`
+ * (default: today): one row per account, its balance split into `current`,
+ * `1-30`, `31-60`, `61-90`, `91+` (or the `buckets` given), `undated`, and
+ * the `total`. Columns are found by name (`due_date`, `duedate`, `date`,
+ * `doc_date`; `balance`, `outstanding`, `amount`) unless named.
+ */
+export function aging(dues, options) {
+  const { asOf, buckets, dueDateColumn, balanceColumn } = optionsOf(options);
+  const { batch, numbers } = batchOf("dues", dues);
+  const out = core(() =>
+    loadWasm().aging(batch, asOfText(asOf), buckets, dueDateColumn, balanceColumn, numbers),
+  );
+  return new Table({ ...out, numbers });
+}
+
+function payDaysText(acid, value) {
+  if (value === null || value === undefined) return null;
+  if (value instanceof AjaxAnswer) return core(() => loadWasm().payDays(acid, value.raw));
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value === "bigint") return value.toString();
+  throw invalidInput(
+    "pay_days",
+    `${acid}: must be an avgPayDays answer, a number or decimal text, got ${typeof value}`,
+  );
+}
+
+/**
+ * The credit status of the customers of `accounts` (the account table:
+ * `acid`, `credit_limit`, `name` and `kind` when present) as of `asOf`
+ * (default: today), from `dues` (their receivables, from `duesTable()`):
+ * `acid`, `name`, `credit_limit`, `outstanding`, `available`, `over_limit`,
+ * `overdue`, `oldest_overdue_due_date`, `oldest_overdue_days`,
+ * `avg_pay_days` (from `payDays`: acid → avgPayDays answer or number).
+ * `acids` keeps only those customers.
+ */
+export function creditStatus(accounts, dues, options) {
+  const { payDays, asOf, acids } = optionsOf(options);
+  const a = batchOf("accounts", accounts);
+  const d = batchOf("dues", dues);
+  const entries =
+    payDays instanceof Map ? [...payDays] : Object.entries(optionsOf(payDays, "payDays"));
+  const pairs = entries.map(([acid, value]) => [String(acid), payDaysText(String(acid), value)]);
+  const wanted = acids === undefined || acids === null ? undefined : [...acids].map(String);
+  const out = core(() =>
+    loadWasm().creditStatus(a.batch, d.batch, pairs, asOfText(asOf), wanted, a.numbers),
+  );
+  return new Table({ ...out, numbers: a.numbers });
+}
+
+/** The acids of an account table's customers (`"receipt"`) or suppliers (`"payment"`). */
+export function accountIds(accounts, kind) {
+  const { batch } = batchOf("accounts", accounts);
+  return core(() => loadWasm().accountIds(batch, kind));
+}

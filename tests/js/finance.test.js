@@ -1,0 +1,216 @@
+// aging() and creditStatus(): the shared vectors (tests/vectors/aging.json,
+// credit-status.json, pay-days.json, account-ids.json) through the wasm core,
+// and ErpClient.aging() / creditStatus() against the sandbox.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { accountIds } from "../../js/src/finance.js";
+import { aging, creditStatus, ErpClient, InvalidInputError, Table } from "../../js/src/index.js";
+import { loadWasm } from "../../js/src/wasm.js";
+import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+import { checkError, decodeBody, load, makeCore } from "./vectors.js";
+
+const core = makeCore();
+
+/** A case's rows as a Table, exact numbers (`numbers: "string"`). */
+function table(data) {
+  const body = new TextEncoder().encode(`{"status":"success","data":${data}}`);
+  const { batches, notices, totalRows } = decodeBody(core, {
+    body,
+    whole: true,
+    numbers: "string",
+    chunk: 1 << 20,
+  });
+  return new Table({ batch: batches[0], notices, totalRows, numbers: "string" });
+}
+
+/** A report's rows as the vectors write them: numbers as {$number}. */
+function asVector(report, expect) {
+  assert.deepEqual(Object.entries(report.schema), expect.schema);
+  const numeric = (type) => type === "int" || type.startsWith("decimal");
+  const rows = report.rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [
+        k,
+        v !== null && numeric(report.schema[k]) ? { $number: String(v) } : v,
+      ]),
+    ),
+  );
+  assert.deepEqual(rows, expect.rows);
+}
+
+function expectError(fn, expected) {
+  let err;
+  try {
+    fn();
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err, "expected an error");
+  checkError(err, expected);
+  if (expected.contains) assert.ok(err.message.includes(expected.contains), err.message);
+}
+
+const AGING = load("aging");
+const CREDIT = load("credit-status");
+const PAY_DAYS = load("pay-days");
+const ACCOUNT_IDS = load("account-ids");
+
+test("the finance vector files have cases", () => {
+  for (const cases of [AGING, CREDIT, PAY_DAYS, ACCOUNT_IDS]) assert.ok(cases.length > 0);
+});
+
+for (const c of AGING) {
+  test(`aging.json: ${c.name}`, () => {
+    const o = c.options;
+    const run = () =>
+      aging(table(c.data), {
+        asOf: o.as_of,
+        buckets: o.buckets,
+        dueDateColumn: o.due_date_column,
+        balanceColumn: o.balance_column,
+      });
+    if (c.expect_error) expectError(run, c.expect_error);
+    else asVector(run(), c.expect);
+  });
+}
+
+for (const c of CREDIT) {
+  test(`credit-status.json: ${c.name}`, () => {
+    const payDays = new Map(c.pay_days.map(([acid, d]) => [acid, d === null ? null : d.$number]));
+    const run = () =>
+      creditStatus(table(c.accounts), table(c.dues), { payDays, asOf: c.as_of, acids: c.acids });
+    if (c.expect_error) expectError(run, c.expect_error);
+    else asVector(run(), c.expect);
+  });
+}
+
+for (const c of PAY_DAYS) {
+  test(`pay-days.json: ${c.name}`, () => {
+    const run = () => loadWasm().payDays(c.acid, c.answer);
+    if (c.expect_error) {
+      let err;
+      try {
+        run();
+      } catch (raw) {
+        err = raw;
+      }
+      assert.equal(err?.kind, c.expect_error.kind);
+      assert.equal(err?.field ?? null, c.expect_error.field);
+      assert.ok(err.message.includes(c.expect_error.contains), err.message);
+    } else {
+      assert.equal(run(), c.expect === null ? null : c.expect.$number);
+    }
+  });
+}
+
+for (const c of ACCOUNT_IDS) {
+  test(`account-ids.json: ${c.name}`, () => {
+    const run = () => accountIds(table(c.accounts), c.kind);
+    if (c.expect_error) expectError(run, c.expect_error);
+    else assert.deepEqual(run(), c.expect);
+  });
+}
+
+test("JS numbers come back exact, or the error says to read text", () => {
+  const body = new TextEncoder().encode(
+    '{"status":"success","data":[{"acid":"C1","due_date":"2025-06-01","balance":"0.10"},{"acid":"C1","due_date":"2025-06-02","balance":"0.20"}]}',
+  );
+  const { batches, notices, totalRows } = decodeBody(core, { body, whole: true, chunk: 1 << 20 });
+  const floats = new Table({ batch: batches[0], notices, totalRows });
+  // 0.1 + 0.2 in doubles is 0.30000000000000004; the core sums cents.
+  assert.equal(aging(floats, { asOf: "2025-07-01" }).rows[0]["1-30"], 0.3);
+  const huge = new TextEncoder().encode(
+    '{"status":"success","data":[{"due_date":"2025-06-01","balance":"12345678901234567.89"}]}',
+  );
+  const big = decodeBody(core, { body: huge, whole: true, chunk: 1 << 20 });
+  const lossy = new Table({ batch: big.batches[0], notices: [], totalRows: 1 });
+  assert.throws(
+    () => aging(lossy, { asOf: "2025-07-01" }),
+    (e) =>
+      e instanceof InvalidInputError && e.field === "dues" && /numbers: "string"/.test(e.message),
+  );
+  for (const bad of [[], {}, null, "dues"]) {
+    assert.throws(
+      () => aging(bad),
+      (e) => e instanceof InvalidInputError && e.field === "dues",
+    );
+  }
+  assert.throws(
+    () => aging(floats, { asOf: new Date(2025, 6, 1, 12) }),
+    (e) => e instanceof InvalidInputError && e.field === "asOf",
+  );
+  assert.throws(
+    () => aging(floats, { buckets: [30, "60"] }),
+    (e) => e instanceof InvalidInputError && e.field === "buckets",
+  );
+});
+
+let sandbox;
+before(async () => {
+  sandbox = await startSandbox();
+});
+after(() => sandbox?.stop());
+
+function client() {
+  return new ErpClient({
+    baseUrl: sandbox.url,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+  });
+}
+
+const cents = (t) => BigInt(t.replace(".", ""));
+
+test("ErpClient.aging: every customer's dues, each total their balances", async () => {
+  const c = client();
+  const report = await c.aging("receipt", { asOf: "2025-12-31", numbers: "string" });
+  const accounts = await c.table("account");
+  const customers = accounts.rows.filter((r) => r.kind === "customer").map((r) => r.acid);
+  const dues = await c.duesTable(customers, "receipt", { numbers: "string" });
+  assert.deepEqual(
+    report.rows.map((r) => r.acid),
+    [...new Set(dues.rows.map((d) => d.acid))],
+  );
+  for (const row of report.rows) {
+    const owed = dues.rows
+      .filter((d) => d.acid === row.acid)
+      .reduce((sum, d) => sum + cents(d.balance), 0n);
+    assert.equal(cents(row.total), owed);
+    const buckets = ["current", "1-30", "31-60", "61-90", "91+", "undated"];
+    assert.equal(
+      buckets.reduce((s, b) => s + cents(row[b]), 0n),
+      owed,
+    );
+  }
+  const payables = await c.aging("payment", { asOf: "2025-12-31" });
+  assert.ok(payables.rows.length > 0 && payables.rows.every((r) => r.acid.startsWith("S")));
+});
+
+test("ErpClient.creditStatus: limits, outstanding and average payment days", async () => {
+  const c = client();
+  const report = await c.creditStatus({ asOf: "2025-12-31", numbers: "string" });
+  const accounts = await c.table("account", { numbers: "string" });
+  const byAcid = new Map(accounts.rows.map((r) => [r.acid, r]));
+  assert.deepEqual(
+    report.rows.map((r) => r.acid),
+    accounts.rows.filter((r) => r.kind === "customer").map((r) => r.acid),
+  );
+  for (const row of report.rows) {
+    assert.equal(row.credit_limit, byAcid.get(row.acid).credit_limit);
+    assert.equal(cents(row.available), cents(row.credit_limit) - cents(row.outstanding));
+    const avg = await c.avgPayDays(row.acid, { numbers: "string" });
+    assert.equal(row.avg_pay_days, avg.fields.avg_pay_days);
+  }
+  assert.ok(report.rows.some((r) => r.over_limit) && !report.rows.every((r) => r.over_limit));
+  const one = await c.creditStatus({ asOf: "2025-12-31", accounts: ["C002"], payDays: false });
+  assert.deepEqual(
+    one.rows.map((r) => [r.acid, r.avg_pay_days]),
+    [["C002", null]],
+  );
+  await assert.rejects(
+    c.creditStatus({ accounts: ["S001"] }),
+    (e) => e instanceof InvalidInputError && e.field === "accounts" && e.message.includes("S001"),
+  );
+});
