@@ -96,7 +96,12 @@ test-rust: sandbox
 	scripts/check-core-deps.sh
 	RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet -p erpdata --all-features
 
+# The HTML report test opens a report in headless Chromium
+# (scripts/chromium.sh finds or installs it; without one it is skipped and
+# pytest says so); its screenshot is kept in target/report/.
 test-python: sandbox python
+	ERPDATA_CHROMIUM=$$(bash scripts/chromium.sh || true) \
+	ERPDATA_REPORT_SCREENSHOT=$(CURDIR)/target/report/aging.png \
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
 
 # The wheel and the sdist as users install them: mk/dist.mk's smoke tests

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
+from . import _html
 from ._checks import invalid, shown
 from ._kinds import DuesKind
 
@@ -118,6 +119,18 @@ class Table(Sequence[Row]):
         notes = f", {len(notices)} notices" if notices else ""
         return f"<Table: {len(self)} rows; columns: {shown}{more}{notes}>"
 
+    @property
+    def schema(self) -> list[tuple[str, str]]:
+        """``(name, type)`` of each column, the type as the core names it:
+        ``int``, ``decimal(p,s)``, ``date``, ``timestamp``, ``bool``,
+        ``string``, ``json``, ``null``."""
+        return self._data.schema
+
+    def _repr_html_(self) -> str:
+        return _html.table_html(
+            "erpdata Table", self.schema, self[: _html.PREVIEW_ROWS], len(self), self.notices
+        )
+
     # -- Arrow and DataFrames --------------------------------------------------
 
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
@@ -192,6 +205,16 @@ class Dues:
     def __repr__(self) -> str:
         # `raw` can be large; the rows count says enough.
         return f"<Dues {self.kind.value} of {self.acid!r}: {len(self.rows)} rows>"
+
+    def _repr_html_(self) -> str:
+        title = f"{self.kind.value.capitalize()} dues of {self.acid}"
+        if self._data is None:
+            schema = [(k, "") for k in dict.fromkeys(k for r in self.rows for k in r)]
+            return _html.table_html(title, schema, self.rows, len(self.rows), self.notices)
+        table = self.to_table()
+        return _html.table_html(
+            title, table.schema, table[: _html.PREVIEW_ROWS], len(table), self.notices
+        )
 
     def to_table(self) -> Table:
         """The rows as a :class:`Table` (typed columns)."""
@@ -293,6 +316,14 @@ class AjaxAnswer:
     def to_polars(self) -> Any:
         """The rows as a ``polars.DataFrame`` (needs ``erpdata[polars]``)."""
         return self.to_table().to_polars()
+
+    def _repr_html_(self) -> str:
+        title = f"{self.func} ({self.shape})"
+        if self.shape == "rows":
+            return _html.table_html(title, self.schema, self.rows, len(self.rows), self.notices)
+        if self.shape == "object":
+            return _html.fields_html(title, self.schema, self.fields)
+        return _html.fields_html(title, self.schema, {"value": self.scalar})
 
     def __repr__(self) -> str:
         if self.shape == "rows":

@@ -265,6 +265,74 @@ def cmd_dues_table(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _write_report(
+    table: Table, args: argparse.Namespace, title: str, html: Callable[..., str]
+) -> int:
+    """A finance view as a terminal table, csv, json or an HTML report."""
+    if args.format == "html":
+        page = html(table, as_of=args.as_of, title=title)
+        out = _open_output(args.output)
+        try:
+            out.write(page)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+        if args.output not in (None, "-"):
+            print(f"report written to {args.output}", file=sys.stderr)
+        return EXIT_OK
+    out = _open_output(args.output)
+    try:
+        if args.format == "table":
+            from .report import print_table
+
+            print_table(table, title=title, file=out)
+        else:
+            write_rows(table, args.format, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_OK
+
+
+def _as_of(args: argparse.Namespace) -> None:
+    if args.as_of is None:
+        args.as_of = datetime.date.today().isoformat()
+
+
+def cmd_aging(args: argparse.Namespace) -> int:
+    from .report import aging_html
+
+    _as_of(args)
+    with _client(args) as client:
+        table = client.aging(
+            args.kind,
+            accounts=args.accounts,
+            as_of=args.as_of,
+            buckets=args.buckets or (30, 60, 90),
+            accounts_table=args.accounts_table,
+            concurrency=args.concurrency,
+        )
+    side = "Receivables" if args.kind == "receipt" else "Payables"
+    return _write_report(table, args, f"{side} aging as of {args.as_of}", aging_html)
+
+
+def cmd_credit_status(args: argparse.Namespace) -> int:
+    from .report import credit_status_html
+
+    _as_of(args)
+    with _client(args) as client:
+        table = client.credit_status(
+            accounts=args.accounts,
+            as_of=args.as_of,
+            pay_days=not args.no_pay_days,
+            accounts_table=args.accounts_table,
+            concurrency=args.concurrency,
+        )
+    return _write_report(
+        table, args, f"Customer credit status as of {args.as_of}", credit_status_html
+    )
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import export, id_of
 
@@ -530,6 +598,50 @@ def parser() -> argparse.ArgumentParser:
     dues_table.add_argument("--format", choices=FORMATS, default="csv")
     dues_table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues_table.set_defaults(run=cmd_dues_table, company_id=None, year_id=None)
+
+    finance = argparse.ArgumentParser(add_help=False)
+    views = finance.add_argument_group("report")
+    views.add_argument(
+        "--accounts", nargs="+", metavar="ACID", help="these accounts [default: --all]"
+    )
+    views.add_argument(
+        "--all",
+        action="store_const",
+        const=None,
+        dest="accounts",
+        help="every customer (or supplier) of the account table",
+    )
+    views.add_argument("--as-of", metavar="YYYY-MM-DD", help="[default: today]")
+    views.add_argument("--company-id", help="of the account table [ERPDATA_COMPANY_ID]")
+    views.add_argument("--year-id", help="of the account table [ERPDATA_YEAR_ID]")
+    views.add_argument("--accounts-table", default="account", metavar="NAME")
+    views.add_argument("--concurrency", type=int, default=8, metavar="N")
+    views.add_argument(
+        "--format",
+        choices=("table", "csv", "json", "jsonl", "html"),
+        default="table",
+        help="table: readable on a terminal; html: a report with a chart",
+    )
+    views.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    aging = commands.add_parser(
+        "aging",
+        parents=[connection, finance],
+        help="receivables or payables by age: current, 1-30, 31-60, 61-90, 91+ days past due",
+    )
+    aging.add_argument("--kind", choices=("receipt", "payment"), default="receipt", type=str.lower)
+    aging.add_argument(
+        "--buckets", nargs="+", type=int, metavar="DAYS", help="bucket bounds [30 60 90]"
+    )
+    aging.set_defaults(run=cmd_aging)
+    credit = commands.add_parser(
+        "credit-status",
+        parents=[connection, finance],
+        help="customers' outstanding against their credit limit, overdue, payment days",
+    )
+    credit.add_argument(
+        "--no-pay-days", action="store_true", help="do not ask avgPayDays of each customer"
+    )
+    credit.set_defaults(run=cmd_credit_status)
 
     export = commands.add_parser(
         "export",

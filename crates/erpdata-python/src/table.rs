@@ -30,6 +30,30 @@ pub(crate) fn to_arrow(batch: erpdata::Batch) -> Result<RecordBatch, Error> {
         })
 }
 
+/// The core's name of an Arrow field's type (the types `to_arrow` makes).
+fn type_name(field: &arrow_schema::Field) -> String {
+    use arrow_schema::DataType;
+    match field.data_type() {
+        DataType::Null => "null".to_owned(),
+        DataType::Boolean => "bool".to_owned(),
+        DataType::Int64 => "int".to_owned(),
+        DataType::Decimal128(p, s) => format!("decimal({p},{s})"),
+        DataType::Date32 => "date".to_owned(),
+        DataType::Timestamp(..) => "timestamp".to_owned(),
+        DataType::Utf8
+            if field
+                .metadata()
+                .get(erpdata::TYPE_METADATA_KEY)
+                .map(String::as_str)
+                == Some(erpdata::JSON_TYPE) =>
+        {
+            "json".to_owned()
+        }
+        DataType::Utf8 | DataType::Dictionary(..) => "string".to_owned(),
+        other => other.to_string(),
+    }
+}
+
 /// Rows as a list of dicts: `batches` in order, rows `start..stop` overall.
 fn rows_of<'py>(
     py: Python<'py>,
@@ -219,6 +243,17 @@ impl TableData {
     #[getter]
     fn notices(&self) -> Vec<String> {
         self.notices.clone()
+    }
+
+    /// `(name, type)` of each column, the type as the core names it
+    /// (`int`, `decimal(14,2)`, `date`, `timestamp`, `string`, `json`, ...).
+    #[getter]
+    fn schema(&self) -> Vec<(String, String)> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), type_name(f)))
+            .collect()
     }
 
     /// Rows `start..stop` as dicts.

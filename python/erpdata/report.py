@@ -1,0 +1,225 @@
+"""Reports of the finance views: a readable table on a terminal (rich),
+and a self-contained HTML page (the table, its totals and a bar chart drawn
+with matplotlib, embedded as a PNG: nothing to fetch to view it).
+
+Needs ``erpdata[report]`` (rich, matplotlib)::
+
+    from erpdata import report
+    aging = client.aging(as_of="2025-12-31")
+    report.print_table(aging, title="Receivables aging")
+    Path("aging.html").write_text(report.aging_html(aging, as_of="2025-12-31"))
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import io
+from decimal import Decimal
+from html import escape
+from typing import IO, Any
+
+from ._models import Table, _need
+
+__all__ = ["totals", "print_table", "aging_html", "credit_status_html"]
+
+# Columns of an aging table that are not buckets.
+_NOT_BUCKETS = ("acid", "total")
+
+
+def _is_number(kind: str) -> bool:
+    return kind == "int" or kind.startswith("decimal")
+
+
+def totals(table: Table) -> dict[str, Decimal]:
+    """The sum of each numeric column (exact), by column name."""
+    numeric = [name for name, kind in table.schema if _is_number(kind)]
+    sums = {name: Decimal(0) for name in numeric}
+    for row in table:
+        for name in numeric:
+            value = row[name]
+            if value is not None:
+                sums[name] += value
+    return sums
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return f"{value:,}"
+    return str(value)
+
+
+def print_table(
+    table: Table,
+    *,
+    title: str | None = None,
+    file: IO[str] | None = None,
+    with_totals: bool = True,
+) -> None:
+    """``table`` as a rich table on ``file`` (default: stdout): numbers
+    right-aligned with thousands separators, a totals row of the numeric
+    columns (``with_totals``)."""
+    rich_console = _need("rich.console", "report", "report.print_table()")
+    rich_table = _need("rich.table", "report", "report.print_table()")
+    out = rich_table.Table(title=title, show_footer=with_totals and len(table) > 0)
+    sums = totals(table) if with_totals else {}
+    for i, (name, kind) in enumerate(table.schema):
+        if name in sums and _summable(name):
+            footer = _text(sums[name])
+        else:
+            footer = "Total" if i == 0 else ""
+        out.add_column(
+            name,
+            justify="right" if _is_number(kind) else "left",
+            footer=footer,
+            no_wrap=True,
+        )
+    widths = [max(len(name), 5) for name, _ in table.schema]
+    for row in table:
+        cells = [_text(row[name]) for name, _ in table.schema]
+        widths = [max(w, len(c)) for w, c in zip(widths, cells)]
+        out.add_row(*cells)
+    for name in sums:
+        j = [n for n, _ in table.schema].index(name)
+        widths[j] = max(widths[j], len(_text(sums[name])))
+    # Wide enough for every cell: a report is read whole, never elided.
+    natural = sum(w + 3 for w in widths) + 1
+    rich_console.Console(file=file, width=natural).print(out)
+
+
+def _png(figure: Any) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _pyplot() -> Any:
+    matplotlib = _need("matplotlib", "report", "an HTML report")
+    matplotlib.use("Agg")  # no display: the chart is drawn into the page
+    return _need("matplotlib.pyplot", "report", "an HTML report")
+
+
+def _thousands(axis: Any) -> None:
+    ticker = _need("matplotlib.ticker", "report", "an HTML report")
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+
+
+def aging_chart(table: Table, title: str) -> str:
+    """A bar chart of the aging buckets' totals, as base64 PNG."""
+    plt = _pyplot()
+    sums = totals(table)
+    buckets = [n for n, _ in table.schema if n not in _NOT_BUCKETS]
+    figure, axes = plt.subplots(figsize=(7, 3.2))
+    values = [float(sums.get(b, 0)) for b in buckets]
+    bars = axes.bar(buckets, values, color="#1f77b4")
+    axes.bar_label(bars, labels=[f"{sums.get(b, 0):,.0f}" for b in buckets], fontsize=8)
+    axes.set_title(title)
+    axes.set_ylabel("balance")
+    _thousands(axes.yaxis)
+    axes.spines[["top", "right"]].set_visible(False)
+    try:
+        return _png(figure)
+    finally:
+        plt.close(figure)
+
+
+def credit_chart(table: Table, title: str) -> str:
+    """Outstanding against credit limit per customer, as base64 PNG."""
+    plt = _pyplot()
+    rows = list(table)
+    names = [str(r["acid"]) for r in rows]
+    figure, axes = plt.subplots(figsize=(7, 0.35 * max(len(rows), 4) + 1))
+    limits = [float(r["credit_limit"] or 0) for r in rows]
+    owed = [float(r["outstanding"] or 0) for r in rows]
+    axes.barh(names, limits, color="#c7d9ea", label="credit limit")
+    axes.barh(
+        names,
+        owed,
+        height=0.5,
+        color=["#d62728" if r["over_limit"] else "#1f77b4" for r in rows],
+        label="outstanding",
+    )
+    axes.invert_yaxis()
+    _thousands(axes.xaxis)
+    axes.legend(loc="lower right", fontsize=8)
+    axes.set_title(title)
+    axes.spines[["top", "right"]].set_visible(False)
+    try:
+        return _png(figure)
+    finally:
+        plt.close(figure)
+
+
+def _page(title: str, subtitle: str, chart: str, chart_alt: str, table: Table) -> str:
+    sums = totals(table)
+    schema = table.schema
+    head = "".join(
+        f'<th class="{"num" if _is_number(k) else ""}">{escape(n)}</th>' for n, k in schema
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="{"num" if _is_number(k) else ""}">{escape(_text(row[n]))}</td>'
+            for n, k in schema
+        )
+        + "</tr>"
+        for row in table
+    )
+    foot = "".join(
+        f'<td class="num" data-column="{escape(n)}">{escape(_text(sums[n]))}</td>'
+        if n in sums and _summable(n)
+        else ("<td>Total</td>" if i == 0 else "<td></td>")
+        for i, (n, _) in enumerate(schema)
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>
+body{{font-family:system-ui,sans-serif;margin:2em;color:#222}}
+table{{border-collapse:collapse;font-size:14px;margin-top:1em}}
+th,td{{padding:4px 10px;border-bottom:1px solid #ddd;text-align:left}}
+td.num,th.num{{text-align:right;font-variant-numeric:tabular-nums}}
+tfoot td{{font-weight:bold;border-top:2px solid #222}}
+.meta{{color:#666}}
+</style></head>
+<body>
+<h1>{escape(title)}</h1>
+<p class="meta">{escape(subtitle)}</p>
+<img id="chart" alt="{escape(chart_alt)}" src="data:image/png;base64,{chart}">
+<table id="report"><thead><tr>{head}</tr></thead>
+<tbody>{body}</tbody>
+<tfoot><tr class="totals">{foot}</tr></tfoot></table>
+</body></html>
+"""
+
+
+def _summable(name: str) -> bool:
+    """Whether a numeric column's total means something (not days, not a
+    per-account figure such as an average)."""
+    return "days" not in name
+
+
+def aging_html(
+    table: Table, *, as_of: datetime.date | str, title: str = "Receivables aging"
+) -> str:
+    """A self-contained HTML report of an aging table: the totals per
+    bucket as a bar chart, then every account and the totals row."""
+    subtitle = f"As of {as_of}: {len(table)} accounts, total {_text(totals(table).get('total', 0))}"
+    return _page(title, subtitle, aging_chart(table, title), "balance by age bucket", table)
+
+
+def credit_status_html(
+    table: Table, *, as_of: datetime.date | str, title: str = "Customer credit status"
+) -> str:
+    """A self-contained HTML report of a credit-status table: outstanding
+    against each customer's limit as a chart, then the table."""
+    over = sum(1 for r in table if r["over_limit"])
+    subtitle = f"As of {as_of}: {len(table)} customers, {over} over their credit limit"
+    return _page(
+        title, subtitle, credit_chart(table, title), "outstanding against credit limit", table
+    )

@@ -1,0 +1,187 @@
+"""`erpdata aging` and `erpdata credit-status` against the sandbox: the
+terminal table, csv and json, and the HTML report, opened in headless
+Chromium (ERPDATA_CHROMIUM, set by `make test-python` through
+scripts/chromium.sh), whose screenshot must show the chart and the totals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import erpdata
+from conftest import SANDBOX_TOKEN
+from test_cli import cli, env_for
+
+AS_OF = "2025-12-31"
+BAR_BLUE = (31, 119, 180)  # the chart's bar colour (report.aging_chart)
+
+
+@pytest.fixture
+def env(sandbox_url: str) -> dict[str, str]:
+    return env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+
+
+def test_aging_terminal_table_has_every_account_and_the_totals(
+    env: dict[str, str], client: erpdata.Client
+) -> None:
+    done = cli(["aging", "--as-of", AS_OF], env)
+    assert done.returncode == 0, done.stderr
+    expected = client.aging(as_of=AS_OF)
+    lines = done.stdout.splitlines()
+    assert "Receivables aging as of 2025-12-31" in lines[0]
+    for row in expected:
+        line = next(ln for ln in lines if f" {row['acid']} " in ln)
+        assert f"{row['total']:,}" in line
+    total = sum((r["total"] for r in expected), Decimal(0))
+    assert any("Total" in ln and f"{total:,}" in ln for ln in lines)
+    assert "…" not in done.stdout  # nothing elided
+
+
+def test_aging_csv_json_and_buckets(env: dict[str, str], client: erpdata.Client) -> None:
+    done = cli(["aging", "--kind", "payment", "--as-of", AS_OF, "--format", "csv"], env)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    expected = client.aging("payment", as_of=AS_OF)
+    assert [r["acid"] for r in rows] == [r["acid"] for r in expected]
+    assert [Decimal(r["total"]) for r in rows] == [r["total"] for r in expected]
+    done = cli(
+        ["aging", "--accounts", "C001", "C002", "--buckets", "45", "--as-of", AS_OF]
+        + ["--format", "json"],
+        env,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [r["acid"] for r in report] == ["C001", "C002"]
+    assert list(report[0]) == ["acid", "current", "1-45", "46+", "undated", "total"]
+
+
+def test_credit_status_cli(env: dict[str, str], client: erpdata.Client) -> None:
+    done = cli(["credit-status", "--as-of", AS_OF, "--format", "json"], env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    expected = client.credit_status(as_of=AS_OF)
+    assert [(r["acid"], r["over_limit"]) for r in report] == [
+        (r["acid"], r["over_limit"]) for r in expected
+    ]
+    done = cli(["credit-status", "--accounts", "S001", "--as-of", AS_OF], env)
+    assert done.returncode == 2
+    assert "S001" in done.stderr and "not a customer" in done.stderr
+    done = cli(["credit-status", "--as-of", "2025-02-30"], env)
+    assert done.returncode == 2 and "as_of" in done.stderr
+
+
+def report_file(env: dict[str, str], tmp_path: Path, command: str) -> Path:
+    out = tmp_path / f"{command}.html"
+    done = cli([command, "--as-of", AS_OF, "--format", "html", "-o", str(out)], env)
+    assert done.returncode == 0, done.stderr
+    assert f"report written to {out}" in done.stderr
+    return out
+
+
+def test_html_reports_are_self_contained(env: dict[str, str], tmp_path: Path) -> None:
+    for command in ("aging", "credit-status"):
+        page = report_file(env, tmp_path, command).read_text(encoding="utf-8")
+        assert page.startswith("<!DOCTYPE html>")
+        # Nothing to fetch: the chart is a data: URL, no script or link.
+        assert re.search(r'<img id="chart" alt="[^"]+" src="data:image/png;base64,', page)
+        assert not re.search(r"(src|href)=\"(https?:)?//", page)
+        assert "<script" not in page
+        assert '<tr class="totals">' in page
+        assert SANDBOX_TOKEN not in page
+    credit = (tmp_path / "credit-status.html").read_text(encoding="utf-8")
+    assert "O&#x27;Brien Hardware" in credit  # names escaped
+
+
+def chromium() -> str:
+    found = os.environ.get("ERPDATA_CHROMIUM") or shutil.which("chromium")
+    if not found:
+        pytest.skip("no Chromium (scripts/chromium.sh could not install one)")
+    return found
+
+
+def screenshot(binary: str, page: Path, out: Path, profile: Path) -> None:
+    args = [
+        binary,
+        "--headless=new",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--window-size=1100,1400",
+        f"--screenshot={out}",
+        page.as_uri(),
+    ]
+    if os.geteuid() == 0:
+        args.insert(1, "--no-sandbox")
+    subprocess.run(args, capture_output=True, timeout=120, check=True)
+
+
+def dom(binary: str, page: Path, profile: Path) -> str:
+    args = [binary, "--headless=new", "--disable-gpu", f"--user-data-dir={profile}"]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    done = subprocess.run(
+        [*args, "--dump-dom", page.as_uri()], capture_output=True, timeout=120, check=True
+    )
+    return done.stdout.decode()
+
+
+def test_report_in_chromium_shows_the_chart_and_the_totals(
+    env: dict[str, str], client: erpdata.Client, tmp_path: Path
+) -> None:
+    binary = chromium()
+    image = pytest.importorskip("PIL.Image")
+    page = report_file(env, tmp_path, "aging")
+    shot = Path(os.environ.get("ERPDATA_REPORT_SCREENSHOT", tmp_path / "aging.png"))
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    screenshot(binary, page, shot, tmp_path / "profile")
+    with image.open(shot) as picture:
+        rgb = picture.convert("RGB")
+        width, height = rgb.size
+        assert (width, height) == (1100, 1400)
+        # The chart drew: its bars' colour covers a good area of the page.
+        colours = dict((c, n) for n, c in rgb.getcolors(maxcolors=width * height))
+        blue = colours.get(BAR_BLUE, 0)
+        assert blue > 2_000, f"{blue} pixels of the bar colour: the chart did not render"
+    text = dom(binary, page, tmp_path / "profile")
+    total = sum((r["total"] for r in client.aging(as_of=AS_OF)), Decimal(0))
+    assert f'data-column="total">{total:,}</td>' in text
+    assert "Receivables aging as of 2025-12-31" in text
+
+
+def test_html_reprs_for_notebooks(client: erpdata.Client) -> None:
+    table = client.table("sales_invoice")
+    html = table._repr_html_()
+    assert f"{len(table):,} rows" in html and f"{len(table.columns)} columns" in html
+    for name, kind in table.schema:
+        assert f'<th>{name}<br><span class="type">{kind}</span></th>' in html
+    assert html.count("<tr>") == 1 + 10  # the header and the first ten rows
+    assert f"… {len(table) - 10:,} more rows" in html
+    dues = client.receivables("C001")
+    assert "Receipt dues of C001" in dues._repr_html_()
+    answer = client.avg_pay_days("C001")
+    assert "avg_pay_days" in answer._repr_html_() and "object" in answer._repr_html_()
+    aging = client.aging(as_of=AS_OF)
+    assert "decimal(38,2)" in aging._repr_html_()
+    # Values are escaped, notices shown; the plain repr stays one short line.
+    config = erpdata._core.Config(
+        "https://erp.example.com/", project="demo", access_token="fake-token-for-tests"
+    )
+    odd = config.parse_table(
+        200,
+        b"\n<br />\n<b>Notice</b>:  Undefined index: <i>x</i> in <b>/var/www/x.php</b>"
+        b' on line <b>3</b><br />\n{"status":"success","data":[{"n":"<script>alert(1)</script>"}]}',
+    )
+    html = odd._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert odd.notices and "notice: Notice: Undefined index: &lt;i&gt;x&lt;/i&gt;" in html
+    assert len(repr(table).splitlines()) == 1 and len(repr(table)) < 200
