@@ -7,11 +7,11 @@ import asyncio
 import datetime
 from collections.abc import AsyncIterator, Iterable, Mapping
 from types import TracebackType
-from typing import Any, Callable, Literal, overload
+from typing import Any, Literal, overload
 
 import httpx
 
-from . import _drive, _finance
+from . import _drive, _finance, _progress
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
 from ._checks import (
     ajax_params,
@@ -24,6 +24,7 @@ from ._checks import (
 from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Id, Row, Table
+from ._progress import ProgressArg
 from ._stream import AsyncTableStream, BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
@@ -388,7 +389,7 @@ class AsyncClient(ClientBase):
         year_id: Id | None = None,
         method: str = "POST",
         timeout: TimeoutTypes = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: ProgressArg = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
     ) -> Table:
@@ -399,7 +400,11 @@ class AsyncClient(ClientBase):
         request = self._table_request(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings)
         call = self._table_call(request, typing, timeout)
-        return Table(await _drive.arun(self._http, call, _drive.State(progress=progress)))
+        reporter = _progress.callback(progress, name)
+        try:
+            return Table(await _drive.arun(self._http, call, _drive.State(progress=reporter)))
+        finally:
+            _progress.close(reporter)
 
     @overload
     def stream_table(

@@ -75,9 +75,11 @@ def check_flag(field: str, value: bool) -> bool:
 
 
 def check_progress(progress: Any) -> None:
-    """``progress`` must be ``None`` or callable."""
-    if progress is not None and not callable(progress):
-        invalid("progress", f"must be a callable or None, got {type(progress).__name__}")
+    """``progress`` must be ``None``, a ``bool`` or callable."""
+    if progress is not None and not isinstance(progress, bool) and not callable(progress):
+        invalid(
+            "progress", f"must be True, False, None or a callable, got {type(progress).__name__}"
+        )
 
 
 def check_http_client(http_client: Any, expected: type) -> None:

@@ -7,11 +7,11 @@ import datetime
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Callable, Literal, overload
+from typing import Any, Literal, overload
 
 import httpx
 
-from . import _drive, _finance
+from . import _drive, _finance, _progress
 from ._base import DEFAULT_BATCH_ROWS, ClientBase
 from ._checks import (
     ajax_params,
@@ -24,6 +24,7 @@ from ._checks import (
 from ._core import DEFAULT_MAX_RETRIES, Batch, Request, Typing
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Id, Row, Table
+from ._progress import ProgressArg
 from ._stream import BatchFormat, TableStream, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
@@ -449,7 +450,7 @@ class Client(ClientBase):
         year_id: Id | None = None,
         method: str = "POST",
         timeout: TimeoutTypes = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: ProgressArg = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
     ) -> Table:
@@ -458,8 +459,11 @@ class Client(ClientBase):
         (the body is never held whole); each column's type is decided over
         the whole table. ``method="GET"`` puts the token in the URL (the
         service allows it); the default POST keeps it in the body.
-        ``progress``, if given, is called with (bytes received, rows
-        decoded) as the answer arrives.
+        ``progress``: by default a ``tqdm.auto`` bar (a widget in
+        notebooks) appears once a download takes over a second, where
+        output is interactive and tqdm is installed; ``True`` shows it
+        from the start, ``False`` never, and a callable is called with
+        (bytes received, rows decoded) instead.
 
         ``schema_overrides`` maps column names to declared types: a type
         name (``"string"``, ``"int"``, ``"decimal"``, ``"decimal(P,S)"``,
@@ -478,7 +482,11 @@ class Client(ClientBase):
         request = self._table_request(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings)
         call = self._table_call(request, typing, timeout)
-        return Table(_drive.run(self._http, call, _drive.State(progress=progress)))
+        reporter = _progress.callback(progress, name)
+        try:
+            return Table(_drive.run(self._http, call, _drive.State(progress=reporter)))
+        finally:
+            _progress.close(reporter)
 
     @overload
     def stream_table(

@@ -56,6 +56,12 @@ class State:
         self.output = action.output
         if isinstance(action.output, tuple):  # a stream's (notices, total rows)
             self.notices, self.rows_received = action.output
+        elif isinstance(getattr(action.output, "num_rows", None), int):  # a whole table
+            self.rows_received = action.output.num_rows
+        if self.progress is not None:
+            # The last word: every byte and row (the decoder counts rows by
+            # whole batches while the body arrives).
+            self.progress(self.bytes_received, self.rows_received)
         self.finished = True
         logger.debug("call done after %d requests", call.attempts)
 

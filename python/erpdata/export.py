@@ -36,7 +36,6 @@ import importlib
 import json
 import os
 import queue
-import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -46,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _core
 from ._checks import check_concurrency, invalid
 from ._models import Id
+from ._progress import interactive
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -119,19 +119,13 @@ def _ids(field: str, values: Id | Iterable[Id]) -> list[Id]:
     return out
 
 
-def _interactive() -> bool:
-    if "ipykernel" in sys.modules:
-        return True
-    return bool(getattr(sys.stderr, "isatty", lambda: False)())
-
-
 class _Progress:
     """Partitions done and rows so far, through tqdm.auto when it is
     installed and wanted."""
 
     def __init__(self, total: int, enabled: bool | None) -> None:
         self._bar: Any = None
-        if enabled is False or (enabled is None and not _interactive()):
+        if enabled is False or (enabled is None and not interactive()):
             return
         try:
             tqdm = importlib.import_module("tqdm.auto").tqdm

@@ -589,7 +589,7 @@ PARAMS = [
         "table",
         "progress",
         st.one_of(wrong_type, st.just(lambda b, r: None)),
-        lambda v: good() if v is None or callable(v) else bad("progress"),
+        lambda v: good() if v is None or isinstance(v, bool) or callable(v) else bad("progress"),
     ),
     Param(
         "stream_table",
