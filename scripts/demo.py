@@ -126,6 +126,32 @@ def functions_part(base_url: str) -> None:
         )
 
 
+def finance_part(base_url: str) -> None:
+    import erpdata
+
+    with erpdata.Client(
+        base_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+    ) as client:
+        aging = client.aging(as_of="2025-12-31")
+        status = client.credit_status(as_of="2025-12-31")
+    try:
+        from erpdata import report
+    except ImportError:
+        print("\n(rich/matplotlib not installed: pip install 'erpdata[report]' for the reports)")
+        return
+    print()
+    report.print_table(aging, title="Receivables aging as of 2025-12-31 (client.aging)")
+    print()
+    report.print_table(status, title="Customer credit status as of 2025-12-31 (client.credit_status)")
+    folder = ROOT / "target" / "demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "aging.html").write_text(report.aging_html(aging, as_of="2025-12-31"), "utf-8")
+    (folder / "credit-status.html").write_text(
+        report.credit_status_html(status, as_of="2025-12-31"), "utf-8"
+    )
+    print(f"HTML reports with charts: {folder / 'aging.html'}, {folder / 'credit-status.html'}")
+
+
 AGING_SQL = """
 WITH open AS (
   SELECT i.customer, i.due_date, i.total - COALESCE(SUM(r.amount), 0) AS balance
@@ -214,6 +240,7 @@ def main() -> int:
         print(f"sandbox ERP running at {base_url}\n")
         python_part(base_url)
         functions_part(base_url)
+        finance_part(base_url)
         js_part(base_url)
         export_part(base_url)
     finally:

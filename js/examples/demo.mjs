@@ -21,7 +21,26 @@ show("Receivables of customer C001", receivables.rows, Object.keys(receivables.r
 const payables = await client.payables("S001", { numbers: "string" });
 show("Payables to supplier S001", payables.rows, Object.keys(payables.rows[0] ?? {}));
 const table = await client.table("sales_invoice", { numbers: "string" });
-show(`sales_invoice: first 5 of ${table.rows.length} rows`, table.rows.slice(0, 5), table.columnNames);
+show(
+  `sales_invoice: first 5 of ${table.rows.length} rows`,
+  table.rows.slice(0, 5),
+  table.columnNames,
+);
 // Each column's type, decided by the core over the whole table: money sent
 // as "1500.00" is a decimal, a DATETIME a timestamp, a zero date null.
-console.log(`\n  types: ${Object.entries(table.schema).map(([name, type]) => `${name} ${type}`).join(", ")}`);
+console.log(
+  `\n  types: ${Object.entries(table.schema)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(", ")}`,
+);
+
+// The core's aging and credit status, to the cent as in Python and Rust.
+const aged = await client.aging("receipt", { asOf: "2025-12-31", numbers: "string" });
+show("Receivables aging as of 2025-12-31 (client.aging)", aged.rows, aged.columnNames);
+const standing = await client.creditStatus({ asOf: "2025-12-31", numbers: "string" });
+const over = standing.rows.filter((r) => r.over_limit);
+show(
+  `Customers over their credit limit: ${over.length} of ${standing.rows.length} (client.creditStatus)`,
+  over,
+  ["acid", "name", "credit_limit", "outstanding", "overdue", "oldest_overdue_days"],
+);
