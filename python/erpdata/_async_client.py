@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import AsyncIterator, Iterable, Mapping
+import os
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import httpx
 
@@ -28,6 +29,9 @@ from ._progress import ProgressArg
 from ._stream import AsyncTableStream, BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
+
+if TYPE_CHECKING:
+    from .export import ExportResult
 
 __all__ = ["AsyncClient"]
 
@@ -317,6 +321,37 @@ class AsyncClient(ClientBase):
         typing = typing_options(schema_overrides, infer_strings)
         table: Table = self._config.dues_table([d._data for d in dues.values()], typing)
         return table
+
+    async def export(
+        self,
+        tables: str | Sequence[str],
+        *,
+        to: str | os.PathLike[str],
+        companies: Id | Iterable[Id] | None = None,
+        years: Id | Iterable[Id] | None = None,
+        format: Literal["duckdb", "parquet"] | None = None,
+        concurrency: int = 2,
+        batch_rows: int = 65_536,
+        progress: bool | None = None,
+    ) -> ExportResult:
+        """:meth:`Client.export`, on worker threads (the writes to DuckDB or
+        Parquet block), so the event loop keeps running meanwhile."""
+        from ._client import Client
+
+        def run() -> ExportResult:
+            with Client._on_config_of(self) as client:
+                return client.export(
+                    tables,
+                    to=to,
+                    companies=companies,
+                    years=years,
+                    format=format,
+                    concurrency=concurrency,
+                    batch_rows=batch_rows,
+                    progress=progress,
+                )
+
+        return await asyncio.get_running_loop().run_in_executor(None, run)
 
     # -- finance views -------------------------------------------------------
 

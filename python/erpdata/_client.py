@@ -4,10 +4,11 @@ retries and redirects, httpx sends, this module only carries it out."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Iterator, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import httpx
 
@@ -28,6 +29,9 @@ from ._progress import ProgressArg
 from ._stream import BatchFormat, TableStream, converter
 from ._timeouts import DEFAULT_TIMEOUT, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options
+
+if TYPE_CHECKING:
+    from .export import ExportResult
 
 __all__ = ["Client"]
 
@@ -119,6 +123,18 @@ class Client(ClientBase):
         self._http = (
             http_client if http_client is not None else httpx.Client(follow_redirects=False)
         )
+
+    @classmethod
+    def _on_config_of(cls, other: ClientBase) -> Client:
+        """A sync client on ``other``'s configuration, limits and retries,
+        with connections of its own (for work done on threads)."""
+        client = cls.__new__(cls)
+        client._config = other._config
+        client._timeout = other._timeout
+        client._max_retries = other._max_retries
+        client._owns_http = True
+        client._http = httpx.Client(follow_redirects=False)
+        return client
 
     # -- the operations ------------------------------------------------------
 
@@ -561,6 +577,36 @@ class Client(ClientBase):
         return TableStream(batches(), state, convert)
 
     # -- lifecycle -----------------------------------------------------------
+
+    def export(
+        self,
+        tables: str | Sequence[str],
+        *,
+        to: str | os.PathLike[str],
+        companies: Id | Iterable[Id] | None = None,
+        years: Id | Iterable[Id] | None = None,
+        format: Literal["duckdb", "parquet"] | None = None,
+        concurrency: int = 2,
+        batch_rows: int = 65_536,
+        progress: bool | None = None,
+    ) -> ExportResult:
+        """Every (table, company, year) into ``to``: a DuckDB file
+        (``.duckdb``) or a hive-partitioned Parquet dataset folder, each
+        partition replaced whole, with a manifest; needs
+        ``erpdata[export]``. See :func:`erpdata.export.export`."""
+        from .export import export
+
+        return export(
+            self,
+            tables,
+            companies=companies,
+            years=years,
+            to=to,
+            format=format,
+            concurrency=concurrency,
+            batch_rows=batch_rows,
+            progress=progress,
+        )
 
     def close(self) -> None:
         """Closes the client's own httpx client (never a caller's)."""

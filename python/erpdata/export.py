@@ -163,6 +163,10 @@ class _Writer:
     def discard(self, key: tuple[str, Id, Id]) -> None:
         raise NotImplementedError
 
+    def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
+        """The partition came back with no rows: its previous copy goes."""
+        raise NotImplementedError
+
     def close(self) -> None:
         raise NotImplementedError
 
@@ -209,23 +213,7 @@ class _DuckDB(_Writer):
                 [str(compid), str(yearid)],
             )
             con.execute(f'INSERT INTO "{table}" BY NAME SELECT *, {ids} FROM {stage}')
-            con.execute(
-                f"DELETE FROM {MANIFEST_TABLE} WHERE table_name = ? AND compid = ? AND yearid = ?",
-                [table, str(compid), str(yearid)],
-            )
-            con.execute(
-                f"INSERT INTO {MANIFEST_TABLE} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    table,
-                    str(compid),
-                    str(yearid),
-                    entry.rows,
-                    entry.bytes,
-                    entry.checksum,
-                    entry.erpdata_version,
-                    entry.exported_at,
-                ],
-            )
+            self._record(entry)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -236,6 +224,42 @@ class _DuckDB(_Writer):
     def discard(self, key: tuple[str, Id, Id]) -> None:
         if key in self._stages:
             self._con.execute(f"DROP TABLE IF EXISTS {self._stages[key]}")
+
+    def _record(self, entry: Partition) -> None:
+        key = [entry.table, str(entry.compid), str(entry.yearid)]
+        self._con.execute(
+            f"DELETE FROM {MANIFEST_TABLE} WHERE table_name = ? AND compid = ? AND yearid = ?", key
+        )
+        self._con.execute(
+            f"INSERT INTO {MANIFEST_TABLE} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                *key,
+                entry.rows,
+                entry.bytes,
+                entry.checksum,
+                entry.erpdata_version,
+                entry.exported_at,
+            ],
+        )
+
+    def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
+        table, compid, yearid = key
+        con = self._con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            exists = con.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
+            ).fetchone()
+            if exists and exists[0]:
+                con.execute(
+                    f'DELETE FROM "{table}" WHERE compid::VARCHAR = ? AND yearid::VARCHAR = ?',
+                    [str(compid), str(yearid)],
+                )
+            self._record(entry)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self._con.close()
@@ -262,10 +286,7 @@ class _Parquet(_Writer):
         )
 
     def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
-        table, compid, yearid = key
-        folder = (
-            self._root / f"table={table}" / f"compid={_hive(compid)}" / f"yearid={_hive(yearid)}"
-        )
+        folder = self._folder(key)
         folder.mkdir(parents=True, exist_ok=True)
         final = folder / "part-0.parquet"
         temp = folder / f".part-0.parquet.{os.getpid()}.{threading.get_ident()}.tmp"
@@ -279,11 +300,20 @@ class _Parquet(_Writer):
         writer, temp, final = self._writers.pop(key)
         writer.close()
         os.replace(temp, final)
+        self._record(entry)
+
+    def _folder(self, key: tuple[str, Id, Id]) -> Path:
         table, compid, yearid = key
+        return self._root / f"table={table}" / f"compid={_hive(compid)}" / f"yearid={_hive(yearid)}"
+
+    def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
+        (self._folder(key) / "part-0.parquet").unlink(missing_ok=True)
+        self._record(entry)
+
+    def _record(self, entry: Partition) -> None:
+        key = (entry.table, str(entry.compid), str(entry.yearid))
         self._manifest = [
-            m
-            for m in self._manifest
-            if (m["table"], str(m["compid"]), str(m["yearid"])) != (table, str(compid), str(yearid))
+            m for m in self._manifest if (m["table"], str(m["compid"]), str(m["yearid"])) != key
         ]
         self._manifest.append(asdict(entry))
         manifest = self._root / MANIFEST_FILE
@@ -405,23 +435,24 @@ def export(
                 counts[key] += batch.num_rows
                 bar.rows(batch.num_rows)
             elif kind == "end":
-                if key not in digests:
-                    # No rows: nothing to write, nothing to replace with.
-                    bar.done()
-                    continue
+                empty = key not in digests
                 entry = Partition(
                     table=key[0],
                     compid=key[1],
                     yearid=key[2],
-                    rows=counts[key],
+                    rows=0 if empty else counts[key],
                     bytes=event[2],
-                    checksum=digests[key].hexdigest(),
+                    checksum=hashlib.sha256().hexdigest() if empty else digests[key].hexdigest(),
                     erpdata_version=version,
                     exported_at=datetime.datetime.now(datetime.timezone.utc)
                     .replace(tzinfo=None)
                     .isoformat(timespec="seconds"),
                 )
-                writer.commit(key, entry)
+                if empty:
+                    # No rows now: the previous copy goes, the manifest says 0.
+                    writer.empty(key, entry)
+                else:
+                    writer.commit(key, entry)
                 done.append(entry)
                 bar.done()
             else:

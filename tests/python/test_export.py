@@ -203,3 +203,52 @@ def test_a_stream_goes_to_parquet_batch_by_batch(client: erpdata.Client, tmp_pat
     table = pq.read_table(path)
     assert table.num_rows == 40
     assert pa.types.is_decimal(table.schema.field("total").type)
+
+
+@pytest.mark.parametrize("suffix", ["erp.duckdb", "dataset"])
+def test_a_partition_now_empty_empties_its_old_copy(tmp_path: Path, suffix: str) -> None:
+    from conftest import _sandbox
+
+    to = tmp_path / suffix
+    full = _sandbox([])
+    url = next(full)
+    with erpdata.Client(url, project="demo", access_token=SANDBOX_TOKEN) as c:
+        first = export(c, "sales_invoice", companies=1, years=2025, to=to, progress=False)
+    full.close()
+    assert first.partitions[0].rows > 0
+    none = _sandbox(["--rows", "0"])
+    url = next(none)
+    with erpdata.Client(url, project="demo", access_token=SANDBOX_TOKEN) as c:
+        again = export(c, "sales_invoice", companies=1, years=2025, to=to, progress=False)
+    none.close()
+    assert [(p.rows, p.checksum) for p in again.partitions] == [(0, hashlib.sha256().hexdigest())]
+    if suffix.endswith(".duckdb"):
+        con = duckdb.connect(str(to))
+        try:
+            assert con.execute("SELECT count(*) FROM sales_invoice").fetchone() == (0,)
+            assert con.execute(f"SELECT rows FROM {MANIFEST_TABLE}").fetchall() == [(0,)]
+        finally:
+            con.close()
+    else:
+        assert not list(to.rglob("*.parquet"))
+        manifest = json.loads((to / MANIFEST_FILE).read_text(encoding="utf-8"))
+        assert [m["rows"] for m in manifest] == [0]
+
+
+def test_client_and_async_client_export_methods(
+    client: erpdata.Client, sandbox_url: str, tmp_path: Path
+) -> None:
+    import asyncio
+
+    result = client.export(["account", "receipt"], years=[2024, 2025], to=tmp_path / "a.duckdb")
+    assert len(result.partitions) == 4 and result.format == "duckdb"
+
+    async def run() -> erpdata.export.ExportResult:
+        async with erpdata.AsyncClient(
+            sandbox_url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+        ) as aclient:
+            return await aclient.export("account", to=tmp_path / "dataset", progress=False)
+
+    dataset = asyncio.run(run())
+    assert dataset.format == "parquet" and dataset.rows == result.partitions[0].rows
+    assert (tmp_path / "dataset" / MANIFEST_FILE).exists()
