@@ -142,7 +142,9 @@ def finance_part(base_url: str) -> None:
     print()
     report.print_table(aging, title="Receivables aging as of 2025-12-31 (client.aging)")
     print()
-    report.print_table(status, title="Customer credit status as of 2025-12-31 (client.credit_status)")
+    report.print_table(
+        status, title="Customer credit status as of 2025-12-31 (client.credit_status)"
+    )
     folder = ROOT / "target" / "demo"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "aging.html").write_text(report.aging_html(aging, as_of="2025-12-31"), "utf-8")
