@@ -168,8 +168,9 @@ bench: bench-rust bench-python bench-js
 bench-report: venv
 	$(VPY) bench/report.py
 
-test-js: sandbox wasm
-	cd js && ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
+# ERPDATA_PYTHON: DuckDB (Python) reads the Arrow IPC that toArrowIPC() writes.
+test-js: sandbox wasm venv
+	cd js && ERPDATA_PYTHON=$(VPY) ERPDATA_SANDBOX_BIN=$(SANDBOX) node --test ../tests/js/*.test.js
 
 # The clients against a real PHP service over MariaDB (tests/php/README.md):
 # php-cli, php-mysql and mariadb-server are installed with apt-get if

@@ -440,6 +440,16 @@ export declare class Column {
 }
 
 /** A whole table: rows as plain objects, or typed columns. */
+/**
+ * An apache-arrow `Table`, described here only as far as erpdata uses it
+ * (so that apache-arrow stays optional); cast it to apache-arrow's `Table`.
+ */
+export interface ArrowTable {
+  readonly numRows: number;
+  readonly schema: { readonly fields: ReadonlyArray<{ name: string; type: unknown }> };
+  getChild(name: string): { get(index: number): unknown; readonly nullCount: number } | null;
+}
+
 export declare class Table implements Iterable<Row> {
   private constructor();
   /** Every key seen in any row, in first-seen order. */
@@ -460,6 +470,15 @@ export declare class Table implements Iterable<Row> {
   columns(): Record<string, Column>;
   [Symbol.iterator](): Iterator<Row>;
   toJSON(): { columns: string[]; rows: Row[]; notices: string[] };
+  /**
+   * The table as an apache-arrow `Table` (install `apache-arrow`, an
+   * optional peer dependency): int64, decimal128 (exact with
+   * `numbers: "string"`; float64 with JS numbers), date32, timestamp[us],
+   * bool, utf8.
+   */
+  toArrow(): Promise<ArrowTable>;
+  /** The table as Arrow IPC stream bytes (needs `apache-arrow`). */
+  toArrowIPC(): Promise<Uint8Array>;
 }
 
 export declare class ErpClient {

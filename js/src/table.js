@@ -1,4 +1,5 @@
 // The Table users get: the whole table as the core's Call decoded it.
+import { toArrow, toArrowIPC } from "./arrow.js";
 import { batchRows, tableColumns } from "./columns.js";
 import { fromCore } from "./errors.js";
 
@@ -67,6 +68,20 @@ export class Table {
 
   [Symbol.iterator]() {
     return this.rows[Symbol.iterator]();
+  }
+
+  /**
+   * The table as an apache-arrow Table (apache-arrow must be installed):
+   * int64, decimal128 (exact with `numbers: "string"`, float64 with JS
+   * numbers), date32 (days), timestamp[us], bool, utf8.
+   */
+  toArrow() {
+    return toArrow(this.columns());
+  }
+
+  /** The table as Arrow IPC stream bytes (a `Uint8Array`; needs apache-arrow). */
+  toArrowIPC() {
+    return toArrowIPC(this.columns());
   }
 
   /** @internal The core's batch and the numbers mode it was read with. */

@@ -154,6 +154,9 @@ async function main(): Promise<void> {
   const aged: Table = await guarded.aging("payment", { accounts: ["S001"], asOf: new Date(0) });
   const standing: Table = await guarded.creditStatus({ payDays: false, concurrency: 2 });
   console.log(report.length, status.schema.over_limit, aged.rows, standing.columnNames);
+  const arrow = await report.toArrow();
+  const ipc: Uint8Array = await report.toArrowIPC();
+  console.log(arrow.numRows, arrow.getChild("total")?.nullCount, ipc.byteLength);
 }
 
 function handle(err: unknown): string {

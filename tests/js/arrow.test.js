@@ -1,0 +1,103 @@
+// Table.toArrow() / toArrowIPC(): each column in the Arrow type of the
+// core's type, read back by apache-arrow and by DuckDB (through pyarrow,
+// with ERPDATA_PYTHON, which `make test-js` sets to the checkout's venv).
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { after, before, test } from "node:test";
+
+import { ErpClient } from "../../js/src/index.js";
+import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+
+// The package's own dev dependency (the tests folder has no node_modules).
+const { tableFromIPC } = createRequire(new URL("../../js/package.json", import.meta.url))(
+  "apache-arrow",
+);
+
+let sandbox;
+let client;
+before(async () => {
+  sandbox = await startSandbox();
+  client = new ErpClient({
+    baseUrl: sandbox.url,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+  });
+});
+after(() => sandbox?.stop());
+
+const cents = (t) => BigInt(t.replace(".", ""));
+
+/** A Decimal128 value of apache-arrow (four little-endian words) as a BigInt. */
+function decimalValue(words) {
+  let v = 0n;
+  for (let w = 3; w >= 0; w--) v = (v << 32n) | BigInt(words[w]);
+  return BigInt.asIntN(128, v);
+}
+
+test("exact types: decimal128, date32, timestamp[us], int64, utf8, nulls kept", async () => {
+  const table = await client.table("sales_invoice", { numbers: "string" });
+  const arrow = await table.toArrow();
+  assert.equal(arrow.numRows, table.length);
+  const types = Object.fromEntries(arrow.schema.fields.map((f) => [f.name, String(f.type)]));
+  assert.equal(types.total, "Decimal[9e+2]");
+  assert.equal(types.date, "Date32<DAY>");
+  assert.equal(types.posted_at, "Timestamp<MICROSECOND>");
+  assert.equal(types.items, "Int64");
+  assert.equal(types.invoice_no, "Utf8");
+  table.rows.forEach((row, i) => {
+    assert.equal(decimalValue(arrow.getChild("total").get(i)), cents(row.total));
+    assert.equal(arrow.getChild("invoice_no").get(i), row.invoice_no);
+    assert.equal(arrow.getChild("items").get(i), BigInt(row.items));
+    const cleared = arrow.getChild("cleared_on").get(i);
+    assert.equal(
+      cleared === null ? null : new Date(cleared).toISOString().slice(0, 10),
+      row.cleared_on,
+    );
+    const posted = new Date(arrow.getChild("posted_at").get(i)).toISOString();
+    assert.equal(posted.slice(0, 19).replace("T", " "), row.posted_at.slice(0, 19));
+  });
+  const nulls = table.rows.filter((r) => r.remarks === null).length;
+  assert.ok(nulls > 0);
+  assert.equal(arrow.getChild("remarks").nullCount, nulls);
+});
+
+test("JS numbers become float64; the IPC bytes read back the same", async () => {
+  const table = await client.table("sales_invoice");
+  const arrow = await table.toArrow();
+  assert.equal(String(arrow.schema.fields.find((f) => f.name === "total").type), "Float64");
+  const ipc = await table.toArrowIPC();
+  assert.ok(ipc instanceof Uint8Array);
+  const back = tableFromIPC(ipc);
+  assert.equal(back.numRows, table.length);
+  assert.deepEqual(back.getChild("total").toArray(), arrow.getChild("total").toArray());
+  const empty = await client.aging("receipt", { accounts: [], asOf: "2025-12-31" });
+  assert.equal((await empty.toArrow()).numRows, 0);
+});
+
+test("DuckDB reads the IPC bytes (through pyarrow)", async (t) => {
+  const python = process.env.ERPDATA_PYTHON;
+  if (!python) {
+    t.skip("ERPDATA_PYTHON not set (make test-js sets it to the venv's python)");
+    return;
+  }
+  const table = await client.table("sales_invoice", { numbers: "string" });
+  const ipc = await table.toArrowIPC();
+  const script = [
+    "import sys, duckdb, pyarrow.ipc as ipc",
+    "t = ipc.open_stream(sys.stdin.buffer.read()).read_all()",
+    "row = duckdb.sql('select count(*), sum(total)::varchar, count(cleared_on), min(date)::varchar, typeof(any_value(total)) from t').fetchall()[0]",
+    "print('|'.join(map(str, row)))",
+  ].join("\n");
+  const done = spawnSync(python, ["-c", script], { input: Buffer.from(ipc), encoding: "utf8" });
+  assert.equal(done.status, 0, done.stderr);
+  const [count, sum, cleared, first, type] = done.stdout.trim().split("|");
+  assert.equal(Number(count), table.length);
+  const total = table.rows.reduce((s, r) => s + cents(r.total), 0n);
+  assert.equal(cents(sum), total);
+  assert.equal(Number(cleared), table.rows.filter((r) => r.cleared_on !== null).length);
+  assert.equal(first, table.rows.map((r) => r.date).sort()[0]);
+  assert.match(type, /^DECIMAL\(\d+,2\)$/);
+});
