@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["export", "ExportResult", "Partition", "MANIFEST_TABLE", "MANIFEST_FILE"]
 
 MANIFEST_TABLE = "_erpdata_manifest"
+DUCKDB_MEMORY_LIMIT = "128MB"
+"""DuckDB's memory during an export (it spills the rest to disk)."""
 MANIFEST_FILE = "_manifest.json"
 
 Format = Literal["duckdb", "parquet"]
@@ -178,6 +180,9 @@ class _DuckDB(_Writer):
         except ImportError as exc:  # pragma: no cover - duckdb is a test dependency
             raise ImportError("exporting to DuckDB needs duckdb: pip install duckdb") from exc
         self._con = duckdb.connect(str(path))
+        # Bounded memory whatever the table's size: DuckDB spills what does
+        # not fit to disk (next to the file) instead of caching it all.
+        self._con.execute(f"SET memory_limit = '{DUCKDB_MEMORY_LIMIT}'")
         self._con.execute(
             f"CREATE TABLE IF NOT EXISTS {MANIFEST_TABLE} (table_name VARCHAR, compid VARCHAR, "
             "yearid VARCHAR, rows BIGINT, bytes BIGINT, checksum VARCHAR, erpdata_version VARCHAR, "

@@ -1,7 +1,7 @@
 """Load and size through the Python clients, against release sandboxes on
 loopback; prints its figures and exits non-zero when a bound is missed.
 
-    python scripts/reliability/python_load.py --sandbox BIN --package DIR [--parts load,stream,cuts] [--seed N]
+    python scripts/reliability/python_load.py --sandbox BIN --package DIR [--parts load,stream,export,cuts] [--seed N]
 
 (``make reliability-python`` builds both in release mode and runs this.)
 
@@ -15,7 +15,10 @@ loopback; prints its figures and exits non-zero when a bound is missed.
 2. stream: ``Client.stream_table`` over a 5,000,000-row sales_invoice, in
    a fresh interpreter whose peak RSS (``ru_maxrss``) must stay under
    200 MB; every row must arrive.
-3. cuts: a 1,000,000-row answer cut at 20 random points (alternately a
+3. export: ``Client.export`` of the same 5,000,000-row table into a
+   Parquet dataset, then into a DuckDB file, each in a fresh interpreter
+   whose peak RSS must stay under 300 MB; every row must be written.
+4. cuts: a 1,000,000-row answer cut at 20 random points (alternately a
    short body with a matching Content-Length, ``truncate-N``, and a
    Content-Length the body never reaches, ``short-N``), read alternately
    with ``table`` and ``stream_table``: 20 errors, no short result.
@@ -49,6 +52,7 @@ FIRST = 1_000
 RSS_GROWTH = 0.10
 STREAM_ROWS = 5_000_000
 STREAM_PEAK_LIMIT_MB = 200.0
+EXPORT_PEAK_LIMIT_MB = 300.0
 CUT_ROWS = 1_000_000
 CUTS = 20
 
@@ -212,10 +216,39 @@ def part_cuts(url: str, seed: int) -> dict[str, Any]:
     return {"size": size, "rows": whole_rows, "cuts": outcomes}
 
 
+def _export(url: str, to: str) -> dict[str, Any]:
+    import tempfile
+
+    import erpdata
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="erpdata-export-") as folder:
+        with erpdata.Client(url, **settings(timeout=erpdata.Timeout(total=900.0, read=60.0))) as c:
+            result = c.export("sales_invoice", to=Path(folder) / to, progress=False)
+        size = sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
+    return {
+        "rows": result.rows,
+        "bytes": result.partitions[0].bytes,
+        "written": size,
+        "seconds": time.perf_counter() - started,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def part_export_parquet(url: str, seed: int) -> dict[str, Any]:
+    return _export(url, "dataset")
+
+
+def part_export_duckdb(url: str, seed: int) -> dict[str, Any]:
+    return _export(url, "erp.duckdb")
+
+
 PARTS: dict[str, Callable[[str, int], dict[str, Any]]] = {
     "load": part_load,
     "stream": part_stream,
     "cuts": part_cuts,
+    "export-parquet": part_export_parquet,
+    "export-duckdb": part_export_duckdb,
 }
 
 
@@ -295,6 +328,23 @@ def run_stream(binary: str, package: str, seed: int, failures: list[str]) -> Non
     )
 
 
+def run_export(binary: str, package: str, seed: int, failures: list[str]) -> None:
+    for target in ("parquet", "duckdb"):
+        print(f"export: a {STREAM_ROWS:,}-row sales_invoice through Client.export into {target}")
+        with SandboxProcess(binary, "--rows", str(STREAM_ROWS)) as sandbox:
+            r = child(f"export-{target}", sandbox.url, package)
+        print(
+            f"  {r['rows']:,} rows, {r['bytes'] / 1e6:,.0f} MB read, {r['written'] / 1e6:,.0f} MB "
+            f"written in {r['seconds']:.1f} s; peak RSS {r['peak_rss_mb']:.1f} MB"
+        )
+        check(failures, r["rows"] == STREAM_ROWS, f"all {STREAM_ROWS:,} rows exported")
+        check(
+            failures,
+            r["peak_rss_mb"] < EXPORT_PEAK_LIMIT_MB,
+            f"peak RSS {r['peak_rss_mb']:.1f} MB < {EXPORT_PEAK_LIMIT_MB:.0f} MB",
+        )
+
+
 def run_cuts(binary: str, package: str, seed: int, failures: list[str]) -> None:
     print(
         f"cuts: a {CUT_ROWS:,}-row answer cut at {CUTS} random points (--seed {seed} repeats them)"
@@ -321,7 +371,7 @@ def main() -> int:
     )
     parser.add_argument("--sandbox", help="the release sandbox binary")
     parser.add_argument("--package", help="folder holding the erpdata package to test")
-    parser.add_argument("--parts", default="load,stream,cuts")
+    parser.add_argument("--parts", default="load,stream,export,cuts")
     parser.add_argument("--seed", type=int, help="where the cuts fall [default: random]")
     parser.add_argument("--child", choices=sorted(PARTS), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -333,7 +383,7 @@ def main() -> int:
         parser.error("--sandbox and --package are required")
     binary = str(Path(args.sandbox).resolve())
     package = str(Path(args.package).resolve())
-    runs = {"load": run_load, "stream": run_stream, "cuts": run_cuts}
+    runs = {"load": run_load, "stream": run_stream, "cuts": run_cuts, "export": run_export}
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     failures: list[str] = []
     for part in args.parts.split(","):
