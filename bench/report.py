@@ -22,6 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "target" / "bench"
 PY_BASE = "httpx + orjson.loads + pd.DataFrame"
+PY_EXPORT = "erpdata Client.export → Parquet"
+PY_EXPORT_BASE = "httpx + orjson + pd.DataFrame + to_parquet"
 PY_MEMORY_BASE = "in memory: orjson.loads + pd.DataFrame"
 
 
@@ -173,9 +175,9 @@ def rust_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
     return out
 
 
-def python_methods(title: str, results: dict[str, Any]) -> list[str]:
+def python_methods(title: str, results: dict[str, Any], baseline: str = PY_BASE) -> list[str]:
     """One table of methods, each against the baseline of its kind."""
-    base = results.get(PY_BASE)
+    base = results.get(baseline)
     out = [
         f"### {title}",
         "",
@@ -256,6 +258,31 @@ def python_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
         targets.append(
             target(
                 f"Python .to_pandas() ({style}) vs orjson + pd.DataFrame", "≥ 5×", fast, fast >= 5
+            )
+        )
+    export = fig.get("export") or {}
+    if export.get("results"):
+        results = export["results"]
+        out += python_methods(
+            f"{int(export['rows']):,} rows into a Parquet file", results, PY_EXPORT_BASE
+        )
+        m, base = results[PY_EXPORT], results[PY_EXPORT_BASE]
+        fast = base["seconds"] / m["seconds"]
+        memory = m["peak_mb"] / base["peak_mb"]
+        targets.append(
+            target(
+                "Python export → Parquet: speed vs orjson + pandas + to_parquet",
+                "> 1×",
+                fast,
+                fast > 1,
+            )
+        )
+        targets.append(
+            target(
+                "Python export → Parquet: peak RSS vs orjson + pandas + to_parquet",
+                "< 1×",
+                memory,
+                memory < 1,
             )
         )
     out += growth_table(

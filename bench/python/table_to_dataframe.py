@@ -156,6 +156,29 @@ n = len(rows)
 }
 METHODS.update(IN_MEMORY)
 
+# A table into a Parquet file: erpdata's export (streamed, one partition
+# written batch by batch) against the whole body through orjson and pandas.
+EXPORT = {
+    "erpdata Client.export → Parquet": """
+import erpdata, pyarrow, tempfile, pathlib
+folder = tempfile.mkdtemp()
+t0 = time.perf_counter()
+with erpdata.Client(URL, project="demo", access_token=FORM["accesstoken"], company_id=1, year_id=2025) as c:
+    n = c.export("sales_invoice", to=pathlib.Path(folder) / "dataset", progress=False).rows
+""",
+    "httpx + orjson + pd.DataFrame + to_parquet": """
+import httpx, orjson, pandas as pd, pyarrow, tempfile, os
+folder = tempfile.mkdtemp()
+t0 = time.perf_counter()
+body = httpx.post(URL + "apis/dataapi.php", data=FORM, timeout=300).content
+df = pd.DataFrame(orjson.loads(body)["data"])
+df.to_parquet(os.path.join(folder, "sales_invoice.parquet"))
+n = len(df)
+""",
+}
+METHODS.update(EXPORT)
+EXPORT_BASELINE = "httpx + orjson + pd.DataFrame + to_parquet"
+
 REPORT = """
 elapsed = time.perf_counter() - t0
 print(elapsed, peak_mb(), n)
@@ -164,7 +187,7 @@ print(elapsed, peak_mb(), n)
 BASELINE = "httpx + orjson.loads + pd.DataFrame"
 MEMORY_BASELINE = "in memory: orjson.loads + pd.DataFrame"
 # The in-memory figures need the body on disk: at the largest size only.
-END_TO_END = [m for m in METHODS if m not in IN_MEMORY]
+END_TO_END = [m for m in METHODS if m not in IN_MEMORY and m not in EXPORT]
 # What the other answer styles are measured with: the DataFrames, and the
 # baseline they are compared against.
 STYLE_METHODS = ["erpdata .to_pandas()", "erpdata .to_polars()", BASELINE]
@@ -224,8 +247,10 @@ def measure(
         return {m: summary(r) for m, r in runs.items()}
 
 
-def table(rows: int, results: dict[str, dict[str, float]], repeat: int) -> None:
-    base = results.get(BASELINE)
+def table(
+    rows: int, results: dict[str, dict[str, float]], repeat: int, baseline: str = BASELINE
+) -> None:
+    base = results.get(baseline)
     print(f"\n{rows:,} rows of sales_invoice, medians of {repeat} runs, each in a fresh process")
     print(
         f"{'method':40} {'wall s':>8} {'min–max s':>13} {'peak MB':>8} {'x faster':>9} {'x memory':>9}"
@@ -238,7 +263,7 @@ def table(rows: int, results: dict[str, dict[str, float]], repeat: int) -> None:
             f"{method:40} {r['seconds']:8.2f} {r['min']:6.2f}–{r['max']:<6.2f} {r['peak_mb']:8.0f} {ratio:>9} {mem:>9}"
         )
     if base:
-        print(f"x faster, x memory: against {BASELINE} (in memory: against {MEMORY_BASELINE})")
+        print(f"x faster, x memory: against {baseline} (in memory: against {MEMORY_BASELINE})")
 
 
 def main() -> None:
@@ -253,6 +278,9 @@ def main() -> None:
         help="sizes for the streaming growth table (empty: none)",
     )
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--export-rows", default="1000000", help="rows of the export comparison (0: none)"
+    )
     parser.add_argument("--growth-repeat", type=int, default=3)
     parser.add_argument("--json", help="write every figure here as JSON")
     parser.add_argument(
@@ -268,7 +296,14 @@ def main() -> None:
     )
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
-    report: dict[str, object] = {"repeat": args.repeat, "sizes": {}, "growth": {}, "styles": {}}
+    export_rows = int(args.export_rows)
+    report: dict[str, object] = {
+        "repeat": args.repeat,
+        "sizes": {},
+        "growth": {},
+        "styles": {},
+        "export": {},
+    }
     for rows in sizes:
         methods = END_TO_END + (list(IN_MEMORY) if rows == max(sizes) else [])
         results = measure(args.sandbox, rows, methods, args.repeat, args.package)
@@ -283,6 +318,11 @@ def main() -> None:
             report["styles"][style] = {"rows": rows, "results": results}  # type: ignore[index]
             print(f"\nstyle: {style}")
             table(rows, results, args.repeat)
+    if export_rows:
+        results = measure(args.sandbox, export_rows, list(EXPORT), args.repeat, args.package)
+        report["export"] = {"rows": export_rows, "results": results}
+        print("\nexport: a table into a Parquet file")
+        table(export_rows, results, args.repeat, EXPORT_BASELINE)
     growth = [int(x) for x in args.growth.split(",") if x]
     if growth:
         print(f"\ngrowth of stream_table (Arrow batches), medians of {args.growth_repeat}")

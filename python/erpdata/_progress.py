@@ -21,8 +21,11 @@ callable given (bytes received, rows decoded)."""
 
 
 def interactive() -> bool:
-    """Whether someone watches: a notebook kernel, or stderr on a terminal."""
-    if "ipykernel" in sys.modules:
+    """Whether someone watches: a notebook kernel (an IPython shell with a
+    kernel, not merely ipykernel imported), or stderr on a terminal."""
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)()
+    if getattr(shell, "kernel", None) is not None:
         return True
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 

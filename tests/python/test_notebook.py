@@ -33,6 +33,7 @@ print(len(again) == len(table))""",
     'client.credit_status(as_of="2025-12-31")',
     'client.receivables("C001")',
     'client.avg_pay_days("C001")',
+    "from erpdata import _progress\nprint(_progress.interactive())",
 ]
 
 
@@ -82,5 +83,6 @@ def test_notebook_runs_in_a_real_kernel(sandbox_url: str, tmp_path: Path) -> Non
     assert "over_limit" in cells[5][0] and "Acme Traders" in cells[5][0]
     assert "Receipt dues of C001" in cells[6][0]
     assert "avgPayDays (object)" in cells[7][0]
+    assert cells[8][1].strip() == "True"  # a kernel counts as someone watching
     everything = "".join(h + t for h, t in cells)
     assert SANDBOX_TOKEN not in everything
