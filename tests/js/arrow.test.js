@@ -1,18 +1,20 @@
 // Table.toArrow() / toArrowIPC(): each column in the Arrow type of the
-// core's type, read back by apache-arrow and by DuckDB (through pyarrow,
-// with ERPDATA_PYTHON, which `make test-js` sets to the checkout's venv).
+// core's type, read back by apache-arrow, by DuckDB's Node package
+// (@duckdb/duckdb-wasm, whose Arrow reader is built in: the native
+// @duckdb/node-api reads Arrow only through an extension it downloads) and by
+// DuckDB through pyarrow (ERPDATA_PYTHON, which `make test-js` sets).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 
 import { ErpClient } from "../../js/src/index.js";
 import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
 
-// The package's own dev dependency (the tests folder has no node_modules).
-const { tableFromIPC } = createRequire(new URL("../../js/package.json", import.meta.url))(
-  "apache-arrow",
-);
+// The package's own dev dependencies (the tests folder has no node_modules).
+const requireDev = createRequire(new URL("../../js/package.json", import.meta.url));
+const { tableFromIPC } = requireDev("apache-arrow");
 
 let sandbox;
 let client;
@@ -100,4 +102,58 @@ test("DuckDB reads the IPC bytes (through pyarrow)", async (t) => {
   assert.equal(Number(cleared), table.rows.filter((r) => r.cleared_on !== null).length);
   assert.equal(first, table.rows.map((r) => r.date).sort()[0]);
   assert.match(type, /^DECIMAL\(\d+,2\)$/);
+});
+
+/** An in-process DuckDB from @duckdb/duckdb-wasm's Node build, offline. */
+async function duckdbNode() {
+  const entry = requireDev.resolve("@duckdb/duckdb-wasm/dist/duckdb-node-blocking.cjs");
+  const duckdb = requireDev(entry);
+  const dist = dirname(entry);
+  const bundles = {
+    mvp: {
+      mainModule: join(dist, "duckdb-mvp.wasm"),
+      mainWorker: join(dist, "duckdb-node-mvp.worker.cjs"),
+    },
+    eh: {
+      mainModule: join(dist, "duckdb-eh.wasm"),
+      mainWorker: join(dist, "duckdb-node-eh.worker.cjs"),
+    },
+  };
+  const db = await duckdb.createDuckDB(bundles, new duckdb.VoidLogger(), duckdb.NODE_RUNTIME);
+  await db.instantiate(() => {});
+  return db.connect();
+}
+
+test("DuckDB's Node package reads the IPC bytes: exact decimal sum, dates, nulls", async () => {
+  const table = await client.table("sales_invoice", { numbers: "string" });
+  const conn = await duckdbNode();
+  conn.insertArrowFromIPCStream(await table.toArrowIPC(), { name: "sales_invoice" });
+  const [row] = conn
+    .query(
+      `select count(*)::varchar as n, sum(total)::varchar as total,
+              count(cleared_on)::varchar as cleared, min(date)::varchar as first,
+              max(posted_at)::varchar as last, typeof(any_value(total)) as type,
+              count(*) filter (where remarks is null)::varchar as no_remarks
+         from sales_invoice`,
+    )
+    .toArray()
+    .map((r) => r.toJSON());
+  assert.equal(Number(row.n), table.length);
+  assert.equal(
+    cents(row.total),
+    table.rows.reduce((s, r) => s + cents(r.total), 0n),
+  );
+  assert.equal(Number(row.cleared), table.rows.filter((r) => r.cleared_on !== null).length);
+  assert.equal(row.first, table.rows.map((r) => r.date).sort()[0]);
+  assert.equal(
+    row.last.slice(0, 19),
+    table.rows
+      .map((r) => r.posted_at)
+      .sort()
+      .at(-1)
+      .slice(0, 19),
+  );
+  assert.match(row.type, /^DECIMAL\(\d+,2\)$/);
+  assert.equal(Number(row.no_remarks), table.rows.filter((r) => r.remarks === null).length);
+  conn.close();
 });
