@@ -9,9 +9,12 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PACKAGE_README = ROOT / "python" / "README.md"
+DATA_STACK = ROOT / "docs" / "data-stack.md"
 QUICKSTART_URL = "http://127.0.0.1:8787"
 
 
@@ -46,4 +49,30 @@ def test_examples_run(sandbox_url: str) -> None:
         "date32",
     ):
         assert expected in printed, expected
+    assert "sandbox-token-not-secret" not in printed
+
+
+def test_data_stack_guide_runs(
+    sandbox_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/data-stack.md's Python examples but Spark's (tests/spark runs
+    that one on a real local Spark), in a scratch folder."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.setenv("ERPDATA_ACCESS_TOKEN", "sandbox-token-not-secret")
+    blocks = re.findall(r"```python\n(.*?)```", DATA_STACK.read_text(encoding="utf-8"), re.S)
+    runnable = [b for b in blocks if "pyspark" not in b]
+    assert len(runnable) == 4 and len(blocks) == 5
+    printed = ""
+    for i, code in enumerate(runnable):
+        assert QUICKSTART_URL in code, f"block {i} does not use the sandbox URL"
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code.replace(QUICKSTART_URL, sandbox_url), f"data-stack {i}", "exec"), {})
+        assert out.getvalue(), f"block {i} printed nothing"
+        printed += out.getvalue()
+    for expected in ("rows in 4 partitions", "9022989.03", "40 rows written", "no failed jobs"):
+        assert expected in printed, (expected, printed)
+    assert (tmp_path / "erp-copy.duckdb").exists() and (tmp_path / "erp.duckdb").exists()
     assert "sandbox-token-not-secret" not in printed

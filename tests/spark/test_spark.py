@@ -5,8 +5,11 @@ and the token in no plan, error or log line."""
 
 from __future__ import annotations
 
+import contextlib
 import decimal
+import io
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -150,3 +153,23 @@ def test_bad_options_are_refused_before_anything_is_sent(
             "companies", "1"
         ).option("years", "2025").load()
     assert "table" in str(err.value)
+
+
+def test_the_guide_example_runs(
+    spark: SparkSession, sandbox_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/data-stack.md's Spark example, as written, on this session."""
+    guide = (ROOT / "docs" / "data-stack.md").read_text(encoding="utf-8")
+    [code] = [b for b in re.findall(r"```python\n(.*?)```", guide, re.S) if "pyspark" in b]
+    monkeypatch.setenv("ERPDATA_ACCESS_TOKEN", TOKEN)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code.replace("http://127.0.0.1:8787", sandbox_url), "guide", "exec"), {})
+    shown = out.getvalue()
+    with erpdata.Client(sandbox_url, project="demo", access_token=TOKEN) as client:
+        for compid in ("1", "2"):
+            for yearid in ("2024", "2025"):
+                table = client.table("sales_invoice", company_id=compid, year_id=yearid)
+                total = sum((row["total"] for row in table), decimal.Decimal(0))
+                assert re.search(rf"\|\s*{compid}\|\s*{yearid}\|\s*{total}\|", shown), shown
+    assert TOKEN not in shown

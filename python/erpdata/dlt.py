@@ -1,0 +1,141 @@
+"""ERP tables as a dlt source: one resource per table, loaded by any dlt
+destination.
+
+    import dlt
+    from erpdata.dlt import erpdata_source
+
+    pipeline = dlt.pipeline("erp", destination="duckdb", dataset_name="erp")
+    pipeline.run(erpdata_source(["sales_invoice", "account"], companies=[1], years=[2025]))
+
+Each resource reads its table for every (company, year) with erpdata's own
+client (retries, redirects and typing as everywhere) and yields Arrow
+batches with ``compid`` and ``yearid`` columns added, so decimals, dates
+and timestamps reach the destination typed.
+
+Settings left out come from dlt's configuration (``sources.erpdata.*`` in
+``.dlt/secrets.toml`` and ``config.toml``, or ``SOURCES__ERPDATA__ACCESS_TOKEN``
+and the like), then from the ``ERPDATA_*`` variables. ``access_token`` is a
+dlt secret: dlt keeps it out of its traces, and erpdata out of every error
+and repr.
+
+The default ``write_disposition="replace"`` makes each table the last run's
+copy. ``"merge"`` replaces only the companies and years loaded (a
+delete-insert on ``compid``, ``yearid``), so other companies' rows stay; a
+(company, year) that now has no rows keeps its old rows there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Literal
+
+import dlt
+import pyarrow as pa
+from dlt.common.typing import TSecretStrValue
+
+from ._checks import check_batch_rows, invalid
+from ._client import Client
+from ._models import Id
+from .export import _default, _ids
+
+__all__ = ["erpdata_source"]
+
+_DISPOSITIONS = ("replace", "append", "merge")
+
+
+@dlt.source(name="erpdata", max_table_nesting=0)
+def erpdata_source(
+    tables: str | Sequence[str],
+    companies: Id | Iterable[Id] | None = None,
+    years: Id | Iterable[Id] | None = None,
+    base_url: str | None = None,
+    project: str | None = None,
+    project_folder: str | None = None,
+    access_token: TSecretStrValue | None = None,
+    batch_rows: int = 65_536,
+    write_disposition: Literal["replace", "append", "merge"] = "replace",
+) -> Any:
+    """The ERP's ``tables`` for every company and year given (each defaults
+    to ``ERPDATA_COMPANY_ID`` / ``ERPDATA_YEAR_ID``). Every request is
+    checked when the source is made, before anything is sent."""
+    names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
+    if not names:
+        invalid("tables", "must name at least one table")
+    if write_disposition not in _DISPOSITIONS:
+        invalid("write_disposition", f"must be one of {', '.join(_DISPOSITIONS)}")
+    check_batch_rows(batch_rows)
+    settings = {
+        "base_url": base_url,
+        "project": project,
+        "project_folder": project_folder,
+        "access_token": access_token,
+    }
+    with _client(settings) as client:
+        config = client._config
+        company_ids = _ids(
+            "companies", companies if companies is not None else _default(config, "company_id")
+        )
+        year_ids = _ids("years", years if years is not None else _default(config, "year_id"))
+        for table in names:
+            for compid in company_ids:
+                for yearid in year_ids:
+                    client._table_request(table, compid, yearid, "POST")
+    return [
+        dlt.resource(
+            _read(settings, table, company_ids, year_ids, batch_rows),
+            name=table,
+            write_disposition=write_disposition,
+            merge_key=["compid", "yearid"],
+        )
+        for table in names
+    ]
+
+
+def _client(settings: dict[str, Any]) -> Client:
+    return Client(
+        settings["base_url"],
+        project=settings["project"],
+        project_folder=settings["project_folder"],
+        access_token=settings["access_token"],
+    )
+
+
+def _read(
+    settings: dict[str, Any],
+    table: str,
+    companies: list[Id],
+    years: list[Id],
+    batch_rows: int,
+) -> Iterator[pa.Table]:
+    # The client is made where dlt runs the resource, not where the
+    # source was made: dlt may extract on another thread.
+    with _client(settings) as client:
+        for compid in companies:
+            for yearid in years:
+                stream = client.stream_table(
+                    table,
+                    company_id=compid,
+                    year_id=yearid,
+                    batch_rows=batch_rows,
+                    batch_format="arrow",
+                )
+                with stream:
+                    for batch in stream:
+                        yield _with_partition(batch, compid, yearid)
+
+
+def _with_partition(batch: pa.RecordBatch, compid: Id, yearid: Id) -> pa.Table:
+    n = batch.num_rows
+    fields, arrays = [], []
+    for field, column in zip(batch.schema, batch.columns):
+        # dlt loads dictionary-encoded text as its values.
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        fields.append(pa.field(field.name, column.type))
+        arrays.append(column)
+    for name, value in (("compid", compid), ("yearid", yearid)):
+        kind = pa.int64() if isinstance(value, int) else pa.string()
+        # Not nullable, as dlt's merge key says.
+        fields.append(pa.field(name, kind, nullable=False))
+        arrays.append(pa.array([value] * n, kind))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))

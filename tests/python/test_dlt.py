@@ -1,0 +1,154 @@
+"""erpdata.dlt: a real dlt pipeline loads the sandbox into a real DuckDB
+destination; the token stays out of everything dlt keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.compute as pc
+import pytest
+
+import erpdata
+from conftest import SANDBOX_TOKEN
+
+dlt = pytest.importorskip("dlt")  # a pinned dev requirement: present in make test
+from erpdata.dlt import erpdata_source  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    # dlt sends anonymous usage telemetry unless told not to.
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.chdir(tmp_path)
+    yield
+
+
+def run(
+    tmp_path: Path, source: Any, name: str = "erp", **kwargs: Any
+) -> tuple[Any, duckdb.DuckDBPyConnection]:
+    db = tmp_path / f"{name}-warehouse.duckdb"
+    pipeline = dlt.pipeline(
+        pipeline_name=name,
+        pipelines_dir=str(tmp_path / "pipelines"),
+        destination=dlt.destinations.duckdb(str(db)),
+        dataset_name="erp",
+    )
+    info = pipeline.run(source, **kwargs)
+    assert not info.has_failed_jobs
+    return pipeline, duckdb.connect(str(db))
+
+
+def source(sandbox_url: str, tables: Any, **kwargs: Any) -> Any:
+    return erpdata_source(
+        tables, base_url=sandbox_url, project="demo", access_token=SANDBOX_TOKEN, **kwargs
+    )
+
+
+def test_tables_load_typed_per_company_and_year(
+    sandbox_url: str, client: erpdata.Client, tmp_path: Path
+) -> None:
+    tables = ["sales_invoice", "account"]
+    _, con = run(tmp_path, source(sandbox_url, tables, companies=[1, 2], years=[2024, 2025]))
+    for table in tables:
+        for compid in (1, 2):
+            for yearid in (2024, 2025):
+                expected = client.table(table, company_id=compid, year_id=yearid)
+                got = con.execute(
+                    f"SELECT count(*) FROM erp.{table} WHERE compid = ? AND yearid = ?",
+                    [compid, yearid],
+                ).fetchone()
+                assert got == (len(expected),), (table, compid, yearid)
+    types = dict(
+        con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = 'erp' AND table_name = 'sales_invoice'"
+        ).fetchall()
+    )
+    assert types["total"].startswith("DECIMAL(")
+    assert types["date"] == "DATE"
+    assert types["posted_at"].startswith("TIMESTAMP")
+    assert types["compid"] == "BIGINT"
+    expected_total = pc.sum(client.table("sales_invoice").to_arrow()["total"]).as_py()
+    assert isinstance(expected_total, Decimal)
+    got_total = con.execute(
+        "SELECT sum(total) FROM erp.sales_invoice WHERE compid = 1 AND yearid = 2025"
+    ).fetchone()
+    assert got_total == (expected_total,)
+
+
+def test_merge_replaces_only_what_was_loaded(sandbox_url: str, tmp_path: Path) -> None:
+    both = source(sandbox_url, "sales_invoice", companies=[1, 2], years=[2025])
+    _, con = run(tmp_path, both, write_disposition="merge")
+    counts = dict(
+        con.execute(
+            "SELECT compid, count(*) FROM erp.sales_invoice GROUP BY compid ORDER BY compid"
+        ).fetchall()
+    )
+    con.close()
+    assert set(counts) == {1, 2}
+    one = source(
+        sandbox_url, "sales_invoice", companies=[1], years=[2025], write_disposition="merge"
+    )
+    _, con = run(tmp_path, one)
+    again = dict(
+        con.execute("SELECT compid, count(*) FROM erp.sales_invoice GROUP BY compid").fetchall()
+    )
+    con.close()
+    assert again == counts  # company 1 replaced, not doubled; company 2 kept
+    replaced = source(sandbox_url, "sales_invoice", companies=[1], years=[2025])
+    _, con = run(tmp_path, replaced)
+    only = dict(
+        con.execute("SELECT compid, count(*) FROM erp.sales_invoice GROUP BY compid").fetchall()
+    )
+    assert only == {1: counts[1]}  # the default: the table is the last run's copy
+
+
+def test_token_from_dlt_config_stays_out_of_what_dlt_keeps(
+    sandbox_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_env: Any
+) -> None:
+    monkeypatch.setenv("SOURCES__ERPDATA__ACCESS_TOKEN", SANDBOX_TOKEN)
+    monkeypatch.setenv("SOURCES__ERPDATA__BASE_URL", sandbox_url)
+    monkeypatch.setenv("SOURCES__ERPDATA__PROJECT", "demo")
+    pipeline, con = run(
+        tmp_path, erpdata_source("sales_invoice", companies=1, years=2025), name="secret"
+    )
+    assert con.execute("SELECT count(*) FROM erp.sales_invoice").fetchone() == (40,)
+    con.close()
+    kept = [str(pipeline.last_trace), repr(pipeline.last_trace.asdict())]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            kept.append(path.read_bytes().decode("latin-1"))
+    assert len(kept) > 10
+    assert not [text[:80] for text in kept if SANDBOX_TOKEN in text]
+
+
+def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
+    def make(tables: Any, **kwargs: Any) -> Any:
+        return erpdata_source(
+            tables,
+            base_url=refused_url,
+            project="demo",
+            access_token=SANDBOX_TOKEN,
+            **{"companies": 1, "years": 2025, **kwargs},
+        )
+
+    cases: list[tuple[Any, dict[str, Any], str]] = [
+        ([], {}, "tables"),
+        ("sales invoice; drop", {}, "table"),
+        ("sales_invoice", {"companies": []}, "companies"),
+        ("sales_invoice", {"batch_rows": 0}, "batch_rows"),
+        ("sales_invoice", {"write_disposition": "upsert"}, "write_disposition"),
+    ]
+    for tables, kwargs, field in cases:
+        with pytest.raises(Exception) as caught:
+            make(tables, **kwargs)
+        error = caught.value
+        while not isinstance(error, erpdata.InvalidInputError) and error.__cause__:
+            error = error.__cause__  # type: ignore[assignment]
+        assert isinstance(error, erpdata.InvalidInputError), repr(caught.value)
+        assert field in str(error), (field, str(error))
+        assert SANDBOX_TOKEN not in str(caught.value)
