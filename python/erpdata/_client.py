@@ -477,7 +477,7 @@ class Client(ClientBase):
         service allows it); the default POST keeps it in the body.
         ``progress``: by default a ``tqdm.auto`` bar (a widget in
         notebooks) appears once a download takes over a second, where
-        output is interactive and tqdm is installed; ``True`` shows it
+        output is interactive; ``True`` shows it
         from the start, ``False`` never, and a callable is called with
         (bytes received, rows decoded) instead.
 

@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -130,31 +129,6 @@ def write_parquet(table: Table, path: str) -> None:
     except ImportError as exc:
         raise _Usage("--format parquet needs pyarrow: pip install 'erpdata[arrow]'") from exc
     pq.write_table(table.to_arrow(), path)
-
-
-# -- progress ------------------------------------------------------------------
-
-
-class Progress:
-    """Bytes and rows on one self-rewriting stderr line, only when stderr is
-    a terminal (never in pipes, logs or CI)."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
-        self.last = 0.0
-
-    def __call__(self, bytes_received: int, rows: int) -> None:
-        now = time.monotonic()
-        if self.enabled and now - self.last >= 0.1:
-            self.last = now
-            self.stream.write(f"\r{bytes_received / 1e6:8.1f} MB  {rows:>12,} rows")
-            self.stream.flush()
-
-    def done(self) -> None:
-        if self.enabled and self.last:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
 
 
 # -- commands --------------------------------------------------------------------
@@ -408,17 +382,16 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.format == "parquet" and (args.output is None or args.output == "-"):
         raise _Usage("--format parquet needs -o FILE")
     typing = _typing_args(args)
-    progress = Progress(sys.stderr)
     with _client(args) as client:
+        # tqdm's bar on a terminal, past the first second or 16 MB.
         table = client.table(
             args.name,
             company_id=args.company_id,
             year_id=args.year_id,
             method=args.method,
-            progress=progress,
+            progress=False if args.no_progress else None,
             **typing,
         )
-    progress.done()
     if args.format == "parquet":
         write_parquet(table, args.output)
     else:
@@ -552,6 +525,7 @@ def parser() -> argparse.ArgumentParser:
     table.add_argument("--format", choices=FORMATS, default="csv")
     table.add_argument("--method", choices=("POST", "GET"), default="POST", type=str.upper)
     table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    table.add_argument("--no-progress", action="store_true", help="no progress bar")
     table.set_defaults(run=cmd_table)
 
     ajax_options = argparse.ArgumentParser(add_help=False)

@@ -24,8 +24,8 @@ entry per partition (rows, bytes received, a SHA-256 of the rows as an
 Arrow IPC stream, the erpdata version, the time). A re-run replaces only
 the partitions it fetched.
 
-duckdb (for ``.duckdb`` targets) and pyarrow are needed; tqdm, if
-installed, shows progress on a terminal or in a notebook.
+duckdb (for ``.duckdb`` targets) and pyarrow are needed; tqdm shows
+progress on a terminal or in a notebook.
 """
 
 from __future__ import annotations

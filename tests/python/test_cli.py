@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import csv
 import datetime
+import fcntl
 import io
 import json
 import os
 import pty
+import struct
 import subprocess
 import sys
+import termios
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FAKE_TOKEN, ROOT, SECRET_TOKEN, _first_line
+from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN, _first_line
 from erpdata import Client
 
 PY = [sys.executable, "-m", "erpdata"]
@@ -204,23 +207,16 @@ def test_exit_codes(secret_sandbox_url: str, refused_url: str, token_file: Path)
     assert timeout.returncode == 2
 
 
-def test_progress_on_a_terminal(big_sandbox_url: str, tmp_path: Path) -> None:
+def run_on_a_terminal(url: str, args: list[str], tmp_path: Path) -> str:
+    """What the CLI writes to stderr when stderr is a terminal (a pty)."""
     token = tmp_path / "token"
-    token.write_text(SECRET_TOKEN, encoding="utf-8")
+    token.write_text(SANDBOX_TOKEN, encoding="utf-8")
     master, slave = pty.openpty()
+    # A terminal 100 columns wide (a fresh pty has none: tqdm draws nothing).
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     proc = subprocess.Popen(
-        PY
-        + [
-            "table",
-            "sales_invoice",
-            "--format",
-            "csv",
-            "-o",
-            str(tmp_path / "t.csv"),
-            "--access-token-file",
-            str(token),
-        ],
-        env=env_for(big_sandbox_url),
+        PY + [*args, "--access-token-file", str(token)],
+        env=env_for(url),
         stdout=subprocess.DEVNULL,
         stderr=slave,
     )
@@ -236,9 +232,22 @@ def test_progress_on_a_terminal(big_sandbox_url: str, tmp_path: Path) -> None:
         seen += chunk
     assert proc.wait(timeout=60) == 0
     os.close(master)
-    text = seen.decode(errors="replace")
-    assert " rows" in text and "MB" in text, text
-    assert "rows written to" in text
+    return seen.decode(errors="replace")
+
+
+def test_progress_on_a_terminal(sandbox_url: str, tmp_path: Path) -> None:
+    # A slow answer (1 KiB every 150 ms): the bar appears after a second.
+    slow = f"{sandbox_url}/_faults/trickle-1024x150/progress/"
+    out = ["--format", "csv", "-o", str(tmp_path / "t.csv")]
+    text = run_on_a_terminal(slow, ["table", "sales_invoice", *out], tmp_path)
+    # tqdm's bar: the table's name, bytes with a unit, and the rows decoded.
+    assert "sales_invoice" in text and "kB" in text and "rows=40" in text, text
+    assert "40 rows written to" in text
+    assert SANDBOX_TOKEN not in text
+    quiet = run_on_a_terminal(slow, ["table", "sales_invoice", "--no-progress", *out], tmp_path)
+    assert "rows=" not in quiet and "40 rows written to" in quiet, quiet
+    fast = run_on_a_terminal(sandbox_url, ["table", "sales_invoice", *out], tmp_path)
+    assert "rows=" not in fast, fast  # done within the second: no bar at all
 
 
 def test_console_script_and_sandbox_command() -> None:
