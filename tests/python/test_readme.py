@@ -19,10 +19,12 @@ QUICKSTART_URL = "http://127.0.0.1:8787"
 
 
 def python_blocks() -> list[str]:
+    """The examples but Spark's (tests/spark runs those on a real local Spark)."""
     return [
         block
         for page in (README, PACKAGE_README)
         for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        if "pyspark" not in block
     ]
 
 
