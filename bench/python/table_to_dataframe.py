@@ -263,7 +263,10 @@ def table(
             f"{method:40} {r['seconds']:8.2f} {r['min']:6.2f}–{r['max']:<6.2f} {r['peak_mb']:8.0f} {ratio:>9} {mem:>9}"
         )
     if base:
-        print(f"x faster, x memory: against {baseline} (in memory: against {MEMORY_BASELINE})")
+        aside = (
+            f" (in memory: against {MEMORY_BASELINE})" if IN_MEMORY.keys() & results.keys() else ""
+        )
+        print(f"x faster, x memory: against {baseline}{aside}")
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ in batches (memory stays bounded by the batch size and the queue between
 the readers and the writer) and written whole or not at all:
 
 - DuckDB: one table per ERP table, with ``compid`` and ``yearid`` columns;
-  a partition's rows go to a staging table, then replace its old rows in
-  one transaction. A failure leaves the last good copy.
+  a partition's old rows are deleted and its batches appended in one
+  transaction, committed at its end. A failure leaves the last good copy.
 - Parquet: ``table=…/compid=…/yearid=…/part-0.parquet``, written to a
   temporary file beside it and renamed over the old one.
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["export", "ExportResult", "Partition", "MANIFEST_TABLE", "MANIFEST_FILE"]
 
 MANIFEST_TABLE = "_erpdata_manifest"
-DUCKDB_MEMORY_LIMIT = "128MB"
+DUCKDB_MEMORY_LIMIT = "32MB"
 """DuckDB's memory during an export (it spills the rest to disk)."""
 MANIFEST_FILE = "_manifest.json"
 
@@ -174,6 +174,12 @@ class _Writer:
 
 
 class _DuckDB(_Writer):
+    """Each partition is one transaction on its own cursor: its old rows
+    deleted, its batches appended to the table itself, its manifest row
+    replaced, then committed. DuckDB writes a large transaction's rows
+    straight to the file, so memory stays bounded, and until the commit
+    every reader sees the last good copy."""
+
     def __init__(self, path: Path) -> None:
         try:
             import duckdb
@@ -188,54 +194,60 @@ class _DuckDB(_Writer):
             "yearid VARCHAR, rows BIGINT, bytes BIGINT, checksum VARCHAR, erpdata_version VARCHAR, "
             "exported_at TIMESTAMP)"
         )
-        self._stages: dict[tuple[str, Id, Id], str] = {}
-
-    def _stage(self, key: tuple[str, Id, Id]) -> str:
-        return self._stages.setdefault(key, f"_erpdata_stage_{len(self._stages)}")
+        self._open: dict[tuple[str, Id, Id], Any] = {}
 
     def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
-        stage = self._stage(key)
         import pyarrow as pa
 
+        table = key[0]
         empty = pa.Table.from_batches([], schema=schema)  # noqa: F841 - read by DuckDB below
-        self._con.execute(f"CREATE OR REPLACE TEMP TABLE {stage} AS SELECT * FROM empty")
+        # Outside the partition's transaction: two partitions of a new
+        # table would otherwise both create it and one would fail.
+        self._con.execute(
+            f'CREATE TABLE IF NOT EXISTS "{table}" AS SELECT *, {_ids_sql(key)} FROM empty'
+        )
+        cursor = self._con.cursor()
+        cursor.execute("BEGIN TRANSACTION")
+        self._open[key] = cursor
+        self._delete(cursor, key)
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
-        self._con.execute(f"INSERT INTO {self._stages[key]} SELECT * FROM batch")
+        self._open[key].execute(
+            f'INSERT INTO "{key[0]}" BY NAME SELECT *, {_ids_sql(key)} FROM batch'
+        )
 
     def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
-        table, compid, yearid = key
-        stage = self._stages[key]
-        con = self._con
-        con.execute("BEGIN TRANSACTION")
+        cursor = self._open.pop(key)
         try:
-            ids = f"{_literal(compid)} AS compid, {_literal(yearid)} AS yearid"
-            con.execute(
-                f'CREATE TABLE IF NOT EXISTS "{table}" AS SELECT *, {ids} FROM {stage} WHERE false'
-            )
-            con.execute(
-                f'DELETE FROM "{table}" WHERE compid::VARCHAR = ? AND yearid::VARCHAR = ?',
-                [str(compid), str(yearid)],
-            )
-            con.execute(f'INSERT INTO "{table}" BY NAME SELECT *, {ids} FROM {stage}')
-            self._record(entry)
-            con.execute("COMMIT")
+            self._record(cursor, entry)
+            cursor.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            cursor.execute("ROLLBACK")
             raise
         finally:
-            con.execute(f"DROP TABLE IF EXISTS {stage}")
+            cursor.close()
 
     def discard(self, key: tuple[str, Id, Id]) -> None:
-        if key in self._stages:
-            self._con.execute(f"DROP TABLE IF EXISTS {self._stages[key]}")
+        cursor = self._open.pop(key, None)
+        if cursor is not None:
+            cursor.execute("ROLLBACK")
+            cursor.close()
 
-    def _record(self, entry: Partition) -> None:
+    @staticmethod
+    def _delete(cursor: Any, key: tuple[str, Id, Id]) -> None:
+        table, compid, yearid = key
+        cursor.execute(
+            f'DELETE FROM "{table}" WHERE compid::VARCHAR = ? AND yearid::VARCHAR = ?',
+            [str(compid), str(yearid)],
+        )
+
+    @staticmethod
+    def _record(cursor: Any, entry: Partition) -> None:
         key = [entry.table, str(entry.compid), str(entry.yearid)]
-        self._con.execute(
+        cursor.execute(
             f"DELETE FROM {MANIFEST_TABLE} WHERE table_name = ? AND compid = ? AND yearid = ?", key
         )
-        self._con.execute(
+        cursor.execute(
             f"INSERT INTO {MANIFEST_TABLE} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 *key,
@@ -248,26 +260,30 @@ class _DuckDB(_Writer):
         )
 
     def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
-        table, compid, yearid = key
-        con = self._con
-        con.execute("BEGIN TRANSACTION")
+        cursor = self._con.cursor()
+        cursor.execute("BEGIN TRANSACTION")
         try:
-            exists = con.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
+            exists = cursor.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [key[0]]
             ).fetchone()
             if exists and exists[0]:
-                con.execute(
-                    f'DELETE FROM "{table}" WHERE compid::VARCHAR = ? AND yearid::VARCHAR = ?',
-                    [str(compid), str(yearid)],
-                )
-            self._record(entry)
-            con.execute("COMMIT")
+                self._delete(cursor, key)
+            self._record(cursor, entry)
+            cursor.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            cursor.execute("ROLLBACK")
             raise
+        finally:
+            cursor.close()
 
     def close(self) -> None:
+        for key in list(self._open):
+            self.discard(key)
         self._con.close()
+
+
+def _ids_sql(key: tuple[str, Id, Id]) -> str:
+    return f"{_literal(key[1])} AS compid, {_literal(key[2])} AS yearid"
 
 
 def _literal(value: Id) -> str:
