@@ -8,7 +8,7 @@ import { isoDate, optionsOf } from "./args.js";
 import { batchRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
-import { accountIds, aging, creditStatus } from "./finance.js";
+import { accountIds, aging, checkAging, creditStatus } from "./finance.js";
 import { drive, run } from "./send.js";
 import { core, Table } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -334,9 +334,7 @@ export class ErpClient {
     try {
       options = optionsOf(options);
       const { concurrency = 8, numbers, schema, inferStrings } = options;
-      if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-        throw invalidInput("concurrency", `must be a positive integer, got ${concurrency}`);
-      }
+      core(() => loadWasm().checkConcurrency(concurrency));
       if (typeof acids === "string" || !acids || typeof acids[Symbol.iterator] !== "function") {
         throw invalidInput("acids", "must be an iterable of account ids (not a single id)");
       }
@@ -367,6 +365,32 @@ export class ErpClient {
   }
 
   /**
+   * The accounts an aging or credit-status call asks about (undefined:
+   * every one of the account table), once every input of the call is
+   * checked: it may fetch the account table (always, with `alwaysTable`)
+   * and then the dues, and bad input must stop it before the first.
+   */
+  #financeAccounts(kind, accounts, accountsTable, call, alwaysTable) {
+    const { concurrency = 8, companyId, yearId, method } = call;
+    core(() => loadWasm().checkConcurrency(concurrency));
+    let given;
+    if (accounts !== undefined && accounts !== null) {
+      if (typeof accounts === "string" || typeof accounts[Symbol.iterator] !== "function") {
+        throw invalidInput("accounts", "must be an iterable of account ids (not a single id)");
+      }
+      given = [...accounts];
+    }
+    // With no account given, the kind is checked on a request never sent.
+    for (const acid of given?.length ? given : ["0"]) {
+      core(() => this.#core.duesRequest(acid, kind));
+    }
+    if (given === undefined || alwaysTable) {
+      core(() => this.#core.tableRequest(accountsTable, companyId, yearId, method));
+    }
+    return given;
+  }
+
+  /**
    * The aging of the receivables (`kind` `"receipt"`, the default) or
    * payables (`"payment"`) of `accounts`, or of every customer or supplier
    * of the account table (`accountsTable`, default `"account"`, of
@@ -376,12 +400,11 @@ export class ErpClient {
     try {
       options = optionsOf(options);
       const { accounts, asOf, buckets, accountsTable = "account", ...call } = options;
-      const acids =
-        accounts !== undefined && accounts !== null
-          ? [...accounts]
-          : accountIds(await this.table(accountsTable, call), kind);
+      const day = checkAging(asOf, buckets);
+      const given = this.#financeAccounts(kind, accounts, accountsTable, call, false);
+      const acids = given ?? accountIds(await this.table(accountsTable, call), kind);
       const dues = await this.duesTable(acids, kind, call);
-      return aging(dues, { asOf, buckets });
+      return aging(dues, { asOf: day, buckets });
     } catch (err) {
       throw trimmed(err, this.aging);
     }
@@ -398,10 +421,14 @@ export class ErpClient {
       options = optionsOf(options);
       const { accounts, asOf, payDays = true, accountsTable = "account", ...call } = options;
       const { concurrency = 8 } = call;
+      const day = checkAging(asOf, undefined);
+      if (typeof payDays !== "boolean") {
+        throw invalidInput("pay_days", `must be true or false, got ${typeof payDays}`);
+      }
+      const given = this.#financeAccounts("receipt", accounts, accountsTable, call, true);
       const table = await this.table(accountsTable, call);
       const customers = accountIds(table, "receipt");
-      const wanted =
-        accounts === undefined || accounts === null ? undefined : [...accounts].map(String);
+      const wanted = given?.map(String);
       const acids = wanted ? wanted.filter((a) => customers.includes(a)) : customers;
       const dues = await this.duesTable(acids, "receipt", call);
       const answers = new Map();
@@ -415,7 +442,7 @@ export class ErpClient {
         };
         await Promise.all(Array.from({ length: Math.min(concurrency, acids.length) }, worker));
       }
-      return creditStatus(table, dues, { payDays: answers, asOf, acids: wanted });
+      return creditStatus(table, dues, { payDays: answers, asOf: day, acids: wanted });
     } catch (err) {
       throw trimmed(err, this.creditStatus);
     }

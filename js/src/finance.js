@@ -29,7 +29,17 @@ function today() {
 }
 
 function asOfText(asOf) {
-  return asOf === undefined || asOf === null ? today() : isoDate("asOf", asOf);
+  return asOf === undefined || asOf === null ? today() : isoDate("as_of", asOf);
+}
+
+/**
+ * `asOf` (default: today) as `YYYY-MM-DD`, once the core accepts it and
+ * `buckets`: a client checks them before it fetches anything.
+ */
+export function checkAging(asOf, buckets) {
+  const day = asOfText(asOf);
+  core(() => loadWasm().checkAging(day, buckets));
+  return day;
 }
 
 /**

@@ -178,6 +178,8 @@ export interface Limits {
   maxTimeoutMs: number;
   maxRetries: { min: number; max: number };
   batchRows: { min: number; max: number };
+  /** Requests one call keeps in flight (`duesTable`, `aging`, `creditStatus`). */
+  concurrency: { min: number; max: number };
 }
 
 /** Options every call takes. */
@@ -211,7 +213,7 @@ export interface DuesOptions extends CallOptions, AjaxOptions {
 }
 
 export interface DuesTableOptions extends CallOptions {
-  /** Queries at a time (default 8). */
+  /** Queries at a time (default 8; 1 to `ErpClient.limits.concurrency.max`, 256). */
   concurrency?: number;
 }
 

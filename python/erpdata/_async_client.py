@@ -18,6 +18,7 @@ from ._checks import (
     ajax_params,
     check_batch_rows,
     check_concurrency,
+    check_flag,
     check_http_client,
     check_progress,
     iso_date,
@@ -369,9 +370,13 @@ class AsyncClient(ClientBase):
         timeout: TimeoutTypes = None,
     ) -> Table:
         """The aging of receivables or payables; see :meth:`Client.aging`."""
+        day, bounds = _finance.check_aging(as_of, buckets)
+        given = self._finance_accounts(
+            kind, accounts, concurrency, accounts_table, company_id, year_id, always_table=False
+        )
         acids = (
-            list(accounts)
-            if accounts is not None
+            given
+            if given is not None
             else _finance.account_ids(
                 await self.table(
                     accounts_table, company_id=company_id, year_id=year_id, timeout=timeout
@@ -380,7 +385,7 @@ class AsyncClient(ClientBase):
             )
         )
         dues = await self.dues_table(acids, kind, concurrency=concurrency, timeout=timeout)
-        return _finance.aging(dues, as_of=as_of, buckets=buckets)
+        return _finance.aging(dues, as_of=day, buckets=bounds)
 
     async def credit_status(
         self,
@@ -395,11 +400,16 @@ class AsyncClient(ClientBase):
         timeout: TimeoutTypes = None,
     ) -> Table:
         """The credit status of customers; see :meth:`Client.credit_status`."""
+        day = _finance.check_as_of(as_of)
+        check_flag("pay_days", pay_days)
+        given = self._finance_accounts(
+            "receipt", accounts, concurrency, accounts_table, company_id, year_id, always_table=True
+        )
         table = await self.table(
             accounts_table, company_id=company_id, year_id=year_id, timeout=timeout
         )
         customers = _finance.account_ids(table, "receipt")
-        wanted = None if accounts is None else [str(a) for a in accounts]
+        wanted = None if given is None else [str(a) for a in given]
         acids = customers if wanted is None else [a for a in wanted if a in customers]
         dues = await self.dues_table(acids, "receipt", concurrency=concurrency, timeout=timeout)
         answers: dict[str, AjaxAnswer] = {}
@@ -412,9 +422,7 @@ class AsyncClient(ClientBase):
 
             found = await asyncio.gather(*(one(a) for a in acids))
             answers = dict(zip(acids, found))
-        return _finance.credit_status(
-            table, dues, pay_days=dict(answers), as_of=as_of, acids=wanted
-        )
+        return _finance.credit_status(table, dues, pay_days=dict(answers), as_of=day, acids=wanted)
 
     async def table(
         self,

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from ._checks import check_acids, check_concurrency, check_flag, check_max_retries
+from ._checks import check_acids, check_concurrency, check_flag, check_max_retries, invalid
 from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
 from ._core import Call, Config, Request, Typing
 from ._errors import InvalidInputError
@@ -189,6 +189,35 @@ class ClientBase:
         for acid in given or ["0"]:
             self._dues_request(acid, kind)
         return list(dict.fromkeys(given))
+
+    def _finance_accounts(
+        self,
+        kind: DuesKind | str,
+        accounts: Iterable[Id] | None,
+        concurrency: int,
+        accounts_table: str,
+        company_id: Id | None,
+        year_id: Id | None,
+        always_table: bool,
+    ) -> list[Id] | None:
+        """The accounts an aging or credit-status call asks about (``None``:
+        every one of ``accounts_table``), once every input of the call is
+        checked: it may send the account table's request (always, with
+        ``always_table``) and then the dues', and bad input must stop it
+        before the first."""
+        given: list[Id] | None = None
+        if accounts is not None:
+            if isinstance(accounts, (str, bytes, bytearray)) or not isinstance(accounts, Iterable):
+                invalid(
+                    "accounts",
+                    "must be an iterable of account ids (not a single id), "
+                    f"got {type(accounts).__name__}",
+                )
+            given = list(accounts)
+        self._dues_many_accounts(given or [], kind, concurrency)
+        if given is None or always_table:
+            self._table_request(accounts_table, company_id, year_id, "POST")
+        return given
 
     def _table_request(
         self, name: str, company_id: Id | None, year_id: Id | None, method: str

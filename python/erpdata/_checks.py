@@ -55,10 +55,8 @@ def check_batch_rows(batch_rows: int) -> int:
 
 
 def check_concurrency(concurrency: int) -> int:
-    """``concurrency`` if it is a positive ``int``."""
-    if not _is_int(concurrency) or concurrency < 1:
-        invalid("concurrency", f"must be a positive integer, got {shown(concurrency)}")
-    return concurrency
+    """``concurrency`` if the core accepts it (1 to ``MAX_CONCURRENCY``, 256)."""
+    return _core.check_concurrency(concurrency)
 
 
 def check_max_retries(max_retries: int) -> int:

@@ -18,6 +18,7 @@ from ._checks import (
     ajax_params,
     check_batch_rows,
     check_concurrency,
+    check_flag,
     check_http_client,
     check_progress,
     iso_date,
@@ -414,16 +415,20 @@ class Client(ClientBase):
         supplier of ``accounts_table`` (of ``company_id`` and ``year_id``,
         default: the client's), as of ``as_of`` (default: today); see
         :func:`erpdata.aging`."""
+        day, bounds = _finance.check_aging(as_of, buckets)
+        given = self._finance_accounts(
+            kind, accounts, concurrency, accounts_table, company_id, year_id, always_table=False
+        )
         acids = (
-            list(accounts)
-            if accounts is not None
+            given
+            if given is not None
             else _finance.account_ids(
                 self.table(accounts_table, company_id=company_id, year_id=year_id, timeout=timeout),
                 str(kind),
             )
         )
         dues = self.dues_table(acids, kind, concurrency=concurrency, timeout=timeout)
-        return _finance.aging(dues, as_of=as_of, buckets=buckets)
+        return _finance.aging(dues, as_of=day, buckets=bounds)
 
     def credit_status(
         self,
@@ -443,9 +448,14 @@ class Client(ClientBase):
         receivables against ``credit_limit``, what is overdue and since
         when, and (unless ``pay_days=False``) ``avg_pay_days`` asked of the
         service for each; see :func:`erpdata.credit_status`."""
+        day = _finance.check_as_of(as_of)
+        check_flag("pay_days", pay_days)
+        given = self._finance_accounts(
+            "receipt", accounts, concurrency, accounts_table, company_id, year_id, always_table=True
+        )
         table = self.table(accounts_table, company_id=company_id, year_id=year_id, timeout=timeout)
         customers = _finance.account_ids(table, "receipt")
-        wanted = None if accounts is None else [str(a) for a in accounts]
+        wanted = None if given is None else [str(a) for a in given]
         acids = customers if wanted is None else [a for a in wanted if a in customers]
         dues = self.dues_table(acids, "receipt", concurrency=concurrency, timeout=timeout)
         answers: dict[str, AjaxAnswer] = {}
@@ -454,9 +464,7 @@ class Client(ClientBase):
             with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="erpdata") as pool:
                 found = pool.map(lambda a: self.avg_pay_days(a, timeout=timeout), acids)
                 answers = dict(zip(acids, found))
-        return _finance.credit_status(
-            table, dues, pay_days=dict(answers), as_of=as_of, acids=wanted
-        )
+        return _finance.credit_status(table, dues, pay_days=dict(answers), as_of=day, acids=wanted)
 
     def table(
         self,

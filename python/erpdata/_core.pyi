@@ -24,6 +24,7 @@ DEFAULT_MAX_RETRIES: int
 MIN_BATCH_ROWS: int
 """1: the fewest rows per batch."""
 MAX_BATCH_ROWS: int
+MAX_CONCURRENCY: int
 """1,048,576: the most rows per batch."""
 DEFAULT_BATCH_ROWS: int
 """65,536: rows per batch by default."""
@@ -31,6 +32,10 @@ DEFAULT_BATCH_ROWS: int
 def check_max_retries(value: int) -> int:
     """``value`` if the core accepts it as ``max_retries`` (0 to
     ``MAX_RETRIES``); else ``InvalidInputError`` naming ``max_retries``."""
+
+def check_concurrency(value: int) -> int:
+    """``value`` if the core accepts it as ``concurrency`` (1 to
+    ``MAX_CONCURRENCY``); else ``InvalidInputError`` naming ``concurrency``."""
 
 def check_batch_rows(value: int) -> int:
     """``value`` if the core accepts it as ``batch_rows``; else
@@ -401,6 +406,10 @@ class TableCollector:
     @property
     def rows(self) -> int: ...
     def finish_table(self) -> TableData: ...
+
+def check_aging(as_of: str, buckets: list[int] | None) -> None:
+    """``InvalidInputError`` naming ``as_of`` or ``buckets`` where
+    :func:`aging` would refuse them."""
 
 def aging(
     dues: object,

@@ -17,6 +17,9 @@ DEFAULT_BUCKETS = (30, 60, 90)
 """Upper bounds of the past-due buckets, in days: current, 1-30, 31-60,
 61-90, 91+."""
 
+MAX_DAYS = 2**32 - 1
+"""The largest bucket bound, in days."""
+
 PayDays = Union[AjaxAnswer, Decimal, int, str, None]
 """An account's average payment days: ``avg_pay_days``'s answer, or the
 number itself."""
@@ -42,14 +45,14 @@ def _as_of(as_of: datetime.date | str | None) -> str:
 
 
 def _buckets(buckets: Iterable[int]) -> list[int]:
-    if isinstance(buckets, (str, bytes)) or not isinstance(buckets, Iterable):
+    if isinstance(buckets, (str, bytes, bytearray)) or not isinstance(buckets, Iterable):
         invalid("buckets", f"must be a sequence of day counts, got {shown(buckets)}")
     out = list(buckets)
     for b in out:
         if isinstance(b, bool) or not isinstance(b, int):
             invalid("buckets", f"must hold whole numbers of days, got {shown(b)}")
-        if b < 1:
-            invalid("buckets", f"must hold positive day counts, got {b}")
+        if not 1 <= b <= MAX_DAYS:
+            invalid("buckets", f"must hold day counts from 1 to {MAX_DAYS}, got {shown(b)}")
     return out
 
 
@@ -82,6 +85,24 @@ def aging(
         balance_column,
     )
     return result
+
+
+def check_aging(
+    as_of: datetime.date | str | None, buckets: Iterable[int] = DEFAULT_BUCKETS
+) -> tuple[str, list[int]]:
+    """``as_of`` (default: today) as ``YYYY-MM-DD`` and the bucket bounds,
+    once the core accepts them: a client checks them before it fetches
+    anything."""
+    day, bounds = _as_of(as_of), _buckets(buckets)
+    _core.check_aging(day, bounds)
+    return day, bounds
+
+
+def check_as_of(as_of: datetime.date | str | None) -> str:
+    """``as_of`` (default: today) as ``YYYY-MM-DD`` once the core accepts it."""
+    day = _as_of(as_of)
+    _core.check_aging(day, None)
+    return day
 
 
 def _pay_days_text(acid: str, value: PayDays) -> str | None:

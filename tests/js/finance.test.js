@@ -137,7 +137,7 @@ test("JS numbers come back exact, or the error says to read text", () => {
   }
   assert.throws(
     () => aging(floats, { asOf: new Date(2025, 6, 1, 12) }),
-    (e) => e instanceof InvalidInputError && e.field === "asOf",
+    (e) => e instanceof InvalidInputError && e.field === "as_of",
   );
   assert.throws(
     () => aging(floats, { buckets: [30, "60"] }),

@@ -14,10 +14,11 @@ documented rules, independently of the code under test.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -35,6 +36,7 @@ from erpdata import AsyncClient, Client, DuesKind, Timeout, _core
 MAX_LEN = 1024
 """Longest parameter value (characters)."""
 MAX_BATCH_ROWS = _core.MAX_BATCH_ROWS
+MAX_CONCURRENCY = _core.MAX_CONCURRENCY
 MAX_RETRIES = _core.MAX_RETRIES
 MAX_TIMEOUT = _core.MAX_TIMEOUT
 
@@ -89,6 +91,7 @@ ints = st.one_of(
     st.integers(min_value=10 ** (MAX_LEN - 2), max_value=10 ** (MAX_LEN + 2)),
     st.just(10**5000),
 )
+concurrency_values = st.one_of(ints, st.integers(-2, 300), wrong_type)
 numbers = st.one_of(st.integers(), st.floats(allow_nan=True, allow_infinity=True))
 text_or_wrong = st.one_of(any_text, wrong_type)
 id_values = st.one_of(any_text, ints, wrong_type)
@@ -437,6 +440,77 @@ def acids(v: Any) -> Verdict:
     return good(wire)
 
 
+def accounts_verdict(v: Any) -> Verdict:
+    """``None``: every account of the account table; else an iterable (not
+    a single string) of ids, each checked as an ``acid``."""
+    if v is None:
+        return good()
+    if isinstance(v, (str, bytes, bytearray)) or not isinstance(v, Iterable):
+        return bad("accounts")
+    for acid in v:
+        if an_id("acid")(acid).field:
+            return bad("acid")
+    return good()
+
+
+DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def as_of_verdict(v: Any) -> Verdict:
+    """``None`` (today), a ``datetime.date`` (not a ``datetime``), or its
+    ``YYYY-MM-DD`` text naming a real calendar day."""
+    if v is None or (isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)):
+        return good()
+    if isinstance(v, str) and DATE_TEXT.fullmatch(v):
+        try:
+            datetime.date.fromisoformat(v)
+        except ValueError:
+            return bad("as_of")
+        return good()
+    return bad("as_of")
+
+
+def buckets_verdict(v: Any) -> Verdict:
+    """An iterable (not a string) of at least one whole number of days,
+    positive, strictly increasing, each at most 2**32 - 1."""
+    if isinstance(v, (str, bytes, bytearray)) or not isinstance(v, Iterable):
+        return bad("buckets")
+    bounds = list(v)
+    if not bounds or any(
+        isinstance(b, bool) or not isinstance(b, int) or not 1 <= b < 2**32 for b in bounds
+    ):
+        return bad("buckets")
+    return good() if all(a < b for a, b in zip(bounds, bounds[1:])) else bad("buckets")
+
+
+dates = st.one_of(
+    st.dates(),
+    st.datetimes(),
+    st.dates().map(str),
+    st.sampled_from(["2025-12-31", "2024-02-29", "2025-02-29", "2025-13-01", "31/12/2025"]),
+    st.sampled_from(
+        ["2025-1-5", "2025-12-31 ", "２０２５-12-31", "0000-00-00", "2025-12-31T00:00"]
+    ),
+    any_text,
+    wrong_type,
+)
+bucket_values = st.one_of(
+    st.lists(st.integers(-2, 120), max_size=4),
+    st.lists(st.integers(), max_size=2),
+    st.lists(st.sampled_from([15, 30, True, 1.5, "30", 2**32, 2**32 - 1]), max_size=3),
+    st.sampled_from([(30, 60, 90), [7], range(10, 40, 10), {5: "a", 9: "b"}]),
+    any_text,
+    wrong_type,
+)
+# A customer or an invalid id: a valid id of no customer is refused by
+# credit_status only once the account table says so.
+customer_lists = st.one_of(
+    st.lists(st.sampled_from(["C001", "C002", "", " ", "C\x00", True, 1.5, 10**2000]), max_size=3),
+    any_text,
+    st.sampled_from([None, 7, 1.5, Opaque(), b"C001"]),
+)
+
+
 # -- the parameters ----------------------------------------------------------------------
 
 
@@ -553,12 +627,29 @@ PARAMS = [
         one_of_words("kind", ("RECEIPT", "PAYMENT")),
         "type",
     ),
-    Param(
-        "dues_many",
-        "concurrency",
-        st.one_of(ints, wrong_type),
-        int_in("concurrency", 1, 10**10_000),
+    *(
+        Param(method, "concurrency", concurrency_values, int_in("concurrency", 1, MAX_CONCURRENCY))
+        for method in ("dues_many", "aging", "credit_status")
     ),
+    Param(
+        "aging",
+        "accounts",
+        st.one_of(st.none(), st.lists(id_values, max_size=3), any_text, ints, wrong_type),
+        accounts_verdict,
+    ),
+    Param(
+        "aging",
+        "kind",
+        st.one_of(any_text, st.sampled_from(list(DuesKind)), wrong_type),
+        one_of_words("kind", ("RECEIPT", "PAYMENT")),
+    ),
+    Param("aging", "as_of", dates, as_of_verdict),
+    Param("aging", "buckets", bucket_values, buckets_verdict),
+    Param("aging_all", "accounts_table", text_or_wrong, table_name),
+    Param("credit_status", "accounts", customer_lists, accounts_verdict),
+    Param("credit_status", "as_of", dates, as_of_verdict),
+    Param("credit_status", "pay_days", st.one_of(wrong_type, st.integers()), flag("pay_days")),
+    Param("credit_status", "accounts_table", text_or_wrong, table_name),
     Param("dues_many", "timeout", st.one_of(numbers, wrong_type), seconds),
     *(
         p
@@ -622,7 +713,12 @@ DEFAULT_ARGS: dict[str, dict[str, Any]] = {
     "dues_many": {"acids": ["C001", "C002"], "kind": "receipt", "concurrency": 2},
     "table": {"name": "account"},
     "stream_table": {"name": "account"},
+    "aging": {"kind": "receipt", "accounts": ["C001", "C002"], "as_of": "2025-12-31"},
+    "credit_status": {"accounts": ["C002"], "pay_days": False, "as_of": "2025-12-31"},
+    # The account table is read only when no account is given.
+    "aging_all": {"kind": "receipt", "as_of": "2025-12-31"},
 }
+METHOD_OF = {"aging_all": "aging"}
 
 
 # -- calling either client ---------------------------------------------------------------
@@ -714,7 +810,8 @@ def test_bad_input_is_refused_before_sending(
             max_retries=0,
             http_client="own",
         )
-        method, args = param.target, dict(DEFAULT_ARGS.get(param.target, {}))
+        method = METHOD_OF.get(param.target, param.target)
+        args = dict(DEFAULT_ARGS.get(param.target, {}))
         if param.target == "init":
             method, args = param.then, dict(DEFAULT_ARGS[param.then])
             if param.name == "base_url":

@@ -561,9 +561,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_RETRIES", erpdata::DEFAULT_MAX_RETRIES)?;
     m.add("MIN_BATCH_ROWS", erpdata::MIN_BATCH_ROWS)?;
     m.add("MAX_BATCH_ROWS", erpdata::MAX_BATCH_ROWS)?;
+    m.add("MAX_CONCURRENCY", erpdata::MAX_CONCURRENCY)?;
     m.add("DEFAULT_BATCH_ROWS", erpdata::DEFAULT_BATCH_ROWS)?;
     m.add_function(wrap_pyfunction!(check_max_retries, m)?)?;
     m.add_function(wrap_pyfunction!(check_batch_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(check_concurrency, m)?)?;
     m.add_function(wrap_pyfunction!(check_timeout, m)?)?;
     Ok(())
 }
@@ -617,6 +619,12 @@ fn check_max_retries(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u32> 
 #[pyfunction]
 fn check_batch_rows(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
     whole(py, value, erpdata::check_batch_rows)
+}
+
+/// `concurrency` checked by the core (1 to `MAX_CONCURRENCY`).
+#[pyfunction]
+fn check_concurrency(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    whole(py, value, erpdata::check_concurrency)
 }
 
 /// Time limits in seconds checked by the core: each above 0 and at most

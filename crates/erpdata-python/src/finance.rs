@@ -10,7 +10,7 @@ use erpdata::{AgingOptions, Cell, Error};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::convert::table_model;
+use crate::convert::{table_model, text};
 use crate::errors::core;
 use crate::table::TableData;
 
@@ -73,13 +73,13 @@ fn table<'py>(py: Python<'py>, typed: erpdata::TypedRows) -> PyResult<Bound<'py,
 pub(crate) fn aging<'py>(
     py: Python<'py>,
     dues: &Bound<'py, PyAny>,
-    as_of: String,
+    as_of: &Bound<'py, PyAny>,
     buckets: Option<Vec<u32>>,
     due_date_column: Option<String>,
     balance_column: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let batches = batches_of(py, dues, "dues")?;
-    let mut options = AgingOptions::new(as_of);
+    let mut options = AgingOptions::new(core(py, text("as_of", as_of))?);
     if let Some(buckets) = buckets {
         options.buckets = buckets;
     }
@@ -87,6 +87,22 @@ pub(crate) fn aging<'py>(
     options.balance_column = balance_column;
     let typed = core(py, py.detach(|| erpdata::aging(&batches, &options)))?;
     table(py, typed)
+}
+
+/// `as_of` and `buckets` checked as `aging` checks them: a client refuses
+/// them before it fetches any dues.
+#[pyfunction]
+#[pyo3(signature = (as_of, buckets))]
+pub(crate) fn check_aging(
+    py: Python<'_>,
+    as_of: &Bound<'_, PyAny>,
+    buckets: Option<Vec<u32>>,
+) -> PyResult<()> {
+    let mut options = AgingOptions::new(core(py, text("as_of", as_of))?);
+    if let Some(buckets) = buckets {
+        options.buckets = buckets;
+    }
+    core(py, options.check())
 }
 
 /// The credit status of the customers of `accounts` as of `as_of`.
@@ -99,9 +115,10 @@ pub(crate) fn credit_status<'py>(
     accounts: &Bound<'py, PyAny>,
     dues: &Bound<'py, PyAny>,
     pay_days: Vec<(String, Option<String>)>,
-    as_of: String,
+    as_of: &Bound<'py, PyAny>,
     acids: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let as_of = core(py, text("as_of", as_of))?;
     let accounts = batches_of(py, accounts, "accounts")?;
     let dues = batches_of(py, dues, "dues")?;
     let pay_days: Vec<(String, Cell)> = pay_days

@@ -39,6 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<typing::Typing>()?;
     call::register(m)?;
     m.add_function(wrap_pyfunction!(finance::aging, m)?)?;
+    m.add_function(wrap_pyfunction!(finance::check_aging, m)?)?;
     m.add_function(wrap_pyfunction!(finance::credit_status, m)?)?;
     m.add_function(wrap_pyfunction!(finance::pay_days, m)?)?;
     m.add_function(wrap_pyfunction!(finance::account_ids, m)?)?;

@@ -18,14 +18,14 @@ use erpdata::{
     check_batch_rows, check_max_retries, unify_schemas, Action, Batch, CallInfo, CallOptions,
     Config, DecoderOptions, Dues, Error, Head, Parsed, RetryPolicy, Schema, Sink, StreamEnd,
     TableDecoder, Timeouts, TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_RETRIES,
-    MAX_TIMEOUT, MIN_BATCH_ROWS,
+    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
+    MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::columns;
-use crate::convert::{self, invalid, set};
+use crate::convert::{self, describe, invalid, set};
 use crate::errors::{core, to_js};
 use crate::rows::{self, Numbers};
 use crate::{dues_js, dues_query, request_js, table_query, Core};
@@ -359,7 +359,7 @@ fn action<O>(
 /// The core's limits and defaults, for the JS client's options and docs:
 /// `{defaults: {timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries,
 /// batchRows}, maxTimeoutMs, maxRetries: {min, max}, batchRows: {min,
-/// max}}`.
+/// max}, concurrency: {min, max}}`.
 #[wasm_bindgen]
 pub fn limits() -> JsValue {
     let defaults = Object::new();
@@ -387,6 +387,7 @@ pub fn limits() -> JsValue {
         "batchRows",
         &range(MIN_BATCH_ROWS as f64, MAX_BATCH_ROWS as f64),
     );
+    set(&out, "concurrency", &range(1.0, MAX_CONCURRENCY as f64));
     out.into()
 }
 
@@ -405,6 +406,25 @@ pub fn check_call_options(options: &JsValue) -> Result<JsValue, JsValue> {
     set(&out, "maxRetries", &call.retry.max_retries.into());
     set(&out, "batchRows", &(batch_rows as f64).into());
     Ok(out.into())
+}
+
+/// `concurrency` as the core accepts it (a whole number from 1 to
+/// `MAX_CONCURRENCY`); else the `invalid_input` error naming it.
+#[wasm_bindgen(js_name = checkConcurrency)]
+pub fn check_concurrency(value: &JsValue) -> Result<f64, JsValue> {
+    let max = MAX_CONCURRENCY as f64;
+    let n = match value.as_f64() {
+        Some(n) => n,
+        None => core(Err(invalid(
+            "concurrency",
+            format!(
+                "must be a whole number from 1 to {max}, got {}",
+                describe(value)
+            ),
+        )))?,
+    };
+    let n = core(whole("concurrency", n, max, 1.0).and_then(erpdata::check_concurrency))?;
+    Ok(n as f64)
 }
 
 /// A call's options from JS: the time limits (a limit not given is its

@@ -21,7 +21,7 @@ fn given(value: &JsValue) -> bool {
 }
 
 /// What a wrong value was, without echoing it (it might be a secret).
-fn describe(value: &JsValue) -> &'static str {
+pub(crate) fn describe(value: &JsValue) -> &'static str {
     if value.is_null() {
         "null"
     } else if value.is_undefined() {

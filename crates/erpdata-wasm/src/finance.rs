@@ -27,6 +27,43 @@ fn strings(field: &str, value: &JsValue) -> Result<Vec<String>, erpdata::Error> 
     Array::from(value).iter().map(|v| text(field, &v)).collect()
 }
 
+/// The bucket bounds JS gave: an array of whole, positive day counts, or
+/// undefined for the default.
+fn bounds(buckets: &JsValue) -> Result<Option<Vec<u32>>, erpdata::Error> {
+    if buckets.is_undefined() || buckets.is_null() {
+        return Ok(None);
+    }
+    if !Array::is_array(buckets) {
+        return Err(invalid("buckets", "must be an array of day counts"));
+    }
+    Array::from(buckets)
+        .iter()
+        .map(|b| match b.as_f64() {
+            Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+            _ => Err(invalid(
+                "buckets",
+                "must hold whole, positive numbers of days",
+            )),
+        })
+        .collect::<Result<Vec<u32>, _>>()
+        .map(Some)
+}
+
+fn aging_options(as_of: &JsValue, buckets: &JsValue) -> Result<AgingOptions, erpdata::Error> {
+    let mut options = AgingOptions::new(text("as_of", as_of)?);
+    if let Some(bounds) = bounds(buckets)? {
+        options.buckets = bounds;
+    }
+    Ok(options)
+}
+
+/// Throws the `invalid_input` error naming `as_of` or `buckets` where
+/// `aging` would refuse them: a client checks them before fetching dues.
+#[wasm_bindgen(js_name = checkAging)]
+pub fn check_aging(as_of: &JsValue, buckets: &JsValue) -> Result<(), JsValue> {
+    core(aging_options(as_of, buckets).and_then(|o| o.check()))
+}
+
 /// The aging of a table's batch as of `asOf`; `buckets` an array of day
 /// bounds or undefined; column names or undefined.
 #[wasm_bindgen]
@@ -39,28 +76,7 @@ pub fn aging(
     numbers: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let batch = core(from_js::batch(batch, "dues"))?;
-    let mut options = AgingOptions::new(core(text("as_of", as_of))?);
-    if !buckets.is_undefined() && !buckets.is_null() {
-        if !Array::is_array(buckets) {
-            core(Err::<(), _>(invalid(
-                "buckets",
-                "must be an array of day counts",
-            )))?;
-        }
-        let mut bounds = Vec::new();
-        for b in Array::from(buckets).iter() {
-            match b.as_f64() {
-                Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => {
-                    bounds.push(n as u32)
-                }
-                _ => core(Err::<(), _>(invalid(
-                    "buckets",
-                    "must hold whole, positive numbers of days",
-                )))?,
-            }
-        }
-        options.buckets = bounds;
-    }
+    let mut options = core(aging_options(as_of, buckets))?;
     options.due_date_column = core(opt_text("due_date_column", due_date_column))?;
     options.balance_column = core(opt_text("balance_column", balance_column))?;
     let typed = core(erpdata::aging(&[batch], &options))?;

@@ -52,14 +52,22 @@ impl AgingOptions {
         }
     }
 
+    /// Checks `as_of` and `buckets` as [`aging`] does, so a client can
+    /// refuse them before fetching the dues.
+    pub fn check(&self) -> Result<()> {
+        as_of_day(&self.as_of)?;
+        check_buckets(&self.buckets)
+    }
+
     /// The bucket columns' names, in order: `current`, one per bound, the
     /// rest, e.g. `current`, `1-30`, `31-60`, `61-90`, `91+`.
     pub fn bucket_names(&self) -> Vec<String> {
         let mut names = vec!["current".to_owned()];
-        let mut low = 1;
+        // u64: the last bound may be u32::MAX, and the rest start past it.
+        let mut low = 1_u64;
         for &high in &self.buckets {
             names.push(format!("{low}-{high}"));
-            low = high + 1;
+            low = u64::from(high) + 1;
         }
         names.push(format!("{low}+"));
         names
@@ -70,15 +78,7 @@ impl AgingOptions {
 /// per account (`acid` first when the table has it), then each bucket,
 /// `undated` and `total`, as exact decimals at the balance's scale.
 pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
-    let as_of = crate::decode::parse_date(options.as_of.as_bytes()).ok_or_else(|| {
-        Error::invalid(
-            "as_of",
-            format!(
-                "must be a calendar date as YYYY-MM-DD, got {:?}",
-                options.as_of.chars().take(40).collect::<String>()
-            ),
-        )
-    })?;
+    let as_of = as_of_day(&options.as_of)?;
     check_buckets(&options.buckets)?;
     let schema = crate::response::unify(batches.to_vec()).0;
     let present: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
@@ -224,6 +224,23 @@ fn report(
     config.type_rows(rows, &typing, b"")
 }
 
+/// Checks an `as_of` day (`YYYY-MM-DD`); the error names field `as_of`.
+pub fn check_as_of(as_of: &str) -> Result<()> {
+    as_of_day(as_of).map(|_| ())
+}
+
+pub(crate) fn as_of_day(as_of: &str) -> Result<i32> {
+    crate::decode::parse_date(as_of.as_bytes()).ok_or_else(|| {
+        Error::invalid(
+            "as_of",
+            format!(
+                "must be a calendar date as YYYY-MM-DD, got {:?}",
+                as_of.chars().take(40).collect::<String>()
+            ),
+        )
+    })
+}
+
 fn check_buckets(bounds: &[u32]) -> Result<()> {
     if bounds.is_empty() {
         return Err(Error::invalid(
@@ -356,5 +373,19 @@ mod tests {
         assert!(check_buckets(&[0, 10]).is_err());
         assert!(check_buckets(&[30, 30]).is_err());
         assert!(check_buckets(&[7]).is_ok());
+        assert!(AgingOptions::new("2025-12-31").check().is_ok());
+        let err = AgingOptions::new("2025-02-30").check().unwrap_err();
+        assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "as_of"));
+        let mut options = AgingOptions::new("2025-12-31");
+        options.buckets = vec![60, 30];
+        let err = options.check().unwrap_err();
+        assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "buckets"));
+        assert!(check_as_of("31/12/2025").is_err());
+        let mut widest = AgingOptions::new("2025-12-31");
+        widest.buckets = vec![u32::MAX];
+        assert_eq!(
+            widest.bucket_names(),
+            ["current", "1-4294967295", "4294967296+"]
+        );
     }
 }

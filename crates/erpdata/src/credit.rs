@@ -68,15 +68,7 @@ fn status(
     as_of: &str,
     only: Option<&[String]>,
 ) -> Result<TypedRows> {
-    let as_of_day = crate::decode::parse_date(as_of.as_bytes()).ok_or_else(|| {
-        Error::invalid(
-            "as_of",
-            format!(
-                "must be a calendar date as YYYY-MM-DD, got {:?}",
-                as_of.chars().take(40).collect::<String>()
-            ),
-        )
-    })?;
+    let as_of_day = crate::aging::as_of_day(as_of)?;
     let account_schema = crate::response::unify(accounts.to_vec()).0;
     let account_names: Vec<&str> = account_schema.iter().map(|(n, _)| n.as_str()).collect();
     for needed in ["acid", "credit_limit"] {

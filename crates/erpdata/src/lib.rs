@@ -135,14 +135,16 @@ mod source;
 mod token;
 pub mod validate;
 
-pub use aging::{aging, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_COLUMNS};
+pub use aging::{
+    aging, check_as_of, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_COLUMNS,
+};
 pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
 pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 pub use call::{
-    check_batch_rows, check_max_retries, Action, Answer, Call, CallOptions, Head, Parsed, Sink,
-    StreamEnd, TableStream, Timeouts, WholeBody, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_RETRIES,
-    MAX_TIMEOUT, MIN_BATCH_ROWS,
+    check_batch_rows, check_concurrency, check_max_retries, Action, Answer, Call, CallOptions,
+    Head, Parsed, Sink, StreamEnd, TableStream, Timeouts, WholeBody, DEFAULT_BATCH_ROWS,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT,
+    MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 pub use cell::{Cell, Row};
 #[cfg(any(feature = "reqwest", feature = "blocking"))]

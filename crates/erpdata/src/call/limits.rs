@@ -30,6 +30,9 @@ pub const DEFAULT_BATCH_ROWS: usize = 65_536;
 pub const MIN_BATCH_ROWS: usize = 1;
 /// The most rows per batch.
 pub const MAX_BATCH_ROWS: usize = 1_048_576;
+/// The most requests one call keeps in flight (`concurrency`): more than
+/// a PHP service has workers only queue there.
+pub const MAX_CONCURRENCY: usize = 256;
 
 /// The time limits of one call; every limit is finite.
 ///
@@ -126,6 +129,20 @@ pub fn check_max_retries(n: i64) -> Result<u32> {
         })
 }
 
+/// Checks how many requests a caller lets run at once (1 to
+/// [`MAX_CONCURRENCY`]); the error names field `concurrency`.
+pub fn check_concurrency(n: i64) -> Result<usize> {
+    usize::try_from(n)
+        .ok()
+        .filter(|n| (1..=MAX_CONCURRENCY).contains(n))
+        .ok_or_else(|| {
+            Error::invalid(
+                "concurrency",
+                format!("must be a whole number from 1 to {MAX_CONCURRENCY}, got {n}"),
+            )
+        })
+}
+
 /// Checks a batch size a caller gave; the error names field `batch_rows`.
 pub fn check_batch_rows(n: i64) -> Result<usize> {
     usize::try_from(n)
@@ -183,5 +200,11 @@ mod tests {
         assert!(check_batch_rows(MAX_BATCH_ROWS as i64 + 1).is_err());
         let text = check_batch_rows(0).unwrap_err().to_string();
         assert!(text.contains("1 to 1048576"), "{text}");
+        assert_eq!(check_concurrency(1).unwrap(), 1);
+        assert_eq!(check_concurrency(256).unwrap(), MAX_CONCURRENCY);
+        for n in [0, -1, 257, i64::MIN, i64::MAX] {
+            let err = check_concurrency(n).unwrap_err();
+            assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "concurrency"));
+        }
     }
 }

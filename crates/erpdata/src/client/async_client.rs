@@ -177,7 +177,8 @@ impl AsyncClient {
     }
 
     /// The dues of many accounts as one table with an `acid` column (see
-    /// [`Config::dues_table`]), at most `concurrency` queries at a time.
+    /// [`Config::dues_table`]), at most `concurrency` queries at a time
+    /// (1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)).
     /// Every account id is checked before anything is sent; the first
     /// failure is the result.
     pub async fn dues_table<A: Into<Id>>(

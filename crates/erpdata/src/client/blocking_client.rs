@@ -157,9 +157,10 @@ impl BlockingClient {
     }
 
     /// The dues of many accounts as one table with an `acid` column (see
-    /// [`Config::dues_table`]), at most `concurrency` queries at a time,
-    /// on threads. Every account id is checked before anything is sent;
-    /// the first failure is the result.
+    /// [`Config::dues_table`]), at most `concurrency` queries at a time
+    /// (1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)), on threads.
+    /// Every account id is checked before anything is sent; the first
+    /// failure is the result.
     pub fn dues_table<A: Into<Id>>(
         &self,
         acids: impl IntoIterator<Item = A>,

@@ -28,7 +28,7 @@ pub use options::ClientOptions;
 
 use crate::call::{Call, Head, Sink};
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::id::Id;
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 
@@ -93,9 +93,7 @@ fn dues_queries<A: Into<Id>>(
     kind: DuesKind,
     concurrency: usize,
 ) -> Result<Vec<DuesQuery>> {
-    if concurrency == 0 {
-        return Err(Error::invalid("concurrency", "must be at least 1"));
-    }
+    crate::call::check_concurrency(i64::try_from(concurrency).unwrap_or(i64::MAX))?;
     let mut queries: Vec<DuesQuery> = Vec::new();
     for acid in acids {
         let query = DuesQuery::new(acid, kind);
