@@ -118,6 +118,14 @@ function paramPairs(params) {
   return Object.entries(params);
 }
 
+/** `value` as an array of account ids: any iterable but a single string. */
+function accountList(field, value) {
+  if (typeof value === "string" || !value || typeof value[Symbol.iterator] !== "function") {
+    throw invalidInput(field, "must be an iterable of account ids (not a single id)");
+  }
+  return [...value];
+}
+
 /** Starts an Error's stack at the caller's frame, not inside this plumbing. */
 function trimmed(err, fn) {
   if (err instanceof Error) Error.captureStackTrace?.(err, fn);
@@ -335,10 +343,7 @@ export class ErpClient {
       options = optionsOf(options);
       const { concurrency = 8, numbers, schema, inferStrings } = options;
       core(() => loadWasm().checkConcurrency(concurrency));
-      if (typeof acids === "string" || !acids || typeof acids[Symbol.iterator] !== "function") {
-        throw invalidInput("acids", "must be an iterable of account ids (not a single id)");
-      }
-      const wanted = [...new Set(acids)];
+      const wanted = [...new Set(accountList("acids", acids))];
       for (const acid of wanted) core(() => this.#core.duesRequest(acid, kind));
       const typing = typingOf(this.#core, schema, inferStrings);
       const results = new Array(wanted.length);
@@ -373,13 +378,8 @@ export class ErpClient {
   #financeAccounts(kind, accounts, accountsTable, call, alwaysTable) {
     const { concurrency = 8, companyId, yearId, method } = call;
     core(() => loadWasm().checkConcurrency(concurrency));
-    let given;
-    if (accounts !== undefined && accounts !== null) {
-      if (typeof accounts === "string" || typeof accounts[Symbol.iterator] !== "function") {
-        throw invalidInput("accounts", "must be an iterable of account ids (not a single id)");
-      }
-      given = [...accounts];
-    }
+    const given =
+      accounts === undefined || accounts === null ? undefined : accountList("accounts", accounts);
     // With no account given, the kind is checked on a request never sent.
     for (const acid of given?.length ? given : ["0"]) {
       core(() => this.#core.duesRequest(acid, kind));

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from ._checks import check_acids, check_concurrency, check_flag, check_max_retries, invalid
+from ._checks import check_acids, check_concurrency, check_flag, check_max_retries
 from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
 from ._core import Call, Config, Request, Typing
 from ._errors import InvalidInputError
@@ -205,15 +205,7 @@ class ClientBase:
         checked: it may send the account table's request (always, with
         ``always_table``) and then the dues', and bad input must stop it
         before the first."""
-        given: list[Id] | None = None
-        if accounts is not None:
-            if isinstance(accounts, (str, bytes, bytearray)) or not isinstance(accounts, Iterable):
-                invalid(
-                    "accounts",
-                    "must be an iterable of account ids (not a single id), "
-                    f"got {type(accounts).__name__}",
-                )
-            given = list(accounts)
+        given = None if accounts is None else check_acids(accounts, "accounts")
         self._dues_many_accounts(given or [], kind, concurrency)
         if given is None or always_table:
             self._table_request(accounts_table, company_id, year_id, "POST")

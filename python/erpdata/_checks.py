@@ -90,12 +90,12 @@ def check_http_client(http_client: Any, expected: type) -> None:
         )
 
 
-def check_acids(acids: Iterable[Any]) -> list[Any]:
+def check_acids(acids: Iterable[Any], field: str = "acids") -> list[Any]:
     """The account ids of ``acids`` (an iterable, not a single string),
-    as a list."""
+    as a list; an error names ``field``."""
     if isinstance(acids, (str, bytes, bytearray)) or not isinstance(acids, Iterable):
         invalid(
-            "acids",
+            field,
             f"must be an iterable of account ids (not a single id), got {type(acids).__name__}",
         )
     return list(acids)

@@ -206,10 +206,15 @@ class _DuckDB(_Writer):
         self._con.execute(
             f'CREATE TABLE IF NOT EXISTS "{table}" AS SELECT *, {_ids_sql(key)} FROM empty'
         )
+        self._delete(self._begin(key), key)
+
+    def _begin(self, key: tuple[str, Id, Id]) -> Any:
+        """The partition's transaction, open on its own cursor until
+        ``commit`` or ``discard`` (``close`` discards what is left open)."""
         cursor = self._con.cursor()
         cursor.execute("BEGIN TRANSACTION")
         self._open[key] = cursor
-        self._delete(cursor, key)
+        return cursor
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
         self._open[key].execute(
@@ -260,21 +265,13 @@ class _DuckDB(_Writer):
         )
 
     def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
-        cursor = self._con.cursor()
-        cursor.execute("BEGIN TRANSACTION")
-        try:
-            exists = cursor.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [key[0]]
-            ).fetchone()
-            if exists and exists[0]:
-                self._delete(cursor, key)
-            self._record(cursor, entry)
-            cursor.execute("COMMIT")
-        except BaseException:
-            cursor.execute("ROLLBACK")
-            raise
-        finally:
-            cursor.close()
+        cursor = self._begin(key)
+        exists = cursor.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [key[0]]
+        ).fetchone()
+        if exists and exists[0]:
+            self._delete(cursor, key)
+        self.commit(key, entry)
 
     def close(self) -> None:
         for key in list(self._open):

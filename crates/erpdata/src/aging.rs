@@ -224,11 +224,6 @@ fn report(
     config.type_rows(rows, &typing, b"")
 }
 
-/// Checks an `as_of` day (`YYYY-MM-DD`); the error names field `as_of`.
-pub fn check_as_of(as_of: &str) -> Result<()> {
-    as_of_day(as_of).map(|_| ())
-}
-
 pub(crate) fn as_of_day(as_of: &str) -> Result<i32> {
     crate::decode::parse_date(as_of.as_bytes()).ok_or_else(|| {
         Error::invalid(
@@ -380,7 +375,7 @@ mod tests {
         options.buckets = vec![60, 30];
         let err = options.check().unwrap_err();
         assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "buckets"));
-        assert!(check_as_of("31/12/2025").is_err());
+        assert!(AgingOptions::new("31/12/2025").check().is_err());
         let mut widest = AgingOptions::new("2025-12-31");
         widest.buckets = vec![u32::MAX];
         assert_eq!(

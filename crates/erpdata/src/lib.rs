@@ -135,9 +135,7 @@ mod source;
 mod token;
 pub mod validate;
 
-pub use aging::{
-    aging, check_as_of, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_COLUMNS,
-};
+pub use aging::{aging, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_COLUMNS};
 pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
 pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 pub use call::{
