@@ -195,6 +195,11 @@ class _DuckDB(_Writer):
             "exported_at TIMESTAMP)"
         )
         self._open: dict[tuple[str, Id, Id], Any] = {}
+        # Tables this export created, and those a partition was committed
+        # to: one created but never filled is dropped at the end, so a
+        # failed first copy leaves no empty table behind.
+        self._created: set[str] = set()
+        self._filled: set[str] = set()
 
     def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
         import pyarrow as pa
@@ -203,9 +208,9 @@ class _DuckDB(_Writer):
         empty = pa.Table.from_batches([], schema=schema)  # noqa: F841 - read by DuckDB below
         # Outside the partition's transaction: two partitions of a new
         # table would otherwise both create it and one would fail.
-        self._con.execute(
-            f'CREATE TABLE IF NOT EXISTS "{table}" AS SELECT *, {_ids_sql(key)} FROM empty'
-        )
+        if not self._exists(self._con, table):
+            self._con.execute(f'CREATE TABLE "{table}" AS SELECT *, {_ids_sql(key)} FROM empty')
+            self._created.add(table)
         self._delete(self._begin(key), key)
 
     def _begin(self, key: tuple[str, Id, Id]) -> Any:
@@ -226,6 +231,7 @@ class _DuckDB(_Writer):
         try:
             self._record(cursor, entry)
             cursor.execute("COMMIT")
+            self._filled.add(key[0])
         except BaseException:
             cursor.execute("ROLLBACK")
             raise
@@ -237,6 +243,13 @@ class _DuckDB(_Writer):
         if cursor is not None:
             cursor.execute("ROLLBACK")
             cursor.close()
+
+    @staticmethod
+    def _exists(cursor: Any, table: str) -> bool:
+        found = cursor.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
+        ).fetchone()
+        return bool(found and found[0])
 
     @staticmethod
     def _delete(cursor: Any, key: tuple[str, Id, Id]) -> None:
@@ -266,16 +279,15 @@ class _DuckDB(_Writer):
 
     def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
         cursor = self._begin(key)
-        exists = cursor.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [key[0]]
-        ).fetchone()
-        if exists and exists[0]:
+        if self._exists(cursor, key[0]):
             self._delete(cursor, key)
         self.commit(key, entry)
 
     def close(self) -> None:
         for key in list(self._open):
             self.discard(key)
+        for table in self._created - self._filled:
+            self._con.execute(f'DROP TABLE IF EXISTS "{table}"')
         self._con.close()
 
 

@@ -150,6 +150,14 @@ def test_a_failed_partition_keeps_the_last_good_copy(
     ]
     assert hashlib.sha256(part.read_bytes()).hexdigest() == good
     assert not list(root.rglob("*.tmp"))
+    # A first copy that fails leaves no table behind, only the manifest.
+    fresh = tmp_path / "fresh.duckdb"
+    with faulty(sandbox_url, "truncate-3000", "export-fresh") as broken:
+        with pytest.raises(erpdata.DecodeError):
+            export(broken, ["sales_invoice"], to=fresh, batch_rows=5)
+    con = duckdb.connect(str(fresh))
+    assert [t for (t,) in con.execute("SHOW TABLES").fetchall()] == [MANIFEST_TABLE]
+    assert con.execute(f"SELECT count(*) FROM {MANIFEST_TABLE}").fetchone() == (0,)
 
 
 def test_bad_input_sends_nothing(client: erpdata.Client, tmp_path: Path) -> None:
