@@ -42,9 +42,14 @@ impl Cell {
             Cell::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Cell::Int(i) => out.push_str(&i.to_string()),
             Cell::Number(text) | Cell::Json(text) => out.push_str(text),
-            Cell::String(s) => crate::decode::json_string(s, out),
+            Cell::String(s) => json_string(s, out),
         }
     }
+}
+
+/// `s` as a JSON string with serde_json's escaping.
+pub(crate) fn json_string(s: &str, out: &mut String) {
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
 
 /// Integers that fit stay integers; `-0` stays text because `0` would lose

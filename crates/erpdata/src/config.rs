@@ -1,8 +1,10 @@
 use url::{Host, Url};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TransportKind};
 use crate::id::Id;
-use crate::token::{AccessToken, REDACTED};
+use crate::redact::Redactor;
+use crate::source::TransportSource;
+use crate::token::AccessToken;
 use crate::validate;
 
 /// Everything a call needs besides its own parameters.
@@ -113,21 +115,16 @@ impl Config {
     ///
     /// Bindings pass any text that might have seen a request (a host stack's
     /// error message, a URL to display) through here.
+    ///
+    /// [`REDACTED`]: crate::REDACTED
     pub fn redact(&self, text: &str) -> String {
-        let Some(token) = &self.access_token else {
-            return text.to_owned();
-        };
-        let raw = token.expose_secret();
-        let mut out = text.replace(raw, REDACTED);
-        let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
-        if form != raw {
-            out = out.replace(&form, REDACTED);
-            let pct = form.replace('+', "%20");
-            if pct != form {
-                out = out.replace(&pct, REDACTED);
-            }
-        }
-        out
+        self.redactor().redact(text)
+    }
+
+    /// What the decoder, excerpts and transport errors need to redact, so
+    /// that they need not hold (or import) the whole configuration.
+    pub(crate) fn redactor(&self) -> Redactor {
+        Redactor::new(self.access_token.clone())
     }
 }
 
@@ -224,6 +221,64 @@ impl ConfigBuilder {
     }
 }
 
+impl Config {
+    /// A transport error made from the host stack's error: the message is
+    /// `error`'s own text and the [`std::error::Error::source`] is the
+    /// chain below it, every link redacted (see [`TransportSource`]).
+    ///
+    /// ```
+    /// use erpdata::{Config, TransportKind};
+    ///
+    /// let config = Config::builder("https://erp.example.com/")
+    ///     .access_token("fake-token")
+    ///     .build()?;
+    /// let io = std::io::Error::new(
+    ///     std::io::ErrorKind::ConnectionRefused,
+    ///     "refused: https://erp.example.com/apis/dataapi.php?accesstoken=fake-token",
+    /// );
+    /// let err = config.transport_error_from(TransportKind::Connect, &io);
+    /// assert!(!err.to_string().contains("fake-token"));
+    /// assert!(err.to_string().contains("[REDACTED]"));
+    /// # Ok::<(), erpdata::Error>(())
+    /// ```
+    pub fn transport_error_from(
+        &self,
+        kind: TransportKind,
+        error: &(dyn std::error::Error + 'static),
+    ) -> Error {
+        Error::Transport {
+            kind,
+            message: self.redact(&error.to_string()),
+            source: error.source().map(|s| TransportSource::capture(self, s)),
+            call: None,
+        }
+    }
+
+    /// A transport error with a message of the caller's and the host
+    /// stack's error as its source (redacted link by link).
+    pub fn transport_error_with_source(
+        &self,
+        kind: TransportKind,
+        message: &str,
+        source: &(dyn std::error::Error + 'static),
+    ) -> Error {
+        Error::Transport {
+            kind,
+            message: self.redact(message),
+            source: Some(TransportSource::capture(self, source)),
+            call: None,
+        }
+    }
+}
+
+impl TransportSource {
+    /// Captures `error` and its sources, each message redacted with
+    /// `config`'s token.
+    pub fn capture(config: &Config, error: &(dyn std::error::Error + 'static)) -> Self {
+        TransportSource::redacted(&config.redactor(), error)
+    }
+}
+
 fn parse_base_url(text: &str) -> Result<Url> {
     let bad = |reason: &str| Error::invalid("base_url", reason.to_owned());
     if text.trim().is_empty() {
@@ -276,6 +331,8 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::error::Error as _;
+
     use super::*;
 
     #[test]
@@ -330,5 +387,39 @@ mod tests {
         let s = c.redact("x tok/+=en y tok%2F%2B%3Den z");
         assert_eq!(s, "x [REDACTED] y [REDACTED] z");
         assert!(!format!("{c:?}").contains("tok/"));
+    }
+
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("error sending request for url (https://h/?accesstoken=fake-tok)")
+        }
+    }
+
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn chain_is_kept_and_redacted() {
+        let c = Config::builder("https://h/")
+            .access_token("fake-tok")
+            .build()
+            .unwrap();
+        let inner = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by fake-tok");
+        let err = c.transport_error_from(TransportKind::Reset, &Outer(inner));
+        assert_eq!(
+            err.to_string(),
+            "transport error (reset): error sending request for url (https://h/?accesstoken=[REDACTED])"
+        );
+        let source = err.source().expect("a source");
+        assert_eq!(source.to_string(), "reset by [REDACTED]");
+        assert!(source.source().is_none());
+        assert!(!format!("{err:?}").contains("fake-tok"));
+        assert_eq!(err.clone(), err);
     }
 }

@@ -1,6 +1,6 @@
 //! Short, printable, redacted excerpts of bodies for error messages.
 
-use crate::config::Config;
+use crate::redact::Redactor;
 
 /// How many characters of a body an error message shows: enough to recognise
 /// an HTML error page or a PHP notice, short enough for a log line.
@@ -15,11 +15,11 @@ pub(crate) const HEAD_BYTES: usize = EXCERPT_CHARS * 4 + 4096;
 /// The body's first [`EXCERPT_CHARS`] characters, lossily decoded, with runs
 /// of whitespace collapsed and the token redacted. Only the first
 /// [`HEAD_BYTES`] of `body` are looked at.
-pub(crate) fn excerpt(config: &Config, body: &[u8]) -> String {
+pub(crate) fn excerpt(redactor: &Redactor, body: &[u8]) -> String {
     // Redact before cutting, so a token straddling the cut cannot leave half
     // of itself behind.
     let head = &body[..body.len().min(HEAD_BYTES)];
-    let text = config.redact(&String::from_utf8_lossy(head));
+    let text = redactor.redact(&String::from_utf8_lossy(head));
     let mut out = String::new();
     let mut count = 0;
     let mut last_space = false;

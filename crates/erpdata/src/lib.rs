@@ -110,6 +110,15 @@ for batch in client.stream_table("sales_invoice")? {
 //! [`std::error::Error::source`], each message redacted.
 #![deny(missing_docs)]
 
+// The core's lower modules in import order: each imports only modules
+// listed before it, so none is in an import cycle and each can be read and
+// changed knowing just those:
+//   token, redact, source, error, date, validate, config,
+//   cell, excerpt, prelude, decode.
+// Redaction is its own module so that excerpts, error chains and the
+// decoder need not know `Config`; decode meets it only in its public
+// constructors. Queries, requests, responses, the call and the clients
+// build on all of these.
 mod aging;
 mod ajax;
 mod ajax_answer;
@@ -119,6 +128,7 @@ mod cell;
 mod client;
 mod config;
 mod credit;
+mod date;
 mod decode;
 mod env;
 mod error;
@@ -127,6 +137,7 @@ mod id;
 mod json;
 mod prelude;
 mod query;
+mod redact;
 mod redirect;
 mod request;
 mod response;

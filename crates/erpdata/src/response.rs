@@ -105,7 +105,7 @@ impl Config {
         batches.extend(finished.batches);
         let (schema, batches) = unify(batches);
         // The rows again, for the keys each was sent with.
-        let mut core = Core::new(self, status, RowCollector::default());
+        let mut core = Core::new(&self.redactor(), status, RowCollector::default());
         core.feed(body)?;
         let done = core.finish()?;
         Ok(Table {
@@ -174,7 +174,7 @@ impl Config {
         if !(200..300).contains(&status) {
             return Err(Error::HttpStatus {
                 status,
-                excerpt: excerpt(self, body),
+                excerpt: excerpt(&self.redactor(), body),
                 call: None,
             });
         }
@@ -354,7 +354,7 @@ impl Config {
         // redacted like the excerpt.
         Error::Decode {
             reason: self.redact(&reason.into()),
-            excerpt: excerpt(self, body),
+            excerpt: excerpt(&self.redactor(), body),
             call: None,
         }
     }

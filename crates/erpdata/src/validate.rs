@@ -42,7 +42,7 @@ pub fn text(field: &str, value: &str) -> Result<()> {
 /// nothing or something else).
 pub fn date(field: &str, value: &str) -> Result<()> {
     text(field, value)?;
-    if crate::decode::parse_date(value.as_bytes()).is_none() {
+    if crate::date::parse(value.as_bytes()).is_none() {
         return Err(Error::invalid(
             field,
             format!(

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::{date, decimal, timestamp};
-use crate::cell::Cell;
+use crate::cell::{json_string, Cell};
 
 /// The value under a null row of a Date column that was MySQL's zero date
 /// (`0000-00-00`): null as a date, but its text kept for a string column.
@@ -844,11 +844,6 @@ impl Column {
             data: self.data.cast(to)?,
         })
     }
-}
-
-/// `s` as a JSON string with serde_json's escaping.
-pub(crate) fn json_string(s: &str, out: &mut String) {
-    out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
 
 /// The cell a JSON text denotes, as the row path would have made it.

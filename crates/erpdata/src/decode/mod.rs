@@ -91,7 +91,6 @@
 mod batch;
 mod builder;
 mod columns;
-mod date;
 mod decimal;
 mod declared;
 pub(crate) mod decoder;
@@ -109,12 +108,12 @@ mod arrow;
 #[cfg(feature = "arrow")]
 mod from_arrow;
 
+pub(crate) use crate::cell::json_string;
 #[cfg(feature = "arrow")]
 pub use arrow::{
     Dictionary, DICTIONARY_MIN_VALUES, DICTIONARY_SAMPLE, JSON_TYPE, TYPE_METADATA_KEY,
 };
 pub use batch::{unify_schemas, Batch, Schema};
-pub(crate) use columns::json_string;
 pub use columns::{
     Bitmap, Column, ColumnData, ColumnType, Digits, Sent, Texts, ZERO_DATE_MARK,
     ZERO_TIMESTAMP_MARK,
@@ -131,7 +130,10 @@ use builder::{ColumnSink, Typing};
 use decoder::Core;
 
 use crate::config::Config;
+// Kept at the crate's top: input validation checks dates with it too.
+use crate::date;
 use crate::error::Error;
+use crate::redact::Redactor;
 
 /// Options of a [`TableDecoder`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,9 +216,14 @@ impl TableDecoder {
     /// 2xx makes the result an `HttpStatus` error with an excerpt of the
     /// body's first bytes.
     pub fn new(config: &Config, status: u16, options: DecoderOptions) -> Self {
+        TableDecoder::with_redactor(&config.redactor(), status, options)
+    }
+
+    /// [`TableDecoder::new`] for code that holds only what redaction needs.
+    pub(crate) fn with_redactor(redactor: &Redactor, status: u16, options: DecoderOptions) -> Self {
         TableDecoder {
             core: Core::new(
-                config,
+                redactor,
                 status,
                 ColumnSink::new(options.batch_rows, options.typing()),
             ),

@@ -34,6 +34,7 @@ use super::sink::{CellRef, Sink};
 use super::{Batch, DecoderOptions, Finished, TableDecoder};
 use crate::config::Config;
 use crate::error::Error;
+use crate::redact::Redactor;
 
 /// How [`TableDecoder::decode_parallel`] spreads the work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,11 +141,12 @@ impl TableDecoder {
             && (200..300).contains(&status)
             && !options.one_schema;
         let options = &options;
+        let redactor = &config.redactor();
         let work = |threads: usize| -> Result<Decoded<T>, Error> {
             let split = threads > 1 && splittable;
-            let finished = match split.then(|| split_rows(config, body, options, threads)) {
+            let finished = match split.then(|| split_rows(redactor, body, options, threads)) {
                 Some(Some(finished)) => finished,
-                _ => sequential(config, status, body, options)?,
+                _ => sequential(redactor, status, body, options)?,
             };
             let batches = if threads > 1 {
                 finished.batches.into_par_iter().map(&map).collect()
@@ -172,12 +174,12 @@ impl TableDecoder {
 
 /// The one-piece decoding every other path must equal.
 fn sequential(
-    config: &Config,
+    redactor: &Redactor,
     status: u16,
     body: &[u8],
     options: &DecoderOptions,
 ) -> Result<Finished, Error> {
-    let mut decoder = TableDecoder::new(config, status, options.clone());
+    let mut decoder = TableDecoder::with_redactor(redactor, status, options.clone());
     let mut batches = decoder.feed(body)?;
     let mut finished = decoder.finish()?;
     batches.append(&mut finished.batches);
@@ -206,32 +208,32 @@ impl Sink for Envelope {
 /// The parallel decoding, or `None` where it could differ from the
 /// sequential one (which the caller then runs).
 fn split_rows(
-    config: &Config,
+    redactor: &Redactor,
     body: &[u8],
     options: &DecoderOptions,
     threads: usize,
 ) -> Option<Finished> {
-    split_rows_with(config, body, options, threads, false)
+    split_rows_with(redactor, body, options, threads, false)
 }
 
 /// `head_first`: the head decoder reads its whole share before the scan
 /// (for tests: otherwise how much it reads depends on timing).
 fn split_rows_with(
-    config: &Config,
+    redactor: &Redactor,
     body: &[u8],
     options: &DecoderOptions,
     threads: usize,
     head_first: bool,
 ) -> Option<Finished> {
     let batch_rows = options.batch_rows.max(1);
-    let mut envelope = Core::new(config, 200, Envelope::default());
+    let mut envelope = Core::new(redactor, 200, Envelope::default());
     let open = find_rows(&mut envelope, body)?;
     let region = &body[open + 1..];
     // The first rows start at a batch boundary whatever the counts: one
     // thread decodes them while another scans for the rest.
     let scanned = AtomicBool::new(false);
     let (bounds, head) = if head_first {
-        let head = decode_head(config, region, options, &scanned);
+        let head = decode_head(redactor, region, options, &scanned);
         (bounds(region, threads), head)
     } else {
         rayon::join(
@@ -240,7 +242,7 @@ fn split_rows_with(
                 scanned.store(true, Ordering::Relaxed);
                 b
             },
-            || decode_head(config, region, options, &scanned),
+            || decode_head(redactor, region, options, &scanned),
         )
     };
     let (close, commas) = bounds?;
@@ -291,7 +293,7 @@ fn split_rows_with(
             let (finished, expected) = match task {
                 Task::Piece(first, last) => {
                     let piece = &region[starts(first)..ends(last)];
-                    (decode_piece(config, piece, options)?, last - first)
+                    (decode_piece(redactor, piece, options)?, last - first)
                 }
                 Task::Head(head, last) => (head.finish(&region[..ends(last)])?, last),
             };
@@ -383,10 +385,10 @@ fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
 
 /// One piece of the array's elements, decoded as an answer of its own;
 /// `None` for any problem (the caller then decodes the whole body).
-fn decode_piece(config: &Config, piece: &[u8], options: &DecoderOptions) -> Option<Finished> {
+fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> Option<Finished> {
     let mut decoder = TableDecoder {
         core: Core::new(
-            config,
+            redactor,
             200,
             ColumnSink::new(options.batch_rows, options.typing()),
         ),
@@ -433,14 +435,14 @@ impl Head {
 /// first half of `region` (so never past the array's end unless what
 /// follows it is longer than the array; then the head is not used).
 fn decode_head(
-    config: &Config,
+    redactor: &Redactor,
     region: &[u8],
     options: &DecoderOptions,
     scanned: &AtomicBool,
 ) -> Option<Head> {
     let mut decoder = TableDecoder {
         core: Core::new(
-            config,
+            redactor,
             200,
             ColumnSink::new(options.batch_rows, options.typing()),
         ),
@@ -499,8 +501,9 @@ fn align_columns(batches: &mut [Batch]) {
 mod tests {
     use super::*;
 
-    fn config() -> Config {
-        Config::builder("https://erp.example.com/").build().unwrap()
+    /// No token, as a config built with none.
+    fn redactor() -> Redactor {
+        Redactor::default()
     }
 
     fn body(rows: usize, row: impl Fn(usize) -> String) -> Vec<u8> {
@@ -524,10 +527,10 @@ mod tests {
                 _ => format!(r#"{{"n":{}.5,"d":"2025-01-05"}}"#, i),
             }),
         ] {
-            let expected = sequential(&config(), 200, &b, &options).unwrap();
+            let expected = sequential(&redactor(), 200, &b, &options).unwrap();
             for threads in [2, 3, 5] {
                 for head_first in [false, true] {
-                    let got = split_rows_with(&config(), &b, &options, threads, head_first)
+                    let got = split_rows_with(&redactor(), &b, &options, threads, head_first)
                         .expect("cut into pieces");
                     assert_eq!(got, expected, "{threads} threads, head first: {head_first}");
                 }

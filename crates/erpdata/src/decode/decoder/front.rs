@@ -103,7 +103,7 @@ impl<S: Sink> Core<S> {
                     };
                     match prelude::step(text, until) {
                         prelude::Step::Notice(notice, used) => {
-                            let notice = self.config.redact(&notice);
+                            let notice = self.redactor.redact(&notice);
                             self.notices.push(notice);
                             pos += used;
                         }

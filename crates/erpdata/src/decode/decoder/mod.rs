@@ -46,9 +46,9 @@ use super::scanner::{
     scan_str, skip_ws, str_end, utf8_char, After, Bad, Literal, Number, Scan, Utf8,
 };
 use super::sink::{CellRef, Sink};
-use crate::config::Config;
 use crate::error::Error;
 use crate::excerpt::{excerpt, HEAD_BYTES};
+use crate::redact::Redactor;
 use envelope::{role_of, Data, Kept, Slot, Status, DATA_SLOT, MESSAGE_BYTES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,7 +159,7 @@ type Step = Result<(), Failure>;
 /// The decoding state machine. See the module documentation.
 pub(crate) struct Core<S> {
     pub(crate) sink: S,
-    config: Config,
+    redactor: Redactor,
     /// The first [`HEAD_BYTES`] of the body, for excerpts.
     head: Vec<u8>,
     /// Bytes of the body before the current input.
@@ -210,10 +210,10 @@ pub(crate) struct Done<S> {
 
 impl<S: Sink> Core<S> {
     /// A decoder for an answer with HTTP `status`.
-    pub(crate) fn new(config: &Config, status: u16, sink: S) -> Self {
+    pub(crate) fn new(redactor: &Redactor, status: u16, sink: S) -> Self {
         Core {
             sink,
-            config: config.clone(),
+            redactor: redactor.clone(),
             head: Vec::new(),
             offset: 0,
             phase: Phase::Bom,
@@ -306,17 +306,17 @@ impl<S: Sink> Core<S> {
         match f {
             Failure::Http(status) => Error::HttpStatus {
                 status: *status,
-                excerpt: excerpt(&self.config, &self.head),
+                excerpt: excerpt(&self.redactor, &self.head),
                 call: None,
             },
             Failure::Decode(reason) => Error::Decode {
-                reason: self.config.redact(reason),
-                excerpt: excerpt(&self.config, &self.head),
+                reason: self.redactor.redact(reason),
+                excerpt: excerpt(&self.redactor, &self.head),
                 call: None,
             },
             Failure::Service { status, message } => Error::Service {
-                status: self.config.redact(status),
-                message: self.config.redact(message),
+                status: self.redactor.redact(status),
+                message: self.redactor.redact(message),
                 call: None,
             },
         }
@@ -684,16 +684,13 @@ pub(crate) mod tests {
         }
     }
 
-    pub(crate) fn config() -> Config {
-        Config::builder("https://erp.example.com/")
-            .access_token("fake-token-for-tests")
-            .build()
-            .unwrap()
+    pub(crate) fn redactor() -> Redactor {
+        Redactor::new(Some(crate::token::AccessToken::new("fake-token-for-tests")))
     }
 
     /// The calls and notices for `body` fed in `chunks`, or the error.
     pub(crate) fn run(body: &[u8], chunk: usize) -> Result<(Vec<String>, Vec<String>), Error> {
-        let mut core = Core::new(&config(), 200, Recorder::default());
+        let mut core = Core::new(&redactor(), 200, Recorder::default());
         for c in body.chunks(chunk.max(1)) {
             core.feed(c)?;
         }

@@ -1,4 +1,7 @@
 //! `YYYY-MM-DD` dates as days since 1970-01-01 (Arrow's `Date32`).
+//!
+//! Decoding and input validation share its parser, so both take the same
+//! texts for calendar dates.
 
 /// The days since 1970-01-01 of a string that is exactly `YYYY-MM-DD` and a
 /// real calendar date (proleptic Gregorian, years 0001–9999).
