@@ -21,6 +21,7 @@
 use http::Request;
 use url::form_urlencoded;
 
+use crate::catalogue::{self, Operation};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::id::Id;
@@ -184,71 +185,71 @@ impl AjaxQuery {
         self
     }
 
+    /// The catalogue's entry of this call (`ajax` for any other function).
+    pub fn operation(&self) -> &'static Operation {
+        self.function.entry().0
+    }
+
     /// The wire name of the function (`func`).
     pub fn func(&self) -> &str {
         match &self.function {
-            AjaxFunction::DuesSummary => "getduesSumm",
-            AjaxFunction::AvgPayDays { .. } => "avgPayDays",
-            AjaxFunction::NetProfit { .. } => "netProfit",
-            AjaxFunction::GrossProfit { .. } => "grossProfit",
-            AjaxFunction::ScheduleAccounts { .. } => "scheduleDet",
             AjaxFunction::Other { func, .. } => func,
+            named => named.entry().0.func.unwrap_or_default(),
         }
     }
 
-    /// The function's parameters as sent, each checked first (errors name
-    /// the argument: `acid`, `schedule`, `start`, `end`, or a parameter's
-    /// own name).
+    /// The function's parameters as sent, each checked first as its
+    /// catalogue entry says (errors name the argument: `acid`,
+    /// `schedule`, `start`, `end`, or a parameter's own name).
     fn params(&self) -> Result<Vec<(&str, &str)>> {
-        Ok(match &self.function {
-            AjaxFunction::DuesSummary => Vec::new(),
-            AjaxFunction::AvgPayDays { acid } => {
-                validate::text("acid", acid.as_str())?;
-                vec![("acid", acid.as_str())]
+        let AjaxFunction::Other { func, params } = &self.function else {
+            let (op, values) = self.function.entry();
+            return catalogue::wire_pairs(op, values);
+        };
+        validate::identifier("func", func)?;
+        let mut out = Vec::with_capacity(params.len());
+        for (name, value) in params {
+            validate::param_name(name)?;
+            if RESERVED_PARAMS.contains(&name.as_str()) {
+                return Err(Error::invalid(
+                    "params",
+                    format!(
+                        "must not set {name:?}: the client sends it (the token only \
+                         when asked to, with send_token)"
+                    ),
+                ));
             }
-            AjaxFunction::NetProfit { start, end } | AjaxFunction::GrossProfit { start, end } => {
-                validate::date_range(start, end)?;
-                vec![("sdate", start.as_str()), ("edate", end.as_str())]
+            if out.iter().any(|(n, _)| n == name) {
+                return Err(Error::invalid(
+                    "params",
+                    format!("give {name:?} once: PHP would keep only the last value"),
+                ));
             }
+            validate::text(name, value)?;
+            out.push((name.as_str(), value.as_str()));
+        }
+        Ok(out)
+    }
+}
+
+impl AjaxFunction {
+    /// The catalogue's entry of a named function, and the values of its
+    /// wire parameters in the entry's order.
+    fn entry(&self) -> (&'static Operation, Vec<&str>) {
+        let (name, values) = match self {
+            AjaxFunction::DuesSummary => ("dues_summary", vec![]),
+            AjaxFunction::AvgPayDays { acid } => ("avg_pay_days", vec![acid.as_str()]),
+            AjaxFunction::NetProfit { start, end } => ("net_profit", vec![&**start, &**end]),
+            AjaxFunction::GrossProfit { start, end } => ("gross_profit", vec![&**start, &**end]),
             AjaxFunction::ScheduleAccounts {
                 schedule,
                 start,
                 end,
-            } => {
-                validate::text("schedule", schedule)?;
-                validate::date_range(start, end)?;
-                vec![
-                    ("schedule", schedule.as_str()),
-                    ("sdate", start.as_str()),
-                    ("edate", end.as_str()),
-                ]
-            }
-            AjaxFunction::Other { func, params } => {
-                validate::identifier("func", func)?;
-                let mut out = Vec::with_capacity(params.len());
-                for (name, value) in params {
-                    validate::param_name(name)?;
-                    if RESERVED_PARAMS.contains(&name.as_str()) {
-                        return Err(Error::invalid(
-                            "params",
-                            format!(
-                                "must not set {name:?}: the client sends it (the token only \
-                                 when asked to, with send_token)"
-                            ),
-                        ));
-                    }
-                    if out.iter().any(|(n, _)| n == name) {
-                        return Err(Error::invalid(
-                            "params",
-                            format!("give {name:?} once: PHP would keep only the last value"),
-                        ));
-                    }
-                    validate::text(name, value)?;
-                    out.push((name.as_str(), value.as_str()));
-                }
-                out
-            }
-        })
+            } => ("schedule_accounts", vec![&**schedule, &**start, &**end]),
+            AjaxFunction::Other { .. } => ("ajax", vec![]),
+        };
+        let op = catalogue::operation(name).expect("every function has its entry");
+        (op, values)
     }
 }
 
@@ -271,12 +272,14 @@ impl Config {
         self.ajax("getduesDet", &params, query.options)
     }
 
-    fn ajax(
+    /// What every `ajax.php` call of `func` needs of the configuration:
+    /// the project folder, and the token when it is to be sent. A plan
+    /// checks this before its first call, for the calls it will make later.
+    pub(crate) fn ajax_ready(
         &self,
         func: &str,
-        params: &[(&str, &str)],
         options: AjaxOptions,
-    ) -> Result<Request<Vec<u8>>> {
+    ) -> Result<(&str, Option<&crate::token::AccessToken>)> {
         let folder = self.project_folder().ok_or_else(|| {
             Error::invalid(
                 "project",
@@ -293,6 +296,16 @@ impl Config {
         } else {
             None
         };
+        Ok((folder, token))
+    }
+
+    fn ajax(
+        &self,
+        func: &str,
+        params: &[(&str, &str)],
+        options: AjaxOptions,
+    ) -> Result<Request<Vec<u8>>> {
+        let (folder, token) = self.ajax_ready(func, options)?;
         let method = options.method.unwrap_or(if token.is_some() {
             Method::Post
         } else {

@@ -123,6 +123,7 @@ mod aging;
 mod ajax;
 mod ajax_answer;
 mod call;
+pub mod catalogue;
 mod cell;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 mod client;
@@ -135,6 +136,7 @@ mod error;
 mod excerpt;
 mod id;
 mod json;
+mod plan;
 mod prelude;
 mod query;
 mod redact;
@@ -154,6 +156,10 @@ pub use call::{
     Head, Parsed, Sink, StreamEnd, TableStream, Timeouts, WholeBody, DEFAULT_BATCH_ROWS,
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT,
     MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
+};
+pub use catalogue::{
+    operation, Arg, Args, Invocation, Operation, OperationSink, Output, TableBatches, WholeTable,
+    OPERATIONS,
 };
 pub use cell::{Cell, Row};
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
@@ -182,6 +188,7 @@ pub use env::{
 };
 pub use error::{CallInfo, Error, Result, TransportKind};
 pub use id::Id;
+pub use plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep, PlannedCall};
 pub use query::{DuesKind, DuesQuery, Method, TableQuery};
 pub use redirect::MAX_REDIRECTS;
 pub use request::{FORM_CONTENT_TYPE, USER_AGENT_VALUE};

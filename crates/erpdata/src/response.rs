@@ -398,7 +398,7 @@ pub(crate) fn unify(batches: Vec<Batch>) -> (Schema, Vec<Batch>) {
 
 /// `rows` (in the order, and with the keys, they were sent) with each
 /// value taken from its column in `batches`, which hold the same rows.
-fn typed_rows(rows: Vec<Row>, batches: &[Batch]) -> Vec<Row> {
+pub(crate) fn typed_rows(rows: Vec<Row>, batches: &[Batch]) -> Vec<Row> {
     let mut out = Vec::with_capacity(rows.len());
     let mut rows = rows.into_iter();
     for batch in batches {

@@ -8,14 +8,16 @@ use std::time::{Duration, Instant};
 
 use futures_core::Stream;
 
-use super::{dues_queries, head, start, tls, ClientOptions};
+use super::{head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
-use crate::call::{Action, Call, Parsed, Sink, StreamEnd, TableStream, Timeouts};
+use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
+use crate::catalogue::{Arg, Query};
 use crate::config::Config;
 use crate::decode::Batch;
 use crate::error::{Result, TransportKind};
 use crate::id::Id;
+use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep};
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
 
@@ -151,104 +153,33 @@ impl AsyncClient {
         })
     }
 
-    /// The dues of account `acid` of the given kind.
-    pub async fn dues(&self, acid: impl Into<Id>, kind: DuesKind) -> Result<Dues> {
-        self.dues_query(DuesQuery::new(acid, kind)).await
+    operations!(async);
+
+    /// Runs a [`Plan`] of the core: the calls it asks for run concurrently
+    /// on this task (at most its concurrency at a time), each result handed
+    /// back as it comes. On the first error the calls still running are
+    /// dropped (cancelled) and the error returned.
+    pub async fn run_plan(&self, mut plan: Plan) -> Result<TypedRows> {
+        use futures_util::stream::{FuturesUnordered, StreamExt};
+        let mut running = FuturesUnordered::new();
+        loop {
+            match plan.next() {
+                PlanStep::Call(call) => running.push(async move {
+                    let id = call.id;
+                    (id, self.run_invocation(call.invocation).await)
+                }),
+                PlanStep::Wait => match running.next().await {
+                    Some((id, result)) => plan.done(id, result),
+                    None => unreachable!("the plan waits only while a call runs"),
+                },
+                PlanStep::Done(rows) => return Ok(rows),
+                PlanStep::Failed(error) => return Err(error),
+            }
+        }
     }
 
-    /// The dues of a [`DuesQuery`] (e.g. one that sends the token).
-    pub async fn dues_query(&self, query: DuesQuery) -> Result<Dues> {
-        let request = self.inner.config.dues_request(&query)?;
-        let decoder = &self.inner.options.decoder;
-        let sink = Parsed::new(|config: &Config, status, body: &[u8]| {
-            config.parse_dues_with(&query, status, body, decoder)
-        });
-        self.inner.run(request, sink).await
-    }
-
-    /// What customer `acid` owes (`RECEIPT` dues).
-    pub async fn receivables(&self, acid: impl Into<Id>) -> Result<Dues> {
-        self.dues(acid, DuesKind::Receipt).await
-    }
-
-    /// What is owed to supplier `acid` (`PAYMENT` dues).
-    pub async fn payables(&self, acid: impl Into<Id>) -> Result<Dues> {
-        self.dues(acid, DuesKind::Payment).await
-    }
-
-    /// The dues of many accounts as one table with an `acid` column (see
-    /// [`Config::dues_table`]), at most `concurrency` queries at a time
-    /// (1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)).
-    /// Every account id is checked before anything is sent; the first
-    /// failure is the result.
-    pub async fn dues_table<A: Into<Id>>(
-        &self,
-        acids: impl IntoIterator<Item = A>,
-        kind: DuesKind,
-        concurrency: usize,
-    ) -> Result<TypedRows> {
-        use futures_util::stream::{StreamExt, TryStreamExt};
-        let queries = dues_queries(&self.inner.config, acids, kind, concurrency)?;
-        let dues: Vec<Dues> = futures_util::stream::iter(queries)
-            .map(|q| self.dues_query(q))
-            .buffered(concurrency)
-            .try_collect()
-            .await?;
-        self.inner
-            .config
-            .dues_table(&dues, &self.inner.options.decoder)
-    }
-
-    /// Calls a function of `apis/ajax.php` (see [`AjaxQuery`]).
-    pub async fn ajax(&self, query: AjaxQuery) -> Result<AjaxAnswer> {
-        let request = self.inner.config.ajax_request(&query)?;
-        let decoder = &self.inner.options.decoder;
-        let sink = Parsed::new(|config: &Config, status, body: &[u8]| {
-            config.parse_ajax_with(&query, status, body, decoder)
-        });
-        self.inner.run(request, sink).await
-    }
-
-    /// The outstanding receivables summary (`getduesSumm`).
-    pub async fn dues_summary(&self) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::dues_summary()).await
-    }
-
-    /// The average payment days of account `acid` (`avgPayDays`).
-    pub async fn avg_pay_days(&self, acid: impl Into<Id>) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::avg_pay_days(acid)).await
-    }
-
-    /// The net profit from `start` to `end`, `YYYY-MM-DD`, inclusive
-    /// (`netProfit`).
-    pub async fn net_profit(&self, start: &str, end: &str) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::net_profit(start, end)).await
-    }
-
-    /// The gross profit from `start` to `end` (`grossProfit`).
-    pub async fn gross_profit(&self, start: &str, end: &str) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::gross_profit(start, end)).await
-    }
-
-    /// The accounts under `schedule` from `start` to `end` (`scheduleDet`).
-    pub async fn schedule_accounts(
-        &self,
-        schedule: &str,
-        start: &str,
-        end: &str,
-    ) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::schedule_accounts(schedule, start, end))
-            .await
-    }
-
-    /// Every row of a table: a name (`"sales_invoice"`) for the config's
-    /// company and year, or a [`TableQuery`].
-    pub async fn table(&self, query: impl Into<TableQuery>) -> Result<Table> {
-        let request = self.inner.config.table_request(&query.into())?;
-        let decoder = &self.inner.options.decoder;
-        let sink = Parsed::new(|config: &Config, status, body: &[u8]| {
-            config.parse_table_with(status, body, decoder)
-        });
+    /// One call, its answer read whole by `sink`.
+    async fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
         self.inner.run(request, sink).await
     }
 

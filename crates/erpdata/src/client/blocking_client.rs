@@ -7,14 +7,16 @@ use std::time::{Duration, Instant};
 use ureq::tls::{parse_pem, PemItem, RootCerts, TlsConfig};
 use ureq::Agent;
 
-use super::{dues_queries, head, start, ClientOptions};
+use super::{head, start, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
-use crate::call::{Action, Call, Parsed, Sink, StreamEnd, TableStream, Timeouts};
+use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
+use crate::catalogue::{Arg, Query};
 use crate::config::Config;
 use crate::decode::Batch;
 use crate::error::{Error, Result, TransportKind};
 use crate::id::Id;
+use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep};
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
 
@@ -129,128 +131,31 @@ impl BlockingClient {
         })
     }
 
-    /// The dues of account `acid` of the given kind.
-    pub fn dues(&self, acid: impl Into<Id>, kind: DuesKind) -> Result<Dues> {
-        self.dues_query(DuesQuery::new(acid, kind))
-    }
+    operations!();
 
-    /// The dues of a [`DuesQuery`] (e.g. one that sends the token).
-    pub fn dues_query(&self, query: DuesQuery) -> Result<Dues> {
-        let request = self.config.dues_request(&query)?;
-        let decoder = &self.options.decoder;
-        self.run(
-            request,
-            Parsed::new(|config: &Config, status, body: &[u8]| {
-                config.parse_dues_with(&query, status, body, decoder)
-            }),
-        )
-    }
-
-    /// What customer `acid` owes (`RECEIPT` dues).
-    pub fn receivables(&self, acid: impl Into<Id>) -> Result<Dues> {
-        self.dues(acid, DuesKind::Receipt)
-    }
-
-    /// What is owed to supplier `acid` (`PAYMENT` dues).
-    pub fn payables(&self, acid: impl Into<Id>) -> Result<Dues> {
-        self.dues(acid, DuesKind::Payment)
-    }
-
-    /// The dues of many accounts as one table with an `acid` column (see
-    /// [`Config::dues_table`]), at most `concurrency` queries at a time
-    /// (1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)), on threads.
-    /// Every account id is checked before anything is sent; the first
-    /// failure is the result.
-    pub fn dues_table<A: Into<Id>>(
-        &self,
-        acids: impl IntoIterator<Item = A>,
-        kind: DuesKind,
-        concurrency: usize,
-    ) -> Result<TypedRows> {
-        let queries = dues_queries(&self.config, acids, kind, concurrency)?;
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<std::sync::Mutex<Option<Result<Dues>>>> = queries
-            .iter()
-            .map(|_| std::sync::Mutex::new(None))
-            .collect();
-        std::thread::scope(|scope| {
-            for _ in 0..concurrency.min(queries.len()) {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(query) = queries.get(i) else { break };
-                    let result = self.dues_query(query.clone());
-                    let failed = result.is_err();
-                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                    if failed {
-                        // No new query once one has failed.
-                        next.store(queries.len(), std::sync::atomic::Ordering::Relaxed);
-                        break;
-                    }
-                });
+    /// Runs a [`Plan`] of the core: each call it asks for on a thread of
+    /// its own (at most its concurrency at a time), each result handed
+    /// back as it comes. On the first error it waits for the calls still
+    /// running (each bounded by its time limits), then returns the error.
+    pub fn run_plan(&self, mut plan: Plan) -> Result<TypedRows> {
+        let (done, results) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| loop {
+            match plan.next() {
+                PlanStep::Call(call) => {
+                    let done = done.clone();
+                    scope.spawn(move || {
+                        let result = self.run_invocation(call.invocation.clone());
+                        let _ = done.send((call.id, result));
+                    });
+                }
+                PlanStep::Wait => match results.recv() {
+                    Ok((id, result)) => plan.done(id, result),
+                    Err(_) => unreachable!("a running call holds a sender"),
+                },
+                PlanStep::Done(rows) => return Ok(rows),
+                PlanStep::Failed(error) => return Err(error),
             }
-        });
-        let mut dues = Vec::with_capacity(queries.len());
-        for slot in results {
-            match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Ok(d)) => dues.push(d),
-                Some(Err(e)) => return Err(e),
-                // Never sent: an earlier query failed, and that error
-                // was met first in this loop.
-                None => continue,
-            }
-        }
-        self.config.dues_table(&dues, &self.options.decoder)
-    }
-
-    /// Calls a function of `apis/ajax.php` (see [`AjaxQuery`]).
-    pub fn ajax(&self, query: AjaxQuery) -> Result<AjaxAnswer> {
-        let request = self.config.ajax_request(&query)?;
-        let decoder = &self.options.decoder;
-        self.run(
-            request,
-            Parsed::new(|config: &Config, status, body: &[u8]| {
-                config.parse_ajax_with(&query, status, body, decoder)
-            }),
-        )
-    }
-
-    /// The outstanding receivables summary (`getduesSumm`).
-    pub fn dues_summary(&self) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::dues_summary())
-    }
-
-    /// The average payment days of account `acid` (`avgPayDays`).
-    pub fn avg_pay_days(&self, acid: impl Into<Id>) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::avg_pay_days(acid))
-    }
-
-    /// The net profit from `start` to `end`, `YYYY-MM-DD`, inclusive
-    /// (`netProfit`).
-    pub fn net_profit(&self, start: &str, end: &str) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::net_profit(start, end))
-    }
-
-    /// The gross profit from `start` to `end` (`grossProfit`).
-    pub fn gross_profit(&self, start: &str, end: &str) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::gross_profit(start, end))
-    }
-
-    /// The accounts under `schedule` from `start` to `end` (`scheduleDet`).
-    pub fn schedule_accounts(&self, schedule: &str, start: &str, end: &str) -> Result<AjaxAnswer> {
-        self.ajax(AjaxQuery::schedule_accounts(schedule, start, end))
-    }
-
-    /// Every row of a table: a name (`"sales_invoice"`) for the config's
-    /// company and year, or a [`TableQuery`].
-    pub fn table(&self, query: impl Into<TableQuery>) -> Result<Table> {
-        let request = self.config.table_request(&query.into())?;
-        let decoder = &self.options.decoder;
-        self.run(
-            request,
-            Parsed::new(|config: &Config, status, body: &[u8]| {
-                config.parse_table_with(status, body, decoder)
-            }),
-        )
+        })
     }
 
     /// A table as an iterator of [`Batch`]es, decoded as the body arrives,

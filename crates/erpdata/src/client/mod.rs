@@ -8,6 +8,8 @@
 //! call's. Their HTTP stacks are told never to follow redirects and never
 //! to retry by themselves.
 
+#[macro_use]
+mod operations;
 #[cfg(feature = "reqwest")]
 mod async_client;
 #[cfg(feature = "blocking")]
@@ -28,9 +30,7 @@ pub use options::ClientOptions;
 
 use crate::call::{Call, Head, Sink};
 use crate::config::Config;
-use crate::error::Result;
-use crate::id::Id;
-use crate::query::{DuesKind, DuesQuery, TableQuery};
+use crate::query::TableQuery;
 
 /// A call of a ready client: the monotonic clock's origin is the call's
 /// start, the jitter's seed a fresh random number.
@@ -83,24 +83,4 @@ impl From<&TableQuery> for TableQuery {
     fn from(query: &TableQuery) -> Self {
         query.clone()
     }
-}
-
-/// The distinct accounts of a `dues_table` call, in order, each checked by
-/// building its request (nothing is sent until every one passes).
-fn dues_queries<A: Into<Id>>(
-    config: &Config,
-    acids: impl IntoIterator<Item = A>,
-    kind: DuesKind,
-    concurrency: usize,
-) -> Result<Vec<DuesQuery>> {
-    crate::call::check_concurrency(i64::try_from(concurrency).unwrap_or(i64::MAX))?;
-    let mut queries: Vec<DuesQuery> = Vec::new();
-    for acid in acids {
-        let query = DuesQuery::new(acid, kind);
-        config.dues_request(&query)?;
-        if !queries.iter().any(|q| q.acid == query.acid) {
-            queries.push(query);
-        }
-    }
-    Ok(queries)
 }

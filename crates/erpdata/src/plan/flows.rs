@@ -1,0 +1,451 @@
+//! The flows a [`Plan`](super::Plan) runs: their inputs, checked before any
+//! call, and their stages (the account table, then every account's dues and
+//! average payment days, then the computation).
+
+use std::str::FromStr;
+
+use super::Purpose;
+use crate::aging::{aging, AgingOptions, DEFAULT_BUCKETS};
+use crate::ajax::AjaxOptions;
+use crate::ajax_answer::TypedRows;
+use crate::catalogue::{operation, Arg, Args, Invocation, Output, TableBatches};
+use crate::cell::Cell;
+use crate::config::Config;
+use crate::credit::{account_ids, credit_status, credit_status_of, pay_days};
+use crate::decode::DecoderOptions;
+use crate::error::{Error, Result};
+use crate::query::DuesKind;
+use crate::response::Dues;
+
+/// The inputs of an aging plan, as the caller gave them (each checked by
+/// [`Plan::aging`](super::Plan::aging), naming it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgingPlan {
+    /// `receipt` (receivables, the default) or `payment`.
+    pub kind: Arg,
+    /// A list of account ids, or `None` for every customer (receivables)
+    /// or supplier (payables) of the account table.
+    pub accounts: Option<Arg>,
+    /// The day ages are counted to, `YYYY-MM-DD` (a client gives today's
+    /// date when its caller gives none: the core reads no clock).
+    pub as_of: Arg,
+    /// Bucket bounds in days (a list of integers), or `None` for 30, 60, 90.
+    pub buckets: Option<Arg>,
+    /// The account table's name (default `account`).
+    pub accounts_table: Option<Arg>,
+    /// The account table's company (default: the configuration's).
+    pub company_id: Option<Arg>,
+    /// The account table's year (default: the configuration's).
+    pub year_id: Option<Arg>,
+    /// The most calls at a time (1 to 256).
+    pub concurrency: i64,
+}
+
+impl AgingPlan {
+    /// The aging of `kind` as of `as_of` of every account of that kind,
+    /// with the defaults (8 calls at a time).
+    pub fn new(kind: DuesKind, as_of: impl Into<String>) -> Self {
+        AgingPlan {
+            kind: Arg::Text(kind.as_str().to_owned()),
+            accounts: None,
+            as_of: Arg::Text(as_of.into()),
+            buckets: None,
+            accounts_table: None,
+            company_id: None,
+            year_id: None,
+            concurrency: 8,
+        }
+    }
+}
+
+/// The inputs of a credit-status plan (each checked by
+/// [`Plan::credit_status`](super::Plan::credit_status), naming it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreditStatusPlan {
+    /// A list of account ids, or `None` for every customer of the account
+    /// table.
+    pub accounts: Option<Arg>,
+    /// The day overdue is counted to, `YYYY-MM-DD`.
+    pub as_of: Arg,
+    /// Ask the service for each account's average payment days.
+    pub pay_days: Arg,
+    /// The account table's name (default `account`).
+    pub accounts_table: Option<Arg>,
+    /// The account table's company (default: the configuration's).
+    pub company_id: Option<Arg>,
+    /// The account table's year (default: the configuration's).
+    pub year_id: Option<Arg>,
+    /// The most calls at a time (1 to 256).
+    pub concurrency: i64,
+}
+
+impl CreditStatusPlan {
+    /// The credit status of every customer as of `as_of`, with the
+    /// defaults (average payment days asked, 8 calls at a time).
+    pub fn new(as_of: impl Into<String>) -> Self {
+        CreditStatusPlan {
+            accounts: None,
+            as_of: Arg::Text(as_of.into()),
+            pay_days: Arg::Flag(true),
+            accounts_table: None,
+            company_id: None,
+            year_id: None,
+            concurrency: 8,
+        }
+    }
+}
+
+/// What a flow computes at its end.
+#[derive(Debug)]
+enum Goal {
+    DuesTable,
+    Aging(AgingOptions),
+    Credit {
+        as_of: String,
+        wanted: Option<Vec<String>>,
+        pay_days: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Start,
+    Accounts,
+    Dues,
+}
+
+/// A flow's state between its stages.
+#[derive(Debug)]
+pub(crate) struct Flow {
+    goal: Goal,
+    kind: DuesKind,
+    stage: Stage,
+    accounts_call: Option<Invocation>,
+    accounts: Option<TableBatches>,
+    acids: Vec<String>,
+    dues: Vec<Option<Dues>>,
+    pay_days: Vec<Option<Cell>>,
+}
+
+/// What a flow's next stage is.
+pub(crate) enum Advance {
+    Calls(Vec<(Purpose, Invocation)>),
+    Done(TypedRows),
+}
+
+impl Flow {
+    fn new(goal: Goal, kind: DuesKind) -> Self {
+        Flow {
+            goal,
+            kind,
+            stage: Stage::Start,
+            accounts_call: None,
+            accounts: None,
+            acids: Vec::new(),
+            dues: Vec::new(),
+            pay_days: Vec::new(),
+        }
+    }
+
+    pub(crate) fn dues_table(config: &Config, acids: &[Arg], kind: &Arg) -> Result<Flow> {
+        let kind = dues_kind(kind)?;
+        let mut flow = Flow::new(Goal::DuesTable, kind);
+        flow.acids = account_list("acids", acids)?;
+        for acid in &flow.acids {
+            dues_call(config, acid, kind)?;
+        }
+        Ok(flow)
+    }
+
+    pub(crate) fn aging(config: &Config, plan: &AgingPlan) -> Result<Flow> {
+        let kind = dues_kind(&plan.kind)?;
+        let mut options = AgingOptions::new(date("as_of", &plan.as_of)?);
+        if let Some(buckets) = &plan.buckets {
+            options.buckets = bucket_list(buckets)?;
+        } else {
+            options.buckets = DEFAULT_BUCKETS.to_vec();
+        }
+        options.check()?;
+        let mut flow = Flow::new(Goal::Aging(options), kind);
+        flow.start(
+            config,
+            plan.accounts.as_ref(),
+            "accounts",
+            false,
+            &plan.accounts_table,
+            &plan.company_id,
+            &plan.year_id,
+        )?;
+        Ok(flow)
+    }
+
+    pub(crate) fn credit_status(config: &Config, plan: &CreditStatusPlan) -> Result<Flow> {
+        let as_of = date("as_of", &plan.as_of)?;
+        AgingOptions::new(as_of.clone()).check()?;
+        let pay_days = match &plan.pay_days {
+            Arg::Flag(b) => *b,
+            other => {
+                return Err(Error::invalid(
+                    "pay_days",
+                    format!("must be true or false, got {}", other.shape()),
+                ))
+            }
+        };
+        let goal = Goal::Credit {
+            as_of,
+            wanted: None,
+            pay_days,
+        };
+        let mut flow = Flow::new(goal, DuesKind::Receipt);
+        flow.start(
+            config,
+            plan.accounts.as_ref(),
+            "accounts",
+            true,
+            &plan.accounts_table,
+            &plan.company_id,
+            &plan.year_id,
+        )?;
+        if let Goal::Credit { wanted, .. } = &mut flow.goal {
+            *wanted = plan.accounts.as_ref().map(|_| flow.acids.clone());
+        }
+        if pay_days {
+            config.ajax_ready("avgPayDays", AjaxOptions::default())?;
+        }
+        Ok(flow)
+    }
+
+    /// Checks the accounts asked for and the account table's call (made
+    /// when no accounts are given, or always), and what every dues call
+    /// will need, before anything is sent.
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &mut self,
+        config: &Config,
+        accounts: Option<&Arg>,
+        field: &str,
+        always_table: bool,
+        table: &Option<Arg>,
+        company_id: &Option<Arg>,
+        year_id: &Option<Arg>,
+    ) -> Result<()> {
+        if let Some(accounts) = accounts {
+            let Arg::List(items) = accounts else {
+                return Err(not_a_list(field, accounts));
+            };
+            self.acids = account_list(field, items)?;
+        }
+        config.ajax_ready("getduesDet", AjaxOptions::default())?;
+        if accounts.is_none() || always_table {
+            let mut args = Args::new().with(
+                "name",
+                table
+                    .clone()
+                    .unwrap_or_else(|| Arg::Text("account".to_owned())),
+            );
+            if let Some(c) = company_id {
+                args.set("company_id", c.clone());
+            }
+            if let Some(y) = year_id {
+                args.set("year_id", y.clone());
+            }
+            let call = config.invoke(operation("table")?, &args)?;
+            self.accounts_call = Some(call.columns_only());
+        }
+        Ok(())
+    }
+
+    /// The next stage's calls, or the answer.
+    pub(crate) fn advance(&mut self, config: &Config, options: &DecoderOptions) -> Result<Advance> {
+        match self.stage {
+            Stage::Start => {
+                if let Some(call) = self.accounts_call.take() {
+                    self.stage = Stage::Accounts;
+                    return Ok(Advance::Calls(vec![(Purpose::Accounts, call)]));
+                }
+                self.dues_calls(config)
+            }
+            Stage::Accounts => {
+                let accounts = self
+                    .accounts
+                    .as_ref()
+                    .map(|t| t.batches.as_slice())
+                    .unwrap_or_default();
+                let listed = account_ids(accounts, self.kind)?;
+                self.acids = match &self.goal {
+                    Goal::Credit {
+                        wanted: Some(wanted),
+                        ..
+                    } => wanted
+                        .iter()
+                        .filter(|a| listed.contains(a))
+                        .cloned()
+                        .collect(),
+                    _ if self.acids.is_empty() => listed,
+                    _ => std::mem::take(&mut self.acids),
+                };
+                self.dues_calls(config)
+            }
+            Stage::Dues => self.finish(config, options).map(Advance::Done),
+        }
+    }
+
+    fn dues_calls(&mut self, config: &Config) -> Result<Advance> {
+        self.stage = Stage::Dues;
+        self.dues = vec![None; self.acids.len()];
+        let mut calls = Vec::with_capacity(self.acids.len() * 2);
+        for (i, acid) in self.acids.iter().enumerate() {
+            calls.push((Purpose::Dues(i), dues_call(config, acid, self.kind)?));
+        }
+        if let Goal::Credit { pay_days: true, .. } = self.goal {
+            self.pay_days = vec![None; self.acids.len()];
+            for (i, acid) in self.acids.iter().enumerate() {
+                let args = Args::new().with("acid", acid.as_str());
+                calls.push((
+                    Purpose::PayDays(i),
+                    config.invoke(operation("avg_pay_days")?, &args)?,
+                ));
+            }
+        }
+        Ok(Advance::Calls(calls))
+    }
+
+    /// Takes one call's output.
+    pub(crate) fn take(&mut self, purpose: Purpose, output: Output) -> Result<()> {
+        match (purpose, output) {
+            (Purpose::Accounts, Output::Batches(table)) => self.accounts = Some(table),
+            (Purpose::Dues(i), Output::Dues(dues)) => self.dues[i] = Some(dues),
+            (Purpose::PayDays(i), Output::Function(answer)) => {
+                self.pay_days[i] = Some(pay_days(&self.acids[i], &answer)?);
+            }
+            (purpose, output) => {
+                return Err(Error::invalid(
+                    "plan",
+                    format!("a call for {purpose:?} answered {}", output.kind()),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, config: &Config, options: &DecoderOptions) -> Result<TypedRows> {
+        let dues: Vec<Dues> = self.dues.drain(..).flatten().collect();
+        let table = config.dues_table(&dues, options)?;
+        match &self.goal {
+            Goal::DuesTable => Ok(table),
+            Goal::Aging(options) => aging(&table.batches, options),
+            Goal::Credit { as_of, wanted, .. } => {
+                let accounts = self
+                    .accounts
+                    .as_ref()
+                    .map(|t| t.batches.as_slice())
+                    .unwrap_or_default();
+                let days: Vec<(String, Cell)> = self
+                    .acids
+                    .iter()
+                    .zip(&self.pay_days)
+                    .filter_map(|(a, d)| d.clone().map(|d| (a.clone(), d)))
+                    .collect();
+                match wanted {
+                    Some(wanted) => {
+                        credit_status_of(accounts, &table.batches, &days, as_of, wanted)
+                    }
+                    None => credit_status(accounts, &table.batches, &days, as_of),
+                }
+            }
+        }
+    }
+}
+
+fn dues_call(config: &Config, acid: &str, kind: DuesKind) -> Result<Invocation> {
+    let args = Args::new().with("acid", acid).with("kind", kind.as_str());
+    config.invoke(operation("dues")?, &args)
+}
+
+fn not_a_list(field: &str, value: &Arg) -> Error {
+    Error::invalid(
+        field,
+        format!(
+            "must be a list of account ids (not a single id), got {}",
+            value.shape()
+        ),
+    )
+}
+
+fn dues_kind(kind: &Arg) -> Result<DuesKind> {
+    match kind {
+        Arg::Text(t) => DuesKind::from_str(t),
+        other => Err(Error::invalid(
+            "kind",
+            format!("must be RECEIPT or PAYMENT, got {}", other.shape()),
+        )),
+    }
+}
+
+fn date(field: &str, value: &Arg) -> Result<String> {
+    match value {
+        Arg::Text(t) => {
+            crate::validate::date(field, t)?;
+            Ok(t.clone())
+        }
+        Arg::DateTime(t) => Err(Error::invalid(
+            field,
+            format!("must be a date, not a date and time ({t}); pass its date"),
+        )),
+        other => Err(Error::invalid(
+            field,
+            format!("must be a date as YYYY-MM-DD, got {}", other.shape()),
+        )),
+    }
+}
+
+/// The distinct accounts of a list, in order, each checked.
+fn account_list(field: &str, items: &[Arg]) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let acid = match item {
+            Arg::Text(t) => {
+                crate::validate::text(field, t)?;
+                t.clone()
+            }
+            Arg::Int(n) => n.to_string(),
+            other => {
+                return Err(Error::invalid(
+                    field,
+                    format!(
+                        "must hold account ids (text or integers), got {}",
+                        other.shape()
+                    ),
+                ))
+            }
+        };
+        if !out.contains(&acid) {
+            out.push(acid);
+        }
+    }
+    Ok(out)
+}
+
+fn bucket_list(value: &Arg) -> Result<Vec<u32>> {
+    let Arg::List(items) = value else {
+        return Err(Error::invalid(
+            "buckets",
+            format!("must be a list of day counts, got {}", value.shape()),
+        ));
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Arg::Int(n) => u32::try_from(*n).ok().filter(|d| *d >= 1).ok_or_else(|| {
+                Error::invalid(
+                    "buckets",
+                    format!("must hold day counts from 1 to {}, got {n}", u32::MAX),
+                )
+            }),
+            other => Err(Error::invalid(
+                "buckets",
+                format!("must hold whole numbers of days, got {}", other.shape()),
+            )),
+        })
+        .collect()
+}
