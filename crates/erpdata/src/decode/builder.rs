@@ -18,7 +18,7 @@ use super::columns::{
     ZERO_TIMESTAMP_MARK,
 };
 use super::declared::{DeclaredSchema, DeclaredType};
-use super::sink::{int_value, CellRef, Sink};
+use super::sink::{int_value, CellRef, RowSink};
 use super::text::{self, NumberText};
 use super::{date, decimal, timestamp};
 
@@ -1071,7 +1071,7 @@ impl ColumnSink {
     }
 }
 
-impl Sink for ColumnSink {
+impl RowSink for ColumnSink {
     #[inline]
     fn begin_row(&mut self) {
         self.pos = 0;

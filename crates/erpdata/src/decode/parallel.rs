@@ -30,7 +30,7 @@ use super::builder::ColumnSink;
 use super::columns::{Column, ColumnData};
 use super::decoder::Core;
 use super::row_bounds::{guess_comma, is_ws, scan, End};
-use super::sink::{CellRef, Sink};
+use super::sink::{CellRef, RowSink};
 use super::{Batch, DecoderOptions, Finished, TableDecoder};
 use crate::config::Config;
 use crate::error::Error;
@@ -194,7 +194,7 @@ struct Envelope {
     reset: bool,
 }
 
-impl Sink for Envelope {
+impl RowSink for Envelope {
     fn begin_row(&mut self) {
         self.rows += 1;
     }

@@ -1,9 +1,10 @@
 //! What the decoder hands on for each row, and the row collector behind
 //! [`Config::parse_table`](crate::Config::parse_table).
 //!
-//! The decoder calls a [`Sink`] for every row of `data` instead of building
-//! a tree; one sink collects [`Row`]s, the other fills typed columns. Both
-//! see exactly the same calls, so both paths apply the same rules.
+//! The decoder calls a [`RowSink`] for every row of `data` instead of
+//! building a tree; one sink collects [`Row`]s, the other fills typed
+//! columns. Both see exactly the same calls, so both paths apply the same
+//! rules.
 
 use std::collections::HashSet;
 
@@ -60,8 +61,9 @@ pub(crate) fn int_value(n: &Number) -> Option<i64> {
     }
 }
 
-/// Receives the rows of `data` in order.
-pub(crate) trait Sink {
+/// Receives the rows of `data` in order. (Not the public
+/// [`Sink`](crate::Sink), which receives a whole call's answer.)
+pub(crate) trait RowSink {
     /// A row object begins.
     fn begin_row(&mut self);
     /// One key and value of the current row, in the order sent; a key may
@@ -83,7 +85,7 @@ pub(crate) trait Sink {
     fn next_key(&self) -> Option<&str> {
         None
     }
-    /// A field whose key is the one [`Sink::next_key`] gave.
+    /// A field whose key is the one [`RowSink::next_key`] gave.
     fn next_field(&mut self, value: CellRef<'_>) {
         let _ = value;
         unreachable!("next_field without next_key");
@@ -101,7 +103,7 @@ pub(crate) struct RowCollector {
     current: Vec<(String, Cell)>,
 }
 
-impl Sink for RowCollector {
+impl RowSink for RowCollector {
     fn begin_row(&mut self) {
         let width = self.rows.last().map_or(0, |r| r.fields.len());
         self.current = Vec::with_capacity(width);

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     /// A byte that starts no token. `Ok(true)`: a character cut by the end
     /// of the chunk, to be completed before deciding.
     pub(super) fn stray(

@@ -88,7 +88,7 @@ pub(super) enum Data {
     Bad(String),
 }
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     pub(super) fn set_status(&mut self, status: Status) {
         let success =
             matches!(&status, Status::Text(k) if !k.more && k.text.eq_ignore_ascii_case("success"));

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     #[inline(always)]
     pub(super) fn fast_ready(&self) -> bool {
         matches!(self.expect, Expect::Key | Expect::FirstKeyOrEnd)

@@ -11,7 +11,7 @@ const PRELUDE_LIMIT: usize = 64 * 1024;
 const HTML_LIMIT: usize = 64 * 1024;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     pub(super) fn prelude(&mut self, chunk: &[u8], eof: bool) -> Step {
         if self.phase == Phase::Html {
             let room = HTML_LIMIT.saturating_sub(self.pending.len());

@@ -1,4 +1,4 @@
-//! The push decoder for the table answer: bytes in, [`Sink`] calls out.
+//! The push decoder for the table answer: bytes in, [`RowSink`] calls out.
 //!
 //! One state machine serves both the whole-body [`Config::parse_table`] and
 //! the streaming [`TableDecoder`](super::TableDecoder); it never builds a
@@ -45,7 +45,7 @@ use super::scanner::{
     find_special, is_number_byte, same_bytes, scan_literal, scan_number, scan_number_into,
     scan_str, skip_ws, str_end, utf8_char, After, Bad, Literal, Number, Scan, Utf8,
 };
-use super::sink::{CellRef, Sink};
+use super::sink::{CellRef, RowSink};
 use crate::error::Error;
 use crate::excerpt::{excerpt, HEAD_BYTES};
 use crate::redact::Redactor;
@@ -208,7 +208,7 @@ pub(crate) struct Done<S> {
     pub rows: u64,
 }
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     /// A decoder for an answer with HTTP `status`.
     pub(crate) fn new(redactor: &Redactor, status: u16, sink: S) -> Self {
         Core {
@@ -659,7 +659,7 @@ pub(crate) mod tests {
     #[derive(Debug, Default, Clone, PartialEq, Eq)]
     pub(crate) struct Recorder(pub Vec<String>);
 
-    impl Sink for Recorder {
+    impl RowSink for Recorder {
         fn begin_row(&mut self) {
             self.0.push("{".into());
         }

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     /// Whether the input so far ended exactly with the `[` that opens the
     /// envelope's `data` array, with nothing pending: the bytes that follow
     /// are the array's elements, and the state is the one they would start

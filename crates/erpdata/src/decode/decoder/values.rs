@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<S: Sink> Core<S> {
+impl<S: RowSink> Core<S> {
     /// A string, number or literal at `buf[pos]`: `Ok(None)` if `buf` ends
     /// inside it.
     pub(super) fn token(
