@@ -114,7 +114,7 @@ for batch in client.stream_table("sales_invoice")? {
 // listed before it, so none is in an import cycle and each can be read and
 // changed knowing just those:
 //   token, redact, source, error, date, validate, config,
-//   cell, excerpt, prelude, decode.
+//   cell, excerpt, php_notice, decode.
 // Redaction is its own module so that excerpts, error chains and the
 // decoder need not know `Config`; decode meets it only in its public
 // constructors. Queries, requests, responses, the call and the clients
@@ -136,8 +136,8 @@ mod error;
 mod excerpt;
 mod id;
 mod json;
+mod php_notice;
 mod plan;
-mod prelude;
 mod query;
 mod redact;
 mod redirect;

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::id::Id;
 use crate::json;
-use crate::prelude;
+use crate::php_notice;
 use crate::query::{DuesKind, DuesQuery};
 
 /// The rows of one table fetch.
@@ -184,7 +184,7 @@ impl Config {
                 body,
             )
         })?;
-        let (json, notices) = prelude::split(text);
+        let (json, notices) = php_notice::split(text);
         // A PHP notice may quote a request parameter, the token included.
         let notices: Vec<String> = notices.iter().map(|n| self.redact(n)).collect();
         if json.is_empty() {

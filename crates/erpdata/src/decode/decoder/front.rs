@@ -2,7 +2,7 @@
 //! instead of JSON.
 
 use super::*;
-use crate::prelude::{self, Until};
+use crate::php_notice::{self, Until};
 
 /// The longest run of PHP diagnostics looked at before the JSON: PHP's
 /// messages are a line or two; anything longer is not one of them.
@@ -101,13 +101,13 @@ impl<S: RowSink> Core<S> {
                     } else {
                         Until::More
                     };
-                    match prelude::step(text, until) {
-                        prelude::Step::Notice(notice, used) => {
+                    match php_notice::step(text, until) {
+                        php_notice::Step::Notice(notice, used) => {
                             let notice = self.redactor.redact(&notice);
                             self.notices.push(notice);
                             pos += used;
                         }
-                        prelude::Step::NeedMore => {
+                        php_notice::Step::NeedMore => {
                             // The diagnostic would go on into bytes that are
                             // not UTF-8.
                             if let Some(at) = invalid_at {
@@ -116,7 +116,7 @@ impl<S: RowSink> Core<S> {
                             self.pending.extend_from_slice(rest);
                             return Ok(());
                         }
-                        prelude::Step::Body if rest[0] == b'<' => {
+                        php_notice::Step::Body if rest[0] == b'<' => {
                             // An HTML page (a proxy's or PHP's error page);
                             // a JSON answer never starts with `<`.
                             self.phase = Phase::Html;
@@ -125,7 +125,7 @@ impl<S: RowSink> Core<S> {
                             self.pending.extend_from_slice(&rest[..n]);
                             return self.html(eof);
                         }
-                        prelude::Step::Body => {
+                        php_notice::Step::Body => {
                             self.phase = Phase::Json;
                             return self.json(rest, base + pos as u64, eof);
                         }

@@ -7,7 +7,7 @@
 //! Decisions for what a PHP service may send, each made where noted below:
 //! - a status outside 2xx is `HttpStatus`, whatever the body says;
 //! - a UTF-8 BOM, surrounding whitespace and leading PHP notices are removed
-//!   (the notices are kept, redacted) — see [`crate::prelude`];
+//!   (the notices are kept, redacted) — see [`crate::php_notice`];
 //! - an empty body, an HTML page, invalid UTF-8, invalid or truncated JSON,
 //!   or JSON of another shape is `Decode`, with an excerpt;
 //! - `status` other than `success` (compared ignoring case) is `Service`;
