@@ -1,0 +1,319 @@
+//! The sink that routes each row's values to their columns and closes a
+//! batch when it is full.
+
+use std::collections::HashMap;
+
+use super::{Builder, Typing};
+use crate::decode::batch::Batch;
+use crate::decode::columns::Column;
+use crate::decode::sink::{CellRef, RowSink};
+
+/// A batch ends early once its text columns hold this much.
+const MAX_BATCH_TEXT: usize = 256 << 20;
+/// The longest text value typed columns take. With the batch limit, a
+/// column's text stays under 320 MiB, and under 2 GiB (`i32` offsets,
+/// Arrow's `Utf8`) even rewritten as JSON with every character escaped.
+const MAX_VALUE_TEXT: usize = 64 << 20;
+
+/// Room for at most this many values is set aside when a column starts;
+/// beyond it, columns grow as rows come. A caller's very large batch size
+/// then costs memory only if rows arrive, and can never fail one huge
+/// allocation up front (which aborts a process, and a wasm module for
+/// good).
+const MAX_RESERVED_ROWS: usize = 1 << 16;
+
+/// Fills batches of typed columns from the decoder's rows.
+#[derive(Debug)]
+pub(crate) struct ColumnSink {
+    batch_rows: usize,
+    typing: Typing,
+    /// Whether the first batch of a one-schema answer fixed the types.
+    locked: bool,
+    /// Rows in the batches completed before this one.
+    base_rows: u64,
+    cols: Vec<Builder>,
+    index: HashMap<String, usize>,
+    /// The column of each position of the previous row: rows of one table
+    /// repeat their keys in order, so a key is first compared with the one
+    /// in the same place last time, and hashed only if that differs.
+    keys: Vec<usize>,
+    pos: usize,
+    /// Distinct columns given a value in the current row.
+    set_in_row: usize,
+    rows: usize,
+    text_bytes: usize,
+    done: Vec<Batch>,
+    /// `done[..released]` may go to the caller.
+    released: usize,
+    releasing: bool,
+    ever_released: bool,
+    fault: Option<String>,
+    /// Whether every row so far had the first row's keys, in its order,
+    /// each once, and no number was a negative zero: then rows rebuilt
+    /// from the columns equal the rows sent.
+    regular: bool,
+    /// Whether a row has ended since the last reset.
+    had_row: bool,
+}
+
+impl ColumnSink {
+    pub(crate) fn new(batch_rows: usize, typing: Typing) -> Self {
+        ColumnSink {
+            batch_rows: batch_rows.max(1),
+            typing,
+            locked: false,
+            base_rows: 0,
+            cols: Vec::new(),
+            index: HashMap::new(),
+            keys: Vec::new(),
+            pos: 0,
+            set_in_row: 0,
+            rows: 0,
+            text_bytes: 0,
+            done: Vec::new(),
+            released: 0,
+            releasing: false,
+            ever_released: false,
+            fault: None,
+            regular: true,
+            had_row: false,
+        }
+    }
+
+    /// See [`TableDecoder::rows_regular`](crate::decode::TableDecoder::rows_regular).
+    pub(crate) fn regular(&self) -> bool {
+        self.regular
+    }
+
+    #[cold]
+    fn slow_key(&mut self, key: &str) -> usize {
+        // Another key at a known position, or more keys than the previous
+        // row: the rows differ in their keys or their order.
+        if self.pos < self.keys.len() || self.had_row {
+            self.regular = false;
+        }
+        let c = match self.index.get(key) {
+            Some(&c) => c,
+            None => {
+                if self.locked && self.fault.is_none() {
+                    self.fault = Some(format!(
+                        "column `{key}` first appears in row {}, after the first batch fixed the \
+                         stream's columns; declare its type to have it in every batch",
+                        self.row_number()
+                    ));
+                }
+                self.add_column(key)
+            }
+        };
+        if self.pos < self.keys.len() {
+            self.keys[self.pos] = c;
+        } else {
+            self.keys.push(c);
+        }
+        c
+    }
+
+    fn add_column(&mut self, key: &str) -> usize {
+        let c = self.cols.len();
+        let capacity = self.capacity();
+        self.cols
+            .push(Builder::new(key, self.rows, &self.typing, capacity));
+        self.index.insert(key.to_owned(), c);
+        c
+    }
+
+    fn capacity(&self) -> usize {
+        self.batch_rows.min(MAX_RESERVED_ROWS)
+    }
+
+    /// The current row, counted from 1 over the whole answer.
+    fn row_number(&self) -> u64 {
+        self.base_rows + self.rows as u64 + 1
+    }
+
+    /// Closes the current batch. Every column seen so far in the stream is
+    /// in it (a column absent from this batch is all null), in first-seen
+    /// order, so each batch's columns extend the previous batch's. The
+    /// first batch of a one-schema answer also has every declared column,
+    /// and fixes every column's type.
+    fn complete(&mut self) {
+        let lock = self.typing.one_schema && !self.locked;
+        if lock {
+            let unseen: Vec<String> = self
+                .typing
+                .declared
+                .columns()
+                .iter()
+                .filter(|(name, _)| !self.index.contains_key(name))
+                .map(|(name, _)| name.clone())
+                .collect();
+            for name in unseen {
+                self.add_column(&name);
+            }
+        }
+        let capacity = self.capacity();
+        let mut columns: Vec<Column> = self.cols.iter_mut().map(|b| b.finish(capacity)).collect();
+        if lock {
+            for (b, c) in self.cols.iter_mut().zip(&mut columns) {
+                let ty = b.lock(c.column_type(), capacity);
+                if c.column_type() != ty {
+                    // A column without a value: all null, of the fixed type.
+                    if let Some(cast) = c.cast(ty) {
+                        *c = cast;
+                    }
+                }
+            }
+            self.locked = true;
+        }
+        self.done.push(Batch {
+            num_rows: self.rows,
+            columns,
+        });
+        self.base_rows += self.rows as u64;
+        self.rows = 0;
+        self.text_bytes = 0;
+        if self.releasing {
+            self.released = self.done.len();
+            self.ever_released = true;
+        }
+    }
+
+    /// The batches the caller may have now.
+    pub(crate) fn take_released(&mut self) -> Vec<Batch> {
+        let n = std::mem::take(&mut self.released);
+        self.done.drain(..n).collect()
+    }
+
+    /// After a successful end: every batch, the last one partial (and,
+    /// for a one-schema answer without rows, one empty batch with the
+    /// declared columns, so that the schema is known).
+    pub(crate) fn into_batches(mut self) -> Vec<Batch> {
+        if self.rows > 0
+            || (self.typing.one_schema && !self.locked && !self.typing.declared.is_empty())
+        {
+            self.complete();
+        }
+        self.done
+    }
+}
+
+impl ColumnSink {
+    #[inline(always)]
+    fn push(&mut self, c: usize, value: CellRef<'_>) {
+        self.pos += 1;
+        // A typed column keeps -0 as 0: a row rebuilt from it would differ.
+        if let CellRef::Number(_, n) = value {
+            if n.negative && n.mantissa == 0 && !n.overflow {
+                self.regular = false;
+            }
+        }
+        if let CellRef::Str(_, text) | CellRef::Json(text) = value {
+            self.text_bytes += text.len();
+            if text.len() > MAX_VALUE_TEXT {
+                if self.fault.is_none() {
+                    self.fault = Some(format!(
+                        "row {} has a value of more than {} bytes in `{}`, more than typed \
+                         columns take",
+                        self.row_number(),
+                        MAX_VALUE_TEXT,
+                        self.cols[c].name
+                    ));
+                }
+                return;
+            }
+        }
+        let rows = self.rows;
+        let capacity = self.capacity();
+        let strings = self.typing.infer_strings;
+        let col = &mut self.cols[c];
+        if col.len > rows {
+            self.regular = false;
+            col.pop();
+        } else {
+            self.set_in_row += 1;
+        }
+        if !col.push(value, capacity, strings) {
+            // Keep the row's shape; the error ends the answer.
+            col.push_null();
+            if self.fault.is_none() {
+                let row = self.base_rows + rows as u64 + 1;
+                self.fault = Some(self.cols[c].misfit(value, row));
+            }
+        }
+    }
+}
+
+impl RowSink for ColumnSink {
+    #[inline]
+    fn begin_row(&mut self) {
+        self.pos = 0;
+        self.set_in_row = 0;
+    }
+
+    #[inline]
+    fn field(&mut self, key: &str, value: CellRef<'_>) {
+        let c = match self.keys.get(self.pos) {
+            Some(&c) if self.cols[c].name == key => c,
+            _ => self.slow_key(key),
+        };
+        self.push(c, value);
+    }
+
+    #[inline(always)]
+    fn next_key(&self) -> Option<&str> {
+        let col = &self.cols[*self.keys.get(self.pos)?];
+        col.plain.then_some(col.name.as_str())
+    }
+
+    #[inline(always)]
+    fn next_field(&mut self, value: CellRef<'_>) {
+        let c = self.keys[self.pos];
+        self.push(c, value);
+    }
+
+    #[inline]
+    fn end_row(&mut self) {
+        if self.set_in_row < self.cols.len() {
+            self.regular = false;
+            let rows = self.rows;
+            for col in &mut self.cols {
+                if col.len <= rows {
+                    col.push_null();
+                }
+            }
+        }
+        self.had_row = true;
+        self.rows += 1;
+        if self.rows >= self.batch_rows || self.text_bytes > MAX_BATCH_TEXT {
+            self.complete();
+        }
+    }
+
+    fn reset(&mut self) {
+        if self.ever_released {
+            self.fault = Some(
+                "a second `data` field follows rows of the first that were already \
+                 delivered"
+                    .into(),
+            );
+            return;
+        }
+        let typing = std::mem::take(&mut self.typing);
+        *self = ColumnSink {
+            releasing: self.releasing,
+            ..ColumnSink::new(self.batch_rows, typing)
+        };
+    }
+
+    fn release(&mut self, success: bool) {
+        self.releasing = success;
+        if success && self.released < self.done.len() {
+            self.released = self.done.len();
+            self.ever_released = true;
+        }
+    }
+
+    fn fault(&self) -> Option<&str> {
+        self.fault.as_deref()
+    }
+}
