@@ -67,10 +67,12 @@ macro_rules! operations {
             kind: DuesKind,
             concurrency: usize,
         ) -> Result<TypedRows> {
-            let acids: Vec<Arg> = acids
-                .into_iter()
-                .map(|a| Arg::Text(a.into().to_string()))
-                .collect();
+            let acids = Arg::List(
+                acids
+                    .into_iter()
+                    .map(|a| Arg::Text(a.into().to_string()))
+                    .collect(),
+            );
             let plan = Plan::dues_table(
                 self.config(),
                 &acids,

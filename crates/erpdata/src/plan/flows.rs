@@ -147,10 +147,13 @@ impl Flow {
         }
     }
 
-    pub(crate) fn dues_table(config: &Config, acids: &[Arg], kind: &Arg) -> Result<Flow> {
+    pub(crate) fn dues_table(config: &Config, acids: &Arg, kind: &Arg) -> Result<Flow> {
+        let Arg::List(items) = acids else {
+            return Err(not_a_list("acids", acids));
+        };
         let kind = dues_kind(kind)?;
         let mut flow = Flow::new(Goal::DuesTable, kind);
-        flow.acids = account_list("acids", acids)?;
+        flow.acids = account_list("acids", items)?;
         for acid in &flow.acids {
             dues_call(config, acid, kind)?;
         }

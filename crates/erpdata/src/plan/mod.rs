@@ -124,6 +124,10 @@ impl Plan {
     }
 
     /// What to do next.
+    // Not `Iterator::next`: a plan never runs dry (it ends with `Done` or
+    // `Failed`, then repeats it), and its steps depend on `done` between
+    // calls.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> PlanStep {
         loop {
             if let Some(err) = &self.failed {
@@ -176,11 +180,12 @@ impl Plan {
 
     /// The dues of many accounts as one table with an `acid` column first
     /// (see [`Config::dues_table`]): one dues call per distinct account,
-    /// in order. Every account and the kind are checked here, before any
-    /// call is asked for.
+    /// in order. `acids` is a list ([`Arg::List`](crate::Arg::List)).
+    /// Every account and the kind are checked here, before any call is
+    /// asked for.
     pub fn dues_table(
         config: &Config,
-        acids: &[crate::catalogue::Arg],
+        acids: &crate::catalogue::Arg,
         kind: &crate::catalogue::Arg,
         concurrency: i64,
         options: DecoderOptions,
