@@ -101,6 +101,20 @@ impl Client {
         }
     }
 
+    pub fn aging(&self, plan: &erpdata::AgingPlan) -> Result<erpdata::TypedRows> {
+        match self {
+            Client::Async(c, rt) => rt.block_on(c.aging(plan)),
+            Client::Blocking(c) => c.aging(plan),
+        }
+    }
+
+    pub fn credit_status(&self, plan: &erpdata::CreditStatusPlan) -> Result<erpdata::TypedRows> {
+        match self {
+            Client::Async(c, rt) => rt.block_on(c.credit_status(plan)),
+            Client::Blocking(c) => c.credit_status(plan),
+        }
+    }
+
     pub fn receivables(&self, acid: impl Into<Id>) -> Result<erpdata::Dues> {
         match self {
             Client::Async(c, rt) => rt.block_on(c.receivables(acid)),

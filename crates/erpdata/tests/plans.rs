@@ -1,0 +1,98 @@
+//! The core's plans through both ready clients against the sandbox: aging
+//! and credit status equal to their steps done one by one, the first
+//! failure as the result, bad input refused with nothing sent.
+
+mod clients;
+mod sandbox;
+
+use clients::{Client, FLAVOURS};
+use erpdata::{
+    account_ids, aging, credit_status, pay_days, AgingOptions, AgingPlan, Arg, Cell,
+    CreditStatusPlan, DuesKind, TableBatches, TableDecoder,
+};
+use sandbox::{config, quick, Sandbox};
+
+/// The account table's batches, as a plan reads them.
+fn accounts(c: &Client, url: &str) -> TableBatches {
+    let table = c.table("account").unwrap();
+    let body = serde_json::json!({
+        "status": "success",
+        "data": table.rows.iter().map(|r| {
+            r.fields.iter().map(|(k, v)| (k.clone(), match v {
+                Cell::Number(n) => serde_json::Value::String(n.clone()),
+                Cell::Int(n) => serde_json::Value::String(n.to_string()),
+                Cell::String(s) => serde_json::Value::String(s.clone()),
+                Cell::Null => serde_json::Value::Null,
+                other => serde_json::Value::String(format!("{other:?}")),
+            })).collect::<serde_json::Map<_, _>>()
+        }).collect::<Vec<_>>(),
+    });
+    let mut decoder = TableDecoder::new(&config(url), 200, Default::default());
+    let mut batches = decoder.feed(body.to_string().as_bytes()).unwrap();
+    batches.extend(decoder.finish().unwrap().batches);
+    TableBatches {
+        batches,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn aging_and_credit_status_equal_their_steps() {
+    let sb = Sandbox::start();
+    for flavour in FLAVOURS {
+        let c = Client::new(flavour, config(&sb.url), quick(0)).unwrap();
+        let customers = account_ids(&accounts(&c, &sb.url).batches, DuesKind::Receipt).unwrap();
+        assert!(customers.len() > 3, "{flavour}: the sandbox has customers");
+        let refs: Vec<&str> = customers.iter().map(String::as_str).collect();
+        let dues = c.dues_table(&refs, DuesKind::Receipt, 4).unwrap();
+
+        let by_plan = c.aging(&AgingPlan::new(DuesKind::Receipt, "2025-12-31")).unwrap();
+        let by_steps = aging(&dues.batches, &AgingOptions::new("2025-12-31")).unwrap();
+        assert_eq!(by_plan, by_steps, "{flavour}: aging");
+
+        let days: Vec<(String, Cell)> = customers
+            .iter()
+            .map(|a| {
+                let answer = match &c {
+                    Client::Blocking(b) => b.avg_pay_days(a.as_str()).unwrap(),
+                    Client::Async(x, rt) => rt.block_on(x.avg_pay_days(a.as_str())).unwrap(),
+                };
+                (a.clone(), pay_days(a, &answer).unwrap())
+            })
+            .collect();
+        let by_plan = c
+            .credit_status(&CreditStatusPlan::new("2025-12-31"))
+            .unwrap();
+        let by_steps = credit_status(
+            &accounts(&c, &sb.url).batches,
+            &dues.batches,
+            &days,
+            "2025-12-31",
+        )
+        .unwrap();
+        assert_eq!(by_plan.rows, by_steps.rows, "{flavour}: credit status");
+        assert_eq!(by_plan.rows.len(), customers.len(), "{flavour}");
+    }
+}
+
+#[test]
+fn plans_refuse_bad_input_and_report_the_first_failure() {
+    let sb = Sandbox::start();
+    for flavour in FLAVOURS {
+        let c = Client::new(flavour, config(&sb.url), quick(0)).unwrap();
+        let mut plan = AgingPlan::new(DuesKind::Receipt, "2025-12-31");
+        plan.buckets = Some(Arg::List(vec![Arg::Int(60), Arg::Int(30)]));
+        let err = c.aging(&plan).unwrap_err();
+        assert_eq!(err.field(), Some("buckets"), "{flavour}: {err}");
+
+        let mut plan = CreditStatusPlan::new("2025-12-31");
+        plan.accounts_table = Some(Arg::Text("no_such_table".into()));
+        let err = c.credit_status(&plan).unwrap_err();
+        assert_eq!(err.kind(), "service", "{flavour}: {err}");
+
+        let mut plan = AgingPlan::new(DuesKind::Payment, "2025-12-31");
+        plan.accounts = Some(Arg::Text("S001".into()));
+        let err = c.aging(&plan).unwrap_err();
+        assert_eq!(err.field(), Some("accounts"), "{flavour}: {err}");
+    }
+}
