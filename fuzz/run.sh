@@ -6,12 +6,13 @@
 #
 #   fuzz/run.sh table 600     # fuzz the table parser/decoder for 10 minutes
 #   fuzz/run.sh dues 60
+#   fuzz/run.sh simd 600      # the SIMD scanner against the scalar one
 #
 # The corpus starts from the response bodies in tests/vectors/ and grows in
 # fuzz/corpus/<target>/; a crash is written to fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")"
-target="${1:?usage: fuzz/run.sh table|dues SECONDS}"
+target="${1:?usage: fuzz/run.sh table|dues|simd SECONDS}"
 seconds="${2:-60}"
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 

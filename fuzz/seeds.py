@@ -16,6 +16,6 @@ for case in cases["cases"]:
         body = response["body"].encode()
     else:
         continue
-    header = bytes([0, 2, 85, 170]) if target == "table" else bytes([0])
+    header = bytes([0, 2, 85, 170]) if target in ("table", "simd") else bytes([0])
     data = header + body
     (out / hashlib.sha1(data).hexdigest()).write_bytes(data)

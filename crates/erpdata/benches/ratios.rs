@@ -12,7 +12,11 @@
 //!
 //! ```text
 //! cargo bench -p erpdata --features arrow,parallel --bench ratios [-- ROUNDS]
+//!     [--json FILE] [--style native|mysqlnd|strings] [--only TEXT]
 //! ```
+//!
+//! `--style` runs one answer style; `--only` keeps the floor and the
+//! contenders whose name contains the text (for profiling one of them).
 
 mod common;
 
@@ -24,7 +28,7 @@ use erpdata_sandbox::Style;
 
 type Contender<'a> = (&'static str, Box<dyn Fn() -> u64 + 'a>);
 
-fn contenders<'a>(config: &'a Config, body: &'a [u8]) -> Vec<Contender<'a>> {
+fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec<Contender<'a>> {
     let mut all: Vec<Contender<'a>> = vec![
         (
             "serde_json IgnoredAny (floor)",
@@ -65,6 +69,12 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8]) -> Vec<Contender<'a>> {
             .total_rows
         }),
     ));
+    // The floor stays: ratios are taken against it.
+    let mut k = 0;
+    all.retain(|(name, _)| {
+        k += 1;
+        k == 1 || only.is_none_or(|o| name.contains(o))
+    });
     all
 }
 
@@ -98,8 +108,8 @@ struct StyleRun {
     json: Vec<String>,
 }
 
-fn run_style(config: &Config, body: &[u8], rounds: usize) -> StyleRun {
-    let contenders = contenders(config, body);
+fn run_style(config: &Config, body: &[u8], rounds: usize, only: Option<&str>) -> StyleRun {
+    let contenders = contenders(config, body, only);
     for (_, run) in &contenders {
         assert_eq!(run(), ROWS, "every contender reads every row");
     }
@@ -143,10 +153,14 @@ fn main() {
     // `--json FILE` where to write the figures too.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(9);
-    let json_out = args
-        .iter()
-        .position(|a| a == "--json")
-        .and_then(|i| args.get(i + 1));
+    let option = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+    };
+    let json_out = option("--json");
+    let only_style = option("--style");
+    let only = option("--only").map(String::as_str);
     let config = config();
     let mut styles = Vec::new();
     for (name, style) in [
@@ -154,6 +168,9 @@ fn main() {
         ("mysqlnd", Style::Mysqlnd),
         ("strings", Style::Strings),
     ] {
+        if only_style.is_some_and(|s| s != name) {
+            continue;
+        }
         let body = erpdata_sandbox::table_body_styled("sales_invoice", ROWS, style)
             .expect("a sandbox table");
         println!(
@@ -161,7 +178,7 @@ fn main() {
             ROWS,
             body.len() as f64 / (1024.0 * 1024.0)
         );
-        let run = run_style(&config, &body, rounds);
+        let run = run_style(&config, &body, rounds, only);
         styles.push(format!(
             "{name:?}:{{\"body_mib\":{:.1},\"results\":[{}]}}",
             run.mib,

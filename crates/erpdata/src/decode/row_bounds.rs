@@ -8,6 +8,8 @@
 //! decode differently: pieces that each decode as a sequence of rows,
 //! joined by the commas that were between them, are a sequence of rows.
 
+use super::scanner::simd;
+
 /// How a scan of part of the array ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum End {
@@ -31,20 +33,28 @@ pub(crate) enum End {
 /// the unescaped quotes), then the brackets and commas outside strings,
 /// which are the only bytes looked at one by one.
 pub(crate) fn scan(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
+    if simd::scalar_only() {
+        return scan_with(region, from, limit, commas, simd::classify_scalar);
+    }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
         return unsafe { scan_avx2(region, from, limit, commas) };
     }
-    scan_with(region, from, limit, commas, classify)
+    scan_with(region, from, limit, commas, simd::classify)
 }
 
 /// [`scan`] with 32-byte compares.
+///
+/// # Safety
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn scan_avx2(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
     // SAFETY: the caller checked that the CPU has AVX2.
-    scan_with(region, from, limit, commas, |b| unsafe { classify_avx2(b) })
+    scan_with(region, from, limit, commas, |b| unsafe {
+        simd::classify_avx2(b)
+    })
 }
 
 #[inline(always)]
@@ -53,7 +63,7 @@ fn scan_with(
     from: usize,
     limit: usize,
     commas: &mut Vec<usize>,
-    classify: impl Fn(&[u8; 64]) -> Masks,
+    classify: impl Fn(&[u8; 64]) -> simd::Masks,
 ) -> End {
     let mut depth = 0usize;
     // Carried from block to block: the next byte is escaped; the block
@@ -115,103 +125,6 @@ fn scan_with(
         at += 64;
     }
     End::Broken
-}
-
-/// One bit per byte of a block.
-struct Masks {
-    quote: u64,
-    backslash: u64,
-    /// `{` or `[`.
-    open: u64,
-    /// `}` or `]`.
-    close: u64,
-    comma: u64,
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn classify(block: &[u8; 64]) -> Masks {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of x86_64; the loads are unaligned ones of
-    // 16 bytes within the 64-byte block.
-    unsafe {
-        let mask = |v: __m128i, c: u8| -> u64 {
-            _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u16 as u64
-        };
-        let mut m = Masks {
-            quote: 0,
-            backslash: 0,
-            open: 0,
-            close: 0,
-            comma: 0,
-        };
-        for k in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
-            // `[` and `]` are `{` and `}` less 0x20.
-            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-            let shift = 16 * k;
-            m.quote |= mask(v, b'"') << shift;
-            m.backslash |= mask(v, b'\\') << shift;
-            m.open |= mask(folded, b'{') << shift;
-            m.close |= mask(folded, b'}') << shift;
-            m.comma |= mask(v, b',') << shift;
-        }
-        m
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn classify_avx2(block: &[u8; 64]) -> Masks {
-    use std::arch::x86_64::*;
-    let mask = |v: __m256i, c: u8| -> u64 {
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))) as u32 as u64
-    };
-    let mut m = Masks {
-        quote: 0,
-        backslash: 0,
-        open: 0,
-        close: 0,
-        comma: 0,
-    };
-    for k in 0..2 {
-        // SAFETY: an unaligned load of 32 bytes within the 64-byte block.
-        let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i) };
-        // `[` and `]` are `{` and `}` less 0x20.
-        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        let shift = 32 * k;
-        m.quote |= mask(v, b'"') << shift;
-        m.backslash |= mask(v, b'\\') << shift;
-        m.open |= mask(folded, b'{') << shift;
-        m.close |= mask(folded, b'}') << shift;
-        m.comma |= mask(v, b',') << shift;
-    }
-    m
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn classify(block: &[u8; 64]) -> Masks {
-    let mut m = Masks {
-        quote: 0,
-        backslash: 0,
-        open: 0,
-        close: 0,
-        comma: 0,
-    };
-    for (i, &b) in block.iter().enumerate() {
-        let bit = 1u64 << i;
-        match b {
-            b'"' => m.quote |= bit,
-            b'\\' => m.backslash |= bit,
-            b'{' | b'[' => m.open |= bit,
-            b'}' | b']' => m.close |= bit,
-            b',' => m.comma |= bit,
-            _ => {}
-        }
-    }
-    m
 }
 
 /// The bytes other than backslashes that a backslash escapes: the byte
@@ -382,7 +295,7 @@ mod tests {
         for from in [0, 1, 17, 63, 64, 65] {
             let region = &region.as_bytes()[from..];
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            let end = scan_with(region, 0, usize::MAX, &mut a, classify);
+            let end = scan_with(region, 0, usize::MAX, &mut a, simd::classify_scalar);
             assert_eq!(scan(region, 0, usize::MAX, &mut b), end);
             assert_eq!(a, b);
         }
