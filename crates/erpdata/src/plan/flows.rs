@@ -153,7 +153,7 @@ impl Flow {
         };
         let kind = dues_kind(kind)?;
         let mut flow = Flow::new(Goal::DuesTable, kind);
-        flow.acids = account_list("acids", items)?;
+        flow.acids = account_list(items)?;
         for acid in &flow.acids {
             dues_call(config, acid, kind)?;
         }
@@ -236,7 +236,7 @@ impl Flow {
             let Arg::List(items) = accounts else {
                 return Err(not_a_list(field, accounts));
             };
-            self.acids = account_list(field, items)?;
+            self.acids = account_list(items)?;
         }
         config.ajax_ready("getduesDet", AjaxOptions::default())?;
         if accounts.is_none() || always_table {
@@ -402,23 +402,21 @@ fn date(field: &str, value: &Arg) -> Result<String> {
     }
 }
 
-/// The distinct accounts of a list, in order, each checked.
-fn account_list(field: &str, items: &[Arg]) -> Result<Vec<String>> {
+/// The distinct accounts of a list, in order, each checked as a dues
+/// query's `acid` is (an error names `acid`).
+fn account_list(items: &[Arg]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in items {
         let acid = match item {
             Arg::Text(t) => {
-                crate::validate::text(field, t)?;
+                crate::validate::text("acid", t)?;
                 t.clone()
             }
             Arg::Int(n) => n.to_string(),
             other => {
                 return Err(Error::invalid(
-                    field,
-                    format!(
-                        "must hold account ids (text or integers), got {}",
-                        other.shape()
-                    ),
+                    "acid",
+                    format!("must be text or an integer, got {}", other.shape()),
                 ))
             }
         };
