@@ -70,10 +70,17 @@ fn check_error(name: &str, expected: &Value, err: &Error) {
     }
     if let Some(text) = expected.get("message_contains") {
         let text = text.as_str().unwrap();
-        assert!(err.to_string().contains(text), "{name}: {err:?} lacks {text:?}");
+        assert!(
+            err.to_string().contains(text),
+            "{name}: {err:?} lacks {text:?}"
+        );
     }
     if let Some(status) = expected.get("status") {
-        assert_eq!(Some(status.as_u64().unwrap() as u16), err.status_code(), "{name}");
+        assert_eq!(
+            Some(status.as_u64().unwrap() as u16),
+            err.status_code(),
+            "{name}"
+        );
     }
 }
 
@@ -185,9 +192,7 @@ fn run(case: &Value) -> (erpdata::Result<erpdata::TypedRows>, usize) {
                 let (call, listed) = running.pop().expect("a call runs while the plan waits");
                 let status = listed["response"]["status"].as_u64().unwrap() as u16;
                 let body = listed["response"]["body"].as_str().unwrap().as_bytes();
-                let output = call
-                    .invocation
-                    .parse(&config, status, body, call.options());
+                let output = call.invocation.parse(&config, status, body, call.options());
                 plan.done(call.id, output);
             }
             PlanStep::Done(rows) => return (Ok(rows), made),
@@ -207,7 +212,11 @@ fn plan_vectors() {
             continue;
         }
         let rows = result.unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(made, case["calls"].as_array().unwrap().len(), "{name}: calls made");
+        assert_eq!(
+            made,
+            case["calls"].as_array().unwrap().len(),
+            "{name}: calls made"
+        );
         let got = serde_json::json!({
             "schema": common::schema_json(&rows.schema),
             "rows": common::rows_json(&rows.rows),

@@ -46,7 +46,9 @@ fn aging_and_credit_status_equal_their_steps() {
         let refs: Vec<&str> = customers.iter().map(String::as_str).collect();
         let dues = c.dues_table(&refs, DuesKind::Receipt, 4).unwrap();
 
-        let by_plan = c.aging(&AgingPlan::new(DuesKind::Receipt, "2025-12-31")).unwrap();
+        let by_plan = c
+            .aging(&AgingPlan::new(DuesKind::Receipt, "2025-12-31"))
+            .unwrap();
         let by_steps = aging(&dues.batches, &AgingOptions::new("2025-12-31")).unwrap();
         assert_eq!(by_plan, by_steps, "{flavour}: aging");
 
