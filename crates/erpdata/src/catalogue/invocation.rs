@@ -176,13 +176,7 @@ impl Config {
             Query::Table(_) => super::operation("table")?,
             Query::Function(q) => q.operation(),
         };
-        let invocation = Invocation {
-            operation,
-            query,
-            columns_only: false,
-        };
-        invocation.request(self)?;
-        Ok(invocation)
+        self.checked(operation, query)
     }
 
     /// Checks `args` against `operation`'s entry (unknown names, required
@@ -191,7 +185,13 @@ impl Config {
     /// nothing invalid passes.
     pub fn invoke(&self, operation: &'static Operation, args: &Args) -> Result<Invocation> {
         args.check_names(operation)?;
-        let query = (operation.build)(args)?;
+        self.checked(operation, (operation.build)(args)?)
+    }
+
+    /// The invocation once its request builds: what building it checks
+    /// (the project, the token, ids and names) is checked before anything
+    /// is sent.
+    fn checked(&self, operation: &'static Operation, query: Query) -> Result<Invocation> {
         let invocation = Invocation {
             operation,
             query,
