@@ -166,7 +166,7 @@ impl AsyncClient {
             match plan.next() {
                 PlanStep::Call(call) => running.push(async move {
                     let id = call.id;
-                    (id, self.run_invocation(call.invocation).await)
+                    (id, self.run_planned(call).await)
                 }),
                 PlanStep::Wait => match running.next().await {
                     Some((id, result)) => plan.done(id, result),

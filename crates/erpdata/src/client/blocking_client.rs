@@ -144,8 +144,8 @@ impl BlockingClient {
                 PlanStep::Call(call) => {
                     let done = done.clone();
                     scope.spawn(move || {
-                        let result = self.run_invocation(call.invocation.clone());
-                        let _ = done.send((call.id, result));
+                        let id = call.id;
+                        let _ = done.send((id, self.run_planned(call)));
                     });
                 }
                 PlanStep::Wait => match results.recv() {

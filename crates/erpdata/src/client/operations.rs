@@ -35,6 +35,12 @@ macro_rules! operations {
             wait!($($kw)? self.run(request, sink))
         }
 
+        /// One call of a plan, with the plan's typing.
+        $($kw)? fn run_planned(&self, call: crate::plan::PlannedCall) -> Result<crate::catalogue::Output> {
+            let request = call.invocation.request(self.config())?;
+            wait!($($kw)? self.run(request, call.sink()))
+        }
+
         /// The dues of account `acid` of the given kind.
         pub $($kw)? fn dues(&self, acid: impl Into<Id>, kind: DuesKind) -> Result<Dues> {
             wait!($($kw)? self.dues_query(DuesQuery::new(acid, kind)))
