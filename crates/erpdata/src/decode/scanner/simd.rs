@@ -37,6 +37,7 @@ mod differential;
 
 /// One bit per byte of a 64-byte block, bit `i` for byte `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(crate) struct Masks {
     pub quote: u64,
     pub backslash: u64,
@@ -91,6 +92,7 @@ fn in_last_16(len: usize, i: usize, last: u32) -> usize {
 /// Classifies a 64-byte block with the best instructions known to be there
 /// at compile time (see the module documentation).
 #[inline(always)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(crate) fn classify(block: &[u8; 64]) -> Masks {
     #[cfg(target_arch = "x86_64")]
     return x86::classify_sse2(block);
@@ -103,11 +105,12 @@ pub(crate) fn classify(block: &[u8; 64]) -> Masks {
 }
 
 /// [`classify`] with 32-byte compares; the caller checks for AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "parallel"))]
 pub(crate) use x86::classify_avx2;
 
 /// The reference classifier, byte by byte.
 #[inline(always)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(crate) fn classify_scalar(block: &[u8; 64]) -> Masks {
     let mut m = Masks::default();
     for (i, &b) in block.iter().enumerate() {
@@ -224,7 +227,7 @@ mod tests {
             }
             let want = classify_scalar(&block);
             assert_eq!(classify(&block), want, "{block:?}");
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", feature = "parallel"))]
             if std::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2.
                 assert_eq!(unsafe { classify_avx2(&block) }, want, "{block:?}");

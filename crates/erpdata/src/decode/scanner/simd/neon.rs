@@ -57,6 +57,7 @@ pub(super) fn find_special(buf: &[u8], mut i: usize) -> usize {
 /// byte), as simdjson does it: each byte keeps the bit of its place in its
 /// group of eight, and pairwise additions gather them.
 #[inline(always)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 fn bits64(a: uint8x16_t, b: uint8x16_t, c: uint8x16_t, d: uint8x16_t) -> u64 {
     const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
     // SAFETY: NEON is part of aarch64; the load reads the 16-byte array.
@@ -72,6 +73,7 @@ fn bits64(a: uint8x16_t, b: uint8x16_t, c: uint8x16_t, d: uint8x16_t) -> u64 {
 
 /// [`super::classify`] with NEON compares.
 #[inline(always)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(super) fn classify(block: &[u8; 64]) -> Masks {
     // SAFETY: NEON is part of aarch64; the loads are of 16 bytes within
     // the 64-byte block.

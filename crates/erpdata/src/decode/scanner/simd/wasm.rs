@@ -51,6 +51,7 @@ pub(super) fn find_special(buf: &[u8], mut i: usize) -> usize {
 
 /// [`super::classify`] with `simd128` compares.
 #[inline(always)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(super) fn classify(block: &[u8; 64]) -> Masks {
     let mask = |v: v128, c: u8| -> u64 { u64::from(i8x16_bitmask(i8x16_eq(v, u8x16_splat(c)))) };
     let mut m = Masks::default();

@@ -45,6 +45,7 @@ pub(super) fn find_special(buf: &[u8], mut i: usize) -> usize {
 
 /// [`super::classify`] with 16-byte compares.
 #[inline(always)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(super) fn classify_sse2(block: &[u8; 64]) -> Masks {
     // SAFETY: SSE2 is part of x86_64; the loads are unaligned ones of
     // 16 bytes within the 64-byte block.
@@ -74,6 +75,7 @@ pub(super) fn classify_sse2(block: &[u8; 64]) -> Masks {
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(crate) unsafe fn classify_avx2(block: &[u8; 64]) -> Masks {
     let mask = |v: __m256i, c: u8| -> u64 {
         _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))) as u32 as u64
