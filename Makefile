@@ -46,9 +46,12 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-# maturin develop finds .venv in the checkout without activation.
+# maturin develop finds .venv in the checkout without activation. The
+# cargo feature `testing` adds erpdata._core._testing, which only the tests
+# use; the released wheel (pyproject.toml's [tool.maturin]) is built
+# without it.
 python: venv
-	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet
+	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet --features testing
 
 $(WASM_BINDGEN):
 	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }

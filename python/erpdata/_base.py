@@ -1,22 +1,27 @@
-"""What ``Client`` and ``AsyncClient`` share besides their loops: settings
-from arguments and the environment, the calls they make, ``repr``."""
+"""What ``Client`` and ``AsyncClient`` share besides carrying out calls:
+settings from arguments and the environment, the constructor, making the
+work of a call, streaming a table, ``repr``."""
 
 from __future__ import annotations
 
 import copy
 import os
 import time
-from collections.abc import Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, Literal, TypeVar, overload
 
-from ._checks import check_acids, check_concurrency, check_flag, check_max_retries
+import httpx
+
+from ._checks import check_batch_rows, check_flag, check_http_client, check_max_retries
 from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
-from ._core import Call, Config, Request, Typing
+from ._core import DEFAULT_MAX_RETRIES, Batch, Call, Config, Invocation
 from ._errors import InvalidInputError
-from ._kinds import DuesKind
 from ._log import watch
-from ._models import Id
+from ._models import Id, Row
+from ._stream import BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, Timeout, TimeoutTypes, resolve_timeout
+from ._typing import SchemaOverrides, typing_options
+from ._work import One
 
 __all__ = ["ClientBase", "DEFAULT_BATCH_ROWS"]
 
@@ -24,7 +29,10 @@ DEFAULT_BATCH_ROWS = _DEFAULT_BATCH_ROWS
 """Rows per batch of a streamed table (and of a table's Arrow batches):
 the core's default, 65,536."""
 
-_C = TypeVar("_C", bound="ClientBase")
+_C = TypeVar("_C", bound="ClientBase[Any, Any, Any]")
+_Http = TypeVar("_Http", httpx.Client, httpx.AsyncClient)
+_RowsStream = TypeVar("_RowsStream")
+_AnyStream = TypeVar("_AnyStream")
 
 
 def _setting(value: Id | None, env: str) -> Id | None:
@@ -32,23 +40,28 @@ def _setting(value: Id | None, env: str) -> Id | None:
     return value if value is not None else os.environ.get(env)
 
 
-class ClientBase:
-    """Settings and request building shared by both clients."""
+class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
+    """Settings, the constructor and table streams, shared by both clients
+    (``_Http`` is the httpx client class, the streams a stream's types)."""
+
+    _http_class: type[_Http]
 
     def __init__(
         self,
-        base_url: str | None,
+        base_url: str | None = None,
         *,
-        project: str | None,
-        access_token: str | None,
-        project_folder: str | None,
-        company_id: Id | None,
-        year_id: Id | None,
-        timeout: TimeoutTypes,
-        max_retries: int,
-        allow_insecure_http: bool,
+        project: str | None = None,
+        access_token: str | None = None,
+        project_folder: str | None = None,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
+        timeout: TimeoutTypes = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        http_client: _Http | None = None,
+        allow_insecure_http: bool = False,
         ajax_token: bool = False,
     ) -> None:
+        check_http_client(http_client, self._http_class)
         base_url = base_url if base_url is not None else os.environ.get("ERPDATA_BASE_URL")
         if base_url is None:
             reason = "not given; pass base_url or set ERPDATA_BASE_URL"
@@ -77,7 +90,10 @@ class ClientBase:
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
         self._max_retries = max_retries
-        self._owns_http = False
+        self._owns_http = http_client is None
+        self._http: _Http = (
+            http_client if http_client is not None else self._http_class(follow_redirects=False)
+        )
 
     # -- settings --------------------------------------------------------------
 
@@ -132,89 +148,127 @@ class ClientBase:
             "now": time.monotonic(),
         }
 
-    def _dues_call(
-        self, request: Request, acid: Id, kind_name: str, typing: Typing, timeout: TimeoutTypes
-    ) -> Call:
-        return Call.dues(self._config, request, acid, kind_name, typing, **self._limits(timeout))
-
-    def _table_call(self, request: Request, typing: Typing, timeout: TimeoutTypes) -> Call:
-        return Call.table(
-            self._config, request, typing, batch_rows=DEFAULT_BATCH_ROWS, **self._limits(timeout)
-        )
-
-    def _stream_call(
-        self, request: Request, typing: Typing, batch_rows: int, timeout: TimeoutTypes
-    ) -> Call:
-        return Call.stream(
-            self._config, request, typing, batch_rows=batch_rows, **self._limits(timeout)
-        )
-
-    def _dues_request(
+    def _one(
         self,
-        acid: Id,
-        kind: DuesKind | str,
-        send_token: bool | None = None,
-        method: str | None = None,
-    ) -> tuple[Request, str]:
-        kind_name = kind.value if isinstance(kind, DuesKind) else kind
-        if send_token is not None:
-            check_flag("send_token", send_token)
-        request = self._config.dues_request(acid, kind_name, send_token, method)
-        return request, kind_name
-
-    def _function_call(
-        self,
-        function: str,
+        operation: str,
         args: dict[str, Any],
-        send_token: bool | None,
-        method: str | None,
-        typing: Typing,
         timeout: TimeoutTypes,
-    ) -> Call:
-        """The call of a function of ajax.php: every argument checked by the
-        core (dates, names, the token's presence) before anything is sent."""
-        if send_token is not None:
-            check_flag("send_token", send_token)
-        request = self._config.ajax_request(function, args, send_token, method)
-        return Call.ajax(self._config, request, function, args, typing, **self._limits(timeout))
+        schema_overrides: SchemaOverrides,
+        infer_strings: bool,
+    ) -> One[Any]:
+        """One call of ``operation`` of the core's catalogue, every argument
+        checked there (``None``: not given) before anything is sent."""
+        invocation = self._config.invoke(operation, args)
+        return One(invocation, typing_options(schema_overrides, infer_strings), timeout)
 
-    def _dues_many_accounts(
-        self, acids: Iterable[Id], kind: DuesKind | str, concurrency: int
-    ) -> list[Id]:
-        """The distinct accounts of a ``dues_many`` call, in order, once
-        every input is checked and before anything is sent (the kind too
-        when no account is asked about: checked on a request never sent)."""
-        check_concurrency(concurrency)
-        given = check_acids(acids)
-        for acid in given or ["0"]:
-            self._dues_request(acid, kind)
-        return list(dict.fromkeys(given))
-
-    def _finance_accounts(
-        self,
-        kind: DuesKind | str,
-        accounts: Iterable[Id] | None,
-        concurrency: int,
-        accounts_table: str,
-        company_id: Id | None,
-        year_id: Id | None,
-        always_table: bool,
-    ) -> list[Id] | None:
-        """The accounts an aging or credit-status call asks about (``None``:
-        every one of ``accounts_table``), once every input of the call is
-        checked: it may send the account table's request (always, with
-        ``always_table``) and then the dues', and bad input must stop it
-        before the first."""
-        given = None if accounts is None else check_acids(accounts, "accounts")
-        self._dues_many_accounts(given or [], kind, concurrency)
-        if given is None or always_table:
-            self._table_request(accounts_table, company_id, year_id, "POST")
-        return given
-
-    def _table_request(
+    def _table_invocation(
         self, name: str, company_id: Id | None, year_id: Id | None, method: str
-    ) -> Request:
-        return self._config.table_request(name, company_id, year_id, method)
+    ) -> Invocation:
+        args = {"name": name, "company_id": company_id, "year_id": year_id, "method": method}
+        return self._config.invoke("table", args)
+
+    @property
+    def company_id(self) -> str | None:
+        """The company a table is read for unless a call names another
+        (``compid``), or ``None`` when none is configured."""
+        return self._config.company_id
+
+    @property
+    def year_id(self) -> str | None:
+        """The financial year a table is read for unless a call names
+        another (``yearid``), or ``None`` when none is configured."""
+        return self._config.year_id
+
+    def check_table(
+        self,
+        name: str,
+        *,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
+        method: str = "POST",
+    ) -> None:
+        """Checks the arguments of :meth:`table` or :meth:`stream_table`
+        (the name, company and year, the token's presence) as the call
+        would, sending nothing: ``InvalidInputError`` names a bad one.
+        Work over many tables checks them all before the first is sent."""
+        self._table_invocation(name, company_id, year_id, method)
+
+    # -- streams ---------------------------------------------------------------
+
+    @overload
+    def stream_table(
+        self,
+        name: str,
+        *,
+        company_id: Id | None = ...,
+        year_id: Id | None = ...,
+        method: str = ...,
+        batch_rows: int = ...,
+        batch_format: Literal["rows"] = ...,
+        timeout: TimeoutTypes = ...,
+        schema_overrides: SchemaOverrides = ...,
+        infer_strings: bool = ...,
+    ) -> _RowsStream: ...
+
+    @overload
+    def stream_table(
+        self,
+        name: str,
+        *,
+        company_id: Id | None = ...,
+        year_id: Id | None = ...,
+        method: str = ...,
+        batch_rows: int = ...,
+        batch_format: Literal["arrow"],
+        timeout: TimeoutTypes = ...,
+        schema_overrides: SchemaOverrides = ...,
+        infer_strings: bool = ...,
+    ) -> _AnyStream: ...
+
+    def stream_table(
+        self,
+        name: str,
+        *,
+        company_id: Id | None = None,
+        year_id: Id | None = None,
+        method: str = "POST",
+        batch_rows: int = DEFAULT_BATCH_ROWS,
+        batch_format: BatchFormat = "rows",
+        timeout: TimeoutTypes = None,
+        schema_overrides: SchemaOverrides = None,
+        infer_strings: bool = True,
+    ) -> Any:
+        """Table ``name`` in batches of up to ``batch_rows`` rows (default
+        65,536, from 1 to 1,048,576: the core's ``DEFAULT_BATCH_ROWS``,
+        ``MIN_BATCH_ROWS`` and ``MAX_BATCH_ROWS``), handed
+        out as the answer arrives, in memory bounded by the batch size:
+        lists of row dicts, or ``pyarrow.RecordBatch`` with
+        ``batch_format="arrow"``. The request is sent on the first
+        iteration; invalid arguments raise here, before anything is sent.
+
+        Every batch has one schema (a Parquet writer can take them one by
+        one): the first batch fixes each column's type (decimals at
+        precision 38; a column without a value in it is a string column),
+        or ``schema_overrides`` does for the columns it names (see
+        :meth:`table`). A later value that does not fit, or a column first
+        seen after the first batch, raises ``DecodeError`` naming the
+        column and the row; declare its type to avoid that."""
+        invocation = self._table_invocation(name, company_id, year_id, method)
+        typing = typing_options(schema_overrides, infer_strings, one_schema=True)
+        convert = converter(batch_format)
+        rows = check_batch_rows(batch_rows)
+        resolve_timeout(timeout, self._timeout)
+
+        def start() -> Call:
+            # Called on the first iteration: the call starts then.
+            limits = self._limits(timeout)
+            return Call.start(invocation, typing, stream=True, batch_rows=rows, **limits)
+
+        return self._stream(start, convert)
+
+    def _stream(self, start: Callable[[], Call], convert: Callable[[Batch], Any]) -> Any:
+        """The client's stream of the batches of the call ``start`` makes."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self._config.base_url!r}, project={self._config.project!r})"

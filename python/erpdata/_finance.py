@@ -87,24 +87,6 @@ def aging(
     return result
 
 
-def check_aging(
-    as_of: datetime.date | str | None, buckets: Iterable[int] = DEFAULT_BUCKETS
-) -> tuple[str, list[int]]:
-    """``as_of`` (default: today) as ``YYYY-MM-DD`` and the bucket bounds,
-    once the core accepts them: a client checks them before it fetches
-    anything."""
-    day, bounds = _as_of(as_of), _buckets(buckets)
-    _core.check_aging(day, bounds)
-    return day, bounds
-
-
-def check_as_of(as_of: datetime.date | str | None) -> str:
-    """``as_of`` (default: today) as ``YYYY-MM-DD`` once the core accepts it."""
-    day = _as_of(as_of)
-    _core.check_aging(day, None)
-    return day
-
-
 def _pay_days_text(acid: str, value: PayDays) -> str | None:
     if value is None:
         return None

@@ -96,6 +96,13 @@ class Table(Sequence[Row]):
     def __len__(self) -> int:
         return self._data.num_rows
 
+    def row_chunks(self, size: int = 10_000) -> Iterator[list[Row]]:
+        """The rows as dicts, ``size`` at a time, each chunk made from the
+        columns when it is reached and not kept: a large table is never
+        all Python objects at once (writing it out, say)."""
+        for start in range(0, self._data.num_rows, size):
+            yield self._data.rows(start, start + size)
+
     def __iter__(self) -> Iterator[Row]:
         # Faster than Sequence's index-by-index default.
         return iter(self._all_rows())

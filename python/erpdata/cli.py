@@ -96,27 +96,20 @@ def csv_value(value: Any) -> str:
     return str(value)
 
 
-def _row_chunks(table: Table, size: int = 10_000) -> Any:
-    """The rows in chunks, so a large table is never all Python objects."""
-    data = table._data
-    for start in range(0, len(table), size):
-        yield data.rows(start, start + size)
-
-
 def write_rows(table: Table, fmt: str, out: IO[str]) -> None:
     columns = table.columns
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        for chunk in _row_chunks(table):
+        for chunk in table.row_chunks():
             writer.writerows([csv_value(row.get(c)) for c in columns] for row in chunk)
     elif fmt == "jsonl":
-        for chunk in _row_chunks(table):
+        for chunk in table.row_chunks():
             out.writelines(json_value(row) + "\n" for row in chunk)
     else:
         out.write("[")
         first = True
-        for chunk in _row_chunks(table):
+        for chunk in table.row_chunks():
             for row in chunk:
                 out.write(("\n" if first else ",\n") + json_value(row))
                 first = False

@@ -36,7 +36,7 @@ from dlt.common.typing import TSecretStrValue
 from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._models import Id
-from .export import _default, _ids
+from .export import default_id, partition_ids
 
 __all__ = ["erpdata_source"]
 
@@ -71,15 +71,16 @@ def erpdata_source(
         "access_token": access_token,
     }
     with _client(settings) as client:
-        config = client._config
-        company_ids = _ids(
-            "companies", companies if companies is not None else _default(config, "company_id")
+        company_ids = partition_ids(
+            "companies", companies if companies is not None else default_id(client, "company_id")
         )
-        year_ids = _ids("years", years if years is not None else _default(config, "year_id"))
+        year_ids = partition_ids(
+            "years", years if years is not None else default_id(client, "year_id")
+        )
         for table in names:
             for compid in company_ids:
                 for yearid in year_ids:
-                    client._table_request(table, compid, yearid, "POST")
+                    client.check_table(table, company_id=compid, year_id=yearid)
     return [
         dlt.resource(
             _read(settings, table, company_ids, year_ids, batch_rows),

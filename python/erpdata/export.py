@@ -112,7 +112,9 @@ def _hive(value: Id) -> str:
     )
 
 
-def _ids(field: str, values: Id | Iterable[Id]) -> list[Id]:
+def partition_ids(field: str, values: Id | Iterable[Id]) -> list[Id]:
+    """The companies or years to read (an id, or several, each once, at
+    least one); ``field`` names them in an error. For erpdata.dlt too."""
     if isinstance(values, (str, int)):
         return [values]
     out = list(dict.fromkeys(values))
@@ -389,18 +391,17 @@ def export(
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
-    config = client._config
-    company_ids = _ids(
-        "companies", companies if companies is not None else _default(config, "company_id")
+    company_ids = partition_ids(
+        "companies", companies if companies is not None else default_id(client, "company_id")
     )
-    year_ids = _ids("years", years if years is not None else _default(config, "year_id"))
+    year_ids = partition_ids("years", years if years is not None else default_id(client, "year_id"))
     check_concurrency(concurrency)
     path = Path(to)
     fmt = _format_of(path, format)
     keys = [(t, c, y) for t in names for c in company_ids for y in year_ids]
     # Every request is built (and so checked) before any is sent.
     for table, compid, yearid in keys:
-        client._table_request(table, compid, yearid, "POST")
+        client.check_table(table, company_id=compid, year_id=yearid)
 
     writer: _Writer = _DuckDB(path) if fmt == "duckdb" else _Parquet(path)
     bar = _Progress(len(keys), progress)
@@ -510,8 +511,10 @@ def export(
     return ExportResult(to=str(path), format=fmt, partitions=done)
 
 
-def _default(config: Any, attribute: str) -> Id:
-    value: str | None = getattr(config, attribute)
+def default_id(client: Any, attribute: str) -> Id:
+    """The client's default company or year (its ``company_id`` or
+    ``year_id``) as :func:`id_of` gives it; an error when it has none."""
+    value: str | None = getattr(client, attribute)
     if value is None:
         field = "companies" if attribute == "company_id" else "years"
         invalid(field, f"must be given: the client has no default {attribute}")

@@ -139,7 +139,7 @@ class ErpDataSource(DataSource):
         with _client(self.options) as client:
             # Every request is checked before the first is sent.
             for table, compid, yearid in keys:
-                client._table_request(table, compid, yearid, "POST")
+                client.check_table(table, company_id=compid, year_id=yearid)
             table, compid, yearid = keys[0]
             stream = client.stream_table(
                 table, company_id=compid, year_id=yearid, batch_rows=1024, batch_format="arrow"

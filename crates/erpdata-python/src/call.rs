@@ -10,31 +10,28 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, UNIX_EPOCH};
 
+use erpdata::catalogue::AnswerKind;
 use erpdata::{
-    Action, CallOptions, DecoderOptions, Error, Head, Parsed, RetryPolicy, TableStream, Timeouts,
-    TransportKind,
+    Action, CallOptions, DecoderOptions, Error, Head, OperationSink, Output, RetryPolicy,
+    TableStream, Timeouts, TransportKind, DEFAULT_BATCH_ROWS,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::PyBytes;
 
 use crate::collector::CollectorSink;
-use crate::config::{ajax_query, dues_query, Config, Request};
-use crate::convert;
-use crate::errors::{core, exception};
+use crate::config::Request;
+use crate::errors::exception;
+use crate::invocation::Invocation;
+use crate::output::Ready;
 use crate::table::{to_arrow, Batch};
 use crate::typing::Typing;
 
-type DuesParse =
-    Box<dyn FnMut(&erpdata::Config, u16, &[u8]) -> erpdata::Result<erpdata::Dues> + Send + Sync>;
-type AjaxParse = Box<
-    dyn FnMut(&erpdata::Config, u16, &[u8]) -> erpdata::Result<erpdata::AjaxAnswer> + Send + Sync,
->;
-
-/// The calls the Python package makes.
+/// The calls the Python package makes: an answer parsed whole (dues, a
+/// function's), a whole table decoded on a thread of its own as it
+/// arrives, or a table handed out in batches.
 enum Inner {
-    Dues(Box<erpdata::Call<Parsed<DuesParse>>>),
-    Ajax(Box<erpdata::Call<Parsed<AjaxParse>>>),
+    Whole(Box<erpdata::Call<OperationSink>>),
     Table(Box<erpdata::Call<CollectorSink>>),
     Stream(Box<erpdata::Call<TableStream>>),
 }
@@ -43,20 +40,11 @@ enum Inner {
 macro_rules! each {
     ($inner:expr, $c:ident => $body:expr) => {
         match $inner {
-            Inner::Dues($c) => $body,
-            Inner::Ajax($c) => $body,
+            Inner::Whole($c) => $body,
             Inner::Table($c) => $body,
             Inner::Stream($c) => $body,
         }
     };
-}
-
-/// An action's output, still in Rust.
-enum Output {
-    Dues(erpdata::Dues),
-    Ajax(erpdata::AjaxAnswer),
-    Table(crate::table::TableData),
-    Stream(erpdata::StreamEnd),
 }
 
 /// An action with its Rust payload, taken without the GIL.
@@ -70,11 +58,12 @@ enum Step {
     Read(Duration),
     Sleep(Duration),
     Emit(Result<arrow_array::RecordBatch, Error>),
-    Done(Output),
+    /// The output, ready for Python (`None`: kept for a plan).
+    Done(Option<Ready>),
     Failed(Error),
 }
 
-fn step<O>(action: Action<O>, output: impl FnOnce(O) -> Output) -> Step {
+fn step<O>(action: Action<O>, done: impl FnOnce(O) -> Result<Option<Ready>, Error>) -> Step {
     match action {
         Action::Send {
             request,
@@ -90,7 +79,10 @@ fn step<O>(action: Action<O>, output: impl FnOnce(O) -> Output) -> Step {
         Action::Read { wait } => Step::Read(wait),
         Action::Sleep(d) => Step::Sleep(d),
         Action::Emit(batch) => Step::Emit(to_arrow(batch)),
-        Action::Done(o) => Step::Done(output(o)),
+        Action::Done(o) => match done(o) {
+            Ok(ready) => Step::Done(ready),
+            Err(e) => Step::Failed(e),
+        },
         Action::Failed(e) => Step::Failed(e),
     }
 }
@@ -181,6 +173,10 @@ impl SleepAction {
 pub(crate) struct Call {
     inner: Inner,
     config: erpdata::Config,
+    /// A plan's call keeps its Rust result for `Plan.done` (nothing is
+    /// converted to Python and back).
+    keep: bool,
+    pub(crate) outcome: Option<erpdata::Result<Output>>,
 }
 
 /// A monotonic time from the host, in seconds.
@@ -194,20 +190,30 @@ fn instant(now: f64) -> PyResult<Duration> {
     }
 }
 
-/// The call's options from the Python settings, checked by the core.
-fn options(
-    py: Python<'_>,
-    total: f64,
-    connect: f64,
-    read: f64,
-    max_retries: i64,
-) -> PyResult<CallOptions> {
-    let timeouts = core(py, Timeouts::from_secs_f64(total, connect, read))?;
-    let max_retries = core(py, erpdata::check_max_retries(max_retries))?;
-    Ok(CallOptions {
-        timeouts,
-        retry: RetryPolicy::with_max_retries(max_retries),
-    })
+/// A call's limits from the Python settings, checked by the core.
+pub(crate) struct Limits {
+    pub(crate) options: CallOptions,
+    pub(crate) now: Duration,
+}
+
+impl Limits {
+    pub(crate) fn new(
+        total: f64,
+        connect: f64,
+        read: f64,
+        max_retries: i64,
+        now: f64,
+    ) -> crate::errors::Result<Self> {
+        let timeouts = Timeouts::from_secs_f64(total, connect, read)?;
+        let max_retries = erpdata::check_max_retries(max_retries)?;
+        Ok(Limits {
+            options: CallOptions {
+                timeouts,
+                retry: RetryPolicy::with_max_retries(max_retries),
+            },
+            now: instant(now)?,
+        })
+    }
 }
 
 /// A fresh random number for the backoff's jitter.
@@ -217,174 +223,132 @@ fn seed() -> u64 {
     h.finish()
 }
 
-fn decoder_options(
-    py: Python<'_>,
-    typing: Option<&Typing>,
-    batch_rows: i64,
-) -> PyResult<DecoderOptions> {
-    let batch_rows = core(py, erpdata::check_batch_rows(batch_rows))?;
-    Ok(Typing::decoder_options(typing, batch_rows))
-}
-
 impl Call {
-    /// A call of the core sending `request` into `sink`, at `now` on the
-    /// host's monotonic clock, held by `inner`.
-    fn start<S: erpdata::Sink>(
-        config: &Config,
-        request: &Request,
-        options: CallOptions,
-        sink: S,
-        now: f64,
-        inner: impl FnOnce(erpdata::Call<S>) -> Inner,
-    ) -> PyResult<Self> {
-        let config = config.core_config().clone();
-        let call = erpdata::Call::new(
-            &config,
-            request.core_request().clone(),
-            options,
-            sink,
-            instant(now)?,
-            seed(),
-        );
+    /// The call of `invocation` at the host's time `limits.now`: a table
+    /// answer decoded on its own thread (or handed out in batches with
+    /// `stream`), any other answer parsed whole. `keep`: the Rust output
+    /// stays here for a plan.
+    pub(crate) fn of(
+        invocation: &Invocation,
+        options: DecoderOptions,
+        stream: bool,
+        limits: Limits,
+        keep: bool,
+    ) -> crate::errors::Result<Self> {
+        let config = invocation.config.clone();
+        let request = invocation.inner.request(&config)?;
+        let table = invocation.inner.operation().answer == AnswerKind::Table;
+        let (now, seed, call_options) = (limits.now, seed(), limits.options);
+        let inner = match (table, stream) {
+            (true, true) => Inner::Stream(Box::new(
+                erpdata::Call::new(
+                    &config,
+                    request,
+                    call_options,
+                    TableStream::new(options),
+                    now,
+                    seed,
+                )
+                .streaming(),
+            )),
+            (true, false) => Inner::Table(Box::new(erpdata::Call::new(
+                &config,
+                request,
+                call_options,
+                CollectorSink::new(options),
+                now,
+                seed,
+            ))),
+            (false, false) => Inner::Whole(Box::new(erpdata::Call::new(
+                &config,
+                request,
+                call_options,
+                invocation.inner.sink(options),
+                now,
+                seed,
+            ))),
+            (false, true) => {
+                return Err(Error::InvalidInput {
+                    field: "stream".to_owned(),
+                    reason: format!(
+                        "only a table can be streamed; {} answers {}",
+                        invocation.inner.operation().name,
+                        invocation.inner.operation().answer.as_str()
+                    ),
+                }
+                .into())
+            }
+        };
         Ok(Call {
-            inner: inner(call),
+            inner,
             config,
+            keep,
+            outcome: None,
         })
+    }
+
+    /// What the call gives once done: ready for Python, or kept in Rust.
+    fn done(
+        keep: bool,
+        slot: &mut Option<erpdata::Result<Output>>,
+        output: Output,
+    ) -> Result<Option<Ready>, Error> {
+        if keep {
+            *slot = Some(Ok(output));
+            Ok(None)
+        } else {
+            Ready::of(output).map(Some)
+        }
     }
 }
 
 #[pymethods]
 impl Call {
-    /// A dues call sending `request` (from `Config.dues_request(acid,
-    /// kind)`); its output is an `erpdata.Dues` typed as `typing` says.
+    /// The call of `invocation` (from `Config.invoke`): its output is
+    /// what the operation answers (an `erpdata.Dues`, an
+    /// `erpdata.AjaxAnswer`, a `TableData`), typed as `typing` says. A
+    /// table is decoded on a thread of its own as it arrives; with
+    /// `stream`, `Emit` actions hand out its batches (of `batch_rows`
+    /// rows, one schema) instead and the output is `(notices,
+    /// total_rows)`.
     #[staticmethod]
     #[pyo3(signature = (
-        config, request, acid, kind, typing=None, *, total, connect, read, max_retries, now
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn dues(
-        py: Python<'_>,
-        config: &Config,
-        request: &Request,
-        acid: &Bound<'_, PyAny>,
-        kind: &Bound<'_, PyAny>,
-        typing: Option<&Typing>,
-        total: f64,
-        connect: f64,
-        read: f64,
-        max_retries: i64,
-        now: f64,
-    ) -> PyResult<Self> {
-        let options = options(py, total, connect, read, max_retries)?;
-        let query = core(py, dues_query(acid, kind))?;
-        let decoder = Typing::decoder_options(typing, erpdata::DEFAULT_BATCH_ROWS);
-        let parse: DuesParse = Box::new(move |config, status, body| {
-            config.parse_dues_with(&query, status, body, &decoder)
-        });
-        Call::start(config, request, options, Parsed::new(parse), now, |c| {
-            Inner::Dues(Box::new(c))
-        })
-    }
-
-    /// A call to a function of ajax.php sending `request` (from
-    /// `Config.ajax_request(function, args, ...)`); its output is an
-    /// `erpdata.AjaxAnswer` typed as `typing` says.
-    #[staticmethod]
-    #[pyo3(signature = (
-        config, request, function, args, typing=None, *, total, connect, read, max_retries, now
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn ajax(
-        py: Python<'_>,
-        config: &Config,
-        request: &Request,
-        function: &str,
-        args: &Bound<'_, PyDict>,
-        typing: Option<&Typing>,
-        total: f64,
-        connect: f64,
-        read: f64,
-        max_retries: i64,
-        now: f64,
-    ) -> PyResult<Self> {
-        let options = options(py, total, connect, read, max_retries)?;
-        let query = core(py, ajax_query(function, args, None, None))?;
-        let decoder = Typing::decoder_options(typing, erpdata::DEFAULT_BATCH_ROWS);
-        let parse: AjaxParse = Box::new(move |config, status, body| {
-            config.parse_ajax_with(&query, status, body, &decoder)
-        });
-        Call::start(config, request, options, Parsed::new(parse), now, |c| {
-            Inner::Ajax(Box::new(c))
-        })
-    }
-
-    /// A whole table's call: the body decoded on a thread of its own as it
-    /// arrives; its output is a `TableData`.
-    #[staticmethod]
-    #[pyo3(signature = (
-        config, request, typing=None, *, batch_rows,
+        invocation, typing=None, *, stream=false, batch_rows=DEFAULT_BATCH_ROWS as i64,
         total, connect, read, max_retries, now
     ))]
     #[allow(clippy::too_many_arguments)]
-    fn table(
-        py: Python<'_>,
-        config: &Config,
-        request: &Request,
+    fn start(
+        invocation: &Invocation,
         typing: Option<&Typing>,
+        stream: bool,
         batch_rows: i64,
         total: f64,
         connect: f64,
         read: f64,
         max_retries: i64,
         now: f64,
-    ) -> PyResult<Self> {
-        let options = options(py, total, connect, read, max_retries)?;
-        let sink = CollectorSink::new(decoder_options(py, typing, batch_rows)?);
-        Call::start(config, request, options, sink, now, |c| {
-            Inner::Table(Box::new(c))
-        })
-    }
-
-    /// A streamed table's call: `Emit` actions hand out batches of one
-    /// schema as the body arrives; its output is `(notices, total_rows)`.
-    #[staticmethod]
-    #[pyo3(signature = (
-        config, request, typing=None, *, batch_rows,
-        total, connect, read, max_retries, now
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn stream(
-        py: Python<'_>,
-        config: &Config,
-        request: &Request,
-        typing: Option<&Typing>,
-        batch_rows: i64,
-        total: f64,
-        connect: f64,
-        read: f64,
-        max_retries: i64,
-        now: f64,
-    ) -> PyResult<Self> {
-        let options = options(py, total, connect, read, max_retries)?;
-        let sink = TableStream::new(decoder_options(py, typing, batch_rows)?);
-        Call::start(config, request, options, sink, now, |c| {
-            Inner::Stream(Box::new(c.streaming()))
-        })
+    ) -> crate::errors::Result<Self> {
+        let limits = Limits::new(total, connect, read, max_retries, now)?;
+        let batch_rows = erpdata::check_batch_rows(batch_rows)?;
+        let options = invocation.decoder_options(typing, batch_rows);
+        Call::of(invocation, options, stream, limits, false)
     }
 
     /// What to do next: a `Send`, `Read`, `Sleep`, `Emit`, `Done` or
     /// `Failed`. Whenever it is `Send`, `Sleep`, `Done` or `Failed`, close
     /// the answer still open.
-    fn next(&mut self, py: Python<'_>, now: f64) -> PyResult<Py<PyAny>> {
+    fn next(&mut self, py: Python<'_>, now: f64) -> crate::errors::Result<Py<PyAny>> {
         let now = instant(now)?;
-        let inner = &mut self.inner;
+        let (inner, keep, slot) = (&mut self.inner, self.keep, &mut self.outcome);
         // Finishing a table or converting a batch happens here: no GIL.
         let step = py.detach(|| match inner {
-            Inner::Dues(c) => step(c.next(now), Output::Dues),
-            Inner::Ajax(c) => step(c.next(now), Output::Ajax),
-            Inner::Table(c) => step(c.next(now), Output::Table),
-            Inner::Stream(c) => step(c.next(now), Output::Stream),
+            Inner::Whole(c) => step(c.next(now), |o| Call::done(keep, slot, o)),
+            Inner::Table(c) => step(c.next(now), |o| Call::done(keep, slot, o)),
+            Inner::Stream(c) => step(c.next(now), |end| Ok(Some(Ready::Stream(end)))),
         });
+        if let (Step::Failed(error), true) = (&step, keep) {
+            self.outcome = Some(Err(error.clone()));
+        }
         Ok(match step {
             Step::Send {
                 request,
@@ -419,23 +383,13 @@ impl Call {
             )?
             .into_any(),
             Step::Emit(batch) => {
-                let batch = Py::new(py, Batch::from_arrow(core(py, batch)?))?;
+                let batch = Py::new(py, Batch::from_arrow(batch?))?;
                 Py::new(py, EmitAction { batch })?.into_any()
             }
-            Step::Done(output) => {
-                let output = match output {
-                    Output::Dues(d) => convert::dues(py, &d)?.unbind(),
-                    Output::Ajax(a) => convert::ajax_answer(py, a)?.unbind(),
-                    Output::Table(t) => Py::new(py, t)?.into_any(),
-                    Output::Stream(end) => PyTuple::new(
-                        py,
-                        [
-                            end.notices.into_pyobject(py)?.into_any(),
-                            end.total_rows.into_pyobject(py)?.into_any(),
-                        ],
-                    )?
-                    .into_any()
-                    .unbind(),
+            Step::Done(ready) => {
+                let output = match ready {
+                    Some(ready) => ready.into_py(py)?,
+                    None => py.None(),
                 };
                 Py::new(py, DoneAction { output })?.into_any()
             }
@@ -526,8 +480,7 @@ impl Call {
 
     fn __repr__(&self) -> String {
         let what = match self.inner {
-            Inner::Dues(_) => "dues",
-            Inner::Ajax(_) => "ajax",
+            Inner::Whole(_) => "whole answer",
             Inner::Table(_) => "table",
             Inner::Stream(_) => "stream",
         };
@@ -573,16 +526,15 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// `value` as the whole number `check` accepts, or its `InvalidInputError`
 /// (for a value that is no `int` at all, the core's reason with the value
 /// shown as Python shows it).
-fn whole<T>(
-    py: Python<'_>,
+pub(crate) fn whole<T>(
     value: &Bound<'_, PyAny>,
     check: fn(i64) -> erpdata::Result<T>,
-) -> PyResult<T> {
+) -> crate::errors::Result<T> {
     let int = value.is_instance_of::<pyo3::types::PyInt>()
         && !value.is_instance_of::<pyo3::types::PyBool>();
     if int {
         if let Ok(n) = value.extract::<i64>() {
-            return core(py, check(n));
+            return Ok(check(n)?);
         }
     }
     let shown = value
@@ -599,37 +551,38 @@ fn whole<T>(
             let range = reason
                 .rsplit_once(", got ")
                 .map_or(reason.as_str(), |r| r.0);
-            let err = Error::InvalidInput {
+            Err(Error::InvalidInput {
                 field,
                 reason: format!("{range}, got {shown}"),
-            };
-            core(py, Err(err))
+            }
+            .into())
         }
-        other => core(py, other),
+        other => Ok(other?),
     }
 }
 
 /// `max_retries` checked by the core (0 to `MAX_RETRIES`).
 #[pyfunction]
-fn check_max_retries(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    whole(py, value, erpdata::check_max_retries)
+fn check_max_retries(value: &Bound<'_, PyAny>) -> crate::errors::Result<u32> {
+    whole(value, erpdata::check_max_retries)
 }
 
 /// `batch_rows` checked by the core (`MIN_BATCH_ROWS` to `MAX_BATCH_ROWS`).
 #[pyfunction]
-fn check_batch_rows(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-    whole(py, value, erpdata::check_batch_rows)
+fn check_batch_rows(value: &Bound<'_, PyAny>) -> crate::errors::Result<usize> {
+    whole(value, erpdata::check_batch_rows)
 }
 
 /// `concurrency` checked by the core (1 to `MAX_CONCURRENCY`).
 #[pyfunction]
-fn check_concurrency(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-    whole(py, value, erpdata::check_concurrency)
+fn check_concurrency(value: &Bound<'_, PyAny>) -> crate::errors::Result<usize> {
+    whole(value, erpdata::check_concurrency)
 }
 
 /// Time limits in seconds checked by the core: each above 0 and at most
 /// `MAX_TIMEOUT`; the error names field `timeout` and the limit.
 #[pyfunction]
-fn check_timeout(py: Python<'_>, total: f64, connect: f64, read: f64) -> PyResult<()> {
-    core(py, Timeouts::from_secs_f64(total, connect, read)).map(|_| ())
+fn check_timeout(total: f64, connect: f64, read: f64) -> crate::errors::Result<()> {
+    Timeouts::from_secs_f64(total, connect, read)?;
+    Ok(())
 }

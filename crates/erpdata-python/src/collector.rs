@@ -13,14 +13,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use erpdata::Error;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
-use pyo3::prelude::*;
-
-use crate::config::Config;
-use crate::errors::core;
-use crate::table::TableData;
-use crate::typing::Typing;
+use erpdata::{unify_schemas, Error, Output, TableBatches};
 
 /// Chunks waiting for the decoder at most: the body is never held whole,
 /// and a download faster than decoding waits for it.
@@ -120,7 +113,8 @@ impl Collector {
         })
     }
 
-    fn finished(&self) -> bool {
+    #[cfg(feature = "testing")]
+    pub(crate) fn finished(&self) -> bool {
         self.sender.is_none()
     }
 
@@ -154,8 +148,9 @@ impl Collector {
         self.shared.rows.load(Ordering::Acquire)
     }
 
-    /// Ends the body: the whole table, or the core's error.
-    pub(crate) fn finish(&mut self) -> Result<TableData, Error> {
+    /// Ends the body: the whole table's columns, each column's type
+    /// decided over all of them, or the core's error.
+    pub(crate) fn finish(&mut self) -> Result<TableBatches, Error> {
         self.sender = None;
         let worker = self.worker.take().ok_or_else(lost)?;
         let (decoder, mut kept) = worker.join().map_err(|_| lost())?;
@@ -167,12 +162,37 @@ impl Collector {
             .rows
             .store(finished.total_rows, Ordering::Release);
         kept.extend(finished.batches);
-        TableData::build(kept, finished.notices)
+        let schema = kept
+            .iter()
+            .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()));
+        let batches = kept
+            .into_iter()
+            .map(|b| {
+                if b.schema() == schema {
+                    Some(b)
+                } else {
+                    b.cast(&schema)
+                }
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| Error::Decode {
+                reason: "a batch does not fit the table's unified schema".to_owned(),
+                excerpt: String::new(),
+                call: None,
+            })?;
+        Ok(TableBatches {
+            schema,
+            batches,
+            notices: finished.notices,
+            total_rows: finished.total_rows,
+        })
     }
 }
 
-/// The table call's sink: a [`Collector`] per accepted answer, so the
-/// body is decoded on its own thread while the host reads the next chunk.
+/// The sink of a call whose answer is a table: a [`Collector`] per
+/// accepted answer, so the body is decoded on its own thread while the
+/// host reads the next chunk. Its output is the core's
+/// [`Output::Batches`], as the core's own sink for a table gives it.
 pub(crate) struct CollectorSink {
     options: erpdata::DecoderOptions,
     current: Option<Collector>,
@@ -196,7 +216,7 @@ impl CollectorSink {
 }
 
 impl erpdata::Sink for CollectorSink {
-    type Output = TableData;
+    type Output = Output;
 
     fn start(&mut self, config: &erpdata::Config, status: u16) -> Result<(), Error> {
         // The thread of an earlier answer ends once its queue is dropped.
@@ -216,76 +236,7 @@ impl erpdata::Sink for CollectorSink {
         self.current()?.check()
     }
 
-    fn finish(&mut self) -> Result<TableData, Error> {
-        self.current()?.finish()
-    }
-}
-
-/// Decodes a table answer on a thread of its own: `feed` the body's
-/// chunks as they arrive, then `finish_table`.
-#[pyclass(module = "erpdata._core")]
-pub(crate) struct TableCollector {
-    inner: Collector,
-}
-
-#[pymethods]
-impl TableCollector {
-    /// A collector for an answer with HTTP status `status`, typing
-    /// columns as `typing` says (over the whole table).
-    #[new]
-    #[pyo3(signature = (config, status, *, batch_rows=65_536, typing=None))]
-    fn new(
-        py: Python<'_>,
-        config: &Config,
-        status: u16,
-        batch_rows: i64,
-        typing: Option<&Typing>,
-    ) -> PyResult<Self> {
-        let batch_rows = core(py, erpdata::check_batch_rows(batch_rows))?;
-        let options = Typing::decoder_options(typing, batch_rows);
-        let inner = Collector::start(config.core_config(), status, options)
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a decoder thread: {e}")))?;
-        Ok(TableCollector { inner })
-    }
-
-    /// Hands over the next chunk. Raises the core's error if an earlier
-    /// chunk made the answer fail.
-    fn feed(&self, py: Python<'_>, chunk: &[u8]) -> PyResult<()> {
-        if self.inner.finished() {
-            return Err(PyValueError::new_err("the collector has finished"));
-        }
-        let inner = &self.inner;
-        // Blocks only while the queue is full, without the GIL.
-        core(py, py.detach(|| inner.feed(chunk)))
-    }
-
-    /// Waits until every chunk fed so far is decoded; raises the core's
-    /// error if one made the answer fail.
-    fn check(&self, py: Python<'_>) -> PyResult<()> {
-        if self.inner.finished() {
-            return Err(PyValueError::new_err("the collector has finished"));
-        }
-        let inner = &self.inner;
-        core(py, py.detach(|| inner.check()))
-    }
-
-    /// Complete rows decoded so far.
-    #[getter]
-    fn rows(&self) -> u64 {
-        self.inner.rows()
-    }
-
-    /// Ends the body: the whole table, or the core's error (a
-    /// `DecodeError` mentioning "truncated" for a body cut short).
-    fn finish_table(&mut self, py: Python<'_>) -> PyResult<TableData> {
-        if self.inner.finished() {
-            return Err(PyValueError::new_err("the collector has finished"));
-        }
-        let inner = &mut self.inner;
-        core(py, py.detach(|| inner.finish()))
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<TableCollector: {} rows>", self.rows())
+    fn finish(&mut self) -> Result<Output, Error> {
+        self.current()?.finish().map(Output::Batches)
     }
 }

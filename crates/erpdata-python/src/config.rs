@@ -1,13 +1,12 @@
 //! `erpdata._core.Config` and `erpdata._core.Request`.
 
-use std::str::FromStr;
-
-use erpdata::{AjaxQuery, DuesKind, DuesQuery, Error, Method, TableQuery, TransportKind};
+use erpdata::{Error, TransportKind};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::convert;
-use crate::errors::{core, exception};
+use crate::errors::{exception, Result};
+use crate::invocation::Invocation;
 use crate::typing::Typing;
 
 /// A validated configuration; builds requests and parses answers.
@@ -36,7 +35,9 @@ pub(crate) struct Request {
     body: Py<PyBytes>,
     #[pyo3(get)]
     display_url: String,
-    /// The core's request, kept so a redirect can be decided against it.
+    /// The core's request, kept so a redirect can be decided against it
+    /// (in the tests' `follow_redirect`).
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     inner: http::Request<Vec<u8>>,
 }
 
@@ -59,86 +60,6 @@ fn py_repr(py: Python<'_>, text: Option<&str>) -> PyResult<String> {
     }
 }
 
-pub(crate) fn dues_query(
-    acid: &Bound<'_, PyAny>,
-    kind: &Bound<'_, PyAny>,
-) -> Result<DuesQuery, Error> {
-    let acid = convert::id("acid", acid)?;
-    let kind = DuesKind::from_str(&convert::text("kind", kind)?)?;
-    Ok(DuesQuery::new(acid, kind))
-}
-
-fn method_of(method: Option<&Bound<'_, PyAny>>) -> Result<Option<Method>, Error> {
-    convert::opt_text("method", method)?
-        .map(|m| Method::from_str(&m))
-        .transpose()
-}
-
-/// A function of ajax.php by the name of its method (`dues_summary`,
-/// `avg_pay_days`, `net_profit`, `gross_profit`, `schedule_accounts`, or
-/// `ajax` for any function by `func` with `params`, a list of
-/// `(name, value)` pairs), its arguments in `args` (dates as ISO text).
-pub(crate) fn ajax_query(
-    function: &str,
-    args: &Bound<'_, PyDict>,
-    send_token: Option<bool>,
-    method: Option<&Bound<'_, PyAny>>,
-) -> Result<AjaxQuery, Error> {
-    let arg = |name: &str| -> Result<String, Error> {
-        let value = args
-            .get_item(name)
-            .ok()
-            .flatten()
-            .ok_or_else(|| Error::InvalidInput {
-                field: name.to_owned(),
-                reason: "is required".to_owned(),
-            })?;
-        convert::text(name, &value)
-    };
-    let mut query = match function {
-        "dues_summary" => AjaxQuery::dues_summary(),
-        "avg_pay_days" => {
-            let acid = args
-                .get_item("acid")
-                .ok()
-                .flatten()
-                .ok_or_else(|| Error::InvalidInput {
-                    field: "acid".to_owned(),
-                    reason: "is required".to_owned(),
-                })?;
-            AjaxQuery::avg_pay_days(convert::id("acid", &acid)?)
-        }
-        "net_profit" => AjaxQuery::net_profit(arg("start")?, arg("end")?),
-        "gross_profit" => AjaxQuery::gross_profit(arg("start")?, arg("end")?),
-        "schedule_accounts" => {
-            AjaxQuery::schedule_accounts(arg("schedule")?, arg("start")?, arg("end")?)
-        }
-        "ajax" => {
-            let params: Vec<(String, String)> = match args.get_item("params").ok().flatten() {
-                None => Vec::new(),
-                Some(list) => list.extract().map_err(|_| Error::InvalidInput {
-                    field: "params".to_owned(),
-                    reason: "must map parameter names (str) to values (str or int)".to_owned(),
-                })?,
-            };
-            AjaxQuery::new(arg("func")?, params)
-        }
-        other => {
-            return Err(Error::InvalidInput {
-                field: "function".to_owned(),
-                reason: format!("unknown function {other:?}"),
-            })
-        }
-    };
-    if let Some(send) = send_token {
-        query = query.send_token(send);
-    }
-    if let Some(m) = method_of(method)? {
-        query = query.method(m);
-    }
-    Ok(query)
-}
-
 #[pymethods]
 impl Config {
     #[new]
@@ -148,7 +69,6 @@ impl Config {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        py: Python<'_>,
         base_url: &Bound<'_, PyAny>,
         project: Option<&Bound<'_, PyAny>>,
         project_folder: Option<&Bound<'_, PyAny>>,
@@ -157,8 +77,8 @@ impl Config {
         year_id: Option<&Bound<'_, PyAny>>,
         allow_insecure_http: bool,
         ajax_token: bool,
-    ) -> PyResult<Self> {
-        let build = || -> Result<erpdata::Config, Error> {
+    ) -> Result<Self> {
+        let build = || -> std::result::Result<erpdata::Config, Error> {
             let mut b = erpdata::Config::builder(convert::text("base_url", base_url)?)
                 .allow_insecure_http(allow_insecure_http)
                 .ajax_token(ajax_token);
@@ -179,9 +99,7 @@ impl Config {
             }
             b.build()
         };
-        Ok(Config {
-            inner: core(py, build())?,
-        })
+        Ok(Config { inner: build()? })
     }
 
     /// The base URL, normalised (always ends with `/`).
@@ -237,133 +155,15 @@ impl Config {
         ))
     }
 
-    /// The dues query for `acid`'s dues of `kind` ("RECEIPT"/"PAYMENT");
-    /// `send_token` and `method` as for `ajax_request`.
-    #[pyo3(signature = (acid, kind, send_token=None, method=None))]
-    fn dues_request(
-        &self,
-        py: Python<'_>,
-        acid: &Bound<'_, PyAny>,
-        kind: &Bound<'_, PyAny>,
-        send_token: Option<bool>,
-        method: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Request> {
-        let query = || -> Result<DuesQuery, Error> {
-            let mut q = dues_query(acid, kind)?;
-            if let Some(send) = send_token {
-                q = q.send_token(send);
-            }
-            if let Some(m) = method_of(method)? {
-                q = q.method(m);
-            }
-            Ok(q)
-        };
-        let request = query().and_then(|q| self.inner.dues_request(&q));
-        self.request(py, core(py, request)?)
-    }
-
-    /// A call to a function of ajax.php (see `ajax_query` for `function`
-    /// and `args`); `send_token` (default: the config's `ajax_token`) sends
-    /// the access token, by POST unless `method` is "GET".
-    #[pyo3(signature = (function, args, send_token=None, method=None))]
-    fn ajax_request(
-        &self,
-        py: Python<'_>,
-        function: &str,
-        args: &Bound<'_, PyDict>,
-        send_token: Option<bool>,
-        method: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Request> {
-        let request = ajax_query(function, args, send_token, method)
-            .and_then(|q| self.inner.ajax_request(&q));
-        self.request(py, core(py, request)?)
-    }
-
-    /// Parses the answer of a function of ajax.php into an
-    /// `erpdata.AjaxAnswer`, typed as `typing` says.
-    #[pyo3(signature = (function, args, status, body, typing=None))]
-    fn parse_ajax<'py>(
-        &self,
-        py: Python<'py>,
-        function: &str,
-        args: &Bound<'py, PyDict>,
-        status: u16,
-        body: &[u8],
-        typing: Option<&Typing>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let query = core(py, ajax_query(function, args, None, None))?;
-        let inner = &self.inner;
-        let options =
-            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
-        let parsed = py.detach(|| inner.parse_ajax_with(&query, status, body, &options));
-        convert::ajax_answer(py, core(py, parsed)?)
-    }
-
-    /// The dues of many accounts as one `erpdata.Table` with an `acid`
-    /// column first; `dues` are `erpdata.Dues` this package made.
-    #[pyo3(signature = (dues, typing=None))]
-    fn dues_table<'py>(
-        &self,
-        py: Python<'py>,
-        dues: Vec<PyRef<'py, crate::convert::DuesData>>,
-        typing: Option<&Typing>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let all: Vec<erpdata::Dues> = dues.iter().map(|d| d.inner.clone()).collect();
-        let inner = &self.inner;
-        let options =
-            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
-        let table = core(py, py.detach(|| inner.dues_table(&all, &options)))?;
-        let data = core(py, crate::table::TableData::typed(table))?;
-        convert::table_model(py, data)
-    }
-
-    /// The table fetch; company and year default to the config's.
-    #[pyo3(signature = (table, company_id=None, year_id=None, method=None))]
-    #[pyo3(text_signature = "($self, table, company_id=None, year_id=None, method=\"POST\")")]
-    fn table_request(
-        &self,
-        py: Python<'_>,
-        table: &Bound<'_, PyAny>,
-        company_id: Option<&Bound<'_, PyAny>>,
-        year_id: Option<&Bound<'_, PyAny>>,
-        method: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Request> {
-        let query = || -> Result<TableQuery, Error> {
-            let method = match convert::opt_text("method", method)? {
-                Some(m) => Method::from_str(&m)?,
-                None => Method::default(),
-            };
-            Ok(TableQuery {
-                table: convert::text("table", table)?,
-                company_id: convert::opt_id("company_id", company_id)?,
-                year_id: convert::opt_id("year_id", year_id)?,
-                method,
-            })
-        };
-        let request = query().and_then(|q| self.inner.table_request(&q));
-        self.request(py, core(py, request)?)
-    }
-
-    /// Parses a dues answer into an `erpdata.Dues`, its rows typed by
-    /// column as `typing` says (default: the core's rule).
-    #[pyo3(signature = (acid, kind, status, body, typing=None))]
-    fn parse_dues<'py>(
-        &self,
-        py: Python<'py>,
-        acid: &Bound<'py, PyAny>,
-        kind: &Bound<'py, PyAny>,
-        status: u16,
-        body: &[u8],
-        typing: Option<&Typing>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let query = core(py, dues_query(acid, kind))?;
-        let inner = &self.inner;
-        let options =
-            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
-        // The body is immutable `bytes` kept alive by the caller, so other
-        // threads may run while the core parses it.
-        let parsed = py.detach(|| inner.parse_dues_with(&query, status, body, &options));
-        convert::dues(py, &core(py, parsed)?)
+    /// The operation called `operation` (its snake or JavaScript name, as
+    /// the catalogue lists it) with `args`, a dict of argument names to
+    /// values of plain shapes (`None`: not given). Every argument is
+    /// checked by the core, and the request built once, before this
+    /// returns; nothing is sent.
+    fn invoke(&self, operation: &str, args: &Bound<'_, PyDict>) -> Result<Invocation> {
+        let op = erpdata::operation(operation)?;
+        let invocation = self.inner.invoke(op, &crate::args::args(args)?)?;
+        Ok(Invocation::new(&self.inner, invocation))
     }
 
     /// Parses a whole table answer into an `erpdata.Table` (typed columns
@@ -376,47 +176,9 @@ impl Config {
         status: u16,
         body: &[u8],
         typing: Option<&Typing>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> Result<Bound<'py, PyAny>> {
         let data = crate::table::table_data(py, self, status, body, typing)?;
-        convert::table_model(py, data)
-    }
-
-    /// Parses a table answer row by row: `(rows, columns, notices)`, rows
-    /// holding only the keys they had, each value of its column's type.
-    #[pyo3(signature = (status, body, typing=None))]
-    fn parse_table_rows<'py>(
-        &self,
-        py: Python<'py>,
-        status: u16,
-        body: &[u8],
-        typing: Option<&Typing>,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let inner = &self.inner;
-        let options =
-            Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
-        let parsed = py.detach(|| inner.parse_table_with(status, body, &options));
-        convert::table_rows(py, &core(py, parsed)?)
-    }
-
-    /// The request to send after a redirect answer: `None` when `status`
-    /// is not a redirect to follow; raises `HttpStatusError` for one the
-    /// core refuses (another origin, https to http, too many hops).
-    #[pyo3(signature = (request, status, location, hops_done))]
-    fn follow_redirect(
-        &self,
-        py: Python<'_>,
-        request: &Request,
-        status: u16,
-        location: Option<&str>,
-        hops_done: u32,
-    ) -> PyResult<Option<Request>> {
-        let next = self
-            .inner
-            .follow_redirect(&request.inner, status, location, hops_done);
-        match core(py, next)? {
-            Some(next) => self.request(py, next).map(Some),
-            None => Ok(None),
-        }
+        Ok(convert::table_model(py, data)?)
     }
 
     /// `text` with the access token replaced by a redaction marker.
@@ -443,10 +205,6 @@ impl Config {
     /// The core's configuration, for the table decoder.
     pub(crate) fn core_config(&self) -> &erpdata::Config {
         &self.inner
-    }
-
-    fn request(&self, py: Python<'_>, request: http::Request<Vec<u8>>) -> PyResult<Request> {
-        Ok(Request::new(py, &self.inner, request))
     }
 }
 
@@ -477,6 +235,7 @@ impl Request {
     }
 
     /// The core's request.
+    #[cfg(feature = "testing")]
     pub(crate) fn core_request(&self) -> &http::Request<Vec<u8>> {
         &self.inner
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use erpdata::{AjaxAnswer, AjaxValue, Cell, ColumnType, Dues, Error, Id, Row, Schema, Table};
+use erpdata::{AjaxAnswer, AjaxValue, Cell, ColumnType, Dues, Error, Id, Row, Schema};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
@@ -276,7 +276,11 @@ impl<'py> Rows<'py> {
 }
 
 /// `(rows, columns, notices)` of a table parsed row by row.
-pub(crate) fn table_rows<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyTuple>> {
+#[cfg(feature = "testing")]
+pub(crate) fn table_rows<'py>(
+    py: Python<'py>,
+    table: &erpdata::Table,
+) -> PyResult<Bound<'py, PyTuple>> {
     let mut rows = Rows::new(py, &table.columns, &table.schema)?;
     let list = rows.list(&table.rows)?;
     let columns: Vec<Bound<'py, PyString>> = rows.order.iter().map(|(_, s)| s.clone()).collect();
@@ -307,12 +311,9 @@ pub(crate) struct DuesData {
 #[pymethods]
 impl DuesData {
     /// The rows as an `erpdata.Table` (typed columns).
-    fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let data = crate::errors::core(
-            py,
-            TableData::build(self.inner.batches.clone(), self.inner.notices.clone()),
-        )?;
-        table_model(py, data)
+    fn table<'py>(&self, py: Python<'py>) -> crate::errors::Result<Bound<'py, PyAny>> {
+        let data = TableData::build(self.inner.batches.clone(), self.inner.notices.clone())?;
+        Ok(table_model(py, data)?)
     }
 
     fn __repr__(&self) -> String {
@@ -322,7 +323,10 @@ impl DuesData {
 
 /// An `erpdata.AjaxAnswer` (from `erpdata._models`): its shape, the typed
 /// rows, fields or value, and the rows as a table when it has rows.
-pub(crate) fn ajax_answer(py: Python<'_>, answer: AjaxAnswer) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn ajax_answer(
+    py: Python<'_>,
+    answer: AjaxAnswer,
+) -> crate::errors::Result<Bound<'_, PyAny>> {
     let kwargs = PyDict::new(py);
     let schema_list = |schema: &Schema| -> PyResult<Bound<'_, PyList>> {
         PyList::new(
@@ -339,7 +343,7 @@ pub(crate) fn ajax_answer(py: Python<'_>, answer: AjaxAnswer) -> PyResult<Bound<
             kwargs.set_item("shape", "rows")?;
             kwargs.set_item("rows", rows.list(&typed.rows)?)?;
             kwargs.set_item("schema", schema_list(&typed.schema)?)?;
-            let data = crate::errors::core(py, TableData::typed(typed))?;
+            let data = TableData::typed(typed)?;
             kwargs.set_item("data", table_model(py, data)?)?;
         }
         AjaxValue::Object { schema, fields } => {
@@ -360,9 +364,9 @@ pub(crate) fn ajax_answer(py: Python<'_>, answer: AjaxAnswer) -> PyResult<Bound<
     kwargs.set_item("func", &answer.func)?;
     kwargs.set_item("raw", &answer.raw)?;
     kwargs.set_item("notices", PyList::new(py, &answer.notices)?)?;
-    module(py, &MODELS, "erpdata._models")?
+    Ok(module(py, &MODELS, "erpdata._models")?
         .getattr("AjaxAnswer")?
-        .call((), Some(&kwargs))
+        .call((), Some(&kwargs))?)
 }
 
 /// An `erpdata.Dues` (from `erpdata._models`) for parsed dues.

@@ -1,4 +1,8 @@
-//! Core errors become instances of the classes in `erpdata._errors`.
+//! Core errors become instances of the classes in `erpdata._errors`,
+//! through one conversion: the glue's functions return [`Result`], whose
+//! error holds either a core error or a Python one, and pyo3 turns it into
+//! a raised exception with `From<Failure> for PyErr` (as polars'
+//! `From<PyPolarsErr> for PyErr`). No function wraps core results by hand.
 //!
 //! The classes live in Python so users can subclass-check, pickle and
 //! document them like any Python exception; the glue only fills them in.
@@ -10,9 +14,44 @@ use pyo3::types::PyDict;
 
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
-/// The exception instance for `err`: its message is the core's `Display`
-/// (already redacted), its attributes the variant's fields, its kind's
-/// name and where the call stood (`CallInfo`), if a call made it.
+/// What a glue function can fail with: the core's error (raised as the
+/// matching `ErpError` subclass) or a Python exception already made.
+pub(crate) enum Failure {
+    Core(Error),
+    Python(PyErr),
+}
+
+/// A glue function's result: `?` takes both core and Python errors.
+pub(crate) type Result<T> = std::result::Result<T, Failure>;
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        Failure::Core(err)
+    }
+}
+
+impl From<PyErr> for Failure {
+    fn from(err: PyErr) -> Self {
+        Failure::Python(err)
+    }
+}
+
+impl From<Failure> for PyErr {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Python(err) => err,
+            Failure::Core(err) => Python::attach(|py| match exception(py, &err) {
+                Ok(instance) => PyErr::from_value(instance),
+                Err(import_failure) => import_failure,
+            }),
+        }
+    }
+}
+
+/// The exception instance for `err` (not raised): its message is the
+/// core's `Display` (already redacted), its attributes the variant's
+/// fields, its kind's name and where the call stood (`CallInfo`), if a
+/// call made it.
 pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py, PyAny>> {
     // Imported lazily: `erpdata/__init__.py` imports this module first.
     let module = ERRORS
@@ -69,17 +108,4 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
     module
         .getattr(class)?
         .call((err.to_string(),), Some(&kwargs))
-}
-
-/// `err` as a raisable `PyErr`.
-pub(crate) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
-    match exception(py, err) {
-        Ok(instance) => PyErr::from_value(instance),
-        Err(import_failure) => import_failure,
-    }
-}
-
-/// Lifts a core result into a Python one.
-pub(crate) fn core<T>(py: Python<'_>, result: Result<T, Error>) -> PyResult<T> {
-    result.map_err(|e| to_py_err(py, &e))
 }

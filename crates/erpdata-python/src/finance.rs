@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::convert::{table_model, text};
-use crate::errors::core;
+use crate::errors::Result;
 use crate::table::TableData;
 
 fn invalid(field: &str, reason: impl Into<String>) -> Error {
@@ -23,26 +23,20 @@ fn invalid(field: &str, reason: impl Into<String>) -> Error {
 
 /// The rows of `table` (anything with `__arrow_c_stream__`) as core
 /// batches; `field` names the argument in errors.
-fn batches_of(
-    py: Python<'_>,
-    table: &Bound<'_, PyAny>,
-    field: &str,
-) -> PyResult<Vec<erpdata::Batch>> {
+fn batches_of(table: &Bound<'_, PyAny>, field: &str) -> Result<Vec<erpdata::Batch>> {
     if !table.hasattr("__arrow_c_stream__")? {
         let type_name = table.get_type().name()?.to_string();
-        return Err(crate::errors::to_py_err(
-            py,
-            &invalid(
-                field,
-                format!(
-                    "must be an erpdata Table or an Arrow table or DataFrame \
-                     (anything with __arrow_c_stream__), got {type_name}"
-                ),
+        return Err(invalid(
+            field,
+            format!(
+                "must be an erpdata Table or an Arrow table or DataFrame \
+                 (anything with __arrow_c_stream__), got {type_name}"
             ),
-        ));
+        )
+        .into());
     }
     let capsule = table.call_method0("__arrow_c_stream__")?;
-    let capsule = capsule.cast::<PyCapsule>()?;
+    let capsule = capsule.cast::<PyCapsule>().map_err(PyErr::from)?;
     const NAME: &CStr = c"arrow_array_stream";
     let pointer = capsule.pointer_checked(Some(NAME))?;
     // SAFETY: the capsule is named `arrow_array_stream`, so by the
@@ -51,20 +45,17 @@ fn batches_of(
     let reader = unsafe {
         RecordBatchStreamReader::from_raw(pointer.as_ptr().cast::<FFI_ArrowArrayStream>())
     }
-    .map_err(|e| crate::errors::to_py_err(py, &invalid(field, format!("Arrow import: {e}"))))?;
+    .map_err(|e| invalid(field, format!("Arrow import: {e}")))?;
     let mut out = Vec::new();
     for batch in reader {
-        let batch = batch.map_err(|e| {
-            crate::errors::to_py_err(py, &invalid(field, format!("Arrow import: {e}")))
-        })?;
-        out.push(core(py, erpdata::Batch::from_record_batch(&batch, field))?);
+        let batch = batch.map_err(|e| invalid(field, format!("Arrow import: {e}")))?;
+        out.push(erpdata::Batch::from_record_batch(&batch, field)?);
     }
     Ok(out)
 }
 
-fn table<'py>(py: Python<'py>, typed: erpdata::TypedRows) -> PyResult<Bound<'py, PyAny>> {
-    let data = core(py, TableData::typed(typed))?;
-    table_model(py, data)
+fn table<'py>(py: Python<'py>, typed: erpdata::TypedRows) -> Result<Bound<'py, PyAny>> {
+    Ok(table_model(py, TableData::typed(typed)?)?)
 }
 
 /// The aging report of `dues` as of `as_of` (`YYYY-MM-DD`).
@@ -77,32 +68,16 @@ pub(crate) fn aging<'py>(
     buckets: Option<Vec<u32>>,
     due_date_column: Option<String>,
     balance_column: Option<String>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let batches = batches_of(py, dues, "dues")?;
-    let mut options = AgingOptions::new(core(py, text("as_of", as_of))?);
+) -> Result<Bound<'py, PyAny>> {
+    let batches = batches_of(dues, "dues")?;
+    let mut options = AgingOptions::new(text("as_of", as_of)?);
     if let Some(buckets) = buckets {
         options.buckets = buckets;
     }
     options.due_date_column = due_date_column;
     options.balance_column = balance_column;
-    let typed = core(py, py.detach(|| erpdata::aging(&batches, &options)))?;
+    let typed = py.detach(|| erpdata::aging(&batches, &options))?;
     table(py, typed)
-}
-
-/// `as_of` and `buckets` checked as `aging` checks them: a client refuses
-/// them before it fetches any dues.
-#[pyfunction]
-#[pyo3(signature = (as_of, buckets))]
-pub(crate) fn check_aging(
-    py: Python<'_>,
-    as_of: &Bound<'_, PyAny>,
-    buckets: Option<Vec<u32>>,
-) -> PyResult<()> {
-    let mut options = AgingOptions::new(core(py, text("as_of", as_of))?);
-    if let Some(buckets) = buckets {
-        options.buckets = buckets;
-    }
-    core(py, options.check())
 }
 
 /// The credit status of the customers of `accounts` as of `as_of`.
@@ -117,58 +92,47 @@ pub(crate) fn credit_status<'py>(
     pay_days: Vec<(String, Option<String>)>,
     as_of: &Bound<'py, PyAny>,
     acids: Option<Vec<String>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let as_of = core(py, text("as_of", as_of))?;
-    let accounts = batches_of(py, accounts, "accounts")?;
-    let dues = batches_of(py, dues, "dues")?;
+) -> Result<Bound<'py, PyAny>> {
+    let as_of = text("as_of", as_of)?;
+    let accounts = batches_of(accounts, "accounts")?;
+    let dues = batches_of(dues, "dues")?;
     let pay_days: Vec<(String, Cell)> = pay_days
         .into_iter()
         .map(|(acid, days)| (acid, days.map_or(Cell::Null, Cell::Number)))
         .collect();
-    let typed = core(
-        py,
-        py.detach(|| match &acids {
-            Some(acids) => erpdata::credit_status_of(&accounts, &dues, &pay_days, &as_of, acids),
-            None => erpdata::credit_status(&accounts, &dues, &pay_days, &as_of),
-        }),
-    )?;
+    let typed = py.detach(|| match &acids {
+        Some(acids) => erpdata::credit_status_of(&accounts, &dues, &pay_days, &as_of, acids),
+        None => erpdata::credit_status(&accounts, &dues, &pay_days, &as_of),
+    })?;
     table(py, typed)
 }
 
 /// The average payment days in an `avgPayDays` answer's JSON text, as
 /// decimal text (or `None`).
 #[pyfunction]
-pub(crate) fn pay_days(py: Python<'_>, acid: &str, answer: &str) -> PyResult<Option<String>> {
-    Ok(
-        match core(py, erpdata::pay_days_of_text(acid, answer.as_bytes()))? {
-            Cell::Int(n) => Some(n.to_string()),
-            Cell::Number(text) => Some(text),
-            _ => None,
-        },
-    )
+pub(crate) fn pay_days(acid: &str, answer: &str) -> Result<Option<String>> {
+    Ok(match erpdata::pay_days_of_text(acid, answer.as_bytes())? {
+        Cell::Int(n) => Some(n.to_string()),
+        Cell::Number(text) => Some(text),
+        _ => None,
+    })
 }
 
 /// The acids of `accounts`' customers (`kind` `"receipt"`) or suppliers
 /// (`"payment"`), in order, each once.
 #[pyfunction]
-pub(crate) fn account_ids(
-    py: Python<'_>,
-    accounts: &Bound<'_, PyAny>,
-    kind: &str,
-) -> PyResult<Vec<String>> {
+pub(crate) fn account_ids(accounts: &Bound<'_, PyAny>, kind: &str) -> Result<Vec<String>> {
     let kind = match kind.to_ascii_lowercase().as_str() {
         "receipt" => erpdata::DuesKind::Receipt,
         "payment" => erpdata::DuesKind::Payment,
         _ => {
-            return Err(crate::errors::to_py_err(
-                py,
-                &invalid(
-                    "kind",
-                    format!("must be \"receipt\" or \"payment\", got {kind:?}"),
-                ),
-            ))
+            return Err(invalid(
+                "kind",
+                format!("must be \"receipt\" or \"payment\", got {kind:?}"),
+            )
+            .into())
         }
     };
-    let batches = batches_of(py, accounts, "accounts")?;
-    core(py, erpdata::account_ids(&batches, kind))
+    let batches = batches_of(accounts, "accounts")?;
+    Ok(erpdata::account_ids(&batches, kind)?)
 }

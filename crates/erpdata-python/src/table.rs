@@ -6,13 +6,12 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use erpdata::{unify_schemas, Dictionary, Error};
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList, PyString};
 
 use crate::capsules;
 use crate::config::Config;
-use crate::errors::core;
 use crate::rows;
 use crate::typing::Typing;
 
@@ -168,6 +167,11 @@ impl TableData {
         Self::build_with(batches, notices, &[])
     }
 
+    /// A whole table's columns (each batch already of its schema).
+    pub(crate) fn from_batches(table: erpdata::TableBatches) -> Result<Self, Error> {
+        Self::build_with(table.batches, table.notices, &table.schema)
+    }
+
     /// Typed rows as a table: with no rows, its columns are still the
     /// schema's.
     pub(crate) fn typed(typed: erpdata::TypedRows) -> Result<Self, Error> {
@@ -301,141 +305,6 @@ impl TableData {
     }
 }
 
-/// The core's streaming table decoder: feed the body's chunks as they
-/// arrive, get batches; `finish` when the body ends. The GIL is released
-/// while it decodes.
-#[pyclass(module = "erpdata._core")]
-pub(crate) struct TableDecoder {
-    inner: Option<erpdata::TableDecoder>,
-    /// Keep every batch for `finish_table` instead of returning them.
-    collect: bool,
-    kept: Vec<erpdata::Batch>,
-    delivered: u64,
-    /// Rows decoded when `finish` took the decoder (which then failed or
-    /// ended), so the count survives an error.
-    rows_at_finish: u64,
-}
-
-impl TableDecoder {
-    fn decoder(&mut self) -> PyResult<&mut erpdata::TableDecoder> {
-        self.inner
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("the decoder has finished"))
-    }
-}
-
-fn arrow_batches(py: Python<'_>, batches: Vec<erpdata::Batch>) -> PyResult<Vec<Batch>> {
-    let converted = py.detach(|| {
-        batches
-            .into_iter()
-            .map(to_arrow)
-            .collect::<Result<Vec<_>, _>>()
-    });
-    Ok(core(py, converted)?
-        .into_iter()
-        .map(|inner| Batch { inner })
-        .collect())
-}
-
-#[pymethods]
-impl TableDecoder {
-    /// A decoder for an answer with HTTP status `status`, typing columns
-    /// as `typing` says (default: the core's rule, each batch typed from
-    /// its own values).
-    #[new]
-    #[pyo3(signature = (config, status, *, batch_rows=65_536, collect=false, typing=None))]
-    fn new(
-        config: &Config,
-        status: u16,
-        batch_rows: usize,
-        collect: bool,
-        typing: Option<&Typing>,
-    ) -> PyResult<Self> {
-        if batch_rows == 0 {
-            return Err(PyValueError::new_err("batch_rows must be at least 1"));
-        }
-        let options = Typing::decoder_options(typing, batch_rows);
-        Ok(TableDecoder {
-            inner: Some(erpdata::TableDecoder::new(
-                config.core_config(),
-                status,
-                options,
-            )),
-            collect,
-            kept: Vec::new(),
-            delivered: 0,
-            rows_at_finish: 0,
-        })
-    }
-
-    /// Takes the next chunk; returns the batches it completed (always none
-    /// when collecting). Raises the core's error for a bad answer.
-    fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> PyResult<Vec<Batch>> {
-        let decoder = self.decoder()?;
-        let done = py.detach(|| decoder.feed(chunk));
-        let done = core(py, done)?;
-        if self.collect {
-            self.kept.extend(done);
-            return Ok(Vec::new());
-        }
-        self.delivered += done.iter().map(|b| b.num_rows as u64).sum::<u64>();
-        arrow_batches(py, done)
-    }
-
-    /// Complete rows decoded so far.
-    #[getter]
-    fn rows(&self) -> u64 {
-        self.inner
-            .as_ref()
-            .map_or(self.rows_at_finish, |d| d.rows())
-    }
-
-    /// Rows handed out in batches so far (not collecting).
-    #[getter]
-    fn rows_delivered(&self) -> u64 {
-        self.delivered
-    }
-
-    /// Ends the body: `(batches, notices, total_rows)`, or the core's error
-    /// (a `DecodeError` mentioning "truncated" for a body cut short).
-    fn finish(&mut self, py: Python<'_>) -> PyResult<(Vec<Batch>, Vec<String>, u64)> {
-        let decoder = self
-            .inner
-            .take()
-            .ok_or_else(|| PyValueError::new_err("the decoder has finished"))?;
-        self.rows_at_finish = decoder.rows();
-        let finished = core(py, py.detach(|| decoder.finish()))?;
-        let mut batches = std::mem::take(&mut self.kept);
-        batches.extend(finished.batches);
-        self.delivered += batches.iter().map(|b| b.num_rows as u64).sum::<u64>();
-        Ok((
-            arrow_batches(py, batches)?,
-            finished.notices,
-            finished.total_rows,
-        ))
-    }
-
-    /// Ends the body of a collecting decoder: the whole table.
-    fn finish_table(&mut self, py: Python<'_>) -> PyResult<TableData> {
-        let decoder = self
-            .inner
-            .take()
-            .ok_or_else(|| PyValueError::new_err("the decoder has finished"))?;
-        self.rows_at_finish = decoder.rows();
-        let mut kept = std::mem::take(&mut self.kept);
-        let built = py.detach(move || {
-            let finished = decoder.finish()?;
-            kept.extend(finished.batches);
-            TableData::build(kept, finished.notices)
-        });
-        core(py, built)
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<TableDecoder: {} rows>", self.rows())
-    }
-}
-
 /// Decodes a whole body into a `TableData` (the client's `table()` feeds a
 /// `TableDecoder` chunk by chunk instead).
 pub(crate) fn table_data(
@@ -444,7 +313,7 @@ pub(crate) fn table_data(
     status: u16,
     body: &[u8],
     typing: Option<&Typing>,
-) -> PyResult<TableData> {
+) -> crate::errors::Result<TableData> {
     let inner = config.core_config();
     let mut options =
         Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
@@ -468,5 +337,5 @@ pub(crate) fn table_data(
         )?;
         TableData::build(finished.batches, finished.notices)
     });
-    core(py, built)
+    Ok(built?)
 }

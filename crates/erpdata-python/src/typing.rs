@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::convert;
-use crate::errors::core;
+use crate::errors::Result;
 
 /// The argument's name as the Python API spells it.
 const FIELD: &str = "schema_overrides";
@@ -36,7 +36,7 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 
 /// `(column, type name)` pairs from a mapping (its `items()`) or an
 /// iterable of 2-tuples.
-fn pairs(obj: &Bound<'_, PyAny>) -> Result<Vec<(String, String)>, Error> {
+fn pairs(obj: &Bound<'_, PyAny>) -> std::result::Result<Vec<(String, String)>, Error> {
     let items = if obj.hasattr("items").unwrap_or(false) && !obj.is_instance_of::<PyString>() {
         obj.call_method0("items")
             .map_err(|_| shape("must be a mapping of column names to type names"))?
@@ -94,12 +94,11 @@ impl Typing {
     #[new]
     #[pyo3(signature = (schema_overrides=None, *, infer_strings=true, one_schema=false))]
     fn new(
-        py: Python<'_>,
         schema_overrides: Option<&Bound<'_, PyAny>>,
         infer_strings: bool,
         one_schema: bool,
-    ) -> PyResult<Self> {
-        let build = || -> Result<DecoderOptions, Error> {
+    ) -> Result<Self> {
+        let build = || -> std::result::Result<DecoderOptions, Error> {
             let schema = match schema_overrides.filter(|o| !o.is_none()) {
                 Some(obj) => {
                     let pairs = pairs(obj)?;
@@ -117,9 +116,7 @@ impl Typing {
                 ..DecoderOptions::default()
             })
         };
-        Ok(Typing {
-            options: core(py, build())?,
-        })
+        Ok(Typing { options: build()? })
     }
 
     /// The declared types as `(column, type name)` pairs, names in the

@@ -1,4 +1,4 @@
-//! `erpdata._core.RetryPolicy`: the core's retry decision, for the Python
+//! `erpdata._core._testing.RetryPolicy`: the core's retry decision, for the Python
 //! clients' send loops (which only sleep).
 
 use std::time::{Duration, UNIX_EPOCH};

@@ -1,0 +1,253 @@
+"""The work a client's method asks for, decided once for both clients:
+one call of an operation of the core's catalogue (:class:`One`), many
+calls that a core plan or a fan-out names (:class:`Many`), or blocking
+work run as it is (:class:`Blocking`). ``Client`` and ``AsyncClient``
+differ only in how they carry it out: blocking sends on threads, or
+asyncio tasks.
+
+Each public method is written once, in :mod:`erpdata._operations`, as a
+function that checks its arguments (through the core) and returns the
+work; :func:`blocking` and :func:`awaiting` make the two clients'
+methods of it, with the same signature and docstring."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Coroutine, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, Union
+
+from . import _drive, _progress
+from ._core import Call, Invocation, Plan, PlannedCall, Typing
+from ._errors import ErpError
+from ._progress import ProgressArg
+from ._timeouts import TimeoutTypes
+
+__all__ = ["One", "Many", "Blocking", "Work", "PlanSteps", "Fanout", "blocking", "awaiting"]
+
+if TYPE_CHECKING:
+    # Python 3.10's; only the type checker needs them.
+    from typing_extensions import Concatenate, ParamSpec
+
+    P = ParamSpec("P")
+
+R = TypeVar("R")
+
+Limits = Callable[[TimeoutTypes], dict[str, Any]]
+"""A client's ``_limits``: a call's time limits and retries, and the
+monotonic clock's reading at its start."""
+
+
+@dataclass
+class One(Generic[R]):
+    """One call of ``invocation``; ``finish`` makes the method's result of
+    its output. ``label`` names a table download's progress bar."""
+
+    invocation: Invocation
+    typing: Typing | None
+    timeout: TimeoutTypes
+    finish: Callable[[Any], R] = field(default=lambda output: output)
+    progress: ProgressArg = False
+    label: str = ""
+
+    def start(self, limits: Limits) -> Call:
+        return Call.start(self.invocation, self.typing, **limits(self.timeout))
+
+    @contextmanager
+    def state(self) -> Iterator[_drive.State]:
+        """What the call has seen, with a progress reporter while it runs."""
+        reporter = _progress.callback(self.progress, self.label) if self.label else None
+        try:
+            yield _drive.State(progress=reporter)
+        finally:
+            _progress.close(reporter)
+
+
+Outcome = tuple[Any, Union[ErpError, None]]
+"""A finished call's output, or the error it failed with."""
+
+
+class Steps(Protocol[R]):
+    """Calls to run, at most ``concurrency`` at a time (the core's
+    :class:`~erpdata._core.Plan` and :class:`Fanout` speak it)."""
+
+    def next(self, limits: Limits) -> list[tuple[int, Call]] | Finished[R]: ...
+
+    def done(self, id: int, call: Call, outcome: Outcome) -> None: ...
+
+
+@dataclass
+class Finished(Generic[R]):
+    """Many calls' result."""
+
+    value: R
+
+
+@dataclass
+class Many(Generic[R]):
+    """Calls that ``steps`` names, each with ``timeout``."""
+
+    steps: Steps[R]
+    timeout: TimeoutTypes
+    concurrency: int
+
+    def next(self, limits: Limits) -> list[tuple[int, Call]] | Finished[R]:
+        return self.steps.next(lambda _: limits(self.timeout))
+
+
+@dataclass
+class Blocking(Generic[R]):
+    """Work that blocks (writing files), given a synchronous client."""
+
+    run: Callable[[Any], R]
+
+
+Work = Union[One[R], Many[R], Blocking[R]]
+
+
+class PlanSteps:
+    """A core plan's calls: it decides every one, and keeps their results
+    in Rust (a finished call carries its own)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    def next(self, limits: Limits) -> list[tuple[int, Call]] | Finished[Any]:
+        starts: list[tuple[int, Call]] = []
+        while True:
+            step = self.plan.next()  # raises the plan's first error
+            if step is None:
+                return starts
+            if not isinstance(step, PlannedCall):
+                return Finished(step)
+            starts.append((step.id, step.start(**limits(None))))
+
+    def done(self, id: int, call: Call, outcome: Outcome) -> None:
+        self.plan.done(id, call)
+
+
+class Fanout(Generic[R]):
+    """Independent calls of ``invocations``, each result kept in order;
+    ``finish`` makes the method's result of them. The first error ends it."""
+
+    def __init__(
+        self,
+        invocations: Iterable[Invocation],
+        typing: Typing | None,
+        concurrency: int,
+        finish: Callable[[list[Any]], R],
+    ) -> None:
+        self.waiting = list(enumerate(invocations))
+        self.outputs: list[Any] = [None] * len(self.waiting)
+        self.running = 0
+        self.typing = typing
+        self.finish = finish
+        self.error: ErpError | None = None
+        self.concurrency = concurrency
+
+    def next(self, limits: Limits) -> list[tuple[int, Call]] | Finished[R]:
+        if self.error is not None:
+            raise self.error
+        if not self.waiting and not self.running:
+            return Finished(self.finish(self.outputs))
+        room = max(self.concurrency - self.running, 0)
+        starts, self.waiting = self.waiting[:room], self.waiting[room:]
+        self.running += len(starts)
+        return [(i, Call.start(inv, self.typing, **limits(None))) for i, inv in starts]
+
+    def done(self, id: int, call: Call, outcome: Outcome) -> None:
+        self.running -= 1
+        output, error = outcome
+        if error is not None:
+            self.error = self.error or error
+            self.waiting = []
+        self.outputs[id] = output
+
+
+def settle(id: int, call: Call, run: Callable[[Call], Any]) -> tuple[int, Call, Outcome]:
+    """Runs ``call`` to its end: its output, or the core's error (any
+    other exception is raised)."""
+    try:
+        return id, call, (run(call), None)
+    except ErpError as error:
+        return id, call, (None, error)
+
+
+async def asettle(
+    id: int, call: Call, run: Callable[[Call], Coroutine[Any, Any, Any]]
+) -> tuple[int, Call, Outcome]:
+    """:func:`settle` for a coroutine."""
+    try:
+        return id, call, (await run(call), None)
+    except ErpError as error:
+        return id, call, (None, error)
+
+
+def _signature(spec: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, Any]]:
+    """The method's signature and annotations: the spec's, returning what
+    its work gives (``Work[Dues]`` is ``Dues``)."""
+    annotations = dict(spec.__annotations__)
+    returned = str(annotations.get("return", ""))
+    if returned.startswith("Work[") and returned.endswith("]"):
+        returned = returned[len("Work[") : -1]
+    annotations["return"] = returned
+    annotations.pop("self", None)
+    signature = inspect.signature(spec)
+    params = list(signature.parameters.values())
+    params[0] = params[0].replace(annotation=inspect.Parameter.empty)  # self
+    return signature.replace(parameters=params, return_annotation=returned), annotations
+
+
+def restyled(
+    func: Callable[..., Any], doc: str | None = None, **annotations: str
+) -> Callable[..., Any]:
+    """A shared method as one client's own: its docstring ``doc`` (default:
+    ``func``'s), and the annotations given (``returns``: the return's) in
+    its signature, as that client's types spell them."""
+
+    @functools.wraps(func)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    signature = inspect.signature(func)
+    returns = annotations.pop("returns", signature.return_annotation)
+    params = [
+        p.replace(annotation=annotations.get(p.name, p.annotation))
+        for p in signature.parameters.values()
+    ]
+    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=params, return_annotation=returns
+    )
+    method.__annotations__ = {**func.__annotations__, **annotations, "return": returns}
+    if doc is not None:
+        method.__doc__ = doc
+    return method
+
+
+def blocking(spec: Callable[Concatenate[Any, P], Work[R]]) -> Callable[Concatenate[Any, P], R]:
+    """``Client``'s method of ``spec``: the work, carried out."""
+
+    @functools.wraps(spec)
+    def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        result: R = self._carry_out(spec(self, *args, **kwargs))
+        return result
+
+    method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
+    return method
+
+
+def awaiting(
+    spec: Callable[Concatenate[Any, P], Work[R]], doc: str
+) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+    """``AsyncClient``'s method of ``spec``, documented by ``doc``."""
+
+    @functools.wraps(spec)
+    async def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        result: R = await self._carry_out(spec(self, *args, **kwargs))
+        return result
+
+    method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
+    method.__doc__ = doc
+    return method
