@@ -218,6 +218,18 @@ pub struct OperationSink {
     body: Body,
 }
 
+impl OperationSink {
+    /// For a table answer, whether every row so far had the same keys in
+    /// the same order (see [`WholeTable::rows_regular`]); other answers
+    /// have no rows to rebuild.
+    pub fn rows_regular(&self) -> bool {
+        match &self.body {
+            Body::Table(table) => table.rows_regular(),
+            Body::Whole { .. } => true,
+        }
+    }
+}
+
 impl Sink for OperationSink {
     type Output = Output;
 

@@ -71,6 +71,14 @@ impl WholeTable {
         }
     }
 
+    /// Whether every row so far had the first row's keys, in its order,
+    /// each once: rows rebuilt from the columns are then the rows as sent
+    /// (a binding that builds rows from columns reads the body again when
+    /// not).
+    pub fn rows_regular(&self) -> bool {
+        self.decoder.as_ref().is_none_or(TableDecoder::rows_regular)
+    }
+
     /// The table's typed columns, once the body ended (see
     /// [`Sink::finish`]).
     pub fn finish_batches(&mut self) -> Result<TableBatches> {
