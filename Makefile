@@ -66,8 +66,11 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund --silent
 	mkdir -p js/node_modules && touch $@
 
+# js/pkg is the package's module; js/pkg-testing the tests' (the same
+# crate with its test-only exports, see scripts/build-wasm.mjs).
 wasm: wasm-tools js/node_modules/.installed
 	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs
+	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs --testing
 
 # --- the two commands -------------------------------------------------------
 
@@ -213,6 +216,7 @@ lint: venv js/node_modules/.installed
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --workspace --all-targets --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow -- -D warnings
+	cargo clippy -p erpdata-wasm --all-targets --features testing -- -D warnings
 	$(VENV)/bin/mypy python/erpdata tests/python
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts

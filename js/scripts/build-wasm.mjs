@@ -3,7 +3,14 @@
 // package.json; Debian's makes modules Node cannot load). wasm-pack is not
 // used: it downloads tools at run time. ERPDATA_WASM_OPT=0 skips wasm-opt.
 //
-//   WASM_BINDGEN=/path/to/wasm-bindgen node scripts/build-wasm.mjs
+//   WASM_BINDGEN=/path/to/wasm-bindgen node scripts/build-wasm.mjs [--testing]
+//
+// `--testing` builds the tests' module instead, js/pkg-testing/: the same
+// crate with its `testing` feature (exports only the JS tests use: the
+// core's retry and redirect decisions one at a time, a bare table decoder,
+// account ids of a table, dues answers joined), never in the package, and
+// without wasm-opt. It shares every artifact but the glue crate's with the
+// package's build.
 //
 // `--target web` gives one ES module that runs anywhere with WebAssembly:
 // Node initialises it from bytes read with `fs` (src/wasm-node.js), a
@@ -14,7 +21,8 @@ import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const outDir = fileURLToPath(new URL("../pkg/", import.meta.url));
+const testing = process.argv.includes("--testing");
+const outDir = fileURLToPath(new URL(testing ? "../pkg-testing/" : "../pkg/", import.meta.url));
 const bindgen = process.env.WASM_BINDGEN || "wasm-bindgen";
 
 function run(command, args, options = {}) {
@@ -50,6 +58,7 @@ const cargo = run(
     "-p",
     "erpdata-wasm",
     "--message-format=json-render-diagnostics",
+    ...(testing ? ["--features", "testing"] : []),
   ],
   { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
 );
@@ -78,7 +87,7 @@ run(bindgen, [
 ]);
 
 const module = `${outDir}erpdata_wasm_bg.wasm`;
-if (process.env.ERPDATA_WASM_OPT !== "0") {
+if (!testing && process.env.ERPDATA_WASM_OPT !== "0") {
   const before = statSync(module).size;
   const wasmOpt = fileURLToPath(new URL("../node_modules/binaryen/bin/wasm-opt", import.meta.url));
   // The features rustc enables by default for wasm32-unknown-unknown.
@@ -97,6 +106,11 @@ if (process.env.ERPDATA_WASM_OPT !== "0") {
     module,
   ]);
   console.error(`wasm-opt: ${before} -> ${statSync(module).size} bytes`);
+}
+
+if (testing) {
+  console.error(`built ${outDir}`);
+  process.exit(0);
 }
 
 // The module's bytes as an ES module, for runtimes without a file system

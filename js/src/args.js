@@ -1,4 +1,4 @@
-// Arguments every call checks the same way before the core sees them.
+// What every call does with its options before the core sees them.
 import { invalidInput } from "./errors.js";
 
 /**
@@ -14,20 +14,11 @@ export function optionsOf(options, field = "options") {
 }
 
 /**
- * A date argument as the core takes it: `"YYYY-MM-DD"` text as given (the
- * core checks it is a calendar day), or a `Date` at exactly midnight UTC,
- * taken as that UTC day. Any other `Date` is refused: its calendar day
- * depends on the time zone it is read in.
+ * The local calendar day as `YYYY-MM-DD`: a finance view's `asOf` when
+ * none is given (the core reads no clock).
  */
-export function isoDate(field, value) {
-  if (!(value instanceof Date)) return value;
-  if (Number.isNaN(value.getTime())) throw invalidInput(field, "is an invalid Date");
-  if (value.getTime() % 86_400_000 !== 0) {
-    throw invalidInput(
-      field,
-      `is a Date that is not midnight UTC (${value.toISOString()}): its calendar day ` +
-        'depends on the time zone; pass "YYYY-MM-DD" text',
-    );
-  }
-  return value.toISOString().slice(0, 10);
+export function today() {
+  const now = new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}`;
 }

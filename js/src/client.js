@@ -4,11 +4,10 @@
 // is implemented here.
 
 import { AjaxAnswer } from "./answer.js";
-import { isoDate, optionsOf } from "./args.js";
+import { optionsOf, today } from "./args.js";
 import { batchRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
-import { accountIds, aging, checkAging, creditStatus } from "./finance.js";
 import { drive, run } from "./send.js";
 import { core, Table } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -44,16 +43,6 @@ function environment() {
   return env ?? {};
 }
 
-/**
- * The core checks `numbers` too, but only when parsing, after the request
- * went out; nothing is sent for invalid input, so it is checked first.
- */
-function checkNumbers(numbers) {
-  if (numbers !== undefined && numbers !== null && numbers !== "number" && numbers !== "string") {
-    throw invalidInput("numbers", 'must be "number" or "string"');
-  }
-}
-
 function checkSignal(signal) {
   if (
     signal !== undefined &&
@@ -79,58 +68,32 @@ function given(options, keys) {
   return out;
 }
 
-/** Rows by the core's row decoder, which keeps each row's own keys. */
-function exactRows(wasmCore, status, body, numbers, typing) {
-  // In its own call: wasm memory growing during the parse call makes V8
-  // collect garbage over and over (see Core.reserveForBody).
-  wasmCore.reserveForBody(body.length);
-  return core(() => wasmCore.parseTable(status, body, numbers, typing)).rows;
+/** How a call's answer is read, copied: the caller's objects may change while it waits. */
+function readingOf({ numbers, schema, inferStrings }) {
+  // Only a plain object is copied: anything else goes to the core as given,
+  // to be refused there.
+  const plain =
+    schema !== null &&
+    typeof schema === "object" &&
+    [Object.prototype, null].includes(Object.getPrototypeOf(schema));
+  return { numbers, schema: plain ? { ...schema } : schema, inferStrings };
 }
 
-/**
- * A call's typing options for the core (`schema`: column name -> declared
- * type name; `inferStrings`: whether strings are typed from their text),
- * checked by it before anything is sent: an unknown type is refused naming
- * `schema["column"]`.
- */
-function typingOf(wasmCore, schema, inferStrings) {
-  if (
-    (schema === undefined || schema === null) &&
-    (inferStrings === undefined || inferStrings === null)
-  ) {
-    return undefined;
-  }
-  core(() => wasmCore.checkTyping({ schema, inferStrings }));
-  // A copy, checked: the caller's object may change while the call waits.
-  const declared =
-    schema === undefined || schema === null
-      ? undefined
-      : Object.fromEntries(Object.entries(schema));
-  return { schema: declared, inferStrings };
+/** The core's catalogue: each operation's parameters (JS names) and answer kind. */
+let operations;
+function operationOf(name) {
+  operations ??= new Map(
+    JSON.parse(loadWasm().Core.catalogue()).operations.map((op) => [op.js_name, op]),
+  );
+  return operations.get(name);
 }
 
-/** A generic call's parameters as `[name, value]` pairs, in order. */
-function paramPairs(params) {
-  if (params === undefined || params === null) return [];
-  if (typeof params !== "object" || Array.isArray(params)) {
-    throw invalidInput("params", "must be an object of parameter names to values");
-  }
-  return Object.entries(params);
-}
-
-/** `value` as an array of account ids: any iterable but a single string. */
-function accountList(field, value) {
-  if (typeof value === "string" || !value || typeof value[Symbol.iterator] !== "function") {
-    throw invalidInput(field, "must be an iterable of account ids (not a single id)");
-  }
-  return [...value];
-}
-
-/** Starts an Error's stack at the caller's frame, not inside this plumbing. */
-function trimmed(err, fn) {
-  if (err instanceof Error) Error.captureStackTrace?.(err, fn);
-  return err;
-}
+/** What a call's value becomes, by the operation's answer kind. */
+const ANSWERS = {
+  dues: (value, numbers) => new Dues(value, numbers),
+  function: (value, numbers) => new AjaxAnswer(value, numbers),
+  table: (value, numbers, exactRows) => new Table({ ...value, numbers, exactRows }),
+};
 
 export class ErpClient {
   /** The wasm core: the only place the access token is kept. */
@@ -182,14 +145,11 @@ export class ErpClient {
 
   /**
    * A call's options (`timeoutMs`, `connectTimeoutMs`, `readTimeoutMs`,
-   * `maxRetries`, `batchRows`) over the client's, checked by the core
-   * before anything is sent; and the call's signal, checked.
+   * `maxRetries`, `batchRows`) over the client's, which the core checks
+   * before anything is sent.
    */
   #options(options, batchRows) {
-    checkSignal(options.signal);
-    const merged = { ...this.#defaults, ...given(options, CALL_OPTIONS), batchRows };
-    core(() => loadWasm().checkCallOptions(merged));
-    return merged;
+    return { ...this.#defaults, ...given(options, CALL_OPTIONS), batchRows };
   }
 
   /** How send.js carries out a call. */
@@ -203,63 +163,108 @@ export class ErpClient {
     return [performance.now(), Math.floor(Math.random() * 2 ** 53)];
   }
 
-  /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
-  async dues(options) {
-    try {
-      options = optionsOf(options);
-      const { acid, kind, numbers, signal, schema, inferStrings, sendToken, method } = options;
-      checkNumbers(numbers);
-      const callOptions = this.#options(options);
-      const typing = typingOf(this.#core, schema, inferStrings);
-      const call = core(() =>
-        this.#core.duesCall(acid, kind, numbers, typing, callOptions, ...ErpClient.#start(), {
-          sendToken,
-          method,
-        }),
-      );
-      return new Dues(await run(call, this.#host(signal)), numbers);
-    } catch (err) {
-      throw trimmed(err, this.dues);
+  /**
+   * Any operation of the core's catalogue by its JS name: `args` its
+   * arguments, and every other parameter of the operation (`sendToken`,
+   * `method`, `companyId`...) taken from `options` when given there. The
+   * core checks them all before anything is sent.
+   */
+  async #invoke(name, args, options) {
+    options = optionsOf(options);
+    checkSignal(options.signal);
+    const operation = operationOf(name);
+    const all = { ...args };
+    for (const { js_name: param } of operation.params) {
+      if (!(param in all)) all[param] = options[param];
     }
+    const reading = readingOf(options);
+    const invocation = core(() => this.#core.invoke(name, all, reading));
+    let value;
+    try {
+      const call = core(() => invocation.call(this.#options(options), ...ErpClient.#start()));
+      value = await run(call, this.#host(options.signal));
+    } finally {
+      invocation.free();
+    }
+    // Rows rebuilt from columns equal the rows sent only when every row had
+    // the same keys in the same order; otherwise the core reads the kept body.
+    const exactRows = value.body && (() => this.#exactRows(name, all, reading, value));
+    return ANSWERS[operation.answer](value, options.numbers, exactRows);
+  }
+
+  /** A table's rows as sent, read again from its body by the core. */
+  #exactRows(name, args, reading, { status, body }) {
+    const invocation = core(() => this.#core.invoke(name, args, reading));
+    try {
+      // In its own call: wasm memory growing during the parse makes V8
+      // collect garbage over and over (see Core.reserveForBody).
+      this.#core.reserveForBody(body.length);
+      return core(() => invocation.parse(status, body)).rows;
+    } finally {
+      invocation.free();
+    }
+  }
+
+  /**
+   * Runs a plan of the core (`make` builds it from the wasm core and the
+   * reading and call options): at most its concurrency of calls at a
+   * time, handed back in any order. The first failure abandons the calls
+   * still running; the caller's signal ends them all.
+   */
+  async #plan(make, options) {
+    options = optionsOf(options);
+    const { signal } = options;
+    checkSignal(signal);
+    const planOptions = { ...readingOf(options), ...this.#options(options) };
+    const plan = core(() => make(this.#core, planOptions));
+    const abandon = new AbortController();
+    const onAbort = () => abandon.abort(signal.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    const host = this.#host(abandon.signal);
+    const running = new Map();
+    try {
+      for (;;) {
+        const step = core(() => plan.next());
+        if (step.call) {
+          const { id } = step.call;
+          const call = core(() => plan.call(id, ...ErpClient.#start()));
+          const finished = run(call, host).then((outcome) => [id, outcome]);
+          finished.catch(() => {});
+          running.set(id, finished);
+        } else if (step.wait) {
+          const [id, outcome] = await Promise.race(running.values());
+          running.delete(id);
+          plan.done(id, outcome);
+        } else {
+          return new Table({ ...step.done, numbers: options.numbers });
+        }
+      }
+    } finally {
+      abandon.abort();
+      signal?.removeEventListener("abort", onAbort);
+      for (const finished of running.values())
+        finished.then(
+          ([, o]) => o.free(),
+          () => {},
+        );
+      plan.free();
+    }
+  }
+
+  /** Outstanding dues of one account: `kind` is `"RECEIPT"` or `"PAYMENT"`. */
+  dues(options) {
+    return this.#invoke("dues", {}, options);
   }
 
   /** What a customer owes (`type=RECEIPT`). */
-  async receivables(acid, options) {
-    try {
-      return await this.dues({ ...optionsOf(options), acid, kind: "RECEIPT" });
-    } catch (err) {
-      throw trimmed(err, this.receivables);
-    }
+  receivables(acid, options) {
+    return this.#invoke("dues", { acid, kind: "RECEIPT" }, options);
   }
 
   /** What is owed to a supplier (`type=PAYMENT`). */
-  async payables(acid, options) {
-    try {
-      return await this.dues({ ...optionsOf(options), acid, kind: "PAYMENT" });
-    } catch (err) {
-      throw trimmed(err, this.payables);
-    }
-  }
-
-  /** A function of ajax.php (`name` and `args` as the core takes them). */
-  async #function(name, args, options) {
-    options = optionsOf(options);
-    const { numbers, signal, schema, inferStrings, sendToken, method } = options;
-    checkNumbers(numbers);
-    const callOptions = this.#options(options);
-    const typing = typingOf(this.#core, schema, inferStrings);
-    const call = core(() =>
-      this.#core.ajaxCall(
-        name,
-        args,
-        { sendToken, method },
-        numbers,
-        typing,
-        callOptions,
-        ...ErpClient.#start(),
-      ),
-    );
-    return new AjaxAnswer(await run(call, this.#host(signal)), numbers);
+  payables(acid, options) {
+    return this.#invoke("dues", { acid, kind: "PAYMENT" }, options);
   }
 
   /**
@@ -268,21 +273,13 @@ export class ErpClient {
    * call (default: the client's `ajaxToken`), by POST unless `method:
    * "GET"`; the answer is an AjaxAnswer (rows, one object or one value).
    */
-  async duesSummary(options) {
-    try {
-      return await this.#function("dues_summary", {}, options);
-    } catch (err) {
-      throw trimmed(err, this.duesSummary);
-    }
+  duesSummary(options) {
+    return this.#invoke("duesSummary", {}, options);
   }
 
   /** Average payment days of a customer or supplier (`avgPayDays`). */
-  async avgPayDays(acid, options) {
-    try {
-      return await this.#function("avg_pay_days", { acid }, options);
-    } catch (err) {
-      throw trimmed(err, this.avgPayDays);
-    }
+  avgPayDays(acid, options) {
+    return this.#invoke("avgPayDays", { acid }, options);
   }
 
   /**
@@ -290,33 +287,18 @@ export class ErpClient {
    * or a Date at midnight UTC; real days, `start` not after `end`, checked
    * before anything is sent.
    */
-  async netProfit(start, end, options) {
-    try {
-      const args = { start: isoDate("start", start), end: isoDate("end", end) };
-      return await this.#function("net_profit", args, options);
-    } catch (err) {
-      throw trimmed(err, this.netProfit);
-    }
+  netProfit(start, end, options) {
+    return this.#invoke("netProfit", { start, end }, options);
   }
 
   /** Gross profit from `start` to `end` inclusive (`grossProfit`). */
-  async grossProfit(start, end, options) {
-    try {
-      const args = { start: isoDate("start", start), end: isoDate("end", end) };
-      return await this.#function("gross_profit", args, options);
-    } catch (err) {
-      throw trimmed(err, this.grossProfit);
-    }
+  grossProfit(start, end, options) {
+    return this.#invoke("grossProfit", { start, end }, options);
   }
 
   /** The accounts under a schedule (`"Sundry Debtors"`) over a range (`scheduleDet`). */
-  async scheduleAccounts(schedule, start, end, options) {
-    try {
-      const args = { schedule, start: isoDate("start", start), end: isoDate("end", end) };
-      return await this.#function("schedule_accounts", args, options);
-    } catch (err) {
-      throw trimmed(err, this.scheduleAccounts);
-    }
+  scheduleAccounts(schedule, start, end, options) {
+    return this.#invoke("scheduleAccounts", { schedule, start, end }, options);
   }
 
   /**
@@ -324,12 +306,8 @@ export class ErpClient {
    * (`client.ajax("avgPayDays", { acid: "C001" })`), with the checks,
    * encoding, retries, redirect rules and errors of the named methods.
    */
-  async ajax(func, params, options) {
-    try {
-      return await this.#function("ajax", { func, params: paramPairs(params) }, options);
-    } catch (err) {
-      throw trimmed(err, this.ajax);
-    }
+  ajax(func, params, options) {
+    return this.#invoke("ajax", { func, params }, options);
   }
 
   /**
@@ -338,56 +316,8 @@ export class ErpClient {
    * `concurrency` (default 8) queries at a time; every account is checked
    * before anything is sent; the first failure is thrown.
    */
-  async duesTable(acids, kind, options) {
-    try {
-      options = optionsOf(options);
-      const { concurrency = 8, numbers, schema, inferStrings } = options;
-      core(() => loadWasm().checkConcurrency(concurrency));
-      const wanted = [...new Set(accountList("acids", acids))];
-      for (const acid of wanted) core(() => this.#core.duesRequest(acid, kind));
-      const typing = typingOf(this.#core, schema, inferStrings);
-      const results = new Array(wanted.length);
-      let next = 0;
-      let failed = false;
-      const worker = async () => {
-        while (!failed && next < wanted.length) {
-          const i = next++;
-          try {
-            results[i] = await this.dues({ ...options, acid: wanted[i], kind });
-          } catch (err) {
-            failed = true;
-            throw err;
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, wanted.length) }, worker));
-      const dues = results.map((d) => ({ acid: d.acid, kind: d.kind, raw: d.raw }));
-      const joined = core(() => this.#core.duesTable(dues, numbers, typing));
-      return new Table({ ...joined, numbers });
-    } catch (err) {
-      throw trimmed(err, this.duesTable);
-    }
-  }
-
-  /**
-   * The accounts an aging or credit-status call asks about (undefined:
-   * every one of the account table), once every input of the call is
-   * checked: it may fetch the account table (always, with `alwaysTable`)
-   * and then the dues, and bad input must stop it before the first.
-   */
-  #financeAccounts(kind, accounts, accountsTable, call, alwaysTable) {
-    const { concurrency = 8, companyId, yearId, method } = call;
-    core(() => loadWasm().checkConcurrency(concurrency));
-    const given =
-      accounts === undefined || accounts === null ? undefined : accountList("accounts", accounts);
-    // With no account given, the kind is checked on a request never sent.
-    for (const acid of given?.length ? given : ["0"]) {
-      core(() => this.#core.duesRequest(acid, kind));
-    }
-    if (given === undefined || alwaysTable) {
-      core(() => this.#core.tableRequest(accountsTable, companyId, yearId, method));
-    }
-    return given;
+  duesTable(acids, kind, options) {
+    return this.#plan((c, o) => c.duesTable({ ...options, acids, kind }, o), options);
   }
 
   /**
@@ -396,18 +326,9 @@ export class ErpClient {
    * of the account table (`accountsTable`, default `"account"`, of
    * `companyId`/`yearId`), as of `asOf` (default: today); see `aging()`.
    */
-  async aging(kind = "receipt", options) {
-    try {
-      options = optionsOf(options);
-      const { accounts, asOf, buckets, accountsTable = "account", ...call } = options;
-      const day = checkAging(asOf, buckets);
-      const given = this.#financeAccounts(kind, accounts, accountsTable, call, false);
-      const acids = given ?? accountIds(await this.table(accountsTable, call), kind);
-      const dues = await this.duesTable(acids, kind, call);
-      return aging(dues, { asOf: day, buckets });
-    } catch (err) {
-      throw trimmed(err, this.aging);
-    }
+  aging(kind = "receipt", options) {
+    const asOf = options?.asOf ?? today();
+    return this.#plan((c, o) => c.aging({ ...options, kind, asOf }, o), options);
   }
 
   /**
@@ -416,36 +337,9 @@ export class ErpClient {
    * `credit_limit`, what is overdue and since when, and (unless
    * `payDays: false`) each one's `avgPayDays`; see `creditStatus()`.
    */
-  async creditStatus(options) {
-    try {
-      options = optionsOf(options);
-      const { accounts, asOf, payDays = true, accountsTable = "account", ...call } = options;
-      const { concurrency = 8 } = call;
-      const day = checkAging(asOf, undefined);
-      if (typeof payDays !== "boolean") {
-        throw invalidInput("pay_days", `must be true or false, got ${typeof payDays}`);
-      }
-      const given = this.#financeAccounts("receipt", accounts, accountsTable, call, true);
-      const table = await this.table(accountsTable, call);
-      const customers = accountIds(table, "receipt");
-      const wanted = given?.map(String);
-      const acids = wanted ? wanted.filter((a) => customers.includes(a)) : customers;
-      const dues = await this.duesTable(acids, "receipt", call);
-      const answers = new Map();
-      if (payDays && acids.length > 0) {
-        let next = 0;
-        const worker = async () => {
-          while (next < acids.length) {
-            const acid = acids[next++];
-            answers.set(acid, await this.avgPayDays(acid, call));
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(concurrency, acids.length) }, worker));
-      }
-      return creditStatus(table, dues, { payDays: answers, asOf: day, acids: wanted });
-    } catch (err) {
-      throw trimmed(err, this.creditStatus);
-    }
+  creditStatus(options) {
+    const asOf = options?.asOf ?? today();
+    return this.#plan((c, o) => c.creditStatus({ ...options, asOf }, o), options);
   }
 
   /**
@@ -454,36 +348,8 @@ export class ErpClient {
    * the whole table by the core, and `rows` and `columns()` are built from
    * those typed columns.
    */
-  async table(name, options) {
-    try {
-      options = optionsOf(options);
-      const { companyId, yearId, method, numbers, signal, schema, inferStrings } = options;
-      checkNumbers(numbers);
-      const callOptions = this.#options(options);
-      const wasmCore = this.#core;
-      const typing = typingOf(wasmCore, schema, inferStrings);
-      const call = core(() =>
-        wasmCore.tableCall(
-          name,
-          companyId,
-          yearId,
-          method,
-          numbers,
-          typing,
-          callOptions,
-          ...ErpClient.#start(),
-        ),
-      );
-      const read = await run(call, this.#host(signal));
-      // Rows rebuilt from columns equal the rows sent (typed) only when
-      // every row had the same keys in the same order; otherwise the core's
-      // row path reads the kept body.
-      const { body, status } = read;
-      const exact = body ? () => exactRows(wasmCore, status, body, numbers, typing) : undefined;
-      return new Table({ ...read, numbers, exactRows: exact });
-    } catch (err) {
-      throw trimmed(err, this.table);
-    }
+  table(name, options) {
+    return this.#invoke("table", { name }, options);
   }
 
   /**
@@ -500,12 +366,14 @@ export class ErpClient {
    */
   streamTable(name, options) {
     options = optionsOf(options);
-    const { companyId, yearId, method, numbers, signal, schema, inferStrings } = options;
-    checkNumbers(numbers);
+    const { companyId, yearId, method, numbers, signal } = options;
+    checkSignal(signal);
     const callOptions = this.#options(options, options.batchRows);
     // Checked now, so that bad input throws here rather than when iterated.
-    core(() => this.#core.tableRequest(name, companyId, yearId, method));
-    const typing = typingOf(this.#core, schema, inferStrings);
+    const args = { name, companyId, yearId, method };
+    const reading = readingOf(options);
+    core(() => this.#core.invoke("table", args, reading)).free();
+    core(() => loadWasm().checkCallOptions(callOptions));
     const wasmCore = this.#core;
     const host = this.#host(signal);
     const stream = {
@@ -514,18 +382,13 @@ export class ErpClient {
       /** The rows of the whole answer, once the stream ended without an error. */
       totalRows: undefined,
       async *[Symbol.asyncIterator]() {
-        const call = core(() =>
-          wasmCore.streamCall(
-            name,
-            companyId,
-            yearId,
-            method,
-            numbers,
-            typing,
-            callOptions,
-            ...ErpClient.#start(),
-          ),
-        );
+        const invocation = core(() => wasmCore.invoke("table", args, reading));
+        let call;
+        try {
+          call = core(() => invocation.stream(callOptions, ...ErpClient.#start()));
+        } finally {
+          invocation.free();
+        }
         const steps = drive(call, host);
         try {
           for (;;) {

@@ -2,7 +2,7 @@
 // (a table's typed batch goes back into the core, so every figure is the
 // one Python and Rust compute, to the cent).
 import { AjaxAnswer } from "./answer.js";
-import { isoDate, optionsOf } from "./args.js";
+import { optionsOf, today } from "./args.js";
 import { invalidInput } from "./errors.js";
 import { core, Table, tableBatch } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -21,25 +21,9 @@ function batchOf(field, value) {
   return get.call(value);
 }
 
-/** The local calendar day as `YYYY-MM-DD`: `asOf` when none is given. */
-function today() {
-  const now = new Date();
-  const two = (n) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}`;
-}
-
-function asOfText(asOf) {
-  return asOf === undefined || asOf === null ? today() : isoDate("as_of", asOf);
-}
-
-/**
- * `asOf` (default: today) as `YYYY-MM-DD`, once the core accepts it and
- * `buckets`: a client checks them before it fetches anything.
- */
-export function checkAging(asOf, buckets) {
-  const day = asOfText(asOf);
-  core(() => loadWasm().checkAging(day, buckets));
-  return day;
+/** `asOf` as the core takes it (text or a Date, checked there); today when not given. */
+function asOfOf(asOf) {
+  return asOf ?? today();
 }
 
 /**
@@ -53,7 +37,7 @@ export function aging(dues, options) {
   const { asOf, buckets, dueDateColumn, balanceColumn } = optionsOf(options);
   const { batch, numbers } = batchOf("dues", dues);
   const out = core(() =>
-    loadWasm().aging(batch, asOfText(asOf), buckets, dueDateColumn, balanceColumn, numbers),
+    loadWasm().aging(batch, asOfOf(asOf), buckets, dueDateColumn, balanceColumn, numbers),
   );
   return new Table({ ...out, numbers });
 }
@@ -88,13 +72,7 @@ export function creditStatus(accounts, dues, options) {
   const pairs = entries.map(([acid, value]) => [String(acid), payDaysText(String(acid), value)]);
   const wanted = acids === undefined || acids === null ? undefined : [...acids].map(String);
   const out = core(() =>
-    loadWasm().creditStatus(a.batch, d.batch, pairs, asOfText(asOf), wanted, a.numbers),
+    loadWasm().creditStatus(a.batch, d.batch, pairs, asOfOf(asOf), wanted, a.numbers),
   );
   return new Table({ ...out, numbers: a.numbers });
-}
-
-/** The acids of an account table's customers (`"receipt"`) or suppliers (`"payment"`). */
-export function accountIds(accounts, kind) {
-  const { batch } = batchOf("accounts", accounts);
-  return core(() => loadWasm().accountIds(batch, kind));
 }

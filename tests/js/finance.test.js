@@ -3,13 +3,18 @@
 // and ErpClient.aging() / creditStatus() against the sandbox.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { accountIds } from "../../js/src/finance.js";
 import { aging, creditStatus, ErpClient, InvalidInputError, Table } from "../../js/src/index.js";
+import { tableBatch, core as thrownAs } from "../../js/src/table.js";
 import { loadWasm } from "../../js/src/wasm.js";
 import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
-import { checkError, decodeBody, load, makeCore } from "./vectors.js";
+import { loadTestingWasm } from "./testing-wasm.js";
+import { asVector, checkError, decodeBody, load, makeCore } from "./vectors.js";
 
 const core = makeCore();
+
+/** The core's account ids of a table (a test-only export: plans use them inside the core). */
+const accountIds = (accounts, kind) =>
+  thrownAs(() => loadTestingWasm().accountIds(accounts[tableBatch]().batch, kind));
 
 /** A case's rows as a Table, exact numbers (`numbers: "string"`). */
 function table(data) {
@@ -21,21 +26,6 @@ function table(data) {
     chunk: 1 << 20,
   });
   return new Table({ batch: batches[0], notices, totalRows, numbers: "string" });
-}
-
-/** A report's rows as the vectors write them: numbers as {$number}. */
-function asVector(report, expect) {
-  assert.deepEqual(Object.entries(report.schema), expect.schema);
-  const numeric = (type) => type === "int" || type.startsWith("decimal");
-  const rows = report.rows.map((row) =>
-    Object.fromEntries(
-      Object.entries(row).map(([k, v]) => [
-        k,
-        v !== null && numeric(report.schema[k]) ? { $number: String(v) } : v,
-      ]),
-    ),
-  );
-  assert.deepEqual(rows, expect.rows);
 }
 
 function expectError(fn, expected) {

@@ -7,7 +7,16 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { batchRows, cellReader } from "../../js/src/columns.js";
 import { ErpClient } from "../../js/src/index.js";
-import { checkError, decodeBody, ERRORS, load, makeCore, thrown } from "./vectors.js";
+import {
+  ANY_TABLE,
+  checkError,
+  decodeBody,
+  ERRORS,
+  load,
+  makeCore,
+  parsed,
+  thrown,
+} from "./vectors.js";
 
 const CASES = load("types");
 
@@ -263,7 +272,7 @@ test("timestamps and dates read in JS as the core writes them, over the whole ra
   const data = texts.map((t) => ({ t, d: t.slice(0, 10) }));
   const body = new TextEncoder().encode(JSON.stringify({ status: "success", data }));
   const core = makeCore();
-  const exact = core.parseTable(200, body).rows;
+  const exact = parsed(core, "table", ANY_TABLE, 200, body).rows;
   for (const whole of [true, false]) {
     const { batches } = decodeBody(core, { body, batchRows: 3, whole });
     const rows = batches.flatMap((b) => batchRows(b, undefined, []));

@@ -1,6 +1,7 @@
 // The shared vectors' plumbing for the JS suites (tests/vectors/*.json, as
-// tests/vectors/README.md specifies): loading cases, a wasm Core from a
-// case's config, and checking an error against `expect_error`. Not a test
+// tests/vectors/README.md specifies): loading cases, a wasm Core (of the
+// tests' module, see testing-wasm.js) from a case's config, and checking an
+// error against `expect_error`. Not a test
 // file (node --test picks up *.test.js only).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import {
   ServiceError,
   TransportError,
 } from "../../js/src/index.js";
-import { loadWasm } from "../../js/src/wasm-node.js";
+import { loadTestingWasm } from "./testing-wasm.js";
 
 export const VECTORS = new URL("../vectors/", import.meta.url);
 export const DEFAULT_RESPONSE_CONFIG = {
@@ -40,7 +41,7 @@ export const ERRORS = {
   decode: DecodeError,
 };
 
-export const { Core, RetryPolicy } = loadWasm();
+export const { Core, RetryPolicy } = loadTestingWasm();
 
 /** Every case of the vector files whose names start with `prefix`. */
 export function load(prefix) {
@@ -61,6 +62,45 @@ export function makeCore(settings = DEFAULT_RESPONSE_CONFIG) {
     options[OPTION_NAMES[key]] = value;
   }
   return new Core(options);
+}
+
+/**
+ * Operation `operation` of the core's catalogue through the binding's one
+ * entry point, `core.invoke`; `args` by snake name (a table's `table` is
+ * the operation's `name`).
+ */
+export function invoke(core, operation, args = {}, reading = undefined) {
+  const { table, ...rest } = args;
+  const all = operation === "table" && table !== undefined ? { ...rest, name: table } : rest;
+  return core.invoke(operation, all, reading);
+}
+
+/** A table fetch's arguments for reading an answer (which table is asked for does not matter). */
+export const ANY_TABLE = { table: "account", company_id: 1, year_id: 1 };
+
+/** A whole answer read as `operation` reads it (`numbers` as a call takes it). */
+export function parsed(core, operation, args, status, body, numbers) {
+  const invocation = invoke(core, operation, args, { numbers });
+  try {
+    return invocation.parse(status, body);
+  } finally {
+    invocation.free();
+  }
+}
+
+/** A report's rows as the vectors write them: numbers as {$number}. */
+export function asVector(report, expect) {
+  assert.deepEqual(Object.entries(report.schema), expect.schema);
+  const numeric = (type) => type === "int" || type.startsWith("decimal");
+  const rows = report.rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [
+        k,
+        v !== null && numeric(report.schema[k]) ? { $number: String(v) } : v,
+      ]),
+    ),
+  );
+  assert.deepEqual(rows, expect.rows);
 }
 
 /** Runs `fn` and returns the ErpError it throws (the core's object, made a class). */

@@ -1,16 +1,20 @@
 // Runs every shared vector (tests/vectors/requests*.json, responses*.json,
-// retry.json, redirects.json) through the wasm module, as
-// tests/vectors/README.md specifies.
+// retry.json, redirects.json, dues-tables.json) through the wasm module, as
+// tests/vectors/README.md specifies: requests and answers through the one
+// entry point, `core.invoke`.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 
 import { batchRows } from "../../js/src/columns.js";
 import {
+  ANY_TABLE,
   checkError,
   DEFAULT_RESPONSE_CONFIG,
   decodeBody,
+  invoke,
   load,
   makeCore,
+  parsed,
   RetryPolicy,
   thrown,
   VECTORS,
@@ -21,19 +25,14 @@ const RESPONSE_CASES = load("responses");
 const RETRY_CASES = load("retry");
 const REDIRECT_CASES = load("redirects");
 const DUES_TABLE_CASES = load("dues-tables");
-const FUNCTIONS = [
-  "dues_summary",
-  "avg_pay_days",
-  "net_profit",
-  "gross_profit",
-  "schedule_accounts",
-  "ajax",
-];
 
-/** A request case's ajax.php arguments as the core takes them. */
-function functionArgs(args) {
-  const { send_token: _s, method: _m, ...rest } = args;
-  return rest;
+/**
+ * A request case's arguments as the catalogue takes them: an `ajax`
+ * call's `params` (`[name, value]` pairs) as pairs, none when empty.
+ */
+function requestArgs(args) {
+  const { params, ...rest } = args;
+  return params?.length ? { ...rest, params } : rest;
 }
 
 test("vectors exist", () => {
@@ -49,14 +48,7 @@ describe("request vectors", () => {
   for (const c of REQUEST_CASES) {
     test(`${c.file}: ${c.name}`, () => {
       const args = c.args;
-      const build = () => {
-        const core = makeCore(c.config);
-        const ajax = { sendToken: args.send_token, method: args.method };
-        if (c.call === "dues") return core.duesRequest(args.acid, args.kind, ajax);
-        if (FUNCTIONS.includes(c.call)) return core.ajaxRequest(c.call, functionArgs(args), ajax);
-        assert.equal(c.call, "table");
-        return core.tableRequest(args.table, args.company_id, args.year_id, args.method);
-      };
+      const build = () => invoke(makeCore(c.config), c.call, requestArgs(args)).request();
       if (c.expect_error) {
         checkError(thrown(build), c.expect_error);
         return;
@@ -134,8 +126,7 @@ function checkTyped(actual, textual, expected, type, where) {
 }
 
 function checkAjax(c, core, status, body) {
-  const args = { func: c.func, params: [] };
-  const parse = (numbers) => core.parseAjax("ajax", args, status, body, numbers);
+  const parse = (numbers) => parsed(core, "ajax", { func: c.func }, status, body, numbers);
   if (c.expect_error) {
     checkError(
       thrown(() => parse()),
@@ -174,10 +165,7 @@ describe("dues table vectors", () => {
   for (const c of DUES_TABLE_CASES) {
     test(`${c.file}: ${c.name}`, () => {
       const core = makeCore(DEFAULT_RESPONSE_CONFIG);
-      const dues = c.dues.map((d) =>
-        core.parseDues(d.acid, d.kind, 200, new TextEncoder().encode(d.body)),
-      );
-      const build = () => core.duesTable(dues);
+      const build = () => core.duesTableOf(c.dues);
       if (c.expect_error) {
         checkError(thrown(build), c.expect_error);
         return;
@@ -213,10 +201,9 @@ describe("response vectors", () => {
         return;
       }
       const parse = (numbers) => {
-        if (c.call === "dues")
-          return core.parseDues(c.dues.acid, c.dues.kind, status, body, numbers);
-        assert.equal(c.call, "table");
-        return core.parseTable(status, body, numbers);
+        const args = c.call === "dues" ? c.dues : ANY_TABLE;
+        assert.ok(c.call === "dues" || c.call === "table", c.call);
+        return parsed(core, c.call, args, status, body, numbers);
       };
       if (c.expect_error) {
         checkError(
@@ -271,10 +258,7 @@ describe("redirect vectors", () => {
     test(`${c.file}: ${c.name}`, () => {
       const core = makeCore(c.config);
       const { args, response } = c;
-      const sent =
-        c.call === "dues"
-          ? core.duesRequest(args.acid, args.kind)
-          : core.tableRequest(args.table, args.company_id, args.year_id, args.method);
+      const sent = invoke(core, c.call, args).request();
       const follow = () =>
         core.followRedirect(sent, response.status, response.location, c.hops_done);
       if (c.expect_error) {
@@ -354,7 +338,7 @@ describe("response vectors through the streaming decoder (table())", () => {
       // With exact number text too: rows rebuilt from the columns are the
       // core's row path's rows, which table() then needs not read.
       const text = streamed(core, status, body, "string");
-      const exact = core.parseTable(status, body, "string").rows;
+      const exact = parsed(core, "table", ANY_TABLE, status, body, "string").rows;
       assert.deepEqual(text.rows, exact, "numbers: 'string'");
       expect.rows.forEach((want, i) => {
         assert.deepEqual(Object.keys(result.rows[i]), Object.keys(want), `row ${i} keys`);

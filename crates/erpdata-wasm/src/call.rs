@@ -4,10 +4,11 @@
 //! what happened; attempts, redirects, retries, backoff, Retry-After and
 //! every time limit are decided in the core.
 //!
-//! Three kinds of call, by their sink: dues (the whole body, then the
-//! core's dues parser), a whole table (decoded as it arrives, its columns
-//! typed over the whole table, as `table()` gives it) and a stream (each
-//! batch handed out as soon as it is complete, one schema).
+//! Two kinds of call, by their sink: an operation's (the core's
+//! `OperationSink`: dues and function answers parsed whole, a table
+//! decoded as it arrives and typed over the whole table) and a table's
+//! stream (each batch handed out as soon as it is complete, one schema).
+//! A plan's call keeps its answer in Rust (`Outcome`) for the plan.
 //!
 //! Times cross as milliseconds: `nowMs` on the host's monotonic clock
 //! (`performance.now()`), waits as `waitMs`, `connectMs`, `readMs`, `ms`.
@@ -15,38 +16,89 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use erpdata::{
-    check_batch_rows, check_max_retries, unify_schemas, Action, Batch, CallInfo, CallOptions,
-    Config, DecoderOptions, Dues, Error, Head, Parsed, RetryPolicy, Schema, Sink, StreamEnd,
-    TableDecoder, Timeouts, TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
-    MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
+    check_batch_rows, check_max_retries, Action, CallInfo, CallOptions, Config, DecoderOptions,
+    Error, Head, Invocation, OperationSink, Output, RetryPolicy, Sink, StreamEnd, Timeouts,
+    TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+    DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
+    MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
-use js_sys::{Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::columns;
-use crate::convert::{self, describe, invalid, set};
-use crate::errors::{core, to_js};
-use crate::rows::{self, Numbers};
-use crate::{dues_js, dues_query, request_js, table_query, Core};
+use crate::convert::{invalid, set};
+use crate::errors::{to_js, JsResult};
+use crate::output::{output_js, strings, whole_js, Whole};
+use crate::rows::Numbers;
 
-type ParseDues = Box<dyn FnMut(&Config, u16, &[u8]) -> erpdata::Result<Dues>>;
-type ParseAjax = Box<dyn FnMut(&Config, u16, &[u8]) -> erpdata::Result<erpdata::AjaxAnswer>>;
+/// A call's sink: the core's sink for the invocation's answer and, for a
+/// table, the body too until the end, so that `Table.rows` can read the
+/// exact rows again when they were not all of one shape.
+struct Kept {
+    sink: OperationSink,
+    body: Option<Vec<u8>>,
+    status: u16,
+    /// Whether the rows so far all had the same keys in the same order.
+    regular: bool,
+}
+
+/// A call's answer, and the body it came in when kept.
+struct Answer {
+    output: Output,
+    status: u16,
+    body: Option<Vec<u8>>,
+    regular: bool,
+}
+
+impl Sink for Kept {
+    type Output = Answer;
+
+    fn start(&mut self, config: &Config, status: u16) -> erpdata::Result<()> {
+        self.status = status;
+        self.regular = true;
+        if let Some(body) = &mut self.body {
+            body.clear();
+        }
+        self.sink.start(config, status)
+    }
+
+    fn feed(&mut self, chunk: &[u8]) -> erpdata::Result<()> {
+        if let Some(body) = &mut self.body {
+            body.extend_from_slice(chunk);
+        }
+        let fed = self.sink.feed(chunk);
+        self.regular = self.sink.rows_regular();
+        fed
+    }
+
+    fn rows(&self) -> u64 {
+        self.sink.rows()
+    }
+
+    fn check(&mut self) -> erpdata::Result<()> {
+        self.sink.check()
+    }
+
+    fn finish(&mut self) -> erpdata::Result<Answer> {
+        Ok(Answer {
+            output: self.sink.finish()?,
+            status: self.status,
+            body: self.body.take(),
+            regular: self.regular,
+        })
+    }
+}
 
 enum Inner {
-    Dues(erpdata::Call<Parsed<ParseDues>>),
-    Ajax(erpdata::Call<Parsed<ParseAjax>>),
-    Table(erpdata::Call<WholeTable>),
-    Stream(erpdata::Call<erpdata::TableStream>),
+    Operation(Box<erpdata::Call<Kept>>),
+    Stream(Box<erpdata::Call<erpdata::TableStream>>),
 }
 
 /// Runs `$body` with `$c` bound to the call, whatever its sink.
 macro_rules! with_call {
     ($self:expr, $c:ident => $body:expr) => {
         match &mut $self.inner {
-            Inner::Dues($c) => $body,
-            Inner::Ajax($c) => $body,
-            Inner::Table($c) => $body,
+            Inner::Operation($c) => $body,
             Inner::Stream($c) => $body,
         }
     };
@@ -58,163 +110,87 @@ pub struct Call {
     inner: Inner,
     config: Config,
     numbers: Numbers,
+    /// A plan's call: its answer stays in Rust (an `Outcome`) for the plan.
+    planned: bool,
 }
 
+/// A plan's call's answer, kept in Rust for `Plan.done`.
 #[wasm_bindgen]
-impl Core {
-    /// The dues query as a call. `numbers`, `typing` as for `parseDues`;
-    /// `options` as for `checkCallOptions`; `nowMs` the monotonic clock,
-    /// `seed` any random number (the backoff's jitter); `ajax` (optional)
-    /// `{sendToken, method}`.
-    #[wasm_bindgen(js_name = duesCall)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn dues_call(
-        &self,
-        acid: &JsValue,
-        kind: &JsValue,
-        numbers: &JsValue,
-        typing: &JsValue,
+pub struct Outcome(pub(crate) Option<Output>);
+
+impl Call {
+    /// A call of `invocation` (its answer through the core's sink), its
+    /// options from JS; `clock` is `(nowMs, seed)`.
+    pub(crate) fn start(
+        config: &Config,
+        invocation: &Invocation,
+        decoder: DecoderOptions,
         options: &JsValue,
-        now_ms: f64,
-        seed: f64,
-        ajax: &JsValue,
-    ) -> Result<Call, JsValue> {
-        let mut query = core(dues_query(acid, kind))?;
-        query.options = core(crate::functions::ajax_options(ajax))?;
-        let numbers = core(rows::numbers(numbers))?;
-        let decoder = core(convert::typing(typing))?;
-        let (call_options, _) = core(call_options(options))?;
-        let request = core(self.config.dues_request(&query))?;
-        let parse: ParseDues = Box::new(move |config: &Config, status, body: &[u8]| {
-            config.parse_dues_with(&query, status, body, &decoder)
-        });
-        let call = self.new_call(request, call_options, Parsed::new(parse), now_ms, seed);
-        Ok(self.call(Inner::Dues(call), numbers))
+        clock: (f64, f64),
+        numbers: Numbers,
+        planned: bool,
+    ) -> erpdata::Result<Call> {
+        let (call_options, batch_rows) = call_options(options)?;
+        let request = invocation.request(config)?;
+        let table = invocation.operation().answer == erpdata::catalogue::AnswerKind::Table;
+        let sink = Kept {
+            sink: invocation.sink(DecoderOptions {
+                batch_rows,
+                ..decoder
+            }),
+            body: table.then(Vec::new),
+            status: 0,
+            regular: true,
+        };
+        let call = new_call(config, request, call_options, sink, clock);
+        Ok(Call {
+            inner: Inner::Operation(Box::new(call)),
+            config: config.clone(),
+            numbers,
+            planned,
+        })
     }
 
-    /// A function of ajax.php as a call (`function`, `args` and `ajax` as
-    /// for `ajaxRequest`); `done` gives the answer as `parseAjax` does.
-    /// Other arguments as for `duesCall`.
-    #[wasm_bindgen(js_name = ajaxCall)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn ajax_call(
-        &self,
-        function: &str,
-        args: &JsValue,
-        ajax: &JsValue,
-        numbers: &JsValue,
-        typing: &JsValue,
+    /// A table's call as a stream of batches of one schema.
+    pub(crate) fn stream(
+        config: &Config,
+        invocation: &Invocation,
+        mut decoder: DecoderOptions,
         options: &JsValue,
-        now_ms: f64,
-        seed: f64,
-    ) -> Result<Call, JsValue> {
-        let query = core(crate::functions::ajax_query(function, args, ajax))?;
-        let numbers = core(rows::numbers(numbers))?;
-        let decoder = core(convert::typing(typing))?;
-        let (call_options, _) = core(call_options(options))?;
-        let request = core(self.config.ajax_request(&query))?;
-        let parse: ParseAjax = Box::new(move |config: &Config, status, body: &[u8]| {
-            config.parse_ajax_with(&query, status, body, &decoder)
-        });
-        let call = self.new_call(request, call_options, Parsed::new(parse), now_ms, seed);
-        Ok(self.call(Inner::Ajax(call), numbers))
-    }
-
-    /// The table fetch as a call giving the whole table (`{batch, notices,
-    /// totalRows, regular, status, body}`: one batch of the column types
-    /// unified over every row; `body` only when the rows were not all of
-    /// one shape, for the exact rows of `parseTable`). Arguments as for
-    /// `tableRequest`, then as for `duesCall`.
-    #[wasm_bindgen(js_name = tableCall)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn table_call(
-        &self,
-        table: &JsValue,
-        company_id: &JsValue,
-        year_id: &JsValue,
-        method: &JsValue,
-        numbers: &JsValue,
-        typing: &JsValue,
-        options: &JsValue,
-        now_ms: f64,
-        seed: f64,
-    ) -> Result<Call, JsValue> {
-        let query = core(table_query(table, company_id, year_id, method))?;
-        let numbers = core(rows::numbers(numbers))?;
-        let mut decoder = core(convert::typing(typing))?;
-        let (call_options, batch_rows) = core(call_options(options))?;
+        clock: (f64, f64),
+        numbers: Numbers,
+    ) -> erpdata::Result<Call> {
+        let (call_options, batch_rows) = call_options(options)?;
         decoder.batch_rows = batch_rows;
-        let request = core(self.config.table_request(&query))?;
-        let sink = WholeTable::new(decoder);
-        let call = self.new_call(request, call_options, sink, now_ms, seed);
-        Ok(self.call(Inner::Table(call), numbers))
-    }
-
-    /// The table fetch as a stream: each batch (`options.batchRows` rows)
-    /// handed out by an `emit` action as soon as it is complete, all of
-    /// one schema; `done` gives `{notices, totalRows}`. Arguments as for
-    /// `tableCall`.
-    #[wasm_bindgen(js_name = streamCall)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn stream_call(
-        &self,
-        table: &JsValue,
-        company_id: &JsValue,
-        year_id: &JsValue,
-        method: &JsValue,
-        numbers: &JsValue,
-        typing: &JsValue,
-        options: &JsValue,
-        now_ms: f64,
-        seed: f64,
-    ) -> Result<Call, JsValue> {
-        let query = core(table_query(table, company_id, year_id, method))?;
-        let numbers = core(rows::numbers(numbers))?;
-        let mut decoder = core(convert::typing(typing))?;
-        let (call_options, batch_rows) = core(call_options(options))?;
-        decoder.batch_rows = batch_rows;
-        let request = core(self.config.table_request(&query))?;
-        let call = self
-            .new_call(
-                request,
-                call_options,
-                erpdata::TableStream::new(decoder),
-                now_ms,
-                seed,
-            )
-            .streaming();
-        Ok(self.call(Inner::Stream(call), numbers))
+        let request = invocation.request(config)?;
+        let sink = erpdata::TableStream::new(decoder);
+        let call = new_call(config, request, call_options, sink, clock).streaming();
+        Ok(Call {
+            inner: Inner::Stream(Box::new(call)),
+            config: config.clone(),
+            numbers,
+            planned: false,
+        })
     }
 }
 
-impl Core {
-    /// The core's call sending `request` into `sink`, at `now_ms` on the
-    /// host's monotonic clock, `seed` its jitter's.
-    fn new_call<S: Sink>(
-        &self,
-        request: http::Request<Vec<u8>>,
-        options: CallOptions,
-        sink: S,
-        now_ms: f64,
-        seed: f64,
-    ) -> erpdata::Call<S> {
-        erpdata::Call::new(
-            &self.config,
-            request,
-            options,
-            sink,
-            millis(now_ms),
-            seed_of(seed),
-        )
-    }
-
-    fn call(&self, inner: Inner, numbers: Numbers) -> Call {
-        Call {
-            inner,
-            config: self.config.clone(),
-            numbers,
-        }
-    }
+/// The core's call sending `request` into `sink`, at `nowMs` on the host's
+/// monotonic clock, `seed` its jitter's.
+fn new_call<S: Sink>(
+    config: &Config,
+    request: http::Request<Vec<u8>>,
+    options: CallOptions,
+    sink: S,
+    (now_ms, seed): (f64, f64),
+) -> erpdata::Call<S> {
+    erpdata::Call::new(
+        config,
+        request,
+        options,
+        sink,
+        millis(now_ms),
+        seed_of(seed),
+    )
 }
 
 #[wasm_bindgen]
@@ -227,13 +203,12 @@ impl Call {
     pub fn next(&mut self, now_ms: f64) -> Result<JsValue, JsValue> {
         let now = millis(now_ms);
         let numbers = self.numbers;
+        let planned = self.planned;
         let config = &self.config;
         match &mut self.inner {
-            Inner::Dues(c) => action(config, c.next(now), numbers, |d| dues_js(&d, numbers)),
-            Inner::Ajax(c) => action(config, c.next(now), numbers, |a| {
-                crate::functions::answer_js(&a, numbers)
+            Inner::Operation(c) => action(config, c.next(now), numbers, |answer| {
+                done_js(answer, numbers, planned)
             }),
-            Inner::Table(c) => action(config, c.next(now), numbers, |t| whole_js(t, numbers)),
             Inner::Stream(c) => action(config, c.next(now), numbers, |end| Ok(end_js(&end))),
         }
     }
@@ -324,8 +299,7 @@ fn action<O>(
             read,
             wait,
         } => {
-            let request = request_js(config, &request);
-            Object::assign(&out, &request);
+            Object::assign(&out, &request_js(config, &request, false));
             set(&out, "connectMs", &ms(connect).into());
             set(&out, "readMs", &ms(read).into());
             set(&out, "waitMs", &ms(wait).into());
@@ -397,8 +371,8 @@ pub fn limits() -> JsValue {
 /// `invalid_input` error naming the field (`timeout`, `max_retries`,
 /// `batch_rows`).
 #[wasm_bindgen(js_name = checkCallOptions)]
-pub fn check_call_options(options: &JsValue) -> Result<JsValue, JsValue> {
-    let (call, batch_rows) = core(call_options(options))?;
+pub fn check_call_options(options: &JsValue) -> JsResult<JsValue> {
+    let (call, batch_rows) = call_options(options)?;
     let out = Object::new();
     set(&out, "timeoutMs", &ms(call.timeouts.total).into());
     set(&out, "connectTimeoutMs", &ms(call.timeouts.connect).into());
@@ -406,25 +380,6 @@ pub fn check_call_options(options: &JsValue) -> Result<JsValue, JsValue> {
     set(&out, "maxRetries", &call.retry.max_retries.into());
     set(&out, "batchRows", &(batch_rows as f64).into());
     Ok(out.into())
-}
-
-/// `concurrency` as the core accepts it (a whole number from 1 to
-/// `MAX_CONCURRENCY`); else the `invalid_input` error naming it.
-#[wasm_bindgen(js_name = checkConcurrency)]
-pub fn check_concurrency(value: &JsValue) -> Result<f64, JsValue> {
-    let max = MAX_CONCURRENCY as f64;
-    let n = match value.as_f64() {
-        Some(n) => n,
-        None => core(Err(invalid(
-            "concurrency",
-            format!(
-                "must be a whole number from 1 to {max}, got {}",
-                describe(value)
-            ),
-        )))?,
-    };
-    let n = core(whole("concurrency", n, max, 1.0).and_then(erpdata::check_concurrency))?;
-    Ok(n as f64)
 }
 
 /// A call's options from JS: the time limits (a limit not given is its
@@ -476,7 +431,7 @@ fn call_options(options: &JsValue) -> Result<(CallOptions, usize), Error> {
 
 /// `n` as a whole number for the core's range check; a fraction, NaN or
 /// infinity is refused here with the core's wording.
-fn whole(field: &str, n: f64, max: f64, min: f64) -> Result<i64, Error> {
+pub(crate) fn whole(field: &str, n: f64, max: f64, min: f64) -> Result<i64, Error> {
     if n.fract() == 0.0 && n.abs() < 9.0e15 {
         return Ok(n as i64);
     }
@@ -508,129 +463,61 @@ fn seed_of(seed: f64) -> u64 {
 
 fn end_js(end: &StreamEnd) -> JsValue {
     let out = Object::new();
-    set(&out, "notices", &crate::strings(&end.notices));
+    set(&out, "notices", &strings(&end.notices));
     set(&out, "totalRows", &(end.total_rows as f64).into());
     out.into()
 }
 
-/// A whole table as the call gives it.
-pub(crate) struct WholeOut {
-    batches: Vec<Batch>,
-    notices: Vec<String>,
-    total_rows: u64,
-    regular: bool,
-    status: u16,
-    /// The body, kept only when the rows were not all of one shape.
-    body: Option<Vec<u8>>,
+/// A call's answer as `done`'s value: for a plan, an `Outcome` kept in
+/// Rust; else converted by its variant, a table with what `Table.rows`
+/// needs to read the exact rows again.
+fn done_js(answer: Answer, numbers: Numbers, planned: bool) -> Result<JsValue, JsValue> {
+    if planned {
+        return Ok(Outcome(Some(answer.output)).into());
+    }
+    match answer.output {
+        Output::Batches(batches) => {
+            let regular = answer.regular;
+            Ok(whole_js(
+                Whole {
+                    batches,
+                    regular,
+                    status: answer.status,
+                    body: answer.body.filter(|_| !regular),
+                },
+                numbers,
+            ))
+        }
+        other => output_js(other, numbers),
+    }
 }
 
-fn whole_js(table: WholeOut, numbers: Numbers) -> Result<JsValue, JsValue> {
-    let batches = unified(table.batches);
+/// A request as `{method, url, headers, body}` for fetch, and
+/// `displayUrl` (the URL with the token redacted) when asked.
+pub(crate) fn request_js(
+    config: &Config,
+    request: &http::Request<Vec<u8>>,
+    display: bool,
+) -> Object {
+    let url = request.uri().to_string();
+    let headers = Array::new();
+    for (name, value) in request.headers() {
+        // The core only sets ASCII values; lossy is for the impossible case.
+        let value = String::from_utf8_lossy(value.as_bytes());
+        headers.push(&Array::of2(&name.as_str().into(), &value.as_ref().into()));
+    }
+    let body = if request.body().is_empty() {
+        JsValue::NULL
+    } else {
+        Uint8Array::from(request.body().as_slice()).into()
+    };
     let out = Object::new();
-    set(&out, "batch", &columns::batches(&batches, numbers));
-    set(&out, "notices", &crate::strings(&table.notices));
-    set(&out, "totalRows", &(table.total_rows as f64).into());
-    set(&out, "regular", &table.regular.into());
-    set(&out, "status", &table.status.into());
-    if let Some(body) = table.body {
-        set(&out, "body", &Uint8Array::from(body.as_slice()).into());
+    set(&out, "method", &request.method().as_str().into());
+    set(&out, "url", &url.as_str().into());
+    set(&out, "headers", &headers);
+    set(&out, "body", &body);
+    if display {
+        set(&out, "displayUrl", &config.redact(&url).into());
     }
-    Ok(out.into())
-}
-
-/// A whole table: decoded as it arrives (so a body that goes wrong fails
-/// at once), its batches kept until the end, when the core decides each
-/// column's type over all of them.
-pub(crate) struct WholeTable {
-    options: DecoderOptions,
-    decoder: Option<TableDecoder>,
-    kept: Vec<Batch>,
-    body: Vec<u8>,
-    status: u16,
-    rows: u64,
-}
-
-impl WholeTable {
-    fn new(options: DecoderOptions) -> Self {
-        WholeTable {
-            options: DecoderOptions {
-                one_schema: false,
-                ..options
-            },
-            decoder: None,
-            kept: Vec::new(),
-            body: Vec::new(),
-            status: 0,
-            rows: 0,
-        }
-    }
-}
-
-impl Sink for WholeTable {
-    type Output = WholeOut;
-
-    fn start(&mut self, config: &Config, status: u16) -> erpdata::Result<()> {
-        self.kept.clear();
-        self.body.clear();
-        self.rows = 0;
-        self.status = status;
-        self.decoder = Some(TableDecoder::new(config, status, self.options.clone()));
-        Ok(())
-    }
-
-    fn feed(&mut self, chunk: &[u8]) -> erpdata::Result<()> {
-        if let Some(decoder) = &mut self.decoder {
-            self.body.extend_from_slice(chunk);
-            let fed = decoder.feed(chunk);
-            self.rows = decoder.rows();
-            self.kept.extend(fed?);
-        }
-        Ok(())
-    }
-
-    fn rows(&self) -> u64 {
-        self.rows
-    }
-
-    fn finish(&mut self) -> erpdata::Result<WholeOut> {
-        let Some(decoder) = self.decoder.take() else {
-            return Err(invalid(
-                "body",
-                "ended before it began (a bug in the binding)",
-            ));
-        };
-        let regular = decoder.rows_regular();
-        let done = decoder.finish()?;
-        let mut batches = std::mem::take(&mut self.kept);
-        batches.extend(done.batches);
-        let body = std::mem::take(&mut self.body);
-        Ok(WholeOut {
-            batches,
-            notices: done.notices,
-            total_rows: done.total_rows,
-            regular,
-            status: self.status,
-            body: (!regular).then_some(body),
-        })
-    }
-}
-
-/// The batches cast to the schema that holds them all: the core's rule
-/// for a whole table, so every batch has the same columns, in the same
-/// order, of the same types.
-pub(crate) fn unified(batches: Vec<Batch>) -> Vec<Batch> {
-    let schema = batches
-        .iter()
-        .fold(Schema::new(), |s, b| unify_schemas(&s, &b.schema()));
-    batches
-        .into_iter()
-        .map(|b| {
-            if b.schema() == schema {
-                b
-            } else {
-                b.cast(&schema)
-                    .expect("a schema unified from a batch's holds it")
-            }
-        })
-        .collect()
+    out
 }

@@ -1,4 +1,9 @@
-//! Core errors -> plain JS objects
+//! Core errors -> JS, in one place: every exported function returns
+//! `Result<T, Thrown>`, and `?` turns an `erpdata::Error` into the plain
+//! JS object below (as polars' `From<PyPolarsErr> for PyErr` does), so no
+//! call site wraps errors itself.
+//!
+//! The object:
 //! `{kind, message, field?, reason?, status?, excerpt?, serviceStatus?,
 //! serviceMessage?, transportKind?, attempts?, url?, rowsReceived?,
 //! rowsDelivered?}`; the last four say where a call stood (the core's
@@ -62,7 +67,27 @@ pub(crate) fn to_js(err: &Error) -> JsValue {
     obj.into()
 }
 
-/// Lifts a core result into a JS one whose error is the object above.
-pub(crate) fn core<T>(result: Result<T, Error>) -> Result<T, JsValue> {
-    result.map_err(|e| to_js(&e))
+/// What an exported function throws: a core error as the object above, or
+/// a JS exception met on the way (from `Reflect`, say) as it was.
+pub struct Thrown(JsValue);
+
+impl From<Error> for Thrown {
+    fn from(err: Error) -> Self {
+        Thrown(to_js(&err))
+    }
 }
+
+impl From<JsValue> for Thrown {
+    fn from(value: JsValue) -> Self {
+        Thrown(value)
+    }
+}
+
+impl From<Thrown> for JsValue {
+    fn from(thrown: Thrown) -> Self {
+        thrown.0
+    }
+}
+
+/// An exported function's result.
+pub type JsResult<T> = Result<T, Thrown>;

@@ -1,23 +1,33 @@
 //! The core's finance views for JS: aging and credit status over the
 //! batches JS tables hold (see `from_js.rs`), answered as tables.
 
-use std::str::FromStr;
-
-use erpdata::{AgingOptions, Cell, DuesKind};
-use js_sys::{Array, Object};
+use erpdata::{AgingOptions, Cell};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{invalid, opt_text, set, text};
-use crate::errors::core;
+use crate::args::arg;
+use crate::convert::{invalid, opt_text, text};
+use crate::errors::JsResult;
 use crate::from_js;
+use crate::output::typed_js;
 use crate::rows;
 
-fn table(typed: &erpdata::TypedRows, numbers: &JsValue) -> Result<JsValue, JsValue> {
-    let numbers = core(rows::numbers(numbers))?;
-    let out = Object::new();
-    crate::functions::set_table(&out, typed, numbers);
-    set(&out, "notices", &Array::new());
-    Ok(out.into())
+fn table(typed: &erpdata::TypedRows, numbers: &JsValue) -> JsResult<JsValue> {
+    Ok(typed_js(typed, rows::numbers(numbers)?))
+}
+
+/// A day as the finance views take it: `YYYY-MM-DD` text or a Date at
+/// midnight UTC (converted by shape, as every argument is); what the text
+/// must be is the core's to check.
+fn day(field: &str, value: &JsValue) -> Result<String, erpdata::Error> {
+    match arg(value) {
+        Some(erpdata::Arg::Text(t)) => Ok(t),
+        Some(erpdata::Arg::DateTime(t)) => Err(invalid(
+            field,
+            format!("must be a date, not a date and time ({t}); pass its date"),
+        )),
+        _ => text(field, value),
+    }
 }
 
 fn strings(field: &str, value: &JsValue) -> Result<Vec<String>, erpdata::Error> {
@@ -50,18 +60,11 @@ fn bounds(buckets: &JsValue) -> Result<Option<Vec<u32>>, erpdata::Error> {
 }
 
 fn aging_options(as_of: &JsValue, buckets: &JsValue) -> Result<AgingOptions, erpdata::Error> {
-    let mut options = AgingOptions::new(text("as_of", as_of)?);
+    let mut options = AgingOptions::new(day("as_of", as_of)?);
     if let Some(bounds) = bounds(buckets)? {
         options.buckets = bounds;
     }
     Ok(options)
-}
-
-/// Throws the `invalid_input` error naming `as_of` or `buckets` where
-/// `aging` would refuse them: a client checks them before fetching dues.
-#[wasm_bindgen(js_name = checkAging)]
-pub fn check_aging(as_of: &JsValue, buckets: &JsValue) -> Result<(), JsValue> {
-    core(aging_options(as_of, buckets).and_then(|o| o.check()))
 }
 
 /// The aging of a table's batch as of `asOf`; `buckets` an array of day
@@ -74,12 +77,12 @@ pub fn aging(
     due_date_column: &JsValue,
     balance_column: &JsValue,
     numbers: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let batch = core(from_js::batch(batch, "dues"))?;
-    let mut options = core(aging_options(as_of, buckets))?;
-    options.due_date_column = core(opt_text("due_date_column", due_date_column))?;
-    options.balance_column = core(opt_text("balance_column", balance_column))?;
-    let typed = core(erpdata::aging(&[batch], &options))?;
+) -> JsResult<JsValue> {
+    let batch = from_js::batch(batch, "dues")?;
+    let mut options = aging_options(as_of, buckets)?;
+    options.due_date_column = opt_text("due_date_column", due_date_column)?;
+    options.balance_column = opt_text("balance_column", balance_column)?;
+    let typed = erpdata::aging(&[batch], &options)?;
     table(&typed, numbers)
 }
 
@@ -93,51 +96,44 @@ pub fn credit_status(
     as_of: &JsValue,
     acids: &JsValue,
     numbers: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let accounts = core(from_js::batch(accounts, "accounts"))?;
-    let dues = core(from_js::batch(dues, "dues"))?;
-    let as_of = core(text("as_of", as_of))?;
+) -> JsResult<JsValue> {
+    let accounts = from_js::batch(accounts, "accounts")?;
+    let dues = from_js::batch(dues, "dues")?;
+    let as_of = day("as_of", as_of)?;
     let mut pairs = Vec::new();
     for pair in Array::from(pay_days).iter() {
         let pair = Array::from(&pair);
-        let acid = core(text("pay_days", &pair.get(0)))?;
-        let days = core(opt_text("pay_days", &pair.get(1)))?;
+        let acid = text("pay_days", &pair.get(0))?;
+        let days = opt_text("pay_days", &pair.get(1))?;
         pairs.push((acid, days.map_or(Cell::Null, Cell::Number)));
     }
     let typed = if acids.is_undefined() || acids.is_null() {
-        core(erpdata::credit_status(&[accounts], &[dues], &pairs, &as_of))?
+        erpdata::credit_status(&[accounts], &[dues], &pairs, &as_of)?
     } else {
-        let acids = core(strings("accounts", acids))?;
-        core(erpdata::credit_status_of(
-            &[accounts],
-            &[dues],
-            &pairs,
-            &as_of,
-            &acids,
-        ))?
+        let acids = strings("accounts", acids)?;
+        erpdata::credit_status_of(&[accounts], &[dues], &pairs, &as_of, &acids)?
     };
     table(&typed, numbers)
 }
 
 /// The acids of an account table's customers (`receipt`) or suppliers
 /// (`payment`).
+#[cfg(feature = "testing")]
 #[wasm_bindgen(js_name = accountIds)]
-pub fn account_ids(accounts: &JsValue, kind: &JsValue) -> Result<Array, JsValue> {
-    let accounts = core(from_js::batch(accounts, "accounts"))?;
-    let kind = core(DuesKind::from_str(&core(text("kind", kind))?))?;
-    let ids = core(erpdata::account_ids(&[accounts], kind))?;
+pub fn account_ids(accounts: &JsValue, kind: &JsValue) -> JsResult<Array> {
+    let accounts = from_js::batch(accounts, "accounts")?;
+    let kind: erpdata::DuesKind = std::str::FromStr::from_str(&text("kind", kind)?)?;
+    let ids = erpdata::account_ids(&[accounts], kind)?;
     Ok(ids.into_iter().map(JsValue::from).collect())
 }
 
 /// The average payment days in an `avgPayDays` answer's JSON text, as
 /// decimal text, or null.
 #[wasm_bindgen(js_name = payDays)]
-pub fn pay_days(acid: &str, answer: &str) -> Result<JsValue, JsValue> {
-    Ok(
-        match core(erpdata::pay_days_of_text(acid, answer.as_bytes()))? {
-            Cell::Int(n) => n.to_string().into(),
-            Cell::Number(t) => t.into(),
-            _ => JsValue::NULL,
-        },
-    )
+pub fn pay_days(acid: &str, answer: &str) -> JsResult<JsValue> {
+    Ok(match erpdata::pay_days_of_text(acid, answer.as_bytes())? {
+        Cell::Int(n) => n.to_string().into(),
+        Cell::Number(t) => t.into(),
+        _ => JsValue::NULL,
+    })
 }

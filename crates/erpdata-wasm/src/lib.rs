@@ -4,33 +4,44 @@
 //! every rule of the wire format (encoding, validation, parsing, redaction)
 //! lives in the `erpdata` crate, so JS behaves exactly like Rust and Python.
 //! Errors are thrown as plain objects (see `errors`); `js/src/errors.js`
-//! turns them into `Error` subclasses. A client's call is a `Call` (see
-//! `call`): the core's state machine, which JS only carries out.
+//! turns them into `Error` subclasses.
+//!
+//! One entry point for any operation, `Core.invoke` (see `invocation`),
+//! and one per plan (`duesTable`, `aging`, `creditStatus`, see `plan`); a
+//! client's call is a `Call` (see `call`): the core's state machine, which
+//! JS only carries out. Nothing here is written per operation.
 
-use std::str::FromStr;
-
-use erpdata::{Config, DuesKind, DuesQuery, Method, TableQuery};
-use js_sys::{Array, Object, Uint8Array};
+use erpdata::Config;
 use wasm_bindgen::prelude::*;
 
+mod args;
 mod call;
 mod columns;
 mod convert;
+#[cfg(feature = "testing")]
+mod dues_join;
 mod errors;
 mod finance;
 mod from_js;
-mod functions;
+mod invocation;
+mod output;
+mod plan;
+#[cfg(feature = "testing")]
 mod policy;
 mod rows;
+#[cfg(feature = "testing")]
 mod stream;
 
-pub use call::{check_call_options, limits, Call};
+pub use call::{check_call_options, limits, Call, Outcome};
+pub use errors::Thrown;
+pub use invocation::Invocation;
+pub use plan::Plan;
+#[cfg(feature = "testing")]
 pub use policy::RetryPolicy;
+#[cfg(feature = "testing")]
 pub use stream::TableStream;
 
-use convert::{id, opt_id, opt_text, set, text};
-use errors::core;
-use rows::Keys;
+use errors::JsResult;
 
 /// A validated configuration; the access token lives only in here, so no JS
 /// object ever holds it.
@@ -44,97 +55,10 @@ impl Core {
     /// `options`: `{baseUrl, project, projectFolder, accessToken, companyId,
     /// yearId, allowInsecureHttp}`; `undefined`/`null` members are unset.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: &JsValue) -> Result<Core, JsValue> {
-        core(convert::config(options)).map(|config| Core { config })
-    }
-
-    /// The dues query as `{method, url, headers, body, displayUrl}`;
-    /// `options` (optional): `{sendToken, method}`.
-    #[wasm_bindgen(js_name = duesRequest)]
-    pub fn dues_request(
-        &self,
-        acid: &JsValue,
-        kind: &JsValue,
-        options: &JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let mut query = core(dues_query(acid, kind))?;
-        query.options = core(functions::ajax_options(options))?;
-        let request = core(self.config.dues_request(&query))?;
-        Ok(self.request(&request))
-    }
-
-    /// The table fetch as `{method, url, headers, body, displayUrl}`;
-    /// `companyId`/`yearId` `undefined` or `null` use the configured default,
-    /// `method` `undefined` or `null` is POST.
-    #[wasm_bindgen(js_name = tableRequest)]
-    pub fn table_request(
-        &self,
-        table: &JsValue,
-        company_id: &JsValue,
-        year_id: &JsValue,
-        method: &JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let query = core(table_query(table, company_id, year_id, method))?;
-        let request = core(self.config.table_request(&query))?;
-        Ok(self.request(&request))
-    }
-
-    /// Checks typing options (`{schema, inferStrings}`, see `parseTable`)
-    /// and throws the `invalid_input` error they would give, so that a call
-    /// can refuse them before it sends anything.
-    #[wasm_bindgen(js_name = checkTyping)]
-    pub fn check_typing(&self, typing: &JsValue) -> Result<(), JsValue> {
-        core(convert::typing(typing)).map(drop)
-    }
-
-    /// Parses a dues answer into `{acid, kind, rows, raw, notices}`, the
-    /// rows' values typed by column as a table's are.
-    /// `numbers` (optional): `"number"` (default) or `"string"`; `typing`
-    /// (optional) as for `parseTable`.
-    #[wasm_bindgen(js_name = parseDues)]
-    pub fn parse_dues(
-        &self,
-        acid: &JsValue,
-        kind: &JsValue,
-        status: u16,
-        body: &[u8],
-        numbers: &JsValue,
-        typing: &JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let query = core(dues_query(acid, kind))?;
-        let as_text = core(rows::numbers(numbers))?;
-        let options = core(convert::typing(typing))?;
-        let dues = core(self.config.parse_dues_with(&query, status, body, &options))?;
-        dues_js(&dues, as_text)
-    }
-
-    /// Parses a table answer into `{columns, rows, notices}`, each row
-    /// with the keys it was sent with and its values typed by column over
-    /// the whole table (a decimal as a number or, with `numbers: "string"`,
-    /// the text it was sent as; a date `YYYY-MM-DD`, a timestamp
-    /// `YYYY-MM-DD HH:MM:SS[.ffffff]`; a zero date null).
-    /// `numbers` (optional): `"number"` (default) or `"string"`. `typing`
-    /// (optional): `{schema, inferStrings}`, `schema` a plain object of
-    /// column name -> declared type name, `inferStrings` a boolean (default
-    /// true).
-    #[wasm_bindgen(js_name = parseTable)]
-    pub fn parse_table(
-        &self,
-        status: u16,
-        body: &[u8],
-        numbers: &JsValue,
-        typing: &JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let as_text = core(rows::numbers(numbers))?;
-        let options = core(convert::typing(typing))?;
-        let table = core(self.config.parse_table_with(status, body, &options))?;
-        let mut keys = Keys::new(&table.columns);
-        let rows = keys.rows(&table.rows, as_text)?;
-        let out = Object::new();
-        set(&out, "columns", &keys.columns());
-        set(&out, "rows", &rows);
-        set(&out, "notices", &strings(&table.notices));
-        Ok(out.into())
+    pub fn new(options: &JsValue) -> JsResult<Core> {
+        Ok(Core {
+            config: convert::config(options)?,
+        })
     }
 
     /// Makes room in wasm memory for parsing a body of `length` bytes, to be
@@ -197,90 +121,4 @@ impl Core {
     pub fn has_access_token(&self) -> bool {
         self.config.has_access_token()
     }
-}
-
-impl Core {
-    pub(crate) fn request(&self, request: &http::Request<Vec<u8>>) -> JsValue {
-        let out = request_js(&self.config, request);
-        let url = request.uri().to_string();
-        set(&out, "displayUrl", &self.config.redact(&url).into());
-        out.into()
-    }
-}
-
-/// A request as `{method, url, headers, body}` for fetch.
-fn request_js(_config: &Config, request: &http::Request<Vec<u8>>) -> Object {
-    let url = request.uri().to_string();
-    let headers = Array::new();
-    for (name, value) in request.headers() {
-        // The core only sets ASCII values; lossy is for the impossible case.
-        let value = String::from_utf8_lossy(value.as_bytes());
-        headers.push(&Array::of2(&name.as_str().into(), &value.as_ref().into()));
-    }
-    let body = if request.body().is_empty() {
-        JsValue::NULL
-    } else {
-        Uint8Array::from(request.body().as_slice()).into()
-    };
-    let out = Object::new();
-    set(&out, "method", &request.method().as_str().into());
-    set(&out, "url", &url.as_str().into());
-    set(&out, "headers", &headers);
-    set(&out, "body", &body);
-    out
-}
-
-/// Dues as `{acid, kind, rows, schema, raw, notices}`, and `batch` (the
-/// rows as typed columns) and `totalRows` for `columns()`.
-fn dues_js(dues: &erpdata::Dues, as_text: rows::Numbers) -> Result<JsValue, JsValue> {
-    let rows = Keys::new(&[]).rows(&dues.rows, as_text)?;
-    let out = Object::new();
-    let batches = call::unified(dues.batches.clone());
-    set(&out, "batch", &columns::batches(&batches, as_text));
-    set(&out, "totalRows", &(dues.rows.len() as f64).into());
-    set(&out, "acid", &dues.acid.as_str().into());
-    set(&out, "kind", &dues.kind.as_str().into());
-    set(&out, "rows", &rows);
-    set(&out, "schema", &schema(&dues.schema)?.into());
-    set(&out, "raw", &dues.raw.as_str().into());
-    set(&out, "notices", &strings(&dues.notices));
-    Ok(out.into())
-}
-
-pub(crate) fn dues_query(acid: &JsValue, kind: &JsValue) -> Result<DuesQuery, erpdata::Error> {
-    let acid = id("acid", acid)?;
-    let kind = DuesKind::from_str(&text("kind", kind)?)?;
-    Ok(DuesQuery::new(acid, kind))
-}
-
-fn table_query(
-    table: &JsValue,
-    company_id: &JsValue,
-    year_id: &JsValue,
-    method: &JsValue,
-) -> Result<TableQuery, erpdata::Error> {
-    let method = match opt_text("method", method)? {
-        Some(m) => Method::from_str(&m)?,
-        None => Method::default(),
-    };
-    Ok(TableQuery {
-        table: text("table", table)?,
-        company_id: opt_id("company_id", company_id)?,
-        year_id: opt_id("year_id", year_id)?,
-        method,
-    })
-}
-
-/// `{column: type name}`, own properties in column order (`__proto__`
-/// too, as `Object.fromEntries` makes it).
-pub(crate) fn schema(schema: &erpdata::Schema) -> Result<Object, JsValue> {
-    let pairs: Array = schema
-        .iter()
-        .map(|(name, ty)| Array::of2(&name.as_str().into(), &ty.name().into()))
-        .collect();
-    Object::from_entries(&pairs)
-}
-
-pub(crate) fn strings(items: &[String]) -> Array {
-    items.iter().map(|s| JsValue::from_str(s)).collect()
 }

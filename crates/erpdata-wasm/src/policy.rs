@@ -10,7 +10,7 @@ use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::invalid;
-use crate::errors::core;
+use crate::errors::JsResult;
 use crate::Core;
 
 /// When to try a failed call again (`erpdata::RetryPolicy`).
@@ -87,14 +87,14 @@ impl Core {
         status: u16,
         location: Option<String>,
         hops_done: u32,
-    ) -> Result<JsValue, JsValue> {
-        let sent = core(request_from_js(sent))?;
-        let next =
-            core(
-                self.config
-                    .follow_redirect(&sent, status, location.as_deref(), hops_done),
-            )?;
-        Ok(next.map_or(JsValue::UNDEFINED, |r| self.request(&r)))
+    ) -> JsResult<JsValue> {
+        let sent = request_from_js(sent)?;
+        let next = self
+            .config
+            .follow_redirect(&sent, status, location.as_deref(), hops_done)?;
+        Ok(next.map_or(JsValue::UNDEFINED, |r| {
+            crate::call::request_js(&self.config, &r, true).into()
+        }))
     }
 }
 

@@ -12,15 +12,15 @@
 
 use erpdata::{Batch, TableDecoder};
 
-use crate::call::unified;
+use crate::output::{strings, unified};
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::columns;
 use crate::convert::{self, set};
-use crate::errors::core;
+use crate::errors::JsResult;
 use crate::rows::{self, Numbers};
-use crate::{strings, Core};
+use crate::Core;
 
 /// One answer being decoded.
 #[wasm_bindgen]
@@ -48,9 +48,9 @@ impl Core {
         numbers: &JsValue,
         typing: &JsValue,
         whole: bool,
-    ) -> Result<TableStream, JsValue> {
-        let numbers = core(rows::numbers(numbers))?;
-        let mut options = core(convert::typing(typing))?;
+    ) -> JsResult<TableStream> {
+        let numbers = rows::numbers(numbers)?;
+        let mut options = convert::typing(typing)?;
         options.batch_rows = batch_rows.max(1) as usize;
         options.one_schema = !whole;
         Ok(TableStream {
@@ -67,9 +67,9 @@ impl Core {
 impl TableStream {
     /// Takes the next chunk; returns the batches it completed (often none;
     /// always none for a whole table).
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<Array, JsValue> {
+    pub fn feed(&mut self, chunk: &[u8]) -> JsResult<Array> {
         let decoder = self.decoder.as_mut().ok_or_else(finished)?;
-        let batches = core(decoder.feed(chunk))?;
+        let batches = decoder.feed(chunk)?;
         self.regular = decoder.rows_regular();
         self.rows = decoder.rows() as f64;
         if let Some(kept) = &mut self.kept {
@@ -85,10 +85,10 @@ impl TableStream {
     /// Ends the body: `{batches, notices, totalRows}` with the batches not
     /// yet returned (a whole table's as one), or throws (a body cut short
     /// is a `decode` error).
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+    pub fn finish(&mut self) -> JsResult<JsValue> {
         let decoder = self.decoder.take().ok_or_else(finished)?;
         self.regular = decoder.rows_regular();
-        let done = core(decoder.finish())?;
+        let done = decoder.finish()?;
         self.rows = done.total_rows as f64;
         let batches: Array = match self.kept.take() {
             Some(mut kept) => {
