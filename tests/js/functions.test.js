@@ -131,3 +131,53 @@ test("a dues answer has typed columns too", async () => {
   assert.ok(due_date.values instanceof Int32Array);
   assert.deepEqual(JSON.parse(JSON.stringify(dues)).rows, JSON.parse(JSON.stringify(dues.rows)));
 });
+
+/**
+ * A fetch that answers `C001` with a 500 when `failFirst`, and holds every
+ * other call open until its request is aborted; `started` and `aborted`
+ * count the calls.
+ */
+function holding({ failFirst = false } = {}) {
+  const calls = { started: 0, aborted: 0 };
+  calls.fetch = (url, init) => {
+    calls.started += 1;
+    if (failFirst && String(url).includes("acid=C001")) {
+      return Promise.resolve(new Response("down", { status: 500 }));
+    }
+    return new Promise((_, reject) => {
+      init.signal.addEventListener("abort", () => {
+        calls.aborted += 1;
+        reject(init.signal.reason);
+      });
+    });
+  };
+  return calls;
+}
+
+test("a plan's calls: at most its concurrency, all ended by the caller's signal", async () => {
+  const calls = holding();
+  const c = client("https://erp.example.com/", { fetch: calls.fetch, maxRetries: 0 });
+  const controller = new AbortController();
+  const pending = c.duesTable(["C001", "C002", "C003"], "RECEIPT", {
+    concurrency: 2,
+    signal: controller.signal,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(calls.started, 2, "the third waits for a free slot");
+  controller.abort();
+  await assert.rejects(pending, (err) => err.aborted === true);
+  assert.equal(calls.aborted, 2);
+  assert.equal(calls.started, 2);
+});
+
+test("a plan's first failure is thrown and the calls still running are abandoned", async () => {
+  const calls = holding({ failFirst: true });
+  const c = client("https://erp.example.com/", { fetch: calls.fetch, maxRetries: 0 });
+  await assert.rejects(
+    c.duesTable(["C002", "C001", "C003"], "RECEIPT", { concurrency: 2 }),
+    (err) => err.kind === "http_status" && err.status === 500,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(calls.started, 2, "nothing started after the failure");
+  assert.equal(calls.aborted, 1, "the other call was abandoned");
+});

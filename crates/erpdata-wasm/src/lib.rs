@@ -62,7 +62,7 @@ impl Core {
     }
 
     /// Makes room in wasm memory for parsing a body of `length` bytes, to be
-    /// called (as its own call) before `parseTable`/`parseDues`.
+    /// called (as its own call) before `Invocation.parse`.
     ///
     /// Memory that grows in the middle of a long wasm call makes V8 run full
     /// GCs back to back until the call returns (Node 20: the first parse of

@@ -1,7 +1,7 @@
-//! The core's retry and redirect decisions one at a time, for the shared
-//! vectors (tests/vectors, run by tests/js/vectors.test.js). The client
-//! does not use them: its calls are the core's `Call` (see `call`), which
-//! makes these decisions itself.
+//! Test-only (the `testing` feature): the core's retry and redirect
+//! decisions one at a time, for the shared vectors (tests/vectors, run by
+//! tests/js/vectors.test.js). The client does not use them: its calls are
+//! the core's `Call` (see `call`), which makes these decisions itself.
 
 use std::time::{Duration, UNIX_EPOCH};
 

@@ -1,5 +1,6 @@
-//! `TableStream`: the core's streaming table decoder for JS, fed a body's
-//! chunks directly: for the shared decoding vectors (tests/js/vectors.js).
+//! Test-only (the `testing` feature). `TableStream`: the core's streaming
+//! table decoder for JS, fed a body's chunks directly: for the shared
+//! decoding vectors (tests/js/vectors.js).
 //! The client's calls decode inside the core's `Call` (see `call`).
 //!
 //! Two modes. A stream (`streamTable`) has one schema, fixed by its first
@@ -36,7 +37,8 @@ pub struct TableStream {
 #[wasm_bindgen]
 impl Core {
     /// A decoder for a table answer with HTTP status `status`, in batches
-    /// of `batchRows` rows; `numbers` and `typing` as for `parseTable`.
+    /// of `batchRows` rows; `numbers` and `typing` as `Core.invoke` reads
+    /// them (`{numbers}` and `{schema, inferStrings}`).
     /// `whole` false: a stream of one schema, each batch given out by
     /// `feed`; true: a whole table, given out by `finish` as one batch of
     /// unified column types.
