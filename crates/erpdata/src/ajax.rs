@@ -21,10 +21,10 @@
 use http::Request;
 use url::form_urlencoded;
 
+pub use crate::catalogue::AjaxFunction;
 use crate::catalogue::{self, Operation};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::id::Id;
 use crate::query::{DuesQuery, Method};
 use crate::request::build;
 use crate::validate;
@@ -42,48 +42,6 @@ pub struct AjaxOptions {
     pub send_token: Option<bool>,
     /// `GET` or `POST`; `None` is `GET` without the token, `POST` with it.
     pub method: Option<Method>,
-}
-
-/// A function of `apis/ajax.php` and its parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AjaxFunction {
-    /// `getduesSumm`: the outstanding receivables summary.
-    DuesSummary,
-    /// `avgPayDays`: the average payment days of an account.
-    AvgPayDays {
-        /// The account (`acid`).
-        acid: Id,
-    },
-    /// `netProfit`: the net profit from `start` to `end` (inclusive).
-    NetProfit {
-        /// `sdate`, `YYYY-MM-DD`.
-        start: String,
-        /// `edate`, `YYYY-MM-DD`.
-        end: String,
-    },
-    /// `grossProfit`: the gross profit from `start` to `end` (inclusive).
-    GrossProfit {
-        /// `sdate`, `YYYY-MM-DD`.
-        start: String,
-        /// `edate`, `YYYY-MM-DD`.
-        end: String,
-    },
-    /// `scheduleDet`: the accounts under a schedule, over a range.
-    ScheduleAccounts {
-        /// The schedule's name (`schedule`), e.g. `Sundry Debtors`.
-        schedule: String,
-        /// `sdate`, `YYYY-MM-DD`.
-        start: String,
-        /// `edate`, `YYYY-MM-DD`.
-        end: String,
-    },
-    /// Any other function, with its parameters in the order given.
-    Other {
-        /// The function's name (`func`): a plain identifier.
-        func: String,
-        /// `(name, value)` pairs.
-        params: Vec<(String, String)>,
-    },
 }
 
 /// One call to a function of `apis/ajax.php`.
@@ -111,50 +69,11 @@ pub struct AjaxQuery {
 }
 
 impl AjaxQuery {
-    fn of(function: AjaxFunction) -> Self {
+    pub(crate) fn of(function: AjaxFunction) -> Self {
         AjaxQuery {
             function,
             options: AjaxOptions::default(),
         }
-    }
-
-    /// `getduesSumm`.
-    pub fn dues_summary() -> Self {
-        Self::of(AjaxFunction::DuesSummary)
-    }
-
-    /// `avgPayDays` for `acid`.
-    pub fn avg_pay_days(acid: impl Into<Id>) -> Self {
-        Self::of(AjaxFunction::AvgPayDays { acid: acid.into() })
-    }
-
-    /// `netProfit` from `start` to `end` (`YYYY-MM-DD`, inclusive).
-    pub fn net_profit(start: impl Into<String>, end: impl Into<String>) -> Self {
-        Self::of(AjaxFunction::NetProfit {
-            start: start.into(),
-            end: end.into(),
-        })
-    }
-
-    /// `grossProfit` from `start` to `end` (`YYYY-MM-DD`, inclusive).
-    pub fn gross_profit(start: impl Into<String>, end: impl Into<String>) -> Self {
-        Self::of(AjaxFunction::GrossProfit {
-            start: start.into(),
-            end: end.into(),
-        })
-    }
-
-    /// `scheduleDet`: the accounts under `schedule` from `start` to `end`.
-    pub fn schedule_accounts(
-        schedule: impl Into<String>,
-        start: impl Into<String>,
-        end: impl Into<String>,
-    ) -> Self {
-        Self::of(AjaxFunction::ScheduleAccounts {
-            schedule: schedule.into(),
-            start: start.into(),
-            end: end.into(),
-        })
     }
 
     /// Any function, by name, with its parameters in order.
@@ -229,27 +148,6 @@ impl AjaxQuery {
             out.push((name.as_str(), value.as_str()));
         }
         Ok(out)
-    }
-}
-
-impl AjaxFunction {
-    /// The catalogue's entry of a named function, and the values of its
-    /// wire parameters in the entry's order.
-    fn entry(&self) -> (&'static Operation, Vec<&str>) {
-        let (name, values) = match self {
-            AjaxFunction::DuesSummary => ("dues_summary", vec![]),
-            AjaxFunction::AvgPayDays { acid } => ("avg_pay_days", vec![acid.as_str()]),
-            AjaxFunction::NetProfit { start, end } => ("net_profit", vec![&**start, &**end]),
-            AjaxFunction::GrossProfit { start, end } => ("gross_profit", vec![&**start, &**end]),
-            AjaxFunction::ScheduleAccounts {
-                schedule,
-                start,
-                end,
-            } => ("schedule_accounts", vec![&**schedule, &**start, &**end]),
-            AjaxFunction::Other { .. } => ("ajax", vec![]),
-        };
-        let op = catalogue::operation(name).expect("every function has its entry");
-        (op, values)
     }
 }
 

@@ -1,11 +1,14 @@
-//! The entries of the catalogue. Adding an operation of `ajax.php` is
-//! adding one here (with its variant in `crate::ajax`), then the sandbox's
-//! fake, vectors and docs; every facade follows from this list.
+//! The entries of the catalogue, and the typed form of each function of
+//! `ajax.php` ([`AjaxFunction`], its [`AjaxQuery`] constructor). Adding an
+//! operation of `ajax.php` is adding it here, then its method of the Rust
+//! clients (`crate::client::operations`), the sandbox's fake, vectors and
+//! docs; every other facade follows from this list.
 
 use super::invocation::Query;
 use super::{AnswerKind, Args, Endpoint, Operation, Param, ParamKind, TokenRule};
 use crate::ajax::{AjaxOptions, AjaxQuery};
 use crate::error::Result;
+use crate::id::Id;
 use crate::query::{DuesQuery, TableQuery};
 
 /// Every operation, in the order the docs list them.
@@ -19,6 +22,109 @@ pub static OPERATIONS: &[Operation] = &[
     SCHEDULE_ACCOUNTS,
     AJAX,
 ];
+
+/// A function of `apis/ajax.php` and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AjaxFunction {
+    /// `getduesSumm`: the outstanding receivables summary.
+    DuesSummary,
+    /// `avgPayDays`: the average payment days of an account.
+    AvgPayDays {
+        /// The account (`acid`).
+        acid: Id,
+    },
+    /// `netProfit`: the net profit from `start` to `end` (inclusive).
+    NetProfit {
+        /// `sdate`, `YYYY-MM-DD`.
+        start: String,
+        /// `edate`, `YYYY-MM-DD`.
+        end: String,
+    },
+    /// `grossProfit`: the gross profit from `start` to `end` (inclusive).
+    GrossProfit {
+        /// `sdate`, `YYYY-MM-DD`.
+        start: String,
+        /// `edate`, `YYYY-MM-DD`.
+        end: String,
+    },
+    /// `scheduleDet`: the accounts under a schedule, over a range.
+    ScheduleAccounts {
+        /// The schedule's name (`schedule`), e.g. `Sundry Debtors`.
+        schedule: String,
+        /// `sdate`, `YYYY-MM-DD`.
+        start: String,
+        /// `edate`, `YYYY-MM-DD`.
+        end: String,
+    },
+    /// Any other function, with its parameters in the order given.
+    Other {
+        /// The function's name (`func`): a plain identifier.
+        func: String,
+        /// `(name, value)` pairs.
+        params: Vec<(String, String)>,
+    },
+}
+
+impl AjaxQuery {
+    /// `getduesSumm`.
+    pub fn dues_summary() -> Self {
+        Self::of(AjaxFunction::DuesSummary)
+    }
+
+    /// `avgPayDays` for `acid`.
+    pub fn avg_pay_days(acid: impl Into<Id>) -> Self {
+        Self::of(AjaxFunction::AvgPayDays { acid: acid.into() })
+    }
+
+    /// `netProfit` from `start` to `end` (`YYYY-MM-DD`, inclusive).
+    pub fn net_profit(start: impl Into<String>, end: impl Into<String>) -> Self {
+        Self::of(AjaxFunction::NetProfit {
+            start: start.into(),
+            end: end.into(),
+        })
+    }
+
+    /// `grossProfit` from `start` to `end` (`YYYY-MM-DD`, inclusive).
+    pub fn gross_profit(start: impl Into<String>, end: impl Into<String>) -> Self {
+        Self::of(AjaxFunction::GrossProfit {
+            start: start.into(),
+            end: end.into(),
+        })
+    }
+
+    /// `scheduleDet`: the accounts under `schedule` from `start` to `end`.
+    pub fn schedule_accounts(
+        schedule: impl Into<String>,
+        start: impl Into<String>,
+        end: impl Into<String>,
+    ) -> Self {
+        Self::of(AjaxFunction::ScheduleAccounts {
+            schedule: schedule.into(),
+            start: start.into(),
+            end: end.into(),
+        })
+    }
+}
+
+impl AjaxFunction {
+    /// The catalogue's entry of a function, and the values of its wire
+    /// parameters in the entry's order (none for `Other`, whose pairs are
+    /// its own).
+    pub(crate) fn entry(&self) -> (&'static Operation, Vec<&str>) {
+        match self {
+            AjaxFunction::DuesSummary => (&DUES_SUMMARY, vec![]),
+            AjaxFunction::AvgPayDays { acid } => (&AVG_PAY_DAYS, vec![acid.as_str()]),
+            AjaxFunction::NetProfit { start, end } => (&NET_PROFIT, vec![start, end]),
+            AjaxFunction::GrossProfit { start, end } => (&GROSS_PROFIT, vec![start, end]),
+            AjaxFunction::ScheduleAccounts {
+                schedule,
+                start,
+                end,
+            } => (&SCHEDULE_ACCOUNTS, vec![schedule, start, end]),
+            AjaxFunction::Other { .. } => (&AJAX, vec![]),
+        }
+    }
+}
 
 const ACID: Param = Param {
     name: "acid",

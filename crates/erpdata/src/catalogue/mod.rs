@@ -15,7 +15,7 @@ mod invocation;
 mod whole_table;
 
 pub use args::{Arg, Args};
-pub use entries::OPERATIONS;
+pub use entries::{AjaxFunction, OPERATIONS};
 pub use invocation::{Invocation, OperationSink, Output, Query};
 pub use whole_table::{TableBatches, WholeTable};
 
@@ -151,9 +151,9 @@ impl TokenRule {
 /// One operation of the interface.
 #[derive(Debug, Clone, Copy)]
 pub struct Operation {
-    /// Its name in snake case: the Python and Rust method (`gross_profit`).
+    /// Its name in snake case: the Python and Rust method (`net_profit`).
     pub name: &'static str,
-    /// Its name in JavaScript (`grossProfit`).
+    /// Its name in JavaScript (`netProfit`).
     pub js_name: &'static str,
     /// The wire function (`func`), or `None` where the call gives it (the
     /// generic `ajax` call) or the endpoint has none (the table fetch).
@@ -173,7 +173,7 @@ pub struct Operation {
 }
 
 impl Operation {
-    /// The command's name in a CLI (`gross-profit`).
+    /// The command's name in a CLI (`net-profit`).
     pub fn cli_name(&self) -> String {
         self.name.replace('_', "-")
     }
