@@ -7,7 +7,11 @@ import { invalidInput } from "./errors.js";
 import { core, Table, tableBatch } from "./table.js";
 import { loadWasm } from "./wasm.js";
 
-/** Upper bounds of the past-due buckets, in days: current, 1-30, 31-60, 61-90, 91+. */
+/**
+ * Upper bounds of the past-due buckets, in days: current, 1-30, 31-60,
+ * 61-90, 91+. The core's (a test pins them): a constant here because the
+ * package loads no wasm at import.
+ */
 export const DEFAULT_BUCKETS = Object.freeze([30, 60, 90]);
 
 function batchOf(field, value) {

@@ -121,14 +121,23 @@ const plainlyBadText = (s) =>
  * How an id (acid, company id, year id) must be handled: `"refuse"`, or the
  * text it goes on the wire as, or `"either"`.
  */
+/**
+ * A Date at midnight UTC reaches the core as its day's text, whatever the
+ * parameter: arguments are converted by shape, and the core sends a text id
+ * as given.
+ */
+const midnightDate = (v) => v instanceof Date && v.getTime() % 86_400_000 === 0;
+
 function idRule(v) {
+  if (midnightDate(v)) return "either";
   if (typeof v === "string") return plainlyBadText(v) ? "refuse" : "either";
   if (typeof v === "number") return Number.isSafeInteger(v) ? String(v === 0 ? 0 : v) : "refuse";
   if (typeof v === "bigint") return v.toString();
   return "refuse";
 }
 
-const textRule = (v) => (typeof v !== "string" || plainlyBadText(v) ? "refuse" : "either");
+const textRule = (v) =>
+  midnightDate(v) || (typeof v === "string" && !plainlyBadText(v)) ? "either" : "refuse";
 const oneOf =
   (...allowed) =>
   (v) =>

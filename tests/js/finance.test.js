@@ -3,7 +3,14 @@
 // and ErpClient.aging() / creditStatus() against the sandbox.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { aging, creditStatus, ErpClient, InvalidInputError, Table } from "../../js/src/index.js";
+import {
+  aging,
+  creditStatus,
+  DEFAULT_BUCKETS,
+  ErpClient,
+  InvalidInputError,
+  Table,
+} from "../../js/src/index.js";
 import { tableBatch, core as thrownAs } from "../../js/src/table.js";
 import { loadWasm } from "../../js/src/wasm.js";
 import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
@@ -44,6 +51,10 @@ const AGING = load("aging");
 const CREDIT = load("credit-status");
 const PAY_DAYS = load("pay-days");
 const ACCOUNT_IDS = load("account-ids");
+
+test("DEFAULT_BUCKETS are the core's", () => {
+  assert.deepEqual(DEFAULT_BUCKETS, [...loadTestingWasm().defaultBuckets()]);
+});
 
 test("the finance vector files have cases", () => {
   for (const cases of [AGING, CREDIT, PAY_DAYS, ACCOUNT_IDS]) assert.ok(cases.length > 0);

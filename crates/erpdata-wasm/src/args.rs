@@ -104,7 +104,10 @@ fn date_arg(date: &Date) -> Arg {
     if ms % 86_400_000.0 == 0.0 {
         Arg::Text(iso[..iso.len() - "T00:00:00.000Z".len()].to_owned())
     } else {
-        Arg::DateTime(iso)
+        // The core's message quotes this text: say why a Date is refused.
+        Arg::DateTime(format!(
+            "{iso}, a Date not at midnight UTC: its calendar day depends on the time zone"
+        ))
     }
 }
 

@@ -137,3 +137,12 @@ pub fn pay_days(acid: &str, answer: &str) -> JsResult<JsValue> {
         _ => JsValue::NULL,
     })
 }
+
+/// The core's default bucket bounds: the test that pins the package's
+/// `DEFAULT_BUCKETS` (a constant at import, before any wasm is loaded) to
+/// them.
+#[cfg(feature = "testing")]
+#[wasm_bindgen(js_name = defaultBuckets)]
+pub fn default_buckets() -> Vec<u32> {
+    erpdata::DEFAULT_BUCKETS.to_vec()
+}

@@ -81,19 +81,24 @@ fn required(args: &JsValue, snake: &str, js: &str) -> Arg {
 /// The account table a finance plan reads: its name, company and year.
 fn account_table(args: &JsValue) -> [Option<Arg>; 3] {
     [
-        opt(args, "accounts_table", "accountsTable"),
+        // `null` is a name the plan refuses (`undefined`: the default).
+        strict(args, "accounts_table", "accountsTable"),
         opt(args, "company_id", "companyId"),
         opt(args, "year_id", "yearId"),
     ]
 }
 
-/// An argument with a default when not given (`undefined`, as a JS
-/// default parameter has it); `null` is a value, refused by the plan.
+/// An argument not given only when `undefined` (as a JS default parameter
+/// has it): `null` is a value, refused by the plan.
+fn strict(args: &JsValue, snake: &str, js: &str) -> Option<Arg> {
+    let value = member(args, snake, js);
+    (!value.is_undefined())
+        .then(|| arg(&value).unwrap_or_else(|| Arg::Unsupported("null".to_owned())))
+}
+
+/// `strict`, with a default.
 fn defaulted(args: &JsValue, snake: &str, js: &str, default: Arg) -> Arg {
-    match member(args, snake, js) {
-        v if v.is_undefined() => default,
-        v => arg(&v).unwrap_or_else(|| Arg::Unsupported("null".to_owned())),
-    }
+    strict(args, snake, js).unwrap_or(default)
 }
 
 #[wasm_bindgen]
