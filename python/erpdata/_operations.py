@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _finance
 from ._base import ClientBase
 from ._checks import check_progress
-from ._core import Plan
+from ._core import Invocation, Plan
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Id, Table
 from ._progress import ProgressArg
@@ -105,8 +105,12 @@ class Operations:
         # the concurrency) before anything is sent.
         given = acids if isinstance(acids, list) else []
         invoked = [self._config.invoke("dues", {"acid": a, "kind": kind}) for a in given]
-        # One call per distinct account, in order (7 and "7" are one).
-        calls = list({i.request().url: i for i in reversed(invoked)}.values())[::-1]
+        # One call per distinct account, in the order first asked (7 and
+        # "7" are one).
+        distinct: dict[str, Invocation] = {}
+        for invocation in invoked:
+            distinct.setdefault(invocation.request().url, invocation)
+        calls = list(distinct.values())
         Plan.dues_table(self._config, acids, kind, concurrency)
         typing = typing_options(schema_overrides, infer_strings)
         fanout = Fanout(calls, typing, concurrency, lambda dues: {d.acid: d for d in dues})

@@ -10,7 +10,7 @@ import pytest
 
 import erpdata
 from erpdata import _core
-from erpdata._core import Call, Config, Done, Emit, Failed, Read, Send, Sleep
+from erpdata._core import Call, Config, Done, Emit, Failed, Invocation, Read, Send, Sleep
 
 TOKEN = "fake-token-for-call-tests"
 CONFIG = Config(
@@ -22,8 +22,12 @@ TABLE = b'{"status":"success","data":[{"n":1},{"n":2},{"n":3}]}'
 
 
 def dues_call(now: float = 0.0, **limits: Any) -> Call:
-    request = CONFIG.dues_request("C001", "RECEIPT")
-    return Call.dues(CONFIG, request, "C001", "RECEIPT", **{**LIMITS, **limits, "now": now})
+    invocation = CONFIG.invoke("dues", {"acid": "C001", "kind": "RECEIPT"})
+    return Call.start(invocation, **{**LIMITS, **limits, "now": now})
+
+
+def table_invocation() -> Invocation:
+    return CONFIG.invoke("table", {"name": "sales_invoice"})
 
 
 def test_a_503_then_the_answer() -> None:
@@ -98,8 +102,7 @@ def test_the_total_bounds_the_call() -> None:
 
 
 def test_a_stream_emits_batches_and_counts_them() -> None:
-    request = CONFIG.table_request("sales_invoice")
-    call = Call.stream(CONFIG, request, batch_rows=1, **LIMITS, now=0.0)
+    call = Call.start(table_invocation(), stream=True, batch_rows=1, **LIMITS, now=0.0)
     assert isinstance(call.next(0.0), Send)
     call.head(0.0, 200)
     assert isinstance(call.next(0.0), Read)
@@ -121,8 +124,7 @@ def test_a_stream_emits_batches_and_counts_them() -> None:
 
 
 def test_a_table_is_decoded_on_its_thread() -> None:
-    request = CONFIG.table_request("sales_invoice")
-    call = Call.table(CONFIG, request, batch_rows=_core.DEFAULT_BATCH_ROWS, **LIMITS, now=0.0)
+    call = Call.start(table_invocation(), batch_rows=_core.DEFAULT_BATCH_ROWS, **LIMITS, now=0.0)
     assert isinstance(call.next(0.0), Send)
     call.head(0.0, 200)
     for at in range(0, len(TABLE), 7):
@@ -154,3 +156,16 @@ def test_the_core_checks_the_limits(limits: dict[str, Any], field: str) -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
         dues_call(**limits)
     assert info.value.field == field
+
+
+def test_only_a_table_is_streamed() -> None:
+    invocation = CONFIG.invoke("dues", {"acid": "C001", "kind": "RECEIPT"})
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Call.start(invocation, stream=True, **LIMITS, now=0.0)
+    assert info.value.field == "stream" and "only a table can be streamed" in str(info.value)
+
+
+def test_the_core_checks_batch_rows() -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Call.start(table_invocation(), stream=True, batch_rows=0, **LIMITS, now=0.0)
+    assert info.value.field == "batch_rows"

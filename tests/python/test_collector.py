@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import erpdata
-from erpdata._core import Config, TableCollector
+from erpdata._core import Config
+from erpdata._core._testing import TableCollector
 
 CONFIG = Config("http://127.0.0.1:1/", project="demo", access_token="fake-token-for-tests")
 BODY = (

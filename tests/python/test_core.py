@@ -11,9 +11,18 @@ import pytest
 import erpdata
 from conftest import FAKE_TOKEN
 from erpdata import DuesKind
-from erpdata._core import Config
+from erpdata._core import Config, Request
+from erpdata._core._testing import parse_table_rows
 
 BASE = "https://erp.example.com/"
+
+
+def dues_request(config: Config, acid: object, kind: object) -> Request:
+    return config.invoke("dues", {"acid": acid, "kind": kind}).request()
+
+
+def table_request(config: Config, name: str, **options: object) -> Request:
+    return config.invoke("table", {"name": name, **options}).request()
 
 
 def config(**kw: object) -> Config:
@@ -32,21 +41,44 @@ def config(**kw: object) -> Config:
     [("C001", "C001"), ("007", "007"), (7, "7"), (10**30, "1" + "0" * 30), (-3, "-3")],
 )
 def test_ids_as_str_or_int(acid: object, sent: str) -> None:
-    request = config().dues_request(acid, "RECEIPT")  # type: ignore[arg-type]
+    request = dues_request(config(), acid, "RECEIPT")
     assert f"acid={sent}&" in request.url
 
 
-@pytest.mark.parametrize("bad", [1.5, True, None, b"C001", ["C001"], Decimal("1")])
-def test_other_id_types_are_invalid_input(bad: object) -> None:
+@pytest.mark.parametrize(
+    "bad, shown",
+    [
+        (1.5, "a value of type float"),
+        (True, "true"),
+        (b"C001", "a value of type bytes"),
+        (["C001"], "a list"),
+        (Decimal("1"), "a value of type Decimal"),
+    ],
+)
+def test_other_id_types_are_invalid_input(bad: object, shown: str) -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
-        config().dues_request(bad, "RECEIPT")  # type: ignore[arg-type]
+        dues_request(config(), bad, "RECEIPT")
     assert info.value.field == "acid"
-    assert f"must be a string or an integer, got {type(bad).__name__}" in str(info.value)
+    assert f"must be text or an integer, got {shown}" in str(info.value)
+
+
+def test_a_missing_id_is_required() -> None:
+    # None is "not given", so the core says the argument is missing.
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        dues_request(config(), None, "RECEIPT")
+    assert info.value.field == "acid" and "is required" in str(info.value)
+
+
+def test_unknown_arguments_are_named() -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        config().invoke("table", {"table": "account"})
+    assert info.value.field == "table"
+    assert "is not an argument of table; it takes name" in str(info.value)
 
 
 def test_company_and_year_types_are_checked_too() -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
-        config().table_request("account", company_id=1.0)  # type: ignore[arg-type]
+        table_request(config(), "account", company_id=1.0)
     assert info.value.field == "company_id"
     with pytest.raises(erpdata.InvalidInputError) as info:
         Config(BASE, year_id=False)
@@ -56,31 +88,31 @@ def test_company_and_year_types_are_checked_too() -> None:
 def test_kind_enum_and_any_case() -> None:
     c = config()
     urls = {
-        c.dues_request("C1", k).url for k in (DuesKind.PAYMENT, "PAYMENT", "payment", "PayMent")
+        dues_request(c, "C1", k).url for k in (DuesKind.PAYMENT, "PAYMENT", "payment", "PayMent")
     }
     assert len(urls) == 1 and urls.pop().endswith("type=PAYMENT")
     for bad in ("REFUND", "", 1):
         with pytest.raises(erpdata.InvalidInputError) as info:
-            c.dues_request("C1", bad)  # type: ignore[arg-type]
+            dues_request(c, "C1", bad)
         assert info.value.field == "kind"
 
 
 def test_request_shape() -> None:
-    post = config().table_request("account")
+    post = table_request(config(), "account")
     assert post.method == "POST"
     assert post.url == post.display_url == BASE + "apis/dataapi.php"
     assert ("content-type", "application/x-www-form-urlencoded") in post.headers
     assert isinstance(post.body, bytes) and b"table=account" in post.body
-    get = config().dues_request("C1", "RECEIPT")
+    get = dues_request(config(), "C1", "RECEIPT")
     assert get.method == "GET" and get.body == b""
     assert all(name != "content-type" for name, _ in get.headers)
 
 
 def test_request_never_shows_the_token() -> None:
     c = config()
-    for request in (c.table_request("account"), c.table_request("account", method="GET")):
+    for request in (table_request(c, "account"), table_request(c, "account", method="GET")):
         assert FAKE_TOKEN not in repr(request) + str(request) + request.display_url
-    get = c.table_request("account", method="GET")
+    get = table_request(c, "account", method="GET")
     assert FAKE_TOKEN in get.url  # the transport needs it ...
     assert "[REDACTED]" in get.display_url  # ... nobody else sees it
     assert FAKE_TOKEN not in repr(c) + str(c)
@@ -149,7 +181,7 @@ def test_cells_become_python_values() -> None:
     # The row parse keeps each row's keys and each number's text as sent
     # (a decimal column's value is a Decimal even when sent without a
     # fraction).
-    rows, columns, notices = config().parse_table_rows(200, body)
+    rows, columns, notices = parse_table_rows(config(), 200, body)
     assert rows[1] == {"d": Decimal("2"), "i": 1} and type(rows[1]["d"]) is Decimal
     assert str(rows[1]["d"]) == "2" and str(rows[0]["d"]) == "1234.50"
     assert columns == table.columns and notices == []

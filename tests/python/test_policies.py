@@ -15,7 +15,8 @@ from typing import Any, Callable
 import pytest
 
 import erpdata
-from erpdata._core import Config, RetryPolicy
+from erpdata._core import Config
+from erpdata._core._testing import RetryPolicy, follow_redirect
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 FAKE_TOKEN = "fake-token-for-tests"
@@ -59,13 +60,15 @@ def test_redirect_vector(case: dict[str, Any]) -> None:
     config = Config(settings.pop("base_url"), **settings)
     args = case["args"]
     if case["call"] == "dues":
-        sent = config.dues_request(args["acid"], args["kind"])
+        sent = config.invoke("dues", {"acid": args["acid"], "kind": args["kind"]}).request()
     else:
-        sent = config.table_request(args["table"], method=args.get("method", "POST"))
+        table = {"name": args["table"], "method": args.get("method", "POST")}
+        sent = config.invoke("table", table).request()
     response = case["response"]
 
     def call() -> Any:
-        return config.follow_redirect(
+        return follow_redirect(
+            config,
             sent, response["status"], response.get("location"), case["hops_done"]
         )
 

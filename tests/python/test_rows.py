@@ -125,7 +125,7 @@ loader.exec_module(core)
 texts = sys.argv[2].split(",")
 body = '{"status":"success","data":[{%s}]}' % ",".join('"c%d":%s' % (i, t) for i, t in enumerate(texts))
 config = core.Config("http://127.0.0.1:1/", project="d", access_token="fake-token-for-tests")
-decoder = core.TableDecoder(config, 200)
+decoder = core._testing.TableDecoder(config, 200)
 decoder.feed(body.encode())
 (batch,), _, _ = decoder.finish()
 row = batch.to_rows()[0]

@@ -48,7 +48,7 @@ def styled(sandbox_url: str) -> Iterator[dict[str, Client]]:
 def raw_table(client: Client, table: str) -> str:
     """The table answer's body as sent, fetched with the request the core
     describes."""
-    request = client._config.table_request(table)
+    request = client._config.invoke("table", {"name": table}).request()
     answer = httpx.request(
         request.method, request.url, headers=request.headers, content=request.body, timeout=10
     )

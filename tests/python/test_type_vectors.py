@@ -17,7 +17,8 @@ import pytest
 
 import erpdata
 from erpdata import Table
-from erpdata._core import Batch, TableDecoder, Typing
+from erpdata._core import Batch, Typing
+from erpdata._core._testing import TableDecoder
 from erpdata._typing import typing_options
 from test_vectors import DEFAULT_RESPONSE_CONFIG, ERRORS, load, make_config
 

@@ -93,6 +93,12 @@ fn list(value: &Bound<'_, PyAny>) -> Result<Option<Arg>> {
     arg(value)
 }
 
+/// Python's `None` where a value must be given: a value of type
+/// `NoneType`, for the core to refuse.
+fn none() -> Arg {
+    Arg::Unsupported("NoneType".to_owned())
+}
+
 fn opt(value: Option<&Bound<'_, PyAny>>) -> Result<Option<Arg>> {
     Ok(match value {
         Some(v) => arg(v)?,
@@ -131,7 +137,7 @@ impl Plan {
         let concurrency = whole(concurrency, erpdata::check_concurrency)?;
         let plan = erpdata::Plan::dues_table(
             config.core_config(),
-            &list(acids)?.unwrap_or_else(|| Arg::Unsupported("NoneType".to_owned())),
+            &list(acids)?.unwrap_or_else(none),
             &given(kind)?,
             concurrency as i64,
             options(typing),
@@ -154,7 +160,7 @@ impl Plan {
         accounts: &Bound<'_, PyAny>,
         as_of: &Bound<'_, PyAny>,
         buckets: &Bound<'_, PyAny>,
-        accounts_table: Option<&Bound<'_, PyAny>>,
+        accounts_table: &Bound<'_, PyAny>,
         company_id: Option<&Bound<'_, PyAny>>,
         year_id: Option<&Bound<'_, PyAny>>,
         concurrency: &Bound<'_, PyAny>,
@@ -164,8 +170,10 @@ impl Plan {
             kind: given(kind)?,
             accounts: list(accounts)?,
             as_of: given(as_of)?,
-            buckets: list(buckets)?,
-            accounts_table: opt(accounts_table)?,
+            // Both have defaults in the client's signature: `None` given
+            // is a value of the wrong type, not "the default".
+            buckets: Some(list(buckets)?.unwrap_or_else(none)),
+            accounts_table: Some(given(accounts_table)?),
             company_id: opt(company_id)?,
             year_id: opt(year_id)?,
             concurrency: concurrency as i64,
@@ -187,7 +195,7 @@ impl Plan {
         accounts: &Bound<'_, PyAny>,
         as_of: &Bound<'_, PyAny>,
         pay_days: &Bound<'_, PyAny>,
-        accounts_table: Option<&Bound<'_, PyAny>>,
+        accounts_table: &Bound<'_, PyAny>,
         company_id: Option<&Bound<'_, PyAny>>,
         year_id: Option<&Bound<'_, PyAny>>,
         concurrency: &Bound<'_, PyAny>,
@@ -197,7 +205,7 @@ impl Plan {
             accounts: list(accounts)?,
             as_of: given(as_of)?,
             pay_days: given(pay_days)?,
-            accounts_table: opt(accounts_table)?,
+            accounts_table: Some(given(accounts_table)?),
             company_id: opt(company_id)?,
             year_id: opt(year_id)?,
             concurrency: concurrency as i64,

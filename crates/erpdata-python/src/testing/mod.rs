@@ -14,6 +14,7 @@ use pyo3::types::PyTuple;
 use crate::config::{Config, Request};
 use crate::convert;
 use crate::errors::Result;
+use crate::table::TableData;
 use crate::typing::Typing;
 
 /// The request to send after a redirect answer: `None` when `status` is
@@ -51,6 +52,24 @@ fn parse_table_rows<'py>(
     Ok(convert::table_rows(py, &parsed)?)
 }
 
+/// The dues of many accounts joined as one `erpdata.Table` by the core
+/// (what a `dues_table` plan does with its calls' answers), for answers
+/// a plan cannot be asked for: dues of different kinds, which it refuses.
+#[pyfunction]
+#[pyo3(signature = (config, dues, typing=None))]
+fn dues_table_of<'py>(
+    py: Python<'py>,
+    config: &Config,
+    dues: Vec<PyRef<'py, convert::DuesData>>,
+    typing: Option<&Typing>,
+) -> Result<Bound<'py, PyAny>> {
+    let all: Vec<erpdata::Dues> = dues.iter().map(|d| d.inner.clone()).collect();
+    let core = config.core_config();
+    let options = Typing::decoder_options(typing, DecoderOptions::default().batch_rows);
+    let rows = py.detach(|| core.dues_table(&all, &options))?;
+    Ok(convert::table_model(py, TableData::typed(rows)?)?)
+}
+
 /// Adds `_testing` to the native module (not to its `__all__`: the stubs
 /// describe what every build has).
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -60,5 +79,12 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     testing.add_class::<collector::TableCollector>()?;
     testing.add_function(wrap_pyfunction!(follow_redirect, &testing)?)?;
     testing.add_function(wrap_pyfunction!(parse_table_rows, &testing)?)?;
+    testing.add_function(wrap_pyfunction!(dues_table_of, &testing)?)?;
+    // Importable as `erpdata._core._testing` (`from ... import` looks in
+    // `sys.modules`, as for any submodule of an extension).
+    m.py()
+        .import("sys")?
+        .getattr("modules")?
+        .set_item("erpdata._core._testing", &testing)?;
     m.setattr("_testing", testing)
 }
