@@ -24,7 +24,13 @@ def listing() -> str:
     lines = []
     for cls in (Client, AsyncClient):
         for name in sorted(dir(cls)):
-            if name.startswith("_") and name not in ("__init__", "__enter__", "__exit__", "__aenter__", "__aexit__"):
+            if name.startswith("_") and name not in (
+                "__init__",
+                "__enter__",
+                "__exit__",
+                "__aenter__",
+                "__aexit__",
+            ):
                 continue
             member = inspect.getattr_static(cls, name)
             if isinstance(member, property):

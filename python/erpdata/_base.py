@@ -17,7 +17,7 @@ from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
 from ._core import DEFAULT_MAX_RETRIES, Batch, Call, Config, Invocation
 from ._errors import InvalidInputError
 from ._log import watch
-from ._models import Id, Row
+from ._models import Id
 from ._stream import BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, Timeout, TimeoutTypes, resolve_timeout
 from ._typing import SchemaOverrides, typing_options

@@ -3,7 +3,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, final
 
 from ._errors import ErpError, TransportError
-from ._models import AjaxAnswer, Dues, Id, Row, Table
+from ._models import Id, Row, Table
 
 __version__: str
 
@@ -109,59 +109,25 @@ class Call:
     whenever the action is ``Send``, ``Sleep``, ``Done`` or ``Failed``."""
 
     @staticmethod
-    def dues(
-        config: Config,
-        request: Request,
-        acid: Id,
-        kind: str,
+    def start(
+        invocation: Invocation,
         typing: Typing | None = None,
         *,
+        stream: bool = False,
+        batch_rows: int = ...,
         total: float,
         connect: float,
         read: float,
         max_retries: int,
         now: float,
-    ) -> Call: ...
-    @staticmethod
-    def ajax(
-        config: Config,
-        request: Request,
-        function: str,
-        args: dict[str, Any],
-        typing: Typing | None = None,
-        *,
-        total: float,
-        connect: float,
-        read: float,
-        max_retries: int,
-        now: float,
-    ) -> Call: ...
-    @staticmethod
-    def table(
-        config: Config,
-        request: Request,
-        typing: Typing | None = None,
-        *,
-        batch_rows: int,
-        total: float,
-        connect: float,
-        read: float,
-        max_retries: int,
-        now: float,
-    ) -> Call: ...
-    @staticmethod
-    def stream(
-        config: Config,
-        request: Request,
-        typing: Typing | None = None,
-        *,
-        batch_rows: int,
-        total: float,
-        connect: float,
-        read: float,
-        max_retries: int,
-        now: float,
-    ) -> Call: ...
+    ) -> Call:
+        """The call of ``invocation``: its ``Done`` output is what the
+        operation answers (an ``erpdata.Dues``, an ``erpdata.AjaxAnswer`` or
+        a ``TableData``), typed as ``typing`` says. A table is decoded on a
+        thread of its own as it arrives; with ``stream``, ``Emit`` actions
+        hand out its batches of ``batch_rows`` rows (default
+        ``DEFAULT_BATCH_ROWS``) and the output is ``(notices, total_rows)``.
+        Only a table can be streamed."""
     def next(self, now: float) -> Action: ...
     def head(
         self,
@@ -192,12 +158,32 @@ __all__ = [
     "Failed",
     "Config",
     "Request",
-    "RetryPolicy",
-    "TableDecoder",
-    "TableCollector",
+    "Invocation",
+    "Plan",
+    "PlannedCall",
     "Batch",
     "TableData",
+    "DuesData",
     "Typing",
+    "DEFAULT_TOTAL_TIMEOUT",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_READ_TIMEOUT",
+    "MAX_TIMEOUT",
+    "MAX_RETRIES",
+    "DEFAULT_MAX_RETRIES",
+    "MIN_BATCH_ROWS",
+    "MAX_BATCH_ROWS",
+    "MAX_CONCURRENCY",
+    "DEFAULT_BATCH_ROWS",
+    "check_max_retries",
+    "check_batch_rows",
+    "check_concurrency",
+    "check_timeout",
+    "aging",
+    "credit_status",
+    "pay_days",
+    "account_ids",
+    "catalogue_json",
     "__version__",
 ]
 
@@ -252,62 +238,97 @@ class Config:
     def allow_insecure_http(self) -> bool: ...
     @property
     def ajax_token(self) -> bool: ...
-    def dues_request(
-        self, acid: Id, kind: str, send_token: bool | None = None, method: str | None = None
-    ) -> Request: ...
-    def ajax_request(
-        self,
-        function: str,
-        args: dict[str, Any],
-        send_token: bool | None = None,
-        method: str | None = None,
-    ) -> Request: ...
-    def parse_ajax(
-        self,
-        function: str,
-        args: dict[str, Any],
-        status: int,
-        body: bytes,
-        typing: Typing | None = None,
-    ) -> AjaxAnswer: ...
-    def dues_table(self, dues: list[DuesData | None], typing: Typing | None = None) -> Table: ...
-    def table_request(
-        self,
-        table: str,
-        company_id: Id | None = None,
-        year_id: Id | None = None,
-        method: str = "POST",
-    ) -> Request: ...
-    def parse_dues(
-        self, acid: Id, kind: str, status: int, body: bytes, typing: Typing | None = None
-    ) -> Dues: ...
+    def invoke(self, operation: str, args: dict[str, Any]) -> Invocation:
+        """The operation of the core's catalogue called ``operation`` (its
+        snake or JavaScript name) with ``args`` (names to values of plain
+        shapes; ``None``: not given), every argument checked and the
+        request built before this returns. Raises InvalidInputError naming
+        the argument."""
     def parse_table(self, status: int, body: bytes, typing: Typing | None = None) -> Table: ...
-    def parse_table_rows(
-        self, status: int, body: bytes, typing: Typing | None = None
-    ) -> tuple[list[Row], list[str], list[str]]: ...
-    def follow_redirect(
-        self, request: Request, status: int, location: str | None, hops_done: int
-    ) -> Request | None: ...
     def redact(self, text: str) -> str: ...
     def transport_error(self, kind: str, message: str) -> TransportError: ...
 
 @final
-class RetryPolicy:
-    """The core's retry decision; the clients only sleep."""
+class Invocation:
+    """An operation of the catalogue with its arguments checked by the
+    core (made by ``Config.invoke``): its request, and what its answer
+    becomes. Start it with ``Call.start``."""
 
-    def __new__(cls, max_retries: int = 2) -> RetryPolicy: ...
     @property
-    def max_retries(self) -> int: ...
-    def decide(
-        self,
-        retries_done: int,
+    def operation(self) -> str: ...
+    @property
+    def answer(self) -> str: ...
+    def request(self) -> Request: ...
+    def parse(self, status: int, body: bytes, typing: Typing | None = None) -> Any:
+        """A whole answer parsed as the operation says: an ``erpdata.Dues``,
+        an ``erpdata.AjaxAnswer`` or a ``TableData``."""
+
+@final
+class PlannedCall:
+    """A call a plan asks for: hand ``id`` back with its result."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def invocation(self) -> Invocation: ...
+    def start(
+        self, *, total: float, connect: float, read: float, max_retries: int, now: float
+    ) -> Call:
+        """The call, with the plan's typing; it keeps its result for
+        ``Plan.done``."""
+
+@final
+class Plan:
+    """A flow over many calls (the core's ``dues_table``, ``aging``,
+    ``credit_status``). ``next()`` gives a ``PlannedCall`` to start,
+    ``None`` (wait for a started call to end, then ``done``), or the
+    answer, an ``erpdata.Table``; it raises the plan's first error. Every
+    input is checked when the plan is made."""
+
+    @staticmethod
+    def dues_table(
+        config: Config,
+        acids: Iterable[Id],
+        kind: str,
+        concurrency: int,
+        typing: Typing | None = None,
+    ) -> Plan: ...
+    @staticmethod
+    def aging(
+        config: Config,
         *,
-        random: float,
-        status: int | None = None,
-        transport: str | None = None,
-        retry_after: str | None = None,
-        now: float | None = None,
-    ) -> float | None: ...
+        kind: str,
+        accounts: Iterable[Id] | None,
+        as_of: Any,
+        buckets: Iterable[int],
+        accounts_table: str,
+        company_id: Id | None,
+        year_id: Id | None,
+        concurrency: int,
+    ) -> Plan: ...
+    @staticmethod
+    def credit_status(
+        config: Config,
+        *,
+        accounts: Iterable[Id] | None,
+        as_of: Any,
+        pay_days: bool,
+        accounts_table: str,
+        company_id: Id | None,
+        year_id: Id | None,
+        concurrency: int,
+    ) -> Plan: ...
+    def next(self) -> PlannedCall | Table | None: ...
+    def done(self, id: int, call: Call) -> None:
+        """Call ``id`` (from ``PlannedCall.start``) ended; its result goes
+        to the plan."""
+    def answer(self, id: int, status: int, body: bytes) -> None:
+        """Call ``id`` answered ``status`` with ``body`` (a whole answer,
+        for a host doing its own I/O): parsed and handed to the plan."""
+    @property
+    def running(self) -> int: ...
+    @property
+    def concurrency(self) -> int: ...
 
 @final
 class Typing:
@@ -371,46 +392,6 @@ class TableData:
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
     def __arrow_c_schema__(self) -> object: ...
 
-@final
-class TableDecoder:
-    """The core's streaming table decoder."""
-
-    def __new__(
-        cls,
-        config: Config,
-        status: int,
-        *,
-        batch_rows: int = 65536,
-        collect: bool = False,
-        typing: Typing | None = None,
-    ) -> TableDecoder: ...
-    def feed(self, chunk: bytes) -> list[Batch]: ...
-    @property
-    def rows(self) -> int: ...
-    @property
-    def rows_delivered(self) -> int: ...
-    def finish(self) -> tuple[list[Batch], list[str], int]: ...
-    def finish_table(self) -> TableData: ...
-
-@final
-class TableCollector:
-    """The core's table decoder on a thread of its own: ``feed`` hands a
-    chunk over and returns; errors surface at a later ``feed``, ``check``
-    or ``finish_table``."""
-
-    def __new__(
-        cls, config: Config, status: int, *, batch_rows: int = 65536, typing: Typing | None = None
-    ) -> TableCollector: ...
-    def feed(self, chunk: bytes) -> None: ...
-    def check(self) -> None: ...
-    @property
-    def rows(self) -> int: ...
-    def finish_table(self) -> TableData: ...
-
-def check_aging(as_of: str, buckets: list[int] | None) -> None:
-    """``InvalidInputError`` naming ``as_of`` or ``buckets`` where
-    :func:`aging` would refuse them."""
-
 def aging(
     dues: object,
     as_of: str,
@@ -434,3 +415,6 @@ def pay_days(acid: str, answer: str) -> str | None:
 
 def account_ids(accounts: object, kind: str) -> list[str]:
     """The acids of an account table's customers (receipt) or suppliers (payment)."""
+
+def catalogue_json() -> str:
+    """The core's catalogue of operations as JSON."""

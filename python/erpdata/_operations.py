@@ -38,10 +38,12 @@ def _listed(values: Any) -> Any:
 class Operations:
     """The operations' specifications: functions of a client (``self``)
     returning the work that ``_work.blocking`` and ``_work.awaiting`` turn
-    into each client's methods."""
+    into each client's methods (static: ``self`` is the client, not an
+    ``Operations``)."""
 
+    @staticmethod
     def dues(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         acid: Id,
         kind: DuesKind | str,
         *,
@@ -61,8 +63,9 @@ class Operations:
         args = {"acid": acid, "kind": kind, "send_token": send_token, "method": method}
         return self._one("dues", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def receivables(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         acid: Id,
         *,
         timeout: TimeoutTypes = None,
@@ -73,8 +76,9 @@ class Operations:
         args = {"acid": acid, "kind": DuesKind.RECEIPT}
         return self._one("dues", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def payables(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         acid: Id,
         *,
         timeout: TimeoutTypes = None,
@@ -85,8 +89,9 @@ class Operations:
         args = {"acid": acid, "kind": DuesKind.PAYMENT}
         return self._one("dues", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def dues_many(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         acids: Iterable[Id],
         kind: DuesKind | str,
         *,
@@ -118,8 +123,9 @@ class Operations:
 
     # -- the other functions of ajax.php -------------------------------------
 
+    @staticmethod
     def dues_summary(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         *,
         send_token: bool | None = None,
         method: str | None = None,
@@ -136,8 +142,9 @@ class Operations:
         args = {"send_token": send_token, "method": method}
         return self._one("dues_summary", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def avg_pay_days(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         acid: Id,
         *,
         send_token: bool | None = None,
@@ -151,8 +158,9 @@ class Operations:
         args = {"acid": acid, "send_token": send_token, "method": method}
         return self._one("avg_pay_days", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def net_profit(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         start: datetime.date | str,
         end: datetime.date | str,
         *,
@@ -169,8 +177,9 @@ class Operations:
         args = {"start": start, "end": end, "send_token": send_token, "method": method}
         return self._one("net_profit", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def gross_profit(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         start: datetime.date | str,
         end: datetime.date | str,
         *,
@@ -185,8 +194,9 @@ class Operations:
         args = {"start": start, "end": end, "send_token": send_token, "method": method}
         return self._one("gross_profit", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def schedule_accounts(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         schedule: str,
         start: datetime.date | str,
         end: datetime.date | str,
@@ -199,12 +209,13 @@ class Operations:
     ) -> Work[AjaxAnswer]:
         """The accounts under ``schedule`` (e.g. ``"Sundry Debtors"``) from
         ``start`` to ``end`` (``scheduleDet``); see :meth:`net_profit`."""
-        args = {"schedule": schedule, "start": start, "end": end}
+        args: dict[str, Any] = {"schedule": schedule, "start": start, "end": end}
         args |= {"send_token": send_token, "method": method}
         return self._one("schedule_accounts", args, timeout, schema_overrides, infer_strings)
 
+    @staticmethod
     def ajax(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         func: str,
         params: Mapping[str, str | int] | None = None,
         *,
@@ -224,8 +235,9 @@ class Operations:
 
     # -- flows over many calls: the core's plans --------------------------------
 
+    @staticmethod
     def dues_table(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         acids: Iterable[Id],
         kind: DuesKind | str,
         *,
@@ -243,8 +255,9 @@ class Operations:
         plan = Plan.dues_table(self._config, acids, kind, concurrency, typing)
         return Many(PlanSteps(plan), timeout, plan.concurrency)
 
+    @staticmethod
     def aging(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         kind: DuesKind | str = DuesKind.RECEIPT,
         *,
         accounts: Iterable[Id] | None = None,
@@ -274,8 +287,9 @@ class Operations:
         )
         return Many(PlanSteps(plan), timeout, plan.concurrency)
 
+    @staticmethod
     def credit_status(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         *,
         accounts: Iterable[Id] | None = None,
         as_of: datetime.date | str | None = None,
@@ -306,8 +320,9 @@ class Operations:
 
     # -- tables ----------------------------------------------------------------
 
+    @staticmethod
     def table(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         name: str,
         *,
         company_id: Id | None = None,
@@ -347,8 +362,9 @@ class Operations:
         typing = typing_options(schema_overrides, infer_strings)
         return One(invocation, typing, timeout, Table, progress, name)
 
+    @staticmethod
     def export(
-        self: ClientBase,
+        self: ClientBase[Any, Any, Any],
         tables: str | Sequence[str],
         *,
         to: str | os.PathLike[str],

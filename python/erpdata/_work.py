@@ -17,7 +17,7 @@ import inspect
 from collections.abc import Coroutine, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, Union, cast
 
 from . import _drive, _progress
 from ._core import Call, Invocation, Plan, PlannedCall, Typing
@@ -235,7 +235,7 @@ def blocking(spec: Callable[Concatenate[Any, P], Work[R]]) -> Callable[Concatena
         return result
 
     method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
-    return method
+    return cast("Callable[Concatenate[Any, P], R]", method)
 
 
 def awaiting(
@@ -250,4 +250,4 @@ def awaiting(
 
     method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
     method.__doc__ = doc
-    return method
+    return cast("Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]", method)

@@ -68,8 +68,7 @@ def test_redirect_vector(case: dict[str, Any]) -> None:
 
     def call() -> Any:
         return follow_redirect(
-            config,
-            sent, response["status"], response.get("location"), case["hops_done"]
+            config, sent, response["status"], response.get("location"), case["hops_done"]
         )
 
     if "expect_error" in case:

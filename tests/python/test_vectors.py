@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -327,6 +327,7 @@ def test_dues_table(case: dict[str, Any]) -> None:
             # account's body, gives the same table.
             assert planned(config, case["dues"]) == table
         return table
+
     if "expect_error" in case:
         with pytest.raises(erpdata.ErpError) as info:
             build()
