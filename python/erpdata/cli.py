@@ -27,7 +27,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from . import _errors
+from . import _core, _errors
 from ._client import Client
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Table
@@ -188,17 +188,11 @@ def _ajax_options(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_function(args: argparse.Namespace) -> int:
     options = _ajax_options(args)
     with _client(args) as client:
-        name = args.command
-        if name == "dues-summary":
-            answer = client.dues_summary(**options)
-        elif name == "avg-pay-days":
-            answer = client.avg_pay_days(args.acid, **options)
-        elif name == "net-profit":
-            answer = client.net_profit(args.start, args.end, **options)
-        elif name == "gross-profit":
-            answer = client.gross_profit(args.start, args.end, **options)
-        elif name == "schedule":
-            answer = client.schedule_accounts(args.schedule, args.start, args.end, **options)
+        if args.operation != "ajax":
+            # A function of the catalogue: the client's method of its name,
+            # with its required arguments as given on the command line.
+            given = {name: getattr(args, name) for name in args.positional}
+            answer = getattr(client, args.operation)(**given, **options)
         else:
             params: dict[str, str] = {}
             for item in args.params:
@@ -208,6 +202,26 @@ def cmd_function(args: argparse.Namespace) -> int:
                 params[key] = value
             answer = client.ajax(args.func, params, **options)
     return _write_answer(answer, args)
+
+
+COMMAND_NAMES = {"schedule-accounts": "schedule"}
+"""Commands named otherwise than the catalogue's ``cli_name`` (kept as
+they were before the catalogue)."""
+
+
+def _functions() -> list[dict[str, Any]]:
+    """The functions of ``ajax.php`` that the core's catalogue names, but
+    the generic ``ajax``, which has a command of its own."""
+    operations: list[dict[str, Any]] = json.loads(_core.catalogue_json())["operations"]
+    return [op for op in operations if op["answer"] == "function" and op["name"] != "ajax"]
+
+
+def _help(doc: str) -> str:
+    """A catalogue doc line as a command's help: "The net profit ..." →
+    "net profit ..." (argparse's style: lower case, no full stop)."""
+    doc = doc.rstrip(".")
+    first, _, rest = doc.partition(" ")
+    return rest if first == "The" else doc[:1].lower() + doc[1:]
 
 
 def cmd_dues_table(args: argparse.Namespace) -> int:
@@ -536,25 +550,28 @@ def parser() -> argparse.ArgumentParser:
     )
     sending.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     parents = [connection, typing, ajax_options]
-    functions: tuple[tuple[str, str, list[str]], ...] = (
-        ("dues-summary", "outstanding receivables summary (getduesSumm)", []),
-        ("avg-pay-days", "average payment days of an account (avgPayDays)", ["acid"]),
-        ("net-profit", "net profit over a range (netProfit)", ["start", "end"]),
-        ("gross-profit", "gross profit over a range (grossProfit)", ["start", "end"]),
-        ("schedule", "the accounts under a schedule (scheduleDet)", ["schedule", "start", "end"]),
-    )
-    for name, help_text, positional in functions:
-        sub = commands.add_parser(name, parents=parents, help=help_text)
-        for arg in positional:
-            meta = "YYYY-MM-DD" if arg in ("start", "end") else arg.upper()
-            sub.add_argument(arg, metavar=meta)
-        sub.set_defaults(run=cmd_function, company_id=None, year_id=None)
+    for op in _functions():
+        name = COMMAND_NAMES.get(op["cli_name"], op["cli_name"])
+        sub = commands.add_parser(name, parents=parents, help=_help(op["doc"]))
+        # The required arguments are positional, in the catalogue's order;
+        # sending a token and the method are the options above.
+        positional = [p for p in op["params"] if p["required"]]
+        for param in positional:
+            meta = "YYYY-MM-DD" if param["kind"] == "date" else param["name"].upper()
+            sub.add_argument(param["name"], metavar=meta, help=param["doc"])
+        sub.set_defaults(
+            run=cmd_function,
+            operation=op["name"],
+            positional=[p["name"] for p in positional],
+            company_id=None,
+            year_id=None,
+        )
     ajax = commands.add_parser(
         "ajax", parents=parents, help="any other function of ajax.php, by name"
     )
     ajax.add_argument("func", metavar="FUNC", help="the function's name (func)")
     ajax.add_argument("params", nargs="*", metavar="NAME=VALUE", help="its parameters, in order")
-    ajax.set_defaults(run=cmd_function, company_id=None, year_id=None)
+    ajax.set_defaults(run=cmd_function, operation="ajax", company_id=None, year_id=None)
 
     dues_table = commands.add_parser(
         "dues-table", parents=[connection, typing], help="the dues of many accounts as one table"

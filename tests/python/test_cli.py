@@ -317,6 +317,28 @@ def test_the_functions_of_ajax_php(secret_sandbox_url: str) -> None:
     assert done.returncode == 2
 
 
+def test_every_function_of_the_catalogue_is_a_command() -> None:
+    # The commands come from the core's catalogue: each function of
+    # ajax.php is one (under its old name where it had one), taking its
+    # required arguments in the catalogue's order.
+    import argparse
+
+    from erpdata import _core
+    from erpdata.cli import parser
+
+    operations = json.loads(_core.catalogue_json())["operations"]
+    functions = [op for op in operations if op["answer"] == "function"]
+    assert {op["name"] for op in functions} >= {"net_profit", "schedule_accounts", "ajax"}
+    (commands,) = [a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    for op in functions:
+        name = {"schedule-accounts": "schedule"}.get(op["cli_name"], op["cli_name"])
+        assert name in commands.choices, name
+        if name == "ajax":
+            continue
+        positional = [a.dest for a in commands.choices[name]._actions if not a.option_strings]
+        assert positional == [p["name"] for p in op["params"] if p["required"]], name
+
+
 def test_export_to_duckdb(secret_sandbox_url: str, tmp_path: Path) -> None:
     target = tmp_path / "erp.duckdb"
     done = cli(
