@@ -1,12 +1,9 @@
 //! JS values -> core inputs. Types only: what counts as a valid value is
 //! the core's business (`erpdata::validate`), not this file's.
 
-use erpdata::{Config, DeclaredSchema, DecoderOptions, Error, Id};
-use js_sys::{Array, BigInt, JsString, Object, Reflect};
+use erpdata::{Arg, Config, DeclaredSchema, DecoderOptions, Error, Id};
+use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
-
-/// Largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 pub(crate) fn invalid(field: &str, reason: impl Into<String>) -> Error {
     Error::InvalidInput {
@@ -67,46 +64,25 @@ pub(crate) fn opt_text(field: &str, value: &JsValue) -> Result<Option<String>, E
     given(value).then(|| text(field, value)).transpose()
 }
 
-/// An id (`acid`, `company_id`, `year_id`): a string as given, an integer
-/// number or a bigint as its decimal text (`7` is sent as `7`).
-pub(crate) fn id(field: &str, value: &JsValue) -> Result<Id, Error> {
-    if value.is_string() {
-        return text(field, value).map(Id::from);
+/// A default company or year id, converted by shape as every argument is
+/// (see `args`): text as given, an integer as its decimal text.
+fn opt_id(field: &str, value: &JsValue) -> Result<Option<Id>, Error> {
+    match crate::args::arg(value) {
+        None => Ok(None),
+        Some(Arg::Text(t)) => Ok(Some(Id::from(t))),
+        Some(Arg::Int(n)) => Ok(Some(Id::from(n))),
+        Some(Arg::Unsupported(what)) => Err(invalid(
+            field,
+            format!("must be a string, an integer or a bigint, got a value of type {what}"),
+        )),
+        Some(_) => Err(invalid(
+            field,
+            format!(
+                "must be a string, an integer or a bigint, got {}",
+                describe(value)
+            ),
+        )),
     }
-    if let Some(n) = value.as_f64() {
-        if !n.is_finite() || n.fract() != 0.0 {
-            return Err(invalid(
-                field,
-                "must be a string or an integer, got a number that is not an integer",
-            ));
-        }
-        // Beyond 2^53 the number is already not what the caller wrote.
-        if n.abs() > MAX_SAFE_INTEGER {
-            return Err(invalid(
-                field,
-                "is larger than Number.MAX_SAFE_INTEGER, so a JS number cannot hold it \
-                 exactly; pass it as a string or a bigint",
-            ));
-        }
-        // `-0` is 0 here, as `String(-0)` says.
-        return Ok(Id::from(n as i64));
-    }
-    if let Some(big) = value.dyn_ref::<BigInt>() {
-        if let Ok(digits) = big.to_string(10) {
-            return Ok(Id::from(String::from(digits)));
-        }
-    }
-    Err(invalid(
-        field,
-        format!(
-            "must be a string, an integer or a bigint, got {}",
-            describe(value)
-        ),
-    ))
-}
-
-pub(crate) fn opt_id(field: &str, value: &JsValue) -> Result<Option<Id>, Error> {
-    given(value).then(|| id(field, value)).transpose()
 }
 
 /// Sets `obj[key] = value` on a fresh plain object (cannot fail).
