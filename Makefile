@@ -228,4 +228,4 @@ fmt:
 
 clean:
 	cargo clean
-	rm -rf $(VENV) js/node_modules js/pkg
+	rm -rf $(VENV) js/node_modules js/pkg js/pkg-testing
