@@ -16,7 +16,18 @@ from ._core import Batch, Call
 from ._models import Row
 from ._operations import Operations
 from ._stream import AsyncTableStream
-from ._work import Blocking, Finished, Many, One, Work, asettle, awaiting, restyled
+from ._work import (
+    Blocking,
+    Many,
+    One,
+    Settled,
+    Work,
+    afinish,
+    asettle,
+    awaiting,
+    calls,
+    restyled,
+)
 
 __all__ = ["AsyncClient"]
 
@@ -114,19 +125,13 @@ class AsyncClient(
         """The calls of ``work`` as asyncio tasks, at most its concurrency
         at a time; an error cancels the rest."""
         arun: Callable[[Call], Any] = lambda call: _drive.arun(self._http, call)  # noqa: E731
-        tasks: set[asyncio.Future[Any]] = set()
-        try:
-            while not isinstance(step := work.next(self._limits), Finished):
-                tasks.update(asyncio.ensure_future(asettle(i, c, arun)) for i, c in step)
-                ended, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                for task in ended:
-                    work.steps.done(*task.result())
-            return step.value
-        finally:
-            for task in tasks:
-                task.cancel()
-            # Let the cancelled ones finish, so none is left pending.
-            await asyncio.gather(*tasks, return_exceptions=True)
+        loop = calls(work, self._limits, lambda i, c: asyncio.ensure_future(asettle(i, c, arun)))
+        return await afinish(loop, self._first)
+
+    @staticmethod
+    async def _first(running: set[asyncio.Task[Settled]]) -> set[asyncio.Task[Settled]]:
+        ended, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+        return ended
 
     def _stream(
         self, start: Callable[[], Call], convert: Callable[[Batch], Any]

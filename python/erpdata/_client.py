@@ -5,7 +5,7 @@ threads where a plan runs several calls at once)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -17,7 +17,7 @@ from ._core import Batch, Call
 from ._models import Row
 from ._operations import Operations
 from ._stream import TableStream
-from ._work import Blocking, Finished, Many, One, Outcome, Work, blocking, restyled, settle
+from ._work import Blocking, Many, One, Work, blocking, calls, finish, restyled, settle
 
 __all__ = ["Client"]
 
@@ -128,18 +128,9 @@ class Client(ClientBase[httpx.Client, TableStream[list[Row]], TableStream[Any]])
         """The calls of ``work`` on threads, at most its concurrency at a
         time; on an error the calls still running end before it is raised."""
         run: Callable[[Call], Any] = lambda call: _drive.run(self._http, call)  # noqa: E731
-        futures: set[Future[tuple[int, Call, Outcome]]] = set()
         with ThreadPoolExecutor(work.concurrency, thread_name_prefix="erpdata") as pool:
-            try:
-                while not isinstance(step := work.next(self._limits), Finished):
-                    futures |= {pool.submit(settle, i, call, run) for i, call in step}
-                    ended, futures = wait(futures, return_when=FIRST_COMPLETED)
-                    for future in ended:
-                        work.steps.done(*future.result())
-                return step.value
-            finally:
-                for future in futures:
-                    future.cancel()
+            loop = calls(work, self._limits, lambda i, call: pool.submit(settle, i, call, run))
+            return finish(loop, lambda running: wait(running, return_when=FIRST_COMPLETED)[0])
 
     def _stream(
         self, start: Callable[[], Call], convert: Callable[[Batch], Any]

@@ -12,10 +12,11 @@ methods of it, with the same signature and docstring."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
-from collections.abc import Coroutine, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Coroutine, Generator, Iterable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, Union, cast
 
@@ -25,7 +26,19 @@ from ._errors import ErpError
 from ._progress import ProgressArg
 from ._timeouts import TimeoutTypes
 
-__all__ = ["One", "Many", "Blocking", "Work", "PlanSteps", "Fanout", "blocking", "awaiting"]
+__all__ = [
+    "One",
+    "Many",
+    "Blocking",
+    "Work",
+    "PlanSteps",
+    "Fanout",
+    "calls",
+    "finish",
+    "afinish",
+    "blocking",
+    "awaiting",
+]
 
 if TYPE_CHECKING:
     # Python 3.10's; only the type checker needs them.
@@ -166,7 +179,7 @@ class Fanout(Generic[R]):
         self.outputs[id] = output
 
 
-def settle(id: int, call: Call, run: Callable[[Call], Any]) -> tuple[int, Call, Outcome]:
+def settle(id: int, call: Call, run: Callable[[Call], Any]) -> Settled:
     """Runs ``call`` to its end: its output, or the core's error (any
     other exception is raised)."""
     try:
@@ -175,14 +188,87 @@ def settle(id: int, call: Call, run: Callable[[Call], Any]) -> tuple[int, Call, 
         return id, call, (None, error)
 
 
-async def asettle(
-    id: int, call: Call, run: Callable[[Call], Coroutine[Any, Any, Any]]
-) -> tuple[int, Call, Outcome]:
+async def asettle(id: int, call: Call, run: Callable[[Call], Coroutine[Any, Any, Any]]) -> Settled:
     """:func:`settle` for a coroutine."""
     try:
         return id, call, (await run(call), None)
     except ErpError as error:
         return id, call, (None, error)
+
+
+Settled = tuple[int, Call, Outcome]
+"""A call that ended: its id, the call, and its outcome."""
+
+
+class Running(Protocol):
+    """A call started on a thread or as an asyncio task (a
+    ``concurrent.futures.Future`` or an ``asyncio.Task`` of :func:`settle`)."""
+
+    def result(self) -> Settled: ...
+
+    def cancel(self) -> bool: ...
+
+
+H = TypeVar("H", bound=Running)
+
+
+def calls(
+    work: Many[R], limits: Limits, start: Callable[[int, Call], H]
+) -> Generator[set[H], set[H], R]:
+    """The loop over many calls, for both clients: starts each call that
+    ``work`` names with ``start`` (on a thread, as a task), yields the
+    calls running and is sent those that ended (at least one), hands
+    their outcomes back, and returns the result. On an error, or closed,
+    it cancels the calls still running."""
+    running: set[H] = set()
+    try:
+        while not isinstance(step := work.next(limits), Finished):
+            running |= {start(i, call) for i, call in step}
+            ended = yield running
+            running -= ended
+            for call in ended:
+                work.steps.done(*call.result())
+        return step.value
+    finally:
+        for call in running:
+            call.cancel()
+
+
+def _send(loop: Generator[set[H], set[H], R], ended: set[H] | None) -> tuple[bool, Any]:
+    """``ended`` sent to :func:`calls` (``None`` to start it): ``(False,
+    the calls running)``, or ``(True, the result)`` once it returns."""
+    try:
+        return False, loop.send(ended)  # type: ignore[arg-type]
+    except StopIteration as stop:
+        return True, stop.value
+
+
+def finish(loop: Generator[set[H], set[H], R], first: Callable[[set[H]], set[H]]) -> R:
+    """Runs :func:`calls` on threads: ``first`` blocks until one of the
+    running calls ends."""
+    with closing(loop):
+        done, value = _send(loop, None)
+        while not done:
+            done, value = _send(loop, first(value))
+        return cast(R, value)
+
+
+async def afinish(
+    loop: Generator[set[H], set[H], R], first: Callable[[set[H]], Awaitable[set[H]]]
+) -> R:
+    """Runs :func:`calls` as asyncio tasks: ``first`` waits until one of
+    the running calls ends. On an error (or cancelled) the calls still
+    running are cancelled and waited for, so none is left pending."""
+    running: set[H] = set()
+    try:
+        done, value = _send(loop, None)
+        while not done:
+            running = value
+            done, value = _send(loop, await first(running))
+        return cast(R, value)
+    finally:
+        loop.close()
+        await asyncio.gather(*cast(set[asyncio.Future[Any]], running), return_exceptions=True)
 
 
 def _signature(spec: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, Any]]:
