@@ -395,7 +395,7 @@ class TableData:
 def aging(
     dues: object,
     as_of: str,
-    buckets: list[int] | None,
+    buckets: Iterable[int],
     due_date_column: str | None,
     balance_column: str | None,
 ) -> Table:

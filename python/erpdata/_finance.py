@@ -17,9 +17,6 @@ DEFAULT_BUCKETS = (30, 60, 90)
 """Upper bounds of the past-due buckets, in days: current, 1-30, 31-60,
 61-90, 91+."""
 
-MAX_DAYS = 2**32 - 1
-"""The largest bucket bound, in days."""
-
 PayDays = Union[AjaxAnswer, Decimal, int, str, None]
 """An account's average payment days: ``avg_pay_days``'s answer, or the
 number itself."""
@@ -42,18 +39,6 @@ def _arrow(value: Any, field: str) -> Any:
 
 def _as_of(as_of: datetime.date | str | None) -> str:
     return iso_date("as_of", today() if as_of is None else as_of)
-
-
-def _buckets(buckets: Iterable[int]) -> list[int]:
-    if isinstance(buckets, (str, bytes, bytearray)) or not isinstance(buckets, Iterable):
-        invalid("buckets", f"must be a sequence of day counts, got {shown(buckets)}")
-    out = list(buckets)
-    for b in out:
-        if isinstance(b, bool) or not isinstance(b, int):
-            invalid("buckets", f"must hold whole numbers of days, got {shown(b)}")
-        if not 1 <= b <= MAX_DAYS:
-            invalid("buckets", f"must hold day counts from 1 to {MAX_DAYS}, got {shown(b)}")
-    return out
 
 
 def aging(
@@ -80,7 +65,7 @@ def aging(
     result: Table = _core.aging(
         _arrow(dues, "dues"),
         _as_of(as_of),
-        _buckets(buckets),
+        buckets,
         due_date_column,
         balance_column,
     )

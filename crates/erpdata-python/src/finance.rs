@@ -65,15 +65,16 @@ pub(crate) fn aging<'py>(
     py: Python<'py>,
     dues: &Bound<'py, PyAny>,
     as_of: &Bound<'py, PyAny>,
-    buckets: Option<Vec<u32>>,
+    buckets: &Bound<'py, PyAny>,
     due_date_column: Option<String>,
     balance_column: Option<String>,
 ) -> Result<Bound<'py, PyAny>> {
     let batches = batches_of(dues, "dues")?;
     let mut options = AgingOptions::new(text("as_of", as_of)?);
-    if let Some(buckets) = buckets {
-        options.buckets = buckets;
-    }
+    // Any iterable of day counts, checked by the core (`None` too: the
+    // Python signature's default is a value).
+    let buckets = crate::plan::list(buckets)?.unwrap_or_else(crate::plan::none);
+    options.buckets = erpdata::AgingPlan::bucket_days(&buckets)?;
     options.due_date_column = due_date_column;
     options.balance_column = balance_column;
     let typed = py.detach(|| erpdata::aging(&batches, &options))?;

@@ -77,7 +77,7 @@ impl PlannedCall {
 /// A plan argument that is a list (`acids`, `accounts`, `buckets`): any
 /// iterable but text (a mapping gives its keys, as iterating it does);
 /// text or anything else as its shape, for the core to refuse.
-fn list(value: &Bound<'_, PyAny>) -> Result<Option<Arg>> {
+pub(crate) fn list(value: &Bound<'_, PyAny>) -> Result<Option<Arg>> {
     let text = value.is_instance_of::<PyString>()
         || value.is_instance_of::<PyBytes>()
         || value.is_instance_of::<PyByteArray>();
@@ -95,7 +95,7 @@ fn list(value: &Bound<'_, PyAny>) -> Result<Option<Arg>> {
 
 /// Python's `None` where a value must be given: a value of type
 /// `NoneType`, for the core to refuse.
-fn none() -> Arg {
+pub(crate) fn none() -> Arg {
     Arg::Unsupported("NoneType".to_owned())
 }
 

@@ -56,6 +56,14 @@ impl AgingPlan {
             concurrency: 8,
         }
     }
+
+    /// Bucket bounds given as an argument (a list of whole numbers of
+    /// days, 1 to `u32::MAX`), checked as [`Plan::aging`](super::Plan::aging)
+    /// checks them, naming `buckets`: for a binding's aging of a table it
+    /// already has. Their order is checked by [`crate::aging`].
+    pub fn bucket_days(buckets: &Arg) -> Result<Vec<u32>> {
+        bucket_list(buckets)
+    }
 }
 
 /// The inputs of a credit-status plan (each checked by
