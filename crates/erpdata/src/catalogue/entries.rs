@@ -12,7 +12,7 @@ use crate::id::Id;
 use crate::query::{DuesQuery, TableQuery};
 
 /// Every operation, in the order the docs list them.
-pub static OPERATIONS: &[Operation] = &[
+pub(crate) const ALL: &[Operation] = &[
     DUES,
     TABLE,
     DUES_SUMMARY,

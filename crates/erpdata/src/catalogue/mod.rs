@@ -15,7 +15,7 @@ mod invocation;
 mod whole_table;
 
 pub use args::{Arg, Args};
-pub use entries::{AjaxFunction, OPERATIONS};
+pub use entries::AjaxFunction;
 pub use invocation::{Invocation, OperationSink, Output, Query};
 pub use whole_table::{TableBatches, WholeTable};
 
@@ -193,6 +193,11 @@ impl PartialEq for Operation {
 }
 
 impl Eq for Operation {}
+
+/// Every operation of the interface, in the order the docs list them.
+// Defined here rather than re-exported, so rustdoc lists it among the
+// module's statics.
+pub static OPERATIONS: &[Operation] = entries::ALL;
 
 /// The operation called `name`, in snake case or JavaScript spelling;
 /// an unknown name is an `InvalidInput` error on `operation` listing
