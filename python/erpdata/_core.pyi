@@ -3,7 +3,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, final
 
 from ._errors import ErpError, TransportError
-from ._models import Id, Row, Table
+from ._models import Dues, Id, Row, Table
 
 __version__: str
 
@@ -294,6 +294,16 @@ class Plan:
         typing: Typing | None = None,
     ) -> Plan: ...
     @staticmethod
+    def dues_many(
+        config: Config,
+        acids: Iterable[Id],
+        kind: str,
+        concurrency: int,
+        typing: Typing | None = None,
+    ) -> Plan:
+        """Each account's dues on their own: the answer is a dict of
+        ``erpdata.Dues`` keyed by account id as sent."""
+    @staticmethod
     def aging(
         config: Config,
         *,
@@ -318,7 +328,7 @@ class Plan:
         year_id: Id | None,
         concurrency: int,
     ) -> Plan: ...
-    def next(self) -> PlannedCall | Table | None: ...
+    def next(self) -> PlannedCall | Table | dict[str, Dues] | None: ...
     def done(self, id: int, call: Call) -> None:
         """Call ``id`` (from ``PlannedCall.start``) ended; its result goes
         to the plan."""

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _finance
 from ._base import ClientBase
 from ._checks import check_progress
-from ._core import Invocation, Plan
+from ._core import Plan
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Id, Table
 from ._progress import ProgressArg
 from ._timeouts import TimeoutTypes
 from ._typing import SchemaOverrides, typing_options
-from ._work import Blocking, Fanout, Many, One, PlanSteps, Work
+from ._work import Blocking, Many, One, PlanSteps, Work
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -104,22 +104,12 @@ class Operations:
         time (on threads), keyed by account id as sent (``str``). The
         first failure is raised. Each account's rows are typed on their
         own; ``schema_overrides`` and ``infer_strings`` as for :meth:`dues`."""
-        acids = _listed(acids)
-        # Each account's call first (an error names its "acid"), then the
-        # core's dues_table plan checks the rest (the list itself, the kind,
-        # the concurrency) before anything is sent.
-        given = acids if isinstance(acids, list) else []
-        invoked = [self._config.invoke("dues", {"acid": a, "kind": kind}) for a in given]
-        # One call per distinct account, in the order first asked (7 and
-        # "7" are one).
-        distinct: dict[str, Invocation] = {}
-        for invocation in invoked:
-            distinct.setdefault(invocation.request().url, invocation)
-        calls = list(distinct.values())
-        Plan.dues_table(self._config, acids, kind, concurrency)
+        # The core's plan checks every account, the kind and the
+        # concurrency before anything is sent, and asks once for each
+        # distinct account (7 and "7" are one), in the order first given.
         typing = typing_options(schema_overrides, infer_strings)
-        fanout = Fanout(calls, typing, concurrency, lambda dues: {d.acid: d for d in dues})
-        return Many(fanout, timeout, concurrency)
+        plan = Plan.dues_many(self._config, _listed(acids), kind, concurrency, typing)
+        return Many(PlanSteps(plan), timeout, plan.concurrency)
 
     # -- the other functions of ajax.php -------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Awaitable, Coroutine, Generator, Iterable, Iterator
+from collections.abc import Awaitable, Coroutine, Generator, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, Union, cast
@@ -32,7 +32,6 @@ __all__ = [
     "Blocking",
     "Work",
     "PlanSteps",
-    "Fanout",
     "calls",
     "finish",
     "afinish",
@@ -84,7 +83,7 @@ Outcome = tuple[Any, Union[ErpError, None]]
 
 class Steps(Protocol[R]):
     """Calls to run, at most ``concurrency`` at a time (the core's
-    :class:`~erpdata._core.Plan` and :class:`Fanout` speak it)."""
+    :class:`~erpdata._core.Plan` speaks it)."""
 
     def next(self, limits: Limits) -> list[tuple[int, Call]] | Finished[R]: ...
 
@@ -139,44 +138,6 @@ class PlanSteps:
 
     def done(self, id: int, call: Call, outcome: Outcome) -> None:
         self.plan.done(id, call)
-
-
-class Fanout(Generic[R]):
-    """Independent calls of ``invocations``, each result kept in order;
-    ``finish`` makes the method's result of them. The first error ends it."""
-
-    def __init__(
-        self,
-        invocations: Iterable[Invocation],
-        typing: Typing | None,
-        concurrency: int,
-        finish: Callable[[list[Any]], R],
-    ) -> None:
-        self.waiting = list(enumerate(invocations))
-        self.outputs: list[Any] = [None] * len(self.waiting)
-        self.running = 0
-        self.typing = typing
-        self.finish = finish
-        self.error: ErpError | None = None
-        self.concurrency = concurrency
-
-    def next(self, limits: Limits) -> list[tuple[int, Call]] | Finished[R]:
-        if self.error is not None:
-            raise self.error
-        if not self.waiting and not self.running:
-            return Finished(self.finish(self.outputs))
-        room = max(self.concurrency - self.running, 0)
-        starts, self.waiting = self.waiting[:room], self.waiting[room:]
-        self.running += len(starts)
-        return [(i, Call.start(inv, self.typing, **limits(None))) for i, inv in starts]
-
-    def done(self, id: int, call: Call, outcome: Outcome) -> None:
-        self.running -= 1
-        output, error = outcome
-        if error is not None:
-            self.error = self.error or error
-            self.waiting = []
-        self.outputs[id] = output
 
 
 def settle(id: int, call: Call, run: Callable[[Call], Any]) -> Settled:

@@ -8,7 +8,7 @@ use erpdata::{
     AgingPlan, Arg, CreditStatusPlan, DecoderOptions, Error, PlanStep, DEFAULT_BATCH_ROWS,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 
 use crate::args::{arg, given};
 use crate::call::{whole, Call, Limits};
@@ -32,6 +32,8 @@ pub(crate) struct Plan {
     /// The invocations of the calls started and not yet done, for
     /// `answer`.
     started: HashMap<usize, (erpdata::Invocation, DecoderOptions)>,
+    /// A `dues_many` plan: its answer is each account's dues, not a table.
+    each: bool,
 }
 
 /// A call a plan asks for: `id` to hand back with its result, the
@@ -116,6 +118,7 @@ impl Plan {
             inner,
             config: config.core_config().clone(),
             started: HashMap::new(),
+            each: false,
         }
     }
 }
@@ -143,6 +146,31 @@ impl Plan {
             options(typing),
         )?;
         Ok(Plan::new(config, plan))
+    }
+
+    /// The dues of `acids` of `kind`, each account's on their own: the
+    /// answer is a dict of `erpdata.Dues` keyed by account id as sent
+    /// (text), one per distinct account in the order first given.
+    #[staticmethod]
+    #[pyo3(signature = (config, acids, kind, concurrency, typing=None))]
+    fn dues_many(
+        config: &Config,
+        acids: &Bound<'_, PyAny>,
+        kind: &Bound<'_, PyAny>,
+        concurrency: &Bound<'_, PyAny>,
+        typing: Option<&Typing>,
+    ) -> Result<Self> {
+        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
+        let plan = erpdata::Plan::dues_each(
+            config.core_config(),
+            &list(acids)?.unwrap_or_else(none),
+            &given(kind)?,
+            concurrency as i64,
+            options(typing),
+        )?;
+        let mut plan = Plan::new(config, plan);
+        plan.each = true;
+        Ok(plan)
     }
 
     /// The aging of receivables (`kind` receipt) or payables as of `as_of`
@@ -226,6 +254,13 @@ impl Plan {
             other => Ok((other, None)),
         })?;
         Ok(match step {
+            (_, Some(_)) if self.each => {
+                let answered = PyDict::new(py);
+                for dues in self.inner.take_dues() {
+                    answered.set_item(dues.acid.as_str(), crate::convert::dues(py, &dues)?)?;
+                }
+                answered.into_any().unbind()
+            }
             (_, Some(table)) => table_model(py, table)?.unbind(),
             (PlanStep::Call(planned), _) => {
                 let options = planned.options().clone();

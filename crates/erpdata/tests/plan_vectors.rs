@@ -232,3 +232,53 @@ fn plan_vectors() {
         serde_json::to_string(&missing).unwrap()
     );
 }
+
+/// `Plan::dues_each` asks what `dues_table` asks (the first case's calls)
+/// and keeps each account's dues on their own, in the order asked.
+#[test]
+fn dues_each_keeps_each_accounts_dues() {
+    let case = common::cases("plans")
+        .into_iter()
+        .find(|c| c["plan"] == "dues_table" && c.get("expect").is_some())
+        .unwrap();
+    let config = config(case["config"].as_object().unwrap());
+    let a = &case["args"];
+    let mut plan = Plan::dues_each(
+        &config,
+        &arg(&a["acids"]),
+        &arg(&a["kind"]),
+        a["concurrency"].as_i64().unwrap(),
+        DecoderOptions::default(),
+    )
+    .unwrap();
+    let mut running = Vec::new();
+    loop {
+        match plan.next() {
+            PlanStep::Call(call) => running.push(call),
+            PlanStep::Wait => {
+                let call = running.pop().unwrap();
+                let request = request_json(&call.invocation.request(&config).unwrap());
+                let listed = case["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["request"] == request)
+                    .unwrap();
+                let body = listed["response"]["body"].as_str().unwrap().as_bytes();
+                let output = call.invocation.parse(&config, 200, body, call.options());
+                plan.done(call.id, output);
+            }
+            PlanStep::Done(rows) => {
+                assert!(rows.rows.is_empty(), "no joined table");
+                break;
+            }
+            PlanStep::Failed(e) => panic!("{e}"),
+        }
+    }
+    let dues = plan.take_dues();
+    let acids: Vec<&str> = dues.iter().map(|d| d.acid.as_str()).collect();
+    assert_eq!(acids, ["C001", "C002"]);
+    assert_eq!(dues[0].rows.len(), 2);
+    assert_eq!(dues[1].rows.len(), 1);
+    assert!(plan.take_dues().is_empty(), "taken once");
+}

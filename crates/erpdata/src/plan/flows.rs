@@ -107,6 +107,8 @@ impl CreditStatusPlan {
 #[derive(Debug)]
 enum Goal {
     DuesTable,
+    /// Each account's dues on their own, not joined.
+    DuesEach,
     Aging(AgingOptions),
     Credit {
         as_of: String,
@@ -133,6 +135,8 @@ pub(crate) struct Flow {
     acids: Vec<String>,
     dues: Vec<Option<Dues>>,
     pay_days: Vec<Option<Cell>>,
+    /// A `DuesEach` flow's answers, once it is done.
+    answered: Vec<Dues>,
 }
 
 /// What a flow's next stage is.
@@ -152,15 +156,29 @@ impl Flow {
             acids: Vec::new(),
             dues: Vec::new(),
             pay_days: Vec::new(),
+            answered: Vec::new(),
         }
     }
 
+    /// The dues a `DuesEach` flow answered, in the order asked (once).
+    pub(crate) fn take_answered(&mut self) -> Vec<Dues> {
+        std::mem::take(&mut self.answered)
+    }
+
     pub(crate) fn dues_table(config: &Config, acids: &Arg, kind: &Arg) -> Result<Flow> {
+        Flow::dues_of(config, acids, kind, Goal::DuesTable)
+    }
+
+    pub(crate) fn dues_each(config: &Config, acids: &Arg, kind: &Arg) -> Result<Flow> {
+        Flow::dues_of(config, acids, kind, Goal::DuesEach)
+    }
+
+    fn dues_of(config: &Config, acids: &Arg, kind: &Arg, goal: Goal) -> Result<Flow> {
         let Arg::List(items) = acids else {
             return Err(not_a_list("acids", acids));
         };
         let kind = dues_kind(kind)?;
-        let mut flow = Flow::new(Goal::DuesTable, kind);
+        let mut flow = Flow::new(goal, kind);
         flow.acids = account_list(items)?;
         for acid in &flow.acids {
             dues_call(config, acid, kind)?;
@@ -341,9 +359,14 @@ impl Flow {
 
     fn finish(&mut self, config: &Config, options: &DecoderOptions) -> Result<TypedRows> {
         let dues: Vec<Dues> = self.dues.drain(..).flatten().collect();
+        if let Goal::DuesEach = self.goal {
+            self.answered = dues;
+            return Ok(TypedRows::default());
+        }
         let table = config.dues_table(&dues, options)?;
         match &self.goal {
             Goal::DuesTable => Ok(table),
+            Goal::DuesEach => unreachable!("answered above"),
             Goal::Aging(options) => aging(&table.batches, options),
             Goal::Credit { as_of, wanted, .. } => {
                 let accounts = self

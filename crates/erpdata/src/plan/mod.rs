@@ -195,6 +195,28 @@ impl Plan {
         Ok(Plan::new(config, concurrency, options, flow))
     }
 
+    /// The dues of many accounts, each on its own (not joined): one dues
+    /// call per distinct account, in order, checked as for
+    /// [`Plan::dues_table`]. Its [`PlanStep::Done`] holds no rows; the dues
+    /// are taken with [`Plan::take_dues`].
+    pub fn dues_each(
+        config: &Config,
+        acids: &crate::catalogue::Arg,
+        kind: &crate::catalogue::Arg,
+        concurrency: i64,
+        options: DecoderOptions,
+    ) -> Result<Plan> {
+        let concurrency = check_concurrency(concurrency)?;
+        let flow = flows::Flow::dues_each(config, acids, kind)?;
+        Ok(Plan::new(config, concurrency, options, flow))
+    }
+
+    /// The dues a [`Plan::dues_each`] answered, one per distinct account in
+    /// the order asked, once it is done (taken: a second call gives none).
+    pub fn take_dues(&mut self) -> Vec<crate::response::Dues> {
+        self.flow.take_answered()
+    }
+
     /// The aging of receivables or payables (see [`AgingPlan`]).
     pub fn aging(config: &Config, plan: &AgingPlan, options: DecoderOptions) -> Result<Plan> {
         let concurrency = check_concurrency(plan.concurrency)?;
