@@ -94,6 +94,17 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// A plan of `flow`, its concurrency checked first.
+    fn made(
+        config: &Config,
+        concurrency: i64,
+        options: DecoderOptions,
+        flow: impl FnOnce() -> Result<flows::Flow>,
+    ) -> Result<Plan> {
+        let concurrency = check_concurrency(concurrency)?;
+        Ok(Plan::new(config, concurrency, options, flow()?))
+    }
+
     fn new(
         config: &Config,
         concurrency: usize,
@@ -190,9 +201,9 @@ impl Plan {
         concurrency: i64,
         options: DecoderOptions,
     ) -> Result<Plan> {
-        let concurrency = check_concurrency(concurrency)?;
-        let flow = flows::Flow::dues_table(config, acids, kind)?;
-        Ok(Plan::new(config, concurrency, options, flow))
+        Plan::made(config, concurrency, options, || {
+            flows::Flow::dues_table(config, acids, kind)
+        })
     }
 
     /// The dues of many accounts, each on its own (not joined): one dues
@@ -206,9 +217,9 @@ impl Plan {
         concurrency: i64,
         options: DecoderOptions,
     ) -> Result<Plan> {
-        let concurrency = check_concurrency(concurrency)?;
-        let flow = flows::Flow::dues_each(config, acids, kind)?;
-        Ok(Plan::new(config, concurrency, options, flow))
+        Plan::made(config, concurrency, options, || {
+            flows::Flow::dues_each(config, acids, kind)
+        })
     }
 
     /// The dues a [`Plan::dues_each`] answered, one per distinct account in
@@ -219,9 +230,9 @@ impl Plan {
 
     /// The aging of receivables or payables (see [`AgingPlan`]).
     pub fn aging(config: &Config, plan: &AgingPlan, options: DecoderOptions) -> Result<Plan> {
-        let concurrency = check_concurrency(plan.concurrency)?;
-        let flow = flows::Flow::aging(config, plan)?;
-        Ok(Plan::new(config, concurrency, options, flow))
+        Plan::made(config, plan.concurrency, options, || {
+            flows::Flow::aging(config, plan)
+        })
     }
 
     /// The credit status of customers (see [`CreditStatusPlan`]).
@@ -230,8 +241,8 @@ impl Plan {
         plan: &CreditStatusPlan,
         options: DecoderOptions,
     ) -> Result<Plan> {
-        let concurrency = check_concurrency(plan.concurrency)?;
-        let flow = flows::Flow::credit_status(config, plan)?;
-        Ok(Plan::new(config, concurrency, options, flow))
+        Plan::made(config, plan.concurrency, options, || {
+            flows::Flow::credit_status(config, plan)
+        })
     }
 }
