@@ -195,9 +195,9 @@ impl PartialEq for Operation {
 impl Eq for Operation {}
 
 /// Every operation of the interface, in the order the docs list them.
-// Defined here rather than re-exported, so rustdoc lists it among the
-// module's statics.
-pub static OPERATIONS: &[Operation] = entries::ALL;
+// A constant, not a static: rustdoc's sidebar links a module's statics to
+// an anchor its page does not have.
+pub const OPERATIONS: &[Operation] = entries::ALL;
 
 /// The operation called `name`, in snake case or JavaScript spelling;
 /// an unknown name is an `InvalidInput` error on `operation` listing
