@@ -127,9 +127,11 @@ const plainlyBadText = (s) =>
  * as given.
  */
 const midnightDate = (v) => v instanceof Date && v.getTime() % 86_400_000 === 0;
+// A Date at midnight UTC is taken by shape as its day's text, and sent so.
+const dayOf = (v) => v.toISOString().slice(0, 10);
 
 function idRule(v) {
-  if (midnightDate(v)) return "either";
+  if (midnightDate(v)) return dayOf(v);
   if (typeof v === "string") return plainlyBadText(v) ? "refuse" : "either";
   if (typeof v === "number") return Number.isSafeInteger(v) ? String(v === 0 ? 0 : v) : "refuse";
   if (typeof v === "bigint") return v.toString();
@@ -137,7 +139,7 @@ function idRule(v) {
 }
 
 const textRule = (v) =>
-  midnightDate(v) || (typeof v === "string" && !plainlyBadText(v)) ? "either" : "refuse";
+  midnightDate(v) ? dayOf(v) : typeof v === "string" && !plainlyBadText(v) ? "either" : "refuse";
 const oneOf =
   (...allowed) =>
   (v) =>
