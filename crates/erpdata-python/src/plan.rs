@@ -112,7 +112,31 @@ fn options(typing: Option<&Typing>) -> DecoderOptions {
     Typing::decoder_options(typing, DEFAULT_BATCH_ROWS)
 }
 
+type DuesPlan =
+    fn(&erpdata::Config, &Arg, &Arg, i64, DecoderOptions) -> erpdata::Result<erpdata::Plan>;
+
 impl Plan {
+    /// A plan over the dues of `acids` (`dues_table` or `dues_each`), its
+    /// inputs converted as every plan's are.
+    fn of_dues(
+        config: &Config,
+        acids: &Bound<'_, PyAny>,
+        kind: &Bound<'_, PyAny>,
+        concurrency: &Bound<'_, PyAny>,
+        typing: Option<&Typing>,
+        make: DuesPlan,
+    ) -> Result<Self> {
+        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
+        let plan = make(
+            config.core_config(),
+            &list(acids)?.unwrap_or_else(none),
+            &given(kind)?,
+            concurrency as i64,
+            options(typing),
+        )?;
+        Ok(Plan::new(config, plan))
+    }
+
     fn new(config: &Config, inner: erpdata::Plan) -> Self {
         Plan {
             inner,
@@ -137,15 +161,14 @@ impl Plan {
         concurrency: &Bound<'_, PyAny>,
         typing: Option<&Typing>,
     ) -> Result<Self> {
-        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
-        let plan = erpdata::Plan::dues_table(
-            config.core_config(),
-            &list(acids)?.unwrap_or_else(none),
-            &given(kind)?,
-            concurrency as i64,
-            options(typing),
-        )?;
-        Ok(Plan::new(config, plan))
+        Plan::of_dues(
+            config,
+            acids,
+            kind,
+            concurrency,
+            typing,
+            erpdata::Plan::dues_table,
+        )
     }
 
     /// The dues of `acids` of `kind`, each account's on their own: the
@@ -160,15 +183,14 @@ impl Plan {
         concurrency: &Bound<'_, PyAny>,
         typing: Option<&Typing>,
     ) -> Result<Self> {
-        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
-        let plan = erpdata::Plan::dues_each(
-            config.core_config(),
-            &list(acids)?.unwrap_or_else(none),
-            &given(kind)?,
-            concurrency as i64,
-            options(typing),
+        let mut plan = Plan::of_dues(
+            config,
+            acids,
+            kind,
+            concurrency,
+            typing,
+            erpdata::Plan::dues_each,
         )?;
-        let mut plan = Plan::new(config, plan);
         plan.each = true;
         Ok(plan)
     }
