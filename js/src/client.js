@@ -8,6 +8,7 @@ import { optionsOf, today } from "./args.js";
 import { batchRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
+import { AjaxFunctions, invoke } from "./functions.js";
 import { drive, run } from "./send.js";
 import { core, Table } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -95,7 +96,7 @@ const ANSWERS = {
   table: (value, numbers, exactRows) => new Table({ ...value, numbers, exactRows }),
 };
 
-export class ErpClient {
+export class ErpClient extends AjaxFunctions {
   /** The wasm core: the only place the access token is kept. */
   #core;
   #fetch;
@@ -103,6 +104,7 @@ export class ErpClient {
   #defaults;
 
   constructor(options) {
+    super();
     options = optionsOf(options);
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
@@ -169,6 +171,11 @@ export class ErpClient {
    * `method`, `companyId`...) taken from `options` when given there. The
    * core checks them all before anything is sent.
    */
+  /** `#invoke`, for the functions of ajax.php (see functions.js). */
+  [invoke](name, args, options) {
+    return this.#invoke(name, args, options);
+  }
+
   async #invoke(name, args, options) {
     options = optionsOf(options);
     checkSignal(options.signal);
@@ -265,40 +272,6 @@ export class ErpClient {
   /** What is owed to a supplier (`type=PAYMENT`). */
   payables(acid, options) {
     return this.#invoke("dues", { acid, kind: "PAYMENT" }, options);
-  }
-
-  /**
-   * The outstanding receivables summary (`getduesSumm`). Like every
-   * function of ajax.php: `sendToken` sends the access token with this
-   * call (default: the client's `ajaxToken`), by POST unless `method:
-   * "GET"`; the answer is an AjaxAnswer (rows, one object or one value).
-   */
-  duesSummary(options) {
-    return this.#invoke("duesSummary", {}, options);
-  }
-
-  /** Average payment days of a customer or supplier (`avgPayDays`). */
-  avgPayDays(acid, options) {
-    return this.#invoke("avgPayDays", { acid }, options);
-  }
-
-  /**
-   * Net profit from `start` to `end` inclusive (`netProfit`): `"YYYY-MM-DD"`
-   * or a Date at midnight UTC; real days, `start` not after `end`, checked
-   * before anything is sent.
-   */
-  netProfit(start, end, options) {
-    return this.#invoke("netProfit", { start, end }, options);
-  }
-
-  /** Gross profit from `start` to `end` inclusive (`grossProfit`). */
-  grossProfit(start, end, options) {
-    return this.#invoke("grossProfit", { start, end }, options);
-  }
-
-  /** The accounts under a schedule (`"Sundry Debtors"`) over a range (`scheduleDet`). */
-  scheduleAccounts(schedule, start, end, options) {
-    return this.#invoke("scheduleAccounts", { schedule, start, end }, options);
   }
 
   /**

@@ -1,5 +1,9 @@
 // Type declarations of the erpdata package.
 
+import type { AjaxFunctions } from "./functions.js";
+
+export type { AjaxFunctions };
+
 /** An account, company or year id: sent exactly as given (`"007"` keeps its zeros, `7` is sent as `7`). */
 export type Id = string | number | bigint;
 
@@ -507,21 +511,6 @@ export declare class ErpClient {
    * one's avgPayDays unless `payDays: false`; see `creditStatus()`.
    */
   creditStatus(options?: ClientCreditStatusOptions): Promise<Table>;
-  /** The outstanding receivables summary (`getduesSumm`). */
-  duesSummary(options?: FunctionOptions): Promise<AjaxAnswer>;
-  /** Average payment days of a customer or supplier (`avgPayDays`). */
-  avgPayDays(acid: Id, options?: FunctionOptions): Promise<AjaxAnswer>;
-  /** Net profit from `start` to `end` inclusive (`netProfit`); dates checked before sending. */
-  netProfit(start: DateArg, end: DateArg, options?: FunctionOptions): Promise<AjaxAnswer>;
-  /** Gross profit from `start` to `end` inclusive (`grossProfit`). */
-  grossProfit(start: DateArg, end: DateArg, options?: FunctionOptions): Promise<AjaxAnswer>;
-  /** The accounts under a schedule (`"Sundry Debtors"`) over a range (`scheduleDet`). */
-  scheduleAccounts(
-    schedule: string,
-    start: DateArg,
-    end: DateArg,
-    options?: FunctionOptions,
-  ): Promise<AjaxAnswer>;
   /**
    * Any function of ajax.php by name, its parameters in order
    * (`ajax("avgPayDays", { acid: "C001" })`).
@@ -565,6 +554,9 @@ export declare class ErpClient {
   /** The core's limits and defaults. */
   static readonly limits: Limits;
 }
+
+/** The functions of ajax.php (`duesSummary`, `avgPayDays`...), from the catalogue. */
+export interface ErpClient extends AjaxFunctions {}
 
 export type ErrorKind = "invalid_input" | "transport" | "http_status" | "service" | "decode";
 

@@ -13,6 +13,7 @@ import httpx
 from . import _drive
 from ._base import ClientBase
 from ._core import Batch, Call
+from ._functions import AwaitingFunctions
 from ._models import Row
 from ._operations import Operations
 from ._stream import AsyncTableStream
@@ -41,11 +42,6 @@ _DOCS = {
         checked before anything is sent; the first failure cancels the rest
         and is raised. ``schema_overrides`` and ``infer_strings`` as for
         :meth:`Client.dues`.""",
-    "dues_summary": """The outstanding receivables summary; see :meth:`Client.dues_summary`.""",
-    "avg_pay_days": """Average payment days of ``acid``; see :meth:`Client.avg_pay_days`.""",
-    "net_profit": """Net profit over a range; see :meth:`Client.net_profit`.""",
-    "gross_profit": """Gross profit over a range; see :meth:`Client.gross_profit`.""",
-    "schedule_accounts": """The accounts under a schedule; see :meth:`Client.schedule_accounts`.""",
     "ajax": """Any function of ``ajax.php`` by name; see :meth:`Client.ajax`.""",
     "dues_table": """The dues of many accounts as one table; see :meth:`Client.dues_table`.""",
     "aging": """The aging of receivables or payables; see :meth:`Client.aging`.""",
@@ -61,7 +57,8 @@ _DOCS = {
 
 
 class AsyncClient(
-    ClientBase[httpx.AsyncClient, AsyncTableStream[list[Row]], AsyncTableStream[Any]]
+    AwaitingFunctions,
+    ClientBase[httpx.AsyncClient, AsyncTableStream[list[Row]], AsyncTableStream[Any]],
 ):
     """An asyncio client for the cloud ERP data interface: the arguments,
     methods and behaviour of :class:`Client`, with ``await``.
@@ -80,11 +77,6 @@ class AsyncClient(
     receivables = awaiting(Operations.receivables, _DOCS["receivables"])
     payables = awaiting(Operations.payables, _DOCS["payables"])
     dues_many = awaiting(Operations.dues_many, _DOCS["dues_many"])
-    dues_summary = awaiting(Operations.dues_summary, _DOCS["dues_summary"])
-    avg_pay_days = awaiting(Operations.avg_pay_days, _DOCS["avg_pay_days"])
-    net_profit = awaiting(Operations.net_profit, _DOCS["net_profit"])
-    gross_profit = awaiting(Operations.gross_profit, _DOCS["gross_profit"])
-    schedule_accounts = awaiting(Operations.schedule_accounts, _DOCS["schedule_accounts"])
     ajax = awaiting(Operations.ajax, _DOCS["ajax"])
     dues_table = awaiting(Operations.dues_table, _DOCS["dues_table"])
     aging = awaiting(Operations.aging, _DOCS["aging"])

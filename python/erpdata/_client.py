@@ -14,6 +14,7 @@ import httpx
 from . import _drive
 from ._base import ClientBase
 from ._core import Batch, Call
+from ._functions import BlockingFunctions
 from ._models import Row
 from ._operations import Operations
 from ._stream import TableStream
@@ -22,7 +23,7 @@ from ._work import Blocking, Many, One, Work, blocking, calls, finish, restyled,
 __all__ = ["Client"]
 
 
-class Client(ClientBase[httpx.Client, TableStream[list[Row]], TableStream[Any]]):
+class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]], TableStream[Any]]):
     """A synchronous client for the cloud ERP data interface.
 
     Arguments left as ``None`` come from the environment:
@@ -97,11 +98,6 @@ class Client(ClientBase[httpx.Client, TableStream[list[Row]], TableStream[Any]])
     receivables = blocking(Operations.receivables)
     payables = blocking(Operations.payables)
     dues_many = blocking(Operations.dues_many)
-    dues_summary = blocking(Operations.dues_summary)
-    avg_pay_days = blocking(Operations.avg_pay_days)
-    net_profit = blocking(Operations.net_profit)
-    gross_profit = blocking(Operations.gross_profit)
-    schedule_accounts = blocking(Operations.schedule_accounts)
     ajax = blocking(Operations.ajax)
     dues_table = blocking(Operations.dues_table)
     aging = blocking(Operations.aging)

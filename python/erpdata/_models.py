@@ -246,8 +246,8 @@ class Dues:
 @dataclass(frozen=True, repr=False)
 class AjaxAnswer:
     """The answer of a function of ``ajax.php`` (``dues_summary``,
-    ``avg_pay_days``, ``net_profit``, ``gross_profit``,
-    ``schedule_accounts``, or any function through ``ajax``).
+    ``avg_pay_days`` and the other named functions, or any function
+    through ``ajax``).
 
     Their shapes are not published; ``shape`` says what came back:
 

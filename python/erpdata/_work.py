@@ -286,9 +286,10 @@ def blocking(spec: Callable[Concatenate[Any, P], Work[R]]) -> Callable[Concatena
 
 
 def awaiting(
-    spec: Callable[Concatenate[Any, P], Work[R]], doc: str
+    spec: Callable[Concatenate[Any, P], Work[R]], doc: str | None = None
 ) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
-    """``AsyncClient``'s method of ``spec``, documented by ``doc``."""
+    """``AsyncClient``'s method of ``spec``, documented by ``doc`` (default:
+    ``spec``'s docstring)."""
 
     @functools.wraps(spec)
     async def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -296,5 +297,6 @@ def awaiting(
         return result
 
     method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
-    method.__doc__ = doc
+    if doc is not None:
+        method.__doc__ = doc
     return cast("Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]", method)

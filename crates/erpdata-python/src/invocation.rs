@@ -48,7 +48,7 @@ impl Invocation {
 
 #[pymethods]
 impl Invocation {
-    /// The operation's name in the catalogue (`gross_profit`).
+    /// The operation's name in the catalogue (`avg_pay_days`).
     #[getter]
     fn operation(&self) -> &'static str {
         self.inner.operation().name

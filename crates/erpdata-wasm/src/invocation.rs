@@ -36,8 +36,8 @@ pub(crate) fn reading(reading: &JsValue) -> Result<(Numbers, DecoderOptions), er
 
 #[wasm_bindgen]
 impl Core {
-    /// Operation `operation` of the catalogue (`"gross_profit"` or
-    /// `"grossProfit"`) with `args`, a plain object of its arguments by
+    /// Operation `operation` of the catalogue (`"avg_pay_days"` or
+    /// `"avgPayDays"`) with `args`, a plain object of its arguments by
     /// name; `reading` as for `Invocation`. Throws the core's
     /// `invalid_input` error for anything it would not send.
     pub fn invoke(

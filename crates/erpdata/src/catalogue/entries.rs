@@ -2,7 +2,8 @@
 //! `ajax.php` ([`AjaxFunction`], its [`AjaxQuery`] constructor). Adding an
 //! operation of `ajax.php` is adding it here, then its method of the Rust
 //! clients (`crate::client::operations`), the sandbox's fake, vectors and
-//! docs; every other facade follows from this list.
+//! docs; `make generate` writes the Python and JavaScript methods from
+//! this list (see `docs/architecture.md`).
 
 use super::invocation::Query;
 use super::{AnswerKind, Args, Endpoint, Operation, Param, ParamKind, TokenRule};
@@ -140,7 +141,7 @@ const START: Param = Param {
     wire: Some("sdate"),
     kind: ParamKind::Date,
     required: true,
-    doc: "First day of the range, YYYY-MM-DD (inclusive).",
+    doc: "The first day of the range, `YYYY-MM-DD` (inclusive).",
 };
 const END: Param = Param {
     name: "end",
@@ -148,7 +149,7 @@ const END: Param = Param {
     wire: Some("edate"),
     kind: ParamKind::Date,
     required: true,
-    doc: "Last day of the range, YYYY-MM-DD (inclusive; not before start).",
+    doc: "The last day of the range, `YYYY-MM-DD` (inclusive; not before `start`).",
 };
 const SEND_TOKEN: Param = Param {
     name: "send_token",
@@ -274,7 +275,7 @@ const DUES_SUMMARY: Operation = Operation {
     params: &[SEND_TOKEN, AJAX_METHOD],
     answer: AnswerKind::Function,
     token: TokenRule::OnRequest,
-    doc: "The outstanding receivables summary (getduesSumm).",
+    doc: "The outstanding receivables summary (`getduesSumm`).",
     build: |args| function(&DUES_SUMMARY, args, AjaxQuery::dues_summary()),
 };
 
@@ -286,7 +287,7 @@ const AVG_PAY_DAYS: Operation = Operation {
     params: &[ACID, SEND_TOKEN, AJAX_METHOD],
     answer: AnswerKind::Function,
     token: TokenRule::OnRequest,
-    doc: "The average payment days of a customer or supplier (avgPayDays).",
+    doc: "The average payment days of customer or supplier `acid` (`avgPayDays`).",
     build: |args| {
         let op = &AVG_PAY_DAYS;
         function(op, args, AjaxQuery::avg_pay_days(args.id(op, "acid")?))
@@ -301,7 +302,7 @@ const NET_PROFIT: Operation = Operation {
     params: &[START, END, SEND_TOKEN, AJAX_METHOD],
     answer: AnswerKind::Function,
     token: TokenRule::OnRequest,
-    doc: "The net profit from start to end inclusive (netProfit).",
+    doc: "The net profit from `start` to `end` inclusive (`netProfit`).",
     build: |args| {
         let op = &NET_PROFIT;
         let (start, end) = (args.text(op, "start")?, args.text(op, "end")?);
@@ -317,7 +318,7 @@ const GROSS_PROFIT: Operation = Operation {
     params: &[START, END, SEND_TOKEN, AJAX_METHOD],
     answer: AnswerKind::Function,
     token: TokenRule::OnRequest,
-    doc: "The gross profit from start to end inclusive (grossProfit).",
+    doc: "The gross profit from `start` to `end` inclusive (`grossProfit`).",
     build: |args| {
         let op = &GROSS_PROFIT;
         let (start, end) = (args.text(op, "start")?, args.text(op, "end")?);
@@ -337,7 +338,7 @@ const SCHEDULE_ACCOUNTS: Operation = Operation {
             wire: Some("schedule"),
             kind: ParamKind::Text,
             required: true,
-            doc: "The schedule's name, e.g. Sundry Debtors.",
+            doc: "The schedule's name, e.g. `Sundry Debtors`.",
         },
         START,
         END,
@@ -346,7 +347,7 @@ const SCHEDULE_ACCOUNTS: Operation = Operation {
     ],
     answer: AnswerKind::Function,
     token: TokenRule::OnRequest,
-    doc: "The accounts under a schedule, with their figures over a range (scheduleDet).",
+    doc: "The accounts under `schedule`, with their figures from `start` to `end` (`scheduleDet`).",
     build: |args| {
         let op = &SCHEDULE_ACCOUNTS;
         let schedule = args.text(op, "schedule")?;
