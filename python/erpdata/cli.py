@@ -3,7 +3,8 @@
 Settings come from the same ``ERPDATA_*`` variables as the clients; the
 access token only from ``ERPDATA_ACCESS_TOKEN`` or ``--access-token-file``
 (never from the command line, where other users and the shell history
-would see it), and it is never printed.
+would see it: ``--access-token`` and ``--token`` are refused by name), and
+it is never printed. No option may be abbreviated.
 
 Exit codes: 0 success, 1 an unexpected failure, 2 a usage error (bad
 arguments, invalid input, a missing optional dependency), 3 the service
@@ -29,6 +30,7 @@ from typing import IO, Any, Callable
 
 from . import _core, _errors
 from ._client import Client
+from ._core import __version__
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Table
 
@@ -150,6 +152,7 @@ def _client(args: argparse.Namespace) -> Client:
         year_id=args.year_id,
         timeout=args.timeout,
         max_retries=args.max_retries,
+        allow_insecure_http=args.allow_insecure_http,
     )
 
 
@@ -280,9 +283,18 @@ def _as_of(args: argparse.Namespace) -> None:
         args.as_of = datetime.date.today().isoformat()
 
 
+def _check_report_format(args: argparse.Namespace) -> None:
+    """An HTML report needs matplotlib: said before anything is fetched."""
+    if args.format == "html":
+        from .report import _check_html
+
+        _check_html()
+
+
 def cmd_aging(args: argparse.Namespace) -> int:
     from .report import aging_html
 
+    _check_report_format(args)
     _as_of(args)
     with _client(args) as client:
         table = client.aging(
@@ -300,6 +312,7 @@ def cmd_aging(args: argparse.Namespace) -> int:
 def cmd_credit_status(args: argparse.Namespace) -> int:
     from .report import credit_status_html
 
+    _check_report_format(args)
     _as_of(args)
     with _client(args) as client:
         table = client.credit_status(
@@ -468,9 +481,61 @@ def _timeout(text: str) -> float:
     return value
 
 
+TOP_EPILOG = """\
+Run `erpdata COMMAND --help` for a command's options.
+
+settings: the ERPDATA_* variables (ERPDATA_BASE_URL, ERPDATA_PROJECT,
+  ERPDATA_COMPANY_ID, ERPDATA_YEAR_ID), or each command's options; the access
+  token from ERPDATA_ACCESS_TOKEN or --access-token-file FILE, never from the
+  command line itself
+exit codes: 0 ok, 1 unexpected failure, 2 usage, 3 service error,
+  4 transport error"""
+
+KINDS = ("receipt", "payment")
+KIND_HELP = (
+    "receipt: receivables (what customers owe); payment: payables (what is owed to suppliers)"
+)
+
+TOKEN_OPTIONS = ("--access-token", "--token")
+"""Options a token might be given with; each is refused by name."""
+
+TOKEN_ON_COMMAND_LINE = (
+    "the access token is not taken on the command line, where the shell history and "
+    "process lists would show it; pass --access-token-file PATH (a file holding only the "
+    "token) or set the ERPDATA_ACCESS_TOKEN environment variable"
+)
+
+
+class _RefuseToken(argparse.Action):
+    """``--access-token`` and ``--token``: a usage error naming the option
+    and the ways a token is given, never showing the value. (Unknown to
+    argparse, they would be echoed back, value and all, as unrecognized
+    arguments.)"""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs="?", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        parser.exit(EXIT_USAGE, f"erpdata: error: {option_string}: {TOKEN_ON_COMMAND_LINE}\n")
+
+
+def _parser(**kwargs: Any) -> argparse.ArgumentParser:
+    """A parser that takes options only by their full names: argparse
+    would otherwise take a prefix (``--access-token``) for the one option
+    it starts (``--access-token-file``)."""
+    return argparse.ArgumentParser(allow_abbrev=False, **kwargs)
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line."""
-    connection = argparse.ArgumentParser(add_help=False)
+    connection = _parser(add_help=False)
     group = connection.add_argument_group("connection (default: the ERPDATA_* variables)")
     group.add_argument("--base-url", help="the service's base URL [ERPDATA_BASE_URL]")
     group.add_argument("--project", help="ERP project [ERPDATA_PROJECT]")
@@ -480,17 +545,31 @@ def parser() -> argparse.ArgumentParser:
     group.add_argument(
         "--access-token-file",
         metavar="FILE",
-        help="read the access token from FILE [default: ERPDATA_ACCESS_TOKEN]",
+        help="a file holding the access token [default: ERPDATA_ACCESS_TOKEN]; "
+        "the token itself is never taken on the command line",
+    )
+    group.add_argument(*TOKEN_OPTIONS, action=_RefuseToken)
+    group.add_argument(
+        "--allow-insecure-http",
+        action="store_true",
+        help="allow a plain http URL to a host that is not loopback "
+        "(the token would travel unencrypted)",
     )
     group.add_argument(
-        "--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call"
+        "--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call [300]"
     )
-    group.add_argument("--max-retries", type=int, default=2, metavar="N")
+    group.add_argument(
+        "--max-retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="retries of 429/502/503/504 and connection failures [2]",
+    )
     group.add_argument(
         "-v", "--verbose", action="count", default=0, help="log requests (-vv: debug)"
     )
 
-    typing = argparse.ArgumentParser(add_help=False)
+    typing = _parser(add_help=False)
     types = typing.add_argument_group(
         "column types (default: typed from the values, strings included)"
     )
@@ -507,35 +586,59 @@ def parser() -> argparse.ArgumentParser:
         help='keep every JSON string a string ("1500.00" stays text)',
     )
 
-    top = argparse.ArgumentParser(
+    top = _parser(
         prog="erpdata",
         description="Query the cloud ERP data interface.",
-        epilog="exit codes: 0 ok, 1 unexpected failure, 2 usage, 3 service error, 4 transport error",
+        epilog=TOP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"erpdata {__version__}",
+        help="print erpdata's version and exit",
+    )
+    top.add_argument(*TOKEN_OPTIONS, action=_RefuseToken)
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    dues = commands.add_parser(
-        "dues", parents=[connection, typing], help="outstanding dues of an account"
-    )
+    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        # The line of the command list heads its own --help too.
+        line = kwargs["help"]
+        kwargs.setdefault("description", f"{line[:1].upper()}{line[1:]}.")
+        made: argparse.ArgumentParser = commands.add_parser(name, allow_abbrev=False, **kwargs)
+        return made
+
+    dues = command("dues", parents=[connection, typing], help="outstanding dues of an account")
     dues.add_argument("acid", metavar="ACID", help="account id, sent as given")
-    dues.add_argument("--kind", required=True, choices=("receipt", "payment"), type=str.lower)
-    dues.add_argument("--format", choices=("csv", "jsonl", "raw"), default="csv")
+    dues.add_argument("--kind", required=True, choices=KINDS, type=str.lower, help=KIND_HELP)
+    dues.add_argument(
+        "--format",
+        choices=("csv", "jsonl", "raw"),
+        default="csv",
+        help="raw: the JSON the service sent [csv]",
+    )
     dues.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues.set_defaults(run=cmd_dues, company_id=None, year_id=None)
 
-    table = commands.add_parser(
-        "table", parents=[connection, typing], help="every row of an ERP table"
-    )
+    table = command("table", parents=[connection, typing], help="every row of an ERP table")
     table.add_argument("name", metavar="NAME", help="table name, e.g. sales_invoice")
-    table.add_argument("--company-id", help="company [ERPDATA_COMPANY_ID]")
-    table.add_argument("--year-id", help="financial year [ERPDATA_YEAR_ID]")
-    table.add_argument("--format", choices=FORMATS, default="csv")
-    table.add_argument("--method", choices=("POST", "GET"), default="POST", type=str.upper)
+    table.add_argument("--company-id", metavar="ID", help="company [ERPDATA_COMPANY_ID]")
+    table.add_argument("--year-id", metavar="ID", help="financial year [ERPDATA_YEAR_ID]")
+    table.add_argument(
+        "--format", choices=FORMATS, default="csv", help="parquet needs -o FILE [csv]"
+    )
+    table.add_argument(
+        "--method",
+        choices=("POST", "GET"),
+        default="POST",
+        type=str.upper,
+        help="POST sends the token in the request body; GET puts it in the URL [POST]",
+    )
     table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     table.add_argument("--no-progress", action="store_true", help="no progress bar")
     table.set_defaults(run=cmd_table)
 
-    ajax_options = argparse.ArgumentParser(add_help=False)
+    ajax_options = _parser(add_help=False)
     sending = ajax_options.add_argument_group("sending")
     sending.add_argument(
         "--send-token",
@@ -552,7 +655,7 @@ def parser() -> argparse.ArgumentParser:
     parents = [connection, typing, ajax_options]
     for op in _functions():
         name = COMMAND_NAMES.get(op["cli_name"], op["cli_name"])
-        sub = commands.add_parser(name, parents=parents, help=_help(op["doc"]))
+        sub = command(name, parents=parents, help=_help(op["doc"]))
         # The required arguments are positional, in the catalogue's order;
         # sending a token and the method are the options above.
         positional = [p for p in op["params"] if p["required"]]
@@ -566,24 +669,26 @@ def parser() -> argparse.ArgumentParser:
             company_id=None,
             year_id=None,
         )
-    ajax = commands.add_parser(
-        "ajax", parents=parents, help="any other function of ajax.php, by name"
-    )
+    ajax = command("ajax", parents=parents, help="any other function of ajax.php, by name")
     ajax.add_argument("func", metavar="FUNC", help="the function's name (func)")
     ajax.add_argument("params", nargs="*", metavar="NAME=VALUE", help="its parameters, in order")
     ajax.set_defaults(run=cmd_function, operation="ajax", company_id=None, year_id=None)
 
-    dues_table = commands.add_parser(
+    dues_table = command(
         "dues-table", parents=[connection, typing], help="the dues of many accounts as one table"
     )
-    dues_table.add_argument("acids", nargs="+", metavar="ACID")
-    dues_table.add_argument("--kind", required=True, choices=("receipt", "payment"), type=str.lower)
-    dues_table.add_argument("--concurrency", type=int, default=8, metavar="N")
-    dues_table.add_argument("--format", choices=FORMATS, default="csv")
+    dues_table.add_argument("acids", nargs="+", metavar="ACID", help="account ids, sent as given")
+    dues_table.add_argument("--kind", required=True, choices=KINDS, type=str.lower, help=KIND_HELP)
+    dues_table.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="accounts asked at a time [8]"
+    )
+    dues_table.add_argument(
+        "--format", choices=FORMATS, default="csv", help="parquet needs -o FILE [csv]"
+    )
     dues_table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues_table.set_defaults(run=cmd_dues_table, company_id=None, year_id=None)
 
-    finance = argparse.ArgumentParser(add_help=False)
+    finance = _parser(add_help=False)
     views = finance.add_argument_group("report")
     views.add_argument(
         "--accounts", nargs="+", metavar="ACID", help="these accounts [default: --all]"
@@ -596,28 +701,37 @@ def parser() -> argparse.ArgumentParser:
         help="every customer (or supplier) of the account table",
     )
     views.add_argument("--as-of", metavar="YYYY-MM-DD", help="[default: today]")
-    views.add_argument("--company-id", help="of the account table [ERPDATA_COMPANY_ID]")
-    views.add_argument("--year-id", help="of the account table [ERPDATA_YEAR_ID]")
-    views.add_argument("--accounts-table", default="account", metavar="NAME")
-    views.add_argument("--concurrency", type=int, default=8, metavar="N")
+    views.add_argument(
+        "--company-id", metavar="ID", help="of the account table [ERPDATA_COMPANY_ID]"
+    )
+    views.add_argument("--year-id", metavar="ID", help="of the account table [ERPDATA_YEAR_ID]")
+    views.add_argument(
+        "--accounts-table", default="account", metavar="NAME", help="the account table [account]"
+    )
+    views.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="accounts asked at a time [8]"
+    )
     views.add_argument(
         "--format",
         choices=("table", "csv", "json", "jsonl", "html"),
         default="table",
-        help="table: readable on a terminal; html: a report with a chart",
+        help="table: aligned text with totals [default]; html: a report with a chart "
+        "(needs erpdata[report])",
     )
     views.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
-    aging = commands.add_parser(
+    aging = command(
         "aging",
         parents=[connection, finance],
         help="receivables or payables by age: current, 1-30, 31-60, 61-90, 91+ days past due",
     )
-    aging.add_argument("--kind", choices=("receipt", "payment"), default="receipt", type=str.lower)
+    aging.add_argument(
+        "--kind", choices=KINDS, default="receipt", type=str.lower, help=f"{KIND_HELP} [receipt]"
+    )
     aging.add_argument(
         "--buckets", nargs="+", type=int, metavar="DAYS", help="bucket bounds [30 60 90]"
     )
     aging.set_defaults(run=cmd_aging)
-    credit = commands.add_parser(
+    credit = command(
         "credit-status",
         parents=[connection, finance],
         help="customers' outstanding against their credit limit, overdue, payment days",
@@ -627,24 +741,31 @@ def parser() -> argparse.ArgumentParser:
     )
     credit.set_defaults(run=cmd_credit_status)
 
-    export = commands.add_parser(
+    export = command(
         "export",
         parents=[connection],
         help="tables x companies x years into a DuckDB file or a Parquet dataset",
     )
-    export.add_argument("tables", nargs="+", metavar="TABLE")
+    export.add_argument("tables", nargs="+", metavar="TABLE", help="ERP tables, e.g. sales_invoice")
     export.add_argument(
-        "--to", required=True, metavar="PATH", help="a .duckdb file, or a Parquet dataset folder"
+        "--to",
+        required=True,
+        metavar="PATH",
+        help="a .duckdb file, or a Parquet dataset folder (needs erpdata[export])",
     )
-    export.add_argument("--companies", nargs="+", metavar="ID", help="[ERPDATA_COMPANY_ID]")
-    export.add_argument("--years", nargs="+", metavar="ID", help="[ERPDATA_YEAR_ID]")
-    export.add_argument("--concurrency", type=int, default=2, metavar="N")
+    export.add_argument(
+        "--companies", nargs="+", metavar="ID", help="companies [ERPDATA_COMPANY_ID]"
+    )
+    export.add_argument(
+        "--years", nargs="+", metavar="ID", help="financial years [ERPDATA_YEAR_ID]"
+    )
+    export.add_argument(
+        "--concurrency", type=int, default=2, metavar="N", help="tables read at a time [2]"
+    )
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.set_defaults(run=cmd_export, company_id=None, year_id=None)
 
-    sandbox = commands.add_parser(
-        "sandbox", help="run the local sandbox ERP (prints its URL first)"
-    )
+    sandbox = command("sandbox", help="run the local sandbox ERP (prints its URL first)")
     sandbox.add_argument("--port", type=int, default=8787, help="0 picks a free port [8787]")
     sandbox.add_argument("--rows", type=int, help="rows of the large sales_invoice table")
     sandbox.set_defaults(run=cmd_sandbox)
@@ -660,6 +781,22 @@ def _log_setup(verbose: int) -> None:
             level=logging.DEBUG if verbose > 1 else logging.INFO,
             format="erpdata: %(message)s",
         )
+
+
+INSECURE_HTTP = "allow insecure http explicitly"
+"""How the core ends its refusal of plain http to a host that is not
+loopback; on the command line that is an option."""
+
+
+def _invalid_input(exc: _errors.InvalidInputError) -> str:
+    """The error's message, in the command line's terms: the refusal of a
+    plain http URL names ``--allow-insecure-http``."""
+    message = str(exc)
+    if exc.field == "base_url" and "insecure http" in message:
+        if INSECURE_HTTP in message:
+            return message.replace(INSECURE_HTTP, "pass --allow-insecure-http")
+        return f"{message} (--allow-insecure-http allows it)"
+    return message
 
 
 def _fail(code: int, message: str) -> int:
@@ -678,7 +815,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Usage as exc:
         return _fail(EXIT_USAGE, str(exc))
     except _errors.InvalidInputError as exc:
-        return _fail(EXIT_USAGE, str(exc))
+        return _fail(EXIT_USAGE, _invalid_input(exc))
     except _errors.TransportError as exc:
         return _fail(EXIT_TRANSPORT, str(exc))
     except _errors.ErpError as exc:

@@ -1,8 +1,9 @@
-"""Reports of the finance views: a readable table on a terminal (rich),
-and a self-contained HTML page (the table, its totals and a bar chart drawn
-with matplotlib, embedded as a PNG: nothing to fetch to view it).
+"""Reports of the finance views: a readable table on a terminal (with
+rich when it is installed, else plain aligned text), and a self-contained
+HTML page (the table, its totals and a bar chart drawn with matplotlib,
+embedded as a PNG: nothing to fetch to view it).
 
-Needs ``erpdata[report]`` (rich, matplotlib)::
+The HTML reports need ``erpdata[report]`` (rich, matplotlib)::
 
     from erpdata import report
     aging = client.aging(as_of="2025-12-31")
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import base64
 import datetime
+import importlib
 import io
+import sys
 from decimal import Decimal
 from html import escape
 from typing import IO, Any
@@ -62,41 +65,77 @@ def print_table(
     file: IO[str] | None = None,
     with_totals: bool = True,
 ) -> None:
-    """``table`` as a rich table on ``file`` (default: stdout): numbers
-    right-aligned with thousands separators, a totals row of the numeric
-    columns (``with_totals``)."""
-    rich_console = _need("rich.console", "report", "report.print_table()")
-    rich_table = _need("rich.table", "report", "report.print_table()")
-    out = rich_table.Table(title=title, show_footer=with_totals and len(table) > 0)
+    """``table`` on ``file`` (default: stdout): numbers right-aligned with
+    thousands separators, a totals row of the numeric columns
+    (``with_totals``). A rich table when rich is installed
+    (``erpdata[report]``), else the same as plain aligned text."""
+    schema = table.schema
+    cells = [[_text(row[name]) for name, _ in schema] for row in table]
     sums = totals(table) if with_totals else {}
-    for i, (name, kind) in enumerate(table.schema):
-        if name in sums and _summable(name):
-            footer = _text(sums[name])
-        else:
-            footer = "Total" if i == 0 else ""
-        out.add_column(
-            name,
-            justify="right" if _is_number(kind) else "left",
-            footer=footer,
-            no_wrap=True,
-        )
-    widths = [max(len(name), 5) for name, _ in table.schema]
-    for row in table:
-        cells = [_text(row[name]) for name, _ in table.schema]
-        widths = [max(w, len(c)) for w, c in zip(widths, cells)]
-        out.add_row(*cells)
-    for name in sums:
-        j = [n for n, _ in table.schema].index(name)
-        widths[j] = max(widths[j], len(_text(sums[name])))
+    footer = [
+        _text(sums[name]) if name in sums and _summable(name) else ("Total" if i == 0 else "")
+        for i, (name, _) in enumerate(schema)
+    ]
+    show_footer = with_totals and len(cells) > 0
+    right = [_is_number(kind) for _, kind in schema]
+    try:
+        rich_console = importlib.import_module("rich.console")
+        rich_table = importlib.import_module("rich.table")
+    except ImportError:
+        _print_plain(schema, cells, footer if show_footer else None, right, title, file)
+        return
+    out = rich_table.Table(title=title, show_footer=show_footer)
+    for (name, _), foot, numeric in zip(schema, footer, right):
+        out.add_column(name, justify="right" if numeric else "left", footer=foot, no_wrap=True)
+    for row_cells in cells:
+        out.add_row(*row_cells)
+    widths = [max(len(name), 5, len(foot)) for (name, _), foot in zip(schema, footer)]
+    for row_cells in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row_cells)]
     # Wide enough for every cell: a report is read whole, never elided.
     natural = sum(w + 3 for w in widths) + 1
     rich_console.Console(file=file, width=natural).print(out)
+
+
+def _print_plain(
+    schema: list[tuple[str, str]],
+    cells: list[list[str]],
+    footer: list[str] | None,
+    right: list[bool],
+    title: str | None,
+    file: IO[str] | None,
+) -> None:
+    """The table as aligned text: a title line, the header, a rule, the
+    rows, and the totals under a second rule."""
+    out = sys.stdout if file is None else file
+    widths = [len(name) for name, _ in schema]
+    for row_cells in [*cells, *([footer] if footer else [])]:
+        widths = [max(w, len(c)) for w, c in zip(widths, row_cells)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if r else v.ljust(w) for v, w, r in zip(values, widths, right)
+        ).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    lines = [title] if title else []
+    lines += [line([name for name, _ in schema]), rule]
+    lines += [line(c) for c in cells]
+    if footer:
+        lines += [rule, line(footer)]
+    out.write("\n".join(lines) + "\n")
 
 
 def _png(figure: Any) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _check_html() -> None:
+    """Raises the ImportError naming ``erpdata[report]`` when an HTML
+    report cannot be drawn (matplotlib is missing)."""
+    _pyplot()
 
 
 def _pyplot() -> Any:

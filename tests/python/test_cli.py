@@ -352,3 +352,182 @@ def test_export_to_duckdb(secret_sandbox_url: str, tmp_path: Path) -> None:
     con = duckdb.connect(str(target))
     assert con.execute("SELECT count(DISTINCT yearid) FROM sales_invoice").fetchall() == [(2,)]
     assert SECRET_TOKEN not in done.stdout + done.stderr
+
+
+# -- a new user's first hour -------------------------------------------------------
+
+OPTIONAL = ("rich", "matplotlib", "pyarrow", "duckdb", "pandas", "polars")
+"""What a plain ``pip install erpdata`` lacks (the extras' packages)."""
+
+PLAIN_INSTALL = f"""\
+import sys
+
+# A plain install: importing any extra's package fails, as when it is absent.
+for name in {OPTIONAL!r}:
+    sys.modules[name] = None
+"""
+
+
+def plain_cli(
+    args: list[str], env: dict[str, str], tmp_path: Path, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """The CLI in a process where no optional dependency can be imported."""
+    runner = tmp_path / "plain_install.py"
+    runner.write_text(
+        PLAIN_INSTALL + "from erpdata.cli import main\n\nsys.exit(main(sys.argv[1:]))\n",
+        encoding="utf-8",
+    )
+    return subprocess.run(
+        [sys.executable, str(runner), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_a_plain_install_lacks_every_extra(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        PLAIN_INSTALL
+        + "import importlib\n"
+        + "for name in sys.argv[1:]:\n"
+        + "    try:\n"
+        + "        importlib.import_module(name)\n"
+        + "    except ImportError:\n"
+        + "        print(name)\n",
+        encoding="utf-8",
+    )
+    modules = ["rich.console", "matplotlib.pyplot", "pyarrow.parquet", "duckdb", "httpx", "tqdm"]
+    done = subprocess.run(
+        [sys.executable, str(probe), *modules], capture_output=True, text=True, timeout=30
+    )
+    assert done.stdout.split() == modules[:4], done.stderr
+
+
+TOKEN_GIVEN = [
+    ["table", "account", "--access-token", SECRET_TOKEN],
+    ["table", "account", "--token", SECRET_TOKEN],
+    ["table", "account", f"--access-token={SECRET_TOKEN}"],
+    ["table", "account", f"--token={SECRET_TOKEN}"],
+    ["--access-token", SECRET_TOKEN, "table", "account"],
+    ["dues", "C001", "--kind", "receipt", "--access-token", SECRET_TOKEN],
+    ["aging", "--token", SECRET_TOKEN, "--as-of", "2025-12-31"],
+    ["net-profit", "2025-01-01", "2025-06-30", "--access-token", SECRET_TOKEN],
+    ["export", "account", "--to", "never.duckdb", "--access-token", SECRET_TOKEN],
+]
+
+
+@pytest.mark.parametrize("args", TOKEN_GIVEN, ids=lambda a: " ".join(a).replace(SECRET_TOKEN, "T"))
+def test_a_token_on_the_command_line_is_refused_by_name(
+    secret_sandbox_url: str, tmp_path: Path, args: list[str]
+) -> None:
+    env = env_for(secret_sandbox_url)
+    done = subprocess.run(
+        PY + args, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 2
+    error = one_line_error(done)
+    option = next(a for a in args if a.startswith("--") and "token" in a).partition("=")[0]
+    assert error.startswith(f"erpdata: error: {option}: "), error
+    assert "not taken on the command line" in error
+    assert "--access-token-file PATH" in error and "ERPDATA_ACCESS_TOKEN" in error
+    assert "cannot read" not in error  # not taken for --access-token-file
+    for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
+        assert form not in done.stdout + done.stderr
+    assert not (tmp_path / "never.duckdb").exists()
+
+
+def test_no_option_is_taken_by_a_prefix(secret_sandbox_url: str, token_file: Path) -> None:
+    import argparse
+
+    from erpdata.cli import parser
+
+    env = env_for(secret_sandbox_url)
+    # A prefix of --access-token-file, of --no-progress, of --format: unknown.
+    for args in (
+        ["table", "account", "--access-token-fil", str(token_file)],
+        ["table", "account", "--access-token-file", str(token_file), "--no-prog"],
+        ["dues", "C001", "--kind", "receipt", "--form", "jsonl"],
+    ):
+        done = cli(args, env)
+        assert done.returncode == 2, args
+        assert "unrecognized arguments" in done.stderr, done.stderr
+    # Every parser, each command's included, has abbreviations off.
+    top = parser()
+    (commands,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    assert top.allow_abbrev is False
+    assert all(sub.allow_abbrev is False for sub in commands.choices.values())
+    # The full names still work.
+    done = cli(["table", "account", "--access-token-file", str(token_file), "--no-progress"], env)
+    assert done.returncode == 0, done.stderr
+
+
+def test_allow_insecure_http(secret_sandbox_url: str, token_file: Path) -> None:
+    # 0.0.0.0 reaches this machine's loopback listener on Linux, but the
+    # core does not count it as loopback: plain http to it is refused
+    # unless allowed.
+    url = secret_sandbox_url.replace("127.0.0.1", "0.0.0.0")
+    assert url != secret_sandbox_url
+    args = ["table", "account", "--format", "jsonl", "--access-token-file", str(token_file)]
+    refused = cli(args, env_for(url))
+    assert refused.returncode == 2
+    error = one_line_error(refused)
+    assert "plain http" in error and "--allow-insecure-http" in error, error
+    assert "allow insecure http explicitly" not in error
+    allowed = cli([*args, "--allow-insecure-http"], env_for(url))
+    assert allowed.returncode == 0, allowed.stderr
+    with Client(
+        secret_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025
+    ) as c:
+        accounts = c.table("account")
+    assert [json.loads(line)["acid"] for line in allowed.stdout.splitlines()] == [
+        r["acid"] for r in accounts
+    ]
+    assert SECRET_TOKEN not in refused.stderr + allowed.stdout + allowed.stderr
+
+
+def test_version() -> None:
+    import importlib.metadata
+
+    import erpdata
+
+    done = cli(["--version"], os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"erpdata {erpdata.__version__}\n"
+    assert erpdata.__version__ == importlib.metadata.version("erpdata")
+    # Also with a command's options around it: --version answers first.
+    assert cli(["--version", "table"], os.environ.copy()).returncode == 0
+
+
+def test_help_reads_well() -> None:
+    import argparse
+
+    from erpdata.cli import parser
+
+    top = cli(["--help"], os.environ.copy())
+    assert top.returncode == 0
+    text = top.stdout
+    for said in (
+        "--version",
+        "erpdata COMMAND --help",
+        "ERPDATA_ACCESS_TOKEN or --access-token-file FILE",
+        "exit codes: 0 ok",
+    ):
+        assert said in text, said
+    (commands,) = [a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, sub in commands.choices.items():
+        page = sub.format_help()
+        assert "SUPPRESS" not in page and "--token" not in page, name
+        assert "--access-token " not in page, name  # refused, so never offered
+        # Each command's page says what it does, as the list of commands does.
+        assert sub.description and sub.description[0].isupper(), name
+        for action in sub._actions:
+            # Every option a user can give is explained.
+            if action.option_strings and action.help is not argparse.SUPPRESS:
+                assert action.help, (name, action.option_strings)
+        if name != "sandbox":
+            assert "--allow-insecure-http" in page and "--access-token-file FILE" in page, name
+    # argparse's own rendering, through the command line, for one command.
+    page = cli(["export", "--help"], os.environ.copy())
+    assert page.returncode == 0 and "erpdata[export]" in page.stdout

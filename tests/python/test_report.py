@@ -19,7 +19,7 @@ import pytest
 
 import erpdata
 from conftest import SANDBOX_TOKEN
-from test_cli import cli, env_for
+from test_cli import cli, env_for, plain_cli
 
 AS_OF = "2025-12-31"
 BAR_BLUE = (31, 119, 180)  # the chart's bar colour (report.aging_chart)
@@ -77,6 +77,54 @@ def test_credit_status_cli(env: dict[str, str], client: erpdata.Client) -> None:
     assert "S001" in done.stderr and "not a customer" in done.stderr
     done = cli(["credit-status", "--as-of", "2025-02-30"], env)
     assert done.returncode == 2 and "as_of" in done.stderr
+
+
+def test_terminal_tables_on_a_plain_install(
+    env: dict[str, str], client: erpdata.Client, tmp_path: Path
+) -> None:
+    # No rich (nor any other extra): the default output is aligned text.
+    done = plain_cli(["aging", "--as-of", AS_OF], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    expected = client.aging(as_of=AS_OF)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Receivables aging as of 2025-12-31"
+    assert lines[1].split() == [name for name, _ in expected.schema]
+    assert set(lines[2]) == {"-", " "} and lines[-2] == lines[2]
+    rows = lines[3:-2]
+    assert [line.split()[0] for line in rows] == [r["acid"] for r in expected]
+    for line, row in zip(rows, expected):
+        assert line.split()[1:] == [f"{row[name]:,}" for name, _ in expected.schema[1:]]
+    total = sum((r["total"] for r in expected), Decimal(0))
+    assert lines[-1].startswith("Total") and lines[-1].endswith(f"{total:,}")
+    # Numbers right-aligned: every row's total ends where the header's does.
+    assert {len(line) for line in [lines[1], *rows, lines[-1]]} == {len(lines[1])}
+    assert not set("│┃━─") & set(done.stdout)  # no rich box drawing
+    credit = plain_cli(["credit-status", "--as-of", AS_OF], env, tmp_path)
+    assert credit.returncode == 0, credit.stderr
+    assert credit.stdout.startswith("Customer credit status as of 2025-12-31\n")
+    assert "O'Brien Hardware" in credit.stdout
+    assert credit.stdout.splitlines()[-1].startswith("Total")
+    # And rich, when installed, still draws the table.
+    rich = cli(["aging", "--as-of", AS_OF], env)
+    assert rich.returncode == 0 and "│" in rich.stdout
+
+
+def test_an_html_report_names_the_extra_it_needs(
+    env: dict[str, str], tmp_path: Path, refused_url: str
+) -> None:
+    for command in ("aging", "credit-status"):
+        out = tmp_path / f"{command}.html"
+        done = plain_cli([command, "--format", "html", "-o", str(out)], env, tmp_path)
+        assert done.returncode == 2
+        assert done.stderr == (
+            "erpdata: error: an HTML report needs matplotlib: pip install 'erpdata[report]'\n"
+        )
+        assert not out.exists()
+    # Said before anything is asked of the service: here nothing listens.
+    nowhere = {**env, "ERPDATA_BASE_URL": refused_url}
+    done = plain_cli(["aging", "--format", "html", "--max-retries", "0"], nowhere, tmp_path)
+    assert done.returncode == 2 and "erpdata[report]" in done.stderr
 
 
 def report_file(env: dict[str, str], tmp_path: Path, command: str) -> Path:
