@@ -22,10 +22,11 @@ A manifest records what was exported when: the DuckDB table
 ``_erpdata_manifest``, or ``_manifest.json`` at the dataset's root; one
 entry per partition (rows, bytes received, a SHA-256 of the rows as an
 Arrow IPC stream, the erpdata version, the time). A re-run replaces only
-the partitions it fetched.
+the partitions it fetched. An export that finishes no partition leaves
+no new file or folder behind (one that existed is kept as it was).
 
-duckdb (for ``.duckdb`` targets) and pyarrow are needed; tqdm shows
-progress on a terminal or in a notebook.
+Needs ``erpdata[export]`` (pyarrow, and duckdb for ``.duckdb`` targets);
+tqdm shows progress on a terminal or in a notebook.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import _core
 from ._checks import check_concurrency, invalid
-from ._models import Id
+from ._models import Id, _need
 from ._progress import interactive
 
 if TYPE_CHECKING:
@@ -183,23 +184,24 @@ class _DuckDB(_Writer):
     every reader sees the last good copy."""
 
     def __init__(self, path: Path) -> None:
-        try:
-            import duckdb
-        except ImportError as exc:  # pragma: no cover - duckdb is a test dependency
-            raise ImportError("exporting to DuckDB needs duckdb: pip install duckdb") from exc
+        duckdb = _need("duckdb", "export", "exporting to DuckDB")
+        # The file (and its write-ahead log) when this export creates it:
+        # removed again if it finishes no partition.
+        wal = Path(f"{path}.wal")
+        self._new = [] if path.exists() else [p for p in (path, wal) if not p.exists()]
         self._con = duckdb.connect(str(path))
         # Bounded memory whatever the table's size: DuckDB spills what does
         # not fit to disk (next to the file) instead of caching it all.
         self._con.execute(f"SET memory_limit = '{DUCKDB_MEMORY_LIMIT}'")
-        self._con.execute(
-            f"CREATE TABLE IF NOT EXISTS {MANIFEST_TABLE} (table_name VARCHAR, compid VARCHAR, "
-            "yearid VARCHAR, rows BIGINT, bytes BIGINT, checksum VARCHAR, erpdata_version VARCHAR, "
-            "exported_at TIMESTAMP)"
-        )
+        # The manifest table is made when the first partition begins
+        # (before its transaction: each transaction sees the catalogue as
+        # it was when it began), so a file no partition reached is as it was.
+        self._manifest = False
+        self._committed = 0
         self._open: dict[tuple[str, Id, Id], Any] = {}
-        # Tables this export created, and those a partition was committed
-        # to: one created but never filled is dropped at the end, so a
-        # failed first copy leaves no empty table behind.
+        # Tables this export created (the manifest's too), and those a
+        # partition was committed to: one created but never filled is
+        # dropped at the end, so a failed first copy leaves no empty table.
         self._created: set[str] = set()
         self._filled: set[str] = set()
 
@@ -218,6 +220,15 @@ class _DuckDB(_Writer):
     def _begin(self, key: tuple[str, Id, Id]) -> Any:
         """The partition's transaction, open on its own cursor until
         ``commit`` or ``discard`` (``close`` discards what is left open)."""
+        if not self._manifest:
+            if not self._exists(self._con, MANIFEST_TABLE):
+                self._con.execute(
+                    f"CREATE TABLE {MANIFEST_TABLE} (table_name VARCHAR, compid VARCHAR, "
+                    "yearid VARCHAR, rows BIGINT, bytes BIGINT, checksum VARCHAR, "
+                    "erpdata_version VARCHAR, exported_at TIMESTAMP)"
+                )
+                self._created.add(MANIFEST_TABLE)
+            self._manifest = True
         cursor = self._con.cursor()
         cursor.execute("BEGIN TRANSACTION")
         self._open[key] = cursor
@@ -233,7 +244,8 @@ class _DuckDB(_Writer):
         try:
             self._record(cursor, entry)
             cursor.execute("COMMIT")
-            self._filled.add(key[0])
+            self._filled.update((key[0], MANIFEST_TABLE))
+            self._committed += 1
         except BaseException:
             cursor.execute("ROLLBACK")
             raise
@@ -290,7 +302,13 @@ class _DuckDB(_Writer):
             self.discard(key)
         for table in self._created - self._filled:
             self._con.execute(f'DROP TABLE IF EXISTS "{table}"')
-        self._con.close()
+        # The connection is let go of as well as closed: an error raised
+        # from export() holds its frame, and with it this writer.
+        con, self._con = self._con, None
+        con.close()
+        if not self._committed:
+            for path in self._new:
+                path.unlink(missing_ok=True)
 
 
 def _ids_sql(key: tuple[str, Id, Id]) -> str:
@@ -310,16 +328,25 @@ class _Parquet(_Writer):
 
         self._pq = pq
         self._root = root
-        root.mkdir(parents=True, exist_ok=True)
+        # Folders this export creates: each removed again at the end if
+        # nothing is in it (a failed partition's, or the dataset's own
+        # when no partition finished).
+        self._made: list[Path] = []
+        self._mkdir(root)
         self._writers: dict[tuple[str, Id, Id], tuple[Any, Path, Path]] = {}
         manifest = root / MANIFEST_FILE
         self._manifest: list[dict[str, Any]] = (
             json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else []
         )
 
+    def _mkdir(self, folder: Path) -> None:
+        missing = [p for p in (folder, *folder.parents) if not p.exists()]
+        folder.mkdir(parents=True, exist_ok=True)
+        self._made += missing
+
     def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
         folder = self._folder(key)
-        folder.mkdir(parents=True, exist_ok=True)
+        self._mkdir(folder)
         final = folder / "part-0.parquet"
         temp = folder / f".part-0.parquet.{os.getpid()}.{threading.get_ident()}.tmp"
         writer = self._pq.ParquetWriter(str(temp), schema, compression="zstd")
@@ -364,6 +391,12 @@ class _Parquet(_Writer):
     def close(self) -> None:
         for key in list(self._writers):
             self.discard(key)
+        # Deepest first, so a folder emptied of its own is removed too.
+        for folder in sorted(set(self._made), key=lambda p: len(p.parts), reverse=True):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass  # not empty (or already gone): kept
 
 
 _DONE = object()
@@ -398,6 +431,7 @@ def export(
     check_concurrency(concurrency)
     path = Path(to)
     fmt = _format_of(path, format)
+    _need("pyarrow", "export", "exporting")
     keys = [(t, c, y) for t in names for c in company_ids for y in year_ids]
     # Every request is built (and so checked) before any is sent.
     for table, compid, yearid in keys:

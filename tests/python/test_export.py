@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import duckdb
@@ -16,8 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import erpdata
-from conftest import SANDBOX_TOKEN
+from conftest import SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata.export import MANIFEST_FILE, MANIFEST_TABLE, _hive, export
+from test_cli import cli, env_for, one_line_error, plain_cli
 
 TABLES = ["sales_invoice", "receipt", "account"]
 
@@ -150,14 +152,97 @@ def test_a_failed_partition_keeps_the_last_good_copy(
     ]
     assert hashlib.sha256(part.read_bytes()).hexdigest() == good
     assert not list(root.rglob("*.tmp"))
-    # A first copy that fails leaves no table behind, only the manifest.
-    fresh = tmp_path / "fresh.duckdb"
-    with faulty(sandbox_url, "truncate-3000", "export-fresh") as broken:
+    # A first copy that fails after rows were written leaves nothing behind:
+    # no file, no folder.
+    for fresh in (tmp_path / "fresh.duckdb", tmp_path / "fresh" / "dataset"):
+        with faulty(sandbox_url, "truncate-3000", f"export-{fresh.name}") as broken:
+            with pytest.raises(erpdata.DecodeError):
+                export(broken, ["sales_invoice"], to=fresh, batch_rows=5)
+        assert not fresh.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["erp", "erp.duckdb"]
+
+
+def test_a_failed_export_leaves_no_new_file(secret_sandbox_url: str, tmp_path: Path) -> None:
+    env = env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
+    for to in ("bad.duckdb", "bad-dataset/sub"):
+        target = tmp_path / to
+        done = cli(["export", "sales_invoices", "--to", str(target)], env)
+        assert done.returncode == 3
+        # One line: the error, and nothing else on the way out.
+        assert "Unknown table: sales_invoices" in one_line_error(done)
+        assert sorted(tmp_path.iterdir()) == [], to
+    # A target that existed is kept as it was, to the byte.
+    db = tmp_path / "mine.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE notes AS SELECT 1 AS n")
+    con.close()
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    (folder / "README").write_text("mine\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    for target in (db, folder):
+        done = cli(["export", "sales_invoices", "--to", str(target)], env)
+        assert done.returncode == 3, done.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == [
+        Path("dataset"),
+        Path("dataset/README"),
+        Path("mine.duckdb"),
+    ]
+    # A failed export that finished a partition keeps it.
+    done = cli(["export", "account", "sales_invoices", "--to", str(db)], env)
+    assert done.returncode == 3
+    con = duckdb.connect(str(db))
+    try:
+        assert sorted(t for (t,) in con.execute("SHOW TABLES").fetchall()) == [
+            MANIFEST_TABLE,
+            "account",
+            "notes",
+        ]
+        assert con.execute(f"SELECT table_name FROM {MANIFEST_TABLE}").fetchall() == [("account",)]
+    finally:
+        con.close()
+
+
+def test_a_failed_partition_adds_nothing_to_an_existing_file(
+    sandbox_url: str, tmp_path: Path
+) -> None:
+    # Rows were written before the failure; the file is left with the
+    # tables it had (no manifest table of an export that finished nothing).
+    db = tmp_path / "mine.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE notes AS SELECT 1 AS n")
+    con.close()
+    with faulty(sandbox_url, "truncate-3000", "export-existing") as broken:
         with pytest.raises(erpdata.DecodeError):
-            export(broken, ["sales_invoice"], to=fresh, batch_rows=5)
-    con = duckdb.connect(str(fresh))
-    assert [t for (t,) in con.execute("SHOW TABLES").fetchall()] == [MANIFEST_TABLE]
-    assert con.execute(f"SELECT count(*) FROM {MANIFEST_TABLE}").fetchone() == (0,)
+            export(broken, ["sales_invoice"], to=db, batch_rows=5)
+    con = duckdb.connect(str(db))
+    try:
+        assert [t for (t,) in con.execute("SHOW TABLES").fetchall()] == ["notes"]
+    finally:
+        con.close()
+
+
+def test_export_on_a_plain_install_names_its_extra(secret_sandbox_url: str, tmp_path: Path) -> None:
+    env = env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
+    for to in ("erp.duckdb", "dataset"):
+        done = plain_cli(["export", "account", "--to", str(tmp_path / to)], env, tmp_path)
+        assert done.returncode == 2
+        assert done.stderr == (
+            "erpdata: error: exporting needs pyarrow: pip install 'erpdata[export]'\n"
+        )
+    assert [p.name for p in tmp_path.iterdir()] == ["plain_install.py"]
+
+
+def test_duckdb_missing_names_the_extra(
+    client: erpdata.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyarrow installed (erpdata[arrow]), duckdb not.
+    monkeypatch.setitem(sys.modules, "duckdb", None)
+    with pytest.raises(ImportError) as err:
+        export(client, "account", to=tmp_path / "erp.duckdb")
+    assert str(err.value) == "exporting to DuckDB needs duckdb: pip install 'erpdata[export]'"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_bad_input_sends_nothing(client: erpdata.Client, tmp_path: Path) -> None:
