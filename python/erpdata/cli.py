@@ -220,11 +220,17 @@ def _functions() -> list[dict[str, Any]]:
 
 
 def _help(doc: str) -> str:
-    """A catalogue doc line as a command's help: "The net profit ..." →
-    "net profit ..." (argparse's style: lower case, no full stop)."""
-    doc = doc.rstrip(".")
+    """A catalogue doc line as a command's help: "The net profit from
+    `start` ..." → "net profit from start ..." (argparse's style: plain
+    text, lower case, no full stop)."""
+    doc = _plain(doc).rstrip(".")
     first, _, rest = doc.partition(" ")
     return rest if first == "The" else doc[:1].lower() + doc[1:]
+
+
+def _plain(doc: str) -> str:
+    """A catalogue doc (markdown: code in backticks) as plain text."""
+    return doc.replace("`", "")
 
 
 def cmd_dues_table(args: argparse.Namespace) -> int:
@@ -661,7 +667,7 @@ def parser() -> argparse.ArgumentParser:
         positional = [p for p in op["params"] if p["required"]]
         for param in positional:
             meta = "YYYY-MM-DD" if param["kind"] == "date" else param["name"].upper()
-            sub.add_argument(param["name"], metavar=meta, help=param["doc"])
+            sub.add_argument(param["name"], metavar=meta, help=_plain(param["doc"]))
         sub.set_defaults(
             run=cmd_function,
             operation=op["name"],
