@@ -53,12 +53,12 @@ venv: $(VENV)/.installed
 python: venv
 	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet --features testing
 
+# wasm-bindgen-cli as a debug build: it compiles faster than a release
+# build and writes the same bytes (about a second a package, not 0.2 s).
 $(WASM_BINDGEN):
 	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }
 	rustup target add $(WASM_TARGET)
 	@echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, a few minutes)"
-	# A debug build: it compiles faster than a release build and writes the
-	# same bytes (it then takes about a second a package instead of 0.2 s).
 	cargo install --debug wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
 
 wasm-tools: $(WASM_BINDGEN)
