@@ -18,6 +18,7 @@ use crate::cell::{Cell, Row};
 use crate::config::Config;
 use crate::decode::{Batch, ColumnData, ColumnType, DeclaredType, DecoderOptions};
 use crate::error::{Error, Result};
+use crate::response::type_rows;
 
 /// Where a due date is looked for, in this order, when none is named.
 pub const DUE_DATE_COLUMNS: [&str; 4] = ["due_date", "duedate", "date", "doc_date"];
@@ -221,7 +222,7 @@ fn report(
             ..TypedRows::default()
         });
     }
-    config.type_rows(rows, &typing, b"")
+    type_rows(&config, rows, &typing, b"")
 }
 
 pub(crate) fn as_of_day(as_of: &str) -> Result<i32> {

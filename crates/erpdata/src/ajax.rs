@@ -151,83 +151,77 @@ impl AjaxQuery {
     }
 }
 
-impl Config {
-    /// Builds a call to a function of `apis/ajax.php` (see the module's
-    /// table for where the parameters and the token go). Every input is
-    /// checked first; nothing is built for invalid input.
-    pub fn ajax_request(&self, query: &AjaxQuery) -> Result<Request<Vec<u8>>> {
-        let params = query.params()?;
-        self.ajax(query.func(), &params, query.options)
-    }
+/// A call to a function of `apis/ajax.php` ([`Config::ajax_request`]).
+pub(crate) fn ajax_request(config: &Config, query: &AjaxQuery) -> Result<Request<Vec<u8>>> {
+    let params = query.params()?;
+    ajax(config, query.func(), &params, query.options)
+}
 
-    /// Builds the dues query: `GET {base}/apis/ajax.php` with
-    /// `sys_projectfolder`, `func=getduesDet`, `acid` and `type`, always all
-    /// four, form-encoded as PHP's `$_GET` decodes them (or sent as an
-    /// `ajax.php` call sending the token, when asked).
-    pub fn dues_request(&self, query: &DuesQuery) -> Result<Request<Vec<u8>>> {
-        validate::text("acid", query.acid.as_str())?;
-        let params = [("acid", query.acid.as_str()), ("type", query.kind.as_str())];
-        self.ajax("getduesDet", &params, query.options)
-    }
+/// The dues query's request ([`Config::dues_request`]).
+pub(crate) fn dues_request(config: &Config, query: &DuesQuery) -> Result<Request<Vec<u8>>> {
+    validate::text("acid", query.acid.as_str())?;
+    let params = [("acid", query.acid.as_str()), ("type", query.kind.as_str())];
+    ajax(config, "getduesDet", &params, query.options)
+}
 
-    /// What every `ajax.php` call of `func` needs of the configuration:
-    /// the project folder, and the token when it is to be sent. A plan
-    /// checks this before its first call, for the calls it will make later.
-    pub(crate) fn ajax_ready(
-        &self,
-        func: &str,
-        options: AjaxOptions,
-    ) -> Result<(&str, Option<&crate::token::AccessToken>)> {
-        let folder = self.project_folder().ok_or_else(|| {
+/// What every `ajax.php` call of `func` needs of the configuration:
+/// the project folder, and the token when it is to be sent. A plan
+/// checks this before its first call, for the calls it will make later.
+pub(crate) fn ajax_ready<'c>(
+    config: &'c Config,
+    func: &str,
+    options: AjaxOptions,
+) -> Result<(&'c str, Option<&'c crate::token::AccessToken>)> {
+    let folder = config.project_folder().ok_or_else(|| {
+        Error::invalid(
+            "project",
+            format!("is required for ajax.php calls ({func}); or set project_folder"),
+        )
+    })?;
+    let token = if options.send_token.unwrap_or(config.ajax_token()) {
+        Some(config.access_token().ok_or_else(|| {
             Error::invalid(
-                "project",
-                format!("is required for ajax.php calls ({func}); or set project_folder"),
+                "access_token",
+                "is required to send the token with ajax.php calls (send_token / ajax_token)",
             )
-        })?;
-        let token = if options.send_token.unwrap_or(self.ajax_token()) {
-            Some(self.access_token().ok_or_else(|| {
-                Error::invalid(
-                    "access_token",
-                    "is required to send the token with ajax.php calls (send_token / ajax_token)",
-                )
-            })?)
-        } else {
-            None
-        };
-        Ok((folder, token))
-    }
+        })?)
+    } else {
+        None
+    };
+    Ok((folder, token))
+}
 
-    fn ajax(
-        &self,
-        func: &str,
-        params: &[(&str, &str)],
-        options: AjaxOptions,
-    ) -> Result<Request<Vec<u8>>> {
-        let (folder, token) = self.ajax_ready(func, options)?;
-        let method = options.method.unwrap_or(if token.is_some() {
-            Method::Post
-        } else {
-            Method::Get
-        });
-        let mut pairs = form_urlencoded::Serializer::new(String::new());
-        pairs
-            .append_pair("sys_projectfolder", folder)
-            .append_pair("func", func);
-        for (name, value) in params {
-            pairs.append_pair(name, value);
+/// A call of `func` with `params`, sent as the module's table says.
+fn ajax(
+    config: &Config,
+    func: &str,
+    params: &[(&str, &str)],
+    options: AjaxOptions,
+) -> Result<Request<Vec<u8>>> {
+    let (folder, token) = ajax_ready(config, func, options)?;
+    let method = options.method.unwrap_or(if token.is_some() {
+        Method::Post
+    } else {
+        Method::Get
+    });
+    let mut pairs = form_urlencoded::Serializer::new(String::new());
+    pairs
+        .append_pair("sys_projectfolder", folder)
+        .append_pair("func", func);
+    for (name, value) in params {
+        pairs.append_pair(name, value);
+    }
+    if let Some(token) = token {
+        pairs.append_pair("accesstoken", token.expose_secret());
+    }
+    let pairs = pairs.finish();
+    let mut url = config.endpoint("ajax.php");
+    match method {
+        Method::Get => {
+            url.set_query(Some(&pairs));
+            build("GET", url.as_str(), None)
         }
-        if let Some(token) = token {
-            pairs.append_pair("accesstoken", token.expose_secret());
-        }
-        let pairs = pairs.finish();
-        let mut url = self.endpoint("ajax.php");
-        match method {
-            Method::Get => {
-                url.set_query(Some(&pairs));
-                build("GET", url.as_str(), None)
-            }
-            Method::Post => build("POST", url.as_str(), Some(pairs.into_bytes())),
-        }
+        Method::Post => build("POST", url.as_str(), Some(pairs.into_bytes())),
     }
 }
 

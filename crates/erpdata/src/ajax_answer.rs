@@ -29,7 +29,9 @@ use crate::config::Config;
 use crate::decode::{Batch, ColumnType, DeclaredType, DecoderOptions, Schema};
 use crate::error::{Error, Result};
 use crate::json;
-use crate::response::{Dues, StatusField};
+use crate::response::{
+    check_status, data_rows, decode_error, parse_json, type_rows, Dues, StatusField,
+};
 use crate::AjaxQuery;
 
 /// Rows typed by column, as a dues answer's are.
@@ -78,168 +80,167 @@ pub struct AjaxAnswer {
     pub notices: Vec<String>,
 }
 
-impl Config {
-    /// Parses the answer to `query` with the default typing.
-    pub fn parse_ajax(&self, query: &AjaxQuery, status: u16, body: &[u8]) -> Result<AjaxAnswer> {
-        self.parse_ajax_with(query, status, body, &DecoderOptions::default())
-    }
+/// A function's answer typed by `options` ([`Config::parse_ajax_with`]).
+pub(crate) fn parse_ajax_with(
+    config: &Config,
+    query: &AjaxQuery,
+    status: u16,
+    body: &[u8],
+    options: &DecoderOptions,
+) -> Result<AjaxAnswer> {
+    let parsed = parse_json(config, status, body)?;
+    let payload = payload(config, parsed.value, body)?;
+    let value = match payload {
+        Payload::Raw(raw) => classify(config, raw, body, options)?,
+        Payload::Fields(fields) => object(config, fields, body, options)?,
+        Payload::Null => AjaxValue::Value {
+            column_type: ColumnType::Null,
+            cell: Cell::Null,
+        },
+    };
+    Ok(AjaxAnswer {
+        func: query.func().to_owned(),
+        value,
+        raw: config.redact(parsed.value.get()),
+        notices: parsed.notices,
+    })
+}
 
-    /// [`Config::parse_ajax`] with the typing of `options` (declared
-    /// types apply to the rows' columns and to an object's fields).
-    pub fn parse_ajax_with(
-        &self,
-        query: &AjaxQuery,
-        status: u16,
-        body: &[u8],
-        options: &DecoderOptions,
-    ) -> Result<AjaxAnswer> {
-        let parsed = self.parse_json(status, body)?;
-        let payload = self.payload(parsed.value, body)?;
-        let value = match payload {
-            Payload::Raw(raw) => self.classify(raw, body, options)?,
-            Payload::Fields(fields) => self.object(fields, body, options)?,
-            Payload::Null => AjaxValue::Value {
-                column_type: ColumnType::Null,
-                cell: Cell::Null,
-            },
-        };
-        Ok(AjaxAnswer {
-            func: query.func().to_owned(),
-            value,
-            raw: self.redact(parsed.value.get()),
-            notices: parsed.notices,
-        })
+/// What the answer carries (see the module's first rule).
+fn payload<'a>(config: &Config, value: &'a RawValue, body: &[u8]) -> Result<Payload<'a>> {
+    if !value.get().starts_with('{') {
+        return Ok(Payload::Raw(value));
     }
+    let entries = json::entries(value).map_err(|e| decode_error(config, format!("{e}"), body))?;
+    let status = check_status(config, &entries, body)?;
+    if let Some(data) = json::last(&entries, "data") {
+        return Ok(Payload::Raw(data));
+    }
+    if matches!(status, StatusField::Missing) {
+        return Ok(Payload::Raw(value));
+    }
+    let rest: Vec<(String, &RawValue)> =
+        entries.into_iter().filter(|(k, _)| k != "status").collect();
+    Ok(if rest.is_empty() {
+        Payload::Null
+    } else {
+        Payload::Fields(rest)
+    })
+}
 
-    fn payload<'a>(&self, value: &'a RawValue, body: &[u8]) -> Result<Payload<'a>> {
-        if !value.get().starts_with('{') {
-            return Ok(Payload::Raw(value));
-        }
-        let entries = json::entries(value).map_err(|e| self.decode(format!("{e}"), body))?;
-        let status = self.check_status(&entries, body)?;
-        if let Some(data) = json::last(&entries, "data") {
-            return Ok(Payload::Raw(data));
-        }
-        if matches!(status, StatusField::Missing) {
-            return Ok(Payload::Raw(value));
-        }
-        let rest: Vec<(String, &RawValue)> =
-            entries.into_iter().filter(|(k, _)| k != "status").collect();
-        Ok(if rest.is_empty() {
-            Payload::Null
+/// Rows, one object or one value (the module's other rules).
+fn classify(
+    config: &Config,
+    raw: &RawValue,
+    body: &[u8],
+    options: &DecoderOptions,
+) -> Result<AjaxValue> {
+    let text = raw.get();
+    if text.starts_with('[') {
+        let items = json::elements(raw).map_err(|e| decode_error(config, format!("{e}"), body))?;
+        let objects = items.iter().filter(|i| i.get().starts_with('{')).count();
+        let rows = if objects == items.len() {
+            data_rows(config, raw, body)?
+        } else if objects == 0 {
+            items
+                .iter()
+                .map(|i| single(config, "value", i, body))
+                .collect::<Result<_>>()?
         } else {
-            Payload::Fields(rest)
-        })
+            return Err(decode_error(
+                config,
+                format!(
+                    "the answer's list mixes {objects} objects with {} other values",
+                    items.len() - objects
+                ),
+                body,
+            ));
+        };
+        return Ok(AjaxValue::Rows(type_rows(config, rows, options, body)?));
     }
-
-    fn classify(&self, raw: &RawValue, body: &[u8], options: &DecoderOptions) -> Result<AjaxValue> {
-        let text = raw.get();
-        if text.starts_with('[') {
-            let items = json::elements(raw).map_err(|e| self.decode(format!("{e}"), body))?;
-            let objects = items.iter().filter(|i| i.get().starts_with('{')).count();
-            let rows = if objects == items.len() {
-                self.rows(raw, body)?
-            } else if objects == 0 {
-                items
-                    .iter()
-                    .map(|i| self.single("value", i, body))
-                    .collect::<Result<_>>()?
-            } else {
-                return Err(self.decode(
-                    format!(
-                        "the answer's list mixes {objects} objects with {} other values",
-                        items.len() - objects
-                    ),
-                    body,
-                ));
-            };
-            return Ok(AjaxValue::Rows(self.type_rows(rows, options, body)?));
+    if text.starts_with('{') {
+        let entries = json::entries(raw).map_err(|e| decode_error(config, format!("{e}"), body))?;
+        let keyed_rows = !entries.is_empty()
+            && entries
+                .iter()
+                .all(|(k, v)| k.parse::<u64>().is_ok() && v.get().starts_with('{'));
+        if keyed_rows {
+            let rows = data_rows(config, raw, body)?;
+            return Ok(AjaxValue::Rows(type_rows(config, rows, options, body)?));
         }
-        if text.starts_with('{') {
-            let entries = json::entries(raw).map_err(|e| self.decode(format!("{e}"), body))?;
-            let keyed_rows = !entries.is_empty()
-                && entries
-                    .iter()
-                    .all(|(k, v)| k.parse::<u64>().is_ok() && v.get().starts_with('{'));
-            if keyed_rows {
-                let rows = self.rows(raw, body)?;
-                return Ok(AjaxValue::Rows(self.type_rows(rows, options, body)?));
-            }
-            return self.object(entries, body, options);
-        }
-        let row = self.single("value", raw, body)?;
-        let typed = self.type_rows(vec![row], options, body)?;
-        let column_type = typed.schema.first().map_or(ColumnType::Null, |(_, t)| *t);
-        let cell = typed.rows[0].fields[0].1.clone();
-        Ok(AjaxValue::Value { column_type, cell })
+        return object(config, entries, body, options);
     }
+    let row = single(config, "value", raw, body)?;
+    let typed = type_rows(config, vec![row], options, body)?;
+    let column_type = typed.schema.first().map_or(ColumnType::Null, |(_, t)| *t);
+    let cell = typed.rows[0].fields[0].1.clone();
+    Ok(AjaxValue::Value { column_type, cell })
+}
 
-    /// An object's fields, each typed alone: a one-row table whose columns
-    /// are the fields.
-    fn object(
-        &self,
-        entries: Vec<(String, &RawValue)>,
-        body: &[u8],
-        options: &DecoderOptions,
-    ) -> Result<AjaxValue> {
-        let mut fields = Row::default();
-        for (key, raw) in entries {
-            let cell = Cell::from_raw(raw)
-                .map_err(|e| self.decode(format!("field {key:?}: {e}"), body))?;
-            match fields.fields.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = cell,
-                None => fields.fields.push((key, cell)),
-            }
+/// An object's fields, each typed alone: a one-row table whose columns
+/// are the fields.
+fn object(
+    config: &Config,
+    entries: Vec<(String, &RawValue)>,
+    body: &[u8],
+    options: &DecoderOptions,
+) -> Result<AjaxValue> {
+    let mut fields = Row::default();
+    for (key, raw) in entries {
+        let cell = Cell::from_raw(raw)
+            .map_err(|e| decode_error(config, format!("field {key:?}: {e}"), body))?;
+        match fields.fields.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = cell,
+            None => fields.fields.push((key, cell)),
         }
-        let mut typed = self.type_rows(vec![fields], options, body)?;
-        Ok(AjaxValue::Object {
-            schema: typed.schema,
-            fields: typed.rows.pop().unwrap_or_default(),
-        })
     }
+    let mut typed = type_rows(config, vec![fields], options, body)?;
+    Ok(AjaxValue::Object {
+        schema: typed.schema,
+        fields: typed.rows.pop().unwrap_or_default(),
+    })
+}
 
-    fn single(&self, key: &str, raw: &RawValue, body: &[u8]) -> Result<Row> {
-        let cell = Cell::from_raw(raw).map_err(|e| self.decode(format!("the value: {e}"), body))?;
-        Ok(Row {
-            fields: vec![(key.to_owned(), cell)],
-        })
-    }
+/// A one-field row of a plain value.
+fn single(config: &Config, key: &str, raw: &RawValue, body: &[u8]) -> Result<Row> {
+    let cell =
+        Cell::from_raw(raw).map_err(|e| decode_error(config, format!("the value: {e}"), body))?;
+    Ok(Row {
+        fields: vec![(key.to_owned(), cell)],
+    })
+}
 
-    /// The dues of many accounts as one table: an `acid` column first
-    /// (always text, the ids as given), then every column of the dues rows
-    /// in first-seen order, typed over all the rows together by the rule
-    /// (and `options`). A dues row's own `acid` field, if it has one, gives
-    /// way to the account asked about.
-    ///
-    /// All the dues must be of one kind: receivables and payables in one
-    /// table would be summed together by mistake.
-    pub fn dues_table(&self, dues: &[Dues], options: &DecoderOptions) -> Result<TypedRows> {
-        if let Some(first) = dues.first() {
-            if let Some(other) = dues.iter().find(|d| d.kind != first.kind) {
-                return Err(Error::invalid(
-                    "kind",
-                    format!(
-                        "the dues mix {} ({}) with {} ({}); make one table per kind",
-                        first.kind, first.acid, other.kind, other.acid
-                    ),
-                ));
-            }
+/// The dues of many accounts as one table ([`Config::dues_table`]).
+pub(crate) fn dues_table(
+    config: &Config,
+    dues: &[Dues],
+    options: &DecoderOptions,
+) -> Result<TypedRows> {
+    if let Some(first) = dues.first() {
+        if let Some(other) = dues.iter().find(|d| d.kind != first.kind) {
+            return Err(Error::invalid(
+                "kind",
+                format!(
+                    "the dues mix {} ({}) with {} ({}); make one table per kind",
+                    first.kind, first.acid, other.kind, other.acid
+                ),
+            ));
         }
-        let rows = dues
-            .iter()
-            .flat_map(|d| {
-                d.rows.iter().map(|row| {
-                    let mut fields = Vec::with_capacity(row.fields.len() + 1);
-                    fields.push(("acid".to_owned(), Cell::String(d.acid.to_string())));
-                    fields.extend(row.fields.iter().filter(|(k, _)| k != "acid").cloned());
-                    Row { fields }
-                })
+    }
+    let rows = dues
+        .iter()
+        .flat_map(|d| {
+            d.rows.iter().map(|row| {
+                let mut fields = Vec::with_capacity(row.fields.len() + 1);
+                fields.push(("acid".to_owned(), Cell::String(d.acid.to_string())));
+                fields.extend(row.fields.iter().filter(|(k, _)| k != "acid").cloned());
+                Row { fields }
             })
-            .collect();
-        let mut options = options.clone();
-        options.schema = options.schema.declare("acid", DeclaredType::String);
-        self.type_rows(rows, &options, b"")
-    }
+        })
+        .collect();
+    let mut options = options.clone();
+    options.schema = options.schema.declare("acid", DeclaredType::String);
+    type_rows(config, rows, &options, b"")
 }
 
 enum Payload<'a> {

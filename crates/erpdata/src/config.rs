@@ -1,6 +1,6 @@
 use url::{Host, Url};
 
-use crate::error::{Error, Result, TransportKind};
+use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::redact::Redactor;
 use crate::source::TransportSource;
@@ -221,56 +221,6 @@ impl ConfigBuilder {
     }
 }
 
-impl Config {
-    /// A transport error made from the host stack's error: the message is
-    /// `error`'s own text and the [`std::error::Error::source`] is the
-    /// chain below it, every link redacted (see [`TransportSource`]).
-    ///
-    /// ```
-    /// use erpdata::{Config, TransportKind};
-    ///
-    /// let config = Config::builder("https://erp.example.com/")
-    ///     .access_token("fake-token")
-    ///     .build()?;
-    /// let io = std::io::Error::new(
-    ///     std::io::ErrorKind::ConnectionRefused,
-    ///     "refused: https://erp.example.com/apis/dataapi.php?accesstoken=fake-token",
-    /// );
-    /// let err = config.transport_error_from(TransportKind::Connect, &io);
-    /// assert!(!err.to_string().contains("fake-token"));
-    /// assert!(err.to_string().contains("[REDACTED]"));
-    /// # Ok::<(), erpdata::Error>(())
-    /// ```
-    pub fn transport_error_from(
-        &self,
-        kind: TransportKind,
-        error: &(dyn std::error::Error + 'static),
-    ) -> Error {
-        Error::Transport {
-            kind,
-            message: self.redact(&error.to_string()),
-            source: error.source().map(|s| TransportSource::capture(self, s)),
-            call: None,
-        }
-    }
-
-    /// A transport error with a message of the caller's and the host
-    /// stack's error as its source (redacted link by link).
-    pub fn transport_error_with_source(
-        &self,
-        kind: TransportKind,
-        message: &str,
-        source: &(dyn std::error::Error + 'static),
-    ) -> Error {
-        Error::Transport {
-            kind,
-            message: self.redact(message),
-            source: Some(TransportSource::capture(self, source)),
-            call: None,
-        }
-    }
-}
-
 impl TransportSource {
     /// Captures `error` and its sources, each message redacted with
     /// `config`'s token.
@@ -334,6 +284,7 @@ mod tests {
     use std::error::Error as _;
 
     use super::*;
+    use crate::error::TransportKind;
 
     #[test]
     fn base_url_rules() {

@@ -23,6 +23,7 @@ use crate::config::Config;
 use crate::decode::{Batch, ColumnData, ColumnType, DeclaredType, DecoderOptions};
 use crate::error::{Error, Result};
 use crate::query::DuesKind;
+use crate::response::type_rows;
 
 /// Credit status of customers as of a day.
 ///
@@ -209,7 +210,7 @@ fn status(
         schema: declared,
         ..DecoderOptions::default()
     };
-    loopback().type_rows(rows, &typing, b"")
+    type_rows(&loopback(), rows, &typing, b"")
 }
 
 /// The accounts whose dues of `kind` are asked for: the `acid`s of an

@@ -28,110 +28,54 @@ const FIELDS: [(&str, &str); 6] = [
     ("year_id", YEAR_ID_VAR),
 ];
 
-impl Config {
-    /// Builds a configuration from the `ERPDATA_*` environment variables:
-    /// `ERPDATA_BASE_URL` (required), `ERPDATA_PROJECT`,
-    /// `ERPDATA_PROJECT_FOLDER`, `ERPDATA_ACCESS_TOKEN`,
-    /// `ERPDATA_COMPANY_ID`, `ERPDATA_YEAR_ID`.
-    ///
-    /// An unset variable leaves its setting unset; a set one is validated
-    /// like the builder's argument (an empty value is an error, not
-    /// "unset"). An error names the variable, never its value when that
-    /// is the token.
-    ///
-    /// ```no_run
-    /// let config = erpdata::Config::from_env()?;
-    /// println!("{}", config.base_url());
-    /// # Ok::<(), erpdata::Error>(())
-    /// ```
-    pub fn from_env() -> Result<Config> {
-        Config::from_vars(|name| std::env::var_os(name))
-    }
-
-    /// [`Config::from_env`] over any source of variables, e.g. a map read
-    /// from a file (and, in tests, without touching the process
-    /// environment).
-    ///
-    /// ```
-    /// use std::collections::HashMap;
-    ///
-    /// let vars = HashMap::from([
-    ///     ("ERPDATA_BASE_URL", "https://erp.example.com/"),
-    ///     ("ERPDATA_PROJECT", "demo"),
-    ///     ("ERPDATA_COMPANY_ID", "01"),
-    /// ]);
-    /// let config = erpdata::Config::from_vars(|name| vars.get(name).map(Into::into))?;
-    /// assert_eq!(config.project_folder(), Some("demo"));
-    /// assert_eq!(config.company_id().map(|c| c.as_str()), Some("01"));
-    ///
-    /// let err = erpdata::Config::from_vars(|_| None).unwrap_err();
-    /// assert!(err.to_string().contains("ERPDATA_BASE_URL"));
-    /// # Ok::<(), erpdata::Error>(())
-    /// ```
-    pub fn from_vars<F>(lookup: F) -> Result<Config>
-    where
-        F: FnMut(&str) -> Option<std::ffi::OsString>,
-    {
-        ConfigBuilder::from_vars(lookup)?
-            .build()
-            .map_err(name_the_variable)
-    }
+/// A configuration from the variables `lookup` gives ([`Config::from_vars`]).
+pub(crate) fn from_vars<F>(lookup: F) -> Result<Config>
+where
+    F: FnMut(&str) -> Option<std::ffi::OsString>,
+{
+    builder_from_vars(lookup)?
+        .build()
+        .map_err(name_the_variable)
 }
 
-impl ConfigBuilder {
-    /// A builder filled from the `ERPDATA_*` environment variables (see
-    /// [`Config::from_env`]), for adding or overriding settings in code
-    /// before [`ConfigBuilder::build`].
-    ///
-    /// ```no_run
-    /// let config = erpdata::ConfigBuilder::from_env()?
-    ///     .year_id(2024)
-    ///     .build()?;
-    /// # Ok::<(), erpdata::Error>(())
-    /// ```
-    pub fn from_env() -> Result<ConfigBuilder> {
-        ConfigBuilder::from_vars(|name| std::env::var_os(name))
+/// A builder from the variables `lookup` gives ([`ConfigBuilder::from_vars`]).
+pub(crate) fn builder_from_vars<F>(mut lookup: F) -> Result<ConfigBuilder>
+where
+    F: FnMut(&str) -> Option<std::ffi::OsString>,
+{
+    let mut get = |name: &str| -> Result<Option<String>> {
+        match lookup(name) {
+            None => Ok(None),
+            Some(value) => value
+                .into_string()
+                .map(Some)
+                .map_err(|_| Error::invalid(name, "is not valid Unicode".to_owned())),
+        }
+    };
+    let base_url = get(BASE_URL_VAR)?.ok_or_else(|| {
+        Error::invalid(
+            BASE_URL_VAR,
+            "is not set: set it to the service's base URL (e.g. https://erp.example.com/) \
+             or pass one to Config::builder",
+        )
+    })?;
+    let mut builder = Config::builder(base_url);
+    if let Some(v) = get(PROJECT_VAR)? {
+        builder = builder.project(v);
     }
-
-    /// [`ConfigBuilder::from_env`] over any source of variables.
-    pub fn from_vars<F>(mut lookup: F) -> Result<ConfigBuilder>
-    where
-        F: FnMut(&str) -> Option<std::ffi::OsString>,
-    {
-        let mut get = |name: &str| -> Result<Option<String>> {
-            match lookup(name) {
-                None => Ok(None),
-                Some(value) => value
-                    .into_string()
-                    .map(Some)
-                    .map_err(|_| Error::invalid(name, "is not valid Unicode".to_owned())),
-            }
-        };
-        let base_url = get(BASE_URL_VAR)?.ok_or_else(|| {
-            Error::invalid(
-                BASE_URL_VAR,
-                "is not set: set it to the service's base URL (e.g. https://erp.example.com/) \
-                 or pass one to Config::builder",
-            )
-        })?;
-        let mut builder = Config::builder(base_url);
-        if let Some(v) = get(PROJECT_VAR)? {
-            builder = builder.project(v);
-        }
-        if let Some(v) = get(PROJECT_FOLDER_VAR)? {
-            builder = builder.project_folder(v);
-        }
-        if let Some(v) = get(ACCESS_TOKEN_VAR)? {
-            builder = builder.access_token(v);
-        }
-        if let Some(v) = get(COMPANY_ID_VAR)? {
-            builder = builder.company_id(v);
-        }
-        if let Some(v) = get(YEAR_ID_VAR)? {
-            builder = builder.year_id(v);
-        }
-        Ok(builder)
+    if let Some(v) = get(PROJECT_FOLDER_VAR)? {
+        builder = builder.project_folder(v);
     }
+    if let Some(v) = get(ACCESS_TOKEN_VAR)? {
+        builder = builder.access_token(v);
+    }
+    if let Some(v) = get(COMPANY_ID_VAR)? {
+        builder = builder.company_id(v);
+    }
+    if let Some(v) = get(YEAR_ID_VAR)? {
+        builder = builder.year_id(v);
+    }
+    Ok(builder)
 }
 
 /// `invalid project: ...` becomes `invalid ERPDATA_PROJECT: ...`, so the

@@ -1,5 +1,6 @@
 use std::fmt;
 
+use crate::redact::Redactor;
 use crate::source::TransportSource;
 
 /// What went wrong at the transport level; set by the binding that sent the
@@ -207,6 +208,22 @@ impl Error {
         Error::InvalidInput {
             field: field.to_owned(),
             reason: reason.into(),
+        }
+    }
+
+    /// A transport error whose message and source chain are redacted by
+    /// `redactor` (the `Config::transport_error*` methods).
+    pub(crate) fn transport(
+        redactor: &Redactor,
+        kind: TransportKind,
+        message: &str,
+        source: Option<&(dyn std::error::Error + 'static)>,
+    ) -> Self {
+        Error::Transport {
+            kind,
+            message: redactor.redact(message),
+            source: source.map(|s| TransportSource::redacted(redactor, s)),
+            call: None,
         }
     }
 }

@@ -118,7 +118,10 @@ for batch in client.stream_table("sales_invoice")? {
 // Redaction is its own module so that excerpts, error chains and the
 // decoder need not know `Config`; decode meets it only in its public
 // constructors. Queries, requests, responses, the call and the clients
-// build on all of these.
+// build on all of these. `config_api` holds the behaviour of `Config` (its
+// requests, parsing, redirects, environment constructors, invocations and
+// transport errors) as delegations to those modules; none of them imports
+// it, so `Config`'s methods are in one place without a cycle.
 mod aging;
 mod ajax;
 mod ajax_answer;
@@ -128,6 +131,7 @@ mod cell;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 mod client;
 mod config;
+mod config_api;
 mod credit;
 mod date;
 mod decode;
@@ -205,16 +209,3 @@ pub use {arrow_array, arrow_buffer, arrow_schema};
 #[cfg(all(doctest, feature = "reqwest", feature = "blocking"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
-
-impl Config {
-    /// A transport error with the host stack's message redacted; bindings
-    /// build theirs through here so a URL of the GET form never leaks.
-    pub fn transport_error(&self, kind: TransportKind, message: &str) -> Error {
-        Error::Transport {
-            kind,
-            message: self.redact(message),
-            source: None,
-            call: None,
-        }
-    }
-}

@@ -12,78 +12,67 @@ use crate::error::{Error, Result};
 /// How many redirects one call follows before giving up.
 pub const MAX_REDIRECTS: u32 = 5;
 
-impl Config {
-    /// Given the request just sent and its answer's status and `Location`,
-    /// returns the request to send next: `Ok(None)` when the status is not a
-    /// redirect to follow, `Ok(Some(next))` for a redirect within the same
-    /// origin, or an `HttpStatus` error naming the (redacted) target for one
-    /// to another origin, from https to http, without a `Location`, or past
-    /// [`MAX_REDIRECTS`] (`hops_done` counts those already followed).
-    ///
-    /// 301, 302, 307 and 308 repeat the method and body (RFC 9110 allows
-    /// keeping POST on 301/302; dropping the form body would lose every
-    /// parameter); 303 switches to a GET without a body.
-    pub fn follow_redirect(
-        &self,
-        sent: &Request<Vec<u8>>,
-        status: u16,
-        location: Option<&str>,
-        hops_done: u32,
-    ) -> Result<Option<Request<Vec<u8>>>> {
-        if !matches!(status, 301 | 302 | 303 | 307 | 308) {
-            return Ok(None);
-        }
-        let refuse = |why: String| Error::HttpStatus {
-            status,
-            excerpt: self.redact(&why),
-            call: None,
-        };
-        let location = location
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .ok_or_else(|| refuse("redirect without a Location header".to_owned()))?;
-        let from = Url::parse(&sent.uri().to_string())
-            .map_err(|e| refuse(format!("redirect from an unparseable URL: {e}")))?;
-        let target = from.join(location).map_err(|e| {
-            refuse(format!(
-                "redirect to an unparseable Location {location:?}: {e}"
-            ))
-        })?;
-        if from.scheme() == "https" && target.scheme() != "https" {
-            return Err(refuse(format!(
-                "redirect from https to {target} refused: the request would travel unencrypted"
-            )));
-        }
-        if target.origin() != from.origin() {
-            return Err(refuse(format!(
-                "redirect to another origin ({target}) refused: requests carrying the access \
-                 token are only sent to the configured server"
-            )));
-        }
-        if hops_done >= MAX_REDIRECTS {
-            return Err(refuse(format!(
-                "more than {MAX_REDIRECTS} redirects (last to {target})"
-            )));
-        }
-        let mut next = Request::builder().uri(target.as_str());
-        for (name, value) in sent.headers() {
-            next = next.header(name, value);
-        }
-        let (method, body) = if status == 303 {
-            (HttpMethod::GET, Vec::new())
-        } else {
-            (sent.method().clone(), sent.body().clone())
-        };
-        if body.is_empty() {
-            if let Some(h) = next.headers_mut() {
-                h.remove(http::header::CONTENT_TYPE);
-            }
-        }
-        next.method(method)
-            .body(body)
-            .map(Some)
-            .map_err(|e| refuse(format!("cannot form the redirected request: {e}")))
+/// The request to send after a redirect, if any ([`Config::follow_redirect`]).
+pub(crate) fn follow_redirect(
+    config: &Config,
+    sent: &Request<Vec<u8>>,
+    status: u16,
+    location: Option<&str>,
+    hops_done: u32,
+) -> Result<Option<Request<Vec<u8>>>> {
+    if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+        return Ok(None);
     }
+    let refuse = |why: String| Error::HttpStatus {
+        status,
+        excerpt: config.redact(&why),
+        call: None,
+    };
+    let location = location
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| refuse("redirect without a Location header".to_owned()))?;
+    let from = Url::parse(&sent.uri().to_string())
+        .map_err(|e| refuse(format!("redirect from an unparseable URL: {e}")))?;
+    let target = from.join(location).map_err(|e| {
+        refuse(format!(
+            "redirect to an unparseable Location {location:?}: {e}"
+        ))
+    })?;
+    if from.scheme() == "https" && target.scheme() != "https" {
+        return Err(refuse(format!(
+            "redirect from https to {target} refused: the request would travel unencrypted"
+        )));
+    }
+    if target.origin() != from.origin() {
+        return Err(refuse(format!(
+            "redirect to another origin ({target}) refused: requests carrying the access \
+             token are only sent to the configured server"
+        )));
+    }
+    if hops_done >= MAX_REDIRECTS {
+        return Err(refuse(format!(
+            "more than {MAX_REDIRECTS} redirects (last to {target})"
+        )));
+    }
+    let mut next = Request::builder().uri(target.as_str());
+    for (name, value) in sent.headers() {
+        next = next.header(name, value);
+    }
+    let (method, body) = if status == 303 {
+        (HttpMethod::GET, Vec::new())
+    } else {
+        (sent.method().clone(), sent.body().clone())
+    };
+    if body.is_empty() {
+        if let Some(h) = next.headers_mut() {
+            h.remove(http::header::CONTENT_TYPE);
+        }
+    }
+    next.method(method)
+        .body(body)
+        .map(Some)
+        .map_err(|e| refuse(format!("cannot form the redirected request: {e}")))
 }
 
 #[cfg(test)]

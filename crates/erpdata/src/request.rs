@@ -15,47 +15,44 @@ pub const USER_AGENT_VALUE: &str = concat!("erpdata/", env!("CARGO_PKG_VERSION")
 /// The form content type of the table fetch's POST body.
 pub const FORM_CONTENT_TYPE: &str = "application/x-www-form-urlencoded";
 
-impl Config {
-    /// Builds the table fetch: by default `POST {base}/apis/dataapi.php` with
-    /// a form body of `req=getdata`, `project`, `accesstoken`, `yearid`,
-    /// `compid`, `table`; with [`Method::Get`] the same pairs go in the URL.
-    pub fn table_request(&self, query: &TableQuery) -> Result<Request<Vec<u8>>> {
-        validate::table(&query.table)?;
-        let project = self
-            .project()
-            .ok_or_else(|| Error::invalid("project", "is required for the table fetch"))?;
-        let token = self
-            .access_token()
-            .ok_or_else(|| Error::invalid("access_token", "is required for the table fetch"))?;
-        let company = query
-            .company_id
-            .as_ref()
-            .or(self.company_id())
-            .ok_or_else(|| {
-                Error::invalid("company_id", "is required: pass one or configure a default")
-            })?;
-        validate::text("company_id", company.as_str())?;
-        let year = query.year_id.as_ref().or(self.year_id()).ok_or_else(|| {
+/// The table fetch's request ([`Config::table_request`]).
+pub(crate) fn table_request(config: &Config, query: &TableQuery) -> Result<Request<Vec<u8>>> {
+    validate::table(&query.table)?;
+    let project = config
+        .project()
+        .ok_or_else(|| Error::invalid("project", "is required for the table fetch"))?;
+    let token = config
+        .access_token()
+        .ok_or_else(|| Error::invalid("access_token", "is required for the table fetch"))?;
+    let company = query
+        .company_id
+        .as_ref()
+        .or(config.company_id())
+        .ok_or_else(|| {
+            Error::invalid("company_id", "is required: pass one or configure a default")
+        })?;
+    validate::text("company_id", company.as_str())?;
+    let year =
+        query.year_id.as_ref().or(config.year_id()).ok_or_else(|| {
             Error::invalid("year_id", "is required: pass one or configure a default")
         })?;
-        validate::text("year_id", year.as_str())?;
+    validate::text("year_id", year.as_str())?;
 
-        let mut form = form_urlencoded::Serializer::new(String::new());
-        form.append_pair("req", "getdata")
-            .append_pair("project", project)
-            .append_pair("accesstoken", token.expose_secret())
-            .append_pair("yearid", year.as_str())
-            .append_pair("compid", company.as_str())
-            .append_pair("table", &query.table);
-        let pairs = form.finish();
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    form.append_pair("req", "getdata")
+        .append_pair("project", project)
+        .append_pair("accesstoken", token.expose_secret())
+        .append_pair("yearid", year.as_str())
+        .append_pair("compid", company.as_str())
+        .append_pair("table", &query.table);
+    let pairs = form.finish();
 
-        let mut url = self.endpoint("dataapi.php");
-        match query.method {
-            Method::Post => build("POST", url.as_str(), Some(pairs.into_bytes())),
-            Method::Get => {
-                url.set_query(Some(&pairs));
-                build("GET", url.as_str(), None)
-            }
+    let mut url = config.endpoint("dataapi.php");
+    match query.method {
+        Method::Post => build("POST", url.as_str(), Some(pairs.into_bytes())),
+        Method::Get => {
+            url.set_query(Some(&pairs));
+            build("GET", url.as_str(), None)
         }
     }
 }

@@ -73,290 +73,276 @@ pub(crate) struct Body<'a> {
     pub(crate) notices: Vec<String>,
 }
 
-impl Config {
-    /// Parses the answer to a table fetch, by feeding the whole body to the
-    /// same decoder as [`TableDecoder`] and keeping every row (see the
-    /// decoder's module for each rule), with the default typing.
-    ///
-    /// No header is consulted, `Content-Type` included: PHP sends
-    /// `text/html` unless a script sets otherwise, so valid JSON under that
-    /// type is common, and an HTML page is recognised by its bytes whatever
-    /// type it claims.
-    pub fn parse_table(&self, status: u16, body: &[u8]) -> Result<Table> {
-        self.parse_table_with(status, body, &DecoderOptions::default())
-    }
+/// A table fetch's answer typed by `options` ([`Config::parse_table_with`]).
+pub(crate) fn parse_table_with(
+    config: &Config,
+    status: u16,
+    body: &[u8],
+    options: &DecoderOptions,
+) -> Result<Table> {
+    let options = DecoderOptions {
+        one_schema: false,
+        ..options.clone()
+    };
+    let mut decoder = TableDecoder::new(config, status, options);
+    let mut batches = decoder.feed(body)?;
+    let finished = decoder.finish()?;
+    batches.extend(finished.batches);
+    let (schema, batches) = unify(batches);
+    // The rows again, for the keys each was sent with.
+    let mut core = Core::new(&config.redactor(), status, RowCollector::default());
+    core.feed(body)?;
+    let done = core.finish()?;
+    Ok(Table {
+        columns: done.sink.columns(),
+        schema,
+        rows: typed_rows(done.sink.rows, &batches),
+        notices: finished.notices,
+    })
+}
 
-    /// [`Config::parse_table`] with the typing of `options` (declared
-    /// types, string inference); each column's type is decided over the
-    /// whole table whatever `options.one_schema` says.
-    pub fn parse_table_with(
-        &self,
-        status: u16,
-        body: &[u8],
-        options: &DecoderOptions,
-    ) -> Result<Table> {
-        let options = DecoderOptions {
-            one_schema: false,
-            ..options.clone()
-        };
-        let mut decoder = TableDecoder::new(self, status, options);
-        let mut batches = decoder.feed(body)?;
-        let finished = decoder.finish()?;
-        batches.extend(finished.batches);
-        let (schema, batches) = unify(batches);
-        // The rows again, for the keys each was sent with.
-        let mut core = Core::new(&self.redactor(), status, RowCollector::default());
-        core.feed(body)?;
-        let done = core.finish()?;
-        Ok(Table {
-            columns: done.sink.columns(),
-            schema,
-            rows: typed_rows(done.sink.rows, &batches),
-            notices: finished.notices,
-        })
-    }
-
-    /// Parses the answer to a dues query.
-    ///
-    /// The interface does not show this answer's shape, so it accepts the
-    /// table fetch's envelope (`status` optional here) or a bare array of
-    /// rows, and keeps the raw JSON either way.
-    pub fn parse_dues(&self, query: &DuesQuery, status: u16, body: &[u8]) -> Result<Dues> {
-        self.parse_dues_with(query, status, body, &DecoderOptions::default())
-    }
-
-    /// [`Config::parse_dues`] with the typing of `options`: the rows'
-    /// values typed by column as a table's are.
-    pub fn parse_dues_with(
-        &self,
-        query: &DuesQuery,
-        status: u16,
-        body: &[u8],
-        options: &DecoderOptions,
-    ) -> Result<Dues> {
-        let parsed = self.parse_json(status, body)?;
-        let rows = if parsed.value.get().starts_with('[') {
-            self.rows(parsed.value, body)?
-        } else {
-            let entries = json::entries(parsed.value).map_err(|_| {
-                self.decode(
-                    format!(
-                        "expected a JSON object or array, got {}",
-                        json::type_name(parsed.value)
-                    ),
-                    body,
-                )
-            })?;
-            let status = self.check_status(&entries, body)?;
-            match (json::last(&entries, "data"), status) {
-                (Some(data), _) => self.rows(data, body)?,
-                (None, StatusField::Success) => Vec::new(),
-                (None, StatusField::Missing) => {
-                    return Err(
-                        self.decode("the answer has neither a `status` nor a `data` field", body)
-                    )
-                }
-            }
-        };
-        let typed = self.type_rows(rows, options, body)?;
-        Ok(Dues {
-            acid: query.acid.clone(),
-            kind: query.kind,
-            schema: typed.schema,
-            rows: typed.rows,
-            batches: typed.batches,
-            raw: self.redact(parsed.value.get()),
-            notices: parsed.notices,
-        })
-    }
-
-    pub(crate) fn parse_json<'b>(&self, status: u16, body: &'b [u8]) -> Result<Body<'b>> {
-        if !(200..300).contains(&status) {
-            return Err(Error::HttpStatus {
-                status,
-                excerpt: excerpt(&self.redactor(), body),
-                call: None,
-            });
-        }
-        let text = std::str::from_utf8(body).map_err(|e| {
-            self.decode(
-                format!("the body is not valid UTF-8 (at byte {})", e.valid_up_to()),
-                body,
-            )
-        })?;
-        let (json, notices) = php_notice::split(text);
-        // A PHP notice may quote a request parameter, the token included.
-        let notices: Vec<String> = notices.iter().map(|n| self.redact(n)).collect();
-        if json.is_empty() {
-            let reason = if notices.is_empty() {
-                "the body is empty".to_owned()
-            } else {
+/// A dues query's answer typed by `options` ([`Config::parse_dues_with`]).
+pub(crate) fn parse_dues_with(
+    config: &Config,
+    query: &DuesQuery,
+    status: u16,
+    body: &[u8],
+    options: &DecoderOptions,
+) -> Result<Dues> {
+    let parsed = parse_json(config, status, body)?;
+    let rows = if parsed.value.get().starts_with('[') {
+        data_rows(config, parsed.value, body)?
+    } else {
+        let entries = json::entries(parsed.value).map_err(|_| {
+            decode_error(
+                config,
                 format!(
-                    "the body holds only PHP diagnostics: {}",
-                    notices.join(" | ")
-                )
-            };
-            return Err(self.decode(self.redact(&reason), body));
-        }
-        if json.starts_with('<') {
-            return Err(self.decode(html_reason(json), body));
-        }
-        let value: &RawValue = serde_json::from_str(json).map_err(|e| {
-            let reason = if e.is_eof() {
-                "the body ended before the JSON was complete (truncated)".to_owned()
-            } else {
-                format!("the body is not valid JSON ({e})")
-            };
-            self.decode(reason, body)
-        })?;
-        Ok(Body { value, notices })
-    }
-
-    pub(crate) fn check_status(
-        &self,
-        entries: &[(String, &RawValue)],
-        body: &[u8],
-    ) -> Result<StatusField> {
-        let Some(status) = json::last(entries, "status") else {
-            return Ok(StatusField::Missing);
-        };
-        let text = match Cell::from_raw(status) {
-            Ok(Cell::String(s)) => s,
-            // `'status' => false` is how some PHP code says "failed".
-            Ok(Cell::Bool(false)) => "false".to_owned(),
-            _ => {
-                return Err(self.decode(
-                    format!("`status` is {}, expected a string", json::type_name(status)),
-                    body,
-                ))
-            }
-        };
-        if text.eq_ignore_ascii_case("success") {
-            return Ok(StatusField::Success);
-        }
-        Err(Error::Service {
-            status: self.redact(&truncate(&text, 80)),
-            message: self.redact(&truncate(&service_message(entries), 300)),
-            call: None,
-        })
-    }
-
-    pub(crate) fn rows(&self, data: &RawValue, body: &[u8]) -> Result<Vec<Row>> {
-        let bad = |reason: String| self.decode(reason, body);
-        match data.get().as_bytes().first() {
-            Some(b'[') => {
-                let items = json::elements(data).map_err(|e| bad(format!("`data`: {e}")))?;
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, raw)| self.row(&i.to_string(), raw, body))
-                    .collect()
-            }
-            Some(b'{') => {
-                let entries = json::entries(data).map_err(|e| bad(format!("`data`: {e}")))?;
-                if let Some((k, _)) = entries.iter().find(|(k, _)| k.parse::<u64>().is_err()) {
-                    return Err(bad(format!(
-                        "`data` is an object whose key {:?} is not a row number",
-                        truncate(k, 40)
-                    )));
-                }
-                entries
-                    .into_iter()
-                    .map(|(k, raw)| self.row(&k, raw, body))
-                    .collect()
-            }
-            Some(b'n') => Ok(Vec::new()),
-            Some(b'f') => Err(bad(
-                "`data` is false: the service reported success but sent no rows \
-                 (PHP returns false from a failed query)"
-                    .to_owned(),
-            )),
-            _ => Err(bad(format!(
-                "`data` is {}, expected an array of rows",
-                json::type_name(data)
-            ))),
-        }
-    }
-
-    fn row(&self, index: &str, raw: &RawValue, body: &[u8]) -> Result<Row> {
-        let entries = json::entries(raw).map_err(|_| {
-            self.decode(
-                format!(
-                    "row {index} is {}, expected an object",
-                    json::type_name(raw)
+                    "expected a JSON object or array, got {}",
+                    json::type_name(parsed.value)
                 ),
                 body,
             )
         })?;
-        let mut fields: Vec<(String, Cell)> = Vec::with_capacity(entries.len());
-        for (key, value) in entries {
-            let cell = Cell::from_raw(value)
-                .map_err(|e| self.decode(format!("row {index}, field {key:?}: {e}"), body))?;
-            match fields.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = cell,
-                None => fields.push((key, cell)),
+        let status = check_status(config, &entries, body)?;
+        match (json::last(&entries, "data"), status) {
+            (Some(data), _) => data_rows(config, data, body)?,
+            (None, StatusField::Success) => Vec::new(),
+            (None, StatusField::Missing) => {
+                return Err(decode_error(
+                    config,
+                    "the answer has neither a `status` nor a `data` field",
+                    body,
+                ))
             }
         }
-        Ok(Row { fields })
-    }
+    };
+    let typed = type_rows(config, rows, options, body)?;
+    Ok(Dues {
+        acid: query.acid.clone(),
+        kind: query.kind,
+        schema: typed.schema,
+        rows: typed.rows,
+        batches: typed.batches,
+        raw: config.redact(parsed.value.get()),
+        notices: parsed.notices,
+    })
+}
 
-    /// Rows typed by the table rule: written back as a table answer (they
-    /// are few) and decoded like one, in one batch where they fit.
-    pub(crate) fn type_rows(
-        &self,
-        rows: Vec<Row>,
-        options: &DecoderOptions,
-        body: &[u8],
-    ) -> Result<TypedRows> {
-        let mut text = String::from(r#"{"status":"success","data":["#);
-        for (i, row) in rows.iter().enumerate() {
-            if i > 0 {
+/// The JSON of a 2xx answer, with its leading PHP notices (redacted).
+pub(crate) fn parse_json<'b>(config: &Config, status: u16, body: &'b [u8]) -> Result<Body<'b>> {
+    if !(200..300).contains(&status) {
+        return Err(Error::HttpStatus {
+            status,
+            excerpt: excerpt(&config.redactor(), body),
+            call: None,
+        });
+    }
+    let text = std::str::from_utf8(body).map_err(|e| {
+        decode_error(
+            config,
+            format!("the body is not valid UTF-8 (at byte {})", e.valid_up_to()),
+            body,
+        )
+    })?;
+    let (json, notices) = php_notice::split(text);
+    // A PHP notice may quote a request parameter, the token included.
+    let notices: Vec<String> = notices.iter().map(|n| config.redact(n)).collect();
+    if json.is_empty() {
+        let reason = if notices.is_empty() {
+            "the body is empty".to_owned()
+        } else {
+            format!(
+                "the body holds only PHP diagnostics: {}",
+                notices.join(" | ")
+            )
+        };
+        return Err(decode_error(config, config.redact(&reason), body));
+    }
+    if json.starts_with('<') {
+        return Err(decode_error(config, html_reason(json), body));
+    }
+    let value: &RawValue = serde_json::from_str(json).map_err(|e| {
+        let reason = if e.is_eof() {
+            "the body ended before the JSON was complete (truncated)".to_owned()
+        } else {
+            format!("the body is not valid JSON ({e})")
+        };
+        decode_error(config, reason, body)
+    })?;
+    Ok(Body { value, notices })
+}
+
+/// The envelope's `status`: success, missing, or a `Service` error.
+pub(crate) fn check_status(
+    config: &Config,
+    entries: &[(String, &RawValue)],
+    body: &[u8],
+) -> Result<StatusField> {
+    let Some(status) = json::last(entries, "status") else {
+        return Ok(StatusField::Missing);
+    };
+    let text = match Cell::from_raw(status) {
+        Ok(Cell::String(s)) => s,
+        // `'status' => false` is how some PHP code says "failed".
+        Ok(Cell::Bool(false)) => "false".to_owned(),
+        _ => {
+            return Err(decode_error(
+                config,
+                format!("`status` is {}, expected a string", json::type_name(status)),
+                body,
+            ))
+        }
+    };
+    if text.eq_ignore_ascii_case("success") {
+        return Ok(StatusField::Success);
+    }
+    Err(Error::Service {
+        status: config.redact(&truncate(&text, 80)),
+        message: config.redact(&truncate(&service_message(entries), 300)),
+        call: None,
+    })
+}
+
+/// The rows of `data`: an array of objects, an object keyed by row
+/// number, or null.
+pub(crate) fn data_rows(config: &Config, data: &RawValue, body: &[u8]) -> Result<Vec<Row>> {
+    let bad = |reason: String| decode_error(config, reason, body);
+    match data.get().as_bytes().first() {
+        Some(b'[') => {
+            let items = json::elements(data).map_err(|e| bad(format!("`data`: {e}")))?;
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, raw)| row(config, &i.to_string(), raw, body))
+                .collect()
+        }
+        Some(b'{') => {
+            let entries = json::entries(data).map_err(|e| bad(format!("`data`: {e}")))?;
+            if let Some((k, _)) = entries.iter().find(|(k, _)| k.parse::<u64>().is_err()) {
+                return Err(bad(format!(
+                    "`data` is an object whose key {:?} is not a row number",
+                    truncate(k, 40)
+                )));
+            }
+            entries
+                .into_iter()
+                .map(|(k, raw)| row(config, &k, raw, body))
+                .collect()
+        }
+        Some(b'n') => Ok(Vec::new()),
+        Some(b'f') => Err(bad(
+            "`data` is false: the service reported success but sent no rows \
+             (PHP returns false from a failed query)"
+                .to_owned(),
+        )),
+        _ => Err(bad(format!(
+            "`data` is {}, expected an array of rows",
+            json::type_name(data)
+        ))),
+    }
+}
+
+/// One row object of `data`.
+fn row(config: &Config, index: &str, raw: &RawValue, body: &[u8]) -> Result<Row> {
+    let entries = json::entries(raw).map_err(|_| {
+        decode_error(
+            config,
+            format!(
+                "row {index} is {}, expected an object",
+                json::type_name(raw)
+            ),
+            body,
+        )
+    })?;
+    let mut fields: Vec<(String, Cell)> = Vec::with_capacity(entries.len());
+    for (key, value) in entries {
+        let cell = Cell::from_raw(value)
+            .map_err(|e| decode_error(config, format!("row {index}, field {key:?}: {e}"), body))?;
+        match fields.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = cell,
+            None => fields.push((key, cell)),
+        }
+    }
+    Ok(Row { fields })
+}
+
+/// Rows typed by the table rule: written back as a table answer (they
+/// are few) and decoded like one, in one batch where they fit.
+pub(crate) fn type_rows(
+    config: &Config,
+    rows: Vec<Row>,
+    options: &DecoderOptions,
+    body: &[u8],
+) -> Result<TypedRows> {
+    let mut text = String::from(r#"{"status":"success","data":["#);
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push('{');
+        for (j, (key, cell)) in row.fields.iter().enumerate() {
+            if j > 0 {
                 text.push(',');
             }
-            text.push('{');
-            for (j, (key, cell)) in row.fields.iter().enumerate() {
-                if j > 0 {
-                    text.push(',');
-                }
-                crate::decode::json_string(key, &mut text);
-                text.push(':');
-                cell.write_json(&mut text);
-            }
-            text.push('}');
+            crate::decode::json_string(key, &mut text);
+            text.push(':');
+            cell.write_json(&mut text);
         }
-        text.push_str("]}");
-        let options = DecoderOptions {
-            one_schema: false,
-            batch_rows: crate::MAX_BATCH_ROWS,
-            ..options.clone()
-        };
-        let mut decoder = TableDecoder::new(self, 200, options);
-        let typed = decoder
-            .feed(text.as_bytes())
-            .and_then(|mut batches| {
-                batches.extend(decoder.finish()?.batches);
-                Ok(batches)
-            })
-            .map_err(|e| match e {
-                Error::Decode { reason, .. } => self.decode(reason, body),
-                other => other,
-            })?;
-        let (schema, batches) = unify(typed);
-        Ok(TypedRows {
-            schema,
-            rows: typed_rows(rows, &batches),
-            batches,
-        })
+        text.push('}');
     }
+    text.push_str("]}");
+    let options = DecoderOptions {
+        one_schema: false,
+        batch_rows: crate::MAX_BATCH_ROWS,
+        ..options.clone()
+    };
+    let mut decoder = TableDecoder::new(config, 200, options);
+    let typed = decoder
+        .feed(text.as_bytes())
+        .and_then(|mut batches| {
+            batches.extend(decoder.finish()?.batches);
+            Ok(batches)
+        })
+        .map_err(|e| match e {
+            Error::Decode { reason, .. } => decode_error(config, reason, body),
+            other => other,
+        })?;
+    let (schema, batches) = unify(typed);
+    Ok(TypedRows {
+        schema,
+        rows: typed_rows(rows, &batches),
+        batches,
+    })
+}
 
-    pub(crate) fn decode(&self, reason: impl Into<String>, body: &[u8]) -> Error {
-        // A reason may quote the body (an HTML page's title), so it is
-        // redacted like the excerpt.
-        Error::Decode {
-            reason: self.redact(&reason.into()),
-            excerpt: excerpt(&self.redactor(), body),
-            call: None,
-        }
+/// A `Decode` error: the reason and an excerpt of `body`, redacted.
+pub(crate) fn decode_error(config: &Config, reason: impl Into<String>, body: &[u8]) -> Error {
+    // A reason may quote the body (an HTML page's title), so it is
+    // redacted like the excerpt.
+    Error::Decode {
+        reason: config.redact(&reason.into()),
+        excerpt: excerpt(&config.redactor(), body),
+        call: None,
     }
 }
 

@@ -167,37 +167,37 @@ impl Invocation {
     }
 }
 
-impl Config {
-    /// The invocation of a typed query (the operation its entry names),
-    /// checked as [`Config::invoke`] checks arguments.
-    pub fn invocation(&self, query: Query) -> Result<Invocation> {
+impl Invocation {
+    /// The invocation of a typed query ([`Config::invocation`]).
+    pub(crate) fn of_query(config: &Config, query: Query) -> Result<Invocation> {
         let operation = match &query {
             Query::Dues(_) => super::operation("dues")?,
             Query::Table(_) => super::operation("table")?,
             Query::Function(q) => q.operation(),
         };
-        self.checked(operation, query)
+        Invocation::checked(config, operation, query)
     }
 
-    /// Checks `args` against `operation`'s entry (unknown names, required
-    /// arguments, each value's kind, then everything the request needs, as
-    /// building it does) and gives the invocation. Nothing is sent, and
-    /// nothing invalid passes.
-    pub fn invoke(&self, operation: &'static Operation, args: &Args) -> Result<Invocation> {
+    /// The invocation of `operation` with `args`, checked ([`Config::invoke`]).
+    pub(crate) fn of_args(
+        config: &Config,
+        operation: &'static Operation,
+        args: &Args,
+    ) -> Result<Invocation> {
         args.check_names(operation)?;
-        self.checked(operation, (operation.build)(args)?)
+        Invocation::checked(config, operation, (operation.build)(args)?)
     }
 
     /// The invocation once its request builds: what building it checks
     /// (the project, the token, ids and names) is checked before anything
     /// is sent.
-    fn checked(&self, operation: &'static Operation, query: Query) -> Result<Invocation> {
+    fn checked(config: &Config, operation: &'static Operation, query: Query) -> Result<Invocation> {
         let invocation = Invocation {
             operation,
             query,
             columns_only: false,
         };
-        invocation.request(self)?;
+        invocation.request(config)?;
         Ok(invocation)
     }
 }

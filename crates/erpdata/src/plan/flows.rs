@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use super::Purpose;
 use crate::aging::{aging, AgingOptions, DEFAULT_BUCKETS};
-use crate::ajax::AjaxOptions;
+use crate::ajax::{ajax_ready, AjaxOptions};
 use crate::ajax_answer::TypedRows;
 use crate::catalogue::{operation, Arg, Args, Invocation, Output, TableBatches};
 use crate::cell::Cell;
@@ -239,7 +239,7 @@ impl Flow {
             *wanted = plan.accounts.as_ref().map(|_| flow.acids.clone());
         }
         if pay_days {
-            config.ajax_ready("avgPayDays", AjaxOptions::default())?;
+            ajax_ready(config, "avgPayDays", AjaxOptions::default())?;
         }
         Ok(flow)
     }
@@ -264,7 +264,7 @@ impl Flow {
             };
             self.acids = account_list(items)?;
         }
-        config.ajax_ready("getduesDet", AjaxOptions::default())?;
+        ajax_ready(config, "getduesDet", AjaxOptions::default())?;
         if accounts.is_none() || always_table {
             let mut args = Args::new().with(
                 "name",
