@@ -265,7 +265,43 @@ fn parse_base_url(text: &str) -> Result<Url> {
         let path = format!("{}/", url.path());
         url.set_path(&path);
     }
+    if let Some((usable, removed)) = without_scripts(&url) {
+        // The client adds apis/ajax.php and apis/dataapi.php itself: this
+        // URL would be asked for .../apis/apis/dataapi.php, and the
+        // service's 404 page would not say why.
+        return Err(Error::invalid(
+            "base_url",
+            format!(
+                "ends in {removed:?}, a path the client adds itself (it asks for \
+                 apis/ajax.php and apis/dataapi.php under the base URL); use {usable}"
+            ),
+        ));
+    }
     Ok(url)
+}
+
+/// `url` without a trailing `apis/` folder or `….php` script, when it has
+/// either: the base URL its writer meant, and the part taken off.
+fn without_scripts(url: &Url) -> Option<(Url, String)> {
+    let segments: Vec<&str> = url.path_segments()?.filter(|s| !s.is_empty()).collect();
+    let mut keep = segments.as_slice();
+    if let [rest @ .., last] = keep {
+        if last.to_ascii_lowercase().ends_with(".php") {
+            keep = rest;
+        }
+    }
+    if let [rest @ .., last] = keep {
+        if last.eq_ignore_ascii_case("apis") {
+            keep = rest;
+        }
+    }
+    if keep.len() == segments.len() {
+        return None;
+    }
+    let mut usable = url.clone();
+    let path: String = keep.iter().map(|s| format!("/{s}")).collect();
+    usable.set_path(&format!("{path}/"));
+    Some((usable, segments[keep.len()..].join("/")))
 }
 
 /// Loopback hosts are exempt from the https rule: traffic never leaves the
@@ -285,6 +321,38 @@ mod tests {
 
     use super::*;
     use crate::error::TransportKind;
+
+    #[test]
+    fn a_base_url_naming_the_scripts_is_refused_with_the_one_to_use() {
+        for (given, usable, tail) in [
+            (
+                "https://erp.example.com/apis/",
+                "https://erp.example.com/",
+                "apis",
+            ),
+            (
+                "https://erp.example.com/apis",
+                "https://erp.example.com/",
+                "apis",
+            ),
+            (
+                "https://erp.example.com/erp/apis/dataapi.php",
+                "https://erp.example.com/erp/",
+                "apis/dataapi.php",
+            ),
+            ("https://h/x/ajax.PHP", "https://h/x/", "ajax.PHP"),
+            ("https://h/APIS/", "https://h/", "APIS"),
+        ] {
+            let e = Config::builder(given).build().unwrap_err();
+            assert_eq!(e.field(), Some("base_url"), "{given}");
+            let text = e.to_string();
+            assert!(text.contains(&format!("use {usable}")), "{given}: {text}");
+            assert!(text.contains(&format!("{tail:?}")), "{given}: {text}");
+        }
+        for fine in ["https://h/apis-v2/", "https://h/erp/", "https://h/php/"] {
+            assert!(Config::builder(fine).build().is_ok(), "{fine}");
+        }
+    }
 
     #[test]
     fn base_url_rules() {
