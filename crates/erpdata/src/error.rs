@@ -77,7 +77,7 @@ pub enum Error {
         call: Option<Box<CallInfo>>,
     },
     /// The service answered with a status outside 2xx.
-    #[error("HTTP status {status}: {excerpt}{}", note(call))]
+    #[error("HTTP status {status}{}: {excerpt}{}", from(call), note(call))]
     HttpStatus {
         /// The HTTP status code.
         status: u16,
@@ -87,7 +87,12 @@ pub enum Error {
         call: Option<Box<CallInfo>>,
     },
     /// The service answered JSON whose `status` is not `success`.
-    #[error("service error (status {status:?}): {message}{}", note(call))]
+    #[error(
+        "service error (status {status:?}){}: {message}{}{}",
+        from(call),
+        table_hint(message),
+        note(call)
+    )]
     Service {
         /// The `status` value the service sent.
         status: String,
@@ -125,6 +130,29 @@ pub struct CallInfo {
     pub rows_received: Option<u64>,
     /// For a stream: rows already handed to the caller in batches.
     pub rows_delivered: Option<u64>,
+}
+
+/// " from URL" (the last request's, redacted) where the call is known:
+/// a 404 or a service error names what was asked for.
+fn from(call: &Option<Box<CallInfo>>) -> String {
+    match call.as_deref() {
+        Some(CallInfo { url, .. }) if !url.is_empty() => format!(" from {url}"),
+        _ => String::new(),
+    }
+}
+
+/// A hint after a service message saying a table does not exist
+/// (`Unknown table: …`, MySQL's `Table '…' doesn't exist`): the interface
+/// has no call that lists tables, so the caller can only check the name.
+fn table_hint(message: &str) -> &'static str {
+    let m = message.to_ascii_lowercase();
+    let missing = ["unknown", "doesn't exist", "does not exist", "not found"];
+    if m.contains("table") && missing.iter().any(|w| m.contains(w)) {
+        " (the interface has no call that lists the tables: check the name \
+         against the ERP's own table names, e.g. sales_invoice or account)"
+    } else {
+        ""
+    }
 }
 
 /// The message's tail saying how far a table answer got.
@@ -230,3 +258,71 @@ impl Error {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(url: &str) -> Option<Box<CallInfo>> {
+        Some(Box::new(CallInfo {
+            attempts: 1,
+            url: url.to_owned(),
+            ..CallInfo::default()
+        }))
+    }
+
+    #[test]
+    fn http_status_and_service_errors_name_the_url() {
+        let url = "https://erp.example.com/apis/apis/dataapi.php";
+        let e = Error::HttpStatus {
+            status: 404,
+            excerpt: "<!DOCTYPE HTML".into(),
+            call: call(url),
+        };
+        assert_eq!(
+            e.to_string(),
+            format!("HTTP status 404 from {url}: <!DOCTYPE HTML")
+        );
+        let e = Error::Service {
+            status: "error".into(),
+            message: "Invalid access token".into(),
+            call: call(url),
+        };
+        assert_eq!(
+            e.to_string(),
+            format!("service error (status \"error\") from {url}: Invalid access token")
+        );
+        // A parser used alone knows no URL.
+        let e = Error::HttpStatus {
+            status: 500,
+            excerpt: "x".into(),
+            call: None,
+        };
+        assert_eq!(e.to_string(), "HTTP status 500: x");
+    }
+
+    #[test]
+    fn a_missing_table_gets_a_hint() {
+        for message in [
+            "Unknown table: sales_invoices",
+            "Table 'erp.sales_invoices' doesn't exist",
+            "Table not found: x",
+        ] {
+            let e = Error::Service {
+                status: "error".into(),
+                message: message.into(),
+                call: None,
+            };
+            assert!(
+                e.to_string().contains("no call that lists the tables"),
+                "{e}"
+            );
+        }
+        let e = Error::Service {
+            status: "error".into(),
+            message: "Invalid access token".into(),
+            call: None,
+        };
+        assert!(!e.to_string().contains("lists the tables"));
+    }
+}
