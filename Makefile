@@ -102,7 +102,7 @@ test-rust: sandbox
 	$(EXAMPLE_ENV) ERPDATA_SANDBOX_ARGS="--rows 60000 --style strings" scripts/with-sandbox.sh $(SANDBOX) \
 	  $(EXAMPLES)/table_to_parquet sales_invoice $(ROOT)/target/sales_invoice.parquet
 	scripts/check-core-deps.sh
-	RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet -p erpdata --all-features
+	$(MAKE) --no-print-directory docs-rust
 
 # The HTML report test opens a report in headless Chromium
 # (scripts/chromium.sh finds or installs it; without one it is skipped and

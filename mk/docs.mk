@@ -21,8 +21,11 @@ TYPEDOC         := $(DOCS_TOOLS)/node_modules/.bin/typedoc
 docs: docs-rust docs-python docs-js
 	$(MAKE) --no-print-directory docs-guides
 
+# Every feature, warnings denied; test-rust builds it first, so test-docs
+# finds it done.
 docs-rust:
-	CARGO_TARGET_DIR=$(DOCS_CARGO_DIR) cargo doc --no-deps --quiet -p erpdata --features $(DOCS_FEATURES)
+	CARGO_TARGET_DIR=$(DOCS_CARGO_DIR) RUSTDOCFLAGS=-Dwarnings \
+	  cargo doc --no-deps --quiet -p erpdata --features $(DOCS_FEATURES)
 	rm -rf $(DOCS_OUT)/rust && mkdir -p $(DOCS_OUT)/rust
 	cp -R $(DOCS_CARGO_DIR)/doc/. $(DOCS_OUT)/rust/
 	@# rustdoc's help and settings pages link ./index.html, which --no-deps leaves out.

@@ -220,7 +220,11 @@ rust_suite() {
     echo "crates/erpdata/Cargo.toml has no [[test]] for tests/php/php_rust.rs" >&2
     return 1
   fi
-  (cd "$ROOT" && cargo test -q -p erpdata --features blocking --test php -- --ignored)
+  # The features and packages of `make test-rust`, so the test binary it
+  # built is reused instead of the core being compiled again.
+  (cd "$ROOT" && cargo test -q --workspace \
+    --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow \
+    --test php -- --ignored)
 }
 
 if [[ -x $VPY ]]; then
