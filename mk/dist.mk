@@ -12,6 +12,8 @@
 #                       which builds the packaged crate to verify it)
 #   make test-dist      each artifact but the aarch64 wheel installed into a
 #                       clean place and smoke-tested against the sandbox
+#   make test-dist-docs the code blocks of the READMEs and docs/ run from the
+#                       x86_64 wheel and the npm tarball (part of test-dist)
 #
 # The wheels are manylinux2014 abi3 (Python >= 3.9), linked with zig
 # (maturin --zig; ziglang from requirements-dev.txt), and each carries the
@@ -36,7 +38,7 @@ DIST_SANDBOX  := $(DIST_BUILD)/x86_64-unknown-linux-gnu/release/erpdata-sandbox
 dist-wheel-of = $(firstword $(wildcard $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl))
 
 .PHONY: check-version dist dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate dist-tools \
-        test-dist test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
+        test-dist test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate test-dist-docs
 
 dist: dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate
 	scripts/check-version.sh
@@ -105,7 +107,7 @@ dist-crate:
 # --- smoke tests of the artifacts --------------------------------------------
 
 # One version everywhere first (it needs no build), then each artifact.
-test-dist: check-version test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
+test-dist: check-version test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate test-dist-docs
 
 check-version:
 	scripts/check-version.sh
@@ -154,3 +156,14 @@ test-dist-crate: dist-crate dist-wheel
 	cp Cargo.lock $(DIST_TEST)/crate/smoke/  # the dependency versions the workspace tests
 	cd $(DIST_TEST)/crate/smoke && CARGO_TARGET_DIR=$(DIST_BUILD)/crate-smoke cargo build --quiet
 	scripts/with-sandbox.sh $(DIST_SANDBOX) $(DIST_BUILD)/crate-smoke/debug/erpdata-crate-smoke
+
+# The pages as a new user reads them: every python, js and sh block that
+# names the quickstart URL (and every edge handler) run, and the ts blocks
+# type-checked, from the wheel in fresh virtualenvs (one per set of extras
+# the blocks need) and the tarball in a fresh `npm init -y` project,
+# against the sandbox started by the wheel's `erpdata sandbox`;
+# tests/docs/run_examples.py says which blocks and how. tsc is js/'s.
+DOCS_PAGES := README.md python/README.md js/README.md $(sort $(wildcard docs/*.md))
+test-dist-docs: dist-wheel dist-npm js/node_modules/.installed
+	$(VPY) tests/docs/run_examples.py --wheel $(call dist-wheel-of,x86_64) --npm $(DIST_NPM) \
+	  --python $(PYTHON) --tsc $(ROOT)/js/node_modules/.bin/tsc --work $(DIST_TEST)/docs $(DOCS_PAGES)
