@@ -68,6 +68,20 @@ describe("dues", () => {
     }
   });
 
+  test("two accounts' dues of different sizes have one balance type", async () => {
+    const c = client();
+    const acids = Array.from({ length: 12 }, (_, i) => `C${String(i + 1).padStart(3, "0")}`);
+    const owing = (await Promise.all(acids.map((acid) => c.receivables(acid)))).filter(
+      (d) => d.rows.length > 0,
+    );
+    const digits = (d) => String(Math.trunc(Math.max(...d.rows.map((r) => r.balance)))).length;
+    owing.sort((a, b) => digits(a) - digits(b));
+    const [small, large] = [owing[0], owing.at(-1)];
+    assert.ok(digits(small) < digits(large), "the sandbox has dues of different sizes");
+    assert.equal(small.schema.balance, "decimal(38,2)");
+    assert.deepEqual(small.schema, large.schema);
+  });
+
   test("a customer with no payables has no dues rows", async () => {
     const dues = await client().payables("C001");
     assert.deepEqual(dues.rows, []);

@@ -172,6 +172,14 @@ describe("dues table vectors", () => {
       }
       const table = build();
       const { schema, rows } = c.expect;
+      if (c.expect.dues_schemas) {
+        // Each account's dues typed alone: the same types whatever its values.
+        const each = c.dues.map(({ acid, kind, body }) => {
+          const dues = parsed(core, "dues", { acid, kind }, 200, new TextEncoder().encode(body));
+          return Object.entries(dues.schema);
+        });
+        assert.deepEqual(each, c.expect.dues_schemas);
+      }
       assert.deepEqual(
         table.batch.columns.map((col) => [col.name, col.dataType]),
         schema,

@@ -17,7 +17,7 @@ import polars as pl
 import pyarrow as pa
 
 from conftest import SANDBOX_TOKEN, table_body
-from erpdata import Client, Table
+from erpdata import Client, Dues, Table
 
 ROOT = Path(__file__).resolve().parents[2]
 MONEY = ("amount", "tax", "total")
@@ -98,6 +98,24 @@ def test_columns_unify_across_batches(client: Client) -> None:
     assert arrow.column("late").null_count == 70_000
     assert table[0] == {"n": 0, "amount": Decimal("0.50"), "late": None}
     assert table[99_999]["amount"] == Decimal("29999000.25")
+
+
+def test_two_accounts_dues_concatenate_as_decimals(client: Client) -> None:
+    # Accounts owe amounts of different sizes; their balance columns still
+    # have one type, so pandas concatenates them as decimals, not objects.
+    def digits(dues: Dues) -> int:
+        return len(str(int(max(abs(r["balance"]) for r in dues.rows))))
+
+    owing = [d for d in (client.receivables(f"C{n:03d}") for n in range(1, 13)) if d.rows]
+    owing.sort(key=digits)
+    small, large = owing[0], owing[-1]
+    assert digits(small) < digits(large), "the sandbox has dues of different sizes"
+    frames = [large.to_pandas(), small.to_pandas()]
+    decimal = pd.ArrowDtype(pa.decimal128(38, 2))
+    assert [frame["balance"].dtype for frame in frames] == [decimal, decimal]
+    both = pd.concat(frames, ignore_index=True)
+    assert both["balance"].dtype == decimal
+    assert list(both["balance"]) == [r["balance"] for r in large.rows + small.rows]
 
 
 def test_empty_table(client: Client) -> None:

@@ -108,14 +108,14 @@ def test_strings_become_decimals_dates_and_timestamps(mysqlnd: RawServer) -> Non
     assert second["cleared_on"] == datetime.date(2025, 2, 1)
     assert first["acid"] == "C001" and second["acid"] == "42"  # not every value a number: text
     schema = table.to_arrow().schema
-    assert schema.field("amount").type == pa.decimal128(6, 2)
+    assert schema.field("amount").type == pa.decimal128(38, 2)
     assert schema.field("posted_at").type == pa.timestamp("us")
     assert schema.field("cleared_on").type == pa.date32()
     # Dues rows are typed by the same rule.
     assert dues.rows[0]["amount"] == Decimal("1500.00") and type(dues.rows[0]["amount"]) is Decimal
     assert dues.rows[0]["date"] == datetime.date(2025, 1, 5) and dues.rows[0]["cleared_on"] is None
     assert dues.rows[1]["posted_at"] == datetime.datetime(2025, 1, 6, 17, 2, 59, 250000)
-    # A stream types alike (its decimals at precision 38).
+    # A stream types alike (decimals at precision 38, as in the table).
     assert streamed == list(table)
 
 
@@ -375,8 +375,8 @@ def test_unsupported_pyarrow_types_say_so() -> None:
 
 
 def test_a_stream_writes_parquet_batch_by_batch(raw_server: Any, tmp_path: Path) -> None:
-    # Batch by batch, the values would give different types: 1.50 is
-    # decimal(3,2), 123456.75 decimal(8,2), a later column null at first.
+    # Batch by batch, a later column is null at first; 1.50 and 123456.75
+    # are both decimal(38,2), in the stream as in the whole table.
     rows: list[dict[str, Any]] = [
         {"n": i, "amount": "1.50", "d": "2025-01-01", "note": None} for i in range(3)
     ]
@@ -394,6 +394,7 @@ def test_a_stream_writes_parquet_batch_by_batch(raw_server: Any, tmp_path: Path)
         whole = c.table("sales_invoice")
     written = pq.read_table(path)
     assert first.schema.field("amount").type == pa.decimal128(38, 2)
+    assert whole.to_arrow().schema.field("amount").type == pa.decimal128(38, 2)
     assert first.schema.field("note").type == pa.string()
     assert written.column("amount").to_pylist() == whole.to_arrow().column("amount").to_pylist()
     assert written.column("d").to_pylist()[-1] == datetime.date(2025, 12, 31)

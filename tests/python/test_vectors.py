@@ -335,6 +335,11 @@ def test_dues_table(case: dict[str, Any]) -> None:
         return
     table = build()
     expect = case["expect"]
+    if "dues_schemas" in expect:
+        # Each account's dues typed alone: the same types whatever its values.
+        each = [[list(c) for c in d.to_table().schema] for d in parsed]
+        assert each == expect["dues_schemas"]
+    assert [list(c) for c in table.schema] == expect["schema"]
     types = dict((name, t) for name, t in expect["schema"])
     assert table.columns == [name for name, _ in expect["schema"]]
     assert len(table) == len(expect["rows"])

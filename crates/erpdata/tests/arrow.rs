@@ -53,7 +53,7 @@ fn types_values_and_nulls() {
             DataType::Utf8,
             DataType::Date32,
             DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-            DataType::Decimal128(5, 2),
+            DataType::Decimal128(38, 2),
             DataType::Boolean,
             DataType::Utf8,
             DataType::Utf8,
@@ -124,7 +124,7 @@ fn one_schema_over_batches() {
     }
     assert_eq!(
         rbs[0].schema().field(0).data_type(),
-        &DataType::Decimal128(20, 1)
+        &DataType::Decimal128(38, 1)
     );
     assert_eq!(
         rbs[0].column(0).as_primitive::<Decimal128Type>().value(0),

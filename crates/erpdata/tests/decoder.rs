@@ -815,7 +815,7 @@ fn column_types_are_inferred_per_batch() {
         [
             ColumnType::Int,
             ColumnType::Decimal {
-                precision: 7,
+                precision: 38,
                 scale: 3
             },
             ColumnType::String,
@@ -859,7 +859,7 @@ fn decimal_scales_and_exponents() {
     assert_eq!(
         a.column_type(),
         ColumnType::Decimal {
-            precision: 11,
+            precision: 38,
             scale: 7
         }
     );
@@ -899,7 +899,7 @@ fn types_unify_across_batches() {
             (
                 "a".to_owned(),
                 ColumnType::Decimal {
-                    precision: 21,
+                    precision: 38,
                     scale: 2
                 }
             ),

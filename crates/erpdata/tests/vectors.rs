@@ -252,6 +252,13 @@ fn dues_table_vectors() {
             continue;
         }
         let table = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Some(each) = case["expect"].get("dues_schemas") {
+            let got: Vec<Value> = dues
+                .iter()
+                .map(|d| common::schema_json(&d.schema))
+                .collect();
+            assert_eq!(&Value::from(got), each, "{name}: each account's dues");
+        }
         assert_eq!(
             common::schema_json(&table.schema),
             case["expect"]["schema"],

@@ -1,6 +1,7 @@
 //! A batch of rows as typed columns.
 
 use super::columns::{Column, ColumnData, ColumnType};
+use super::decimal;
 use crate::cell::{Cell, Row};
 
 /// Up to [`DecoderOptions::batch_rows`](super::DecoderOptions) rows as
@@ -130,6 +131,62 @@ pub fn unify_schemas(a: &[(String, ColumnType)], b: &[(String, ColumnType)]) -> 
     out
 }
 
+/// The numbers of one answer's batches so far, column by column: the
+/// most digits before the point and the largest scale. Batches are
+/// [unified](ColumnType::unify) by type, and a decimal has precision 38
+/// whatever its values, so the type alone cannot say whether every value
+/// fits 38 digits at the unified scale; this does, batch by batch, so
+/// that the batches always fit their unified type.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct NumberReach {
+    /// `(digits before the point, scale)` of each column position.
+    seen: Vec<(u8, u8)>,
+}
+
+impl NumberReach {
+    /// Takes the next batch of the answer (its columns extend the previous
+    /// batch's, as a decoder's do). An Int or Decimal column whose values,
+    /// with those of the batches before, would need more than 38 digits
+    /// at the largest scale becomes String here, each value the text it
+    /// was sent as: what one batch of all those rows gives (a number the
+    /// column's scale cannot hold makes the column String), so the table
+    /// unified from the batches does not depend on where batches end.
+    pub(crate) fn fit(&mut self, batch: &mut Batch) {
+        for (i, column) in batch.columns.iter_mut().enumerate() {
+            let (int_digits, scale) = match &column.data {
+                ColumnData::Int { values, .. } => {
+                    let max = values.iter().map(|v| v.unsigned_abs()).max();
+                    (whole_digits(u128::from(max.unwrap_or(0)), 0), 0)
+                }
+                ColumnData::Decimal { values, scale, .. } => {
+                    let max = values.iter().map(|v| v.unsigned_abs()).max();
+                    (whole_digits(max.unwrap_or(0), *scale), *scale)
+                }
+                _ => continue,
+            };
+            if self.seen.len() <= i {
+                self.seen.resize(i + 1, (0, 0));
+            }
+            let seen = &mut self.seen[i];
+            *seen = (seen.0.max(int_digits), seen.1.max(scale));
+            if seen.0 + seen.1 > decimal::MAX_PRECISION {
+                if let Some(text) = column.data.cast(ColumnType::String) {
+                    column.data = text;
+                }
+            }
+        }
+    }
+}
+
+/// The digits before the point of `max_abs × 10^-scale` (none for less
+/// than 1).
+fn whole_digits(max_abs: u128, scale: u8) -> u8 {
+    match max_abs / decimal::pow10(u32::from(scale)) {
+        0 => 0,
+        whole => decimal::digits(whole),
+    }
+}
+
 impl Batch {
     /// The cell at row `i` of column `name` ([`Cell::Null`] if there is no
     /// such column).
@@ -207,7 +264,7 @@ mod tests {
                 (
                     "n".to_owned(),
                     ColumnType::Decimal {
-                        precision: 21,
+                        precision: 38,
                         scale: 2
                     }
                 ),
@@ -219,5 +276,82 @@ mod tests {
         assert_eq!(cast.cell("n", 1), Cell::Number("2".into()));
         assert_eq!(cast.column("z").unwrap().data.null_count(), 2);
         assert!(b.cast(&other).is_none());
+    }
+
+    fn numbers(values: Vec<i128>, scale: u8) -> Batch {
+        let sent = crate::decode::columns::Sent {
+            digits: crate::decode::columns::Digits::Same(scale),
+            odd: Vec::new(),
+        };
+        Batch {
+            num_rows: values.len(),
+            columns: vec![Column {
+                name: "a".into(),
+                data: ColumnData::Decimal {
+                    values,
+                    precision: 38,
+                    scale,
+                    validity: None,
+                    sent,
+                },
+            }],
+        }
+    }
+
+    /// Fitted in order, batches always fit the type unified from them: a
+    /// column becomes String where the digits before the point and the
+    /// largest scale so far need more than 38 digits.
+    #[test]
+    fn batches_are_fitted_to_38_digits() {
+        let big = 10i128.pow(37); // 36 digits before the point at scale 2
+        let fitted = |batches: Vec<Batch>| {
+            let mut reach = NumberReach::default();
+            let batches: Vec<Batch> = batches
+                .into_iter()
+                .map(|mut b| {
+                    reach.fit(&mut b);
+                    b
+                })
+                .collect();
+            let schema = batches
+                .iter()
+                .fold(Vec::new(), |s, b| unify_schemas(&s, &b.schema()));
+            for b in &batches {
+                assert!(b.cast(&schema).is_some());
+            }
+            schema[0].1
+        };
+        let d = |scale| ColumnType::Decimal {
+            precision: 38,
+            scale,
+        };
+        assert_eq!(
+            fitted(vec![numbers(vec![big], 2), numbers(vec![1], 2)]),
+            d(2)
+        );
+        assert_eq!(
+            fitted(vec![numbers(vec![big], 2), numbers(vec![1], 3)]),
+            ColumnType::String
+        );
+        assert_eq!(
+            fitted(vec![numbers(vec![1], 3), numbers(vec![big], 2)]),
+            ColumnType::String
+        );
+        assert_eq!(
+            fitted(vec![numbers(vec![big / 10], 2), numbers(vec![1], 3)]),
+            d(3)
+        );
+        let ints = Batch {
+            num_rows: 1,
+            columns: vec![Column {
+                name: "a".into(),
+                data: ColumnData::Int {
+                    values: vec![i64::MAX],
+                    validity: None,
+                },
+            }],
+        };
+        assert_eq!(fitted(vec![ints.clone(), numbers(vec![1], 19)]), d(19));
+        assert_eq!(fitted(vec![ints, numbers(vec![1], 20)]), ColumnType::String);
     }
 }

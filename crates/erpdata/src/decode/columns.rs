@@ -360,7 +360,8 @@ pub enum ColumnData {
     Decimal {
         /// The unscaled values, at most `precision` digits each.
         values: Vec<i128>,
-        /// Total digits (1–38).
+        /// Total digits (1–38): 38 unless declared (see
+        /// [`ColumnType::Decimal`]).
         precision: u8,
         /// Digits after the point (0–38, at most `precision`).
         scale: u8,
@@ -420,7 +421,9 @@ pub enum ColumnType {
     Int,
     /// Exact decimals.
     Decimal {
-        /// Total digits (1–38).
+        /// Total digits (1–38): 38 for a decimal its values decide (the
+        /// largest scale seen decides the scale), whatever the values; a
+        /// declared `decimal(P,S)` keeps `P`.
         precision: u8,
         /// Digits after the point.
         scale: u8,
@@ -435,44 +438,45 @@ pub enum ColumnType {
     Json,
 }
 
-/// Digits before the point that any `i64` may need.
-const INT_DIGITS: u8 = 19;
-
 impl ColumnType {
-    /// The narrowest type that holds every value of both types, exactly:
+    /// The narrowest type of the documented rule that holds both types'
+    /// values:
     ///
     /// | a | b | unified |
     /// |---|---|---|
     /// | T | T | T |
     /// | Null | T | T |
-    /// | Int | Decimal(p, s) | Decimal(max(p − s, 19) + s, s) |
-    /// | Decimal(p₁, s₁) | Decimal(p₂, s₂) | Decimal(max(p₁ − s₁, p₂ − s₂) + max(s₁, s₂), max(s₁, s₂)) |
+    /// | Int | Decimal(p, s) | Decimal(38, s) |
+    /// | Decimal(p₁, s₁) | Decimal(p₂, s₂) | Decimal(38, max(s₁, s₂)) |
     /// | Json | anything | Json |
     /// | any other two | | String |
     ///
-    /// A decimal that would need more than 38 digits is String. Every
-    /// value of a typed column can be given back as the text it was sent
-    /// as, so String holds them all. The rule is commutative and
-    /// associative, so batches can be unified in any order.
+    /// A decimal the values decide has precision 38 whatever its values,
+    /// so the type of a column does not depend on which rows came back;
+    /// only a declared `decimal(P,S)` (or an Arrow type) has another. The
+    /// rule is commutative and associative, so batches can be unified in
+    /// any order.
+    ///
+    /// Numbers are unified by type: whether every value fits 38 digits at
+    /// the unified scale depends on the values. A decoder's batches always
+    /// do (a batch's column whose numbers, with those of the batches
+    /// before it, would need more is String, as one batch of all the rows
+    /// would be), so [`ColumnData::cast`] of a decoder's batch to their
+    /// unified type is always `Some`; batches from elsewhere may not fit.
     pub fn unify(self, other: ColumnType) -> ColumnType {
         use ColumnType::*;
         match (self, other) {
             (a, b) if a == b => a,
             (Null, t) | (t, Null) => t,
             (Json, _) | (_, Json) => Json,
-            (Int, Decimal { precision, scale }) | (Decimal { precision, scale }, Int) => {
-                decimal_type(INT_DIGITS.max(precision - scale), scale)
-            }
-            (
-                Decimal {
-                    precision: p1,
-                    scale: s1,
-                },
-                Decimal {
-                    precision: p2,
-                    scale: s2,
-                },
-            ) => decimal_type((p1 - s1).max(p2 - s2), s1.max(s2)),
+            (Int, Decimal { scale, .. }) | (Decimal { scale, .. }, Int) => Decimal {
+                precision: decimal::MAX_PRECISION,
+                scale,
+            },
+            (Decimal { scale: s1, .. }, Decimal { scale: s2, .. }) => Decimal {
+                precision: decimal::MAX_PRECISION,
+                scale: s1.max(s2),
+            },
             _ => String,
         }
     }
@@ -490,18 +494,6 @@ impl ColumnType {
             ColumnType::String => "string".into(),
             ColumnType::Json => "json".into(),
         }
-    }
-}
-
-fn decimal_type(int_digits: u8, scale: u8) -> ColumnType {
-    let precision = u32::from(int_digits) + u32::from(scale);
-    if precision <= u32::from(decimal::MAX_PRECISION) {
-        ColumnType::Decimal {
-            precision: precision as u8,
-            scale,
-        }
-    } else {
-        ColumnType::String
     }
 }
 
@@ -705,20 +697,31 @@ impl ColumnData {
     }
 
     /// This column's values as type `to`, or `None` if `to` cannot hold
-    /// all of them — that is, unless `self.column_type().unify(to) == to`.
-    /// Casting to a type that [`ColumnType::unify`] gave is always `Some`.
+    /// all of them: unless `self.column_type().unify(to) == to` and, for
+    /// a Decimal `to`, every value fits its precision at its scale.
+    /// Casting a decoder's batch to the type [`ColumnType::unify`] gave
+    /// for the decoder's batches is always `Some`.
     ///
     /// Conversions: Null → anything (all null); Int → Decimal and Decimal
-    /// → a wider Decimal (exact); anything but Json → String (each value's
-    /// text as sent, [`ColumnData::write_text`]; a zero date is its text
-    /// again); anything → Json (each value's JSON text,
-    /// numbers as sent, dates and timestamps as the string sent).
+    /// → a Decimal of a scale as large (exact; `None` if a value needs
+    /// more digits than its precision); anything but Json → String (each
+    /// value's text as sent, [`ColumnData::write_text`]; a zero date is its
+    /// text again); anything → Json (each value's JSON text, numbers as
+    /// sent, dates and timestamps as the string sent).
     pub fn cast(&self, to: ColumnType) -> Option<ColumnData> {
         let from = self.column_type();
         if from == to {
             return Some(self.clone());
         }
-        if from.unify(to) != to {
+        if let (
+            ColumnData::Int { .. } | ColumnData::Decimal { .. },
+            ColumnType::Decimal { precision, scale },
+        ) = (self, to)
+        {
+            if !self.fits(precision, scale) {
+                return None;
+            }
+        } else if from.unify(to) != to {
             return None;
         }
         let len = self.len();
@@ -748,6 +751,7 @@ impl ColumnData {
             ColumnType::Decimal { precision, scale } => {
                 let (values, sent) = match self {
                     ColumnData::Int { values, .. } => {
+                        // `fits` checked that every product fits.
                         let k = decimal::pow10(u32::from(scale)) as i128;
                         let values = values.iter().map(|&v| i128::from(v) * k).collect();
                         (
@@ -799,6 +803,28 @@ impl ColumnData {
                 validity: validity(),
             },
         })
+    }
+
+    /// Whether every value of an Int or Decimal column is, at `scale`,
+    /// exactly a number of at most `precision` digits (rows without a
+    /// value hold 0). False for other columns.
+    fn fits(&self, precision: u8, scale: u8) -> bool {
+        let (max_abs, by) = match self {
+            ColumnData::Int { values, .. } => (
+                values.iter().map(|v| u128::from(v.unsigned_abs())).max(),
+                scale,
+            ),
+            ColumnData::Decimal {
+                values, scale: s, ..
+            } if *s <= scale => (values.iter().map(|v| v.unsigned_abs()).max(), scale - s),
+            _ => return false,
+        };
+        let Some(max_abs) = max_abs else {
+            return true;
+        };
+        max_abs
+            .checked_mul(decimal::pow10(u32::from(by)))
+            .is_some_and(|v| v < decimal::pow10(u32::from(precision.min(decimal::MAX_PRECISION))))
     }
 
     /// Every row's JSON text ("" for a row without a value).
@@ -878,11 +904,18 @@ mod tests {
     fn unify_rules() {
         assert_eq!(Null.unify(Int), Int);
         assert_eq!(Date.unify(Null), Date);
-        assert_eq!(Int.unify(d(6, 2)), d(21, 2));
-        assert_eq!(d(6, 2).unify(d(10, 5)), d(10, 5));
-        assert_eq!(d(6, 2).unify(d(8, 0)), d(10, 2));
-        assert_eq!(d(38, 0).unify(d(2, 2)), String);
-        assert_eq!(Int.unify(d(30, 20)), String);
+        // Decimals have precision 38 whatever their values: only the
+        // scale grows.
+        assert_eq!(Int.unify(d(38, 2)), d(38, 2));
+        assert_eq!(d(38, 2).unify(d(38, 3)), d(38, 3));
+        assert_eq!(d(38, 0).unify(d(38, 38)), d(38, 38));
+        assert_eq!(Int.unify(d(38, 30)), d(38, 30));
+        // A declared precision stays only where both sides have it.
+        assert_eq!(d(14, 2).unify(d(14, 2)), d(14, 2));
+        assert_eq!(d(14, 2).unify(Null), d(14, 2));
+        assert_eq!(d(14, 2).unify(d(38, 2)), d(38, 2));
+        assert_eq!(d(6, 2).unify(d(10, 5)), d(38, 5));
+        assert_eq!(Int.unify(d(6, 2)), d(38, 2));
         assert_eq!(Date.unify(String), String);
         assert_eq!(Date.unify(Timestamp), String);
         assert_eq!(Bool.unify(Int), String);
@@ -904,6 +937,8 @@ mod tests {
             d(19, 0),
             d(21, 2),
             d(38, 0),
+            d(38, 2),
+            d(38, 5),
             d(38, 38),
             d(20, 19),
             Date,
@@ -936,7 +971,7 @@ mod tests {
             values: vec![7, 0, -3],
             validity: Some(valid.clone()),
         };
-        let as_dec = ints.cast(Int.unify(d(6, 2))).unwrap();
+        let as_dec = ints.cast(Int.unify(d(38, 2))).unwrap();
         assert_eq!(as_dec.cell(0), Cell::Number("7".into()));
         assert_eq!(as_dec.cell(1), Cell::Null);
         assert_eq!(as_dec.cell(2), Cell::Number("-3".into()));
@@ -944,7 +979,38 @@ mod tests {
         let text = ints.cast(String).unwrap();
         assert_eq!(text.cell(0), Cell::String("7".into()));
         assert_eq!(text.cell(1), Cell::Null);
-        assert!(ints.cast(d(6, 2)).is_none(), "not every i64 fits");
+        // Numbers to a decimal: exact when every value fits, else none.
+        assert!(ints.cast(d(3, 2)).is_some());
+        assert!(ints.cast(d(2, 2)).is_none(), "7.00 needs 3 digits");
+        let big = ColumnData::Int {
+            values: vec![i64::MIN, 1],
+            validity: None,
+        };
+        assert!(big.cast(d(38, 19)).is_some());
+        assert!(big.cast(d(38, 20)).is_none(), "19 + 20 digits");
+        let dec = ColumnData::Decimal {
+            values: vec![12_345, -5],
+            precision: 38,
+            scale: 2,
+            validity: None,
+            sent: Sent::default(),
+        };
+        let ColumnData::Decimal { values, .. } = dec.cast(d(38, 3)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(values, [123_450, -50]);
+        assert!(dec.cast(d(5, 2)).is_some());
+        assert!(dec.cast(d(4, 2)).is_none(), "123.45 needs 5 digits");
+        assert!(dec.cast(d(38, 1)).is_none(), "no digit is dropped");
+        let huge = ColumnData::Decimal {
+            values: vec![decimal::pow10(37) as i128],
+            precision: 38,
+            scale: 2,
+            validity: None,
+            sent: Sent::default(),
+        };
+        assert!(huge.cast(d(38, 2)).is_some());
+        assert!(huge.cast(d(38, 3)).is_none(), "36 + 3 digits");
         let json = ints.cast(Json).unwrap();
         assert_eq!(json.cell(2), Cell::Int(-3));
         let dates = ColumnData::Date {

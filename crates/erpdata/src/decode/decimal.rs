@@ -3,7 +3,9 @@
 
 use super::scanner::{Number, MAX_38_DIGITS};
 
-/// The most digits a decimal holds.
+/// The most digits a decimal holds, and the precision of every decimal
+/// column whose type its values decide (so that the type does not depend
+/// on which rows came back).
 pub(crate) const MAX_PRECISION: u8 = 38;
 
 /// `10^n` for `n` in `0..=38`.
@@ -70,12 +72,6 @@ pub(crate) fn digits(value: u128) -> u8 {
         n += 1;
     }
     n
-}
-
-/// The precision a column needs: its largest magnitude's digits, and at
-/// least its scale (Arrow requires `scale <= precision`) and 1.
-pub(crate) fn precision(max_abs: u128, scale: u8) -> u8 {
-    digits(max_abs).max(scale).max(1)
 }
 
 /// Writes `value × 10^-scale` in plain notation: `123450, 2` → `1234.50`.
@@ -146,9 +142,9 @@ mod tests {
         assert_eq!(f(1, 7), "0.0000001");
         assert_eq!(f(0, 2), "0.00");
         assert_eq!(f(-42, 0), "-42");
-        assert_eq!(precision(123_450, 2), 6);
-        assert_eq!(precision(1, 7), 7);
-        assert_eq!(precision(0, 0), 1);
+        assert_eq!(digits(123_450), 6);
+        assert_eq!(digits(0), 1);
+        assert_eq!(digits(MAX_38_DIGITS), 38);
         assert_eq!(rescale(5, 2), Some(500));
         assert_eq!(rescale(MAX_38_DIGITS as i128, 1), None);
     }

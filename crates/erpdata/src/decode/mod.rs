@@ -17,7 +17,7 @@
 //! let amount = batches[0].column("amount").unwrap();
 //! assert_eq!(
 //!     amount.column_type(),
-//!     erpdata::ColumnType::Decimal { precision: 6, scale: 2 }
+//!     erpdata::ColumnType::Decimal { precision: 38, scale: 2 }
 //! );
 //! # Ok::<(), erpdata::Error>(())
 //! ```
@@ -37,10 +37,12 @@
 //!   exponent, or canonical integer strings (`"3"`, `"-42"`; no `+`, no
 //!   leading zero, no space) → `Int`. `-0` is not one;
 //! - all numbers or canonical decimal strings (`-?digits.digits`, as MySQL
-//!   prints DECIMAL: `"1500.00"`), some not `Int` → `Decimal` with the
-//!   largest scale seen and the precision the largest value needs; `1e-7`
-//!   is 1 at scale 7, `2.5E+3` is 2500 at scale 0. A JSON `-0` becomes
-//!   zero; a string `"-0.00"` is not a number;
+//!   prints DECIMAL: `"1500.00"`), some not `Int` → `Decimal` of
+//!   precision 38 and the largest scale seen, whatever the values' size,
+//!   so a column's type does not depend on which rows came back (a
+//!   declared `decimal(P,S)` keeps `P` and `S`); `1e-7` is 1 at scale 7,
+//!   `2.5E+3` is 2500 at scale 0. A JSON `-0` becomes zero; a string
+//!   `"-0.00"` is not a number;
 //! - all `YYYY-MM-DD` calendar dates → `Date` (days since 1970-01-01);
 //! - all `YYYY-MM-DD HH:MM:SS[.ffffff]` → `Timestamp` (microseconds since
 //!   1970-01-01 00:00:00, no time zone);
@@ -52,6 +54,7 @@
 //! - any other mix of scalars — a text that is none of the above, numbers
 //!   and non-numeric strings (an account id `42` among `"C001"`), dates
 //!   and timestamps, booleans and numbers, a number of more than 38 digits
+//!   or one that needs more than 38 at the column's largest scale
 //!   — → `String`, each value the text it was sent as, byte for byte (a
 //!   number its JSON text, `true` its literal, a zero date `0000-00-00`);
 //! - an object or array anywhere in the column → `Json`: each value as JSON
@@ -147,8 +150,9 @@ pub struct DecoderOptions {
     pub infer_strings: bool,
     /// One schema for every batch (default off): the first batch fixes
     /// every column's type (a column without a value in it is String, a
-    /// decimal has precision 38) and the columns; declared columns are in
-    /// every batch. Writers such as Parquet's need this of a stream.
+    /// decimal keeps the first batch's scale, at precision 38 as always)
+    /// and the columns; declared columns are in every batch. Writers such
+    /// as Parquet's need this of a stream.
     pub one_schema: bool,
     /// Declared column types, in place of the rule.
     pub schema: DeclaredSchema,

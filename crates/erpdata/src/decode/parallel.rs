@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use super::batch::NumberReach;
 use super::builder::ColumnSink;
 use super::columns::{Column, ColumnData};
 use super::decoder::Core;
@@ -310,6 +311,12 @@ fn split_rows_with(
         return None;
     }
     align_columns(&mut out);
+    // The pieces knew only their own numbers; in order, as the sequential
+    // decoder's sink fits them.
+    let mut numbers = NumberReach::default();
+    for batch in &mut out {
+        numbers.fit(batch);
+    }
     Some(Finished {
         batches: out,
         notices: done.notices,
@@ -390,7 +397,7 @@ fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> 
         core: Core::new(
             redactor,
             200,
-            ColumnSink::new(options.batch_rows, options.typing()),
+            ColumnSink::for_piece(options.batch_rows, options.typing()),
         ),
     };
     let mut batches = decoder.feed(PIECE_HEAD).ok()?;
@@ -444,7 +451,7 @@ fn decode_head(
         core: Core::new(
             redactor,
             200,
-            ColumnSink::new(options.batch_rows, options.typing()),
+            ColumnSink::for_piece(options.batch_rows, options.typing()),
         ),
     };
     let mut batches = decoder.feed(PIECE_HEAD).ok()?;
@@ -526,6 +533,17 @@ mod tests {
                 0 => format!(r#"{{"late{}":[{{"a":"}},{{"}}],"n":{i}}}"#, i / 40),
                 _ => format!(r#"{{"n":{}.5,"d":"2025-01-05"}}"#, i),
             }),
+            // 36 digits before the point in the first rows, a scale of 3
+            // later (and the other way round): no piece sees both.
+            body(100, |i| {
+                let big = "123456789012345678901234567890123456.12";
+                let tiny = format!("0.{}1", "0".repeat(24));
+                if i < 10 {
+                    format!(r#"{{"a":"{big}","b":{i},"c":1.125}}"#)
+                } else {
+                    format!(r#"{{"a":"1.125","b":"{tiny}","c":"{big}"}}"#)
+                }
+            }),
         ] {
             let expected = sequential(&redactor(), 200, &b, &options).unwrap();
             for threads in [2, 3, 5] {
@@ -534,6 +552,16 @@ mod tests {
                         .expect("cut into pieces");
                     assert_eq!(got, expected, "{threads} threads, head first: {head_first}");
                 }
+            }
+            let schema = expected.batches.iter().fold(Vec::new(), |s, b| {
+                crate::decode::unify_schemas(&s, &b.schema())
+            });
+            for batch in &expected.batches {
+                assert!(batch.cast(&schema).is_some(), "{schema:?}");
+            }
+            if schema.iter().any(|(n, _)| n == "c") {
+                let types: Vec<String> = schema.iter().map(|(_, t)| t.name()).collect();
+                assert_eq!(types, ["string", "decimal(38,25)", "string"]);
             }
         }
     }

@@ -57,7 +57,6 @@ impl Builder {
             .map_or(Rule::Infer, Rule::Declared);
         let precision = match rule {
             Rule::Declared(DeclaredType::Decimal(Some((p, _)))) => Some(p),
-            _ if typing.one_schema => Some(decimal::MAX_PRECISION),
             _ => None,
         };
         let mut b = Builder {
@@ -170,15 +169,13 @@ impl Builder {
             Build::Decimal {
                 values,
                 scale,
-                max_abs,
                 sent,
+                ..
             } => ColumnData::Decimal {
                 values,
-                precision: self
-                    .precision
-                    .unwrap_or_else(|| decimal::precision(max_abs, scale))
-                    .max(scale)
-                    .max(1),
+                // Whatever the values: the type does not depend on which
+                // rows came back.
+                precision: self.precision.unwrap_or(decimal::MAX_PRECISION),
                 scale,
                 validity,
                 sent,

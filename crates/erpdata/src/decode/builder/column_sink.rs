@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::{Builder, Typing};
-use crate::decode::batch::Batch;
+use crate::decode::batch::{Batch, NumberReach};
 use crate::decode::columns::Column;
 use crate::decode::sink::{CellRef, RowSink};
 
@@ -54,6 +54,10 @@ pub(crate) struct ColumnSink {
     regular: bool,
     /// Whether a row has ended since the last reset.
     had_row: bool,
+    /// The numbers of the batches so far, so that every batch fits the
+    /// type unified from them all; `None` for a piece of an answer decoded
+    /// on its own (the whole answer's batches are then fitted in order).
+    numbers: Option<NumberReach>,
 }
 
 impl ColumnSink {
@@ -77,6 +81,17 @@ impl ColumnSink {
             fault: None,
             regular: true,
             had_row: false,
+            numbers: Some(NumberReach::default()),
+        }
+    }
+
+    /// A sink for a piece of an answer: its batches are fitted afterwards,
+    /// with every other piece's, in the order of the whole answer.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn for_piece(batch_rows: usize, typing: Typing) -> Self {
+        ColumnSink {
+            numbers: None,
+            ..ColumnSink::new(batch_rows, typing)
         }
     }
 
@@ -165,10 +180,15 @@ impl ColumnSink {
             }
             self.locked = true;
         }
-        self.done.push(Batch {
+        let mut batch = Batch {
             num_rows: self.rows,
             columns,
-        });
+        };
+        // A stream's types are fixed by its first batch: nothing to fit.
+        if let (Some(numbers), false) = (&mut self.numbers, self.typing.one_schema) {
+            numbers.fit(&mut batch);
+        }
+        self.done.push(batch);
         self.base_rows += self.rows as u64;
         self.rows = 0;
         self.text_bytes = 0;
@@ -301,6 +321,7 @@ impl RowSink for ColumnSink {
         let typing = std::mem::take(&mut self.typing);
         *self = ColumnSink {
             releasing: self.releasing,
+            numbers: self.numbers.is_some().then(NumberReach::default),
             ..ColumnSink::new(self.batch_rows, typing)
         };
     }

@@ -88,8 +88,8 @@ struct Builder {
     /// their text whatever the options say); kept apart from `rule` so
     /// that the hot path reads one flag.
     lenient: bool,
-    /// The precision a Decimal column has whatever its values: declared,
-    /// or 38 in a stream (one schema for every batch).
+    /// A declared `decimal(P,S)`'s `P`: no value of more digits fits.
+    /// Otherwise a Decimal column has precision 38, whatever its values.
     precision: Option<u8>,
 }
 

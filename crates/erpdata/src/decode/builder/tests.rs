@@ -35,7 +35,7 @@ fn first_value_decides_and_widening_follows_the_rule() {
     assert_eq!(
         c.column_type(),
         ColumnType::Decimal {
-            precision: 4,
+            precision: 38,
             scale: 3
         }
     );
@@ -80,7 +80,7 @@ fn first_value_decides_and_widening_follows_the_rule() {
     assert_eq!(
         c.column_type(),
         ColumnType::Decimal {
-            precision: 1,
+            precision: 38,
             scale: 0
         }
     );
