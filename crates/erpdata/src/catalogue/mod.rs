@@ -100,7 +100,8 @@ pub struct Param {
     pub kind: ParamKind,
     /// Whether a call must give it.
     pub required: bool,
-    /// One line for a reader (a model, a `--help`, a docstring).
+    /// One line for a reader (a model, a `--help`, a docstring), in
+    /// markdown: code in backticks.
     pub doc: &'static str,
 }
 
@@ -166,7 +167,8 @@ pub struct Operation {
     pub answer: AnswerKind,
     /// When the token goes with it.
     pub token: TokenRule,
-    /// One line for a reader.
+    /// One line for a reader, in markdown (code in backticks): the first
+    /// line of the generated methods' docs, a CLI command's help.
     pub doc: &'static str,
     /// Checks `args` against the entry and makes the query.
     pub(crate) build: fn(&Args) -> Result<Query>,
