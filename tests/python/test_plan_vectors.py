@@ -2,7 +2,7 @@
 one entry point, ``Config.invoke``, and the request it builds) and
 tests/vectors/plans.json (the core's flows through ``Plan``, each call
 answered with its listed response, the running calls completed last
-started first), as crates/erpdata/tests/plan_vectors.rs does in Rust."""
+started first), as crates/erpdata/tests/integration/plan_vectors.rs does in Rust."""
 
 from __future__ import annotations
 

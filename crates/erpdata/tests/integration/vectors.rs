@@ -1,6 +1,6 @@
 //! Runs every case of `tests/vectors/*.json` against the core.
 
-mod common;
+use crate::common;
 
 use erpdata::{AjaxQuery, AjaxValue, Config, DuesKind, DuesQuery, Error, Id, Method, TableQuery};
 use serde_json::{Map, Value};

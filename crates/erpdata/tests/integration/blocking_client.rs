@@ -1,6 +1,6 @@
 //! `BlockingClient` against a real sandbox process over loopback.
 
-mod sandbox;
+use crate::sandbox;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -1,7 +1,7 @@
 //! Runs `tests/vectors/aging.json` and `credit-status.json`: tables' rows
 //! decoded with the core's typing, then aged or set against credit limits.
 
-mod common;
+use crate::common;
 
 use erpdata::{
     aging, credit_status, AgingOptions, Batch, Cell, Config, DeclaredSchema, DecoderOptions,

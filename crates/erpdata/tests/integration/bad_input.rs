@@ -4,8 +4,8 @@
 //! ready clients, and the sandbox sees nothing (`/_faults/total` stays
 //! put). Arbitrary Unicode that is valid goes out exactly as given.
 
-mod clients;
-mod sandbox;
+use crate::clients;
+use crate::sandbox;
 
 use clients::{Client, FLAVOURS};
 use erpdata::{Config, DuesKind, Error, TableQuery};

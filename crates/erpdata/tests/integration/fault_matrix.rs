@@ -7,8 +7,8 @@
 //! in no error. Writes `target/fault-matrix/rust-async.json` and
 //! `rust-blocking.json` for `scripts/fault-matrix.py`.
 
-mod clients;
-mod sandbox;
+use crate::clients;
+use crate::sandbox;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

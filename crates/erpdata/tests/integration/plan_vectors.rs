@@ -3,7 +3,7 @@
 //! `tests/vectors/plans.json` (flows over many calls, their results handed
 //! back last started first).
 
-mod common;
+use crate::common;
 
 use erpdata::{
     operation, AgingPlan, Arg, Args, Config, CreditStatusPlan, DecoderOptions, Error, Plan,

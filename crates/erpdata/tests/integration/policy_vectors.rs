@@ -1,6 +1,6 @@
 //! Runs `tests/vectors/retry.json` and `tests/vectors/redirects.json`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! are cut into pieces.
 #![cfg(feature = "parallel")]
 
-mod common;
+use crate::common;
 
 use common::config;
 

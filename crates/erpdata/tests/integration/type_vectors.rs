@@ -1,7 +1,7 @@
 //! Runs every case of `tests/vectors/types.json` against the core's
 //! decoder: each column's type and values, or the error.
 
-mod common;
+use crate::common;
 
 use common::config;
 use erpdata::{

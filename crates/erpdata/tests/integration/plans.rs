@@ -2,8 +2,8 @@
 //! and credit status equal to their steps done one by one, the first
 //! failure as the result, bad input refused with nothing sent.
 
-mod clients;
-mod sandbox;
+use crate::clients;
+use crate::sandbox;
 
 use clients::{Client, FLAVOURS};
 use erpdata::{

@@ -1,7 +1,7 @@
 //! The streaming table decoder: the shared vectors fed whole, byte by byte
 //! and cut at random points; generated tables; column inference; truncation.
 
-mod common;
+use crate::common;
 
 use common::config;
 

@@ -2,8 +2,8 @@
 //! sandbox: each named method's answer, the generic call, dues as one
 //! table, and the access token sent only when asked.
 
-mod clients;
-mod sandbox;
+use crate::clients;
+use crate::sandbox;
 
 use clients::{Client, FLAVOURS};
 use erpdata::{AjaxQuery, AjaxValue, Cell, ColumnType, Config, DuesKind, Error, Method};

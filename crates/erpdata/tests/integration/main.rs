@@ -1,0 +1,42 @@
+//! The crate's integration tests, in one test binary: one build and one
+//! link of the crate and its dependencies instead of one per file. Each
+//! module is one subject; those needing a ready client are compiled with
+//! its feature (`make test-rust` enables them all).
+//!
+//! Kept apart in binaries of their own: `token_leak` (it installs a
+//! process-wide log capture), `reliability` (run in release by `make
+//! reliability-rust`), `facades` (run by `make generate`) and the PHP
+//! suite's `php`.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[cfg(any(feature = "reqwest", feature = "blocking"))]
+#[path = "../sandbox/mod.rs"]
+mod sandbox;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+#[path = "../clients/mod.rs"]
+mod clients;
+
+mod arrow;
+#[cfg(feature = "reqwest")]
+mod async_client;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod bad_input;
+#[cfg(feature = "blocking")]
+mod blocking_client;
+mod decoder;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod fault_matrix;
+mod finance_vectors;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod functions;
+mod parallel;
+mod plan_vectors;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod plans;
+mod policy_vectors;
+mod public_api;
+mod readme;
+mod round_trip;
+mod type_vectors;
+mod vectors;
