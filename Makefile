@@ -104,13 +104,16 @@ test-rust: sandbox
 	scripts/check-core-deps.sh
 	$(MAKE) --no-print-directory docs-rust
 
+# Two workers, each taking whole test files (the suite mostly waits on
+# the sandbox and on subprocesses; a file's session fixtures, such as the
+# fault matrix's writer, stay in one worker).
 # The HTML report test opens a report in headless Chromium
 # (scripts/chromium.sh finds or installs it; without one it is skipped and
 # pytest says so); its screenshot is kept in target/report/.
 test-python: sandbox python
 	ERPDATA_CHROMIUM=$$(bash scripts/chromium.sh || true) \
 	ERPDATA_REPORT_SCREENSHOT=$(CURDIR)/target/report/aging.png \
-	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q tests/python
+	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q -n 2 --dist loadfile tests/python
 
 # The wheel and the sdist as users install them: mk/dist.mk's smoke tests
 # of dist/'s x86_64 wheel (fresh virtualenvs of Python 3.9 and 3.13) and of
@@ -152,7 +155,7 @@ bench-rust:
 
 # Tests too large for `make test` (a 350 MB body; ~3 GiB of memory).
 test-large:
-	cargo test --release -p erpdata --features parallel --test parallel -- --ignored
+	cargo test --release -p erpdata --features parallel --test integration -- --ignored parallel::
 
 # Load and size: 10,000 dues calls at concurrency 64 with 1% injected 503s,
 # a 5M-row table streamed in bounded memory, and 20 randomly cut 1M-row
