@@ -24,6 +24,7 @@ use url::form_urlencoded;
 pub use crate::catalogue::AjaxFunction;
 use crate::catalogue::{self, Operation};
 use crate::config::Config;
+use crate::env::{PROJECT_FOLDER_VAR, PROJECT_VAR};
 use crate::error::{Error, Result};
 use crate::query::{DuesQuery, Method};
 use crate::request::build;
@@ -175,7 +176,10 @@ pub(crate) fn ajax_ready<'c>(
     let folder = config.project_folder().ok_or_else(|| {
         Error::invalid(
             "project",
-            format!("is required for ajax.php calls ({func}); or set project_folder"),
+            format!(
+                "is required for ajax.php calls ({func}): give the client a project or a \
+                 project_folder, or set {PROJECT_VAR} or {PROJECT_FOLDER_VAR}"
+            ),
         )
     })?;
     let token = if options.send_token.unwrap_or(config.ajax_token()) {
