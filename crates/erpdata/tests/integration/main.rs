@@ -8,14 +8,14 @@
 //! reliability-rust`), `facades` (run by `make generate`) and the PHP
 //! suite's `php`.
 
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+#[path = "../clients/mod.rs"]
+mod clients;
 #[path = "../common/mod.rs"]
 mod common;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 #[path = "../sandbox/mod.rs"]
 mod sandbox;
-#[cfg(all(feature = "reqwest", feature = "blocking"))]
-#[path = "../clients/mod.rs"]
-mod clients;
 
 mod arrow;
 #[cfg(feature = "reqwest")]
