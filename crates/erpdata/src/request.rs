@@ -110,9 +110,14 @@ mod tests {
             .access_token("fake-token-for-tests")
             .build()
             .unwrap();
-        let e = config.table_request(&TableQuery::new("account")).unwrap_err();
+        let e = config
+            .table_request(&TableQuery::new("account"))
+            .unwrap_err();
         assert_eq!(e.field(), Some("company_id"));
         let text = e.to_string();
-        assert!(text.contains("with the call") && text.contains("ERPDATA_COMPANY_ID"), "{text}");
+        assert!(
+            text.contains("with the call") && text.contains("ERPDATA_COMPANY_ID"),
+            "{text}"
+        );
     }
 }
