@@ -32,9 +32,10 @@ function asOfOf(asOf) {
 
 /**
  * The aging of `dues` (a Table from `duesTable()`, or a Dues) as of `asOf`
- * (default: today): one row per account, its balance split into `current`,
- * `1-30`, `31-60`, `61-90`, `91+` (or the `buckets` given), `undated`, and
- * the `total`. Columns are found by name (`due_date`, `duedate`, `date`,
+ * (default: today): one row per account of the table, in first-seen order,
+ * its balance split into `current`, `1-30`, `31-60`, `61-90`, `91+` (or the
+ * `buckets` given), `undated`, and the `total` (zeros for an account that
+ * owes nothing). Columns are found by name (`due_date`, `duedate`, `date`,
  * `doc_date`; `balance`, `outstanding`, `amount`) unless named.
  */
 export function aging(dues, options) {
@@ -65,7 +66,8 @@ function payDaysText(acid, value) {
  * `acid`, `name`, `credit_limit`, `outstanding`, `available`, `over_limit`,
  * `overdue`, `oldest_overdue_due_date`, `oldest_overdue_days`,
  * `avg_pay_days` (from `payDays`: acid → avgPayDays answer or number).
- * `acids` keeps only those customers.
+ * `acids` keeps only those customers, in that order; one that owes nothing
+ * has its row, `outstanding` and `overdue` zero.
  */
 export function creditStatus(accounts, dues, options) {
   const { payDays, asOf, acids } = optionsOf(options);

@@ -9,7 +9,10 @@
 //! (the dues of many accounts), else they make one group. Every sum is
 //! exact at the balance column's scale, and each group's `total` is the sum
 //! of its buckets and of its balances; a row without a balance counts
-//! nowhere.
+//! nowhere, though its account still gets its row (of zeros when none of
+//! its rows has a balance). Given the accounts to report on
+//! ([`AgingOptions::accounts`], as a plan gives those asked for), each
+//! gets its row, in that order, zeros where it owes nothing.
 
 use std::collections::HashMap;
 
@@ -39,6 +42,12 @@ pub struct AgingOptions {
     pub due_date_column: Option<String>,
     /// The balance column, or `None` to find one ([`BALANCE_COLUMNS`]).
     pub balance_column: Option<String>,
+    /// The accounts to report on, or `None` for every account of the
+    /// table. Given, each gets its row, in this order (each once), zeros
+    /// where the table holds nothing of it, and rows of other accounts are
+    /// left out: what a plan gives for the accounts asked for, whether or
+    /// not they owe anything.
+    pub accounts: Option<Vec<String>>,
 }
 
 impl AgingOptions {
@@ -50,6 +59,7 @@ impl AgingOptions {
             buckets: DEFAULT_BUCKETS.to_vec(),
             due_date_column: None,
             balance_column: None,
+            accounts: None,
         }
     }
 
@@ -76,95 +86,119 @@ impl AgingOptions {
 }
 
 /// The aging of `batches` (a dues table's, or one account's dues): one row
-/// per account (`acid` first when the table has it), then each bucket,
-/// `undated` and `total`, as exact decimals at the balance's scale.
+/// per account (`acid` first when the table has it), in first-seen order,
+/// or one per account of [`AgingOptions::accounts`] in that order; then
+/// each bucket, `undated` and `total`, as exact decimals at the balance's
+/// scale. An account that owes nothing gets its row of zeros.
 pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
+    let acids = options.accounts.as_deref();
     let as_of = as_of_day(&options.as_of)?;
     check_buckets(&options.buckets)?;
     let schema = crate::response::unify(batches.to_vec()).0;
     let present: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
-    let by_account = present.contains(&"acid");
-    if batches.iter().all(|b| b.num_rows == 0) {
-        // Nobody owes anything: an empty report, whatever the columns.
+    let by_account = acids.is_some() || present.contains(&"acid");
+    let buckets = options.buckets.len() + 2;
+    // Per account, in first-seen order: the buckets, then undated.
+    let mut order: Vec<Option<String>> = Vec::new();
+    let mut sums: HashMap<Option<String>, Vec<i128>> = HashMap::new();
+    let scale = if batches.iter().all(|b| b.num_rows == 0) {
+        // Nobody owes anything: no column is needed, and the figures take
+        // the balance's scale when the table has one.
         let balance = find_column(
             "balance_column",
             options.balance_column.as_deref(),
             &BALANCE_COLUMNS,
             &present,
         );
-        let scale = match balance
+        match balance
             .ok()
             .and_then(|b| schema.iter().find(|(n, _)| n == b))
         {
             Some((_, ColumnType::Decimal { scale, .. })) => *scale,
             _ => 0,
-        };
-        return report(Vec::new(), by_account, options, scale);
-    }
-    let due = find_column(
-        "due_date_column",
-        options.due_date_column.as_deref(),
-        &DUE_DATE_COLUMNS,
-        &present,
-    )?;
-    let balance = find_column(
-        "balance_column",
-        options.balance_column.as_deref(),
-        &BALANCE_COLUMNS,
-        &present,
-    )?;
-    let type_of = |name: &str| schema.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
-    if !matches!(
-        type_of(due),
-        Some(ColumnType::Date | ColumnType::Timestamp | ColumnType::Null)
-    ) {
-        return Err(untyped("due_date_column", due, type_of(due), "a date"));
-    }
-    let scale = match type_of(balance) {
-        Some(ColumnType::Decimal { scale, .. }) => scale,
-        Some(ColumnType::Int | ColumnType::Null) => 0,
-        other => return Err(untyped("balance_column", balance, other, "a decimal")),
-    };
-
-    let buckets = options.buckets.len() + 2;
-    // Per account, in first-seen order: the buckets, then undated.
-    let mut order: Vec<Option<String>> = Vec::new();
-    let mut sums: HashMap<Option<String>, Vec<i128>> = HashMap::new();
-    for batch in batches {
-        let dues = batch.column(due).map(|c| &c.data);
-        let amounts = batch.column(balance).map(|c| &c.data);
-        let acids = batch.column("acid").map(|c| &c.data);
-        for i in 0..batch.num_rows {
-            let Some(amount) = amounts.and_then(|a| scaled(a, i, scale)) else {
-                continue;
-            };
-            let key = if by_account {
-                acids.and_then(|a| match a.cell(i) {
-                    Cell::Null => None,
-                    Cell::String(s) | Cell::Number(s) | Cell::Json(s) => Some(s),
-                    Cell::Int(n) => Some(n.to_string()),
-                    Cell::Bool(b) => Some(b.to_string()),
-                })
-            } else {
-                None
-            };
-            let slot = match dues.and_then(|d| day_of(d, i)) {
-                None => buckets,
-                Some(day) => bucket(as_of - day, &options.buckets),
-            };
-            let row = sums.entry(key.clone()).or_insert_with(|| {
-                order.push(key);
-                vec![0; buckets + 1]
-            });
-            row[slot] = row[slot].checked_add(amount).ok_or_else(overflow)?;
         }
+    } else {
+        let due = find_column(
+            "due_date_column",
+            options.due_date_column.as_deref(),
+            &DUE_DATE_COLUMNS,
+            &present,
+        )?;
+        let balance = find_column(
+            "balance_column",
+            options.balance_column.as_deref(),
+            &BALANCE_COLUMNS,
+            &present,
+        )?;
+        let type_of = |name: &str| schema.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        if !matches!(
+            type_of(due),
+            Some(ColumnType::Date | ColumnType::Timestamp | ColumnType::Null)
+        ) {
+            return Err(untyped("due_date_column", due, type_of(due), "a date"));
+        }
+        let scale = match type_of(balance) {
+            Some(ColumnType::Decimal { scale, .. }) => scale,
+            Some(ColumnType::Int | ColumnType::Null) => 0,
+            other => return Err(untyped("balance_column", balance, other, "a decimal")),
+        };
+        if acids.is_some() && !present.contains(&"acid") {
+            return Err(Error::invalid(
+                "dues",
+                format!(
+                    "needs an \"acid\" column to age the accounts asked for; it has {}",
+                    present.join(", ")
+                ),
+            ));
+        }
+        for batch in batches {
+            let dues = batch.column(due).map(|c| &c.data);
+            let amounts = batch.column(balance).map(|c| &c.data);
+            let accounts = batch.column("acid").map(|c| &c.data);
+            for i in 0..batch.num_rows {
+                let key = if by_account {
+                    accounts.and_then(|a| match a.cell(i) {
+                        Cell::Null => None,
+                        Cell::String(s) | Cell::Number(s) | Cell::Json(s) => Some(s),
+                        Cell::Int(n) => Some(n.to_string()),
+                        Cell::Bool(b) => Some(b.to_string()),
+                    })
+                } else {
+                    None
+                };
+                // The account gets its row even when this row has no
+                // balance (it then counts nowhere).
+                let row = sums.entry(key.clone()).or_insert_with(|| {
+                    order.push(key);
+                    vec![0; buckets + 1]
+                });
+                let Some(amount) = amounts.and_then(|a| scaled(a, i, scale)) else {
+                    continue;
+                };
+                let slot = match dues.and_then(|d| day_of(d, i)) {
+                    None => buckets,
+                    Some(day) => bucket(as_of - day, &options.buckets),
+                };
+                row[slot] = row[slot].checked_add(amount).ok_or_else(overflow)?;
+            }
+        }
+        scale
+    };
+    if let Some(acids) = acids {
+        let mut seen = std::collections::HashSet::new();
+        order = acids
+            .iter()
+            .filter(|a| seen.insert(a.as_str()))
+            .map(|a| Some(a.clone()))
+            .collect();
     }
 
     let mut names = options.bucket_names();
     names.push("undated".to_owned());
+    let nothing = vec![0; buckets + 1];
     let mut rows = Vec::with_capacity(order.len());
     for key in order {
-        let values = &sums[&key];
+        let values = sums.get(&key).unwrap_or(&nothing);
         let mut fields = Vec::with_capacity(names.len() + 2);
         if by_account {
             fields.push(("acid".to_owned(), key.map_or(Cell::Null, Cell::String)));
@@ -350,6 +384,77 @@ fn decimal(value: i128, scale: u8) -> Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn batches(data: &str) -> Vec<Batch> {
+        let config = Config::builder("https://erp.example.com/").build().unwrap();
+        let body = format!(r#"{{"status":"success","data":{data}}}"#);
+        let mut decoder = crate::TableDecoder::new(&config, 200, DecoderOptions::default());
+        let mut out = decoder.feed(body.as_bytes()).unwrap();
+        out.extend(decoder.finish().unwrap().batches);
+        out
+    }
+
+    fn totals(report: &TypedRows) -> Vec<(Cell, Cell)> {
+        report
+            .rows
+            .iter()
+            .map(|r| (r.fields[0].1.clone(), r.fields.last().unwrap().1.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn the_accounts_asked_for_each_get_a_row_in_order() {
+        let dues = batches(
+            r#"[{"acid":"C001","due_date":"2025-06-01","balance":"10.50"},
+                {"acid":"C002","due_date":"2025-06-01","balance":"1.00"}]"#,
+        );
+        let mut options = AgingOptions::new("2025-06-30");
+        options.accounts = Some(["C008", "C001", "C008"].map(String::from).to_vec());
+        let report = aging(&dues, &options).unwrap();
+        let text = |s: &str| Cell::String(s.to_owned());
+        let number = |s: &str| Cell::Number(s.to_owned());
+        // Once each, in the order asked; C002 was not asked for.
+        assert_eq!(
+            totals(&report),
+            [
+                (text("C008"), number("0.00")),
+                (text("C001"), number("10.50"))
+            ]
+        );
+        assert_eq!(
+            report.schema[1],
+            (
+                "current".to_owned(),
+                ColumnType::Decimal {
+                    precision: 38,
+                    scale: 2
+                }
+            )
+        );
+
+        // Nothing owed at all: a row of zeros each, with the acid column.
+        let report = aging(&batches("[]"), &options).unwrap();
+        assert_eq!(report.schema[0], ("acid".to_owned(), ColumnType::String));
+        assert_eq!(
+            totals(&report),
+            [(text("C008"), number("0")), (text("C001"), number("0"))]
+        );
+
+        // No accounts asked for: no rows, but the acid column.
+        options.accounts = Some(Vec::new());
+        let report = aging(&batches("[]"), &options).unwrap();
+        assert!(report.rows.is_empty());
+        assert_eq!(report.schema[0].0, "acid");
+
+        // One account's dues (no acid column) cannot say whose they are.
+        options.accounts = Some(vec!["C001".to_owned()]);
+        let err = aging(
+            &batches(r#"[{"due_date":"2025-06-01","balance":"1.00"}]"#),
+            &options,
+        )
+        .unwrap_err();
+        assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "dues"));
+    }
 
     #[test]
     fn buckets() {

@@ -8,8 +8,9 @@
 //! `kind`), a dues table (the receivables of many accounts, with `acid`:
 //! `dues_table`'s), and optionally each account's average payment days
 //! (`avgPayDays`' answers). A row per customer, in the account table's
-//! order: `acid`, `name`, `credit_limit`, `outstanding` (the sum of its
-//! balances), `available` (limit − outstanding, negative when over),
+//! order (or in the order asked, [`credit_status_of`]), zeros where it
+//! owes nothing: `acid`, `name`, `credit_limit`, `outstanding` (the sum of
+//! its balances), `available` (limit − outstanding, negative when over),
 //! `over_limit`, `overdue` (balances past due on `as_of`),
 //! `oldest_overdue_due_date`, `oldest_overdue_days`, `avg_pay_days`.
 
@@ -38,8 +39,9 @@ pub fn credit_status(
     status(accounts, dues, pay_days, as_of, None)
 }
 
-/// [`credit_status`] of the customers `acids` only, in the account
-/// table's order; an acid that is not a customer there is an error.
+/// [`credit_status`] of the customers `acids` only, one row each in the
+/// order given (each once), zeros where one owes nothing; an acid that is
+/// not a customer of the account table is an error.
 pub fn credit_status_of(
     accounts: &[Batch],
     dues: &[Batch],
@@ -47,19 +49,7 @@ pub fn credit_status_of(
     as_of: &str,
     acids: &[String],
 ) -> Result<TypedRows> {
-    let report = status(accounts, dues, pay_days, as_of, Some(acids))?;
-    if let Some(missing) = acids.iter().find(|a| {
-        !report
-            .rows
-            .iter()
-            .any(|r| matches!(r.fields.first(), Some((_, Cell::String(s))) if s == *a))
-    }) {
-        return Err(Error::invalid(
-            "accounts",
-            format!("{missing:?} is not a customer of the account table"),
-        ));
-    }
-    Ok(report)
+    status(accounts, dues, pay_days, as_of, Some(acids))
 }
 
 fn status(
@@ -138,6 +128,11 @@ fn status(
     }
     let pay_days: HashMap<&str, &Cell> = pay_days.iter().map(|(a, c)| (a.as_str(), c)).collect();
 
+    let wanted: std::collections::HashSet<&str> = only
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .collect();
     let mut rows = Vec::new();
     for batch in accounts {
         let column = |name: &str| batch.column(name).map(|c| &c.data);
@@ -156,7 +151,7 @@ fn status(
             let Some(acid) = acids.and_then(|a| text(a, i)) else {
                 continue;
             };
-            if only.is_some_and(|only| !only.contains(&acid)) {
+            if only.is_some_and(|_| !wanted.contains(acid.as_str())) {
                 continue;
             }
             let limit = limits.and_then(|l| scaled(l, i, scale));
@@ -194,6 +189,9 @@ fn status(
             rows.push(Row { fields });
         }
     }
+    if let Some(only) = only {
+        rows = in_order(rows, only)?;
+    }
 
     let figure = DeclaredType::Decimal(Some((38, scale)));
     let mut declared = crate::decode::DeclaredSchema::new()
@@ -211,6 +209,32 @@ fn status(
         ..DecoderOptions::default()
     };
     type_rows(&loopback(), rows, &typing, b"")
+}
+
+/// The rows of the customers `only`, in that order, each acid once (a
+/// customer listed twice in the account table keeps both rows, in the
+/// table's order); an acid without a row is not a customer there.
+fn in_order(rows: Vec<Row>, only: &[String]) -> Result<Vec<Row>> {
+    let mut by_acid: HashMap<String, Vec<Row>> = HashMap::new();
+    for row in rows {
+        let acid = match row.fields.first() {
+            Some((_, Cell::String(acid))) => acid.clone(),
+            _ => continue,
+        };
+        by_acid.entry(acid).or_default().push(row);
+    }
+    let mut out = Vec::with_capacity(only.len());
+    let mut seen = std::collections::HashSet::new();
+    for acid in only.iter().filter(|a| seen.insert(a.as_str())) {
+        let rows = by_acid.remove(acid).ok_or_else(|| {
+            Error::invalid(
+                "accounts",
+                format!("{acid:?} is not a customer of the account table"),
+            )
+        })?;
+        out.extend(rows);
+    }
+    Ok(out)
 }
 
 /// The accounts whose dues of `kind` are asked for: the `acid`s of an

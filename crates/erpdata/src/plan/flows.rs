@@ -24,7 +24,8 @@ pub struct AgingPlan {
     /// `receipt` (receivables, the default) or `payment`.
     pub kind: Arg,
     /// A list of account ids, or `None` for every customer (receivables)
-    /// or supplier (payables) of the account table.
+    /// or supplier (payables) of the account table. Each gets its row, in
+    /// this order (the table's), zeros where it owes nothing.
     pub accounts: Option<Arg>,
     /// The day ages are counted to, `YYYY-MM-DD` (a client gives today's
     /// date when its caller gives none: the core reads no clock).
@@ -71,7 +72,8 @@ impl AgingPlan {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreditStatusPlan {
     /// A list of account ids, or `None` for every customer of the account
-    /// table.
+    /// table. Each gets its row, in this order (the table's), zeros where
+    /// it owes nothing; one that is not a customer there is an error.
     pub accounts: Option<Arg>,
     /// The day overdue is counted to, `YYYY-MM-DD`.
     pub as_of: Arg,
@@ -367,7 +369,15 @@ impl Flow {
         match &self.goal {
             Goal::DuesTable => Ok(table),
             Goal::DuesEach => unreachable!("answered above"),
-            Goal::Aging(options) => aging(&table.batches, options),
+            // Every account asked for (or listed) gets its row, in order,
+            // whether or not it owes anything.
+            Goal::Aging(options) => {
+                let options = AgingOptions {
+                    accounts: Some(self.acids.clone()),
+                    ..options.clone()
+                };
+                aging(&table.batches, &options)
+            }
             Goal::Credit { as_of, wanted, .. } => {
                 let accounts = self
                     .accounts
