@@ -50,18 +50,22 @@ def aging(
     balance_column: str | None = None,
 ) -> Table:
     """The aging of ``dues`` as of ``as_of`` (default: today): one row per
-    account (``acid`` when the table has it), its outstanding balance split
-    into ``current`` (not yet past due), one bucket per bound (``1-30``,
-    ``31-60``, ``61-90``), the rest (``91+``) and ``undated``, and the
-    ``total``, as exact ``Decimal``s.
+    account of the table (``acid`` when the table has it), in first-seen
+    order, its outstanding balance split into ``current`` (not yet past
+    due), one bucket per bound (``1-30``, ``31-60``, ``61-90``), the rest
+    (``91+``) and ``undated``, and the ``total``, as exact ``Decimal``s (zeros
+    for an account that owes nothing).
 
     ``dues`` is a :class:`Table` (``client.dues_table(...)``), a
-    :class:`Dues`, or any Arrow table or DataFrame. The due date is looked
-    for in ``due_date``, ``duedate``, ``date``, ``doc_date`` and the balance
-    in ``balance``, ``outstanding``, ``amount``, unless named; a missing or
-    untyped column is an :class:`InvalidInputError` naming what the table
-    has. The result converts with ``to_pandas()``, ``to_polars()``,
-    ``to_arrow()``."""
+    :class:`Dues`, or any Arrow table or DataFrame. Its balances may be
+    decimals, integers or floats: a float converts through its shortest
+    ``repr`` (``1500.1`` is ``Decimal("1500.1")``), and NaN, infinities and
+    floats of more than 38 digits are refused. The due date is looked for
+    in ``due_date``, ``duedate``, ``date``, ``doc_date`` and the balance in
+    ``balance``, ``outstanding``, ``amount``, unless named; a missing or
+    untyped column is an :class:`InvalidInputError` naming it, its type and
+    what the table has. The result converts with ``to_pandas()``,
+    ``to_polars()``, ``to_arrow()``."""
     result: Table = _core.aging(
         _arrow(dues, "dues"),
         _as_of(as_of),
@@ -108,7 +112,9 @@ def credit_status(
     ``over_limit``, ``overdue``, ``oldest_overdue_due_date``,
     ``oldest_overdue_days``, ``avg_pay_days`` (from ``pay_days``: each
     account's ``avg_pay_days`` answer or number). ``acids`` keeps only
-    those customers (each must be one)."""
+    those customers (each must be one), in that order. A customer that
+    owes nothing has its row: ``outstanding`` and ``overdue`` zero, no
+    oldest overdue item. Numbers convert as :func:`aging`'s balances do."""
     pairs = [
         (str(acid), _pay_days_text(str(acid), value)) for acid, value in (pay_days or {}).items()
     ]

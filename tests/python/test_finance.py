@@ -167,14 +167,14 @@ def test_aging_reads_any_arrow_table_the_same() -> None:
     assert expected[1]["undated"] == Decimal("1.10")
 
 
-def test_aging_refuses_floats_and_non_tables() -> None:
+def test_aging_refuses_nan_and_non_tables() -> None:
     floats = pa.table(
-        {"due_date": pa.array([datetime.date(2025, 1, 1)]), "balance": pa.array([1.5])}
+        {"due_date": pa.array([datetime.date(2025, 1, 1)]), "balance": pa.array([float("nan")])}
     )
     with pytest.raises(erpdata.InvalidInputError) as info:
         erpdata.aging(floats, as_of="2025-07-01")
-    assert info.value.field == "balance_column"
-    assert "balance" in str(info.value) and "not a decimal" in str(info.value)
+    assert info.value.field == "dues"
+    assert 'column "balance" is float64 and row 0 is NaN' in str(info.value)
     for bad in ([{"balance": 1}], "dues", None):
         with pytest.raises(erpdata.InvalidInputError) as info:
             erpdata.aging(bad, as_of="2025-07-01")
