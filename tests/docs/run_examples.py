@@ -278,6 +278,10 @@ def block_env(home: Path, venv: Path | None = None) -> dict[str, str]:
     env["HOME"] = str(home)
     env["ERPDATA_ACCESS_TOKEN"] = TOKEN
     env["RUNTIME__DLTHUB_TELEMETRY"] = "false"  # as docs/data-stack.md says
+    # dlt keeps a pipeline's state (the DuckDB file's path included) in
+    # /var/dlt when run as root, else ~/.dlt: a fresh folder each run, or a
+    # second run would look for the first run's file.
+    env["DLT_DATA_DIR"] = str(home / ".dlt")
     if venv is not None:
         env["PATH"] = f"{venv / 'bin'}:{env['PATH']}"
     return env
