@@ -794,14 +794,29 @@ INSECURE_HTTP = "allow insecure http explicitly"
 loopback; on the command line that is an option."""
 
 
+OPTION_OF = {
+    "base_url": "--base-url",
+    "project": "--project",
+    "project_folder": "--project-folder",
+    "access_token": "--access-token-file",
+    "company_id": "--company-id",
+    "year_id": "--year-id",
+}
+"""The option that gives each setting the core may find missing."""
+
+
 def _invalid_input(exc: _errors.InvalidInputError) -> str:
     """The error's message, in the command line's terms: the refusal of a
-    plain http URL names ``--allow-insecure-http``."""
+    plain http URL names ``--allow-insecure-http``, and a missing setting
+    the option that gives it."""
     message = str(exc)
     if exc.field == "base_url" and "insecure http" in message:
         if INSECURE_HTTP in message:
             return message.replace(INSECURE_HTTP, "pass --allow-insecure-http")
         return f"{message} (--allow-insecure-http allows it)"
+    option = OPTION_OF.get(exc.field or "")
+    if option is not None and "is required" in message:
+        return f"{message} (on the command line: {option})"
     return message
 
 

@@ -487,6 +487,15 @@ def test_allow_insecure_http(secret_sandbox_url: str, token_file: Path) -> None:
     assert SECRET_TOKEN not in refused.stderr + allowed.stdout + allowed.stderr
 
 
+def test_a_missing_setting_names_its_option(sandbox_url: str, token_file: Path) -> None:
+    env = env_for(sandbox_url)
+    del env["ERPDATA_COMPANY_ID"]
+    done = cli(["table", "account", "--access-token-file", str(token_file)], env)
+    assert done.returncode == 2, done.stderr
+    error = one_line_error(done)
+    assert "ERPDATA_COMPANY_ID" in error and "--company-id" in error, error
+
+
 def test_version() -> None:
     import importlib.metadata
 
