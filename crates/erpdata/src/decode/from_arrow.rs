@@ -2,11 +2,15 @@
 //! core's computations over typed columns (aging, credit status) run on
 //! any Arrow table: one erpdata gave, or a DataFrame's.
 //!
-//! Only exact types come in: integers, decimals, dates, timestamps,
+//! Every value comes in exactly: integers, decimals, dates, timestamps,
 //! booleans, strings (plain, large, views or dictionaries). A float column
-//! becomes a String column of each value's shortest text, so a
-//! computation that needs a decimal names it rather than sum rounded
-//! values; any other type is an error naming the column.
+//! becomes a decimal column (precision 38, the largest scale its values
+//! need), each value through its shortest text (what Python's `repr`
+//! shows: 1500.1 is `1500.1`, never 1500.09999…), so sums are exact; NaN,
+//! infinities and values past 38 digits are refused naming the column,
+//! its type and the row. An unsigned 64-bit column with a value past the
+//! signed range is a decimal of scale 0. Any other type is an error
+//! naming the column.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -20,17 +24,45 @@ use arrow_schema::{DataType, TimeUnit};
 use super::arrow::{JSON_TYPE, TYPE_METADATA_KEY};
 use super::batch::Batch;
 use super::columns::{Bitmap, Column, ColumnData, Sent, Texts};
+use super::decimal::{self, MAX_PRECISION};
+use super::scanner::{scan_number, After, Scan};
 use crate::error::{Error, Result};
 
 impl Batch {
     /// A batch holding `batch`'s columns, copied. `field` names the
     /// argument in errors (an unreadable column's type is one).
     pub fn from_record_batch(batch: &RecordBatch, field: &str) -> Result<Batch> {
+        Batch::from_record_batch_at(batch, field, 0)
+    }
+
+    /// [`Batch::from_record_batch`] of a batch whose first row is row
+    /// `first_row` of its table, as errors number the rows.
+    pub fn from_record_batch_at(
+        batch: &RecordBatch,
+        field: &str,
+        first_row: usize,
+    ) -> Result<Batch> {
         let schema = batch.schema();
         let mut columns = Vec::with_capacity(batch.num_columns());
         for (f, array) in schema.fields().iter().zip(batch.columns()) {
             let json = f.metadata().get(TYPE_METADATA_KEY).map(String::as_str) == Some(JSON_TYPE);
-            let data = column(array, json).ok_or_else(|| {
+            let refused = |type_name: &str, row: usize, text: &str, why: &str| {
+                Error::invalid(
+                    field,
+                    format!(
+                        "column {:?} is {type_name} and row {} is {text}: {why}",
+                        f.name(),
+                        first_row + row
+                    ),
+                )
+            };
+            let exact = match array.data_type() {
+                DataType::Float16 => Some(floats::<Float16Type>(array, "float16", &refused)?),
+                DataType::Float32 => Some(floats::<Float32Type>(array, "float32", &refused)?),
+                DataType::Float64 => Some(floats::<Float64Type>(array, "float64", &refused)?),
+                _ => None,
+            };
+            let data = exact.or_else(|| column(array, json)).ok_or_else(|| {
                 Error::invalid(
                     field,
                     format!(
@@ -112,23 +144,72 @@ fn timestamps<T: ArrowPrimitiveType<Native = i64>>(
     })
 }
 
-fn floats<T: ArrowPrimitiveType>(array: &ArrayRef) -> ColumnData
+/// A float column as decimals at the largest scale its values need, each
+/// value through its shortest text (`{:e}`, read as a JSON number is), or
+/// the refusal of the first value that is not finite or does not fit 38
+/// digits (`refused(type, row, text, why)`).
+fn floats<T: ArrowPrimitiveType>(
+    array: &ArrayRef,
+    type_name: &str,
+    refused: &dyn Fn(&str, usize, &str, &str) -> Error,
+) -> Result<ColumnData>
 where
-    T::Native: std::fmt::Display,
+    T::Native: std::fmt::LowerExp,
 {
     let a = array.as_primitive::<T>();
-    let mut texts = Texts::with_capacity(a.len(), a.len() * 8);
-    for i in 0..a.len() {
-        if a.is_null(i) {
-            texts.push("");
-        } else {
-            texts.push(&a.value(i).to_string());
+    let mut texts = vec![String::new(); a.len()];
+    let mut parts = vec![(0i128, 0u8); a.len()];
+    for i in (0..a.len()).filter(|&i| a.is_valid(i)) {
+        texts[i] = format!("{:e}", a.value(i));
+        let text = &texts[i];
+        if text.ends_with("NaN") || text.ends_with("inf") {
+            return Err(refused(
+                type_name,
+                i,
+                text,
+                "only a finite number is a decimal",
+            ));
         }
+        parts[i] = match scan_number(text.as_bytes(), 0, After::Eof) {
+            Scan::Done(n, end) if end == text.len() => decimal::of(&n),
+            _ => None,
+        }
+        .ok_or_else(|| refused(type_name, i, text, "a decimal holds at most 38 digits"))?;
     }
-    ColumnData::String {
-        values: texts,
-        validity: validity(array),
+    let scale = parts.iter().map(|&(_, s)| s).max().unwrap_or(0);
+    let mut values = Vec::with_capacity(a.len());
+    for (i, &(value, s)) in parts.iter().enumerate() {
+        values.push(decimal::rescale(value, scale - s).ok_or_else(|| {
+            refused(
+                type_name,
+                i,
+                &texts[i],
+                &format!(
+                    "at the column's scale ({scale} digits after the point) it needs more \
+                     than 38 digits"
+                ),
+            )
+        })?);
     }
+    Ok(ColumnData::Decimal {
+        values,
+        precision: MAX_PRECISION,
+        scale,
+        validity: validity(array.as_ref()),
+        sent: Sent::default(),
+    })
+}
+
+/// An unsigned 64-bit column as decimals of scale 0 (every value fits
+/// 38 digits): for one with a value past the signed range.
+fn unsigned_decimals(array: &ArrayRef) -> Option<ColumnData> {
+    Some(ColumnData::Decimal {
+        values: values::<UInt64Type, i128>(array, |v| Some(i128::from(v)))?,
+        precision: MAX_PRECISION,
+        scale: 0,
+        validity: validity(array.as_ref()),
+        sent: Sent::default(),
+    })
 }
 
 fn strings<'a>(array: &'a dyn Array, json: bool) -> Option<ColumnData> {
@@ -214,7 +295,7 @@ fn column(array: &ArrayRef, json: bool) -> Option<ColumnData> {
         DataType::UInt8 => ints::<UInt8Type>(array)?,
         DataType::UInt16 => ints::<UInt16Type>(array)?,
         DataType::UInt32 => ints::<UInt32Type>(array)?,
-        DataType::UInt64 => ints::<UInt64Type>(array)?,
+        DataType::UInt64 => ints::<UInt64Type>(array).or_else(|| unsigned_decimals(array))?,
         DataType::Decimal128(precision, scale) if *scale >= 0 => ColumnData::Decimal {
             values: values::<Decimal128Type, i128>(array, Some)?,
             precision: *precision,
@@ -238,9 +319,6 @@ fn column(array: &ArrayRef, json: bool) -> Option<ColumnData> {
             TimeUnit::Microsecond => timestamps::<TimestampMicrosecondType>(array, 1, 1)?,
             TimeUnit::Nanosecond => timestamps::<TimestampNanosecondType>(array, 1_000, 1)?,
         },
-        DataType::Float16 => floats::<Float16Type>(array),
-        DataType::Float32 => floats::<Float32Type>(array),
-        DataType::Float64 => floats::<Float64Type>(array),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => strings(array.as_ref(), json)?,
         DataType::Dictionary(_, _) => dictionary(array, json)?,
         _ => return None,
@@ -253,7 +331,7 @@ mod tests {
 
     use arrow_array::{
         Date32Array, Decimal128Array, DictionaryArray, Float64Array, Int32Array, LargeStringArray,
-        ListArray, RecordBatch, StringArray,
+        ListArray, RecordBatch, StringArray, UInt64Array,
     };
     use arrow_schema::{Field, Schema};
 
@@ -327,7 +405,15 @@ mod tests {
         assert_eq!(cells("l")[1], Cell::Null);
         assert_eq!(cells("i"), [Cell::Int(7), Cell::Null, Cell::Int(-1)]);
         assert_eq!(cells("x")[1], Cell::Number("-0.05".into()));
-        assert_eq!(cells("f")[0], Cell::String("0.1".into()));
+        // A float exactly, through its shortest text, at the column's scale.
+        assert_eq!(
+            cells("f"),
+            [
+                Cell::Number("0.1".into()),
+                Cell::Null,
+                Cell::Number("2.0".into())
+            ]
+        );
 
         let list = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![Some(vec![Some(1)])]);
         let bad = RecordBatch::try_new(
@@ -342,5 +428,54 @@ mod tests {
         let err = Batch::from_record_batch(&bad, "dues").unwrap_err();
         assert_eq!(err.field(), Some("dues"));
         assert!(err.to_string().contains("\"tags\""), "{err}");
+    }
+
+    fn one_column(name: &str, array: ArrayRef) -> RecordBatch {
+        let field = Field::new(name, array.data_type().clone(), true);
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![array]).unwrap()
+    }
+
+    #[test]
+    fn floats_that_are_no_decimal_are_refused_by_row() {
+        for (values, shown) in [
+            (vec![1.0, f64::NAN], "row 11 is NaN: only a finite number"),
+            (
+                vec![f64::NEG_INFINITY],
+                "row 10 is -inf: only a finite number",
+            ),
+            (
+                vec![1.0, 1e300],
+                "row 11 is 1e300: a decimal holds at most 38 digits",
+            ),
+            (
+                vec![1e20, 1e-20],
+                "row 10 is 1e20: at the column's scale (20 digits",
+            ),
+        ] {
+            let batch = one_column("balance", Arc::new(Float64Array::from(values)));
+            let err = Batch::from_record_batch_at(&batch, "dues", 10).unwrap_err();
+            assert_eq!(err.field(), Some("dues"));
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!("column \"balance\" is float64 and {shown}")),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn unsigned_integers_past_the_signed_range_are_decimals() {
+        let big = u64::MAX;
+        let batch = one_column(
+            "n",
+            Arc::new(UInt64Array::from(vec![Some(big), None, Some(1)])),
+        );
+        let b = Batch::from_record_batch(&batch, "t").unwrap();
+        let data = &b.column("n").unwrap().data;
+        assert_eq!(data.cell(0), Cell::Number(big.to_string()));
+        assert_eq!(data.cell(1), Cell::Null);
+        let small = one_column("n", Arc::new(UInt64Array::from(vec![1u64, 2])));
+        let b = Batch::from_record_batch(&small, "t").unwrap();
+        assert_eq!(b.column("n").unwrap().data.cell(1), Cell::Int(2));
     }
 }
