@@ -32,8 +32,6 @@ pub(crate) struct Plan {
     /// The invocations of the calls started and not yet done, for
     /// `answer`.
     started: HashMap<usize, (erpdata::Invocation, DecoderOptions)>,
-    /// A `dues_many` plan: its answer is each account's dues, not a table.
-    each: bool,
 }
 
 /// A call a plan asks for: `id` to hand back with its result, the
@@ -142,7 +140,6 @@ impl Plan {
             inner,
             config: config.core_config().clone(),
             started: HashMap::new(),
-            each: false,
         }
     }
 }
@@ -183,16 +180,14 @@ impl Plan {
         concurrency: &Bound<'_, PyAny>,
         typing: Option<&Typing>,
     ) -> Result<Self> {
-        let mut plan = Plan::of_dues(
+        Plan::of_dues(
             config,
             acids,
             kind,
             concurrency,
             typing,
             erpdata::Plan::dues_each,
-        )?;
-        plan.each = true;
-        Ok(plan)
+        )
     }
 
     /// The aging of receivables (`kind` receipt) or payables as of `as_of`
@@ -276,7 +271,7 @@ impl Plan {
             other => Ok((other, None)),
         })?;
         Ok(match step {
-            (_, Some(_)) if self.each => {
+            (_, Some(_)) if self.inner.answers_each() => {
                 let answered = PyDict::new(py);
                 for dues in self.inner.take_dues() {
                     answered.set_item(dues.acid.as_str(), crate::convert::dues(py, &dues)?)?;

@@ -162,6 +162,11 @@ impl Flow {
         }
     }
 
+    /// Whether the flow answers each account's dues on their own.
+    pub(crate) fn answers_each(&self) -> bool {
+        matches!(self.goal, Goal::DuesEach)
+    }
+
     /// The dues a `DuesEach` flow answered, in the order asked (once).
     pub(crate) fn take_answered(&mut self) -> Vec<Dues> {
         std::mem::take(&mut self.answered)

@@ -222,6 +222,12 @@ impl Plan {
         })
     }
 
+    /// Whether this is a [`Plan::dues_each`]: its answer is each account's
+    /// dues ([`Plan::take_dues`]), not the table its last step gives.
+    pub fn answers_each(&self) -> bool {
+        self.flow.answers_each()
+    }
+
     /// The dues a [`Plan::dues_each`] answered, one per distinct account in
     /// the order asked, once it is done (taken: a second call gives none).
     pub fn take_dues(&mut self) -> Vec<crate::response::Dues> {

@@ -57,6 +57,7 @@ fn the_core_surface() {
     let _: fn(&Config, &CreditStatusPlan, DecoderOptions) -> Result<Plan> = Plan::credit_status;
     let _: fn(&Config, &Arg, &Arg, i64, DecoderOptions) -> Result<Plan> = Plan::dues_each;
     let _: fn(&mut Plan) -> Vec<Dues> = Plan::take_dues;
+    let _: fn(&Plan) -> bool = Plan::answers_each;
     let _: fn(&mut Plan) -> PlanStep = Plan::next;
     let _: fn(&mut Plan, usize, Result<Output>) = Plan::done;
     let _: fn(&Invocation, &Config) -> Result<Req> = Invocation::request;
