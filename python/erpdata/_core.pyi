@@ -408,8 +408,10 @@ def aging(
     buckets: Iterable[int],
     due_date_column: str | None,
     balance_column: str | None,
+    account: str | None = None,
 ) -> Table:
-    """The core's aging of any Arrow table (``__arrow_c_stream__``)."""
+    """The core's aging of any Arrow table (``__arrow_c_stream__``);
+    ``account`` names the one account whose dues it holds (a ``Dues``)."""
 
 def credit_status(
     accounts: object,

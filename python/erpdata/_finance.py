@@ -50,7 +50,8 @@ def aging(
     balance_column: str | None = None,
 ) -> Table:
     """The aging of ``dues`` as of ``as_of`` (default: today): one row per
-    account of the table (``acid`` when the table has it), in first-seen
+    account of the table (``acid`` when the table has it; a :class:`Dues`
+    gives its account's one row, named), in first-seen
     order, its outstanding balance split into ``current`` (not yet past
     due), one bucket per bound (``1-30``, ``31-60``, ``61-90``), the rest
     (``91+``) and ``undated``, and the ``total``, as exact ``Decimal``s (zeros
@@ -72,6 +73,8 @@ def aging(
         buckets,
         due_date_column,
         balance_column,
+        # A Dues is one account's: its row is named for it.
+        dues.acid if isinstance(dues, Dues) else None,
     )
     return result
 

@@ -38,7 +38,16 @@ def _need(module: str, extra: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"{what} needs {module}: pip install 'erpdata[{extra}]'") from exc
+        raise missing_extra(exc, what, extra) from exc
+
+
+def missing_extra(exc: ImportError, what: str, extra: str) -> ImportError:
+    """The ImportError to raise when ``what`` could not import a module of
+    ``extra``: it names the module and the pip command that installs it."""
+    # The package, not the submodule that failed (pyspark, not pyspark.sql):
+    # what pip installs.
+    module = (exc.name or "a module").split(".")[0]
+    return ImportError(f"{what} needs {module}: pip install 'erpdata[{extra}]'")
 
 
 class Table(Sequence[Row]):

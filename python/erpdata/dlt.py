@@ -29,9 +29,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
-import dlt
-import pyarrow as pa
-from dlt.common.typing import TSecretStrValue
+from ._models import missing_extra
+
+try:
+    import dlt
+    import pyarrow as pa
+    from dlt.common.typing import TSecretStrValue
+except ImportError as exc:
+    raise missing_extra(exc, "erpdata.dlt", "dlt") from exc
 
 from ._checks import check_batch_rows, invalid
 from ._client import Client

@@ -34,19 +34,25 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-from pyspark.sql.types import (
-    BooleanType,
-    DataType,
-    DateType,
-    DecimalType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampNTZType,
-)
+from ._models import missing_extra
+
+try:
+    import pyarrow as pa
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+    from pyspark.sql.types import (
+        BooleanType,
+        DataType,
+        DateType,
+        DecimalType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampNTZType,
+    )
+except ImportError as exc:
+    # Python data sources came with Spark 4: an older pyspark fails here too.
+    raise missing_extra(exc, "erpdata.spark (Spark 4 or later)", "spark") from exc
 
 from ._checks import invalid
 from ._client import Client

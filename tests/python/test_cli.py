@@ -405,6 +405,28 @@ def test_a_plain_install_lacks_every_extra(tmp_path: Path) -> None:
     assert done.stdout.split() == modules[:4], done.stderr
 
 
+@pytest.mark.parametrize(
+    ("module", "blocked", "message"),
+    [
+        ("erpdata.spark", "pyspark", "erpdata.spark (Spark 4 or later) needs pyspark"),
+        ("erpdata.dlt", "dlt", "erpdata.dlt needs dlt"),
+        ("erpdata.spark", "pyarrow", "erpdata.spark (Spark 4 or later) needs pyarrow"),
+    ],
+)
+def test_an_integration_without_its_extra_names_it(
+    tmp_path: Path, module: str, blocked: str, message: str
+) -> None:
+    extra = module.split(".")[1]
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        f"import sys\nsys.modules[{blocked!r}] = None\nimport {module}\n", encoding="utf-8"
+    )
+    done = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f"ImportError: {message}: pip install 'erpdata[{extra}]'", done.stderr
+
+
 TOKEN_GIVEN = [
     ["table", "account", "--access-token", SECRET_TOKEN],
     ["table", "account", "--token", SECRET_TOKEN],

@@ -230,6 +230,15 @@ def test_client_aging_matches_the_dues(client: erpdata.Client) -> None:
     assert one.columns == ["acid", "current", "1-15", "16+", "undated", "total"]
 
 
+def test_aging_of_a_dues_names_its_account(client: erpdata.Client) -> None:
+    dues = client.receivables("C001")
+    assert "acid" not in dues.to_table().columns
+    report = erpdata.aging(dues, as_of="2025-12-31")
+    assert [r["acid"] for r in report] == ["C001"]
+    assert report[0]["total"] == sum((d["balance"] for d in dues.rows), Decimal(0))
+    assert report[0] == client.aging(accounts=["C001"], as_of="2025-12-31")[0]
+
+
 def test_client_credit_status(client: erpdata.Client) -> None:
     report = client.credit_status(as_of="2025-12-31")
     accounts = {r["acid"]: r for r in client.table("account")}

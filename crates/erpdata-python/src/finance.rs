@@ -65,9 +65,10 @@ fn table<'py>(py: Python<'py>, typed: erpdata::TypedRows) -> Result<Bound<'py, P
     Ok(table_model(py, TableData::typed(typed)?)?)
 }
 
-/// The aging report of `dues` as of `as_of` (`YYYY-MM-DD`).
+/// The aging report of `dues` as of `as_of` (`YYYY-MM-DD`); `account`
+/// names the one account whose dues a table without `acid` holds (a `Dues`).
 #[pyfunction]
-#[pyo3(signature = (dues, as_of, buckets, due_date_column, balance_column))]
+#[pyo3(signature = (dues, as_of, buckets, due_date_column, balance_column, account=None))]
 pub(crate) fn aging<'py>(
     py: Python<'py>,
     dues: &Bound<'py, PyAny>,
@@ -75,9 +76,11 @@ pub(crate) fn aging<'py>(
     buckets: &Bound<'py, PyAny>,
     due_date_column: Option<String>,
     balance_column: Option<String>,
+    account: Option<String>,
 ) -> Result<Bound<'py, PyAny>> {
     let batches = batches_of(dues, "dues")?;
     let mut options = AgingOptions::new(text("as_of", as_of)?);
+    options.accounts = account.map(|acid| vec![acid]);
     // Any iterable of day counts, checked by the core (`None` too: the
     // Python signature's default is a value).
     let buckets = crate::plan::list(buckets)?.unwrap_or_else(crate::plan::none);

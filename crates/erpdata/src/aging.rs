@@ -97,6 +97,12 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
     let schema = crate::response::unify(batches.to_vec()).0;
     let present: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
     let by_account = acids.is_some() || present.contains(&"acid");
+    // One account's dues (a `Dues`: no acid column) asked for as that one
+    // account: every row is its own, so its row can be named.
+    let only = match acids {
+        Some([one]) if !present.contains(&"acid") => Some(one.clone()),
+        _ => None,
+    };
     let buckets = options.buckets.len() + 2;
     // Per account, in first-seen order: the buckets, then undated.
     let mut order: Vec<Option<String>> = Vec::new();
@@ -142,11 +148,12 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
             Some(ColumnType::Int | ColumnType::Null) => 0,
             other => return Err(untyped("balance_column", balance, other, "a decimal")),
         };
-        if acids.is_some() && !present.contains(&"acid") {
+        if acids.is_some() && only.is_none() && !present.contains(&"acid") {
             return Err(Error::invalid(
                 "dues",
                 format!(
-                    "needs an \"acid\" column to age the accounts asked for; it has {}",
+                    "needs an \"acid\" column to age several accounts (one account's dues \
+                     age as that one account); it has {}",
                     present.join(", ")
                 ),
             ));
@@ -156,7 +163,9 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
             let amounts = batch.column(balance).map(|c| &c.data);
             let accounts = batch.column("acid").map(|c| &c.data);
             for i in 0..batch.num_rows {
-                let key = if by_account {
+                let key = if only.is_some() {
+                    only.clone()
+                } else if by_account {
                     accounts.and_then(|a| match a.cell(i) {
                         Cell::Null => None,
                         Cell::String(s) | Cell::Number(s) | Cell::Json(s) => Some(s),
@@ -446,13 +455,18 @@ mod tests {
         assert!(report.rows.is_empty());
         assert_eq!(report.schema[0].0, "acid");
 
-        // One account's dues (no acid column) cannot say whose they are.
+        // One account's dues (no acid column) asked for as that account:
+        // its row is named.
+        let one = batches(r#"[{"due_date":"2025-06-01","balance":"1.00"}]"#);
         options.accounts = Some(vec!["C001".to_owned()]);
-        let err = aging(
-            &batches(r#"[{"due_date":"2025-06-01","balance":"1.00"}]"#),
-            &options,
-        )
-        .unwrap_err();
+        let report = aging(&one, &options).unwrap();
+        assert_eq!(report.rows.len(), 1);
+        assert_eq!(report.rows[0].fields[0], ("acid".to_owned(), text("C001")));
+        assert_eq!(totals(&report), [(text("C001"), number("1.00"))]);
+
+        // Without an acid column, two accounts cannot say whose rows are whose.
+        options.accounts = Some(vec!["C001".to_owned(), "C002".to_owned()]);
+        let err = aging(&one, &options).unwrap_err();
         assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "dues"));
     }
 
