@@ -3,8 +3,9 @@
 #   make docs        target/docs/index.html: rustdoc (erpdata, every feature),
 #                    pdoc (the Python package), TypeDoc (js/src/index.d.ts)
 #                    and the markdown guides (README.md, docs/, package pages)
-#   make test-docs   every page of it in headless Chromium: renders, no script
-#                    errors, every internal link and anchor resolves
+#   make test-docs   its pages in headless Chromium (rustdoc's item pages: one
+#                    of each kind, the others read from their HTML): renders,
+#                    no script errors, every internal link and anchor resolves
 #
 # rustdoc builds in its own target folder (no waiting on the cargo lock of
 # other builds); pdoc comes from requirements-dev.txt; TypeDoc installs from

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make test-docs: every page of target/docs opened in headless Chromium
-# (tests/docs/check_site.py says what is checked).
+# make test-docs: the pages of target/docs opened in headless Chromium
+# (tests/docs/check_site.py says which, and what is checked).
 #
 # Finds or installs Chromium with scripts/chromium.sh; when it cannot,
 # prints one line `test-docs: skipped: <why>` and exits 0.
