@@ -70,18 +70,31 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 
 # js/pkg is the package's module; js/pkg-testing the tests' (the same
 # crate with its test-only exports, see scripts/build-wasm.mjs).
-wasm: wasm-tools js/node_modules/.installed
-	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs
+.PHONY: wasm-pkg
+wasm: wasm-pkg
 	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs --testing
+
+wasm-pkg: wasm-tools js/node_modules/.installed
+	cd js && WASM_BINDGEN=$(WASM_BINDGEN) node scripts/build-wasm.mjs
 
 # --- the two commands -------------------------------------------------------
 
 demo: sandbox python wasm
 	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
 
-# The fault matrix is printed last, from the columns the three suites wrote.
-test: test-rust test-python test-js test-php test-spark test-runtimes test-docs test-dist
+# Every suite, two at a time: a suite spends much of its time waiting (on
+# the sandbox, on subprocesses, on a browser, on a single-threaded link),
+# so two of them keep a 2-core machine busy where one leaves it half idle.
+# --output-sync prints each target's output whole when it ends;
+# TEST_JOBS=1 runs them one after the other. The fault matrix is printed
+# last, from the columns the three suites wrote.
+TEST_JOBS ?= 2
+test:
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-suites
 	$(PYTHON) scripts/fault-matrix.py
+
+.PHONY: test-suites
+test-suites: test-rust test-python test-js test-php test-spark test-runtimes test-docs test-dist
 
 # The fault × client table of the last run (target/fault-matrix/*.json).
 .PHONY: fault-matrix
@@ -90,9 +103,11 @@ fault-matrix:
 
 # The ready clients (features reqwest, blocking) are built once, with the
 # workspace; their examples then run from target/ against a fresh sandbox.
+# docs-rust: rustdoc of every feature with warnings denied (test-docs then
+# finds it built).
 test-rust: EXAMPLES := $(ROOT)/target/debug/examples
 test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-token-not-secret ERPDATA_COMPANY_ID=1 ERPDATA_YEAR_ID=2025
-test-rust: sandbox
+test-rust: sandbox docs-rust
 	cargo test --workspace --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow
 	scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/sans_io
 	$(EXAMPLE_ENV) scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/async_client
@@ -102,7 +117,6 @@ test-rust: sandbox
 	$(EXAMPLE_ENV) ERPDATA_SANDBOX_ARGS="--rows 60000 --style strings" scripts/with-sandbox.sh $(SANDBOX) \
 	  $(EXAMPLES)/table_to_parquet sales_invoice $(ROOT)/target/sales_invoice.parquet
 	scripts/check-core-deps.sh
-	$(MAKE) --no-print-directory docs-rust
 
 # Two workers, each taking whole test files (the suite mostly waits on
 # the sandbox and on subprocesses; a file's session fixtures, such as the

@@ -24,6 +24,9 @@
 DIST          := $(ROOT)/dist
 DIST_BUILD    := $(ROOT)/target/dist-build
 DIST_TEST     := $(ROOT)/target/test-dist
+# The debug builds of the sdist's and the crate's smoke tests (one folder:
+# they share most dependencies).
+DIST_DEBUG    := $(DIST_BUILD)/debug-builds
 DIST_VERSION  := $(shell sed -n '/^\[workspace\.package\]/,/^\[/{s/^version = "\(.*\)"$$/\1/p}' Cargo.toml)
 DIST_ENV      := CARGO_TARGET_DIR=$(DIST_BUILD) PATH="$(VENV)/bin:$$PATH"
 DIST_SDIST    := $(DIST)/erpdata-$(DIST_VERSION).tar.gz
@@ -83,9 +86,10 @@ dist-sdist: venv
 	$(VENV)/bin/maturin sdist --out $(DIST)
 	$(VPY) tests/dist/check_sdist.py $(DIST_SDIST)
 
-# npm pack of js/: its prepack builds js/pkg when it is older than the Rust
-# sources. mk/runtimes.mk takes the tarball from here.
-dist-npm: wasm-tools js/node_modules/.installed
+# npm pack of js/, after js/pkg is built (npm's prepack would build it
+# when older than the Rust sources, but not while make builds it for the
+# tests). mk/runtimes.mk takes the tarball from here.
+dist-npm: wasm-pkg
 	mkdir -p $(DIST) && rm -f $(DIST_NPM)
 	cd js && WASM_BINDGEN=$(WASM_BINDGEN) npm pack --silent --pack-destination $(DIST) >/dev/null
 	@test -f $(DIST_NPM) || { echo "npm pack made no $(DIST_NPM)"; exit 1; }
@@ -96,10 +100,12 @@ dist-npm: wasm-tools js/node_modules/.installed
 
 # --allow-dirty: the working tree is packaged as it is (other work in
 # progress included); a fresh clone is clean anyway. The verify step builds
-# the unpacked crate alone, outside the workspace.
+# the unpacked crate alone, outside the workspace; test-dist-crate builds
+# (and runs) the unpacked crate itself, so it skips that step.
+CRATE_VERIFY ?=
 dist-crate:
 	mkdir -p $(DIST) && rm -f $(DIST_CRATE)
-	CARGO_TARGET_DIR=$(DIST_BUILD) cargo package -p erpdata --locked --allow-dirty --quiet
+	CARGO_TARGET_DIR=$(DIST_BUILD) cargo package -p erpdata --locked --allow-dirty --quiet $(CRATE_VERIFY)
 	cp $(DIST_BUILD)/package/erpdata-$(DIST_VERSION).crate $(DIST_CRATE)
 	@files="$$(tar -tzf $(DIST_CRATE))"; for f in LICENSE-MIT LICENSE-APACHE README.md Cargo.toml src/lib.rs; do \
 	  grep -qx "erpdata-$(DIST_VERSION)/$$f" <<<"$$files" || { echo "$$f missing from $(DIST_CRATE)"; exit 1; }; done
@@ -126,11 +132,14 @@ test-dist-wheel: dist-wheel
 
 # The sdist built from source by pip (maturin from PyPI in pip's isolated
 # build environment, cargo for the crates it carries) in a fresh virtualenv.
-# The release build shares target/dist-build's compiled dependencies; the
-# project's own crates are compiled from the unpacked sdist.
+# What it proves is that the sdist builds and works, not how fast the
+# module runs: maturin builds it with cargo's dev profile (a release build
+# from the sdist costs a minute more), in the target folder the crate's
+# smoke test uses, which then finds the shared dependencies compiled.
 test-dist-sdist: dist-sdist dist-wheel
 	rm -rf $(DIST_TEST)/sdist && $(PYTHON) -m venv $(DIST_TEST)/sdist
-	CARGO_TARGET_DIR=$(DIST_BUILD) $(DIST_TEST)/sdist/bin/python -m pip install --quiet \
+	CARGO_TARGET_DIR=$(DIST_DEBUG) MATURIN_PEP517_ARGS="--profile dev" \
+	  $(DIST_TEST)/sdist/bin/python -m pip install --quiet \
 	  --disable-pip-version-check --no-binary erpdata $(DIST_SDIST)
 	cd $(DIST_TEST) && ERPDATA_SANDBOX_BIN=$(DIST_SANDBOX) $(DIST_TEST)/sdist/bin/python \
 	  $(ROOT)/tests/python/wheel_smoke.py --no-shipped-sandbox
@@ -147,15 +156,17 @@ test-dist-npm: dist-npm dist-wheel
 	@echo "npm tarball: ESM, CommonJS and TypeScript consumers passed"
 
 # The packaged crate, unpacked, as a path dependency of a scratch project
-# (feature blocking) whose program runs against the sandbox.
+# (feature blocking) whose program runs against the sandbox: the build
+# cargo package's verify step would make, and more.
+test-dist-crate: CRATE_VERIFY := --no-verify
 test-dist-crate: dist-crate dist-wheel
 	rm -rf $(DIST_TEST)/crate && mkdir -p $(DIST_TEST)/crate
 	tar -xzf $(DIST_CRATE) -C $(DIST_TEST)/crate
 	cp -r tests/dist/crate $(DIST_TEST)/crate/smoke
 	sed -i 's|@ERPDATA_PATH@|$(DIST_TEST)/crate/erpdata-$(DIST_VERSION)|' $(DIST_TEST)/crate/smoke/Cargo.toml
 	cp Cargo.lock $(DIST_TEST)/crate/smoke/  # the dependency versions the workspace tests
-	cd $(DIST_TEST)/crate/smoke && CARGO_TARGET_DIR=$(DIST_BUILD)/crate-smoke cargo build --quiet
-	scripts/with-sandbox.sh $(DIST_SANDBOX) $(DIST_BUILD)/crate-smoke/debug/erpdata-crate-smoke
+	cd $(DIST_TEST)/crate/smoke && CARGO_TARGET_DIR=$(DIST_DEBUG) cargo build --quiet
+	scripts/with-sandbox.sh $(DIST_SANDBOX) $(DIST_DEBUG)/debug/erpdata-crate-smoke
 
 # The pages as a new user reads them: every python, js and sh block that
 # names the quickstart URL (and every edge handler) run, and the ts blocks

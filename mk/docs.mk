@@ -22,8 +22,7 @@ TYPEDOC         := $(DOCS_TOOLS)/node_modules/.bin/typedoc
 docs: docs-rust docs-python docs-js
 	$(MAKE) --no-print-directory docs-guides
 
-# Every feature, warnings denied; test-rust builds it first, so test-docs
-# finds it done.
+# Every feature, warnings denied; test-rust needs it too (one build a run).
 docs-rust:
 	CARGO_TARGET_DIR=$(DOCS_CARGO_DIR) RUSTDOCFLAGS=-Dwarnings \
 	  cargo doc --no-deps --quiet -p erpdata --features $(DOCS_FEATURES)
@@ -33,8 +32,9 @@ docs-rust:
 	printf '%s\n' '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=erpdata/index.html"><title>erpdata</title><p><a href="erpdata/index.html">The erpdata crate</a></p>' \
 	  >$(DOCS_OUT)/rust/index.html
 
-# pdoc imports the package: the native module must be built (make python).
-docs-python: venv $(if $(wildcard python/erpdata/_core*.so),,python)
+# pdoc imports the package: the native module must be built, and not be
+# rebuilt while pdoc reads it (make python, once per make run).
+docs-python: venv python
 	rm -rf $(DOCS_OUT)/python
 	PYTHONPATH=$(ROOT)/python $(VENV)/bin/pdoc erpdata erpdata.cli --docformat restructuredtext \
 	  --no-search --template-directory tests/docs/tools/pdoc -o $(DOCS_OUT)/python

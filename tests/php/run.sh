@@ -54,8 +54,10 @@ if ! have_all; then
   mkdir -p "$WORK"
   # Quiet until it worked: a run that cannot install says so in one line.
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >"$WORK/apt.log" 2>&1 || skip "apt-get update failed (see target/php/apt.log)"
-  apt-get install -y -qq php-cli php-mysql mariadb-server >>"$WORK/apt.log" 2>&1 ||
+  # One apt-get at a time (scripts/chromium.sh may be installing beside this).
+  APT=(flock "$ROOT/target/apt.lock" apt-get)
+  "${APT[@]}" update -qq >"$WORK/apt.log" 2>&1 || skip "apt-get update failed (see target/php/apt.log)"
+  "${APT[@]}" install -y -qq php-cli php-mysql mariadb-server >>"$WORK/apt.log" 2>&1 ||
     skip "apt-get install php-cli php-mysql mariadb-server failed (see target/php/apt.log)"
   have_all || skip "php or mariadb still missing after apt-get install (see target/php/apt.log)"
   say "installed php-cli php-mysql mariadb-server with apt-get"
