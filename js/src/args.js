@@ -1,5 +1,6 @@
 // What every call does with its options before the core sees them.
 import { invalidInput } from "./errors.js";
+import { loadWasm } from "./wasm.js";
 
 /**
  * A call's options object: `undefined` and `null` mean none; anything else
@@ -11,6 +12,22 @@ export function optionsOf(options, field = "options") {
   if (typeof options !== "object")
     throw invalidInput(field, `must be an object, got ${typeof options}`);
   return options;
+}
+
+/**
+ * Refuses a key of `options` that is none of `known` (the options `where`,
+ * a constructor or method, takes): a misspelt or snake_case option would
+ * otherwise be ignored without a word, its default used instead. The error
+ * names the key, never its value (it may be a token), and the known option
+ * it most likely meant, by the core's rule (`access_token`: accessToken).
+ */
+export function refuseUnknown(options, known, where) {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const meant = loadWasm().closestName(key, known);
+    const hint = meant ? `did you mean ${meant}?` : `it takes ${known.join(", ")}`;
+    throw invalidInput(key, `is not an option of ${where}; ${hint}`);
+  }
 }
 
 /**

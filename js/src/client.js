@@ -4,7 +4,7 @@
 // is implemented here.
 
 import { AjaxAnswer } from "./answer.js";
-import { optionsOf, today } from "./args.js";
+import { optionsOf, refuseUnknown, today } from "./args.js";
 import { batchRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
@@ -61,6 +61,25 @@ function checkSignal(signal) {
 /** The options a call takes on top of the client's defaults. */
 const CALL_OPTIONS = ["timeoutMs", "connectTimeoutMs", "readTimeoutMs", "maxRetries"];
 
+/** The options every call takes (CallOptions in index.d.ts). */
+const EVERY_CALL = ["numbers", "schema", "inferStrings", "signal", ...CALL_OPTIONS];
+
+/** The options of the constructor (ErpClientOptions in index.d.ts). */
+const CLIENT_OPTIONS = [
+  ...Object.keys(ENV),
+  "fetch",
+  "allowInsecureHttp",
+  "ajaxToken",
+  "dangerouslyAllowBrowser",
+  ...CALL_OPTIONS,
+];
+
+/** The options of the plans (DuesTableOptions and the two below it in index.d.ts). */
+const PLAN_OPTIONS = [...EVERY_CALL, "concurrency"];
+const ACCOUNT_TABLE = ["accounts", "asOf", "accountsTable", "companyId", "yearId"];
+const AGING_OPTIONS = [...PLAN_OPTIONS, ...ACCOUNT_TABLE, "buckets"];
+const CREDIT_OPTIONS = [...PLAN_OPTIONS, ...ACCOUNT_TABLE, "payDays"];
+
 /** The given members of `options` among `keys` (`null` is not given). */
 function given(options, keys) {
   const out = {};
@@ -89,6 +108,16 @@ function operationOf(name) {
   return operations.get(name);
 }
 
+/**
+ * The options a call of operation `name` takes: every call's, and the
+ * operation's parameters that its method does not take as arguments
+ * (`companyId` of `table`, `sendToken` of every function of ajax.php).
+ */
+function optionsOfOperation(name, args) {
+  const params = operationOf(name).params.map((p) => p.js_name);
+  return [...EVERY_CALL, ...params.filter((param) => !(param in args))];
+}
+
 /** What a call's value becomes, by the operation's answer kind. */
 const ANSWERS = {
   dues: (value, numbers) => new Dues(value, numbers),
@@ -106,6 +135,7 @@ export class ErpClient extends AjaxFunctions {
   constructor(options) {
     super();
     options = optionsOf(options);
+    refuseUnknown(options, CLIENT_OPTIONS, "ErpClient");
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
     }
@@ -122,7 +152,7 @@ export class ErpClient extends AjaxFunctions {
       settings[key] = options[key] ?? env[name];
     }
     if (settings.baseUrl === undefined || settings.baseUrl === null) {
-      throw invalidInput("base_url", "not given; pass baseUrl or set ERPDATA_BASE_URL");
+      throw invalidInput("baseUrl", "is required: pass one or set ERPDATA_BASE_URL");
     }
     settings.allowInsecureHttp = options.allowInsecureHttp;
     settings.ajaxToken = options.ajaxToken;
@@ -176,8 +206,10 @@ export class ErpClient extends AjaxFunctions {
     return this.#invoke(name, args, options);
   }
 
-  async #invoke(name, args, options) {
+  /** `method`: the public method called, as errors name it. */
+  async #invoke(name, args, options, method = name) {
     options = optionsOf(options);
+    refuseUnknown(options, optionsOfOperation(name, args), `${method}()`);
     checkSignal(options.signal);
     const operation = operationOf(name);
     const all = { ...args };
@@ -218,8 +250,9 @@ export class ErpClient extends AjaxFunctions {
    * time, handed back in any order. The first failure abandons the calls
    * still running; the caller's signal ends them all.
    */
-  async #plan(make, options) {
+  async #plan(make, options, known, method) {
     options = optionsOf(options);
+    refuseUnknown(options, known, `${method}()`);
     const { signal } = options;
     checkSignal(signal);
     const planOptions = { ...readingOf(options), ...this.#options(options) };
@@ -266,12 +299,12 @@ export class ErpClient extends AjaxFunctions {
 
   /** What a customer owes (`type=RECEIPT`). */
   receivables(acid, options) {
-    return this.#invoke("dues", { acid, kind: "RECEIPT" }, options);
+    return this.#invoke("dues", { acid, kind: "RECEIPT" }, options, "receivables");
   }
 
   /** What is owed to a supplier (`type=PAYMENT`). */
   payables(acid, options) {
-    return this.#invoke("dues", { acid, kind: "PAYMENT" }, options);
+    return this.#invoke("dues", { acid, kind: "PAYMENT" }, options, "payables");
   }
 
   /**
@@ -290,7 +323,8 @@ export class ErpClient extends AjaxFunctions {
    * before anything is sent; the first failure is thrown.
    */
   duesTable(acids, kind, options) {
-    return this.#plan((c, o) => c.duesTable({ ...options, acids, kind }, o), options);
+    const make = (c, o) => c.duesTable({ ...options, acids, kind }, o);
+    return this.#plan(make, options, PLAN_OPTIONS, "duesTable");
   }
 
   /**
@@ -301,7 +335,8 @@ export class ErpClient extends AjaxFunctions {
    */
   aging(kind = "receipt", options) {
     const asOf = options?.asOf ?? today();
-    return this.#plan((c, o) => c.aging({ ...options, kind, asOf }, o), options);
+    const make = (c, o) => c.aging({ ...options, kind, asOf }, o);
+    return this.#plan(make, options, AGING_OPTIONS, "aging");
   }
 
   /**
@@ -312,7 +347,8 @@ export class ErpClient extends AjaxFunctions {
    */
   creditStatus(options) {
     const asOf = options?.asOf ?? today();
-    return this.#plan((c, o) => c.creditStatus({ ...options, asOf }, o), options);
+    const make = (c, o) => c.creditStatus({ ...options, asOf }, o);
+    return this.#plan(make, options, CREDIT_OPTIONS, "creditStatus");
   }
 
   /**
@@ -339,6 +375,11 @@ export class ErpClient extends AjaxFunctions {
    */
   streamTable(name, options) {
     options = optionsOf(options);
+    refuseUnknown(
+      options,
+      [...optionsOfOperation("table", { name }), "batchRows"],
+      "streamTable()",
+    );
     const { companyId, yearId, method, numbers, signal } = options;
     checkSignal(signal);
     const callOptions = this.#options(options, options.batchRows);

@@ -30,7 +30,11 @@ export class ErpError extends Error {
 export class InvalidInputError extends ErpError {
   constructor(message, { field, reason, ...rest } = {}) {
     super(message, { ...rest, kind: "invalid_input" });
-    /** The parameter, as the core names it (`acid`, `table`, `company_id`...). */
+    /**
+     * The option or parameter, as this package spells it (`acid`, `table`,
+     * `companyId`, `timeoutMs`...; the core's wasm glue spells the core's
+     * names so), or an environment variable (`ERPDATA_BASE_URL`).
+     */
     this.field = field;
     this.reason = reason;
   }
@@ -133,8 +137,9 @@ export function fromCore(raw, cause) {
 }
 
 /**
- * An InvalidInputError made in JS, for options only JS has (timeoutMs...);
- * the message has the core's shape, `invalid FIELD: REASON`.
+ * An InvalidInputError made in JS, for options only JS has (signal,
+ * fetch...) and options it does not know; `field` as JS spells it, the
+ * message in the core's shape, `invalid FIELD: REASON`.
  */
 export function invalidInput(field, reason) {
   return new InvalidInputError(`invalid ${field}: ${reason}`, { field, reason });

@@ -2,7 +2,7 @@
 // (a table's typed batch goes back into the core, so every figure is the
 // one Python and Rust compute, to the cent).
 import { AjaxAnswer } from "./answer.js";
-import { optionsOf, today } from "./args.js";
+import { optionsOf, refuseUnknown, today } from "./args.js";
 import { invalidInput } from "./errors.js";
 import { core, Table, tableBatch } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -39,7 +39,9 @@ function asOfOf(asOf) {
  * `doc_date`; `balance`, `outstanding`, `amount`) unless named.
  */
 export function aging(dues, options) {
-  const { asOf, buckets, dueDateColumn, balanceColumn } = optionsOf(options);
+  options = optionsOf(options);
+  refuseUnknown(options, ["asOf", "buckets", "dueDateColumn", "balanceColumn"], "aging()");
+  const { asOf, buckets, dueDateColumn, balanceColumn } = options;
   const { batch, numbers } = batchOf("dues", dues);
   const out = core(() =>
     loadWasm().aging(batch, asOfOf(asOf), buckets, dueDateColumn, balanceColumn, numbers),
@@ -54,7 +56,7 @@ function payDaysText(acid, value) {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value === "bigint") return value.toString();
   throw invalidInput(
-    "pay_days",
+    "payDays",
     `${acid}: must be an avgPayDays answer, a number or decimal text, got ${typeof value}`,
   );
 }
@@ -70,7 +72,9 @@ function payDaysText(acid, value) {
  * has its row, `outstanding` and `overdue` zero.
  */
 export function creditStatus(accounts, dues, options) {
-  const { payDays, asOf, acids } = optionsOf(options);
+  options = optionsOf(options);
+  refuseUnknown(options, ["payDays", "asOf", "acids"], "creditStatus()");
+  const { payDays, asOf, acids } = options;
   const a = batchOf("accounts", accounts);
   const d = batchOf("dues", dues);
   const entries =

@@ -83,6 +83,12 @@ export type Value = JsonValue;
 /** One row: its fields in the order the service sent them. */
 export type Row = Record<string, Value>;
 
+/**
+ * The constructor's options. A key not listed here (a misspelt or
+ * snake_case option: `accesToken`, `access_token`) is refused with an
+ * InvalidInputError naming it and the option it most likely meant, as is
+ * any key a call's options object does not take.
+ */
 export interface ErpClientOptions extends LimitOptions {
   /** The service's base URL; default `ERPDATA_BASE_URL`. A path prefix is kept. */
   baseUrl?: string;
@@ -138,7 +144,7 @@ export interface TypingOptions {
  * The limits of a call, decided and checked by the core (`ErpClient.limits`
  * has its defaults and ranges): given to the client, they are every call's
  * defaults; given to one call, they override them for it. Out of range is
- * an InvalidInputError naming the core's field (`timeout`, `max_retries`).
+ * an InvalidInputError naming the option (`timeoutMs`, `maxRetries`).
  */
 export interface LimitOptions {
   /**
@@ -186,7 +192,7 @@ export interface Limits {
   concurrency: { min: number; max: number };
 }
 
-/** Options every call takes. */
+/** Options every call takes (a key a call does not take is refused before sending). */
 export interface CallOptions extends TypingOptions, LimitOptions {
   numbers?: Numbers;
   /** Aborts the call (and its retries); the call then rejects with a TransportError (`aborted: true`). */
@@ -592,7 +598,12 @@ export declare class ErpError extends Error {
 export declare class InvalidInputError extends ErpError {
   constructor(message: string, options?: { field?: string; reason?: string });
   readonly kind: "invalid_input";
-  /** The parameter as the core names it: `acid`, `kind`, `table`, `company_id`, `base_url`... */
+  /**
+   * The option or parameter as this package spells it (`acid`, `kind`,
+   * `table`, `companyId`, `baseUrl`, `timeoutMs`...), an environment
+   * variable (`ERPDATA_BASE_URL`), or an option given that the call does
+   * not take (the message then names the one it most likely meant).
+   */
   readonly field: string;
   readonly reason: string;
 }

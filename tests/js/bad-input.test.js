@@ -151,10 +151,12 @@ const oneOf =
 const NOT_SENT = Symbol("not sent");
 
 /**
- * Calls `call(value)`; asserts a refusal named `field` with nothing sent,
- * or (when `rule` allows) an accepted call whose requests `sent(log)` checks.
+ * Calls `call(value)`; asserts a refusal named `field` (or `field(value)`)
+ * with nothing sent, or (when `rule` allows) an accepted call whose
+ * requests `sent(log)` checks.
  */
-async function check({ value, rule, field, call, sent }) {
+async function check({ value, rule, field: fieldOf, call, sent }) {
+  const field = typeof fieldOf === "function" ? fieldOf(value) : fieldOf;
   const verdict = rule(value);
   const totalBefore = await totalSeen(sandbox.url);
   const key = freshKey("jsbad");
@@ -319,14 +321,17 @@ describe("every parameter refuses what it cannot send", () => {
       streamTable: [(c, v) => drain(c.streamTable("account", v)), null],
     };
     // Strings, numbers, symbols... are not options; null and undefined mean
-    // none; an object (or array) without the known members means defaults.
+    // none; an object (or array) without members means defaults, and one
+    // with members the call does not take (all of those generated here) is
+    // refused for the first of them.
     const notAnObject = (v) => !isNullish(v) && typeof v !== "object" && typeof v !== "function";
+    const keys = (v) => (isNullish(v) ? [] : Object.keys(v));
     for (const [call, missing] of Object.values(calls)) {
       await property(
         anyValue.filter((v) => typeof v !== "function"),
         {
-          field: "options",
-          rule: (v) => (notAnObject(v) ? "refuse" : "accept"),
+          field: (v) => (notAnObject(v) ? "options" : keys(v)[0]),
+          rule: (v) => (notAnObject(v) || keys(v).length > 0 ? "refuse" : "accept"),
           call: async (v, url) => {
             try {
               await call(client(url), v);
@@ -361,8 +366,8 @@ describe("every parameter refuses what it cannot send", () => {
 
   test("companyId and yearId per call", async () => {
     for (const [option, field, param] of [
-      ["companyId", "company_id", "compid"],
-      ["yearId", "year_id", "yearid"],
+      ["companyId", "companyId", "compid"],
+      ["yearId", "yearId", "yearid"],
     ]) {
       // undefined and null fall back to the configured default.
       const rule = (v) => (isNullish(v) ? (option === "companyId" ? "1" : "2025") : idRule(v));
@@ -452,8 +457,8 @@ describe("every parameter refuses what it cannot send", () => {
         fc.integer({ min: 1_048_570, max: 2 ** 31 + 5 }),
       ),
       {
-        // The core's range and field name (ErpClient.limits.batchRows).
-        field: "batch_rows",
+        // The core's range (ErpClient.limits.batchRows), named as JS spells it.
+        field: "batchRows",
         rule: (v) =>
           isNullish(v) || (Number.isSafeInteger(v) && v >= 1 && v <= 1_048_576)
             ? "accept"
@@ -512,8 +517,8 @@ describe("the finance views check every input before fetching anything", () => {
     });
 
   test("asOf", async () => {
-    await property(dates, { field: "as_of", rule: asOfRule, call: aging((v) => ({ asOf: v })) });
-    await property(dates, { field: "as_of", rule: asOfRule, call: credit((v) => ({ asOf: v })) });
+    await property(dates, { field: "asOf", rule: asOfRule, call: aging((v) => ({ asOf: v })) });
+    await property(dates, { field: "asOf", rule: asOfRule, call: credit((v) => ({ asOf: v })) });
   });
 
   test("buckets", () =>
@@ -572,7 +577,7 @@ describe("the finance views check every input before fetching anything", () => {
 
   test("payDays and accountsTable", async () => {
     await property(anyValue, {
-      field: "pay_days",
+      field: "payDays",
       rule: (v) => (v === undefined || typeof v === "boolean" ? "accept" : "refuse"),
       call: credit((v) => ({ payDays: v })),
     });
@@ -600,7 +605,7 @@ describe("the constructor refuses what it cannot use", () => {
 
   test("baseUrl", () =>
     property(anyValue, {
-      field: "base_url",
+      field: "baseUrl",
       // A URL the core takes is not called: it could point anywhere.
       rule: (v) => (typeof v === "string" && /^https?:\/\//i.test(v) ? "either" : "refuse"),
       call: (v) => {
@@ -614,13 +619,13 @@ describe("the constructor refuses what it cannot use", () => {
       ["project", "project", (c) => c.table("account"), (req) => form(req).get("project")],
       [
         "projectFolder",
-        "project_folder",
+        "projectFolder",
         (c) => c.receivables("C001"),
         (req) => query(req).get("sys_projectfolder"),
       ],
       [
         "accessToken",
-        "access_token",
+        "accessToken",
         (c) => c.table("account"),
         (req) => form(req).get("accesstoken"),
       ],
@@ -648,8 +653,8 @@ describe("the constructor refuses what it cannot use", () => {
 
   test("companyId and yearId", async () => {
     for (const [option, field, param] of [
-      ["companyId", "company_id", "compid"],
-      ["yearId", "year_id", "yearid"],
+      ["companyId", "companyId", "compid"],
+      ["yearId", "yearId", "yearid"],
     ]) {
       await property(
         anyValue.filter((v) => !isNullish(v)),
@@ -665,7 +670,7 @@ describe("the constructor refuses what it cannot use", () => {
 
   test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, fetch, allowInsecureHttp", async () => {
     // The core's ranges (ErpClient.limits): a limit above 0 and at most a
-    // day, 0 to 10 retries; its errors name its fields.
+    // day, 0 to 10 retries; its errors name the option.
     // (Checked in seconds, as the core has them: 5e-324 ms is 0 s.)
     const limit = (v) =>
       isNullish(v) || (typeof v === "number" && v / 1000 > 0 && v / 1000 <= 86_400);
@@ -677,17 +682,10 @@ describe("the constructor refuses what it cannot use", () => {
       fetch: (v) => isNullish(v) || typeof v === "function",
       allowInsecureHttp: (v) => isNullish(v) || typeof v === "boolean",
     };
-    const fields = {
-      allowInsecureHttp: "allow_insecure_http",
-      timeoutMs: "timeout",
-      connectTimeoutMs: "timeout",
-      readTimeoutMs: "timeout",
-      maxRetries: "max_retries",
-    };
     for (const [option, valid] of Object.entries(options)) {
       const near = fc.oneof(fc.double({ min: 1, max: 2 ** 31 }), fc.integer({ min: -2, max: 12 }));
       await property(fc.oneof(anyValue, near), {
-        field: fields[option] ?? option,
+        field: option,
         rule: (v) => (valid(v) ? "accept" : "refuse"),
         call: construct(option),
       });
@@ -707,7 +705,7 @@ describe("the constructor refuses what it cannot use", () => {
     for (const v of [undefined, null]) {
       assert.throws(
         () => new ErpClient(v),
-        (err) => err instanceof InvalidInputError && err.field === "base_url",
+        (err) => err instanceof InvalidInputError && err.field === "baseUrl",
       );
     }
   });

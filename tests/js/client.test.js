@@ -190,7 +190,7 @@ describe("table", () => {
     const c = client({ companyId: undefined, fetch });
     await assert.rejects(c.table("account"), (err) => {
       assert.ok(err instanceof InvalidInputError && err instanceof ErpError);
-      assert.equal(err.field, "company_id");
+      assert.equal(err.field, "companyId");
       return true;
     });
     assert.equal(calls.length, 0);
@@ -273,7 +273,7 @@ describe("configuration from the environment", () => {
       () => new ErpClient({ project: "demo" }),
       (err) => {
         assert.ok(err instanceof InvalidInputError);
-        assert.equal(err.field, "base_url");
+        assert.equal(err.field, "baseUrl");
         assert.match(err.message, /ERPDATA_BASE_URL/);
         return true;
       },

@@ -91,16 +91,16 @@ describe("nothing is sent for invalid input", () => {
     }
     await assert.rejects(
       c.table("account", { companyId: 0.5 }),
-      (err) => err.field === "company_id",
+      (err) => err.field === "companyId",
     );
-    await assert.rejects(c.table("account", { yearId: false }), (err) => err.field === "year_id");
+    await assert.rejects(c.table("account", { yearId: false }), (err) => err.field === "yearId");
     assert.throws(
       () => client(url, { companyId: {} }),
-      (err) => err.field === "company_id",
+      (err) => err.field === "companyId",
     );
     assert.throws(
       () => client(url, { yearId: 20.25 }),
-      (err) => err.field === "year_id",
+      (err) => err.field === "yearId",
     );
   });
 
@@ -134,36 +134,36 @@ describe("nothing is sent for invalid input", () => {
   test("bad options", () => {
     assert.throws(
       () => client(url, { timeoutMs: 0 }),
-      (err) => err.field === "timeout" && /total/.test(err.message),
+      (err) => err.field === "timeoutMs" && /^invalid timeoutMs: .*milliseconds/.test(err.message),
     );
     assert.throws(
       () => client(url, { timeoutMs: Infinity }),
-      (err) => err.field === "timeout",
+      (err) => err.field === "timeoutMs",
     );
     assert.throws(
       () => client(url, { readTimeoutMs: -5 }),
-      (err) => err.field === "timeout" && /read/.test(err.message),
+      (err) => err.field === "readTimeoutMs" && /got -5$/.test(err.message),
     );
     assert.throws(
       () => client(url, { maxRetries: -1 }),
-      (err) => err.field === "max_retries",
+      (err) => err.field === "maxRetries",
     );
     assert.throws(
       () => client(url, { maxRetries: 11 }),
-      (err) => err.field === "max_retries" && /0 to 10/.test(err.message),
+      (err) => err.field === "maxRetries" && /0 to 10/.test(err.message),
     );
     assert.throws(
       () => client("ftp://x/"),
-      (err) => check(err, InvalidInputError) && err.field === "base_url",
+      (err) => check(err, InvalidInputError) && err.field === "baseUrl",
     );
     assert.throws(
       () => client("http://erp.example.com/"),
-      (err) => err.field === "base_url" && /unencrypted/.test(err.message),
+      (err) => err.field === "baseUrl" && /unencrypted/.test(err.message),
     );
     assert.ok(client("http://erp.example.com/", { allowInsecureHttp: true }));
     assert.throws(
       () => client(url, { accessToken: "a b" }),
-      (err) => err.field === "access_token",
+      (err) => err.field === "accessToken",
     );
   });
 });

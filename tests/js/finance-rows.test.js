@@ -36,7 +36,8 @@ test("balances as JS numbers, integers or exact text age alike", () => {
     [[1500, 20], "string", "1520"],
     [["0.10", "0.20"], undefined, 0.3],
   ]) {
-    const report = aging(table(DUES(balances), numbers), { asOf: "2025-06-30", numbers });
+    // The report reads numbers as its table was read.
+    const report = aging(table(DUES(balances), numbers), { asOf: "2025-06-30" });
     assert.equal(report.rows[0].total, total, `${balances} ${numbers}`);
   }
 });

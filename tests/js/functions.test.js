@@ -119,7 +119,7 @@ test("the token goes to ajax.php only when asked", async () => {
   await assert.rejects(() => everywhere.duesSummary({ sendToken: false }), ServiceError);
   assert.throws(
     () => new ErpClient({ baseUrl: guarded.url, project: "demo", ajaxToken: true }),
-    (err) => err instanceof InvalidInputError && err.field === "ajax_token",
+    (err) => err instanceof InvalidInputError && err.field === "ajaxToken",
   );
 });
 

@@ -160,15 +160,15 @@ describe("streamTable", () => {
   test("invalid options throw before sending", () => {
     assert.throws(
       () => client().streamTable("sales_invoice", { batchRows: 0 }),
-      (err) => err.field === "batch_rows",
+      (err) => err.field === "batchRows",
     );
     assert.throws(
       () => client().streamTable("sales_invoice", { batchRows: 1_048_577 }),
-      (err) => err.field === "batch_rows" && /1 to 1048576/.test(err.message),
+      (err) => err.field === "batchRows" && /1 to 1048576/.test(err.message),
     );
     assert.throws(
       () => client().streamTable("sales_invoice", { timeoutMs: -1 }),
-      (err) => err.field === "timeout",
+      (err) => err.field === "timeoutMs",
     );
     assert.throws(
       () => client().streamTable("a b"),

@@ -114,10 +114,21 @@ export function thrown(fn) {
 }
 
 /**
- * `err` against an `expect_error`: its class and kind, `field`, `status`,
- * `message_contains` (one string or a list), `not_contains`.
+ * An `expect_error` as JavaScript shows it: its `js` members, where a
+ * vector gives them (JS spells the core's field names its own way:
+ * `companyId`), over the language-neutral ones.
  */
-export function checkError(err, expected) {
+export function forJs(expected) {
+  return { ...expected, ...expected.js };
+}
+
+/**
+ * `err` against an `expect_error` (see `forJs`): its class and kind,
+ * `field`, `status`, `message_contains` (one string or a list),
+ * `not_contains`.
+ */
+export function checkError(err, expectError) {
+  const expected = forJs(expectError);
   const cls = ERRORS[expected.kind];
   assert.ok(cls, `unknown kind ${expected.kind}`);
   assert.ok(err instanceof cls, `expected ${cls.name}, got ${err?.name}: ${err?.message}`);

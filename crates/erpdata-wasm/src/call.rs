@@ -368,8 +368,7 @@ pub fn limits() -> JsValue {
 /// Checks a call's options (`{timeoutMs, connectTimeoutMs, readTimeoutMs,
 /// maxRetries, batchRows}`, each `undefined`/`null` for the default) as
 /// the core does, and gives them with every default filled in; throws the
-/// `invalid_input` error naming the field (`timeout`, `max_retries`,
-/// `batch_rows`).
+/// `invalid_input` error naming the option.
 #[wasm_bindgen(js_name = checkCallOptions)]
 pub fn check_call_options(options: &JsValue) -> JsResult<JsValue> {
     let (call, batch_rows) = call_options(options)?;
@@ -395,20 +394,25 @@ fn call_options(options: &JsValue) -> Result<(CallOptions, usize), Error> {
             return Ok(None);
         }
         value.as_f64().map(Some).ok_or_else(|| {
-            let field = match key {
-                "maxRetries" => "max_retries",
-                "batchRows" => "batch_rows",
-                _ => "timeout",
+            // Named as the core names them; a time limit as the core's
+            // `timeout` errors do, by the limit.
+            let (field, limit) = match key {
+                "maxRetries" => ("max_retries", ""),
+                "batchRows" => ("batch_rows", ""),
+                "connectTimeoutMs" => ("timeout", "connect "),
+                "readTimeoutMs" => ("timeout", "read "),
+                _ => ("timeout", "total "),
             };
-            invalid(field, format!("{key} must be a number"))
+            let got = crate::convert::describe(&value);
+            invalid(field, format!("{limit}must be a number, got {got}"))
         })
     };
-    let total = get("timeoutMs")?.map_or(DEFAULT_TOTAL_TIMEOUT.as_secs_f64(), |m| m / 1000.0);
+    let total = get("timeoutMs")?.unwrap_or(ms(DEFAULT_TOTAL_TIMEOUT));
     // A limit left out is its default, but never longer than the total.
-    let capped = |d: Duration| d.as_secs_f64().min(total.max(0.0));
-    let connect = get("connectTimeoutMs")?.map_or(capped(DEFAULT_CONNECT_TIMEOUT), |m| m / 1000.0);
-    let read = get("readTimeoutMs")?.map_or(capped(DEFAULT_READ_TIMEOUT), |m| m / 1000.0);
-    let timeouts = Timeouts::from_secs_f64(total, connect, read)?;
+    let capped = |d: Duration| ms(d).min(total.max(0.0));
+    let connect = get("connectTimeoutMs")?.unwrap_or(capped(DEFAULT_CONNECT_TIMEOUT));
+    let read = get("readTimeoutMs")?.unwrap_or(capped(DEFAULT_READ_TIMEOUT));
+    let timeouts = Timeouts::from_millis_f64(total, connect, read)?;
     let max_retries = match get("maxRetries")? {
         None => DEFAULT_MAX_RETRIES,
         Some(n) => check_max_retries(whole("max_retries", n, MAX_RETRIES as f64, 0.0)?)?,

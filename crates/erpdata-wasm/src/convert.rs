@@ -95,7 +95,8 @@ fn member(options: &JsValue, key: &str) -> JsValue {
 }
 
 /// The config from the options object; field names in errors are the
-/// core's (`base_url`, `company_id`, ...), the same in every language.
+/// core's (`base_url`, `company_id`, ...), which `errors::to_js` spells as
+/// JS does (`baseUrl`, `companyId`).
 pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
     if !options.is_object() {
         return Err(invalid(

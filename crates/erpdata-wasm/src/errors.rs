@@ -13,14 +13,19 @@
 //! `js/src/errors.js`, where users can subclass-check and document them, and
 //! that layer turns these into instances. `message` is the core's `Display`,
 //! already redacted.
+//!
+//! The glue names fields as the core does (`company_id`); here, once, an
+//! error is spelled for JS (`companyId`, `timeoutMs`) by the core's own
+//! rule (`Error::js_spelled`), so no call site and no JS code renames.
 
 use erpdata::Error;
 use js_sys::Object;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use crate::convert::set;
 
 pub(crate) fn to_js(err: &Error) -> JsValue {
+    let err = &err.js_spelled();
     let obj = Object::new();
     set(&obj, "kind", &err.kind().into());
     set(&obj, "message", &err.to_string().into());
@@ -91,3 +96,11 @@ impl From<Thrown> for JsValue {
 
 /// An exported function's result.
 pub type JsResult<T> = Result<T, Thrown>;
+
+/// The name among `known` that `given` most likely meant, if one is close
+/// (the core's `closest`): the "did you mean" of an unknown option.
+#[wasm_bindgen(js_name = closestName)]
+pub fn closest_name(given: &str, known: Vec<String>) -> Option<String> {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    erpdata::closest(given, &known).map(str::to_owned)
+}

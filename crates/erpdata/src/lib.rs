@@ -113,7 +113,7 @@ for batch in client.stream_table("sales_invoice")? {
 // The core's lower modules in import order: each imports only modules
 // listed before it, so none is in an import cycle and each can be read and
 // changed knowing just those:
-//   token, redact, source, error, date, validate, config,
+//   token, redact, source, error, spelling, date, validate, config,
 //   cell, excerpt, php_notice, decode.
 // Redaction is its own module so that excerpts, error chains and the
 // decoder need not know `Config`; decode meets it only in its public
@@ -149,6 +149,7 @@ mod request;
 mod response;
 mod retry;
 mod source;
+mod spelling;
 mod token;
 pub mod validate;
 
@@ -199,6 +200,7 @@ pub use request::{FORM_CONTENT_TYPE, USER_AGENT_VALUE};
 pub use response::{Dues, Table};
 pub use retry::{Decision, Outcome, RetryPolicy};
 pub use source::TransportSource;
+pub use spelling::{closest, js_name};
 pub use token::{AccessToken, REDACTED};
 /// The Arrow crates this crate's Arrow output is built with (feature
 /// `arrow`), so that callers use the same versions.

@@ -96,23 +96,41 @@ impl Timeouts {
             read: Duration::from_secs_f64(read),
         })
     }
+
+    /// [`Timeouts::from_secs_f64`] for limits given in milliseconds (the
+    /// JavaScript package's options): the same range, and an error that
+    /// quotes it and the value in milliseconds, as the caller gave them.
+    pub fn from_millis_f64(total: f64, connect: f64, read: f64) -> Result<Self> {
+        check_millis("total", total)?;
+        check_millis("connect", connect)?;
+        check_millis("read", read)?;
+        Self::from_secs_f64(total / 1000.0, connect / 1000.0, read / 1000.0)
+    }
 }
 
 fn check_seconds(name: &str, secs: f64) -> Result<()> {
+    check_limit(name, secs, secs, "seconds", MAX_TIMEOUT.as_secs())
+}
+
+/// Checked as seconds (a fraction of a millisecond too small for a double
+/// in seconds is 0), quoted as given.
+fn check_millis(name: &str, millis: f64) -> Result<()> {
+    let max = MAX_TIMEOUT.as_millis() as u64;
+    check_limit(name, millis / 1000.0, millis, "milliseconds", max)
+}
+
+fn check_limit(name: &str, secs: f64, given: f64, unit: &str, max: u64) -> Result<()> {
     if secs.is_finite() && secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64() {
         return Ok(());
     }
-    let shown = if secs.is_nan() {
+    let shown = if given.is_nan() {
         "NaN".to_owned()
     } else {
-        format!("{secs}")
+        format!("{given}")
     };
     Err(Error::invalid(
         "timeout",
-        format!(
-            "{name} must be a number of seconds above 0 and at most {}, got {shown}",
-            MAX_TIMEOUT.as_secs()
-        ),
+        format!("{name} must be a number of {unit} above 0 and at most {max}, got {shown}"),
     ))
 }
 
@@ -192,6 +210,17 @@ mod tests {
             let err = Timeouts::from_secs_f64(total, connect, read).unwrap_err();
             assert!(matches!(&err, Error::InvalidInput { field, .. } if field == "timeout"));
         }
+        let err = Timeouts::from_millis_f64(1.0, 1.0, -5.0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid timeout: read must be a number of milliseconds above 0 and at most \
+             86400000, got -5"
+        );
+        assert_eq!(
+            Timeouts::from_millis_f64(1500.0, 10.0, 86_400_000.0).unwrap(),
+            Timeouts::from_secs_f64(1.5, 0.01, 86_400.0).unwrap()
+        );
+        assert!(Timeouts::from_millis_f64(86_400_001.0, 1.0, 1.0).is_err());
         assert_eq!(check_max_retries(3).unwrap(), 3);
         assert!(check_max_retries(-1).is_err());
         assert!(check_max_retries(11).is_err());

@@ -9,20 +9,21 @@
 use erpdata::ClientOptions;
 use erpdata::{
     account_ids, aging, check_batch_rows, check_concurrency, check_max_retries, civil_from_days,
-    credit_status, credit_status_of, operation, pay_days, pay_days_of_text, unify_schemas,
-    write_timestamp, AccessToken, Action, AgingOptions, AgingPlan, AjaxAnswer, AjaxFunction,
-    AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap, Call, CallInfo,
-    CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder, CreditStatusPlan,
-    Decision, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Dues, DuesKind, DuesQuery,
-    Error, Finished, Head, Id, Invocation, Method, Operation, OperationSink, Outcome, Output,
-    Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row, Schema, Sent, Sink, StreamEnd,
-    Table, TableBatches, TableDecoder, TableQuery, TableStream, Texts, Timeouts, TransportKind,
-    TransportSource, TypedRows, WholeBody, WholeTable, ACCESS_TOKEN_VAR, BALANCE_COLUMNS,
-    BASE_URL_VAR, COMPANY_ID_VAR, DEFAULT_BATCH_ROWS, DEFAULT_BUCKETS, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, DUE_DATE_COLUMNS,
-    FORM_CONTENT_TYPE, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_REDIRECTS, MAX_RETRIES, MAX_TIMEOUT,
-    MIN_BATCH_ROWS, OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR, PROJECT_VAR, REDACTED,
-    RESERVED_PARAMS, USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
+    closest, credit_status, credit_status_of, js_name, operation, pay_days, pay_days_of_text,
+    unify_schemas, write_timestamp, AccessToken, Action, AgingOptions, AgingPlan, AjaxAnswer,
+    AjaxFunction, AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap, Call,
+    CallInfo, CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder,
+    CreditStatusPlan, Decision, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Dues,
+    DuesKind, DuesQuery, Error, Finished, Head, Id, Invocation, Method, Operation, OperationSink,
+    Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row, Schema, Sent,
+    Sink, StreamEnd, Table, TableBatches, TableDecoder, TableQuery, TableStream, Texts, Timeouts,
+    TransportKind, TransportSource, TypedRows, WholeBody, WholeTable, ACCESS_TOKEN_VAR,
+    BALANCE_COLUMNS, BASE_URL_VAR, COMPANY_ID_VAR, DEFAULT_BATCH_ROWS, DEFAULT_BUCKETS,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT,
+    DUE_DATE_COLUMNS, FORM_CONTENT_TYPE, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_REDIRECTS,
+    MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS, OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR,
+    PROJECT_VAR, REDACTED, RESERVED_PARAMS, USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK,
+    ZERO_TIMESTAMP_MARK,
 };
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
@@ -72,6 +73,10 @@ fn the_core_surface() {
     let _: fn(&Error) -> Option<&str> = Error::field;
     let _: fn(&Error) -> &'static str = Error::kind;
     let _: fn(&Error) -> Option<u16> = Error::status_code;
+    let _: fn(&Error) -> Error = Error::js_spelled;
+    let _: fn(&str) -> std::borrow::Cow<'_, str> = js_name;
+    let _: for<'a> fn(&str, &[&'a str]) -> Option<&'a str> = closest;
+    let _: fn(f64, f64, f64) -> Result<Timeouts> = Timeouts::from_millis_f64;
     // Every operation of the interface is in the catalogue.
     let names: Vec<&str> = OPERATIONS.iter().map(|op| op.name).collect();
     assert_eq!(
