@@ -33,7 +33,7 @@ export class Dues {
 
   /** @internal See Table. */
   [tableBatch]() {
-    return this.#table[tableBatch]();
+    return { ...this.#table[tableBatch](), acid: this.acid };
   }
 
   toJSON() {

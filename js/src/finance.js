@@ -32,7 +32,8 @@ function asOfOf(asOf) {
 
 /**
  * The aging of `dues` (a Table from `duesTable()`, or a Dues) as of `asOf`
- * (default: today): one row per account of the table, in first-seen order,
+ * (default: today): one row per account of the table, in first-seen order
+ * (a Dues: its account's one row, named),
  * its balance split into `current`, `1-30`, `31-60`, `61-90`, `91+` (or the
  * `buckets` given), `undated`, and the `total` (zeros for an account that
  * owes nothing). Columns are found by name (`due_date`, `duedate`, `date`,
@@ -42,9 +43,10 @@ export function aging(dues, options) {
   options = optionsOf(options);
   refuseUnknown(options, ["asOf", "buckets", "dueDateColumn", "balanceColumn"], "aging()");
   const { asOf, buckets, dueDateColumn, balanceColumn } = options;
-  const { batch, numbers } = batchOf("dues", dues);
+  // A Dues's batch comes with its account: its row is named for it.
+  const { batch, numbers, acid } = batchOf("dues", dues);
   const out = core(() =>
-    loadWasm().aging(batch, asOfOf(asOf), buckets, dueDateColumn, balanceColumn, numbers),
+    loadWasm().aging(batch, asOfOf(asOf), buckets, dueDateColumn, balanceColumn, numbers, acid),
   );
   return new Table({ ...out, numbers });
 }

@@ -193,6 +193,27 @@ test("ErpClient.aging: every customer's dues, each total their balances", async 
   assert.ok(payables.rows.length > 0 && payables.rows.every((r) => r.acid.startsWith("S")));
 });
 
+test("aging() of a Dues names its account", async () => {
+  const c = client();
+  const dues = await c.receivables("C001", { numbers: "string" });
+  assert.ok(!("acid" in dues.rows[0]));
+  const report = aging(dues, { asOf: "2025-12-31" });
+  assert.deepEqual(
+    report.rows.map((r) => r.acid),
+    ["C001"],
+  );
+  assert.equal(
+    cents(report.rows[0].total),
+    dues.rows.reduce((sum, d) => sum + cents(d.balance), 0n),
+  );
+  const same = await c.aging("receipt", {
+    accounts: ["C001"],
+    asOf: "2025-12-31",
+    numbers: "string",
+  });
+  assert.deepEqual(report.rows, same.rows);
+});
+
 test("ErpClient.creditStatus: limits, outstanding and average payment days", async () => {
   const c = client();
   const report = await c.creditStatus({ asOf: "2025-12-31", numbers: "string" });

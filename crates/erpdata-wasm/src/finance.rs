@@ -68,7 +68,8 @@ fn aging_options(as_of: &JsValue, buckets: &JsValue) -> Result<AgingOptions, erp
 }
 
 /// The aging of a table's batch as of `asOf`; `buckets` an array of day
-/// bounds or undefined; column names or undefined.
+/// bounds or undefined; column names or undefined; `account` the one
+/// account whose dues a batch without `acid` holds (a Dues), or undefined.
 #[wasm_bindgen]
 pub fn aging(
     batch: &JsValue,
@@ -77,9 +78,11 @@ pub fn aging(
     due_date_column: &JsValue,
     balance_column: &JsValue,
     numbers: &JsValue,
+    account: &JsValue,
 ) -> JsResult<JsValue> {
     let batch = from_js::batch(batch, "dues")?;
     let mut options = aging_options(as_of, buckets)?;
+    options.accounts = opt_text("account", account)?.map(|acid| vec![acid]);
     options.due_date_column = opt_text("due_date_column", due_date_column)?;
     options.balance_column = opt_text("balance_column", balance_column)?;
     let typed = erpdata::aging(&[batch], &options)?;
