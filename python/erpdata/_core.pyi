@@ -408,7 +408,7 @@ def aging(
     buckets: Iterable[int],
     due_date_column: str | None,
     balance_column: str | None,
-    account: str | None = None,
+    account: str | None,
 ) -> Table:
     """The core's aging of any Arrow table (``__arrow_c_stream__``);
     ``account`` names the one account whose dues it holds (a ``Dues``)."""

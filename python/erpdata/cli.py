@@ -789,7 +789,7 @@ def _log_setup(verbose: int) -> None:
         )
 
 
-INSECURE_HTTP = "allow insecure http explicitly"
+INSECURE_HTTP = "set allow_insecure_http to allow it"
 """How the core ends its refusal of plain http to a host that is not
 loopback; on the command line that is an option."""
 
@@ -810,7 +810,7 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
     plain http URL names ``--allow-insecure-http``, and a missing setting
     the option that gives it."""
     message = str(exc)
-    if exc.field == "base_url" and "insecure http" in message:
+    if exc.field == "base_url" and "allow_insecure_http" in message:
         if INSECURE_HTTP in message:
             return message.replace(INSECURE_HTTP, "pass --allow-insecure-http")
         return f"{message} (--allow-insecure-http allows it)"

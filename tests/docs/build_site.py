@@ -28,11 +28,19 @@ from urllib.parse import unquote, urlsplit
 import markdown2
 
 ROOT = Path(__file__).resolve().parents[2]
-ROOTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")),
-         "python/README.md", "js/README.md", "crates/erpdata/README.md"]
+ROOTS = [
+    "README.md",
+    *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")),
+    "python/README.md",
+    "js/README.md",
+    "crates/erpdata/README.md",
+]
 
 API = [
-    ("Rust: the erpdata crate (rustdoc, features reqwest, blocking, arrow, parallel)", "rust/erpdata/index.html"),
+    (
+        "Rust: the erpdata crate (rustdoc, features reqwest, blocking, arrow, parallel)",
+        "rust/erpdata/index.html",
+    ),
     ("Python: the erpdata package (pdoc)", "python/erpdata.html"),
     ("JavaScript: the erpdata npm package (TypeDoc)", "js/index.html"),
 ]
@@ -71,7 +79,9 @@ def render(markdown: str) -> str:
     # language for highlighting; <details> blocks are kept as such (markdown2
     # would wrap or escape them) through placeholders.
     markdown = re.sub(r"^```(\w+)[,\w]*$", r"```\1", markdown, flags=re.M)
-    markdown = re.sub(r"^<details><summary>(.*)</summary>$", r"DETAILS-OPEN \1", markdown, flags=re.M)
+    markdown = re.sub(
+        r"^<details><summary>(.*)</summary>$", r"DETAILS-OPEN \1", markdown, flags=re.M
+    )
     markdown = re.sub(r"^</details>$", "DETAILS-CLOSE", markdown, flags=re.M)
     page = Page(extras=["fenced-code-blocks", "tables", "header-ids", "strike", "cuddled-lists"])
     body = str(page.convert(markdown))
@@ -98,7 +108,9 @@ def rewrite_links(body: str, source: str, wanted: set[str], errors: list[str]) -
             errors.append(f"{source}: {href}: no such file in the repository")
             return match.group(0)
         if target.suffix != ".md":
-            errors.append(f"{source}: {href} is not a markdown page (mention paths as code, link only pages)")
+            errors.append(
+                f"{source}: {href} is not a markdown page (mention paths as code, link only pages)"
+            )
             return match.group(0)
         wanted.add(relative)
         new = parts.path[: -len(".md")] + ".html" + (f"#{parts.fragment}" if parts.fragment else "")
@@ -110,10 +122,10 @@ def rewrite_links(body: str, source: str, wanted: set[str], errors: list[str]) -
 def wrap(title: str, body: str, depth: int) -> str:
     up = "../" * depth
     return (
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width\"><link rel=\"icon\" href=\"data:,\"><title>{html.escape(title)}</title>"
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width"><link rel="icon" href="data:,"><title>{html.escape(title)}</title>'
         f"<style>{STYLE}</style></head><body>\n"
-        f"<nav><a href=\"{up}index.html\">erpdata documentation</a></nav>\n<main>\n{body}\n</main>\n</body></html>\n"
+        f'<nav><a href="{up}index.html">erpdata documentation</a></nav>\n<main>\n{body}\n</main>\n</body></html>\n'
     )
 
 

@@ -42,7 +42,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 LOAD_TIMEOUT = 20.0
@@ -80,13 +80,23 @@ class Browser:
         to_browser_r, self._to_browser = os.pipe()
         self._from_browser, from_browser_w = os.pipe()
         args = [
-            binary, "--headless=new", "--remote-debugging-pipe", "--disable-gpu", "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--mute-audio",
+            binary,
+            "--headless=new",
+            "--remote-debugging-pipe",
+            "--disable-gpu",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--mute-audio",
             # Every tab is loading a page: none may be throttled as a background tab.
-            "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+            "--disable-background-timer-throttling",
+            "--disable-renderer-backgrounding",
             "--disable-backgrounding-occluded-windows",
-            f"--user-data-dir={self.profile.name}", "about:blank",
+            f"--user-data-dir={self.profile.name}",
+            "about:blank",
         ]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")  # Chromium refuses to run as root otherwise
@@ -102,12 +112,12 @@ class Browser:
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._next_id = 0
-        self._answers: Dict[int, "queue.Queue[Dict[str, Any]]"] = {}
+        self._answers: dict[int, queue.Queue[dict[str, Any]]] = {}
         self._lock = threading.Lock()
-        self.events: Dict[Optional[str], "queue.Queue[Dict[str, Any]]"] = {None: queue.Queue()}
+        self.events: dict[str | None, queue.Queue[dict[str, Any]]] = {None: queue.Queue()}
         threading.Thread(target=self._read, daemon=True).start()
 
-    def queue_for(self, session: Optional[str]) -> "queue.Queue[Dict[str, Any]]":
+    def queue_for(self, session: str | None) -> queue.Queue[dict[str, Any]]:
         with self._lock:
             return self.events.setdefault(session, queue.Queue())
 
@@ -133,14 +143,19 @@ class Browser:
                 else:
                     self.queue_for(message.get("sessionId")).put(message)
 
-    def send(self, method: str, params: Optional[Dict[str, Any]] = None,
-             session: Optional[str] = None, timeout: float = LOAD_TIMEOUT) -> Dict[str, Any]:
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = LOAD_TIMEOUT,
+    ) -> dict[str, Any]:
         with self._lock:
             self._next_id += 1
             ident = self._next_id
-            answer: "queue.Queue[Dict[str, Any]]" = queue.Queue()
+            answer: queue.Queue[dict[str, Any]] = queue.Queue()
             self._answers[ident] = answer
-        message: Dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
+        message: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
         if session:
             message["sessionId"] = session
         os.write(self._to_browser, json.dumps(message).encode() + b"\0")
@@ -180,13 +195,15 @@ class Browser:
 
 def open_page(browser: Browser) -> str:
     target = browser.send("Target.createTarget", {"url": "about:blank"}, timeout=60)["targetId"]
-    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+        "sessionId"
+    ]
     for domain in ("Page.enable", "Runtime.enable", "Log.enable"):
         browser.send(domain, session=session)
     return session
 
 
-def drain(events: "queue.Queue[Dict[str, Any]]") -> None:
+def drain(events: queue.Queue[dict[str, Any]]) -> None:
     while True:
         try:
             events.get_nowait()
@@ -195,22 +212,29 @@ def drain(events: "queue.Queue[Dict[str, Any]]") -> None:
 
 
 def loaded_by_state(browser: Browser, session: str, url: str) -> bool:
-    state = browser.send(
-        "Runtime.evaluate",
-        {"expression": "JSON.stringify([document.readyState, location.href])", "returnByValue": True},
-        session=session,
-    ).get("result", {}).get("value")
+    state = (
+        browser.send(
+            "Runtime.evaluate",
+            {
+                "expression": "JSON.stringify([document.readyState, location.href])",
+                "returnByValue": True,
+            },
+            session=session,
+        )
+        .get("result", {})
+        .get("value")
+    )
     if not isinstance(state, str):
         return False
     ready, href = json.loads(state)
     return bool(ready == "complete" and href.split("#")[0] == url.split("#")[0])
 
 
-def visit(browser: Browser, session: str, url: str) -> Tuple[Optional[Dict[str, Any]], List[str]]:
+def visit(browser: Browser, session: str, url: str) -> tuple[dict[str, Any] | None, list[str]]:
     """Loads ``url``; returns what PROBE saw, and the problems met."""
     events = browser.queue_for(session)
     drain(events)
-    problems: List[str] = []
+    problems: list[str] = []
     answer = browser.send("Page.navigate", {"url": url}, session=session)
     if answer.get("errorText"):
         return None, [f"does not load: {answer['errorText']}"]
@@ -222,7 +246,7 @@ def visit(browser: Browser, session: str, url: str) -> Tuple[Optional[Dict[str, 
         if settle_until is not None and now >= settle_until:
             break
         if now >= deadline:
-            problems.append("no load event within %d s" % LOAD_TIMEOUT)
+            problems.append(f"no load event within {LOAD_TIMEOUT:.0f} s")
             break
         wait = min((settle_until or deadline) - now, 0.5)
         try:
@@ -247,11 +271,15 @@ def visit(browser: Browser, session: str, url: str) -> Tuple[Optional[Dict[str, 
             entry = params["entry"]
             problems.append(f"browser error: {entry.get('text')} {entry.get('url', '')}".strip())
         elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
-            args = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
+            args = " ".join(
+                str(a.get("value", a.get("description", ""))) for a in params.get("args", [])
+            )
             problems.append(f"console.error: {args}")
         elif method == "closed":
             raise RuntimeError("Chromium exited")
-    result = browser.send("Runtime.evaluate", {"expression": PROBE, "returnByValue": True}, session=session)
+    result = browser.send(
+        "Runtime.evaluate", {"expression": PROBE, "returnByValue": True}, session=session
+    )
     value = result.get("result", {}).get("value")
     if not isinstance(value, str):
         return None, problems + [f"could not read the page: {result}"]
@@ -264,7 +292,21 @@ COPIED_REGIONS = {
     "blanket-implementations-list",
     "synthetic-implementations-list",
 }
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 class PageHtml(html.parser.HTMLParser):
@@ -276,13 +318,13 @@ class PageHtml(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.url = url
         self.type_alias = type_alias
-        self.open: List[Tuple[str, bool]] = []  # tag, inside a copied region
-        self.ids: List[str] = []
-        self.links: List[Tuple[str, str, bool]] = []
+        self.open: list[tuple[str, bool]] = []  # tag, inside a copied region
+        self.ids: list[str] = []
+        self.links: list[tuple[str, str, bool]] = []
         self.text = 0
         self.redirect = False
 
-    def handle_starttag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = {name: value or "" for name, value in attrs}
         copied = bool(self.open and self.open[-1][1])
         ident = found.get("id")
@@ -299,7 +341,7 @@ class PageHtml(html.parser.HTMLParser):
         if tag not in VOID:
             self.open.append((tag, copied))
 
-    def handle_startendtag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
         if tag not in VOID:
             self.open.pop()
@@ -316,7 +358,7 @@ class PageHtml(html.parser.HTMLParser):
             self.text += len(data.strip())
 
 
-def read_html(page: Path, url: str) -> Dict[str, Any]:
+def read_html(page: Path, url: str) -> dict[str, Any]:
     """A page's PROBE result from its HTML, without a browser."""
     parser = PageHtml(url, type_alias=page.name.startswith("type."))
     parser.feed(page.read_text(encoding="utf-8", errors="replace"))
@@ -330,7 +372,7 @@ def read_html(page: Path, url: str) -> Dict[str, Any]:
     }
 
 
-def browsed(pages: List[Path], docs: Path) -> List[Path]:
+def browsed(pages: list[Path], docs: Path) -> list[Path]:
     """The pages Chromium opens: all but rustdoc's item and source pages,
     of which the first of each kind."""
     if os.environ.get("TEST_DOCS_ALL"):
@@ -356,7 +398,7 @@ def browsed(pages: List[Path], docs: Path) -> List[Path]:
 
 # Links known to be broken in generated pages, each with the reason; they
 # are counted, and printed as KNOWN, not failures. Keys: (page prefix, href).
-KNOWN: Dict[Tuple[str, str], str] = {}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 class QuietServer(http.server.ThreadingHTTPServer):
@@ -378,7 +420,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
 
-def serve(docs: Path) -> Tuple[http.server.ThreadingHTTPServer, str]:
+def serve(docs: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     """DOCS_DIR over HTTP on loopback: as the pages are meant to be read
     (a file: page may not load another file's SVG icons, as TypeDoc's do)."""
     handler = functools.partial(Quiet, directory=str(docs))
@@ -404,14 +446,14 @@ def main() -> int:
     def file_of(url: str) -> Path:
         return (docs / unquote(urlsplit(url).path).lstrip("/")).resolve()
 
-    seen: Dict[Path, Dict[str, Any]] = {}
-    failures: List[str] = []
-    todo: "queue.Queue[Path]" = queue.Queue()
+    seen: dict[Path, dict[str, Any]] = {}
+    failures: list[str] = []
+    todo: queue.Queue[Path] = queue.Queue()
     opened = browsed(pages, docs)
     for page in opened:
         todo.put(page)
 
-    def record(page: Path, info: Dict[str, Any]) -> None:
+    def record(page: Path, info: dict[str, Any]) -> None:
         name = page.relative_to(docs).as_posix()
         redirect = b'http-equiv="refresh"' in page.read_bytes()[:2048].lower()
         if info["text"] == 0 and not redirect:
@@ -439,7 +481,9 @@ def main() -> int:
                 said = browser.last_words()
                 browser.close()
                 if attempt == 2:
-                    print(f"test-docs: a browser did not start ({exc!r}; {said}); going on with the others")
+                    print(
+                        f"test-docs: a browser did not start ({exc!r}; {said}); going on with the others"
+                    )
                     return
         while True:
             try:
@@ -469,29 +513,44 @@ def main() -> int:
         server.shutdown()
     # Anchors of a file: from its own visit; a page that redirected (a meta
     # refresh, read perhaps mid-way) only for a file not visited itself.
-    failures.extend(f"{p.relative_to(docs).as_posix()}: not opened (no browser started)" for p in pages if p not in seen and todo.qsize())
+    failures.extend(
+        f"{p.relative_to(docs).as_posix()}: not opened (no browser started)"
+        for p in pages
+        if p not in seen and todo.qsize()
+    )
     by_file = {page: info for page, info in seen.items() if info["file"] == page}
     for info in seen.values():
         by_file.setdefault(info["file"], info)
 
     external = internal = anchors = copied = 0
-    known: Dict[str, str] = {}
-    for page, info in seen.items():
+    known: dict[str, str] = {}
+    for info in seen.values():
         name = info["name"]
         for raw, resolved, in_copy in info["links"]:
             parts = urlsplit(resolved)
-            reason = next((why for (prefix, href), why in KNOWN.items() if name.startswith(prefix) and raw == href), None)
+            reason = next(
+                (
+                    why
+                    for (prefix, href), why in KNOWN.items()
+                    if name.startswith(prefix) and raw == href
+                ),
+                None,
+            )
             if reason is not None:
                 known[f"{name}: {raw}"] = reason
                 continue
-            if parts.scheme in ("http", "https") and parts.netloc != origin or parts.scheme in ("mailto", "data"):
+            if (
+                parts.scheme in ("http", "https")
+                and parts.netloc != origin
+                or parts.scheme in ("mailto", "data")
+            ):
                 external += 1
                 continue
             # rustdoc's copies of another crate's text are not checked further
             # when they fail: that text's links point into that crate's docs.
             lenient = name.startswith("rust/") and in_copy
 
-            def bad(message: str) -> None:
+            def bad(message: str, lenient: bool = lenient) -> None:
                 nonlocal copied
                 if lenient:
                     copied += 1
@@ -531,7 +590,9 @@ def main() -> int:
                 continue
             bad(f"{name}: link {raw!r}: no anchor #{fragment} in {target.relative_to(docs)}")
 
-    failures = [f for f in failures if not f.endswith("/favicon.ico")]  # the browser asks every site
+    failures = [
+        f for f in failures if not f.endswith("/favicon.ico")
+    ]  # the browser asks every site
     for line, why in sorted(known.items()):
         print(f"test-docs: KNOWN {line} ({why})")
     for line in sorted(set(failures)):

@@ -158,7 +158,10 @@ describe("nothing is sent for invalid input", () => {
     );
     assert.throws(
       () => client("http://erp.example.com/"),
-      (err) => err.field === "baseUrl" && /unencrypted/.test(err.message),
+      (err) =>
+        err.field === "baseUrl" &&
+        /unencrypted/.test(err.message) &&
+        err.message.includes("set allowInsecureHttp to allow it"),
     );
     assert.ok(client("http://erp.example.com/", { allowInsecureHttp: true }));
     assert.throws(

@@ -496,7 +496,7 @@ def test_allow_insecure_http(secret_sandbox_url: str, token_file: Path) -> None:
     assert refused.returncode == 2
     error = one_line_error(refused)
     assert "plain http" in error and "--allow-insecure-http" in error, error
-    assert "allow insecure http explicitly" not in error
+    assert "allow_insecure_http" not in error
     allowed = cli([*args, "--allow-insecure-http"], env_for(url))
     assert allowed.returncode == 0, allowed.stderr
     with Client(

@@ -193,6 +193,8 @@ def test_plain_http_with_a_token_to_a_remote_host_is_refused() -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
         Client("http://erp.example.com/", project="demo", access_token=FAKE_TOKEN)
     assert info.value.field == "base_url"
+    # It names the argument that allows it.
+    assert "set allow_insecure_http to allow it" in str(info.value)
 
 
 def test_repr_and_str_never_show_the_token(refused_url: str) -> None:

@@ -68,7 +68,7 @@ fn table<'py>(py: Python<'py>, typed: erpdata::TypedRows) -> Result<Bound<'py, P
 /// The aging report of `dues` as of `as_of` (`YYYY-MM-DD`); `account`
 /// names the one account whose dues a table without `acid` holds (a `Dues`).
 #[pyfunction]
-#[pyo3(signature = (dues, as_of, buckets, due_date_column, balance_column, account=None))]
+#[pyo3(signature = (dues, as_of, buckets, due_date_column, balance_column, account))]
 pub(crate) fn aging<'py>(
     py: Python<'py>,
     dues: &Bound<'py, PyAny>,

@@ -192,7 +192,7 @@ impl ConfigBuilder {
                 return Err(Error::invalid(
                     "base_url",
                     "uses plain http to a host that is not loopback, which would send the \
-                     access token unencrypted; use https, or allow insecure http explicitly",
+                     access token unencrypted; use https, or set allow_insecure_http to allow it",
                 ));
             }
         }
