@@ -68,12 +68,17 @@ export class ServiceError extends ErpError {
   }
 }
 
-/** The answer was not of the documented shape. */
+/**
+ * The answer was not of the documented shape. `excerpt` is the text around
+ * byte `excerptAt`, where the body stopped being the documented JSON, or
+ * (`excerptAt` null) the body's start.
+ */
 export class DecodeError extends ErpError {
-  constructor(message, { reason, excerpt, ...rest } = {}) {
+  constructor(message, { reason, excerpt, excerptAt = null, ...rest } = {}) {
     super(message, { ...rest, kind: "decode" });
     this.reason = reason;
     this.excerpt = excerpt;
+    this.excerptAt = excerptAt;
   }
 }
 
@@ -129,7 +134,12 @@ export function fromCore(raw, cause) {
         serviceMessage: raw.serviceMessage,
       });
     case "decode":
-      return new DecodeError(message, { ...call, reason: raw.reason, excerpt: raw.excerpt });
+      return new DecodeError(message, {
+        ...call,
+        reason: raw.reason,
+        excerpt: raw.excerpt,
+        excerptAt: raw.excerptAt ?? null,
+      });
     default:
       // A kind added to the core later still arrives as an ErpError.
       return new ErpError(message, { ...call, kind: raw.kind });

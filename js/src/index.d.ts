@@ -644,9 +644,17 @@ export declare class ServiceError extends ErpError {
  * the column and the row.
  */
 export declare class DecodeError extends ErpError {
-  constructor(message: string, options?: { reason?: string; excerpt?: string });
+  constructor(
+    message: string,
+    options?: { reason?: string; excerpt?: string; excerptAt?: number | null },
+  );
   readonly kind: "decode";
   readonly reason: string;
-  /** A short, redacted excerpt of the body. */
+  /**
+   * A short, redacted excerpt of the body: around `excerptAt`, where it
+   * stopped being the documented JSON, or its start.
+   */
   readonly excerpt: string;
+  /** The byte the excerpt is taken around, or null for the body's start. */
+  readonly excerptAt: number | null;
 }

@@ -136,13 +136,24 @@ class ServiceError(ErpError):
 
 class DecodeError(ErpError):
     """The answer was not of the documented shape: HTML, truncated or
-    invalid JSON, an unexpected structure. ``excerpt`` is the body's start."""
+    invalid JSON, an unexpected structure, a PHP error printed in it.
+    ``excerpt`` is the text around ``excerpt_at``, the byte where the body
+    stopped being the documented JSON, or (``excerpt_at`` None) the body's
+    start."""
 
     kind = "decode"
 
     def __init__(
-        self, msg: str = "", /, *, reason: str = "", excerpt: str = "", **call: Any
+        self,
+        msg: str = "",
+        /,
+        *,
+        reason: str = "",
+        excerpt: str = "",
+        excerpt_at: int | None = None,
+        **call: Any,
     ) -> None:
         super().__init__(msg, **call)
         self.reason = reason
         self.excerpt = excerpt
+        self.excerpt_at = excerpt_at

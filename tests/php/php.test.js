@@ -19,6 +19,12 @@ if (!PHP_URL) {
 }
 const TOKEN = "php-test-token-not-secret";
 const PROJECTS = ["modern", "legacy"];
+/** The tables whose script echoes half the rows, then stops with PHP's error. */
+const ECHOED = [
+  ["echoed_fatal", "PHP Fatal error: Uncaught Error: Call to undefined function erp_format_row()"],
+  ["echoed_memory", "PHP Fatal error: Allowed memory size of 4194304 bytes exhausted"],
+  ["echoed_timeout", "PHP Fatal error: Maximum execution time of 1 second exceeded"],
+];
 
 function client(project, options = {}) {
   return new ErpClient({
@@ -89,6 +95,31 @@ for (const project of PROJECTS) {
     test("a PHP fatal error page is a DecodeError", async () => {
       await assert.rejects(client(project).table("broken"), (err) => {
         assert.ok(err instanceof DecodeError, `${err?.name}: ${err?.message}`);
+        return true;
+      });
+    });
+
+    test("a PHP error after rows echoed one by one leads the message", async () => {
+      const half = Math.floor((await client(project).table("sales_invoice")).rows.length / 2);
+      for (const [table, said] of ECHOED) {
+        await assert.rejects(client(project).table(table), (err) => {
+          assert.ok(err instanceof DecodeError, `${err?.name}: ${err?.message}`);
+          // Out of memory, PHP drops what its output buffer held: fewer rows arrive.
+          const found = /the service failed after (\d+) complete rows: (.*)/.exec(err.message);
+          assert.ok(found?.[2].startsWith(said), err.message);
+          const rows = Number(found[1]);
+          assert.ok(rows === err.rowsReceived && rows > 0 && rows <= half, err.message);
+          assert.ok(rows === half || table === "echoed_memory", err.message);
+          assert.ok(err.excerptAt > 1000 && err.excerpt.includes("Fatal error"), err.excerpt);
+          return true;
+        });
+      }
+    });
+
+    test("an empty answer names json_encode", async () => {
+      await assert.rejects(client(project).table("latin1"), (err) => {
+        assert.ok(err instanceof DecodeError, `${err?.name}: ${err?.message}`);
+        assert.match(err.message, /the body is empty.*json_encode/);
         return true;
       });
     });

@@ -145,6 +145,61 @@ fn a_fatal_error_page_is_a_decode_error() {
 
 #[test]
 #[ignore = "needs the PHP service: make test-php"]
+fn a_php_error_after_echoed_rows_leads_the_message() {
+    let echoed = [
+        (
+            "echoed_fatal",
+            "PHP Fatal error: Uncaught Error: Call to undefined function erp_format_row()",
+        ),
+        (
+            "echoed_memory",
+            "PHP Fatal error: Allowed memory size of 4194304 bytes exhausted",
+        ),
+        (
+            "echoed_timeout",
+            "PHP Fatal error: Maximum execution time of 1 second exceeded",
+        ),
+    ];
+    for project in PROJECTS {
+        let half = one_batch(&client(project), "sales_invoice").num_rows / 2;
+        for (table, said) in echoed {
+            let err = client(project).table(table).unwrap_err();
+            let message = err.to_string();
+            // Out of memory, PHP drops what its output buffer held: fewer
+            // rows arrive than were echoed.
+            let rows = (1..=half)
+                .find(|n| {
+                    message.contains(&format!(
+                        "the service failed after {n} complete rows: {said}"
+                    ))
+                })
+                .unwrap_or_else(|| panic!("{project} {table}: {message}"));
+            assert!(
+                rows == half || table == "echoed_memory",
+                "{project} {table}: {message}"
+            );
+            assert_eq!(
+                err.call().and_then(|c| c.rows_received),
+                Some(rows as u64),
+                "{project} {table}"
+            );
+            assert!(
+                matches!(&err, Error::Decode { excerpt, excerpt_at: Some(at), .. }
+                    if *at > 1000 && excerpt.contains("Fatal error")),
+                "{project} {table}: {err:?}"
+            );
+        }
+        let err = client(project).table("latin1").unwrap_err();
+        assert!(
+            err.to_string().contains("the body is empty")
+                && err.to_string().contains("json_encode"),
+            "{project}: {err}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the PHP service: make test-php"]
 fn service_errors() {
     for project in PROJECTS {
         let wrong =

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -154,6 +155,46 @@ def test_a_fatal_error_page_is_a_decode_error(client: erpdata.Client) -> None:
     with pytest.raises(erpdata.DecodeError) as caught:
         client.table("broken")
     assert "erp_format_rows" in str(caught.value) or "Fatal error" in str(caught.value)
+
+
+ECHOED = [
+    (
+        "echoed_fatal",
+        "PHP Fatal error: Uncaught Error: Call to undefined function erp_format_row()",
+    ),
+    ("echoed_memory", "PHP Fatal error: Allowed memory size of 4194304 bytes exhausted"),
+    ("echoed_timeout", "PHP Fatal error: Maximum execution time of 1 second exceeded"),
+]
+"""The PHP service's tables whose script echoes half the rows one by one,
+then stops with PHP's error, and what that error says."""
+
+
+@pytest.mark.parametrize(("table", "said"), ECHOED)
+def test_a_php_error_after_echoed_rows_leads_the_message(
+    client: erpdata.Client, table: str, said: str
+) -> None:
+    half = len(client.table("sales_invoice")) // 2
+    for read in (client.table, lambda t: [b for b in client.stream_table(t, batch_rows=1)]):
+        with pytest.raises(erpdata.DecodeError) as caught:
+            read(table)
+        err = caught.value
+        # Every row echoed arrives, but when PHP runs out of memory it drops
+        # what its output buffer held: as many rows as reached the client.
+        found = re.search(r"the service failed after (\d+) complete rows: (.*)", str(err))
+        assert found is not None and found.group(2).startswith(said), err
+        rows = int(found.group(1))
+        assert rows == err.rows_received and (rows == half or table == "echoed_memory"), err
+        assert 0 < rows <= half, err
+        # The excerpt is where the body broke off, and shows PHP's error.
+        assert err.excerpt_at is not None and err.excerpt_at > 1000, err
+        assert "Fatal error" in err.excerpt, err.excerpt
+
+
+def test_an_empty_answer_names_json_encode(client: erpdata.Client) -> None:
+    with pytest.raises(erpdata.DecodeError) as caught:
+        client.table("latin1")
+    message = str(caught.value)
+    assert "the body is empty" in message and "json_encode" in message, message
 
 
 def test_service_errors(client: erpdata.Client, php_url: str, project: str) -> None:

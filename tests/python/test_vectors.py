@@ -71,8 +71,9 @@ def check_error(err: BaseException, expected: dict[str, Any]) -> None:
         else:
             assert isinstance(err, erpdata.ServiceError)
             assert err.status == expected["status"]
-    if "message_contains" in expected:
-        assert expected["message_contains"] in text
+    contains = expected.get("message_contains", [])
+    for part in [contains] if isinstance(contains, str) else contains:
+        assert part in text, (part, text)
     everything = " ".join([text, repr(err), *(str(v) for v in vars(err).values())])
     for secret in expected.get("not_contains", []):
         assert secret not in everything

@@ -87,6 +87,7 @@ fn lost() -> Error {
     Error::Decode {
         reason: "the table decoder thread stopped unexpectedly".to_owned(),
         excerpt: String::new(),
+        excerpt_at: None,
         call: None,
     }
 }
@@ -178,6 +179,7 @@ impl Collector {
             .ok_or_else(|| Error::Decode {
                 reason: "a batch does not fit the table's unified schema".to_owned(),
                 excerpt: String::new(),
+                excerpt_at: None,
                 call: None,
             })?;
         Ok(TableBatches {

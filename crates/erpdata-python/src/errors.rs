@@ -87,10 +87,14 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
             "ServiceError"
         }
         Error::Decode {
-            reason, excerpt, ..
+            reason,
+            excerpt,
+            excerpt_at,
+            ..
         } => {
             kwargs.set_item("reason", reason)?;
             kwargs.set_item("excerpt", excerpt)?;
+            kwargs.set_item("excerpt_at", excerpt_at)?;
             "DecodeError"
         }
         // The enum is non-exhaustive: a variant added to the core still

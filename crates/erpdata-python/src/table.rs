@@ -25,6 +25,7 @@ pub(crate) fn to_arrow(batch: erpdata::Batch) -> Result<RecordBatch, Error> {
         .map_err(|e| Error::Decode {
             reason: format!("cannot build Arrow arrays: {e}"),
             excerpt: String::new(),
+            excerpt_at: None,
             call: None,
         })
 }
@@ -199,6 +200,7 @@ impl TableData {
                 batch.cast(&unified).ok_or_else(|| Error::Decode {
                     reason: "a batch does not fit the table's unified schema".to_owned(),
                     excerpt: String::new(),
+                    excerpt_at: None,
                     call: None,
                 })?
             };

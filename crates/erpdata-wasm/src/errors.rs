@@ -50,10 +50,16 @@ pub(crate) fn to_js(err: &Error) -> JsValue {
             set(&obj, "serviceMessage", &message.into());
         }
         Error::Decode {
-            reason, excerpt, ..
+            reason,
+            excerpt,
+            excerpt_at,
+            ..
         } => {
             set(&obj, "reason", &reason.into());
             set(&obj, "excerpt", &excerpt.into());
+            // A JS number holds every byte offset a body can have.
+            let at = excerpt_at.map_or(JsValue::NULL, |at| JsValue::from_f64(at as f64));
+            set(&obj, "excerptAt", &at);
         }
         // Non-exhaustive: a new core variant still arrives with its kind
         // and message, and becomes a plain ErpError in JS.

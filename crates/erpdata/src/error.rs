@@ -103,14 +103,19 @@ pub enum Error {
     },
     /// The answer was not of the documented shape.
     #[error(
-        "could not decode the answer: {reason}; body starts: {excerpt}{}",
+        "could not decode the answer: {reason}; {}: {excerpt}{}",
+        excerpt_where(excerpt_at),
         note(call)
     )]
     Decode {
         /// What was wrong.
         reason: String,
-        /// A short, redacted excerpt of the body.
+        /// A short, redacted excerpt of the body: around the byte where it
+        /// stopped being the documented JSON (`excerpt_at`), or its start.
         excerpt: String,
+        /// The byte the excerpt is taken around (where the body broke off,
+        /// past its first bytes), or `None` when it is the body's start.
+        excerpt_at: Option<u64>,
         /// Where the call stood (see [`Error::call`]).
         call: Option<Box<CallInfo>>,
     },
@@ -134,6 +139,14 @@ pub struct CallInfo {
 
 /// " from URL" (the last request's, redacted) where the call is known:
 /// a 404 or a service error names what was asked for.
+/// Which part of the body a `Decode` error's excerpt shows.
+fn excerpt_where(at: &Option<u64>) -> String {
+    match at {
+        Some(at) => format!("around byte {at}"),
+        None => "body starts".to_owned(),
+    }
+}
+
 fn from(call: &Option<Box<CallInfo>>) -> String {
     match call.as_deref() {
         Some(CallInfo { url, .. }) if !url.is_empty() => format!(" from {url}"),

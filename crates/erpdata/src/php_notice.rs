@@ -182,9 +182,108 @@ fn text_diagnostic(s: &str, until: Until) -> Found {
     Found::Yes(line.trim().to_owned(), line_end)
 }
 
+/// Why a body holds no JSON: nothing at all, or only PHP's diagnostics.
+/// An empty answer with status 200 is what PHP sends when `json_encode`
+/// fails (it returns `false` on text that is not valid UTF-8, as a latin1
+/// database connection gives, and `echo false` prints nothing), so the
+/// reason names that cause.
+pub(crate) fn empty_body_reason(notices: &[String]) -> String {
+    if notices.is_empty() {
+        "the body is empty: a PHP service sends nothing when json_encode fails, which it \
+         does on text that is not valid UTF-8 (a database connection in latin1, for one)"
+            .to_owned()
+    } else {
+        format!(
+            "the body holds only PHP diagnostics: {}",
+            notices.join(" | ")
+        )
+    }
+}
+
+/// How far into the text where a body broke off [`failure_at`] looks for
+/// PHP's message: past a `<br />` and the row text PHP's output buffer had
+/// not yet flushed, not into what a later part of the page says.
+pub(crate) const FAILURE_SEARCH: usize = 512;
+
+/// The PHP error printed where a body stopped being JSON (`text` starts
+/// there), as one line: `PHP Fatal error: Uncaught Error: Call to undefined
+/// function f() in /x.php:20`. PHP prints a fatal error where the script's
+/// output had got to, so a body of rows echoed one by one breaks off into
+/// it: `<br />\n<b>Fatal error</b>:  ...` with `html_errors`, `PHP Fatal
+/// error:  ...` or `Fatal error: ...` without. The message ends at its line's
+/// end, a `<br />`, or a `Stack trace:`; the level is any PHP prints.
+pub(crate) fn failure_at(text: &str) -> Option<String> {
+    let window = &text[..floor_boundary(text, FAILURE_SEARCH)];
+    let (start, level) = LEVELS
+        .iter()
+        .filter_map(|level| {
+            // As a level, not as a word of a row: followed by `:` (text) or
+            // `</b>:` (HTML).
+            [format!("{level}:"), format!("{level}</b>:")]
+                .into_iter()
+                .filter_map(|marker| window.find(&marker).map(|i| (i, marker.len())))
+                .min()
+                .map(|(i, len)| (i, (*level, len)))
+        })
+        .min_by_key(|(i, _)| *i)?;
+    let (level, marker) = level;
+    let rest = &text[start + marker..];
+    let end = ["<br />", "Stack trace:", "\n"]
+        .iter()
+        .filter_map(|stop| rest.find(stop))
+        .min()
+        .unwrap_or(rest.len());
+    let message = rest[..end].replace("<b>", "").replace("</b>", "");
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(format!("PHP {level}: {message}"))
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failure_at_names_what_php_printed() {
+        let html = "<br />\n<b>Fatal error</b>:  Uncaught Error: Call to undefined function nope() in /var/www/apis/dataapi.php:20\nStack trace:\n#0 {main}\n  thrown in <b>/var/www/apis/dataapi.php</b> on line <b>20</b><br />\n";
+        assert_eq!(
+            failure_at(html).as_deref(),
+            Some("PHP Fatal error: Uncaught Error: Call to undefined function nope() in /var/www/apis/dataapi.php:20")
+        );
+        let text = "PHP Fatal error:  Allowed memory size of 2097152 bytes exhausted (tried to allocate 4096 bytes) in /x.php on line 9\n";
+        assert_eq!(
+            failure_at(text).as_deref(),
+            Some("PHP Fatal error: Allowed memory size of 2097152 bytes exhausted (tried to allocate 4096 bytes) in /x.php on line 9")
+        );
+        // Row text the output buffer had not flushed comes first.
+        let cut = "\"INV-00\n<br />\n<b>Fatal error</b>:  Maximum execution time of 1 second exceeded in <b>/x.php</b> on line <b>7</b><br />";
+        assert_eq!(
+            failure_at(cut).as_deref(),
+            Some(
+                "PHP Fatal error: Maximum execution time of 1 second exceeded in /x.php on line 7"
+            )
+        );
+        let parse = "\nParse error: syntax error, unexpected token \"}\" in /x.php on line 3\n";
+        assert_eq!(
+            failure_at(parse).as_deref(),
+            Some("PHP Parse error: syntax error, unexpected token \"}\" in /x.php on line 3")
+        );
+        // A level's name as data is no PHP error; nor is one far away.
+        assert_eq!(failure_at("{\"note\":\"Fatal error on site\"}"), None);
+        assert_eq!(
+            failure_at(&format!("{}Fatal error: x", " ".repeat(FAILURE_SEARCH))),
+            None
+        );
+        assert_eq!(failure_at(""), None);
+    }
 
     #[test]
     fn strips_bom_space_and_notices() {

@@ -168,14 +168,7 @@ pub(crate) fn parse_json<'b>(config: &Config, status: u16, body: &'b [u8]) -> Re
     // A PHP notice may quote a request parameter, the token included.
     let notices: Vec<String> = notices.iter().map(|n| config.redact(n)).collect();
     if json.is_empty() {
-        let reason = if notices.is_empty() {
-            "the body is empty".to_owned()
-        } else {
-            format!(
-                "the body holds only PHP diagnostics: {}",
-                notices.join(" | ")
-            )
-        };
+        let reason = php_notice::empty_body_reason(&notices);
         return Err(decode_error(config, config.redact(&reason), body));
     }
     if json.starts_with('<') {
@@ -342,6 +335,7 @@ pub(crate) fn decode_error(config: &Config, reason: impl Into<String>, body: &[u
     Error::Decode {
         reason: config.redact(&reason.into()),
         excerpt: excerpt(&config.redactor(), body),
+        excerpt_at: None,
         call: None,
     }
 }

@@ -48,6 +48,20 @@ pub fn body(case: &Value) -> Vec<u8> {
 
 /// Checks an expected error's `not_contains` list (the token, mostly)
 /// against everything the error shows.
+/// Every part of an `expect_error`'s `message_contains` (one string or a
+/// list) is in `message`.
+pub fn assert_message_contains(expected: &Value, message: &str, name: &str) {
+    let parts = match expected.get("message_contains") {
+        None => return,
+        Some(Value::Array(parts)) => parts.iter().collect(),
+        Some(one) => vec![one],
+    };
+    for part in parts {
+        let part = part.as_str().unwrap();
+        assert!(message.contains(part), "{name}: {message} lacks {part:?}");
+    }
+}
+
 pub fn assert_not_contains(expected: &Value, text: &str, name: &str) {
     for s in expected
         .get("not_contains")

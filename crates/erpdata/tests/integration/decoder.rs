@@ -176,10 +176,7 @@ fn check_vector(case: &Value, result: &Result<Streamed, Error>) {
             .as_ref()
             .expect_err(&format!("{name}: expected an error"));
         assert_eq!(err.kind(), expected["kind"], "{name}: {err}");
-        if let Some(s) = expected.get("message_contains") {
-            let s = s.as_str().unwrap();
-            assert!(err.to_string().contains(s), "{name}: {err} lacks {s:?}");
-        }
+        common::assert_message_contains(expected, &err.to_string(), name);
         if let Some(s) = expected.get("status") {
             match (err, s) {
                 (Error::HttpStatus { status, .. }, Value::Number(n)) => {

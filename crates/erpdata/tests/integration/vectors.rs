@@ -287,10 +287,7 @@ fn check_error(name: &str, expected: &Value, err: &Error) {
             _ => panic!("{name}: status {s} does not fit {err:?}"),
         }
     }
-    if let Some(s) = expected.get("message_contains") {
-        let s = s.as_str().unwrap();
-        assert!(err.to_string().contains(s), "{name}: {err} lacks {s:?}");
-    }
+    common::assert_message_contains(expected, &err.to_string(), name);
     common::assert_not_contains(expected, &text, name);
 }
 

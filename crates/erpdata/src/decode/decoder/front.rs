@@ -75,14 +75,7 @@ impl<S: RowSink> Core<S> {
                         if !eof {
                             return Ok(());
                         }
-                        let reason = if self.notices.is_empty() {
-                            "the body is empty".to_owned()
-                        } else {
-                            format!(
-                                "the body holds only PHP diagnostics: {}",
-                                self.notices.join(" | ")
-                            )
-                        };
+                        let reason = php_notice::empty_body_reason(&self.notices);
                         return Err(Failure::Decode(reason));
                     }
                     let window = &rest[..rest.len().min(PRELUDE_LIMIT)];

@@ -27,7 +27,11 @@
 //!
 //! Every decision depends on the bytes only, never on where chunks end: a
 //! token cut by a chunk's end is carried over and completed, and an error's
-//! excerpt is made from the body's first bytes once they are all in.
+//! excerpt is made once the bytes it shows are all in: the body's first
+//! bytes, or, when the body broke off past them (invalid JSON or UTF-8,
+//! trailing text, truncation), the bytes around that point — where a PHP
+//! script that echoed rows printed its fatal error, which then leads the
+//! message ([`crate::php_notice::failure_at`]).
 //!
 //! [`Config::parse_table`]: crate::Config::parse_table
 
@@ -145,13 +149,54 @@ struct Capture {
 }
 
 /// A failure before its excerpt is attached: the excerpt is made once the
-/// first [`HEAD_BYTES`] of the body are in (or the body ended), so it does
-/// not depend on how the body was cut into chunks.
+/// first [`HEAD_BYTES`] of the body are in (or the body ended), and for a
+/// body broken off past its start once [`AFTER`] bytes from there are, so
+/// it does not depend on how the body was cut into chunks.
 #[derive(Debug, Clone)]
 pub(crate) enum Failure {
     Decode(String),
+    /// The body stopped being the documented JSON at this byte.
+    BrokenAt(String, u64),
     Http(u16),
-    Service { status: String, message: String },
+    Service {
+        status: String,
+        message: String,
+    },
+}
+
+/// A body broken off in its first bytes is shown by its start, which then
+/// holds the place.
+const AT_START: u64 = 64;
+/// Bytes shown before the place a body broke off.
+const BEFORE: u64 = 48;
+/// Bytes kept from the place a body broke off: the excerpt, and PHP's error
+/// message when it printed one there.
+const AFTER: u64 = crate::php_notice::FAILURE_SEARCH as u64 + 1024;
+
+/// The bytes of the body around the place it broke off, as they arrive.
+struct Window {
+    at: u64,
+    /// Absolute offset of `bytes[0]`.
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+impl Window {
+    fn complete(&self) -> bool {
+        self.start + self.bytes.len() as u64 >= self.at + AFTER
+    }
+
+    /// Takes what it still lacks from `chunk`, which starts at `base`.
+    fn take(&mut self, chunk: &[u8], base: u64) {
+        let end = self.at + AFTER;
+        let from = (self.start + self.bytes.len() as u64).max(base);
+        if from >= end || from >= base + chunk.len() as u64 {
+            return;
+        }
+        let lo = (from - base) as usize;
+        let hi = (end - base).min(chunk.len() as u64) as usize;
+        self.bytes.extend_from_slice(&chunk[lo..hi]);
+    }
 }
 
 type Step = Result<(), Failure>;
@@ -162,6 +207,13 @@ pub(crate) struct Core<S> {
     redactor: Redactor,
     /// The first [`HEAD_BYTES`] of the body, for excerpts.
     head: Vec<u8>,
+    /// The body's bytes from `recent_at` to `offset`: the [`BEFORE`] bytes
+    /// before the current input and any token carried into it, so that the
+    /// place a body breaks off can be shown with what precedes it.
+    recent: Vec<u8>,
+    recent_at: u64,
+    /// Once the body broke off past its start: the bytes around the place.
+    window: Option<Window>,
     /// Bytes of the body before the current input.
     offset: u64,
     phase: Phase,
@@ -215,6 +267,9 @@ impl<S: RowSink> Core<S> {
             sink,
             redactor: redactor.clone(),
             head: Vec::new(),
+            recent: Vec::new(),
+            recent_at: 0,
+            window: None,
             offset: 0,
             phase: Phase::Bom,
             // Decided here, whatever the body says.
@@ -272,11 +327,55 @@ impl<S: RowSink> Core<S> {
                 self.failure = Some(f);
             }
         }
+        self.keep(chunk);
         self.offset += chunk.len() as u64;
+        let shown = self.window.as_ref().is_none_or(Window::complete);
         match &self.failure {
-            Some(f) if self.head.len() >= HEAD_BYTES => Err(self.error(f)),
+            Some(f) if self.head.len() >= HEAD_BYTES && shown => Err(self.error(f)),
             _ => Ok(()),
         }
+    }
+
+    /// Keeps what an excerpt may need of `chunk` (which starts at
+    /// `self.offset`): the window's bytes once the body broke off, else the
+    /// recent bytes.
+    fn keep(&mut self, chunk: &[u8]) {
+        let base = self.offset;
+        if let Some(Failure::BrokenAt(_, at)) = &self.failure {
+            let at = *at;
+            if at < AT_START {
+                return;
+            }
+            let window = self.window.get_or_insert_with(|| {
+                // The bytes before the place: from `recent`, then `chunk`.
+                let start = at.saturating_sub(BEFORE).max(self.recent_at);
+                let mut bytes = Vec::with_capacity(AFTER as usize + BEFORE as usize);
+                if start < base {
+                    bytes.extend_from_slice(&self.recent[(start - self.recent_at) as usize..]);
+                }
+                Window { at, start, bytes }
+            });
+            window.take(chunk, base);
+            return;
+        }
+        // Kept: the last BEFORE bytes, and a token carried on from before them.
+        let end = base + chunk.len() as u64;
+        let mut from = end.saturating_sub(BEFORE);
+        if self.carry_kind != Carry::None {
+            from = from.min(self.carry_at.saturating_sub(BEFORE));
+        }
+        if from < self.recent_at {
+            from = self.recent_at;
+        }
+        if from >= base {
+            self.recent.clear();
+            self.recent
+                .extend_from_slice(&chunk[(from - base) as usize..]);
+        } else {
+            self.recent.drain(..(from - self.recent_at) as usize);
+            self.recent.extend_from_slice(chunk);
+        }
+        self.recent_at = from;
     }
 
     /// The body is complete: the sink and the notices, or the error.
@@ -290,6 +389,7 @@ impl<S: RowSink> Core<S> {
                 });
             if let Err(f) = result {
                 self.failure = Some(f);
+                self.keep(&[]);
             }
         }
         if let Some(f) = &self.failure {
@@ -312,8 +412,32 @@ impl<S: RowSink> Core<S> {
             Failure::Decode(reason) => Error::Decode {
                 reason: self.redactor.redact(reason),
                 excerpt: excerpt(&self.redactor, &self.head),
+                excerpt_at: None,
                 call: None,
             },
+            Failure::BrokenAt(reason, at) => {
+                // Past its first bytes, the place is shown; in them, the
+                // body's start shows it.
+                let (shown, excerpt_at, from) = match &self.window {
+                    Some(w) => (&w.bytes, Some(*at), (w.at - w.start) as usize),
+                    None => (&self.head, None, (*at as usize).min(self.head.len())),
+                };
+                let text = String::from_utf8_lossy(&shown[from..]);
+                let reason = match crate::php_notice::failure_at(&text) {
+                    Some(php) => format!(
+                        "the service failed after {} complete row{}: {php} ({reason})",
+                        thousands(self.rows),
+                        if self.rows == 1 { "" } else { "s" }
+                    ),
+                    None => reason.clone(),
+                };
+                Error::Decode {
+                    reason: self.redactor.redact(&reason),
+                    excerpt: excerpt(&self.redactor, shown),
+                    excerpt_at,
+                    call: None,
+                }
+            }
             Failure::Service { status, message } => Error::Service {
                 status: self.redactor.redact(status),
                 message: self.redactor.redact(message),
@@ -423,11 +547,16 @@ impl<S: RowSink> Core<S> {
     }
 
     fn truncated(&self) -> Failure {
-        Failure::Decode(format!(
-            "the body ended before the JSON was complete (truncated after {} complete row{})",
-            self.rows,
-            if self.rows == 1 { "" } else { "s" }
-        ))
+        Failure::BrokenAt(
+            format!(
+                "the body ended before the JSON was complete (truncated after {} complete row{}: \
+                 a PHP fatal error with display_errors off, a time limit, or a proxy cutting \
+                 the answer)",
+                self.rows,
+                if self.rows == 1 { "" } else { "s" }
+            ),
+            self.offset,
+        )
     }
 
     fn unexpected(&self, at: u64) -> Failure {
@@ -644,11 +773,27 @@ pub(super) fn unsafe_str(bytes: &[u8]) -> &str {
 }
 
 pub(super) fn utf8_error(at: u64) -> Failure {
-    Failure::Decode(format!("the body is not valid UTF-8 (at byte {at})"))
+    Failure::BrokenAt(format!("the body is not valid UTF-8 (at byte {at})"), at)
 }
 
 pub(super) fn json_error(what: &str, at: u64) -> Failure {
-    Failure::Decode(format!("the body is not valid JSON ({what} at byte {at})"))
+    Failure::BrokenAt(
+        format!("the body is not valid JSON ({what} at byte {at})"),
+        at,
+    )
+}
+
+/// `1500000` as `1,500,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
