@@ -176,5 +176,6 @@ test-dist-crate: dist-crate dist-wheel
 # tests/docs/run_examples.py says which blocks and how. tsc is js/'s.
 DOCS_PAGES := README.md python/README.md js/README.md $(sort $(wildcard docs/*.md))
 test-dist-docs: dist-wheel dist-npm js/node_modules/.installed
-	$(VPY) tests/docs/run_examples.py --wheel $(call dist-wheel-of,x86_64) --npm $(DIST_NPM) \
-	  --python $(PYTHON) --tsc $(ROOT)/js/node_modules/.bin/tsc --work $(DIST_TEST)/docs $(DOCS_PAGES)
+	UV_CACHE_DIR=$(ROOT)/target/uv-cache $(VPY) tests/docs/run_examples.py \
+	  --wheel $(call dist-wheel-of,x86_64) --npm $(DIST_NPM) --python $(PYTHON) \
+	  --uv $(VENV)/bin/uv --tsc $(ROOT)/js/node_modules/.bin/tsc --work $(DIST_TEST)/docs $(DOCS_PAGES)
