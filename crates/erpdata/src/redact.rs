@@ -19,6 +19,19 @@ impl Redactor {
         Redactor { token }
     }
 
+    /// The length of the longest text [`redact`](Self::redact) replaces (the
+    /// token raw or in an encoding), or 0: a cut made this many bytes before
+    /// a text cannot leave part of a token inside it.
+    pub(crate) fn reach(&self) -> usize {
+        self.token.as_ref().map_or(0, |token| {
+            let raw = token.expose_secret();
+            let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
+            raw.len()
+                .max(form.replace('+', "%20").len())
+                .max(form.len())
+        })
+    }
+
     /// Replaces every occurrence of the token (raw and in the encodings a
     /// URL or form body would carry) with [`REDACTED`].
     pub(crate) fn redact(&self, text: &str) -> String {

@@ -167,7 +167,8 @@ pub(crate) enum Failure {
 /// A body broken off in its first bytes is shown by its start, which then
 /// holds the place.
 const AT_START: u64 = 64;
-/// Bytes shown before the place a body broke off.
+/// Bytes shown before the place a body broke off (more are kept: see
+/// `Core::margin`).
 const BEFORE: u64 = 48;
 /// Bytes kept from the place a body broke off: the excerpt, and PHP's error
 /// message when it printed one there.
@@ -212,6 +213,10 @@ pub(crate) struct Core<S> {
     /// place a body breaks off can be shown with what precedes it.
     recent: Vec<u8>,
     recent_at: u64,
+    /// How many bytes before the place a body broke off are kept: [`BEFORE`]
+    /// and the longest token text the redactor replaces, so that a token
+    /// cut by the window's start is never partly shown.
+    margin: u64,
     /// Once the body broke off past its start: the bytes around the place.
     window: Option<Window>,
     /// Bytes of the body before the current input.
@@ -269,6 +274,7 @@ impl<S: RowSink> Core<S> {
             head: Vec::new(),
             recent: Vec::new(),
             recent_at: 0,
+            margin: BEFORE + redactor.reach() as u64,
             window: None,
             offset: 0,
             phase: Phase::Bom,
@@ -348,8 +354,8 @@ impl<S: RowSink> Core<S> {
             }
             let window = self.window.get_or_insert_with(|| {
                 // The bytes before the place: from `recent`, then `chunk`.
-                let start = at.saturating_sub(BEFORE).max(self.recent_at);
-                let mut bytes = Vec::with_capacity(AFTER as usize + BEFORE as usize);
+                let start = at.saturating_sub(self.margin).max(self.recent_at);
+                let mut bytes = Vec::with_capacity((AFTER + self.margin) as usize);
                 if start < base {
                     bytes.extend_from_slice(&self.recent[(start - self.recent_at) as usize..]);
                 }
@@ -358,11 +364,11 @@ impl<S: RowSink> Core<S> {
             window.take(chunk, base);
             return;
         }
-        // Kept: the last BEFORE bytes, and a token carried on from before them.
+        // Kept: the last `margin` bytes, and a token carried on from before them.
         let end = base + chunk.len() as u64;
-        let mut from = end.saturating_sub(BEFORE);
+        let mut from = end.saturating_sub(self.margin);
         if self.carry_kind != Carry::None {
-            from = from.min(self.carry_at.saturating_sub(BEFORE));
+            from = from.min(self.carry_at.saturating_sub(self.margin));
         }
         if from < self.recent_at {
             from = self.recent_at;
@@ -417,13 +423,27 @@ impl<S: RowSink> Core<S> {
             },
             Failure::BrokenAt(reason, at) => {
                 // Past its first bytes, the place is shown; in them, the
-                // body's start shows it.
-                let (shown, excerpt_at, from) = match &self.window {
-                    Some(w) => (&w.bytes, Some(*at), (w.at - w.start) as usize),
-                    None => (&self.head, None, (*at as usize).min(self.head.len())),
+                // body's start shows it. Either way the text is redacted
+                // whole before it is cut.
+                let (bytes, excerpt_at, place, shown_from) = match &self.window {
+                    Some(w) => (
+                        &w.bytes,
+                        Some(*at),
+                        (w.at - w.start) as usize,
+                        (at.saturating_sub(BEFORE).max(w.start) - w.start) as usize,
+                    ),
+                    None => (&self.head, None, (*at as usize).min(self.head.len()), 0),
                 };
-                let text = String::from_utf8_lossy(&shown[from..]);
-                let reason = match crate::php_notice::failure_at(&text) {
+                let text = self.redactor.redact(&String::from_utf8_lossy(bytes));
+                let from = |cut: usize| {
+                    redacted_index(
+                        &text,
+                        &self
+                            .redactor
+                            .redact(&String::from_utf8_lossy(&bytes[..cut])),
+                    )
+                };
+                let reason = match crate::php_notice::failure_at(&text[from(place)..]) {
                     Some(php) => format!(
                         "the service failed after {} complete row{}: {php} ({reason})",
                         thousands(self.rows),
@@ -433,7 +453,7 @@ impl<S: RowSink> Core<S> {
                 };
                 Error::Decode {
                     reason: self.redactor.redact(&reason),
-                    excerpt: excerpt(&self.redactor, shown),
+                    excerpt: excerpt(&self.redactor, &text.as_bytes()[from(shown_from)..]),
                     excerpt_at,
                     call: None,
                 }
@@ -783,6 +803,16 @@ pub(super) fn json_error(what: &str, at: u64) -> Failure {
     )
 }
 
+/// Where the text of a cut's bytes ends in the redacted text of all of them
+/// (`prefix` is the cut's own redacted text): their common start, which
+/// stops at a token the cut splits, so that cutting there shows none of it.
+fn redacted_index(text: &str, prefix: &str) -> usize {
+    text.char_indices()
+        .zip(prefix.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(prefix.len().min(text.len()), |((i, _), _)| i)
+}
+
 /// `1500000` as `1,500,000`.
 fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -853,6 +883,40 @@ pub(crate) mod tests {
             assert_eq!(run(body, chunk), whole, "chunks of {chunk}");
         }
         whole
+    }
+
+    #[test]
+    fn a_broken_body_shows_its_place_and_no_part_of_the_token() {
+        let token = "fake-token-for-tests";
+        let rows = r#"{"status":"success","data":[{"n":"one","t":"two"},{"n":"three","t":"four"},"#;
+        // The token at every distance before the place, and in the text
+        // after it (a PHP error quoting the request).
+        for pad in 0..80 {
+            let body = format!(
+                "{rows}{{\"note\":\"{}{token}{}\"}},<br />\n<b>Fatal error</b>:  Uncaught Error: \
+                 no {token} here in /x.php:9<br />",
+                "x".repeat(pad),
+                "y".repeat(80 - pad)
+            );
+            let err = same_in_chunks(body.as_bytes()).unwrap_err();
+            let message = err.to_string();
+            for part in token.as_bytes().windows(6) {
+                let part = std::str::from_utf8(part).unwrap();
+                assert!(!message.contains(part), "{pad}: {part:?} in {message}");
+            }
+            assert!(
+                message.contains(
+                    "the service failed after 3 complete rows: PHP Fatal error: Uncaught Error: \
+                     no [REDACTED] here in /x.php:9"
+                ),
+                "{message}"
+            );
+            let at = body.find("<br />").unwrap();
+            assert!(
+                message.contains(&format!("around byte {at}: ")),
+                "{message}"
+            );
+        }
     }
 
     #[test]
