@@ -364,11 +364,17 @@ impl<S: RowSink> Core<S> {
             window.take(chunk, base);
             return;
         }
-        // Kept: the last `margin` bytes, and a token carried on from before them.
+        // Kept: the last `margin` bytes, and before them a token carried on
+        // or the prelude's undecided text (a PHP notice not yet complete):
+        // the body may break off anywhere in those.
         let end = base + chunk.len() as u64;
         let mut from = end.saturating_sub(self.margin);
         if self.carry_kind != Carry::None {
             from = from.min(self.carry_at.saturating_sub(self.margin));
+        }
+        if self.phase == Phase::Prelude {
+            let undecided = end - self.pending.len() as u64;
+            from = from.min(undecided.saturating_sub(self.margin));
         }
         if from < self.recent_at {
             from = self.recent_at;
