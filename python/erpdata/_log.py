@@ -8,6 +8,7 @@ that URL holds the token, so httpx's lines are redacted too.
 from __future__ import annotations
 
 import logging
+import threading
 import weakref
 
 from ._core import Config
@@ -26,9 +27,18 @@ class _RedactHttpxLog(logging.Filter):
     def __init__(self) -> None:
         super().__init__()
         self.configs: weakref.WeakSet[Config] = weakref.WeakSet()
+        # httpx logs from every thread that sends (a fan-out's workers)
+        # while other threads make clients: a WeakSet copied while another
+        # thread adds to it raises "Set changed size during iteration".
+        self.lock = threading.Lock()
+
+    def add(self, config: Config) -> None:
+        with self.lock:
+            self.configs.add(config)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        configs = list(self.configs)
+        with self.lock:
+            configs = list(self.configs)
         if configs:
             text = record.getMessage()
             redacted = text
@@ -49,4 +59,4 @@ for _name in ("httpx", "httpcore", "httpcore.http11", "httpcore.connection", "ht
 def watch(config: Config) -> None:
     """Redacts ``config``'s token from httpx's log lines while it lives."""
     if config.has_access_token:
-        _FILTER.configs.add(config)
+        _FILTER.add(config)

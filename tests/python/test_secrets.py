@@ -372,3 +372,42 @@ def test_command_leaks_nothing(scenario: Scenario, request: pytest.FixtureReques
         assert "[REDACTED]" in done["table-GET"].stderr
     if elsewhere is not None:
         assert fault_api.log(elsewhere, key) == []
+
+
+def test_httpx_log_redaction_is_safe_across_threads() -> None:
+    """httpx logs from a fan-out's worker threads while other threads make
+    (and drop) clients: the redaction filter's set of live configurations
+    must never be read while another thread changes it."""
+    from erpdata import _log
+
+    line = logging.getLogger("httpx")
+    stop = False
+
+    def make_clients() -> None:
+        while not stop:
+            for _ in range(50):
+                Client("http://127.0.0.1:9/", project="demo", access_token=SECRET_TOKEN).close()
+
+    # Clients live throughout (their tokens are redacted in every line),
+    # enough that copying the set takes a while.
+    kept = [
+        Client("http://127.0.0.1:9/", project="demo", access_token=SECRET_TOKEN) for _ in range(300)
+    ]
+    # Threads switch as often as they can, so the two meet mid-copy.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    with ThreadPoolExecutor(2) as pool:
+        maker = pool.submit(make_clients)
+        try:
+            for _ in range(1_500):
+                record = line.makeRecord(
+                    "httpx", logging.INFO, __file__, 0, "GET %s", (SECRET_TOKEN,), None
+                )
+                assert _log._FILTER.filter(record)
+                assert SECRET_TOKEN not in record.getMessage()
+        finally:
+            stop = True
+            sys.setswitchinterval(interval)
+        maker.result()
+    for client in kept:
+        client.close()
