@@ -21,7 +21,7 @@ SANDBOX       := $(ROOT)/target/debug/erpdata-sandbox
 WASM_TARGET   := wasm32-unknown-unknown
 
 export CARGO_TERM_COLOR ?= never
-# make test's sub-make (make -j2) runs cargo in recipes it does not give its
+# make test's sub-make (make -jN) runs cargo in recipes it does not give its
 # jobserver to, and cargo would warn that it cannot connect to it: cargo
 # reads CARGO_MAKEFLAGS before MAKEFLAGS, so an empty one has it use its own.
 export CARGO_MAKEFLAGS :=
