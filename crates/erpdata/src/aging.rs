@@ -107,15 +107,15 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
     // Per account, in first-seen order: the buckets, then undated.
     let mut order: Vec<Option<String>> = Vec::new();
     let mut sums: HashMap<Option<String>, Vec<i128>> = HashMap::new();
+    let balance = find_column(
+        "balance_column",
+        options.balance_column.as_deref(),
+        &BALANCE_COLUMNS,
+        &present,
+    );
     let scale = if batches.iter().all(|b| b.num_rows == 0) {
         // Nobody owes anything: no column is needed, and the figures take
         // the balance's scale when the table has one.
-        let balance = find_column(
-            "balance_column",
-            options.balance_column.as_deref(),
-            &BALANCE_COLUMNS,
-            &present,
-        );
         match balance
             .ok()
             .and_then(|b| schema.iter().find(|(n, _)| n == b))
@@ -130,12 +130,7 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
             &DUE_DATE_COLUMNS,
             &present,
         )?;
-        let balance = find_column(
-            "balance_column",
-            options.balance_column.as_deref(),
-            &BALANCE_COLUMNS,
-            &present,
-        )?;
+        let balance = balance?;
         let type_of = |name: &str| schema.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
         if !matches!(
             type_of(due),
@@ -194,11 +189,9 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
         scale
     };
     if let Some(acids) = acids {
-        let mut seen = std::collections::HashSet::new();
-        order = acids
-            .iter()
-            .filter(|a| seen.insert(a.as_str()))
-            .map(|a| Some(a.clone()))
+        order = crate::id::each_once(acids.iter().cloned())
+            .into_iter()
+            .map(Some)
             .collect();
     }
 

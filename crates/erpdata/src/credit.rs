@@ -224,9 +224,8 @@ fn in_order(rows: Vec<Row>, only: &[String]) -> Result<Vec<Row>> {
         by_acid.entry(acid).or_default().push(row);
     }
     let mut out = Vec::with_capacity(only.len());
-    let mut seen = std::collections::HashSet::new();
-    for acid in only.iter().filter(|a| seen.insert(a.as_str())) {
-        let rows = by_acid.remove(acid).ok_or_else(|| {
+    for acid in crate::id::each_once(only.iter().cloned()) {
+        let rows = by_acid.remove(&acid).ok_or_else(|| {
             Error::invalid(
                 "accounts",
                 format!("{acid:?} is not a customer of the account table"),
@@ -261,7 +260,6 @@ pub fn account_ids(accounts: &[Batch], kind: DuesKind) -> Result<Vec<String>> {
         DuesKind::Receipt => "customer",
         DuesKind::Payment => "supplier",
     };
-    let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for batch in accounts {
         let acids = batch.column("acid").map(|c| &c.data);
@@ -273,13 +271,11 @@ pub fn account_ids(accounts: &[Batch], kind: DuesKind) -> Result<Vec<String>> {
                 }
             }
             if let Some(acid) = acids.and_then(|a| text(a, i)) {
-                if seen.insert(acid.clone()) {
-                    out.push(acid);
-                }
+                out.push(acid);
             }
         }
     }
-    Ok(out)
+    Ok(crate::id::each_once(out))
 }
 
 /// Where an `avgPayDays` answer gives the average, in this order.

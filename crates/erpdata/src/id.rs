@@ -1,4 +1,16 @@
+use std::collections::HashSet;
 use std::fmt;
+
+/// Each account once, in the order first given: the rule for every list of
+/// accounts the finance views and plans are asked for (an account given
+/// twice gets one row, where it first appears).
+pub(crate) fn each_once(acids: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    acids
+        .into_iter()
+        .filter(|acid| seen.insert(acid.clone()))
+        .collect()
+}
 
 /// An account, company or year identifier.
 ///

@@ -466,11 +466,9 @@ fn account_list(items: &[Arg]) -> Result<Vec<String>> {
                 ))
             }
         };
-        if !out.contains(&acid) {
-            out.push(acid);
-        }
+        out.push(acid);
     }
-    Ok(out)
+    Ok(crate::id::each_once(out))
 }
 
 fn bucket_list(value: &Arg) -> Result<Vec<u32>> {
