@@ -11,6 +11,8 @@ import { after, before, describe, test } from "node:test";
 
 import { ErpClient, InvalidInputError } from "../../js/src/index.js";
 import {
+  clearClientEnv,
+  demoClient,
   faultsBase,
   freshKey,
   requestLog,
@@ -28,16 +30,7 @@ const MAX_TEXT = 1024;
 let sandbox;
 before(async () => {
   // Options left out must not be filled from the environment here.
-  for (const name of [
-    "BASE_URL",
-    "PROJECT",
-    "ACCESS_TOKEN",
-    "PROJECT_FOLDER",
-    "COMPANY_ID",
-    "YEAR_ID",
-  ]) {
-    delete process.env[`ERPDATA_${name}`];
-  }
+  clearClientEnv();
   sandbox = await startSandbox();
 });
 after(() => sandbox?.stop());
@@ -218,15 +211,7 @@ const property = (arb, fields) =>
   );
 
 function client(baseUrl, options = {}) {
-  return new ErpClient({
-    baseUrl,
-    project: "demo",
-    accessToken: SANDBOX_TOKEN,
-    companyId: 1,
-    yearId: 2025,
-    timeoutMs: 10_000,
-    ...options,
-  });
+  return demoClient(baseUrl, { timeoutMs: 10_000, ...options });
 }
 
 const query = (req) => new URLSearchParams(req.query);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { ErpClient, ErpError, InvalidInputError, ServiceError } from "../../js/src/index.js";
-import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+import { demoClient, SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
 
 let sandbox;
 before(async () => {
@@ -12,14 +12,7 @@ before(async () => {
 after(() => sandbox?.stop());
 
 function client(options = {}) {
-  return new ErpClient({
-    baseUrl: sandbox.url,
-    project: "demo",
-    accessToken: SANDBOX_TOKEN,
-    companyId: 1,
-    yearId: 2025,
-    ...options,
-  });
+  return demoClient(sandbox.url, options);
 }
 
 /** A fetch that counts calls and passes them to the real one. */

@@ -3,8 +3,8 @@
 // integers or exact text all summed exactly.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { aging, creditStatus, ErpClient, Table } from "../../js/src/index.js";
-import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+import { aging, creditStatus, Table } from "../../js/src/index.js";
+import { demoClient, startSandbox } from "./sandbox.js";
 import { decodeBody, makeCore } from "./vectors.js";
 
 const core = makeCore();
@@ -49,13 +49,7 @@ before(async () => {
 after(() => sandbox?.stop());
 
 function client() {
-  return new ErpClient({
-    baseUrl: sandbox.url,
-    project: "demo",
-    accessToken: SANDBOX_TOKEN,
-    companyId: 1,
-    yearId: 2025,
-  });
+  return demoClient(sandbox.url);
 }
 
 test("every account asked for gets its row, in the order asked, zeros where nothing is owed", async () => {

@@ -7,13 +7,12 @@ import {
   aging,
   creditStatus,
   DEFAULT_BUCKETS,
-  ErpClient,
   InvalidInputError,
   Table,
 } from "../../js/src/index.js";
 import { tableBatch, core as thrownAs } from "../../js/src/table.js";
 import { loadWasm } from "../../js/src/wasm.js";
-import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+import { demoClient, startSandbox } from "./sandbox.js";
 import { loadTestingWasm } from "./testing-wasm.js";
 import { asVector, checkError, decodeBody, forJs, load, makeCore } from "./vectors.js";
 
@@ -155,13 +154,7 @@ before(async () => {
 after(() => sandbox?.stop());
 
 function client() {
-  return new ErpClient({
-    baseUrl: sandbox.url,
-    project: "demo",
-    accessToken: SANDBOX_TOKEN,
-    companyId: 1,
-    yearId: 2025,
-  });
+  return demoClient(sandbox.url);
 }
 
 const cents = (t) => BigInt(t.replace(".", ""));

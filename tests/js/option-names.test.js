@@ -9,34 +9,18 @@ import { after, before, describe, test } from "node:test";
 import { inspect } from "node:util";
 
 import { aging, creditStatus, ErpClient, InvalidInputError } from "../../js/src/index.js";
-import { SANDBOX_TOKEN, startSandbox, totalSeen } from "./sandbox.js";
+import { clearClientEnv, demoClient, SANDBOX_TOKEN, startSandbox, totalSeen } from "./sandbox.js";
 
 let sandbox;
 before(async () => {
   // A missing option must not be filled from the environment here.
-  for (const name of [
-    "BASE_URL",
-    "PROJECT",
-    "ACCESS_TOKEN",
-    "PROJECT_FOLDER",
-    "COMPANY_ID",
-    "YEAR_ID",
-  ]) {
-    delete process.env[`ERPDATA_${name}`];
-  }
+  clearClientEnv();
   sandbox = await startSandbox();
 });
 after(() => sandbox?.stop());
 
 function client(options = {}) {
-  return new ErpClient({
-    baseUrl: sandbox.url,
-    project: "demo",
-    accessToken: SANDBOX_TOKEN,
-    companyId: 1,
-    yearId: 2025,
-    ...options,
-  });
+  return demoClient(sandbox.url, options);
 }
 
 /**

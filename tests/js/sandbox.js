@@ -3,8 +3,38 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { ErpClient } from "../../js/src/index.js";
 
 export const SANDBOX_TOKEN = "sandbox-token-not-secret";
+
+/**
+ * A client of the sandbox at `url` with the demo project, its token,
+ * company 1 and year 2025, and `options` over them.
+ */
+export function demoClient(url, options = {}) {
+  return new ErpClient({
+    baseUrl: url,
+    project: "demo",
+    accessToken: SANDBOX_TOKEN,
+    companyId: 1,
+    yearId: 2025,
+    ...options,
+  });
+}
+
+/** Removes the ERPDATA_* settings, so that an option left out stays out. */
+export function clearClientEnv() {
+  for (const name of [
+    "BASE_URL",
+    "PROJECT",
+    "ACCESS_TOKEN",
+    "PROJECT_FOLDER",
+    "COMPANY_ID",
+    "YEAR_ID",
+  ]) {
+    delete process.env[`ERPDATA_${name}`];
+  }
+}
 const START_TIMEOUT_MS = 20_000;
 
 /**
