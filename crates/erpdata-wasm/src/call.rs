@@ -264,8 +264,7 @@ impl Call {
         let info = with_call!(self, c => CallInfo {
             attempts: c.attempts(),
             url: config.redact(&c.request().uri().to_string()),
-            rows_received: None,
-            rows_delivered: None,
+            ..CallInfo::default()
         });
         let delivered = match &self.inner {
             Inner::Stream(c) => Some(c.rows_delivered()),

@@ -3,6 +3,7 @@ use url::{Host, Url};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::redact::Redactor;
+use crate::retry_budget::RetryBudget;
 use crate::source::TransportSource;
 use crate::token::AccessToken;
 use crate::validate;
@@ -21,6 +22,8 @@ pub struct Config {
     year_id: Option<Id>,
     allow_insecure_http: bool,
     ajax_token: bool,
+    /// Shared by every clone: every call of the client and its flows.
+    retry_budget: RetryBudget,
 }
 
 /// Collects a [`Config`]; [`ConfigBuilder::build`] validates every field.
@@ -121,6 +124,12 @@ impl Config {
         self.redactor().redact(text)
     }
 
+    /// The retry budget every call of this configuration (and of its
+    /// clones) shares; see [`RetryBudget`].
+    pub fn retry_budget(&self) -> &RetryBudget {
+        &self.retry_budget
+    }
+
     /// What the decoder, excerpts and transport errors need to redact, so
     /// that they need not hold (or import) the whole configuration.
     pub(crate) fn redactor(&self) -> Redactor {
@@ -217,6 +226,7 @@ impl ConfigBuilder {
             year_id: self.year_id,
             allow_insecure_http: self.allow_insecure_http,
             ajax_token: self.ajax_token,
+            retry_budget: RetryBudget::new(),
         })
     }
 }

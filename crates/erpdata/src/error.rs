@@ -135,6 +135,9 @@ pub struct CallInfo {
     pub rows_received: Option<u64>,
     /// For a stream: rows already handed to the caller in batches.
     pub rows_delivered: Option<u64>,
+    /// The policy would have retried, but the client's retry budget was
+    /// spent by recent failures (see [`RetryBudget`](crate::RetryBudget)).
+    pub retry_withheld: bool,
 }
 
 /// " from URL" (the last request's, redacted) where the call is known:
@@ -170,7 +173,17 @@ fn table_hint(message: &str) -> &'static str {
 
 /// The message's tail saying how far a table answer got.
 fn note(call: &Option<Box<CallInfo>>) -> String {
-    match call.as_deref() {
+    let withheld = match call.as_deref() {
+        Some(CallInfo {
+            retry_withheld: true,
+            ..
+        }) => {
+            " (not retried: recent requests of this client to the service failed too; \
+             it retries again once calls succeed)"
+        }
+        _ => "",
+    };
+    let rows = match call.as_deref() {
         Some(CallInfo {
             rows_received: Some(received),
             rows_delivered,
@@ -182,7 +195,8 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             )
         }
         _ => String::new(),
-    }
+    };
+    rows + withheld
 }
 
 impl Error {

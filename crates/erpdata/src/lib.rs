@@ -148,6 +148,7 @@ mod redirect;
 mod request;
 mod response;
 mod retry;
+mod retry_budget;
 mod source;
 mod spelling;
 mod token;
@@ -199,6 +200,10 @@ pub use redirect::MAX_REDIRECTS;
 pub use request::{FORM_CONTENT_TYPE, USER_AGENT_VALUE};
 pub use response::{Dues, Table};
 pub use retry::{Decision, Outcome, RetryPolicy};
+pub use retry_budget::{
+    RetryBudget, RETRY_BUDGET_FAILURE_COST, RETRY_BUDGET_SUCCESS_CREDIT, RETRY_BUDGET_THRESHOLD,
+    RETRY_BUDGET_TOKENS,
+};
 pub use source::TransportSource;
 pub use spelling::{closest, js_name};
 pub use token::{AccessToken, REDACTED};

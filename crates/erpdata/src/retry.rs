@@ -20,6 +20,17 @@ pub enum Outcome<'a> {
     },
 }
 
+impl Outcome<'_> {
+    /// Whether the outcome may pass if tried later (a connection refused,
+    /// reset or timed out; 429, 502, 503, 504), whatever the count.
+    pub fn may_pass_later(&self) -> bool {
+        match *self {
+            Outcome::Transport(kind) => kind != TransportKind::Other,
+            Outcome::Status { status, .. } => RetryPolicy::is_retryable_status(status),
+        }
+    }
+}
+
 /// The policy's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -86,12 +97,11 @@ impl RetryPolicy {
         if retries_done >= self.max_retries {
             return Decision::Stop;
         }
+        if !outcome.may_pass_later() {
+            return Decision::Stop;
+        }
         let retry_after = match outcome {
-            Outcome::Transport(TransportKind::Other) => return Decision::Stop,
             Outcome::Transport(_) => None,
-            Outcome::Status { status, .. } if !Self::is_retryable_status(status) => {
-                return Decision::Stop
-            }
             Outcome::Status { retry_after, .. } => retry_after,
         };
         if let Some(wait) = retry_after.and_then(|h| parse_retry_after(h, now)) {

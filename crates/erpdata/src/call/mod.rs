@@ -167,6 +167,8 @@ pub struct Call<S: Sink> {
     hops: u32,
     /// Whether an answer's body was being read when the call failed.
     reading: bool,
+    /// Whether the retry budget withheld a retry the policy allowed.
+    withheld: bool,
     delivered: u64,
     streams: bool,
 }
@@ -208,6 +210,7 @@ impl<S: Sink> Call<S> {
             retries: 0,
             hops: 0,
             reading: false,
+            withheld: false,
             delivered: 0,
             streams: false,
         }
@@ -339,6 +342,9 @@ impl<S: Sink> Call<S> {
             return;
         }
         // Accepted: the sink makes the result, or the status's error.
+        if (200..300).contains(&head.status) {
+            self.config.retry_budget().succeeded();
+        }
         self.reading = true;
         self.state = match self.sink.start(&self.config, head.status) {
             Ok(()) => State::Read,
@@ -418,14 +424,17 @@ impl<S: Sink> Call<S> {
         };
     }
 
-    /// The delay before retrying, if the policy says retry and the delay
-    /// fits in what is left of the call; counts the retry.
+    /// The delay before retrying, if the policy says retry, the delay
+    /// fits in what is left of the call and the client's retry budget
+    /// allows it; counts the retry. A failure that could be retried
+    /// spends the budget whatever the answer.
     fn retry_delay(
         &mut self,
         now: Duration,
         outcome: Outcome<'_>,
         date: Option<SystemTime>,
     ) -> Option<Duration> {
+        let budget_allows = !outcome.may_pass_later() || self.config.retry_budget().failed();
         let random = self.random();
         match self
             .options
@@ -433,6 +442,10 @@ impl<S: Sink> Call<S> {
             .decide(self.retries, outcome, random, date)
         {
             Decision::RetryAfter(delay) if delay < self.left(now) => {
+                if !budget_allows {
+                    self.withheld = true;
+                    return None;
+                }
                 self.retries += 1;
                 Some(delay)
             }
@@ -556,6 +569,7 @@ impl<S: Sink> Call<S> {
             url: self.config.redact(&self.request.uri().to_string()),
             rows_received: table.then(|| self.sink.rows()),
             rows_delivered: self.streams.then_some(self.delivered),
+            retry_withheld: self.withheld,
         };
         error.with_call(info)
     }

@@ -304,3 +304,80 @@ fn the_jitter_comes_from_the_seed() {
         assert!(d >= ms(250) && d <= ms(500), "{d:?}");
     }
 }
+
+/// Runs a dues call of `config` whose every attempt is answered `code`
+/// (then `200` once `failures` are used up): the attempts it made and its
+/// error, if any.
+fn run_against(config: &Config, failures: &mut u32, code: u16) -> (u32, Option<Error>) {
+    let request = config
+        .dues_request(&DuesQuery::new("C001", DuesKind::Receipt))
+        .unwrap();
+    let options = options(secs(60), secs(10), 2);
+    // As the clients' parsers do: a status outside 2xx is the call's error.
+    let sink = Parsed::new(|_: &Config, status: u16, _: &[u8]| match status {
+        200 => Ok(()),
+        _ => Err(Error::HttpStatus {
+            status,
+            excerpt: String::new(),
+            call: None,
+        }),
+    });
+    let mut call = Call::new(config, request, options, sink, ms(0), 3);
+    loop {
+        match call.next(ms(0)) {
+            Action::Send { .. } if *failures > 0 => {
+                *failures -= 1;
+                call.head(ms(0), status(code));
+            }
+            Action::Send { .. } => call.head(ms(0), ok()),
+            Action::Read { .. } => {
+                call.chunk(ms(0), br#"{"status":"success","data":[]}"#);
+                call.next(ms(0));
+                call.end(ms(0));
+            }
+            Action::Sleep(_) | Action::Emit(_) => {}
+            Action::Done(_) => return (call.attempts(), None),
+            Action::Failed(e) => return (call.attempts(), Some(e)),
+        }
+    }
+}
+
+#[test]
+fn the_retry_budget_is_shared_by_a_configs_calls_and_refilled_by_successes() {
+    let config = config();
+    let mut failures = 12;
+    let mut attempts = vec![];
+    let mut last = None;
+    while failures > 0 {
+        let (n, error) = run_against(&config.clone(), &mut failures, 503);
+        attempts.push(n);
+        last = error;
+    }
+    // Three attempts, then two, then one a call: ten tokens, one a
+    // failure, retries only while more than five are left.
+    assert_eq!(attempts, [3, 2, 1, 1, 1, 1, 1, 1, 1]);
+    let last = last.unwrap();
+    assert!(last.call().unwrap().retry_withheld);
+    assert!(
+        last.to_string().contains("not retried: recent requests"),
+        "{last}"
+    );
+    // A healthy answer again: no error, and each success refills a tenth.
+    assert_eq!(run_against(&config, &mut failures, 503), (1, None));
+    assert_eq!(config.retry_budget().tokens(), 100);
+    // Another client of the same service has its own budget.
+    let mut one = 1;
+    assert_eq!(run_against(&self::config(), &mut one, 503), (2, None));
+}
+
+#[test]
+fn failures_that_would_fail_again_do_not_spend_the_budget() {
+    let config = config();
+    let mut failures = 20;
+    for _ in 0..20 {
+        let (n, error) = run_against(&config, &mut failures, 500);
+        assert_eq!(n, 1);
+        assert!(!error.unwrap().call().unwrap().retry_withheld);
+    }
+    assert_eq!(config.retry_budget().tokens(), crate::RETRY_BUDGET_TOKENS);
+}

@@ -37,6 +37,8 @@ mod plans;
 mod policy_vectors;
 mod public_api;
 mod readme;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod retry_budget;
 mod round_trip;
 mod type_vectors;
 mod vectors;
