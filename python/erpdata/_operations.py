@@ -274,11 +274,13 @@ class Operations:
         concurrency: int = 2,
         batch_rows: int = 65_536,
         progress: bool | None = None,
+        resume: bool = False,
     ) -> Work[ExportResult]:
         """Every (table, company, year) into ``to``: a DuckDB file
         (``.duckdb``) or a hive-partitioned Parquet dataset folder, each
         partition replaced whole, with a manifest; needs
-        ``erpdata[export]``. See :func:`erpdata.export.export`."""
+        ``erpdata[export]``. ``resume``: only the partitions not written
+        yet. See :func:`erpdata.export.export`."""
         from .export import export
 
         def run(client: Any) -> ExportResult:
@@ -292,6 +294,7 @@ class Operations:
                 concurrency=concurrency,
                 batch_rows=batch_rows,
                 progress=progress,
+                resume=resume,
             )
 
         return Blocking(run)

@@ -334,20 +334,26 @@ def cmd_credit_status(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import export, id_of
+    from .export import ExportError, export, id_of
 
     companies = None if args.companies is None else [id_of(c) for c in args.companies]
     years = None if args.years is None else [id_of(y) for y in args.years]
     with _client(args) as client:
-        result = export(
-            client,
-            args.tables,
-            companies=companies,
-            years=years,
-            to=args.to,
-            concurrency=args.concurrency,
-            progress=None if not args.no_progress else False,
-        )
+        try:
+            result = export(
+                client,
+                args.tables,
+                companies=companies,
+                years=years,
+                to=args.to,
+                concurrency=args.concurrency,
+                progress=None if not args.no_progress else False,
+                resume=args.resume,
+            )
+        except ExportError as exc:
+            # The exit code of the first failure, as for any other command.
+            transport = isinstance(exc.__cause__, _errors.TransportError)
+            return _fail(EXIT_TRANSPORT if transport else EXIT_SERVICE, str(exc))
     print(
         f"{result.rows:,} rows in {len(result.partitions)} partitions written to {result.to}",
         file=sys.stderr,
@@ -769,6 +775,11 @@ def parser() -> argparse.ArgumentParser:
         "--concurrency", type=int, default=2, metavar="N", help="tables read at a time [2]"
     )
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
+    export.add_argument(
+        "--resume",
+        action="store_true",
+        help="fetch only the partitions the target's manifest lacks or lists as not written",
+    )
     export.set_defaults(run=cmd_export, company_id=None, year_id=None)
 
     sandbox = command("sandbox", help="run the local sandbox ERP (prints its URL first)")

@@ -25,6 +25,15 @@ Arrow IPC stream, the erpdata version, the time). A re-run replaces only
 the partitions it fetched. An export that finishes no partition leaves
 no new file or folder behind (one that existed is kept as it was).
 
+When the service is failing (after :data:`STOP_AFTER_FAILURES`
+partitions in a row failed with a transport error, 429 or a 5xx status),
+the export starts no new partition: it keeps what it wrote and raises
+:class:`ExportError`, saying how many partitions were written, failed and
+not started. Where a manifest is, the partitions not written are listed
+beside it (the DuckDB table ``_erpdata_pending``, or ``_pending.json``),
+and ``resume=True`` (the CLI's ``--resume``) fetches only those and the
+ones the manifest lacks.
+
 Needs ``erpdata[export]`` (pyarrow, and duckdb for ``.duckdb`` targets);
 tqdm shows progress on a terminal or in a notebook.
 """
@@ -43,20 +52,36 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _core
-from ._checks import check_concurrency, invalid
+from . import _core, _errors
+from ._checks import check_concurrency, check_flag, invalid
 from ._models import Id, _need
 from ._progress import interactive
 
 if TYPE_CHECKING:
     from ._client import Client
 
-__all__ = ["export", "ExportResult", "Partition", "MANIFEST_TABLE", "MANIFEST_FILE"]
+__all__ = [
+    "export",
+    "ExportError",
+    "ExportResult",
+    "Partition",
+    "MANIFEST_TABLE",
+    "MANIFEST_FILE",
+    "PENDING_TABLE",
+    "PENDING_FILE",
+    "STOP_AFTER_FAILURES",
+]
 
 MANIFEST_TABLE = "_erpdata_manifest"
 DUCKDB_MEMORY_LIMIT = "32MB"
 """DuckDB's memory during an export (it spills the rest to disk)."""
 MANIFEST_FILE = "_manifest.json"
+PENDING_TABLE = "_erpdata_pending"
+PENDING_FILE = "_pending.json"
+STOP_AFTER_FAILURES = 3
+"""Partitions failing in a row (a transport error, 429 or a 5xx status)
+after which an export starts no new one: the service is failing, and
+every further partition would only add to its load."""
 
 Format = Literal["duckdb", "parquet"]
 
@@ -92,6 +117,50 @@ class ExportResult:
             f"ExportResult(to={self.to!r}, format={self.format!r}, "
             f"partitions={len(self.partitions)}, rows={self.rows})"
         )
+
+
+Key = tuple[str, Id, Id]
+"""A partition: (table, company id, year id)."""
+
+
+class ExportError(_errors.ErpError):
+    """Some partitions of an :func:`export` failed; the others were written
+    (``result``). The first failure is the ``__cause__`` (and gives this
+    error its ``kind``); ``failed`` and ``not_started`` list the partitions
+    not written, ``stopped`` says whether the export stopped early because
+    the service was failing."""
+
+    def __init__(
+        self,
+        msg: str = "",
+        /,
+        *,
+        result: ExportResult | None = None,
+        failed: list[Key] | None = None,
+        not_started: list[Key] | None = None,
+        stopped: bool = False,
+        **call: Any,
+    ) -> None:
+        super().__init__(msg, **call)
+        self.result = result
+        self.failed = failed or []
+        self.not_started = not_started or []
+        self.stopped = stopped
+
+
+def _text_key(key: Key) -> tuple[str, str, str]:
+    """A partition as the manifest holds it: ids as text."""
+    return (key[0], str(key[1]), str(key[2]))
+
+
+def _service_failing(error: BaseException) -> bool:
+    """A failure saying the service (not the partition) is in trouble:
+    what its calls would retry."""
+    if isinstance(error, _errors.TransportError):
+        return True
+    return isinstance(error, _errors.HttpStatusError) and (
+        error.status_code == 429 or error.status_code >= 500
+    )
 
 
 def _format_of(to: Path, format: Format | None) -> Format:
@@ -170,6 +239,23 @@ class _Writer:
 
     def empty(self, key: tuple[str, Id, Id], entry: Partition) -> None:
         """The partition came back with no rows: its previous copy goes."""
+        raise NotImplementedError
+
+    def manifest_keys(self) -> set[tuple[str, str, str]]:
+        """The partitions the manifest lists (ids as text)."""
+        raise NotImplementedError
+
+    def pending_keys(self) -> set[tuple[str, str, str]]:
+        """The partitions an earlier export did not write."""
+        raise NotImplementedError
+
+    def record_pending(
+        self, asked: Iterable[Key], pending: dict[tuple[str, str, str], tuple[str, str | None]]
+    ) -> None:
+        """After a run: the partitions it was asked for leave the pending
+        list, and those it did not write (``pending``: state and error)
+        join it; only where a manifest is kept (a target this export
+        finished nothing in stays as it was)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -297,6 +383,52 @@ class _DuckDB(_Writer):
             self._delete(cursor, key)
         self.commit(key, entry)
 
+    def _keys(self, table: str) -> set[tuple[str, str, str]]:
+        if not self._exists(self._con, table):
+            return set()
+        rows = self._con.execute(f"SELECT table_name, compid, yearid FROM {table}").fetchall()
+        return {(t, c, y) for t, c, y in rows}
+
+    def manifest_keys(self) -> set[tuple[str, str, str]]:
+        return self._keys(MANIFEST_TABLE)
+
+    def pending_keys(self) -> set[tuple[str, str, str]]:
+        return self._keys(PENDING_TABLE)
+
+    def record_pending(
+        self, asked: Iterable[Key], pending: dict[tuple[str, str, str], tuple[str, str | None]]
+    ) -> None:
+        kept = self._exists(self._con, MANIFEST_TABLE) and (
+            MANIFEST_TABLE not in self._created or MANIFEST_TABLE in self._filled
+        )
+        if not kept:
+            return
+        con = self._con
+        con.execute(
+            f"CREATE TABLE IF NOT EXISTS {PENDING_TABLE} (table_name VARCHAR, compid VARCHAR, "
+            "yearid VARCHAR, state VARCHAR, error VARCHAR)"
+        )
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for key in asked:
+                con.execute(
+                    f"DELETE FROM {PENDING_TABLE} WHERE table_name = ? AND compid = ? "
+                    "AND yearid = ?",
+                    list(_text_key(key)),
+                )
+            for (table, compid, yearid), (state, error) in pending.items():
+                con.execute(
+                    f"INSERT INTO {PENDING_TABLE} VALUES (?, ?, ?, ?, ?)",
+                    [table, compid, yearid, state, error],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        left = con.execute(f"SELECT count(*) FROM {PENDING_TABLE}").fetchone()
+        if not left or not left[0]:
+            con.execute(f"DROP TABLE {PENDING_TABLE}")
+
     def close(self) -> None:
         for key in list(self._open):
             self.discard(key)
@@ -380,6 +512,42 @@ class _Parquet(_Writer):
         temp_manifest.write_text(json.dumps(self._manifest, indent=1), encoding="utf-8")
         os.replace(temp_manifest, manifest)
 
+    def manifest_keys(self) -> set[tuple[str, str, str]]:
+        return {(m["table"], str(m["compid"]), str(m["yearid"])) for m in self._manifest}
+
+    def _pending(self) -> list[dict[str, Any]]:
+        path = self._root / PENDING_FILE
+        if not path.exists():
+            return []
+        entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+        return entries
+
+    def pending_keys(self) -> set[tuple[str, str, str]]:
+        return {(p["table"], str(p["compid"]), str(p["yearid"])) for p in self._pending()}
+
+    def record_pending(
+        self, asked: Iterable[Key], pending: dict[tuple[str, str, str], tuple[str, str | None]]
+    ) -> None:
+        if not (self._root / MANIFEST_FILE).exists():
+            return
+        gone = {_text_key(k) for k in asked}
+        entries = [
+            p
+            for p in self._pending()
+            if (p["table"], str(p["compid"]), str(p["yearid"])) not in gone
+        ]
+        entries += [
+            {"table": t, "compid": c, "yearid": y, "state": state, "error": error}
+            for (t, c, y), (state, error) in pending.items()
+        ]
+        path = self._root / PENDING_FILE
+        if not entries:
+            path.unlink(missing_ok=True)
+            return
+        temp = path.with_suffix(".json.tmp")
+        temp.write_text(json.dumps(entries, indent=1), encoding="utf-8")
+        os.replace(temp, path)
+
     def discard(self, key: tuple[str, Id, Id]) -> None:
         if key in self._writers:
             writer, temp, _ = self._writers.pop(key)
@@ -413,14 +581,18 @@ def export(
     concurrency: int = 2,
     batch_rows: int = 65_536,
     progress: bool | None = None,
+    resume: bool = False,
 ) -> ExportResult:
     """Exports every (table, company, year) into ``to``: a DuckDB file
     (``.duckdb``/``.db``, or ``format="duckdb"``) or a Parquet dataset
     folder. ``companies`` and ``years`` default to the client's. At most
     ``concurrency`` tables are read at a time. Every argument is checked
-    before anything is sent. The first failure is raised once the other
-    partitions are done; each finished partition is kept, a failed one
-    leaves its last good copy."""
+    before anything is sent. Each finished partition is kept, a failed one
+    leaves its last good copy; if any failed, :class:`ExportError` is raised
+    once the others are done, or as soon as :data:`STOP_AFTER_FAILURES`
+    failed in a row with the service failing (no new partition is
+    started then). With ``resume``, only the partitions that ``to``'s
+    manifest lacks or lists as not written are fetched."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
@@ -429,6 +601,7 @@ def export(
     )
     year_ids = partition_ids("years", years if years is not None else default_id(client, "year_id"))
     check_concurrency(concurrency)
+    check_flag("resume", resume)
     path = Path(to)
     fmt = _format_of(path, format)
     _need("pyarrow", "export", "exporting")
@@ -438,15 +611,40 @@ def export(
         client.check_table(table, company_id=compid, year_id=yearid)
 
     writer: _Writer = _DuckDB(path) if fmt == "duckdb" else _Parquet(path)
+    asked = keys
+    if resume:
+        have, pending = writer.manifest_keys(), writer.pending_keys()
+        keys = [k for k in keys if _text_key(k) in pending or _text_key(k) not in have]
+    try:
+        return _run(client, writer, path, fmt, asked, keys, concurrency, batch_rows, progress)
+    finally:
+        writer.close()
+
+
+def _run(
+    client: Client,
+    writer: _Writer,
+    path: Path,
+    fmt: Format,
+    asked: list[Key],
+    keys: list[Key],
+    concurrency: int,
+    batch_rows: int,
+    progress: bool | None,
+) -> ExportResult:
+    """Fetches ``keys`` (of the ``asked`` partitions) into ``writer``."""
     bar = _Progress(len(keys), progress)
     events: queue.Queue[tuple[Any, ...]] = queue.Queue(maxsize=2 * concurrency)
     todo: queue.Queue[tuple[str, Id, Id]] = queue.Queue()
     for key in keys:
         todo.put(key)
     stop = threading.Event()
+    # Set when the service is failing: no new partition is started, those
+    # being read finish.
+    no_more = threading.Event()
 
     def reader() -> None:
-        while not stop.is_set():
+        while not stop.is_set() and not no_more.is_set():
             try:
                 key = todo.get_nowait()
             except queue.Empty:
@@ -480,7 +678,8 @@ def export(
     digests: dict[tuple[str, Id, Id], Any] = {}
     counts: dict[tuple[str, Id, Id], int] = {}
     done: list[Partition] = []
-    errors: list[BaseException] = []
+    errors: dict[Key, BaseException] = {}
+    in_a_row = 0
     version = _core.__version__
     try:
         while running:
@@ -519,10 +718,15 @@ def export(
                 else:
                     writer.commit(key, entry)
                 done.append(entry)
+                in_a_row = 0
                 bar.done()
             else:
                 writer.discard(key)
-                errors.append(event[2])
+                errors[key] = event[2]
+                if _service_failing(event[2]):
+                    in_a_row += 1
+                    if in_a_row >= STOP_AFTER_FAILURES:
+                        no_more.set()
                 bar.done()
     except BaseException:
         stop.set()
@@ -538,11 +742,58 @@ def export(
         for key in list(digests):
             if not any((d.table, d.compid, d.yearid) == key for d in done):
                 writer.discard(key)
-        writer.close()
         bar.close()
+    result = ExportResult(to=str(path), format=fmt, partitions=done)
+    written = {(d.table, d.compid, d.yearid) for d in done}
+    not_started = [k for k in keys if k not in written and k not in errors]
+    pending: dict[tuple[str, str, str], tuple[str, str | None]] = {
+        _text_key(k): ("failed", str(e)[:1000]) for k, e in errors.items()
+    }
+    pending.update((_text_key(k), ("not started", None)) for k in not_started)
+    writer.record_pending(asked, pending)
     if errors:
-        raise errors[0]
-    return ExportResult(to=str(path), format=fmt, partitions=done)
+        first = next(iter(errors.values()))
+        if not isinstance(first, _errors.ErpError):
+            raise first
+        raise _export_error(result, list(errors), not_started, no_more.is_set(), first)
+    return result
+
+
+def _export_error(
+    result: ExportResult,
+    failed: list[Key],
+    not_started: list[Key],
+    stopped: bool,
+    first: _errors.ErpError,
+) -> ExportError:
+    """What a user needs after a failed export: what became of each
+    partition, the first failure, and how to carry on."""
+    total = len(result.partitions) + len(failed) + len(not_started)
+    head = (
+        f"the export stopped after {STOP_AFTER_FAILURES} partitions in a row failed "
+        "(the service seems to be failing)"
+        if stopped
+        else f"{len(failed)} of {total} partitions failed"
+    )
+    then = "once the service answers again, run" if stopped else "run"
+    message = (
+        f"{head}: {len(result.partitions)} written, {len(failed)} failed, "
+        f"{len(not_started)} not started; {then} the same export with resume=True "
+        f"(erpdata export ... --resume) to fetch only the {len(failed) + len(not_started)} "
+        f"not written. The first failure: {first}"
+    )
+    error = ExportError(
+        message,
+        kind=first.kind,
+        attempts=first.attempts,
+        url=first.url,
+        result=result,
+        failed=failed,
+        not_started=not_started,
+        stopped=stopped,
+    )
+    error.__cause__ = first
+    return error
 
 
 def default_id(client: Any, attribute: str) -> Id:

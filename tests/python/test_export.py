@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,8 +18,18 @@ import pyarrow.parquet as pq
 import pytest
 
 import erpdata
+import fault_api
 from conftest import SANDBOX_TOKEN, SECRET_TOKEN
-from erpdata.export import MANIFEST_FILE, MANIFEST_TABLE, _hive, export
+from erpdata.export import (
+    MANIFEST_FILE,
+    MANIFEST_TABLE,
+    PENDING_FILE,
+    PENDING_TABLE,
+    STOP_AFTER_FAILURES,
+    ExportError,
+    _hive,
+    export,
+)
 from test_cli import cli, env_for, one_line_error, plain_cli
 
 TABLES = ["sales_invoice", "receipt", "account"]
@@ -141,22 +152,29 @@ def test_a_failed_partition_keeps_the_last_good_copy(
         # Cut after some rows, with batches of 5 so several were already
         # written: a decode error, never a shorter table.
         with faulty(sandbox_url, "truncate-3000", f"export-{target.name}") as broken:
-            with pytest.raises(erpdata.DecodeError):
+            with pytest.raises(ExportError) as err:
                 export(broken, ["sales_invoice"], to=target, batch_rows=5)
+            assert isinstance(err.value.__cause__, erpdata.DecodeError)
+            assert err.value.kind == "decode" and err.value.failed == [("sales_invoice", 1, 2025)]
     con = duckdb.connect(str(db))
     assert con.execute("SELECT count(*) FROM sales_invoice").fetchone() == (40,)
     assert con.execute(f"SELECT count(*) FROM {MANIFEST_TABLE}").fetchone() == (1,)
     assert sorted(t for (t,) in con.execute("SHOW TABLES").fetchall()) == [
         MANIFEST_TABLE,
+        PENDING_TABLE,
         "sales_invoice",
     ]
+    con.close()
+    # The failed partition is listed as not written, for a resume.
+    for target in (db, root):
+        assert list(pending_of(target)) == [("sales_invoice", "1", "2025")]
     assert hashlib.sha256(part.read_bytes()).hexdigest() == good
     assert not list(root.rglob("*.tmp"))
     # A first copy that fails after rows were written leaves nothing behind:
     # no file, no folder.
     for fresh in (tmp_path / "fresh.duckdb", tmp_path / "fresh" / "dataset"):
         with faulty(sandbox_url, "truncate-3000", f"export-{fresh.name}") as broken:
-            with pytest.raises(erpdata.DecodeError):
+            with pytest.raises(ExportError):
                 export(broken, ["sales_invoice"], to=fresh, batch_rows=5)
         assert not fresh.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["erp", "erp.duckdb"]
@@ -196,6 +214,7 @@ def test_a_failed_export_leaves_no_new_file(secret_sandbox_url: str, tmp_path: P
     try:
         assert sorted(t for (t,) in con.execute("SHOW TABLES").fetchall()) == [
             MANIFEST_TABLE,
+            PENDING_TABLE,
             "account",
             "notes",
         ]
@@ -214,7 +233,7 @@ def test_a_failed_partition_adds_nothing_to_an_existing_file(
     con.execute("CREATE TABLE notes AS SELECT 1 AS n")
     con.close()
     with faulty(sandbox_url, "truncate-3000", "export-existing") as broken:
-        with pytest.raises(erpdata.DecodeError):
+        with pytest.raises(ExportError):
             export(broken, ["sales_invoice"], to=db, batch_rows=5)
     con = duckdb.connect(str(db))
     try:
@@ -347,3 +366,141 @@ def test_client_and_async_client_export_methods(
     dataset = asyncio.run(run())
     assert dataset.format == "parquet" and dataset.rows == result.partitions[0].rows
     assert (tmp_path / "dataset" / MANIFEST_FILE).exists()
+
+
+def test_a_failing_service_stops_the_export(sandbox_url: str, tmp_path: Path) -> None:
+    # 3 tables x 20 companies x 11 years against a service answering 503
+    # to everything: the export stops after a few partitions, and with the
+    # client's retry budget their calls stop retrying too.
+    key = fault_api.new_key("export-down")
+    with faulty(sandbox_url, "status-503x1000000-ra0", key) as down:
+        down_retrying = erpdata.Client(
+            f"{sandbox_url}/_faults/status-503x1000000-ra0/{key}/",
+            project="demo",
+            access_token=SANDBOX_TOKEN,
+        )
+        with down_retrying, pytest.raises(ExportError) as err:
+            export(
+                down_retrying,
+                TABLES,
+                companies=range(1, 21),
+                years=range(2015, 2026),
+                to=tmp_path / "erp.duckdb",
+                progress=False,
+            )
+    sent = fault_api.count(sandbox_url, key)
+    assert sent <= 12, f"{sent} requests"
+    e = err.value
+    assert e.stopped and e.kind == "http_status"
+    assert isinstance(e.__cause__, erpdata.HttpStatusError)
+    assert len(e.failed) >= STOP_AFTER_FAILURES
+    assert len(e.failed) + len(e.not_started) == 660 and e.result is not None
+    assert e.result.partitions == []
+    message = str(e)
+    assert message.startswith(
+        f"the export stopped after {STOP_AFTER_FAILURES} partitions in a row failed"
+    )
+    assert f"0 written, {len(e.failed)} failed, {len(e.not_started)} not started" in message
+    assert "resume=True" in message and "HTTP status 503" in message
+    # Nothing was written: no file.
+    assert not (tmp_path / "erp.duckdb").exists()
+    del down
+
+
+@pytest.mark.parametrize("target", ["erp.duckdb", "dataset"])
+def test_resume_fetches_only_what_was_not_written(
+    sandbox_url: str, tmp_path: Path, target: str
+) -> None:
+    to = tmp_path / target
+    years = [2024, 2025]
+    with faulty(sandbox_url, "pass", fault_api.new_key("export-first")) as ok:
+        export(ok, ["account"], companies=[2], years=years, to=to, progress=False)
+    # The service fails from the start: the export stops.
+    with faulty(sandbox_url, "status-503x1000000-ra0", fault_api.new_key("export-down")) as down:
+        with pytest.raises(ExportError) as err:
+            export(down, TABLES, years=years, to=to, concurrency=1, progress=False)
+    # (The reader may have taken the next partition before the third
+    # failure was counted.)
+    assert err.value.stopped and len(err.value.failed) >= STOP_AFTER_FAILURES
+    assert len(err.value.failed) + len(err.value.not_started) == 6
+    pending = pending_of(to)
+    assert sorted(pending) == sorted((t, "1", str(y)) for t in TABLES for y in years), (
+        "every partition asked for and not written is pending"
+    )
+    assert {state for state, _ in pending.values()} == {"failed", "not started"}
+    assert all(
+        "HTTP status 503" in (error or "") for state, error in pending.values() if state == "failed"
+    )
+    # Resumed over company 2 too: the six pending partitions and the four
+    # the manifest lacks (sales_invoice and receipt of company 2) are
+    # fetched, not account of company 2, written first; nothing is pending
+    # after.
+    key = fault_api.new_key("export-resume")
+    with faulty(sandbox_url, "pass", key) as ok:
+        result = export(ok, TABLES, companies=[1, 2], years=years, to=to, resume=True)
+    assert sorted((p.table, p.compid, p.yearid) for p in result.partitions) == sorted(
+        (t, c, y) for t in TABLES for c in (1, 2) for y in years if (t, c) != ("account", 2)
+    )
+    assert fault_api.count(sandbox_url, key) == 10
+    assert pending_of(to) == {}
+    with faulty(sandbox_url, "pass", key) as ok:
+        again = export(ok, TABLES, companies=[1, 2], years=years, to=to, resume=True)
+    assert again.partitions == [] and fault_api.count(sandbox_url, key) == 10
+
+
+def pending_of(to: Path) -> dict[tuple[str, str, str], tuple[str, str | None]]:
+    """The partitions the target lists as not written: state and error."""
+    if to.suffix == ".duckdb":
+        con = duckdb.connect(str(to))
+        try:
+            tables = {t for (t,) in con.execute("SHOW TABLES").fetchall()}
+            if PENDING_TABLE not in tables:
+                return {}
+            rows = con.execute(f"SELECT * FROM {PENDING_TABLE}").fetchall()
+        finally:
+            con.close()
+        return {(t, c, y): (state, error) for t, c, y, state, error in rows}
+    path = to / PENDING_FILE
+    if not path.exists():
+        return {}
+    return {
+        (p["table"], p["compid"], p["yearid"]): (p["state"], p["error"])
+        for p in json.loads(path.read_text(encoding="utf-8"))
+    }
+
+
+def test_the_cli_says_how_to_resume(sandbox_url: str, tmp_path: Path) -> None:
+    env = env_for(
+        f"{sandbox_url}/_faults/status-503x1000000-ra0/{fault_api.new_key('cli')}/",
+        ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN,
+    )
+    done = cli(
+        ["export", *TABLES, "--years", "2024", "2025", "--to", str(tmp_path / "x.duckdb")], env
+    )
+    assert done.returncode == 3
+    line = one_line_error(done)
+    assert "the export stopped after" in line and "--resume" in line, line
+
+
+def test_nothing_is_printed_at_exit_after_a_failed_export(sandbox_url: str, tmp_path: Path) -> None:
+    # A fresh interpreter that keeps the error (and so its traceback's
+    # frames) until it exits: DuckDB's binding, left holding an object,
+    # would print its leak report on the way out.
+    script = f"""
+import erpdata
+from erpdata.export import ExportError, export
+client = erpdata.Client({sandbox_url + "/_faults/truncate-3000/exit/"!r}, project="demo",
+    access_token="{SANDBOX_TOKEN}", company_id=1, year_id=2025, max_retries=0)
+try:
+    export(client, ["account", "sales_invoice"], to={str(tmp_path / "x.duckdb")!r},
+        batch_rows=5, progress=False)
+except ExportError as e:
+    kept = e
+print(type(kept.__cause__).__name__, len(kept.result.partitions))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("DecodeError "), done.stdout
+    assert done.stderr == ""
