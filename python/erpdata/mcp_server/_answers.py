@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Answer", "json_value", "rows_answer", "function_answer", "text_cell"]
+__all__ = ["Answer", "json_value", "rows_answer", "function_answer", "summed_columns", "text_cell"]
 
 CELL_WIDTH = 40
 """Longer text is cut in the text table (never in the structured rows)."""
@@ -67,13 +68,26 @@ class Answer:
     text: str
 
 
+NOT_ADDED_UP = re.compile(r"days|rate|percent|ratio", re.IGNORECASE)
+"""Decimal columns whose sum means nothing (average payment days, a tax
+rate): left out of the totals."""
+
+
+def summed_columns(columns: Sequence[tuple[str, str]]) -> list[str]:
+    """The columns an answer totals: the decimal ones (money), but those
+    :data:`NOT_ADDED_UP` names. Integers (ids, counts of days) are not."""
+    return [
+        name
+        for name, kind in columns
+        if kind.startswith("decimal") and not NOT_ADDED_UP.search(name)
+    ]
+
+
 def _totals(
     columns: Sequence[tuple[str, str]], rows: Iterable[Mapping[str, Any]]
 ) -> dict[str, str]:
-    """The exact sum of each decimal column over every row (money: the
-    one kind of column whose sum means something; ids and day counts
-    are integers and are not added up)."""
-    money = [name for name, kind in columns if kind.startswith("decimal")]
+    """The exact sum of each :func:`summed_columns` column over every row."""
+    money = summed_columns(columns)
     sums: dict[str, Decimal] = {name: Decimal(0) for name in money}
     for row in rows:
         for name in money:

@@ -132,7 +132,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "totals": {
             "type": "object",
             "additionalProperties": {"type": "string"},
-            "description": "The exact sum of each decimal column, as text.",
+            "description": "The exact sum of each money (decimal) column over all rows, as text.",
         },
         "note": {"type": "string", "description": "What was left out and how to narrow."},
         "fields": {"type": "object"},

@@ -16,8 +16,10 @@ from decimal import Decimal
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from .._client import Client
+from ._answers import summed_columns
 
 __all__ = ["SqlError", "SqlResult", "TableStore", "Described"]
 
@@ -89,8 +91,6 @@ class _Database:
 
 def _type_name(arrow_type: Any) -> str:
     """An Arrow type as erpdata names column types."""
-    import pyarrow as pa
-
     if pa.types.is_integer(arrow_type):
         return "int"
     if pa.types.is_decimal(arrow_type):
@@ -234,7 +234,7 @@ class TableStore:
         try:
             reader = cursor.sql(statement).to_arrow_reader(BATCH_ROWS)
             columns = [(f.name, _type_name(f.type)) for f in reader.schema]
-            money = [name for name, kind in columns if kind.startswith("decimal")]
+            money = summed_columns(columns)
             sums = {name: Decimal(0) for name in money}
             rows: list[dict[str, Any]] = []
             count = 0

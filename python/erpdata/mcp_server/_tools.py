@@ -130,6 +130,7 @@ def _tool(
         parameters=arguments.model_json_schema(by_alias=True),
         fn_metadata=FuncMetadata(arg_model=arguments, output_schema=output_schema),
         is_async=True,
+        context_kwarg=None,
         annotations=READ_ONLY,
     )
 
@@ -193,14 +194,18 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
         raise UnknownKind(f"no tool answer for the catalogue's answer kind {op['answer']!r}")
     params = [p for p in op["params"] if p["kind"] not in SERVER_SIDE_KINDS]
     fields = {p["name"]: field_of_kind(p["kind"], p["doc"], p["required"]) for p in params}
-    arguments = create_model(f"{op['name']}_arguments", __base__=ArgModelBase, **fields)
-    method = getattr(client, op["name"])
+    arguments: type[ArgModelBase] = create_model(  # type: ignore[call-overload]
+        f"{op['name']}_arguments", __base__=ArgModelBase, **fields
+    )
     name: str = op["name"]
 
     async def run(**args: Any) -> CallToolResult:
         given = {k: v for k, v in args.items() if v is not None}
 
         def work() -> Answer:
+            # The client's method of the operation's name (the generated
+            # facade's, erpdata._functions), looked up when called.
+            method = getattr(client, name)
             return _to_answer(op, args, method(**given), limits)
 
         return await _carry_out(name, work)
