@@ -89,7 +89,8 @@ def script() -> list[tuple[str, dict[str, Any]]]:
     operations = json.loads(_core.catalogue_json())["operations"]
     calls = [(op["name"], sample_arguments(op)) for op in operations if op["name"] != "ajax"]
     return calls + [
-        # "What do we owe Delta Steel, by age?"
+        # "What do we owe Delta Steel, by age?" (docs/assistants.md)
+        ("query", {"sql": FIND_DELTA}),
         ("aging", {"kind": "payment", "accounts": ["S001"], "as_of": AS_OF}),
         ("aging", {"as_of": AS_OF}),
         ("aging", {"kind": "RECEIPT", "as_of": AS_OF, "buckets": [15, 45]}),
@@ -115,6 +116,7 @@ def script() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+FIND_DELTA = "SELECT acid, name FROM account WHERE name ILIKE '%delta steel%'"
 TOP_CUSTOMERS = (
     "SELECT customer, customer_name, count(*) AS invoices, sum(total) AS invoiced "
     "FROM sales_invoice GROUP BY customer, customer_name ORDER BY invoiced DESC"
@@ -417,6 +419,8 @@ def test_aging_answers_as_the_python_api(stdio: Transcript, erp: erpdata.Client)
         for name, kind in table.schema:
             if kind.startswith("decimal"):
                 assert data["totals"][name] == str(sum((r[name] for r in table), Decimal(0)))
+    found = stdio.call("query", sql=FIND_DELTA).data
+    assert found["rows"] == [{"acid": "S001", "name": "Delta Steel Works"}]
     delta = stdio.call("aging", kind="payment", accounts=["S001"], as_of=AS_OF)
     assert delta.data["rows"][0]["acid"] == "S001"
     assert "| acid |" in delta.text and "**total**" in delta.text
@@ -704,6 +708,18 @@ def test_another_address_needs_a_bearer_token(
     (tmp_path / "empty").write_text("\n", encoding="utf-8")
     assert cli.main(["mcp", "--http", "--mcp-token-file", str(tmp_path / "empty")]) == 2
     assert "--mcp-token-file is empty" in capsys.readouterr().err
+
+
+def test_list_tools_prints_the_tools_without_asking_the_erp(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nothing listens at this address: listing the tools sends nothing.
+    for name, value in server_env("http://127.0.0.1:9/").items():
+        clean_env.setenv(name, value)
+    assert cli.main(["mcp", "--list-tools"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == catalogue_tools() + FLOWS + TABLE_TOOLS
+    assert "aging: Receivables or payables by age" in lines
 
 
 def test_help_works_and_a_missing_extra_is_named(tmp_path: Path) -> None:

@@ -66,6 +66,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="a file holding the bearer token MCP clients must send with --http "
         "(Authorization: Bearer ...); not the ERP's access token",
     )
+    serving.add_argument(
+        "--list-tools",
+        action="store_true",
+        help="print the tools an assistant is offered, one a line, and exit",
+    )
     answers = parser.add_argument_group("answers")
     answers.add_argument(
         "--company-id", metavar="ID", help="company the tools default to [ERPDATA_COMPANY_ID]"
@@ -152,6 +157,12 @@ def run(args: argparse.Namespace, client: Client, erp_token: str | None) -> int:
         query_seconds=args.query_seconds,
     )
     server = build_server(client, limits)
+    if args.list_tools:
+        import anyio
+
+        for tool in anyio.run(server.list_tools):
+            print(f"{tool.name}: {tool.title}")
+        return 0
     if args.http:
         serve_http(
             server,

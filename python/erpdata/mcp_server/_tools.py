@@ -211,7 +211,7 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
         return await _carry_out(name, work)
 
     description = _described(op["doc"], ANSWERS[op["answer"]], params)
-    title = op["doc"].split(" (`")[0].rstrip(".")
+    title = op["doc"].split(" (`")[0].rstrip(".").replace("`", "")
     return _tool(name, description, arguments, run, ANSWER_SCHEMA, title)
 
 
