@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -503,6 +504,12 @@ def test_tables_are_fetched_once_until_stale_or_refreshed(secret_sandbox_url: st
         now[0] = 61.0
         store.describe("account")
         assert count(secret_sandbox_url, key) == 3
+        # Tool calls run on worker threads: queries at once, each on a
+        # cursor of its own, all answered.
+        sql = "SELECT kind, count(*) AS n FROM account GROUP BY kind ORDER BY kind"
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: store.query(sql).rows, range(8)))
+        assert answers == [[{"kind": "customer", "n": 12}, {"kind": "supplier", "n": 8}]] * 8
 
 
 # -- errors ------------------------------------------------------------------------

@@ -215,7 +215,10 @@ class TableStore:
         key = self._ids(company_id, year_id)
         database = self._database(key)
         try:
-            named = sorted(database.connection.get_table_names(statement))
+            # A connection is used by one thread at a time (each query
+            # then runs on a cursor of its own).
+            with database.lock:
+                named = sorted(database.connection.get_table_names(statement))
         except duckdb.Error as exc:
             raise SqlError(str(exc)) from None
         # What is not an identifier (a quoted path, say) is left for DuckDB
@@ -226,9 +229,19 @@ class TableStore:
         return self._run(database, statement, tables)
 
     def _run(self, database: _Database, statement: str, tables: list[str]) -> SqlResult:
-        cursor = database.connection.cursor()
+        with database.lock:
+            cursor = database.connection.cursor()
+
+        def interrupt() -> None:
+            # The statement may have ended (and the cursor closed) just as
+            # the time ran out: nothing then to interrupt.
+            try:
+                cursor.interrupt()
+            except duckdb.Error:
+                pass
+
         # DuckDB has no statement timeout: a timer interrupts the cursor.
-        timer = threading.Timer(self._query_seconds, cursor.interrupt)
+        timer = threading.Timer(self._query_seconds, interrupt)
         timer.daemon = True
         timer.start()
         try:
