@@ -152,6 +152,8 @@ class Transcript:
     received: list[str] = field(default_factory=list)
     """Every JSON-RPC message the client received, as JSON text."""
     stderr: str = ""
+    stdout: str = ""
+    """Every byte the server wrote to stdout (stdio)."""
     instructions: str = ""
 
     def call(self, tool: str, **arguments: Any) -> Call:
@@ -212,10 +214,37 @@ SERVER_ARGS = [
 ]
 
 
-def stdio_conversation(base_url: str, calls: list[tuple[str, dict[str, Any]]]) -> Transcript:
+TEE = """\
+import subprocess, sys, threading
+server = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def forward():
+    for line in sys.stdin.buffer:
+        server.stdin.write(line)
+        server.stdin.flush()
+    server.stdin.close()
+threading.Thread(target=forward, daemon=True).start()
+with open(sys.argv[1], "wb") as copy:
+    for line in server.stdout:
+        copy.write(line)
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+sys.exit(server.wait())
+"""
+"""Runs the server (argv[2:]) and passes its stdin and stdout through,
+writing a copy of every byte it wrote to stdout to argv[1]."""
+
+
+def stdio_conversation(
+    base_url: str, calls: list[tuple[str, dict[str, Any]]], stdout_copy: Path
+) -> Transcript:
+    """A conversation over stdio; the server's stdout is also copied, byte
+    for byte, to ``stdout_copy``, and its stderr is the transcript's."""
     transcript = Transcript()
     params = StdioServerParameters(
-        command=sys.executable, args=SERVER_ARGS, env=server_env(base_url), cwd=str(ROOT)
+        command=sys.executable,
+        args=["-c", TEE, str(stdout_copy), sys.executable, *SERVER_ARGS],
+        env=server_env(base_url),
+        cwd=str(ROOT),
     )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
 
@@ -227,6 +256,7 @@ def stdio_conversation(base_url: str, calls: list[tuple[str, dict[str, Any]]]) -
         anyio.run(main)
         errlog.seek(0)
         transcript.stderr = errlog.read()
+    transcript.stdout = stdout_copy.read_bytes().decode("utf-8")
     return transcript
 
 
@@ -245,15 +275,17 @@ def erp(secret_sandbox_url: str) -> Iterator[erpdata.Client]:
 
 
 @pytest.fixture(scope="module")
-def stdio(secret_sandbox_url: str) -> Transcript:
-    return stdio_conversation(secret_sandbox_url, script())
+def stdio(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    copy = tmp_path_factory.mktemp("stdio") / "stdout"
+    return stdio_conversation(secret_sandbox_url, script(), copy)
 
 
 @pytest.fixture(scope="module")
-def failing(secret_sandbox_url: str) -> Transcript:
+def failing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
     """A server whose ERP answers every request with a service error."""
     base = prefix(secret_sandbox_url, "service-error", new_key("mcp"))
-    return stdio_conversation(base, [("dues", {"acid": "C001", "kind": "receipt"})])
+    copy = tmp_path_factory.mktemp("failing") / "stdout"
+    return stdio_conversation(base, [("dues", {"acid": "C001", "kind": "receipt"})], copy)
 
 
 # -- what the Python API answers -----------------------------------------------------
@@ -561,8 +593,11 @@ def test_the_token_is_in_nothing_the_client_received_nor_in_the_logs(
 ) -> None:
     for transcript in (stdio, failing):
         assert transcript.received and transcript.stderr
+        # The copy of stdout is what the client read: each message a line.
+        assert len(transcript.stdout.splitlines()) == len(transcript.received)
         # -v: the server logged its requests and tool calls; none carries it.
         assert "HTTP Request: " in transcript.stderr
+        assert_clean(transcript.stdout, SECRET_TOKEN)
         assert_clean("\n".join(transcript.received), SECRET_TOKEN)
         assert_clean(transcript.stderr, SECRET_TOKEN)
     assert "tool dues failed" in failing.stderr
@@ -597,12 +632,13 @@ def http_server(
         ],
         env={**os.environ, **server_env(secret_sandbox_url)},
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        # Everything it writes, stdout and stderr, in one stream.
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         cwd=ROOT,
     )
-    assert process.stderr is not None
-    errors = process.stderr
+    assert process.stdout is not None
+    errors = process.stdout
     stderr: list[bytes] = []
     ready = threading.Event()
 
@@ -687,7 +723,7 @@ def test_the_sdk_client_with_a_wrong_token_gets_no_tools(http_server: HttpServer
 
 def test_the_http_server_logs_no_token(http_server: HttpServer) -> None:
     # After the HTTP tests above (the file runs in order): every byte the
-    # server wrote to stderr so far.
+    # server wrote so far, stdout and stderr.
     written = b"".join(http_server.stderr).decode("utf-8", "replace")
     assert "serving http://127.0.0.1:" in written
     assert_clean(written, SECRET_TOKEN, MCP_TOKEN)
