@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .._errors import InvalidInputError
+from .. import InvalidInputError
 
 if TYPE_CHECKING:
-    from .._client import Client
+    from .. import Client
 
 __all__ = ["add_options", "run", "is_loopback"]
 

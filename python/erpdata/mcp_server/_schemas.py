@@ -10,6 +10,8 @@ from pydantic import BeforeValidator, Field
 __all__ = [
     "ANSWER_SCHEMA",
     "DESCRIBE_SCHEMA",
+    "IDENTIFIER",
+    "ISO_DATE",
     "SERVER_SIDE_KINDS",
     "UnknownKind",
     "field_of_kind",

@@ -12,8 +12,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from .._client import Client
-from .._core import __version__
+from .. import Client, __version__
 from ._options import is_loopback
 from ._sql import TableStore
 from ._tools import Limits, make_tools

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from .._client import Client
+from .. import Client
 from ._answers import summed_columns
 
 __all__ = ["SqlError", "SqlResult", "TableStore", "Described"]

@@ -20,10 +20,18 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BeforeValidator, Field, create_model
 
-from .. import _core
-from .._client import Client
-from .._errors import ErpError, HttpStatusError, InvalidInputError, ServiceError, TransportError
-from .._models import AjaxAnswer, Dues, Table
+from .. import (
+    AjaxAnswer,
+    Client,
+    Dues,
+    ErpError,
+    HttpStatusError,
+    InvalidInputError,
+    ServiceError,
+    Table,
+    TransportError,
+    _core,
+)
 from ._answers import Answer, function_answer, rows_answer
 from ._schemas import (
     ANSWER_SCHEMA,
