@@ -361,6 +361,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import _options
+
+    # The ERP token is read here as for every command; the server only
+    # checks that MCP clients' token (--mcp-token-file) is another one.
+    token = _token(args) or os.environ.get("ERPDATA_ACCESS_TOKEN")
+    with _client(args) as client:
+        return _options.run(args, client, token)
+
+
 def _open_output(path: str | None) -> IO[str]:
     if path is None or path == "-":
         return sys.stdout
@@ -781,6 +791,17 @@ def parser() -> argparse.ArgumentParser:
         help="fetch only the partitions the target's manifest lacks or lists as not written",
     )
     export.set_defaults(run=cmd_export, company_id=None, year_id=None)
+
+    from .mcp_server._options import add_options as add_mcp_options
+
+    mcp = command(
+        "mcp",
+        parents=[connection],
+        help="serve the ERP to AI assistants over the Model Context Protocol, "
+        "stdio or --http (needs erpdata[mcp])",
+    )
+    add_mcp_options(mcp)
+    mcp.set_defaults(run=cmd_mcp)
 
     sandbox = command("sandbox", help="run the local sandbox ERP (prints its URL first)")
     sandbox.add_argument("--port", type=int, default=8787, help="0 picks a free port [8787]")

@@ -99,6 +99,7 @@ PYTHON_NEEDS: list[tuple[str, tuple[str, ...]]] = [
 # What one command of an sh block needs.
 CLI_NEEDS: list[tuple[str, tuple[str, ...]]] = [
     (r"^erpdata export\b", ("export",)),
+    (r"^erpdata mcp\b", ("mcp",)),
     (r"--format parquet", ("arrow",)),
     (r"--format html", ("report",)),
     (r"import duckdb", ("export",)),

@@ -1,0 +1,190 @@
+"""Answers a model can read: the structured content of a tool's result
+(JSON values only: exact decimals as their text, dates as ISO text) and a
+compact text table with totals, both capped at a number of rows with a
+note of what was left out and how to ask for less."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["Answer", "json_value", "rows_answer", "function_answer", "summed_columns", "text_cell"]
+
+CELL_WIDTH = 40
+"""Longer text is cut in the text table (never in the structured rows)."""
+
+
+def json_value(value: Any) -> Any:
+    """``value`` as plain JSON: a ``Decimal`` as its exact text (a float
+    would round it), dates and times as ISO text, nested values converted
+    the same way; anything else JSON cannot hold as its text."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, float):
+        # JSON has no NaN or infinity.
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (datetime.date, datetime.time)):
+        # datetime is a date: "2025-04-01T13:45:00".
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
+
+
+def text_cell(value: Any) -> str:
+    """A value as the text table shows it: one line, at most CELL_WIDTH
+    characters, the pipe that separates cells escaped."""
+    if value is None:
+        return ""
+    shown = json_value(value)
+    if isinstance(shown, bool):
+        text = "true" if shown else "false"
+    elif isinstance(shown, (dict, list)):
+        import json
+
+        text = json.dumps(shown, ensure_ascii=False)
+    else:
+        text = str(shown)
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A tool's result: the structured content and its text."""
+
+    structured: dict[str, Any]
+    text: str
+
+
+NOT_ADDED_UP = re.compile(r"days|rate|percent|ratio", re.IGNORECASE)
+"""Decimal columns whose sum means nothing (average payment days, a tax
+rate): left out of the totals."""
+
+
+def summed_columns(columns: Sequence[tuple[str, str]]) -> list[str]:
+    """The columns an answer totals: the decimal ones (money), but those
+    :data:`NOT_ADDED_UP` names. Integers (ids, counts of days) are not."""
+    return [
+        name
+        for name, kind in columns
+        if kind.startswith("decimal") and not NOT_ADDED_UP.search(name)
+    ]
+
+
+def _totals(
+    columns: Sequence[tuple[str, str]], rows: Iterable[Mapping[str, Any]]
+) -> dict[str, str]:
+    """The exact sum of each :func:`summed_columns` column over every row."""
+    money = summed_columns(columns)
+    sums: dict[str, Decimal] = {name: Decimal(0) for name in money}
+    for row in rows:
+        for name in money:
+            value = row.get(name)
+            if isinstance(value, Decimal) and value.is_finite():
+                sums[name] += value
+    return {name: str(total) for name, total in sums.items()}
+
+
+def _markdown(
+    columns: Sequence[str], rows: Sequence[Mapping[str, Any]], totals: Mapping[str, str]
+) -> str:
+    lines = [
+        "| " + " | ".join(text_cell(c) for c in columns) + " |",
+        "|" + "|".join("---" for _ in columns) + "|",
+    ]
+    lines.extend("| " + " | ".join(text_cell(row.get(c)) for c in columns) + " |" for row in rows)
+    if totals:
+        cells = [totals.get(c, "") for c in columns]
+        if columns and not cells[0]:
+            cells[0] = "**total**"
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def rows_answer(
+    title: str,
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    max_rows: int,
+    narrow: str,
+    row_count: int | None = None,
+    totals: Mapping[str, str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Answer:
+    """Rows as an answer: at most ``max_rows`` of them shown (the first),
+    the totals of the decimal columns over all of them, and when rows
+    were left out a note saying how many and ``narrow``: how to ask for
+    fewer. ``row_count`` is the number of rows in all when ``rows`` holds
+    only the first of them (a SQL result read up to the cap), ``totals``
+    then the sums over all of them."""
+    total_rows = len(rows) if row_count is None else row_count
+    shown = list(rows[:max_rows])
+    left_out = total_rows - len(shown)
+    totals = dict(_totals(columns, rows) if totals is None else totals)
+    names = [name for name, _ in columns]
+    structured: dict[str, Any] = {
+        "shape": "rows",
+        "columns": [{"name": name, "type": kind} for name, kind in columns],
+        "rows": [{name: json_value(row.get(name)) for name in names} for row in shown],
+        "row_count": total_rows,
+        "rows_left_out": left_out,
+        "totals": totals,
+    }
+    lines = [f"{title}: {total_rows:,} row{'' if total_rows == 1 else 's'}."]
+    if shown:
+        lines += ["", _markdown(names, shown, totals)]
+    if totals and left_out:
+        lines.append(f"(totals are over all {total_rows:,} rows)")
+    if left_out:
+        note = (
+            f"{left_out:,} of {total_rows:,} rows left out: this answer shows the first "
+            f"{len(shown):,}. To see the rest, {narrow}"
+        )
+        structured["note"] = note
+        lines += ["", note]
+    if extra:
+        structured.update(extra)
+    return Answer(structured, "\n".join(lines))
+
+
+def function_answer(
+    title: str,
+    shape: str,
+    schema: Sequence[tuple[str, str]],
+    value: Any,
+    *,
+    max_rows: int,
+    narrow: str,
+) -> Answer:
+    """A function's answer of any shape: rows as :func:`rows_answer`
+    makes them, one object as its fields, one value as itself."""
+    if shape == "rows":
+        return rows_answer(title, schema, value, max_rows=max_rows, narrow=narrow)
+    if shape == "object":
+        fields = {str(k): json_value(v) for k, v in value.items()}
+        structured: dict[str, Any] = {
+            "shape": "object",
+            "columns": [{"name": name, "type": kind} for name, kind in schema],
+            "fields": fields,
+        }
+        lines = [f"{title}:"] + [f"- {k}: {text_cell(v)}" for k, v in value.items()]
+        return Answer(structured, "\n".join(lines))
+    structured = {
+        "shape": "value",
+        "columns": [{"name": name, "type": kind} for name, kind in schema],
+        "value": json_value(value),
+    }
+    return Answer(structured, f"{title}: {text_cell(value) or 'null'}")

@@ -1,0 +1,304 @@
+"""Questions about ERP tables in SQL: the tables a question names are
+fetched through the client on first use into an in-process DuckDB (one
+database a company and year), kept for a configurable time, and queried
+read-only: one SELECT statement, no files, no network, no extensions, a
+row cap and a time limit."""
+
+from __future__ import annotations
+
+import datetime
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from .. import Client
+from ._answers import summed_columns
+
+__all__ = ["SqlError", "SqlResult", "TableStore", "Described"]
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+LOCKED_DOWN = {
+    # No files, no network, no ATTACH, COPY or read_csv: only the tables
+    # this module loads.
+    "enable_external_access": False,
+    # Extensions neither installed nor loaded on demand (httpfs, ...).
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    # A query cannot name a Python variable of this process as a table
+    # (DuckDB's replacement scans look through the caller's frames).
+    "python_enable_replacements": False,
+    # And none of the above can be SET back by a statement.
+    "lock_configuration": True,
+}
+"""The configuration of every database this module opens."""
+
+INCOMING = "__erpdata_incoming"
+"""The name a fetched table is registered under while it is copied in."""
+
+BATCH_ROWS = 2048
+
+
+class SqlError(Exception):
+    """A statement that was refused, is wrong, or ran too long; the
+    message is DuckDB's or says what is allowed."""
+
+
+@dataclass(frozen=True)
+class Described:
+    """A fetched table: its columns and types (as erpdata names them),
+    rows, and when it was fetched."""
+
+    name: str
+    company_id: str | None
+    year_id: str | None
+    columns: list[tuple[str, str]]
+    row_count: int
+    fetched_at: datetime.datetime
+
+
+@dataclass(frozen=True)
+class SqlResult:
+    """The first rows of a result (up to the cap), how many it had, and
+    the exact sums of its decimal columns over all of them."""
+
+    columns: list[tuple[str, str]]
+    rows: list[dict[str, Any]]
+    row_count: int
+    totals: dict[str, str]
+    tables: list[str]
+
+
+@dataclass
+class _Loaded:
+    described: Described
+    at: float
+
+
+@dataclass
+class _Database:
+    connection: duckdb.DuckDBPyConnection
+    loaded: dict[str, _Loaded] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _type_name(arrow_type: Any) -> str:
+    """An Arrow type as erpdata names column types."""
+    if pa.types.is_integer(arrow_type):
+        return "int"
+    if pa.types.is_decimal(arrow_type):
+        return f"decimal({arrow_type.precision},{arrow_type.scale})"
+    if pa.types.is_floating(arrow_type):
+        return "float"
+    if pa.types.is_date(arrow_type):
+        return "date"
+    if pa.types.is_timestamp(arrow_type):
+        return "timestamp"
+    if pa.types.is_boolean(arrow_type):
+        return "bool"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "string"
+    if pa.types.is_null(arrow_type):
+        return "null"
+    return str(arrow_type)
+
+
+class TableStore:
+    """The tables fetched so far and the SQL over them.
+
+    ``cache_seconds``: how long a fetched table is used before it is
+    fetched again; ``query_seconds``: how long one statement may run;
+    ``max_rows``: rows of a result kept (the rest are counted)."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        cache_seconds: float,
+        query_seconds: float,
+        max_rows: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._client = client
+        self._cache_seconds = cache_seconds
+        self._query_seconds = query_seconds
+        self._max_rows = max_rows
+        self._clock = clock
+        self._databases: dict[tuple[str | None, str | None], _Database] = {}
+        self._lock = threading.Lock()
+
+    # -- the databases ---------------------------------------------------------
+
+    def _ids(
+        self, company_id: str | int | None, year_id: str | int | None
+    ) -> tuple[str | None, str | None]:
+        company = self._client.company_id if company_id is None else str(company_id)
+        year = self._client.year_id if year_id is None else str(year_id)
+        return company, year
+
+    def _database(self, key: tuple[str | None, str | None]) -> _Database:
+        with self._lock:
+            database = self._databases.get(key)
+            if database is None:
+                connection = duckdb.connect(":memory:", config=dict(LOCKED_DOWN))
+                database = self._databases[key] = _Database(connection)
+            return database
+
+    def _fresh(self, loaded: _Loaded | None) -> bool:
+        return loaded is not None and self._clock() - loaded.at < self._cache_seconds
+
+    def _load(
+        self, database: _Database, key: tuple[str | None, str | None], name: str, refresh: bool
+    ) -> Described:
+        """Table ``name`` of the database, fetched unless a fresh copy is
+        held. The fetch runs outside the database's lock (it is the slow
+        part); two first uses at once fetch twice, harmlessly."""
+        with database.lock:
+            loaded = database.loaded.get(name)
+        if loaded is not None and not refresh and self._fresh(loaded):
+            return loaded.described
+        company, year = key
+        table = self._client.table(name, company_id=company, year_id=year, progress=False)
+        arrow = table.to_arrow()
+        described = Described(
+            name=name,
+            company_id=company,
+            year_id=year,
+            columns=list(table.schema),
+            row_count=len(table),
+            fetched_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0),
+        )
+        with database.lock:
+            connection = database.connection
+            connection.register(INCOMING, arrow)
+            try:
+                # `name` is an identifier (checked by the client and by the
+                # caller), so quoting it is enough.
+                connection.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM {INCOMING}')
+            finally:
+                connection.unregister(INCOMING)
+            database.loaded[name] = _Loaded(described, self._clock())
+        return described
+
+    # -- the tools -------------------------------------------------------------
+
+    def describe(
+        self,
+        name: str,
+        *,
+        company_id: str | int | None = None,
+        year_id: str | int | None = None,
+        refresh: bool = False,
+    ) -> Described:
+        """Table ``name`` of a company and year, fetched if need be."""
+        key = self._ids(company_id, year_id)
+        return self._load(self._database(key), key, name, refresh)
+
+    def query(
+        self,
+        sql: str,
+        *,
+        company_id: str | int | None = None,
+        year_id: str | int | None = None,
+        refresh: bool = False,
+    ) -> SqlResult:
+        """Runs one read-only statement over the tables of a company and
+        year, fetching those it names first."""
+        statement = _one_select(sql)
+        key = self._ids(company_id, year_id)
+        database = self._database(key)
+        try:
+            # A connection is used by one thread at a time (each query
+            # then runs on a cursor of its own).
+            with database.lock:
+                named = sorted(database.connection.get_table_names(statement))
+        except duckdb.Error as exc:
+            raise SqlError(str(exc)) from None
+        # What is not an identifier (a quoted path, say) is left for DuckDB
+        # to refuse; every identifier is an ERP table to fetch.
+        tables = [n for n in named if IDENTIFIER.fullmatch(n)]
+        for name in tables:
+            self._load(database, key, name, refresh)
+        return self._run(database, statement, tables)
+
+    def _run(self, database: _Database, statement: str, tables: list[str]) -> SqlResult:
+        with database.lock:
+            cursor = database.connection.cursor()
+
+        def interrupt() -> None:
+            # The statement may have ended (and the cursor closed) just as
+            # the time ran out: nothing then to interrupt.
+            try:
+                cursor.interrupt()
+            except duckdb.Error:
+                pass
+
+        # DuckDB has no statement timeout: a timer interrupts the cursor.
+        timer = threading.Timer(self._query_seconds, interrupt)
+        timer.daemon = True
+        timer.start()
+        try:
+            reader = cursor.sql(statement).to_arrow_reader(BATCH_ROWS)
+            columns = [(f.name, _type_name(f.type)) for f in reader.schema]
+            money = summed_columns(columns)
+            sums = {name: Decimal(0) for name in money}
+            rows: list[dict[str, Any]] = []
+            count = 0
+            for batch in reader:
+                count += batch.num_rows
+                room = self._max_rows - len(rows)
+                if room > 0:
+                    rows.extend(batch.slice(0, room).to_pylist())
+                for name in money:
+                    total = _decimal_sum(batch.column(name))
+                    sums[name] += total
+        except duckdb.InterruptException:
+            raise SqlError(
+                f"the query ran longer than {self._query_seconds:g} s and was stopped; "
+                "ask for less (WHERE, GROUP BY, LIMIT) or avoid joins without a condition"
+            ) from None
+        except duckdb.Error as exc:
+            raise SqlError(str(exc)) from None
+        finally:
+            timer.cancel()
+            cursor.close()
+        return SqlResult(columns, rows, count, {k: str(v) for k, v in sums.items()}, tables)
+
+
+def _decimal_sum(column: Any) -> Decimal:
+    """The exact sum of a decimal Arrow column's values (nulls skipped)."""
+    total = Decimal(0)
+    for value in column.to_pylist():
+        if value is not None:
+            total += value
+    return total
+
+
+def _one_select(sql: str) -> str:
+    """``sql`` if it is exactly one read-only query (SELECT, WITH ...
+    SELECT, FROM ..., VALUES, a UNION of those), as DuckDB's parser sees
+    it; anything else is refused with what was found."""
+    if not isinstance(sql, str) or not sql.strip():
+        raise SqlError("sql is empty: send one SELECT statement")
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise SqlError(str(exc)) from None
+    if len(statements) != 1:
+        raise SqlError(
+            f"sql holds {len(statements)} statements; send one SELECT statement at a time"
+        )
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        raise SqlError(
+            f"only a SELECT statement is run (read-only); this one is {kind.name}: "
+            "the server never changes data, reads files or loads extensions"
+        )
+    return statements[0].query

@@ -1,0 +1,498 @@
+"""The tools: one for each operation of the core's catalogue, the flows
+over many accounts (aging, credit status, dues table), and the questions
+about tables (describe_table, query). Each takes typed, described
+arguments, answers with structured content and a text table, and turns
+erpdata's errors into tool errors carrying their (redacted) message."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Optional, Union
+
+import anyio.to_thread
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BeforeValidator, Field, create_model
+
+from .. import (
+    AjaxAnswer,
+    Client,
+    Dues,
+    ErpError,
+    HttpStatusError,
+    InvalidInputError,
+    ServiceError,
+    Table,
+    TransportError,
+    _core,
+)
+from ._answers import Answer, function_answer, rows_answer
+from ._schemas import (
+    ANSWER_SCHEMA,
+    DESCRIBE_SCHEMA,
+    IDENTIFIER,
+    ISO_DATE,
+    SERVER_SIDE_KINDS,
+    UnknownKind,
+    field_of_kind,
+    lower_text,
+)
+from ._sql import SqlError, TableStore
+
+__all__ = ["Limits", "catalogue_operations", "FLOW_TOOLS", "TABLE_TOOLS", "make_tools"]
+
+logger = logging.getLogger("erpdata.mcp")
+
+NOT_AS_TOOLS = {
+    "ajax": "it calls any function of ajax.php by name, including ones that would change "
+    "data; the tools are the named reads only",
+}
+"""Operations of the catalogue that are deliberately not tools, and why."""
+
+FLOW_TOOLS = ("aging", "credit_status", "dues_table")
+TABLE_TOOLS = ("describe_table", "query")
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the server shows and how long it waits: rows in an answer,
+    seconds a fetched table is reused, seconds a SQL statement may run."""
+
+    max_rows: int = 100
+    cache_seconds: float = 300.0
+    query_seconds: float = 10.0
+
+
+def catalogue_operations() -> list[dict[str, Any]]:
+    """The catalogue's operations that become tools, in its order."""
+    operations: list[dict[str, Any]] = json.loads(_core.catalogue_json())["operations"]
+    return [op for op in operations if op["name"] not in NOT_AS_TOOLS]
+
+
+# -- errors ------------------------------------------------------------------
+
+
+def error_text(exc: ErpError) -> str:
+    """An erpdata error as the model reads it: what kind of failure, the
+    field when an argument was wrong, and the core's message (the token
+    already redacted by the core)."""
+    message = " ".join(str(exc).split())
+    if isinstance(exc, InvalidInputError):
+        field = f" `{exc.field}`" if exc.field else ""
+        return f"invalid input{field}: {message}. Correct the argument and call again."
+    if isinstance(exc, TransportError):
+        return f"the ERP could not be reached ({exc.transport_kind}): {message}. Try again later."
+    if isinstance(exc, HttpStatusError):
+        return f"the ERP answered HTTP {exc.status_code}: {message}"
+    if isinstance(exc, ServiceError):
+        return f"the ERP refused the request: {message}"
+    return f"the ERP's answer could not be read ({exc.kind}): {message}"
+
+
+def _result(answer: Answer) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=answer.text)],
+        structured_content=answer.structured,
+    )
+
+
+async def _carry_out(name: str, work: Callable[[], Answer]) -> CallToolResult:
+    """Runs ``work`` on a worker thread (the client and DuckDB block) and
+    turns its failures into tool errors the model can act on."""
+    started = time.perf_counter()
+    try:
+        answer = await anyio.to_thread.run_sync(work)
+    except ErpError as exc:
+        logger.info("tool %s failed: %s", name, exc.kind)
+        raise ToolError(error_text(exc)) from None
+    except SqlError as exc:
+        logger.info("tool %s refused or failed a statement", name)
+        raise ToolError(f"SQL error: {exc}") from None
+    logger.info("tool %s answered in %.2f s", name, time.perf_counter() - started)
+    return _result(answer)
+
+
+def _tool(
+    name: str,
+    description: str,
+    arguments: type[ArgModelBase],
+    run: Callable[..., Awaitable[CallToolResult]],
+    output_schema: dict[str, Any],
+    title: str,
+) -> Tool:
+    """A tool with a hand-made argument model (the catalogue's, not a
+    Python signature's) and a published output schema."""
+    return Tool(
+        fn=run,
+        name=name,
+        title=title,
+        description=description,
+        parameters=arguments.model_json_schema(by_alias=True),
+        fn_metadata=FuncMetadata(arg_model=arguments, output_schema=output_schema),
+        is_async=True,
+        context_kwarg=None,
+        annotations=READ_ONLY,
+    )
+
+
+def _shown_args(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items() if v is not None)
+
+
+# -- the catalogue's operations ------------------------------------------------
+
+ANSWERS = {
+    "dues": "the account's open documents as rows (the columns the ERP sends)",
+    "function": "the ERP's answer: rows, one record (`fields`) or one value (`value`)",
+    "table": "the table's rows; for a question over a whole table, `query` with SQL "
+    "reads only what it needs",
+}
+"""What each answer kind of the catalogue gives, in a tool's description."""
+
+NARROW = {
+    "dues": "use `query` over the ERP tables with a WHERE clause, or `aging` for totals by age.",
+    "function": "ask for a shorter date range.",
+    "table": "use `query` with SQL over this table (WHERE, GROUP BY, ORDER BY ... LIMIT).",
+}
+
+
+def _described(doc: str, answer: str, params: list[dict[str, Any]]) -> str:
+    lines = [doc, "", f"Answers with {answer}. Money is exact decimal text, dates ISO text."]
+    ids = [p["name"] for p in params if p["kind"] == "id"]
+    if ids:
+        lines.append(f"{' and '.join(ids)} default to the server's configured company and year.")
+    lines.append("Read-only: it asks the ERP and changes nothing.")
+    return "\n".join(lines)
+
+
+def _to_answer(op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits) -> Answer:
+    title = f"{op['name']}({_shown_args(args)})"
+    narrow = NARROW[op["answer"]]
+    if isinstance(result, Dues):
+        table = result.to_table()
+        return rows_answer(
+            title, table.schema, result.rows, max_rows=limits.max_rows, narrow=narrow
+        )
+    if isinstance(result, AjaxAnswer):
+        return function_answer(
+            title,
+            result.shape,
+            result.schema,
+            result.value,
+            max_rows=limits.max_rows,
+            narrow=narrow,
+        )
+    if isinstance(result, Table):
+        return rows_answer(title, result.schema, result, max_rows=limits.max_rows, narrow=narrow)
+    raise UnknownKind(f"{op['name']} answered a {type(result).__name__}")
+
+
+def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
+    """The tool of one catalogue operation: its parameters (but the
+    server-side ones) as typed fields, the client's method of its name."""
+    if op["answer"] not in ANSWERS:
+        raise UnknownKind(f"no tool answer for the catalogue's answer kind {op['answer']!r}")
+    params = [p for p in op["params"] if p["kind"] not in SERVER_SIDE_KINDS]
+    fields = {p["name"]: field_of_kind(p["kind"], p["doc"], p["required"]) for p in params}
+    arguments: type[ArgModelBase] = create_model(  # type: ignore[call-overload]
+        f"{op['name']}_arguments", __base__=ArgModelBase, **fields
+    )
+    name: str = op["name"]
+
+    async def run(**args: Any) -> CallToolResult:
+        given = {k: v for k, v in args.items() if v is not None}
+
+        def work() -> Answer:
+            # The client's method of the operation's name (the generated
+            # facade's, erpdata._functions), looked up when called.
+            method = getattr(client, name)
+            return _to_answer(op, args, method(**given), limits)
+
+        return await _carry_out(name, work)
+
+    description = _described(op["doc"], ANSWERS[op["answer"]], params)
+    title = op["doc"].split(" (`")[0].rstrip(".").replace("`", "")
+    return _tool(name, description, arguments, run, ANSWER_SCHEMA, title)
+
+
+# -- the flows ---------------------------------------------------------------
+
+Kind = Annotated[
+    Literal["receipt", "payment"],
+    BeforeValidator(lower_text),
+    Field(
+        description="receipt: receivables (what customers owe); payment: payables "
+        "(what is owed to suppliers)."
+    ),
+]
+AccountId = Union[str, int]
+AsOf = Annotated[
+    Optional[str],
+    Field(
+        description="The day the ages are counted to, YYYY-MM-DD (default: today).",
+        pattern=ISO_DATE,
+        json_schema_extra={"format": "date"},
+    ),
+]
+CompanyId = Annotated[
+    Optional[Union[str, int]],
+    Field(description="The company of the account table (default: the server's)."),
+]
+YearId = Annotated[
+    Optional[Union[str, int]],
+    Field(description="The financial year of the account table (default: the server's)."),
+]
+SomeAccounts = Annotated[
+    Optional[list[AccountId]],
+    Field(
+        description='These account ids only, e.g. ["C001", "C003"]; '
+        "leave out for every customer (or supplier) of the account table.",
+        min_length=1,
+        max_length=500,
+    ),
+]
+
+
+def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
+    narrow = "name fewer accounts in `accounts`."
+
+    def table_answer(title: str, table: Table) -> Answer:
+        return rows_answer(title, table.schema, table, max_rows=limits.max_rows, narrow=narrow)
+
+    class AgingArguments(ArgModelBase):
+        kind: Kind = "receipt"
+        accounts: SomeAccounts = None
+        as_of: AsOf = None
+        buckets: Annotated[
+            list[int] | None,
+            Field(
+                description="Upper bounds of the past-due buckets in days, ascending "
+                "(default [30, 60, 90]: current, 1-30, 31-60, 61-90, 91+).",
+                min_length=1,
+                max_length=12,
+            ),
+        ] = None
+        company_id: CompanyId = None
+        year_id: YearId = None
+
+    async def aging(**args: Any) -> CallToolResult:
+        def work() -> Answer:
+            table = client.aging(
+                args["kind"],
+                accounts=args["accounts"],
+                as_of=args["as_of"],
+                buckets=args["buckets"] or (30, 60, 90),
+                company_id=args["company_id"],
+                year_id=args["year_id"],
+            )
+            return table_answer(f"aging({_shown_args(args)})", table)
+
+        return await _carry_out("aging", work)
+
+    class CreditArguments(ArgModelBase):
+        accounts: SomeAccounts = None
+        as_of: AsOf = None
+        pay_days: Annotated[
+            bool,
+            Field(description="Also ask the ERP each customer's average payment days."),
+        ] = True
+        company_id: CompanyId = None
+        year_id: YearId = None
+
+    async def credit_status(**args: Any) -> CallToolResult:
+        def work() -> Answer:
+            table = client.credit_status(
+                accounts=args["accounts"],
+                as_of=args["as_of"],
+                pay_days=args["pay_days"],
+                company_id=args["company_id"],
+                year_id=args["year_id"],
+            )
+            return table_answer(f"credit_status({_shown_args(args)})", table)
+
+        return await _carry_out("credit_status", work)
+
+    class DuesTableArguments(ArgModelBase):
+        accounts: Annotated[
+            list[AccountId],
+            Field(
+                description='The account ids, e.g. ["C001", "C002"].',
+                min_length=1,
+                max_length=500,
+            ),
+        ]
+        kind: Kind
+
+    async def dues_table(**args: Any) -> CallToolResult:
+        def work() -> Answer:
+            table = client.dues_table(args["accounts"], args["kind"])
+            return table_answer(f"dues_table({_shown_args(args)})", table)
+
+        return await _carry_out("dues_table", work)
+
+    return [
+        _tool(
+            "aging",
+            "Receivables (kind receipt) or payables (kind payment) by age as of a day: one "
+            "row per account with its outstanding balance split into current (not yet due), "
+            "the past-due buckets (1-30, 31-60, 61-90, 91+ days by default) and undated, and "
+            "the total; for the accounts named, or every customer (or supplier) of the "
+            "account table. Answers 'who owes us what, and how late?' and 'what do we owe "
+            "supplier X, by age?'. Money is exact decimal text. Read-only.",
+            AgingArguments,
+            aging,
+            ANSWER_SCHEMA,
+            "Receivables or payables by age",
+        ),
+        _tool(
+            "credit_status",
+            "Each customer's outstanding receivables against their credit limit as of a "
+            "day: credit_limit, outstanding, available, over_limit, overdue, the oldest "
+            "overdue due date and its days, and average payment days. Answers 'which "
+            "customers are over their credit limit, and since when?'. Read-only.",
+            CreditArguments,
+            credit_status,
+            ANSWER_SCHEMA,
+            "Customers' credit status",
+        ),
+        _tool(
+            "dues_table",
+            "The open documents of many accounts as one table (an acid column first, then "
+            "the dues columns), receivables or payables. Read-only.",
+            DuesTableArguments,
+            dues_table,
+            ANSWER_SCHEMA,
+            "Dues of many accounts",
+        ),
+    ]
+
+
+# -- questions about tables ---------------------------------------------------------
+
+TableName = Annotated[
+    str,
+    Field(
+        description="The ERP table, e.g. sales_invoice, purchase_bill, receipt, payment, account.",
+        pattern=IDENTIFIER,
+        max_length=64,
+    ),
+]
+Refresh = Annotated[
+    bool,
+    Field(description="Fetch the table(s) from the ERP again instead of using the copy held."),
+]
+
+
+def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
+    class DescribeArguments(ArgModelBase):
+        name: TableName
+        company_id: CompanyId = None
+        year_id: YearId = None
+        refresh: Refresh = False
+
+    async def describe_table(**args: Any) -> CallToolResult:
+        def work() -> Answer:
+            found = store.describe(
+                args["name"],
+                company_id=args["company_id"],
+                year_id=args["year_id"],
+                refresh=args["refresh"],
+            )
+            structured = {
+                "table": found.name,
+                "company_id": found.company_id,
+                "year_id": found.year_id,
+                "row_count": found.row_count,
+                "columns": [{"name": n, "type": t} for n, t in found.columns],
+                "fetched_at": found.fetched_at.isoformat(),
+            }
+            lines = [
+                f"Table {found.name} (company {found.company_id}, year {found.year_id}): "
+                f"{found.row_count:,} rows, fetched {found.fetched_at.isoformat()}.",
+                "",
+                "| column | type |",
+                "|---|---|",
+                *(f"| {n} | {t} |" for n, t in found.columns),
+            ]
+            return Answer(structured, "\n".join(lines))
+
+        return await _carry_out("describe_table", work)
+
+    class QueryArguments(ArgModelBase):
+        sql: Annotated[
+            str,
+            Field(
+                description="One SELECT statement (WITH, joins, GROUP BY, window functions: "
+                "DuckDB's SQL). Tables are named as in the ERP, e.g. "
+                "SELECT customer, sum(amount) FROM sales_invoice GROUP BY customer.",
+                min_length=1,
+                max_length=20_000,
+            ),
+        ]
+        company_id: CompanyId = None
+        year_id: YearId = None
+        refresh: Refresh = False
+
+    async def query(**args: Any) -> CallToolResult:
+        def work() -> Answer:
+            result = store.query(
+                args["sql"],
+                company_id=args["company_id"],
+                year_id=args["year_id"],
+                refresh=args["refresh"],
+            )
+            return rows_answer(
+                "query",
+                result.columns,
+                result.rows,
+                max_rows=limits.max_rows,
+                row_count=result.row_count,
+                totals=result.totals,
+                narrow="add a WHERE clause, aggregate with GROUP BY, or page with "
+                "ORDER BY ... LIMIT ... OFFSET.",
+                extra={"tables": result.tables},
+            )
+
+        return await _carry_out("query", work)
+
+    return [
+        _tool(
+            "describe_table",
+            "The columns, their types and the row count of an ERP table for a company and "
+            "financial year (fetched from the ERP on first use and kept for "
+            f"{limits.cache_seconds:g} s). Call it before writing SQL over a table. Read-only.",
+            DescribeArguments,
+            describe_table,
+            DESCRIBE_SCHEMA,
+            "Describe an ERP table",
+        ),
+        _tool(
+            "query",
+            "Answer a question with SQL: one read-only SELECT over the ERP tables of a "
+            "company and financial year, in an in-process DuckDB (the tables named are "
+            f"fetched on first use and kept for {limits.cache_seconds:g} s). At most "
+            f"{limits.max_rows} rows are shown (the rest counted), decimal columns are "
+            f"totalled, and a statement may run {limits.query_seconds:g} s. Anything but a "
+            "SELECT, and any file, network or extension access, is refused; the error "
+            "says why. Read-only.",
+            QueryArguments,
+            query,
+            ANSWER_SCHEMA,
+            "Query ERP tables with SQL",
+        ),
+    ]
+
+
+def make_tools(client: Client, limits: Limits, store: TableStore) -> list[Tool]:
+    """Every tool: the catalogue's operations, then the flows, then the
+    questions about tables."""
+    tools = [operation_tool(op, client, limits) for op in catalogue_operations()]
+    return tools + _flow_tools(client, limits) + _table_tools(store, limits)

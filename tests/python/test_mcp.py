@@ -1,0 +1,785 @@
+"""`erpdata mcp` as an assistant meets it: the MCP SDK's own client starts
+`python -m erpdata mcp` over stdio (and over streamable HTTP with
+`--http`) against the sandbox, lists the tools, calls each one and checks
+its answer against the Python API's; bad input, a failing service and
+refused SQL come back as tool errors; HTTP without the bearer token is
+refused; and the access token appears in nothing the client received
+nor in anything the servers wrote to stderr.
+
+Each server runs once a module (a conversation is a script of calls,
+made in one go): the tests read its transcript."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import mcp_types
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+import erpdata
+from conftest import SECRET_TOKEN
+from erpdata import _core, cli
+from erpdata.mcp_server import Limits, build_server
+from erpdata.mcp_server._sql import TableStore
+from fault_api import count, new_key, prefix
+from leaks import assert_clean
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_ROWS = 25
+"""The servers' row cap: below sales_invoice's 40 demo rows."""
+AS_OF = "2025-12-31"
+MCP_TOKEN = "mcp-client-token-not-the-erp-one"
+
+FLOWS = ["aging", "credit_status", "dues_table"]
+TABLE_TOOLS = ["describe_table", "query"]
+
+
+def catalogue_tools() -> list[str]:
+    """The tool of each operation of the catalogue, but the generic
+    ``ajax`` (any function by name), in the catalogue's order."""
+    operations = json.loads(_core.catalogue_json())["operations"]
+    return [op["name"] for op in operations if op["name"] != "ajax"]
+
+
+# -- a conversation ---------------------------------------------------------------
+
+SAMPLE_OF_KIND: dict[str, Any] = {
+    "account_id": "C001",
+    "text": "Sundry Debtors",
+    "table": "sales_invoice",
+    "dues_kind": "receipt",
+    "name": "avgPayDays",
+}
+SAMPLE_DATE = {"start": "2025-01-01", "end": "2025-06-30"}
+
+
+def sample_arguments(op: dict[str, Any]) -> dict[str, Any]:
+    """Arguments for an operation's tool, from its parameters' kinds (a
+    new operation is called without a test change); optional ones are
+    left out."""
+    args: dict[str, Any] = {}
+    for param in op["params"]:
+        if not param["required"]:
+            continue
+        kind = param["kind"]
+        args[param["name"]] = SAMPLE_DATE[param["name"]] if kind == "date" else SAMPLE_OF_KIND[kind]
+    return args
+
+
+def script() -> list[tuple[str, dict[str, Any]]]:
+    """The calls of the stdio conversation: every tool at least once,
+    then the questions the guide shows, then wrong ones."""
+    operations = json.loads(_core.catalogue_json())["operations"]
+    calls = [(op["name"], sample_arguments(op)) for op in operations if op["name"] != "ajax"]
+    return calls + [
+        # "What do we owe Delta Steel, by age?" (docs/assistants.md)
+        ("query", {"sql": FIND_DELTA}),
+        ("aging", {"kind": "payment", "accounts": ["S001"], "as_of": AS_OF}),
+        ("aging", {"as_of": AS_OF}),
+        ("aging", {"kind": "RECEIPT", "as_of": AS_OF, "buckets": [15, 45]}),
+        # "Which customers are over their credit limit, and since when?"
+        ("credit_status", {"as_of": AS_OF}),
+        ("dues_table", {"accounts": ["C001", "C002"], "kind": "receipt"}),
+        ("describe_table", {"name": "sales_invoice"}),
+        ("query", {"sql": TOP_CUSTOMERS}),
+        ("query", {"sql": "SELECT invoice_no, total FROM sales_invoice ORDER BY invoice_no"}),
+        ("describe_table", {"name": "sales_invoice", "refresh": True}),
+        # Wrong or refused.
+        ("dues", {"acid": "C001", "kind": "sideways"}),
+        ("dues", {"kind": "receipt"}),
+        ("avg_pay_days", {"acid": "   "}),
+        ("net_profit", {"start": "2025-06-30", "end": "2025-01-01"}),
+        ("aging", {"as_of": "2025-02-30"}),
+        ("describe_table", {"name": "no_such_table"}),
+        ("query", {"sql": "DELETE FROM account"}),
+        ("query", {"sql": "SELECT 1; SELECT 2"}),
+        ("query", {"sql": "SELECT * FROM read_csv('/etc/passwd')"}),
+        ("query", {"sql": "SELECT nonsense FROM account"}),
+        ("query", {"sql": "SELECT count(*) FROM range(100000000) a, range(100000000) b"}),
+    ]
+
+
+FIND_DELTA = "SELECT acid, name FROM account WHERE name ILIKE '%delta steel%'"
+TOP_CUSTOMERS = (
+    "SELECT customer, customer_name, count(*) AS invoices, sum(total) AS invoiced "
+    "FROM sales_invoice GROUP BY customer, customer_name ORDER BY invoiced DESC"
+)
+
+
+@dataclass
+class Call:
+    tool: str
+    arguments: dict[str, Any]
+    result: mcp_types.CallToolResult
+
+    @property
+    def text(self) -> str:
+        return "\n".join(
+            c.text for c in self.result.content if isinstance(c, mcp_types.TextContent)
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        assert not self.result.is_error, self.text
+        content: dict[str, Any] = self.result.structured_content
+        return content
+
+
+@dataclass
+class Transcript:
+    """What a client sent and received, and what the server wrote."""
+
+    tools: list[mcp_types.Tool] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    received: list[str] = field(default_factory=list)
+    """Every JSON-RPC message the client received, as JSON text."""
+    stderr: str = ""
+    stdout: str = ""
+    """Every byte the server wrote to stdout (stdio)."""
+    instructions: str = ""
+
+    def call(self, tool: str, **arguments: Any) -> Call:
+        for call in self.calls:
+            if call.tool == tool and call.arguments == arguments:
+                return call
+        raise AssertionError(f"{tool}({arguments}) is not in the script")
+
+
+async def _converse(
+    read: Any, write: Any, transcript: Transcript, calls: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Runs ``calls`` over a session on (read, write), recording every
+    message received on the way to the session."""
+    into, recorded = anyio.create_memory_object_stream[Any](0)
+
+    async def record() -> None:
+        async with into:
+            async for message in read:
+                if not isinstance(message, Exception):
+                    transcript.received.append(message.message.model_dump_json(by_alias=True))
+                await into.send(message)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(record)
+        async with ClientSession(recorded, write) as session:
+            initialized = await session.initialize()
+            transcript.instructions = initialized.instructions or ""
+            transcript.tools = (await session.list_tools()).tools
+            for tool, arguments in calls:
+                result = await session.call_tool(tool, arguments, read_timeout_seconds=60)
+                transcript.calls.append(Call(tool, arguments, result))
+        group.cancel_scope.cancel()
+
+
+def server_env(base_url: str) -> dict[str, str]:
+    """The server's settings: the sandbox, its token from the environment
+    (as a desktop assistant's config gives it), nothing from the shell."""
+    return {
+        "PYTHONPATH": str(ROOT / "python"),
+        "ERPDATA_BASE_URL": base_url,
+        "ERPDATA_PROJECT": "demo",
+        "ERPDATA_COMPANY_ID": "1",
+        "ERPDATA_YEAR_ID": "2025",
+        "ERPDATA_ACCESS_TOKEN": SECRET_TOKEN,
+    }
+
+
+SERVER_ARGS = [
+    "-m",
+    "erpdata",
+    "mcp",
+    "-v",
+    "--max-rows",
+    str(MAX_ROWS),
+    "--query-seconds",
+    "1",
+]
+
+
+TEE = """\
+import subprocess, sys, threading
+server = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def forward():
+    for line in sys.stdin.buffer:
+        server.stdin.write(line)
+        server.stdin.flush()
+    server.stdin.close()
+threading.Thread(target=forward, daemon=True).start()
+with open(sys.argv[1], "wb") as copy:
+    for line in server.stdout:
+        copy.write(line)
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+sys.exit(server.wait())
+"""
+"""Runs the server (argv[2:]) and passes its stdin and stdout through,
+writing a copy of every byte it wrote to stdout to argv[1]."""
+
+
+def stdio_conversation(
+    base_url: str, calls: list[tuple[str, dict[str, Any]]], stdout_copy: Path
+) -> Transcript:
+    """A conversation over stdio; the server's stdout is also copied, byte
+    for byte, to ``stdout_copy``, and its stderr is the transcript's."""
+    transcript = Transcript()
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", TEE, str(stdout_copy), sys.executable, *SERVER_ARGS],
+        env=server_env(base_url),
+        cwd=str(ROOT),
+    )
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+
+        async def main() -> None:
+            with anyio.fail_after(120):
+                async with stdio_client(params, errlog=errlog) as (read, write):
+                    await _converse(read, write, transcript, calls)
+
+        anyio.run(main)
+        errlog.seek(0)
+        transcript.stderr = errlog.read()
+    transcript.stdout = stdout_copy.read_bytes().decode("utf-8")
+    return transcript
+
+
+@pytest.fixture(scope="module")
+def erp(secret_sandbox_url: str) -> Iterator[erpdata.Client]:
+    """The Python API on the same sandbox, for the expected answers."""
+    with erpdata.Client(
+        secret_sandbox_url,
+        project="demo",
+        access_token=SECRET_TOKEN,
+        company_id=1,
+        year_id=2025,
+        timeout=30,
+    ) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def stdio(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    copy = tmp_path_factory.mktemp("stdio") / "stdout"
+    return stdio_conversation(secret_sandbox_url, script(), copy)
+
+
+@pytest.fixture(scope="module")
+def failing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    """A server whose ERP answers every request with a service error."""
+    base = prefix(secret_sandbox_url, "service-error", new_key("mcp"))
+    copy = tmp_path_factory.mktemp("failing") / "stdout"
+    return stdio_conversation(base, [("dues", {"acid": "C001", "kind": "receipt"})], copy)
+
+
+# -- what the Python API answers -----------------------------------------------------
+
+
+def as_json(value: Any) -> Any:
+    """A value as the tools send it: decimals and dates as their text."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: as_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_json(v) for v in value]
+    return value
+
+
+def rows_json(rows: Any) -> list[dict[str, Any]]:
+    return [{k: as_json(v) for k, v in row.items()} for row in rows]
+
+
+# -- the tool list -----------------------------------------------------------------
+
+
+def test_the_tools_are_the_catalogue_plus_the_flows(stdio: Transcript) -> None:
+    names = [tool.name for tool in stdio.tools]
+    assert names == catalogue_tools() + FLOWS + TABLE_TOOLS
+    assert "ajax" not in names  # any function by name: not for a model
+
+
+def test_each_tool_is_typed_described_and_read_only(stdio: Transcript) -> None:
+    operations = {op["name"]: op for op in json.loads(_core.catalogue_json())["operations"]}
+    for tool in stdio.tools:
+        assert tool.description and len(tool.description) > 60, tool.name
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        assert tool.annotations is not None and tool.annotations.read_only_hint, tool.name
+        properties = tool.input_schema.get("properties", {})
+        for name, schema in properties.items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+        op = operations.get(tool.name)
+        if op is None:
+            continue
+        # The catalogue's parameters, but how the server talks to the ERP
+        # (GET or POST, sending the token), which stays the server's.
+        wanted = [p["name"] for p in op["params"] if p["kind"] not in ("method", "flag")]
+        assert list(properties) == wanted, tool.name
+        required = [p["name"] for p in op["params"] if p["required"]]
+        assert tool.input_schema.get("required", []) == required, tool.name
+        for param in op["params"]:
+            if param["kind"] == "date":
+                assert properties[param["name"]]["format"] == "date"
+            if param["kind"] == "dues_kind":
+                assert properties[param["name"]]["enum"] == ["receipt", "payment"]
+
+
+def test_a_new_catalogue_operation_becomes_a_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tools follow the catalogue: an operation added to it (here a
+    made-up one) is listed with its typed parameters, no other change."""
+    before = catalogue_tools()
+    catalogue = json.loads(_core.catalogue_json())
+    added = {
+        "name": "payment_terms",
+        "js_name": "paymentTerms",
+        "cli_name": "payment-terms",
+        "func": "payTerms",
+        "endpoint": "apis/ajax.php",
+        "answer": "function",
+        "token": "on_request",
+        "doc": "The payment terms of customer `acid` (`payTerms`).",
+        "params": [
+            {
+                "name": "acid",
+                "js_name": "acid",
+                "wire": "acid",
+                "kind": "account_id",
+                "required": True,
+                "doc": "The account id.",
+            },
+            {
+                "name": "on",
+                "js_name": "on",
+                "wire": "date",
+                "kind": "date",
+                "required": False,
+                "doc": "The day, YYYY-MM-DD.",
+            },
+        ],
+    }
+    catalogue["operations"].append(added)
+    monkeypatch.setattr(_core, "catalogue_json", lambda: json.dumps(catalogue))
+    with erpdata.Client("http://127.0.0.1:9/", project="demo") as client:
+        server = build_server(client, Limits())
+        tools = {t.name: t for t in anyio.run(server.list_tools)}
+    assert list(tools) == [*before, "payment_terms", *FLOWS, *TABLE_TOOLS]
+    schema = tools["payment_terms"].input_schema
+    assert schema["required"] == ["acid"]
+    assert schema["properties"]["on"]["format"] == "date"
+    assert "payment terms" in (tools["payment_terms"].description or "")
+
+
+def test_a_parameter_kind_without_a_schema_stops_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from erpdata.mcp_server._schemas import UnknownKind
+
+    catalogue = json.loads(_core.catalogue_json())
+    catalogue["operations"][0]["params"][0]["kind"] = "colour"
+    monkeypatch.setattr(_core, "catalogue_json", lambda: json.dumps(catalogue))
+    with erpdata.Client("http://127.0.0.1:9/", project="demo") as client:
+        with pytest.raises(UnknownKind, match="colour"):
+            build_server(client, Limits())
+
+
+# -- each tool's answer, against the Python API's -----------------------------------
+
+
+def test_each_catalogue_tool_answers_as_the_python_api(
+    stdio: Transcript, erp: erpdata.Client
+) -> None:
+    operations = json.loads(_core.catalogue_json())["operations"]
+    called = 0
+    for op in operations:
+        if op["name"] == "ajax":
+            continue
+        arguments = sample_arguments(op)
+        call = stdio.call(op["name"], **arguments)
+        data = call.data
+        answer = getattr(erp, op["name"])(**arguments)
+        if op["answer"] == "dues":
+            assert data["shape"] == "rows"
+            assert data["rows"] == rows_json(answer.rows)[:MAX_ROWS]
+        elif op["answer"] == "table":
+            assert data["row_count"] == len(answer) > MAX_ROWS
+            assert data["rows"] == rows_json(answer[:MAX_ROWS])
+            assert data["rows_left_out"] == len(answer) - MAX_ROWS
+            assert f"{len(answer) - MAX_ROWS} of {len(answer)} rows left out" in data["note"]
+            assert "query" in data["note"]  # how to narrow
+            assert data["columns"] == [{"name": n, "type": t} for n, t in answer.schema]
+        else:
+            assert data["shape"] == answer.shape
+            assert data["columns"] == [{"name": n, "type": t} for n, t in answer.schema]
+            if answer.shape == "rows":
+                assert data["rows"] == rows_json(answer.rows)[:MAX_ROWS]
+            elif answer.shape == "object":
+                assert data["fields"] == as_json(answer.fields)
+            else:
+                assert data["value"] == as_json(answer.value)
+        called += 1
+    assert called == len(catalogue_tools())
+
+
+def test_aging_answers_as_the_python_api(stdio: Transcript, erp: erpdata.Client) -> None:
+    for arguments in (
+        {"kind": "payment", "accounts": ["S001"], "as_of": AS_OF},
+        {"as_of": AS_OF},
+    ):
+        data = stdio.call("aging", **arguments).data
+        table = erp.aging(**arguments)
+        assert data["rows"] == rows_json(table)
+        assert data["columns"] == [{"name": n, "type": t} for n, t in table.schema]
+        assert data["rows_left_out"] == 0 and "note" not in data
+        # The totals are the exact sums of the money columns.
+        for name, kind in table.schema:
+            if kind.startswith("decimal"):
+                assert data["totals"][name] == str(sum((r[name] for r in table), Decimal(0)))
+    found = stdio.call("query", sql=FIND_DELTA).data
+    assert found["rows"] == [{"acid": "S001", "name": "Delta Steel Works"}]
+    delta = stdio.call("aging", kind="payment", accounts=["S001"], as_of=AS_OF)
+    assert delta.data["rows"][0]["acid"] == "S001"
+    assert "| acid |" in delta.text and "**total**" in delta.text
+    other = stdio.call("aging", kind="RECEIPT", as_of=AS_OF, buckets=[15, 45]).data
+    assert [c["name"] for c in other["columns"]][-5:] == [
+        "1-15",
+        "16-45",
+        "46+",
+        "undated",
+        "total",
+    ]
+
+
+def test_credit_status_and_dues_table_answer_as_the_python_api(
+    stdio: Transcript, erp: erpdata.Client
+) -> None:
+    credit = stdio.call("credit_status", as_of=AS_OF).data
+    assert credit["rows"] == rows_json(erp.credit_status(as_of=AS_OF))
+    assert any(row["over_limit"] for row in credit["rows"])
+    dues = stdio.call("dues_table", accounts=["C001", "C002"], kind="receipt").data
+    assert dues["rows"] == rows_json(erp.dues_table(["C001", "C002"], "receipt"))[:MAX_ROWS]
+
+
+def test_describe_table_and_a_sql_question(stdio: Transcript, erp: erpdata.Client) -> None:
+    invoices = erp.table("sales_invoice")
+    described = stdio.call("describe_table", name="sales_invoice").data
+    assert described["row_count"] == len(invoices)
+    assert described["columns"] == [{"name": n, "type": t} for n, t in invoices.schema]
+    assert (described["company_id"], described["year_id"]) == ("1", "2025")
+    refreshed = stdio.call("describe_table", name="sales_invoice", refresh=True).data
+    assert refreshed["row_count"] == len(invoices)
+
+    top = stdio.call("query", sql=TOP_CUSTOMERS).data
+    by_customer: dict[tuple[str, str], list[Decimal]] = {}
+    for row in invoices:
+        by_customer.setdefault((row["customer"], row["customer_name"]), []).append(row["total"])
+    expected = sorted(
+        (
+            {"customer": c, "customer_name": n, "invoices": len(t), "invoiced": str(sum(t))}
+            for (c, n), t in by_customer.items()
+        ),
+        key=lambda row: -Decimal(str(row["invoiced"])),
+    )
+    assert top["rows"] == expected
+    assert top["totals"]["invoiced"] == str(sum((r["total"] for r in invoices), Decimal(0)))
+    assert top["tables"] == ["sales_invoice"]
+
+    capped = stdio.call(
+        "query", sql="SELECT invoice_no, total FROM sales_invoice ORDER BY invoice_no"
+    ).data
+    assert capped["row_count"] == len(invoices)
+    assert len(capped["rows"]) == MAX_ROWS
+    assert capped["rows_left_out"] == len(invoices) - MAX_ROWS
+    assert "LIMIT" in capped["note"] and "WHERE" in capped["note"]
+    # Totals over every row of the result, not only those shown.
+    assert capped["totals"]["total"] == top["totals"]["invoiced"]
+
+
+def test_tables_are_fetched_once_until_stale_or_refreshed(secret_sandbox_url: str) -> None:
+    key = new_key("mcp-cache")
+    now = [0.0]
+    with erpdata.Client(
+        prefix(secret_sandbox_url, "pass", key),
+        project="demo",
+        access_token=SECRET_TOKEN,
+        company_id=1,
+        year_id=2025,
+    ) as client:
+        store = TableStore(
+            client, cache_seconds=60, query_seconds=5, max_rows=10, clock=lambda: now[0]
+        )
+        assert store.describe("account").row_count == 20
+        assert store.query("SELECT count(*) AS n FROM account").rows == [{"n": 20}]
+        assert count(secret_sandbox_url, key) == 1
+        store.query("SELECT count(*) AS n FROM account", refresh=True)
+        assert count(secret_sandbox_url, key) == 2
+        now[0] = 59.0
+        store.describe("account")
+        assert count(secret_sandbox_url, key) == 2
+        now[0] = 61.0
+        store.describe("account")
+        assert count(secret_sandbox_url, key) == 3
+        # Tool calls run on worker threads: queries at once, each on a
+        # cursor of its own, all answered.
+        sql = "SELECT kind, count(*) AS n FROM account GROUP BY kind ORDER BY kind"
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: store.query(sql).rows, range(8)))
+        assert answers == [[{"kind": "customer", "n": 12}, {"kind": "supplier", "n": 8}]] * 8
+
+
+# -- errors ------------------------------------------------------------------------
+
+
+def error_of(transcript: Transcript, tool: str, **arguments: Any) -> str:
+    call = transcript.call(tool, **arguments)
+    assert call.result.is_error, f"{tool}({arguments}) answered {call.text[:200]}"
+    assert call.result.structured_content is None
+    return call.text
+
+
+def test_bad_input_is_a_tool_error_naming_the_field(stdio: Transcript) -> None:
+    assert "kind" in error_of(stdio, "dues", acid="C001", kind="sideways")
+    assert "acid" in error_of(stdio, "dues", kind="receipt")
+    blank = error_of(stdio, "avg_pay_days", acid="   ")
+    assert "invalid input `acid`" in blank
+    reversed_range = error_of(stdio, "net_profit", start="2025-06-30", end="2025-01-01")
+    assert "invalid input" in reversed_range and "end" in reversed_range
+    assert "invalid input `as_of`" in error_of(stdio, "aging", as_of="2025-02-30")
+
+
+def test_a_failing_service_is_a_tool_error(stdio: Transcript, failing: Transcript) -> None:
+    error = error_of(failing, "dues", acid="C001", kind="receipt")
+    assert "the ERP refused the request" in error
+    missing = error_of(stdio, "describe_table", name="no_such_table")
+    assert "no_such_table" in missing
+
+
+def test_sql_that_is_refused_or_wrong_is_a_tool_error(stdio: Transcript) -> None:
+    deleted = error_of(stdio, "query", sql="DELETE FROM account")
+    assert "SQL error" in deleted and "only a SELECT" in deleted and "DELETE" in deleted
+    assert "one SELECT statement at a time" in error_of(stdio, "query", sql="SELECT 1; SELECT 2")
+    files = error_of(stdio, "query", sql="SELECT * FROM read_csv('/etc/passwd')")
+    assert "disabled by configuration" in files
+    wrong = error_of(stdio, "query", sql="SELECT nonsense FROM account")
+    assert "nonsense" in wrong and "Binder Error" in wrong
+    slow = error_of(
+        stdio, "query", sql="SELECT count(*) FROM range(100000000) a, range(100000000) b"
+    )
+    assert "longer than 1 s" in slow
+
+
+# -- the token ----------------------------------------------------------------------
+
+
+def test_the_token_is_in_nothing_the_client_received_nor_in_the_logs(
+    stdio: Transcript, failing: Transcript
+) -> None:
+    for transcript in (stdio, failing):
+        assert transcript.received and transcript.stderr
+        # The copy of stdout is what the client read: each message a line.
+        assert len(transcript.stdout.splitlines()) == len(transcript.received)
+        # -v: the server logged its requests and tool calls; none carries it.
+        assert "HTTP Request: " in transcript.stderr
+        assert_clean(transcript.stdout, SECRET_TOKEN)
+        assert_clean("\n".join(transcript.received), SECRET_TOKEN)
+        assert_clean(transcript.stderr, SECRET_TOKEN)
+    assert "tool dues failed" in failing.stderr
+    assert "HTTP Request: POST" in stdio.stderr  # the table fetches, token in the body
+
+
+# -- streamable HTTP ------------------------------------------------------------------
+
+
+@dataclass
+class HttpServer:
+    url: str
+    process: subprocess.Popen[bytes]
+    stderr: list[bytes]
+
+
+@pytest.fixture(scope="module")
+def http_server(
+    secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    token_file = tmp_path_factory.mktemp("mcp") / "mcp-token"
+    token_file.write_text(MCP_TOKEN + "\n", encoding="utf-8")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            *SERVER_ARGS,
+            "--http",
+            "--port",
+            "0",
+            "--mcp-token-file",
+            str(token_file),
+        ],
+        env={**os.environ, **server_env(secret_sandbox_url)},
+        stdin=subprocess.DEVNULL,
+        # Everything it writes, stdout and stderr, in one stream.
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
+    assert process.stdout is not None
+    errors = process.stdout
+    stderr: list[bytes] = []
+    ready = threading.Event()
+
+    def drain() -> None:
+        for line in errors:
+            stderr.append(line)
+            if b"serving http://" in line:
+                ready.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        if not ready.wait(30):
+            pytest.fail(f"erpdata mcp --http did not start: {b''.join(stderr)[-2000:]!r}")
+        line = next(line for line in stderr if b"serving http://" in line).decode()
+        yield HttpServer(line.split("serving ")[1].strip(), process, stderr)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def http_conversation(url: str, token: str, calls: list[tuple[str, dict[str, Any]]]) -> Transcript:
+    transcript = Transcript()
+
+    async def main() -> None:
+        client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        with anyio.fail_after(60):
+            async with client, streamable_http_client(url, http_client=client) as streams:
+                await _converse(*streams, transcript, calls)
+
+    anyio.run(main)
+    return transcript
+
+
+def test_over_http_with_the_bearer_token(
+    http_server: HttpServer, stdio: Transcript, erp: erpdata.Client
+) -> None:
+    arguments: dict[str, Any] = {"kind": "payment", "accounts": ["S001"], "as_of": AS_OF}
+    http = http_conversation(http_server.url, MCP_TOKEN, [("aging", arguments)])
+    assert [t.name for t in http.tools] == [t.name for t in stdio.tools]
+    assert http.call("aging", **arguments).data["rows"] == rows_json(erp.aging(**arguments))
+    assert_clean("\n".join(http.received), SECRET_TOKEN)
+
+
+@pytest.mark.parametrize("header", [None, "Bearer wrong-token", f"Basic {MCP_TOKEN}", MCP_TOKEN])
+def test_over_http_without_the_bearer_token_is_refused(
+    http_server: HttpServer, header: str | None
+) -> None:
+    headers = {"Accept": "application/json, text/event-stream"}
+    if header is not None:
+        headers["Authorization"] = header
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+    response = httpx.post(http_server.url, json=initialize, headers=headers, timeout=10)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert "Authorization: Bearer" in response.json()["error_description"]
+    assert_clean(response.text, SECRET_TOKEN, MCP_TOKEN)
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions an exception group holds, however nested."""
+    inner: list[BaseException] | None = getattr(error, "exceptions", None)
+    if inner is None:
+        return [error]
+    return [leaf for one in inner for leaf in leaves(one)]
+
+
+def test_the_sdk_client_with_a_wrong_token_gets_no_tools(http_server: HttpServer) -> None:
+    with pytest.raises(Exception) as refused:  # noqa: B017 - a group, checked below
+        http_conversation(http_server.url, "wrong-token", [])
+    # The SDK's client reports the 401 as an error response to initialize.
+    assert [type(e).__name__ for e in leaves(refused.value)] == ["MCPError"]
+
+
+def test_the_http_server_logs_no_token(http_server: HttpServer) -> None:
+    # After the HTTP tests above (the file runs in order): every byte the
+    # server wrote so far, stdout and stderr.
+    written = b"".join(http_server.stderr).decode("utf-8", "replace")
+    assert "serving http://127.0.0.1:" in written
+    assert_clean(written, SECRET_TOKEN, MCP_TOKEN)
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+def test_another_address_needs_a_bearer_token(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, value in server_env("http://127.0.0.1:9/").items():
+        clean_env.setenv(name, value)
+    assert cli.main(["mcp", "--http", "--host", "0.0.0.0"]) == 2
+    error = capsys.readouterr().err
+    assert "--mcp-token-file" in error and "not loopback" in error
+    same = tmp_path / "same"
+    same.write_text(SECRET_TOKEN, encoding="utf-8")
+    assert cli.main(["mcp", "--http", "--mcp-token-file", str(same)]) == 2
+    error = capsys.readouterr().err
+    assert "holds the ERP's access token" in error
+    assert_clean(error, SECRET_TOKEN)
+    assert cli.main(["mcp", "--mcp-token-file", str(same)]) == 2
+    assert "--mcp-token-file needs --http" in capsys.readouterr().err
+    (tmp_path / "empty").write_text("\n", encoding="utf-8")
+    assert cli.main(["mcp", "--http", "--mcp-token-file", str(tmp_path / "empty")]) == 2
+    assert "--mcp-token-file is empty" in capsys.readouterr().err
+
+
+def test_list_tools_prints_the_tools_without_asking_the_erp(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nothing listens at this address: listing the tools sends nothing.
+    for name, value in server_env("http://127.0.0.1:9/").items():
+        clean_env.setenv(name, value)
+    assert cli.main(["mcp", "--list-tools"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == catalogue_tools() + FLOWS + TABLE_TOOLS
+    assert "aging: Receivables or payables by age" in lines
+
+
+def test_help_works_and_a_missing_extra_is_named(tmp_path: Path) -> None:
+    # Without the SDK installed (hidden from the import system here).
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import sys\nsys.modules['mcp'] = None\nfrom erpdata.cli import main\n"
+        "sys.exit(main(['mcp', '--help']) if sys.argv[1:] else main(['mcp']))\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, **server_env("http://127.0.0.1:9/")}
+    shown = subprocess.run(
+        [sys.executable, str(probe), "help"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0 and "--mcp-token-file" in shown.stdout
+    done = subprocess.run([sys.executable, str(probe)], env=env, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "erpdata: error: erpdata mcp needs mcp: pip install 'erpdata[mcp]'"
+    ), done.stderr
