@@ -19,14 +19,17 @@
 # (maturin --zig; ziglang from requirements-dev.txt), and each carries the
 # sandbox built for its platform as erpdata/_bin/erpdata-sandbox, for
 # `erpdata sandbox`. Every release build here shares one CARGO_TARGET_DIR
-# (target/dist-build), apart from the debug builds of the other targets.
+# (target/dist-build); the debug builds of the sdist's and the crate's
+# smoke tests use the checkout's own target folder, whose dependencies
+# `make python` and `make test-rust` compiled already.
 
 DIST          := $(ROOT)/dist
 DIST_BUILD    := $(ROOT)/target/dist-build
 DIST_TEST     := $(ROOT)/target/test-dist
-# The debug builds of the sdist's and the crate's smoke tests (one folder:
-# they share most dependencies).
-DIST_DEBUG    := $(DIST_BUILD)/debug-builds
+# The debug builds of the sdist's and the crate's smoke tests: the
+# checkout's target folder, where the same dependencies are built already
+# (their own crates, at other paths, get artifacts of their own).
+DIST_DEBUG    := $(ROOT)/target
 DIST_VERSION  := $(shell sed -n '/^\[workspace\.package\]/,/^\[/{s/^version = "\(.*\)"$$/\1/p}' Cargo.toml)
 DIST_ENV      := CARGO_TARGET_DIR=$(DIST_BUILD) PATH="$(VENV)/bin:$$PATH"
 DIST_SDIST    := $(DIST)/erpdata-$(DIST_VERSION).tar.gz
@@ -134,9 +137,10 @@ test-dist-wheel: dist-wheel
 # build environment, cargo for the crates it carries) in a fresh virtualenv.
 # What it proves is that the sdist builds and works, not how fast the
 # module runs: maturin builds it with cargo's dev profile (a release build
-# from the sdist costs a minute more), in the target folder the crate's
-# smoke test uses, which then finds the shared dependencies compiled.
-test-dist-sdist: dist-sdist dist-wheel
+# from the sdist costs a minute more), in the checkout's target folder.
+# After `make python`: both leave their module in target/debug, and
+# maturin develop must have copied its own before this build replaces it.
+test-dist-sdist: dist-sdist dist-wheel python
 	rm -rf $(DIST_TEST)/sdist && $(PYTHON) -m venv $(DIST_TEST)/sdist
 	CARGO_TARGET_DIR=$(DIST_DEBUG) MATURIN_PEP517_ARGS="--profile dev" \
 	  $(DIST_TEST)/sdist/bin/python -m pip install --quiet \
