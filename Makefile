@@ -133,6 +133,8 @@ test-rust: sandbox docs-rust
 test-python: sandbox python
 	ERPDATA_CHROMIUM=$$(bash scripts/chromium.sh || true) \
 	ERPDATA_REPORT_SCREENSHOT=$(CURDIR)/target/report/aging.png \
+	ERPDATA_LIBREOFFICE=$$(bash scripts/libreoffice.sh || true) \
+	ERPDATA_XLSX_SCREENSHOT=$(CURDIR)/target/report/aging-xlsx.png \
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q -n 2 --dist loadfile tests/python
 
 # The wheel and the sdist as users install them: mk/dist.mk's smoke tests

@@ -202,7 +202,10 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
         given = {name: getattr(args, name) for name in getattr(args, "positional", [])}
         params = dict(item.partition("=")[::2] for item in getattr(args, "params", []))
         about = {"Function": answer.func, **given, **params}
-        return write_workbook(args, {answer.func[:31]: answer}, about, client)
+        # The sheet is named as the command is (dues_summary), or as the
+        # function an `ajax` call named.
+        name = args.func if args.operation == "ajax" else args.operation
+        return write_workbook(args, {name[:31]: answer}, about, client)
     if args.format == "parquet":
         if answer.shape != "rows":
             raise _Usage(f"--format parquet needs rows; the answer is one {answer.shape}")

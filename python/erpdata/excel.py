@@ -110,6 +110,7 @@ _DATE = "yyyy-mm-dd"
 _TIMESTAMP = "yyyy-mm-dd hh:mm:ss"
 _INT = "0"
 _TEXT = "@"
+_BOOL = '"TRUE";"TRUE";"FALSE"'
 _FIRST_DAY = datetime.date(1900, 1, 1)
 _BIG_INT = 10**EXACT_DIGITS
 
@@ -355,7 +356,9 @@ class _Cells:
                 return len(text) + len(text) // 4  # thousands separators
             return self._as_text(ws, row, col, value, highlight, notes, "number")
         if kind is bool:
-            ws.write_boolean(row, col, value, fmt(None, highlight))
+            # TRUE and FALSE in every viewer (LibreOffice shows 1 and 0
+            # for a bool cell without this format).
+            ws.write_boolean(row, col, value, fmt(_BOOL, highlight))
             return 5
         if kind is int:
             if _exact_int(value):
@@ -400,7 +403,9 @@ class _Cells:
         """A number or date Excel cannot show exactly: its exact text, with
         a note that says why it is text."""
         if what == "date":
-            text = value.isoformat(" ") if isinstance(value, datetime.datetime) else value.isoformat()
+            text = (
+                value.isoformat(" ") if isinstance(value, datetime.datetime) else value.isoformat()
+            )
             why = "before 1900, where Excel's dates begin: written as text"
         else:
             text = str(value)
@@ -412,7 +417,6 @@ class _Cells:
         notes.add(ws, row, col, f"{text}: {why}")
         ws.write_string(row, col, text, self.formats.get(_TEXT, highlight))
         return len(text)
-
 
 
 class _Notes:
@@ -635,6 +639,11 @@ class _SheetWriter:
             ws.autofilter(0, 0, part.rows, last_col)
         for col, width in enumerate(self.widths):
             ws.set_column(col, col, min(width, MAX_WIDTH) + 1)
+        # Printed or saved as PDF: landscape, every column on one page's
+        # width, the header atop each page.
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        ws.repeat_rows(0)
 
     def _finish(self) -> None:
         last = self.parts[-1]
@@ -666,7 +675,9 @@ class _SheetWriter:
             scale = self.scales[i]
             if scale is None:
                 scale = self.sum_scales[i]
-            num_format = _INT if self.types.get(self.columns[i]) == "int" else _decimal_format(scale)
+            num_format = (
+                _INT if self.types.get(self.columns[i]) == "int" else _decimal_format(scale)
+            )
             cached: float | int = int(total) if total == total.to_integral_value() else float(total)
             ws.write_formula(r, i, formula, formats.get(num_format, bold=True), cached)
             width = len(f"{total:,}") + 1
