@@ -153,6 +153,14 @@ define release-package
 	$(VPY) -m zipfile -e $(1)/dist/*.whl $(1)/pkg
 endef
 
+# A 1M-row sales_invoice into an Excel workbook (the command line, and a
+# stream into write_excel), with release builds: seconds, size, peak RSS.
+.PHONY: bench-excel
+bench-excel: venv
+	$(call release-package,target/bench-excel)
+	$(VPY) bench/python/excel_rows.py --sandbox target/release/erpdata-sandbox \
+	    --package target/bench-excel/pkg --rows $(or $(ROWS),1000000) --json target/bench/excel.json
+
 # Tables of 10k, 100k and 1M rows into Python against httpx + json/orjson +
 # pandas/polars and pd.read_json, and a growth table to 5M rows, with
 # release builds.

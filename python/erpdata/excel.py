@@ -755,6 +755,7 @@ def _write_about(
         )
     for col, width in enumerate(widths):
         ws.set_column(col, col, min(width, MAX_WIDTH) + 2)
+    ws.fit_to_pages(1, 0)
 
 
 # -- the workbook --------------------------------------------------------------
