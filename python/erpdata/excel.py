@@ -142,8 +142,9 @@ class Sheet:
 class ExcelResult:
     """What :func:`write_excel` wrote: the file, each worksheet's data rows
     (a long table's continuation sheets included; the About sheet not),
-    and how many values were written as text with a note (numbers of more
-    than 15 significant digits, dates before 1900)."""
+    and how many values were written otherwise than given, each with a
+    note: numbers of more than 15 significant digits and dates before 1900
+    as text, text cut to Excel's 32,767 characters."""
 
     path: str
     sheets: dict[str, int]
@@ -339,13 +340,7 @@ class _Cells:
                 ws.write_blank(row, col, None, fmt(None, True))
             return 0
         if kind is str:
-            text: str = value
-            if len(text) > TEXT_LIMIT:
-                notes.add(ws, row, col, f"cut to Excel's {TEXT_LIMIT:,} characters")
-                self.text_values += 1
-                text = text[:TEXT_LIMIT]
-            ws.write_string(row, col, text, fmt(_TEXT, highlight))
-            return len(text)
+            return self._text(ws, row, col, value, highlight, notes)
         if kind is Decimal:
             if _exact_decimal(value):
                 if scale is None:
@@ -387,7 +382,16 @@ class _Cells:
             ws.write_number(row, col, value, fmt(None, highlight))
             return len(repr(value))
         text = _json_text(value) if isinstance(value, (dict, list)) else str(value)
-        ws.write_string(row, col, text[:TEXT_LIMIT], fmt(_TEXT, highlight))
+        return self._text(ws, row, col, text, highlight, notes)
+
+    def _text(self, ws: Any, row: int, col: int, text: str, highlight: bool, notes: _Notes) -> int:
+        if len(text) > TEXT_LIMIT:
+            self.text_values += 1
+            notes.add(
+                ws, row, col, f"{len(text):,} characters, cut to the {TEXT_LIMIT:,} Excel keeps"
+            )
+            text = text[:TEXT_LIMIT]
+        ws.write_string(row, col, text, self.formats.get(_TEXT, highlight))
         return len(text)
 
     def _as_text(
@@ -751,7 +755,8 @@ def _write_about(
             0,
             f"{text_values:,} values are written as text, each with a note (the first "
             f"{MAX_NOTES:,} of a sheet): numbers of more than {EXACT_DIGITS} significant "
-            "digits, which Excel would round, and dates before 1900.",
+            "digits, which Excel would round, dates before 1900, and text cut to the "
+            f"{TEXT_LIMIT:,} characters of a cell.",
         )
     for col, width in enumerate(widths):
         ws.set_column(col, col, min(width, MAX_WIDTH) + 2)
