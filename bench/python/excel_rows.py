@@ -3,8 +3,9 @@
 - ``client.table`` then ``Table.to_excel``, as ``erpdata table --format
   xlsx`` does: the table read whole (typed over every row), then written
   batch by batch;
-- ``stream_table`` into ``write_excel``: batches written as they arrive,
-  the table never whole in memory.
+- ``stream_table`` into ``write_excel``: batches (of ``--batch-rows``
+  rows, 10,000 by default) written as they arrive, the table never whole
+  in memory.
 
 Each runs once in a fresh interpreter (a 1M-row workbook takes minutes;
 peak RSS is its own) and prints the seconds (fetching and writing
@@ -51,7 +52,7 @@ print(json.dumps(dict(rows=len(table), fetch=t1 - t0, write=t2 - t1,
     "stream_table -> write_excel": """
 t0 = time.perf_counter()
 with erpdata.Client(URL, project="demo", access_token={token!r}, company_id=1, year_id=2025) as c:
-    with c.stream_table("sales_invoice") as stream:
+    with c.stream_table("sales_invoice", batch_rows={batch_rows}) as stream:
         result = erpdata.write_excel(OUT, {{"sales_invoice": stream}})
 t1 = time.perf_counter()
 print(json.dumps(dict(rows=result.rows, seconds=t1 - t0, sheets=result.sheets,
@@ -65,6 +66,12 @@ def main() -> None:
     parser.add_argument("--sandbox", required=True, help="the erpdata-sandbox binary")
     parser.add_argument("--package", required=True, help="folder holding the erpdata package")
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--batch-rows",
+        type=int,
+        default=10_000,
+        help="rows of a streamed batch: what the stream holds as row dicts at a time",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args()
     figures: dict[str, dict[str, object]] = {}
@@ -73,7 +80,7 @@ def main() -> None:
             for name, body in METHODS.items():
                 out = str(Path(work) / "book.xlsx")
                 code = SETUP.format(package=args.package, url=sandbox.url, out=out)
-                code += body.format(token=TOKEN)
+                code += body.format(token=TOKEN, batch_rows=args.batch_rows)
                 done = subprocess.run(
                     [sys.executable, "-c", code], capture_output=True, text=True, check=False
                 )
