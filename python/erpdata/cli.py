@@ -140,6 +140,10 @@ def _check_xlsx(args: argparse.Namespace) -> None:
         raise missing_extra(exc, "--format xlsx", "excel") from exc
 
 
+def _secret_name(name: str) -> bool:
+    return any(word in name.lower() for word in ("token", "secret", "password", "passwd", "key"))
+
+
 def write_workbook(
     args: argparse.Namespace,
     sheets: dict[str, Any],
@@ -201,6 +205,8 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
             raise _Usage(f"--format xlsx needs rows; the answer is one {answer.shape}")
         given = {name: getattr(args, name) for name in getattr(args, "positional", [])}
         params = dict(item.partition("=")[::2] for item in getattr(args, "params", []))
+        # A parameter that may hold a credential is named, not shown.
+        params = {k: "(not shown)" if _secret_name(k) else v for k, v in params.items()}
         about = {"Function": answer.func, **given, **params}
         # The sheet is named as the command is (dues_summary), or as the
         # function an `ajax` call named.

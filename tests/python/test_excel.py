@@ -448,6 +448,16 @@ def test_the_command_line_refuses_what_it_cannot_write(
     done = cli(["aging", "--format", "xlsx"], env)
     assert done.returncode == 2
     assert "--format xlsx needs -o FILE" in done.stderr
+    # An ajax call's parameters are in the About sheet, but one that may
+    # hold a credential only by name.
+    out = tmp_path / "ajax.xlsx"
+    args = ["ajax", "getduesSumm", "acid=C001", f"api_key={SANDBOX_TOKEN}"]
+    done = cli([*args, "--format", "xlsx", "-o", str(out)], env)
+    assert done.returncode == 0, done.stderr
+    entries = about(load(out))
+    assert entries["Function"] == "getduesSumm" and entries["acid"] == "C001"
+    assert entries["api_key"] == "(not shown)"
+    assert SANDBOX_TOKEN not in xml_text(out)
     done = cli(["avg-pay-days", "C001", "--format", "xlsx", "-o", str(tmp_path / "a.xlsx")], env)
     assert done.returncode == 2 and "needs rows; the answer is one object" in done.stderr
     # Without the extra, said before anything is asked: nothing listens here.
