@@ -302,6 +302,18 @@ def test_a_stream_continues_on_more_sheets(client: erpdata.Client, tmp_path: Pat
     )
 
 
+def test_arrow_batches_write_as_row_batches_do(client: erpdata.Client, tmp_path: Path) -> None:
+    with client.stream_table("sales_invoice", batch_rows=16) as rows:
+        write_excel(tmp_path / "rows.xlsx", {"sales_invoice": rows})
+    with client.stream_table("sales_invoice", batch_rows=16, batch_format="arrow") as batches:
+        write_excel(tmp_path / "arrow.xlsx", {"sales_invoice": batches})
+    from_rows = load(tmp_path / "rows.xlsx")["sales_invoice"]
+    from_arrow = load(tmp_path / "arrow.xlsx")["sales_invoice"]
+    assert values(from_arrow) == values(from_rows) and from_rows.max_row == 41
+    formats = [[c.number_format for c in row] for row in from_rows.iter_rows()]
+    assert [[c.number_format for c in row] for row in from_arrow.iter_rows()] == formats
+
+
 def synthetic(rows: int, batch: int = 1_000) -> Iterator[list[dict[str, Any]]]:
     """Invoice-like rows made a batch at a time, never all at once."""
     day = datetime.date(2025, 1, 1)
