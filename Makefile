@@ -143,6 +143,8 @@ test-rust: sandbox docs-rust
 test-python: sandbox python
 	ERPDATA_CHROMIUM=$$(bash scripts/chromium.sh || true) \
 	ERPDATA_REPORT_SCREENSHOT=$(CURDIR)/target/report/aging.png \
+	ERPDATA_LIBREOFFICE=$$(bash scripts/libreoffice.sh || true) \
+	ERPDATA_XLSX_SCREENSHOT=$(CURDIR)/target/report/aging-xlsx.png \
 	ERPDATA_SANDBOX_BIN=$(SANDBOX) $(VPY) -m pytest -q -n 2 --dist loadfile tests/python
 
 # The wheel and the sdist as users install them: mk/dist.mk's smoke tests
@@ -160,6 +162,14 @@ define release-package
 	$(VENV)/bin/maturin build --release --quiet --out $(1)/dist
 	$(VPY) -m zipfile -e $(1)/dist/*.whl $(1)/pkg
 endef
+
+# A 1M-row sales_invoice into an Excel workbook (the command line, and a
+# stream into write_excel), with release builds: seconds, size, peak RSS.
+.PHONY: bench-excel
+bench-excel: venv
+	$(call release-package,target/bench-excel)
+	$(VPY) bench/python/excel_rows.py --sandbox target/release/erpdata-sandbox \
+	    --package target/bench-excel/pkg --rows $(or $(ROWS),1000000) --json target/bench/excel.json
 
 # Tables of 10k, 100k and 1M rows into Python against httpx + json/orjson +
 # pandas/polars and pd.read_json, and a growth table to 5M rows, with

@@ -32,6 +32,7 @@ from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Row, Table
 from ._stream import AsyncTableStream, TableStream
 from ._timeouts import Timeout
+from .excel import write_excel
 
 __all__ = [
     "Client",
@@ -47,6 +48,7 @@ __all__ = [
     "Row",
     "aging",
     "credit_status",
+    "write_excel",
     "ErpError",
     "InvalidInputError",
     "TransportError",

@@ -19,7 +19,10 @@ from ._checks import invalid, shown
 from ._kinds import DuesKind
 
 if TYPE_CHECKING:
+    import os
+
     from ._core import DuesData, TableData
+    from .excel import ExcelResult
 
 __all__ = ["Id", "Row", "Table", "Dues", "AjaxAnswer"]
 
@@ -196,6 +199,28 @@ class Table(Sequence[Row]):
         taken through the Arrow PyCapsule protocol (no pyarrow needed)."""
         pl = _need("polars", "polars", "Table.to_polars()")
         return pl.DataFrame(self._data)
+
+    def to_excel(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        sheet: str = "Sheet1",
+        totals: bool | Sequence[str] = False,
+        highlight: str | None = None,
+        about: dict[str, Any] | None = None,
+    ) -> ExcelResult:
+        """The table as an Excel workbook at ``path`` (needs
+        ``erpdata[excel]``): exact decimals as numbers with the column's
+        scale as their format, dates as Excel dates, text as text, a bold
+        frozen header with filters, and an About sheet (``about``: what was
+        asked; the time and erpdata's version are added). ``totals`` and
+        ``highlight`` are :class:`erpdata.excel.Sheet`'s. Several tables in
+        one workbook: :func:`erpdata.write_excel`."""
+        from .excel import Sheet, write_excel
+
+        return write_excel(
+            path, {sheet: Sheet(self, totals=totals, highlight=highlight)}, about=about
+        )
 
 
 @dataclass(frozen=True, repr=False)

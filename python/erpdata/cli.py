@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import importlib
 import json
 import os
 import shutil
@@ -32,7 +33,7 @@ from . import _core, _errors
 from ._client import Client
 from ._core import __version__
 from ._kinds import DuesKind
-from ._models import AjaxAnswer, Table
+from ._models import AjaxAnswer, Table, missing_extra
 
 __all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
 
@@ -42,7 +43,7 @@ EXIT_USAGE = 2
 EXIT_SERVICE = 3
 EXIT_TRANSPORT = 4
 
-FORMATS = ("csv", "jsonl", "json", "parquet")
+FORMATS = ("csv", "jsonl", "json", "parquet", "xlsx")
 
 
 class _Usage(Exception):
@@ -126,6 +127,46 @@ def write_parquet(table: Table, path: str) -> None:
     pq.write_table(table.to_arrow(), path)
 
 
+def _check_xlsx(args: argparse.Namespace) -> None:
+    """``--format xlsx`` needs a file and xlsxwriter: said before anything
+    is fetched."""
+    if args.format != "xlsx":
+        return
+    if args.output in (None, "-"):
+        raise _Usage("--format xlsx needs -o FILE (a workbook is not written to a terminal)")
+    try:
+        importlib.import_module("xlsxwriter")
+    except ImportError as exc:
+        raise missing_extra(exc, "--format xlsx", "excel") from exc
+
+
+def _secret_name(name: str) -> bool:
+    return any(word in name.lower() for word in ("token", "secret", "password", "passwd", "key"))
+
+
+def write_workbook(
+    args: argparse.Namespace,
+    sheets: dict[str, Any],
+    about: dict[str, Any],
+    client: Client,
+    *,
+    say: bool = False,
+) -> int:
+    """``sheets`` as a workbook at ``-o FILE``, its About sheet saying
+    what was asked (never the token). ``say``: tell stderr where it went
+    even when stderr is not a terminal."""
+    from .excel import write_excel
+
+    asked: dict[str, Any] = {"Command": f"erpdata {args.command}", **about}
+    asked.update(Project=client.project, Company=client.company_id, Year=client.year_id)
+    written = write_excel(
+        args.output, sheets, about={k: v for k, v in asked.items() if v is not None}
+    )
+    if say or sys.stderr.isatty():
+        print(f"{written.rows:,} rows written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
 # -- commands --------------------------------------------------------------------
 
 
@@ -156,9 +197,21 @@ def _client(args: argparse.Namespace) -> Client:
     )
 
 
-def _write_answer(answer: AjaxAnswer, args: argparse.Namespace) -> int:
+def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) -> int:
     """A function's answer: rows in the table formats, one object or value
     as JSON, or the JSON the service sent (``raw``)."""
+    if args.format == "xlsx":
+        if answer.shape != "rows":
+            raise _Usage(f"--format xlsx needs rows; the answer is one {answer.shape}")
+        given = {name: getattr(args, name) for name in getattr(args, "positional", [])}
+        params = dict(item.partition("=")[::2] for item in getattr(args, "params", []))
+        # A parameter that may hold a credential is named, not shown.
+        params = {k: "(not shown)" if _secret_name(k) else v for k, v in params.items()}
+        about = {"Function": answer.func, **given, **params}
+        # The sheet is named as the command is (dues_summary), or as the
+        # function an `ajax` call named.
+        name = args.func if args.operation == "ajax" else args.operation
+        return write_workbook(args, {name[:31]: answer}, about, client)
     if args.format == "parquet":
         if answer.shape != "rows":
             raise _Usage(f"--format parquet needs rows; the answer is one {answer.shape}")
@@ -189,6 +242,7 @@ def _ajax_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_function(args: argparse.Namespace) -> int:
+    _check_xlsx(args)
     options = _ajax_options(args)
     with _client(args) as client:
         if args.operation != "ajax":
@@ -204,7 +258,7 @@ def cmd_function(args: argparse.Namespace) -> int:
                     raise _Usage(f"ajax parameters are NAME=VALUE, got {item!r}")
                 params[key] = value
             answer = client.ajax(args.func, params, **options)
-    return _write_answer(answer, args)
+    return _write_answer(answer, args, client)
 
 
 COMMAND_NAMES = {"schedule-accounts": "schedule"}
@@ -236,6 +290,7 @@ def _plain(doc: str) -> str:
 def cmd_dues_table(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.output in (None, "-"):
         raise _Usage("--format parquet needs -o FILE")
+    _check_xlsx(args)
     with _client(args) as client:
         table = client.dues_table(
             args.acids,
@@ -243,6 +298,10 @@ def cmd_dues_table(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             **_typing_args(args),
         )
+    if args.format == "xlsx":
+        side = "Receivables" if args.kind == "receipt" else "Payables"
+        about = {"Accounts": args.acids, "Kind": args.kind}
+        return write_workbook(args, {side: table}, about, client)
     if args.format == "parquet":
         write_parquet(table, args.output)
         return EXIT_OK
@@ -297,10 +356,15 @@ def _check_report_format(args: argparse.Namespace) -> None:
         _check_html()
 
 
+def _asked_accounts(args: argparse.Namespace, who: str) -> Any:
+    return args.accounts or f"every {who} of the {args.accounts_table} table"
+
+
 def cmd_aging(args: argparse.Namespace) -> int:
     from .report import aging_html
 
     _check_report_format(args)
+    _check_xlsx(args)
     _as_of(args)
     with _client(args) as client:
         table = client.aging(
@@ -312,6 +376,18 @@ def cmd_aging(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
         )
     side = "Receivables" if args.kind == "receipt" else "Payables"
+    if args.format == "xlsx":
+        from .excel import Sheet
+
+        about = {
+            "Report": f"{side} aging",
+            "Kind": args.kind,
+            "Accounts": _asked_accounts(args, "customer" if args.kind == "receipt" else "supplier"),
+            "As of": datetime.date.fromisoformat(args.as_of),
+            "Buckets (days)": args.buckets or (30, 60, 90),
+        }
+        sheets = {f"{side} aging": Sheet(table, totals=True)}
+        return write_workbook(args, sheets, about, client, say=True)
     return _write_report(table, args, f"{side} aging as of {args.as_of}", aging_html)
 
 
@@ -319,6 +395,7 @@ def cmd_credit_status(args: argparse.Namespace) -> int:
     from .report import credit_status_html
 
     _check_report_format(args)
+    _check_xlsx(args)
     _as_of(args)
     with _client(args) as client:
         table = client.credit_status(
@@ -328,6 +405,17 @@ def cmd_credit_status(args: argparse.Namespace) -> int:
             accounts_table=args.accounts_table,
             concurrency=args.concurrency,
         )
+    if args.format == "xlsx":
+        from .excel import Sheet
+
+        about = {
+            "Report": "Customer credit status",
+            "Accounts": _asked_accounts(args, "customer"),
+            "As of": datetime.date.fromisoformat(args.as_of),
+            "Average payment days": "not asked" if args.no_pay_days else "asked (avgPayDays)",
+        }
+        sheets = {"Credit status": Sheet(table, totals=True, highlight="over_limit")}
+        return write_workbook(args, sheets, about, client, say=True)
     return _write_report(
         table, args, f"Customer credit status as of {args.as_of}", credit_status_html
     )
@@ -400,9 +488,14 @@ def _typing_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_dues(args: argparse.Namespace) -> int:
+    _check_xlsx(args)
     typing = _typing_args(args)
     with _client(args) as client:
         dues = client.dues(args.acid, DuesKind(args.kind.upper()), **typing)
+    if args.format == "xlsx":
+        side = "Receivables" if args.kind == "receipt" else "Payables"
+        about = {"Account": args.acid, "Kind": args.kind}
+        return write_workbook(args, {side: dues}, about, client)
     out = _open_output(args.output)
     try:
         if args.format == "raw":
@@ -423,6 +516,7 @@ def cmd_dues(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
     if args.format == "parquet" and (args.output is None or args.output == "-"):
         raise _Usage("--format parquet needs -o FILE")
+    _check_xlsx(args)
     typing = _typing_args(args)
     with _client(args) as client:
         # tqdm's bar on a terminal, past the first second or 16 MB.
@@ -434,6 +528,9 @@ def cmd_table(args: argparse.Namespace) -> int:
             progress=False if args.no_progress else None,
             **typing,
         )
+    if args.format == "xlsx":
+        # Sheet names are at most 31 characters; the About sheet names the table.
+        return write_workbook(args, {args.name[:31]: table}, {"Table": args.name}, client)
     if args.format == "parquet":
         write_parquet(table, args.output)
     else:
@@ -635,9 +732,10 @@ def parser() -> argparse.ArgumentParser:
     dues.add_argument("--kind", required=True, choices=KINDS, type=str.lower, help=KIND_HELP)
     dues.add_argument(
         "--format",
-        choices=("csv", "jsonl", "raw"),
+        choices=("csv", "jsonl", "raw", "xlsx"),
         default="csv",
-        help="raw: the JSON the service sent [csv]",
+        help="raw: the JSON the service sent; xlsx: a workbook (needs -o FILE and "
+        "erpdata[excel]) [csv]",
     )
     dues.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues.set_defaults(run=cmd_dues, company_id=None, year_id=None)
@@ -647,7 +745,7 @@ def parser() -> argparse.ArgumentParser:
     table.add_argument("--company-id", metavar="ID", help="company [ERPDATA_COMPANY_ID]")
     table.add_argument("--year-id", metavar="ID", help="financial year [ERPDATA_YEAR_ID]")
     table.add_argument(
-        "--format", choices=FORMATS, default="csv", help="parquet needs -o FILE [csv]"
+        "--format", choices=FORMATS, default="csv", help="parquet and xlsx need -o FILE [csv]"
     )
     table.add_argument(
         "--method",
@@ -705,7 +803,7 @@ def parser() -> argparse.ArgumentParser:
         "--concurrency", type=int, default=8, metavar="N", help="accounts asked at a time [8]"
     )
     dues_table.add_argument(
-        "--format", choices=FORMATS, default="csv", help="parquet needs -o FILE [csv]"
+        "--format", choices=FORMATS, default="csv", help="parquet and xlsx need -o FILE [csv]"
     )
     dues_table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues_table.set_defaults(run=cmd_dues_table, company_id=None, year_id=None)
@@ -735,10 +833,11 @@ def parser() -> argparse.ArgumentParser:
     )
     views.add_argument(
         "--format",
-        choices=("table", "csv", "json", "jsonl", "html"),
+        choices=("table", "csv", "json", "jsonl", "html", "xlsx"),
         default="table",
         help="table: aligned text with totals [default]; html: a report with a chart "
-        "(needs erpdata[report])",
+        "(needs erpdata[report]); xlsx: a workbook with totals (needs -o FILE and "
+        "erpdata[excel])",
     )
     views.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     aging = command(

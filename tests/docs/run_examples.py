@@ -94,6 +94,7 @@ PYTHON_NEEDS: list[tuple[str, tuple[str, ...]]] = [
     (r"erpdata\.dlt|^import dlt", ("dlt",)),
     (r"destination=\"duckdb\"", ("dlt[duckdb]",)),
     (r"_html\(", ("report",)),
+    (r"\.to_excel\(|write_excel\(|erpdata\.excel", ("excel",)),
 ]
 
 # What one command of an sh block needs.
@@ -102,6 +103,7 @@ CLI_NEEDS: list[tuple[str, tuple[str, ...]]] = [
     (r"^erpdata mcp\b", ("mcp",)),
     (r"--format parquet", ("arrow",)),
     (r"--format html", ("report",)),
+    (r"--format xlsx", ("excel",)),
     (r"import duckdb", ("export",)),
 ]
 

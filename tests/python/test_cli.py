@@ -356,7 +356,7 @@ def test_export_to_duckdb(secret_sandbox_url: str, tmp_path: Path) -> None:
 
 # -- a new user's first hour -------------------------------------------------------
 
-OPTIONAL = ("rich", "matplotlib", "pyarrow", "duckdb", "pandas", "polars")
+OPTIONAL = ("rich", "matplotlib", "pyarrow", "duckdb", "pandas", "polars", "xlsxwriter")
 """What a plain ``pip install erpdata`` lacks (the extras' packages)."""
 
 PLAIN_INSTALL = f"""\

@@ -1,0 +1,556 @@
+"""Excel workbooks read back as a reader opens them: openpyxl for the
+values, number formats, dates, formulas, fills and the About sheet; the
+file's XML for the token; and LibreOffice, headless, converting one small
+workbook to PDF, rendered to PNG with pdftoppm (ERPDATA_LIBREOFFICE, set
+by `make test-python` through scripts/libreoffice.sh; the picture is kept
+at ERPDATA_XLSX_SCREENSHOT)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import tracemalloc
+import zipfile
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+import erpdata
+from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+from erpdata.excel import EXACT_DIGITS, SHEET_ROWS, Sheet, write_excel
+from test_cli import cli, env_for, plain_cli
+
+AS_OF = "2025-12-31"
+HIGHLIGHT = "FFF8CBAD"  # erpdata.excel.HIGHLIGHT as openpyxl spells it
+HIGHLIGHT_RGB = (248, 203, 173)
+AGING_COLUMNS = ["acid", "current", "1-30", "31-60", "61-90", "91+", "undated", "total"]
+
+
+def load(path: Path, data_only: bool = False) -> Any:
+    return openpyxl.load_workbook(path, data_only=data_only)
+
+
+def values(ws: Any) -> list[list[Any]]:
+    return [list(row) for row in ws.iter_rows(values_only=True)]
+
+
+def exact(number: float | int, scale: int) -> Decimal:
+    """A number Excel holds, read back at its column's scale."""
+    return Decimal(repr(number)).quantize(Decimal(1).scaleb(-scale))
+
+
+def xml_text(path: Path) -> str:
+    """Every part of the workbook's zip, as text."""
+    with zipfile.ZipFile(path) as book:
+        return "\n".join(book.read(name).decode("utf-8") for name in book.namelist())
+
+
+def about(wb: Any) -> dict[str, Any]:
+    """The About sheet's label: value entries (up to the sheet list)."""
+    entries: dict[str, Any] = {}
+    for label, value, *_ in values(wb["About"])[2:]:
+        if label is None:
+            break
+        entries[label] = value
+    return entries
+
+
+def sheet_list(wb: Any) -> list[tuple[str, int, str]]:
+    rows = values(wb["About"])
+    start = next(i for i, row in enumerate(rows) if row[:3] == ["Sheet", "Rows", "Holds"])
+    listed = []
+    for row in rows[start + 1 :]:
+        if row[0] is None:
+            break
+        listed.append((row[0], row[1], row[2]))
+    return listed
+
+
+@pytest.fixture
+def env(sandbox_url: str) -> dict[str, str]:
+    return env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+
+
+# -- values and formats ------------------------------------------------------------
+
+
+def test_a_table_keeps_its_types_and_formats(client: erpdata.Client, tmp_path: Path) -> None:
+    table = client.table("sales_invoice")
+    path = tmp_path / "invoices.xlsx"
+    result = table.to_excel(path, sheet="sales_invoice", about={"Table": "sales_invoice"})
+    assert result.path == str(path) and result.sheets == {"sales_invoice": len(table)}
+    assert result.text_values == 0
+    wb = load(path)
+    assert wb.sheetnames == ["sales_invoice", "About"]
+    ws = wb["sales_invoice"]
+    header = list(ws[1])
+    assert [c.value for c in header] == table.columns
+    assert all(c.font.b for c in header)
+    assert ws.freeze_panes == "A2"
+    last = openpyxl.utils.get_column_letter(len(table.columns))
+    assert ws.auto_filter.ref == f"A1:{last}{len(table) + 1}"
+    assert ws.max_row == len(table) + 1
+    seen = set()
+    for r, row in enumerate(table, start=2):
+        for c, (name, kind) in enumerate(table.schema, start=1):
+            cell, value = ws.cell(r, c), row[name]
+            if value is None:
+                assert cell.value is None, (r, name)
+                continue
+            seen.add(kind)
+            if kind == "decimal(38,2)":
+                assert isinstance(cell.value, (int, float)), (r, name, cell.value)
+                assert cell.number_format == "#,##0.00"
+                assert exact(cell.value, 2) == value
+            elif kind == "int":
+                assert cell.value == value and cell.number_format == "0"
+            elif kind == "date":
+                assert cell.is_date and cell.number_format == "yyyy-mm-dd"
+                assert cell.value == datetime.datetime.combine(value, datetime.time())
+            elif kind == "timestamp":
+                assert cell.is_date and cell.number_format == "yyyy-mm-dd hh:mm:ss"
+                assert cell.value == value
+            else:
+                assert kind == "string"
+                assert cell.data_type == "s" and cell.value == value
+                assert cell.number_format == "@"
+    assert seen == {"string", "date", "decimal(38,2)", "int", "timestamp"}
+    # Wide enough for each column's longest text and its header.
+    for c, (name, kind) in enumerate(table.schema, start=1):
+        width = ws.column_dimensions[openpyxl.utils.get_column_letter(c)].width
+        texts = [r[name] for r in table if kind == "string" and r[name] is not None]
+        assert width >= max([len(name), *map(len, texts)]), name
+    assert about(wb)["Table"] == "sales_invoice"
+
+
+def parsed(body: bytes) -> erpdata.Table:
+    """A table from an answer's body, as the core parses it."""
+    config = erpdata._core.Config(
+        "https://erp.example.com/", project="demo", access_token=FAKE_TOKEN
+    )
+    table: erpdata.Table = config.parse_table(200, body)
+    return table
+
+
+def test_what_excel_cannot_hold_is_exact_text_with_a_note(tmp_path: Path) -> None:
+    long_text = "x" * 40_000
+    rows = [
+        ('"007"', '"12345678901234567.89"', "12345678901234567", '"1899-12-31"', '{"a":[1,2]}'),
+        ('"010"', '"1234567890123.45"', "3", '"2025-01-01"', "null"),
+        ('"011"', '"123456789012345.00"', "100000000000000000000", '"1900-01-01"', "null"),
+        (f'"{long_text}"', '"1234567890123456.00"', "-999999999999999", "null", "null"),
+    ]
+    names = ("code", "amount", "n", "day", "extra")
+    objects = ("{" + ",".join(f'"{k}":{v}' for k, v in zip(names, row)) + "}" for row in rows)
+    body = '{"status":"success","data":[' + ",".join(objects) + "]}"
+    table = parsed(body.encode())
+    assert dict(table.schema)["amount"] == "decimal(38,2)"
+    path = tmp_path / "odd.xlsx"
+    result = table.to_excel(path)
+    ws = load(path)["Sheet1"]
+    got = values(ws)[1:]
+    # Text stays text: an id keeps its zeros.
+    assert [r[0] for r in got[:3]] == ["007", "010", "011"]
+    assert len(got[3][0]) == 32_767 and ws["A5"].comment is not None
+    # 17 and 16 significant digits: exact text, with a note saying why.
+    assert ws["B2"].value == "12345678901234567.89" and ws["B2"].data_type == "s"
+    assert f"more than {EXACT_DIGITS} significant digits" in ws["B2"].comment.text
+    assert ws["B5"].value == "1234567890123456.00" and ws["B5"].comment is not None
+    # 15 significant digits (trailing zeros are the scale): numbers, exact.
+    assert exact(ws["B3"].value, 2) == Decimal("1234567890123.45")
+    assert exact(ws["B4"].value, 2) == Decimal("123456789012345.00")
+    assert ws["B3"].number_format == "#,##0.00" and ws["B3"].comment is None
+    # Integers by the same rule: 1E20 has one significant digit.
+    assert ws["C2"].value == "12345678901234567" and ws["C2"].comment is not None
+    assert ws["C3"].value == 3 and ws["C4"].value == 10**20
+    assert ws["C5"].value == -999999999999999 and ws["C5"].comment is None
+    # Excel's dates begin in 1900: an earlier one is ISO text, with a note.
+    assert ws["D2"].value == "1899-12-31" and "1900" in ws["D2"].comment.text
+    assert ws["D3"].value == datetime.datetime(2025, 1, 1) and ws["D3"].is_date
+    assert ws["D4"].value == datetime.datetime(1900, 1, 1)
+    # Nested JSON as its text.
+    assert ws["E2"].value == '{"a":[1,2]}'
+    assert result.text_values == 5
+    wb = load(path)
+    assert any("5 values are written as text" in str(r[0]) for r in values(wb["About"]))
+
+
+# -- aging and credit status ---------------------------------------------------------
+
+
+def finance_book(client: erpdata.Client, path: Path) -> tuple[erpdata.Table, erpdata.Table]:
+    aging = client.aging(as_of=AS_OF)
+    status = client.credit_status(as_of=AS_OF)
+    write_excel(
+        path,
+        {
+            "Receivables aging": Sheet(aging, totals=True),
+            "Credit status": Sheet(status, totals=True, highlight="over_limit"),
+        },
+        about={
+            "Function": "aging, credit_status",
+            "Company": client.company_id,
+            "Year": client.year_id,
+            "As of": datetime.date.fromisoformat(AS_OF),
+        },
+    )
+    return aging, status
+
+
+def test_aging_and_credit_status_have_totals_highlights_and_an_about_sheet(
+    client: erpdata.Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "finance.xlsx"
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0, tzinfo=None)
+    aging, status = finance_book(client, path)
+    wb, cached = load(path), load(path, data_only=True)
+    assert wb.sheetnames == ["Receivables aging", "Credit status", "About"]
+
+    ws = wb["Receivables aging"]
+    rows = values(ws)
+    assert rows[0] == AGING_COLUMNS  # buckets in order
+    assert [r[0] for r in rows[1:-1]] == [r["acid"] for r in aging]
+    totals = rows[-1]
+    end = len(aging) + 1
+    assert totals[0] == "Total" and ws.cell(end + 1, 1).font.b
+    for c, name in enumerate(AGING_COLUMNS[1:], start=2):
+        letter = openpyxl.utils.get_column_letter(c)
+        assert totals[c - 1] == f"=SUM({letter}2:{letter}{end})"
+        want = sum((r[name] for r in aging), Decimal(0))
+        # The cached result, which a viewer that does not recalculate shows.
+        assert exact(cached["Receivables aging"].cell(end + 1, c).value, 2) == want
+        assert ws.cell(end + 1, c).number_format == "#,##0.00"
+    # The filter covers the accounts, not the totals row.
+    assert ws.auto_filter.ref == f"A1:H{end}"
+
+    ws = wb["Credit status"]
+    rows = values(ws)
+    columns = rows[0]
+    footer = dict(zip(columns, rows[-1]))
+    summed = {"credit_limit", "outstanding", "available", "overdue"}
+    for name in columns:
+        if name in summed:
+            assert str(footer[name]).startswith("=SUM("), name
+        elif name != "acid":
+            assert footer[name] is None, name  # days and flags are not added up
+    over = [r["over_limit"] for r in status]
+    assert True in over and False in over
+    for r, lit in enumerate(over, start=2):
+        fills = {ws.cell(r, c).fill.fgColor.rgb for c in range(1, len(columns) + 1)}
+        kinds = {ws.cell(r, c).fill.fill_type for c in range(1, len(columns) + 1)}
+        if lit:
+            assert fills == {HIGHLIGHT} and kinds == {"solid"}, r
+        else:
+            assert kinds == {None}, r
+    assert ws.cell(2, columns.index("over_limit") + 1).value is over[0]
+
+    entries = about(wb)
+    assert entries["Function"] == "aging, credit_status"
+    assert entries["Company"] == "1" and entries["Year"] == "2025"
+    assert entries["As of"] == datetime.datetime(2025, 12, 31)
+    assert wb["About"]["B6"].number_format == "yyyy-mm-dd"
+    assert entries["erpdata"] == erpdata.__version__
+    written = entries["Written (UTC)"]
+    assert before <= written <= before + datetime.timedelta(minutes=5)
+    assert sheet_list(wb) == [
+        ("Receivables aging", len(aging), "every row"),
+        ("Credit status", len(status), "every row"),
+    ]
+    assert SANDBOX_TOKEN not in xml_text(path)
+
+
+# -- streams, long tables, memory ------------------------------------------------------
+
+
+def test_a_stream_continues_on_more_sheets(client: erpdata.Client, tmp_path: Path) -> None:
+    table = client.table("sales_invoice")
+    assert len(table) == 40
+    path = tmp_path / "stream.xlsx"
+    with client.stream_table("sales_invoice", batch_rows=7) as stream:
+        # 15 rows a sheet, one of them the totals row: 14, 14, 12.
+        result = write_excel(
+            path, {"sales_invoice": Sheet(stream, totals=["amount"])}, rows_per_sheet=15
+        )
+    names = ["sales_invoice", "sales_invoice (2)", "sales_invoice (3)"]
+    assert result.sheets == dict(zip(names, [14, 14, 12])) and result.rows == 40
+    wb = load(path)
+    assert wb.sheetnames == [*names, "About"]
+    got = []
+    for name in names:
+        rows = values(wb[name])
+        assert rows[0] == table.columns and wb[name].freeze_panes == "A2"
+        got += rows[1:]
+    assert got[-1][0] == "Total"
+    assert [r[0] for r in got[:-1]] == [r["invoice_no"] for r in table]
+    assert [exact(r[5], 2) for r in got[:-1]] == [r["amount"] for r in table]
+    assert got[-1][5] == (
+        "=SUM('sales_invoice'!F2:F15,'sales_invoice (2)'!F2:F15,'sales_invoice (3)'!F2:F13)"
+    )
+    total = load(path, data_only=True)["sales_invoice (3)"]["F14"].value
+    assert exact(total, 2) == sum((r["amount"] for r in table), Decimal(0))
+    assert sheet_list(wb)[1] == (
+        "sales_invoice (2)",
+        14,
+        "rows 15 to 28 of the 40 of 'sales_invoice'",
+    )
+
+
+def test_arrow_batches_write_as_row_batches_do(client: erpdata.Client, tmp_path: Path) -> None:
+    with client.stream_table("sales_invoice", batch_rows=16) as rows:
+        write_excel(tmp_path / "rows.xlsx", {"sales_invoice": rows})
+    with client.stream_table("sales_invoice", batch_rows=16, batch_format="arrow") as batches:
+        write_excel(tmp_path / "arrow.xlsx", {"sales_invoice": batches})
+    from_rows = load(tmp_path / "rows.xlsx")["sales_invoice"]
+    from_arrow = load(tmp_path / "arrow.xlsx")["sales_invoice"]
+    assert values(from_arrow) == values(from_rows) and from_rows.max_row == 41
+    formats = [[c.number_format for c in row] for row in from_rows.iter_rows()]
+    assert [[c.number_format for c in row] for row in from_arrow.iter_rows()] == formats
+
+
+def synthetic(rows: int, batch: int = 1_000) -> Iterator[list[dict[str, Any]]]:
+    """Invoice-like rows made a batch at a time, never all at once."""
+    day = datetime.date(2025, 1, 1)
+    for start in range(0, rows, batch):
+        yield [
+            {
+                "invoice_no": f"INV-{i:07d}",
+                "date": day + datetime.timedelta(days=i % 365),
+                "customer": f"C{i % 97:03d}",
+                "amount": Decimal(i % 100_000) / 100,
+                "items": i % 17,
+                "posted_at": datetime.datetime(2025, 1, 1) + datetime.timedelta(seconds=i),
+            }
+            for i in range(start, min(start + batch, rows))
+        ]
+
+
+def peak_while_writing(rows: int, path: Path) -> int:
+    tracemalloc.start()
+    try:
+        write_excel(path, {"rows": synthetic(rows)})
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_is_bounded_by_a_batch_not_the_table(tmp_path: Path) -> None:
+    peak_while_writing(10, tmp_path / "warm.xlsx")  # imports, formats: not rows
+    small = peak_while_writing(2_000, tmp_path / "small.xlsx")
+    large = peak_while_writing(8_000, tmp_path / "large.xlsx")
+    # Four times the rows, the same peak: rows go to disk as they come
+    # (constant_memory), not into a model of the whole sheet, which would
+    # take three times as much here.
+    assert large < small * 1.2, (small, large)
+    ws = openpyxl.load_workbook(tmp_path / "large.xlsx", read_only=True)["rows"]
+    assert ws.max_row == 8_001
+
+
+# -- refusals ---------------------------------------------------------------------------
+
+
+def test_bad_arguments_name_the_field(client: erpdata.Client, tmp_path: Path) -> None:
+    table = client.table("account")
+    path = tmp_path / "out.xlsx"
+    cases: list[tuple[dict[str, Any], str, str]] = [
+        ({"sheets": {"a/b": table}}, "sheets", "'/'"),
+        ({"sheets": {"x" * 32: table}}, "sheets", "31"),
+        ({"sheets": {"About": table}}, "sheets", "reserved"),
+        ({"sheets": {"T": table, "t": table}}, "sheets", "Excel ignores case"),
+        ({"sheets": {}}, "sheets", "dict of sheet name"),
+        ({"sheets": {"T": 42}}, "sheets", "got int"),
+        ({"sheets": {"T": Sheet(table, highlight="over_limit")}}, "highlight", "'over_limit'"),
+        ({"sheets": {"T": Sheet(table, totals=["balance"])}}, "totals", "'balance'"),
+        ({"sheets": {"T": table}, "rows_per_sheet": 1}, "rows_per_sheet", "from 2"),
+        ({"sheets": {"T": table}, "rows_per_sheet": SHEET_ROWS + 1}, "rows_per_sheet", "from 2"),
+        ({"sheets": {"T": table}, "path": tmp_path / "nowhere" / "x.xlsx"}, "path", "does not"),
+        ({"sheets": {"T": [{"a": 1}, {"b": 2}]}}, "sheets", "'b'"),
+    ]
+    for kwargs, field, words in cases:
+        target = kwargs.pop("path", path)
+        with pytest.raises(erpdata.InvalidInputError) as caught:
+            write_excel(target, **kwargs)
+        assert caught.value.field == field, kwargs
+        assert words in str(caught.value), (kwargs, str(caught.value))
+    # Nothing was left behind by any of them, nor by a stream failing
+    # part-way: the file appears whole or not at all.
+    path.write_bytes(b"the old file")
+
+    def failing() -> Iterator[list[dict[str, Any]]]:
+        yield [{"a": 1}]
+        raise erpdata.TransportError("connection reset")
+
+    with pytest.raises(erpdata.TransportError):
+        write_excel(path, {"T": failing()})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.xlsx"]
+    assert path.read_bytes() == b"the old file"
+
+
+def test_without_xlsxwriter_the_error_names_the_extra(
+    client: erpdata.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = client.table("account")
+    monkeypatch.setitem(sys.modules, "xlsxwriter", None)
+    with pytest.raises(ImportError) as caught:
+        table.to_excel(tmp_path / "a.xlsx")
+    assert str(caught.value) == "an Excel workbook needs xlsxwriter: pip install 'erpdata[excel]'"
+    assert not (tmp_path / "a.xlsx").exists()
+
+
+# -- the command line ------------------------------------------------------------------
+
+
+def test_every_command_that_prints_rows_writes_a_workbook(
+    env: dict[str, str], client: erpdata.Client, tmp_path: Path
+) -> None:
+    expected = {
+        "table": (["table", "sales_invoice"], "sales_invoice", len(client.table("sales_invoice"))),
+        "dues": (
+            ["dues", "C001", "--kind", "receipt"],
+            "Receivables",
+            len(client.receivables("C001").rows),
+        ),
+        "dues-table": (
+            ["dues-table", "C001", "C002", "--kind", "receipt"],
+            "Receivables",
+            len(client.dues_table(["C001", "C002"], "receipt")),
+        ),
+        "dues-summary": (["dues-summary"], "dues_summary", len(client.dues_summary().rows)),
+        "aging": (
+            ["aging", "--as-of", AS_OF],
+            "Receivables aging",
+            len(client.aging(as_of=AS_OF)),
+        ),
+        "credit-status": (
+            ["credit-status", "--as-of", AS_OF, "--no-pay-days"],
+            "Credit status",
+            len(client.credit_status(as_of=AS_OF, pay_days=False)),
+        ),
+    }
+    for command, (args, sheet, rows) in expected.items():
+        out = tmp_path / f"{command}.xlsx"
+        done = cli([*args, "--format", "xlsx", "-o", str(out)], env)
+        assert done.returncode == 0, (command, done.stderr)
+        assert SANDBOX_TOKEN not in done.stdout + done.stderr
+        assert done.stdout == ""
+        wb = load(out)
+        assert wb.sheetnames == [sheet, "About"], command
+        totals = 1 if command in ("aging", "credit-status") else 0
+        assert wb[sheet].max_row == 1 + rows + totals, command
+        entries = about(wb)
+        assert entries["Command"] == f"erpdata {command}"
+        assert entries["Project"] == "demo" and entries["Company"] == "1"
+        assert SANDBOX_TOKEN not in xml_text(out), command
+    entries = about(load(tmp_path / "aging.xlsx"))
+    assert entries["As of"] == datetime.datetime(2025, 12, 31)
+    assert entries["Accounts"] == "every customer of the account table"
+    assert entries["Buckets (days)"] == "30, 60, 90"
+    assert about(load(tmp_path / "table.xlsx"))["Table"] == "sales_invoice"
+
+
+def test_the_command_line_refuses_what_it_cannot_write(
+    env: dict[str, str], tmp_path: Path, refused_url: str
+) -> None:
+    done = cli(["aging", "--format", "xlsx"], env)
+    assert done.returncode == 2
+    assert "--format xlsx needs -o FILE" in done.stderr
+    # An ajax call's parameters are in the About sheet, but one that may
+    # hold a credential only by name.
+    out = tmp_path / "ajax.xlsx"
+    args = ["ajax", "getduesSumm", "acid=C001", f"api_key={SANDBOX_TOKEN}"]
+    done = cli([*args, "--format", "xlsx", "-o", str(out)], env)
+    assert done.returncode == 0, done.stderr
+    entries = about(load(out))
+    assert entries["Function"] == "getduesSumm" and entries["acid"] == "C001"
+    assert entries["api_key"] == "(not shown)"
+    assert SANDBOX_TOKEN not in xml_text(out)
+    done = cli(["avg-pay-days", "C001", "--format", "xlsx", "-o", str(tmp_path / "a.xlsx")], env)
+    assert done.returncode == 2 and "needs rows; the answer is one object" in done.stderr
+    # Without the extra, said before anything is asked: nothing listens here.
+    nowhere = {**env, "ERPDATA_BASE_URL": refused_url}
+    for command in (["table", "account"], ["aging"], ["dues", "C001", "--kind", "receipt"]):
+        out = tmp_path / "x.xlsx"
+        done = plain_cli([*command, "--format", "xlsx", "-o", str(out)], nowhere, tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == (
+            "erpdata: error: --format xlsx needs xlsxwriter: pip install 'erpdata[excel]'\n"
+        )
+        assert not out.exists()
+
+
+# -- as LibreOffice shows it -------------------------------------------------------------
+
+
+def libreoffice() -> str:
+    found = os.environ.get("ERPDATA_LIBREOFFICE") or shutil.which("libreoffice")
+    if not found or not shutil.which("pdftoppm"):
+        pytest.skip("no LibreOffice and pdftoppm (scripts/libreoffice.sh could not install them)")
+    return found
+
+
+def render(pdf: Path, page: int, out: Path) -> Any:
+    """Page ``page`` of ``pdf`` as a PNG at ``out``, cut to what is drawn
+    (and a margin); returns its RGB image."""
+    image = pytest.importorskip("PIL.Image")
+    ops = pytest.importorskip("PIL.ImageOps")
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "110", "-f", str(page), "-l", str(page), "-singlefile"]
+        + [str(pdf), str(out.with_suffix(""))],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    with image.open(out) as picture:
+        rgb = picture.convert("RGB")
+    left, top, right, bottom = ops.invert(rgb.convert("L")).getbbox()
+    rgb = rgb.crop((max(left - 24, 0), max(top - 24, 0), right + 24, bottom + 24))
+    rgb.save(out)
+    return rgb
+
+
+def colours(rgb: Any) -> dict[tuple[int, int, int], int]:
+    width, height = rgb.size
+    return {c: n for n, c in rgb.getcolors(maxcolors=width * height)}
+
+
+def test_libreoffice_shows_the_totals_and_the_over_limit_customers(
+    client: erpdata.Client, tmp_path: Path
+) -> None:
+    office = libreoffice()
+    book = tmp_path / "finance.xlsx"
+    aging, status = finance_book(client, book)
+    profile = (tmp_path / "profile").as_uri()
+    subprocess.run(
+        [office, f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf"]
+        + ["--outdir", str(tmp_path), str(book)],
+        capture_output=True,
+        timeout=180,
+        check=True,
+    )
+    pdf = tmp_path / "finance.pdf"
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    # Every figure as finance reads it, and the totals of the formulas.
+    total = sum((r["total"] for r in aging), Decimal(0))
+    assert f"{total:,}" in text
+    for row in status:
+        assert f"{row['outstanding']:,}" in text
+    assert text.count("TRUE") == sum(1 for r in status if r["over_limit"])
+    assert "About this workbook" in text and erpdata.__version__ in text
+    assert SANDBOX_TOKEN not in text
+    # One page a sheet: the aging, the credit status, the About sheet.
+    shot = Path(os.environ.get("ERPDATA_XLSX_SCREENSHOT", tmp_path / "aging-xlsx.png"))
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    aging_page = render(pdf, 1, shot)
+    credit_page = render(pdf, 2, shot.with_name("credit-status-xlsx.png"))
+    assert HIGHLIGHT_RGB not in colours(aging_page)
+    over = sum(1 for r in status if r["over_limit"])
+    lit = colours(credit_page).get(HIGHLIGHT_RGB, 0)
+    assert lit > 1_000 * over, f"{lit} pixels of the highlight for {over} rows"
