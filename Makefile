@@ -109,8 +109,14 @@ test:
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-suites
 	$(PYTHON) scripts/fault-matrix.py
 
-.PHONY: test-suites
-test-suites: test-dist test-js test-php test-rust test-python test-spark test-docs test-runtimes
+.PHONY: test-suites system-packages
+test-suites: system-packages test-dist test-js test-php test-rust test-python test-spark test-docs test-runtimes
+
+# The Debian packages of the suites (Chromium, LibreOffice, PHP, nginx,
+# MariaDB), installed in one apt-get transaction while the first builds
+# run, so that no suite waits for apt-get (scripts/system-packages.sh).
+system-packages:
+	bash scripts/system-packages.sh
 
 # The fault × client table of the last run (target/fault-matrix/*.json).
 .PHONY: fault-matrix
@@ -140,7 +146,7 @@ test-rust: sandbox docs-rust
 # The HTML report test opens a report in headless Chromium
 # (scripts/chromium.sh finds or installs it; without one it is skipped and
 # pytest says so); its screenshot is kept in target/report/.
-test-python: sandbox python
+test-python: sandbox python system-packages
 	ERPDATA_CHROMIUM=$$(bash scripts/chromium.sh || true) \
 	ERPDATA_REPORT_SCREENSHOT=$(CURDIR)/target/report/aging.png \
 	ERPDATA_LIBREOFFICE=$$(bash scripts/libreoffice.sh || true) \
@@ -226,7 +232,7 @@ test-js: sandbox wasm venv
 # The clients against a real PHP service over MariaDB (tests/php/README.md):
 # php-cli, php-mysql and mariadb-server are installed with apt-get if
 # missing (skipped, with one line saying why, where that is impossible).
-test-php: sandbox python wasm
+test-php: sandbox python wasm system-packages
 	VPY=$(VPY) bash tests/php/run.sh
 
 # erpdata.spark on a local Spark (pyspark from requirements-dev.txt). Spark

@@ -54,5 +54,5 @@ docs-js: $(DOCS_TOOLS)/node_modules/.installed
 docs-guides: venv
 	$(VPY) tests/docs/build_site.py $(DOCS_OUT)
 
-test-docs: docs
+test-docs: docs system-packages
 	VPY=$(VPY) DOCS=$(DOCS_OUT) bash tests/docs/run.sh
