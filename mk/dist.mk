@@ -94,7 +94,7 @@ dist-sdist: venv
 # tests). mk/runtimes.mk takes the tarball from here.
 dist-npm: wasm-pkg
 	mkdir -p $(DIST) && rm -f $(DIST_NPM)
-	cd js && WASM_BINDGEN=$(WASM_BINDGEN) npm pack --silent --pack-destination $(DIST) >/dev/null
+	cd js && $(WASM_ENV) npm pack --silent --pack-destination $(DIST) >/dev/null
 	@test -f $(DIST_NPM) || { echo "npm pack made no $(DIST_NPM)"; exit 1; }
 	tar -tzf $(DIST_NPM) | sort | tr '\n' ' ' && echo
 	@files="$$(tar -tzf $(DIST_NPM))"; for f in package/LICENSE-MIT package/LICENSE-APACHE package/README.md \

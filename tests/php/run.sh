@@ -311,11 +311,12 @@ rust_suite() {
     echo "crates/erpdata/Cargo.toml has no [[test]] for tests/php/php_rust.rs" >&2
     return 1
   fi
-  # The features and packages of `make test-rust`, so the test binary it
-  # built is reused instead of the core being compiled again.
-  (cd "$ROOT" && cargo test -q --workspace \
-    --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow \
-    --test php -- --ignored)
+  # The features and packages of `make test-rust` (which passes them in
+  # RUST_TEST_SCOPE), so the test binary it built is reused instead of the
+  # core being compiled again.
+  local scope=${RUST_TEST_SCOPE:---workspace --exclude erpdata-python --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow}
+  # shellcheck disable=SC2086 # the scope is a list of cargo arguments
+  (cd "$ROOT" && cargo test -q $scope --test php -- --ignored)
 }
 
 for front in "php -S" "nginx + php-fpm"; do
