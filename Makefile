@@ -274,10 +274,7 @@ fuzz:
 # JS (biome: js/biome.json; tsc over the declarations and a consumer file).
 lint: venv js/node_modules/.installed
 	cargo fmt --all -- --check
-	@# The core without its features (what a plain dependency builds), then
-	@# the workspace with them (the other crates have no features of their
-	@# own to vary): each dependency is checked once per feature set.
-	cargo clippy -p erpdata --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --workspace --all-targets --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow -- -D warnings
 	cargo clippy -p erpdata-wasm --all-targets --features testing -- -D warnings
 	$(VENV)/bin/mypy python/erpdata tests/python
