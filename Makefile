@@ -68,15 +68,17 @@ python: venv
 # Only its wasm-bindgen program, without debug info and without TLS (the
 # default feature serves its test runner's downloads, never used here):
 # a third less to compile on a fresh checkout.
-$(WASM_BINDGEN):
+define install-wasm-bindgen
 	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }
-	rustup target add $(WASM_TARGET)
-	@echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, a few minutes)"
-	CARGO_PROFILE_DEV_DEBUG=false cargo install --debug --no-default-features --bin wasm-bindgen \
-	  wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
+	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || rustup target add $(WASM_TARGET)
+	@test -x $(WASM_BINDGEN) || echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, a few minutes)"
+	test -x $(WASM_BINDGEN) || CARGO_PROFILE_DEV_DEBUG=false cargo install --debug --no-default-features \
+	  --bin wasm-bindgen wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) \
+	  --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
+endef
 
-wasm-tools: $(WASM_BINDGEN)
-	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || true
+wasm-tools:
+	$(install-wasm-bindgen)
 
 js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund --silent
@@ -85,13 +87,18 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 # js/pkg is the package's module; js/pkg-testing the tests' (the same
 # crate with its test-only exports, see scripts/build-wasm.mjs). Built in
 # a target folder of their own: the wasm build never waits for the lock
-# of the host builds (clippy, cargo test, maturin) in target/.
+# of the host builds (clippy, cargo test, maturin) in target/. One recipe
+# from the tools to both modules: under make -j a chain of targets loses
+# its job to other targets between its steps, and this one is the longest.
 .PHONY: wasm-pkg
 WASM_ENV := CARGO_TARGET_DIR=$(ROOT)/target/wasm WASM_BINDGEN=$(WASM_BINDGEN)
-wasm: wasm-pkg
+wasm: js/node_modules/.installed
+	$(install-wasm-bindgen)
+	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs --testing
 
-wasm-pkg: wasm-tools js/node_modules/.installed
+wasm-pkg: js/node_modules/.installed
+	$(install-wasm-bindgen)
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 
 # --- the two commands -------------------------------------------------------

@@ -92,7 +92,8 @@ dist-sdist: venv
 # npm pack of js/, after js/pkg is built (npm's prepack would build it
 # when older than the Rust sources, but not while make builds it for the
 # tests). mk/runtimes.mk takes the tarball from here.
-dist-npm: wasm-pkg
+# (wasm, not wasm-pkg: make test builds both modules in one job anyway.)
+dist-npm: wasm
 	mkdir -p $(DIST) && rm -f $(DIST_NPM)
 	cd js && $(WASM_ENV) npm pack --silent --pack-destination $(DIST) >/dev/null
 	@test -f $(DIST_NPM) || { echo "npm pack made no $(DIST_NPM)"; exit 1; }
