@@ -90,16 +90,11 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 # of the host builds (clippy, cargo test, maturin) in target/. One recipe
 # from the tools to both modules: under make -j a chain of targets loses
 # its job to other targets between its steps, and this one is the longest.
-.PHONY: wasm-pkg
 WASM_ENV := CARGO_TARGET_DIR=$(ROOT)/target/wasm WASM_BINDGEN=$(WASM_BINDGEN)
 wasm: js/node_modules/.installed
 	$(install-wasm-bindgen)
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs --testing
-
-wasm-pkg: js/node_modules/.installed
-	$(install-wasm-bindgen)
-	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 
 # --- the two commands -------------------------------------------------------
 

@@ -92,7 +92,7 @@ dist-sdist: venv
 # npm pack of js/, after js/pkg is built (npm's prepack would build it
 # when older than the Rust sources, but not while make builds it for the
 # tests). mk/runtimes.mk takes the tarball from here.
-# (wasm, not wasm-pkg: make test builds both modules in one job anyway.)
+# (make wasm builds both modules, in one job.)
 dist-npm: wasm
 	mkdir -p $(DIST) && rm -f $(DIST_NPM)
 	cd js && $(WASM_ENV) npm pack --silent --pack-destination $(DIST) >/dev/null
