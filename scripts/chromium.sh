@@ -21,13 +21,6 @@ find_chromium() {
 }
 
 if find_chromium; then exit 0; fi
-[[ $(id -u) == 0 ]] || cannot "chromium missing, and not root to install it (apt-get install chromium)"
-command -v apt-get >/dev/null 2>&1 || cannot "chromium missing, and no apt-get to install it"
-mkdir -p "$(dirname "$LOG")"
-export DEBIAN_FRONTEND=noninteractive
-# make test runs two suites at once, and apt-get refuses to run beside
-# another: each waits for the lock (tests/php/run.sh takes it too).
-APT=(flock "$ROOT/target/apt.lock" apt-get)
-"${APT[@]}" update -qq >"$LOG" 2>&1 || cannot "apt-get update failed (see target/docs-tools/apt.log)"
-"${APT[@]}" install -y -qq chromium >>"$LOG" 2>&1 || cannot "apt-get install chromium failed (see target/docs-tools/apt.log)"
+why=$(bash "$ROOT/scripts/apt-install.sh" "$LOG" chromium 2>&1 >/dev/null) ||
+  cannot "chromium missing, and $why"
 find_chromium || cannot "chromium still missing after apt-get install (see target/docs-tools/apt.log)"

@@ -27,22 +27,6 @@ find_all() {
 }
 
 if find_all; then exit 0; fi
-[[ $(id -u) == 0 ]] || cannot "libreoffice or pdftoppm missing, and not root to install them (apt-get install ${PACKAGES[*]})"
-command -v apt-get >/dev/null 2>&1 || cannot "libreoffice or pdftoppm missing, and no apt-get to install them"
-mkdir -p "$(dirname "$LOG")"
-export DEBIAN_FRONTEND=noninteractive
-# One apt-get at a time: scripts/chromium.sh and tests/php/run.sh take the
-# same lock.
-APT=(flock "$ROOT/target/apt.lock" apt-get)
-install() {
-  "${APT[@]}" install -y -qq --no-install-recommends "${PACKAGES[@]}" >>"$LOG" 2>&1
-}
-start=$SECONDS
-# The package lists a machine already has are tried first (no update:
-# seconds saved); a fresh or stale one gets `apt-get update` and a retry.
-if ! install; then
-  "${APT[@]}" update -qq >>"$LOG" 2>&1 || cannot "apt-get update failed (see target/docs-tools/libreoffice-apt.log)"
-  install || cannot "apt-get install ${PACKAGES[*]} failed (see target/docs-tools/libreoffice-apt.log)"
-fi
-echo "installed ${PACKAGES[*]} in $((SECONDS - start)) s" >>"$LOG"
+why=$(bash "$ROOT/scripts/apt-install.sh" "$LOG" "${PACKAGES[@]}" 2>&1 >/dev/null) ||
+  cannot "libreoffice or pdftoppm missing, and $why"
 find_all || cannot "libreoffice or pdftoppm still missing after apt-get install (see target/docs-tools/libreoffice-apt.log)"

@@ -30,19 +30,9 @@ if ((${#missing[@]} == 0)); then
   echo "system packages: all present"
   exit 0
 fi
-if [[ $(id -u) != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "system packages: ${missing[*]} missing, and no root apt-get to install them (the suites that need them say so)"
-  exit 0
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-APT=(flock "$ROOT/target/apt.lock" apt-get)
 start=$SECONDS
-# Only what each package needs, not what it recommends (LibreOffice's
-# recommendations alone are hundreds of megabytes).
-if "${APT[@]}" update -qq >"$LOG" 2>&1 &&
-  "${APT[@]}" install -y -qq --no-install-recommends "${missing[@]}" >>"$LOG" 2>&1; then
+if why=$(bash "$ROOT/scripts/apt-install.sh" "$LOG" "${missing[@]}" 2>&1 >/dev/null); then
   echo "system packages: installed ${missing[*]} in $((SECONDS - start)) s"
 else
-  echo "system packages: apt-get failed after $((SECONDS - start)) s (see target/system-packages.log); the suites install or skip on their own"
+  echo "system packages: ${missing[*]} missing, and $why; the suites that need them install or skip on their own"
 fi
