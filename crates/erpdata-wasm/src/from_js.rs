@@ -7,7 +7,7 @@
 //! back as sent); otherwise the error says to fetch the table with
 //! `numbers: "string"`, whose exact texts come back as sent.
 
-use erpdata::{Batch, Bitmap, Column, ColumnData, Error, Sent, Texts};
+use erpdata::{parse_plain_decimal, Batch, Bitmap, Column, ColumnData, Error, Sent, Texts};
 use js_sys::{Array, BigInt64Array, Float64Array, Int32Array, JsString, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -103,7 +103,8 @@ fn column(c: &JsValue, len: usize, field: &str, name: &str) -> Result<ColumnData
                 // Up to 15 significant digits a double gives its decimal
                 // back exactly; past that its shortest text may be another
                 // number than the one sent.
-                let exact = unscaled(&text, scale).filter(|v| v.abs() < 1_000_000_000_000_000);
+                let exact =
+                    parse_plain_decimal(&text, scale).filter(|v| v.abs() < 1_000_000_000_000_000);
                 out.push(exact.ok_or_else(|| {
                     invalid(
                         field,
@@ -130,7 +131,7 @@ fn column(c: &JsValue, len: usize, field: &str, name: &str) -> Result<ColumnData
                     out.push(0);
                     continue;
                 }
-                out.push(unscaled(texts.get(i), scale).ok_or_else(|| {
+                out.push(parse_plain_decimal(texts.get(i), scale).ok_or_else(|| {
                     invalid(
                         field,
                         format!(
@@ -207,46 +208,4 @@ fn strings(c: &JsValue, len: usize) -> Result<Texts, Error> {
         texts.push(all.get(i).map_or("", String::as_str));
     }
     Ok(texts)
-}
-
-/// `-?digits[.digits]` as an unscaled value at `scale`, or `None` when it
-/// has more digits after the point than that (or is another form).
-fn unscaled(text: &str, scale: u8) -> Option<i128> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    if whole.is_empty()
-        || fraction.len() > usize::from(scale)
-        || !whole
-            .bytes()
-            .chain(fraction.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let mut value: i128 = 0;
-    for b in whole.bytes().chain(fraction.bytes()) {
-        value = value.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
-    }
-    for _ in fraction.len()..usize::from(scale) {
-        value = value.checked_mul(10)?;
-    }
-    Some(if negative { -value } else { value })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unscaled;
-
-    #[test]
-    fn plain_decimals_at_a_scale() {
-        assert_eq!(unscaled("1500", 2), Some(150_000));
-        assert_eq!(unscaled("-0.5", 2), Some(-50));
-        assert_eq!(unscaled("0.125", 2), None);
-        assert_eq!(unscaled("1e3", 2), None);
-        assert_eq!(unscaled("", 2), None);
-        assert_eq!(unscaled(".5", 2), None);
-    }
 }

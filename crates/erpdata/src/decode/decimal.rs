@@ -63,6 +63,35 @@ pub(crate) fn rescale(value: i128, by: u8) -> Option<i128> {
     (v.unsigned_abs() <= MAX_38_DIGITS).then_some(v)
 }
 
+/// A decimal in plain notation (`-?digits[.digits]`, what [`format`]
+/// writes and a JS table's decimal column holds) as its unscaled value at
+/// `scale`: `("1500", 2)` is `150000`. `None` when it has more digits after
+/// the point than `scale`, needs more than 38 digits, or is another form
+/// (an exponent, a sign of `+`, no digit before the point, spaces).
+pub fn parse_plain_decimal(text: &str, scale: u8) -> Option<i128> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty()
+        || scale > MAX_PRECISION
+        || fraction.len() > usize::from(scale)
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let mut value: u128 = 0;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        value = value.checked_mul(10)?.checked_add(u128::from(b - b'0'))?;
+    }
+    let value = rescale(i128::try_from(value).ok()?, scale - fraction.len() as u8)?;
+    (value.unsigned_abs() <= MAX_38_DIGITS).then_some(if negative { -value } else { value })
+}
+
 /// How many decimal digits `|value|` has (0 has one).
 pub(crate) fn digits(value: u128) -> u8 {
     let mut n = 1;
@@ -147,5 +176,26 @@ mod tests {
         assert_eq!(digits(MAX_38_DIGITS), 38);
         assert_eq!(rescale(5, 2), Some(500));
         assert_eq!(rescale(MAX_38_DIGITS as i128, 1), None);
+    }
+
+    #[test]
+    fn plain_decimals_at_a_scale() {
+        assert_eq!(parse_plain_decimal("1500", 2), Some(150_000));
+        assert_eq!(parse_plain_decimal("-0.5", 2), Some(-50));
+        assert_eq!(parse_plain_decimal("1234.50", 2), Some(123_450));
+        assert_eq!(parse_plain_decimal("0.125", 2), None);
+        assert_eq!(parse_plain_decimal("1e3", 2), None);
+        assert_eq!(parse_plain_decimal("", 2), None);
+        assert_eq!(parse_plain_decimal(".5", 2), None);
+        assert_eq!(parse_plain_decimal("+5", 2), None);
+        assert_eq!(parse_plain_decimal("-", 0), None);
+        assert_eq!(parse_plain_decimal(" 5", 0), None);
+        let nines = "9".repeat(38);
+        assert_eq!(parse_plain_decimal(&nines, 0), Some(MAX_38_DIGITS as i128));
+        assert_eq!(parse_plain_decimal(&nines, 1), None);
+        assert_eq!(parse_plain_decimal(&"9".repeat(39), 0), None);
+        assert_eq!(parse_plain_decimal(&"9".repeat(60), 0), None);
+        assert_eq!(parse_plain_decimal("1", 39), None);
+        assert_eq!(parse_plain_decimal("0.1", 38), Some(pow10(37) as i128));
     }
 }

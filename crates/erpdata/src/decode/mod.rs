@@ -124,6 +124,7 @@ pub use columns::{
 pub use date::civil_from_days;
 pub(crate) use date::parse as parse_date;
 pub(crate) use decimal::format as format_decimal;
+pub use decimal::parse_plain_decimal;
 pub use declared::{DeclaredSchema, DeclaredType};
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};

@@ -9,10 +9,10 @@
 use erpdata::ClientOptions;
 use erpdata::{
     account_ids, aging, check_batch_rows, check_concurrency, check_max_retries, civil_from_days,
-    closest, credit_status, credit_status_of, js_name, operation, pay_days, pay_days_of_text,
-    unify_schemas, write_timestamp, AccessToken, Action, AgingOptions, AgingPlan, AjaxAnswer,
-    AjaxFunction, AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap, Call,
-    CallInfo, CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder,
+    closest, credit_status, credit_status_of, js_name, operation, parse_plain_decimal, pay_days,
+    pay_days_of_text, unify_schemas, write_timestamp, AccessToken, Action, AgingOptions, AgingPlan,
+    AjaxAnswer, AjaxFunction, AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap,
+    Call, CallInfo, CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder,
     CreditStatusPlan, Decision, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Dues,
     DuesKind, DuesQuery, Error, Finished, Head, Id, Invocation, Method, Operation, OperationSink,
     Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row, Schema, Sent,
@@ -53,6 +53,7 @@ fn the_core_surface() {
     let _: fn(&[Batch], &[Batch], &[(String, Cell)], &str) -> Result<TypedRows> = credit_status;
     let _: fn(&[Batch], DuesKind) -> Result<Vec<String>> = account_ids;
     let _: fn(&str, &AjaxAnswer) -> Result<Cell> = pay_days;
+    let _: fn(&str, u8) -> Option<i128> = parse_plain_decimal;
     let _: fn(&Config, &Arg, &Arg, i64, DecoderOptions) -> Result<Plan> = Plan::dues_table;
     let _: fn(&Config, &AgingPlan, DecoderOptions) -> Result<Plan> = Plan::aging;
     let _: fn(&Config, &CreditStatusPlan, DecoderOptions) -> Result<Plan> = Plan::credit_status;
