@@ -142,9 +142,10 @@ fault-matrix:
 test-rust: EXAMPLES := $(ROOT)/target/debug/examples
 test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-token-not-secret ERPDATA_COMPANY_ID=1 ERPDATA_YEAR_ID=2025
 # The glue crates have no Rust tests (their code runs in the Python and JS
-# suites): left out, pyo3 and wasm-bindgen are not compiled for the host
-# for nothing (clippy still checks both).
-RUST_TEST_SCOPE := --workspace --exclude erpdata-python --exclude erpdata-wasm \
+# suites), nor has the benchmarks' crate: left out, pyo3, wasm-bindgen and
+# criterion are not compiled for the host for nothing (clippy still checks
+# all three).
+RUST_TEST_SCOPE := --workspace --exclude erpdata-python --exclude erpdata-wasm --exclude erpdata-bench \
   --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow
 test-rust: sandbox docs-rust
 	cargo test $(RUST_TEST_SCOPE)
@@ -210,10 +211,11 @@ bench-js: wasm
 	    --json target/bench/js.json
 
 # The core's decoder against serde_json on the sandbox's 1M-row answer:
-# same-run ratios (benches/ratios.rs), then criterion's figures.
+# same-run ratios (crates/erpdata-bench/benches/ratios.rs), then criterion's
+# figures.
 bench-rust:
-	cargo bench -p erpdata --features arrow,parallel --bench ratios -- --json $(ROOT)/target/bench/rust.json
-	cargo bench -p erpdata --features arrow,parallel --bench decode -- \
+	cargo bench -p erpdata-bench --bench ratios -- --json $(ROOT)/target/bench/rust.json
+	cargo bench -p erpdata-bench --bench decode -- \
 	  'serde|columns|arrow|parallel' --warm-up-time 1 --measurement-time 5
 
 # Tests too large for `make test` (a 350 MB body; ~3 GiB of memory).

@@ -138,7 +138,7 @@ def rust_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
         f"{fig['rows']:,} rows of `sales_invoice` decoded in memory, in each answer style of the sandbox "
         "(`native`: money as JSON numbers; `mysqlnd`: DECIMAL as strings; `strings`: every value a string), "
         f"{fig['rounds']} rounds; in each round every contender runs once, back to back, and the "
-        "ratio is taken within the round (`cargo bench -p erpdata --features arrow,parallel --bench ratios`).",
+        "ratio is taken within the round (`cargo bench -p erpdata-bench --bench ratios`).",
         "",
         "| style | contender | MiB/s (median) | MiB/s min–max | ratio to serde (median) | ratio min–max |",
         "|---|---|---:|---:|---:|---:|",

@@ -1,5 +1,7 @@
-//! What both decoder benches share: the configuration, and feeding a body
-//! to the streaming decoder the way a client does.
+//! The decoder's benchmarks (`benches/`: `ratios` for same-run ratios to
+//! serde_json, `decode` for criterion's figures), and what both share: the
+//! configuration, and feeding a body to the streaming decoder the way a
+//! client does. `make bench-rust` runs them.
 
 use erpdata::{Batch, Config, DecoderOptions, TableDecoder};
 

@@ -11,19 +11,17 @@
 //! the median over rounds is what the targets are checked against.
 //!
 //! ```text
-//! cargo bench -p erpdata --features arrow,parallel --bench ratios [-- ROUNDS]
+//! cargo bench -p erpdata-bench --bench ratios [-- ROUNDS]
 //!     [--json FILE] [--style native|mysqlnd|strings] [--only TEXT]
 //! ```
 //!
 //! `--style` runs one answer style; `--only` keeps the floor and the
 //! contenders whose name contains the text (for profiling one of them).
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{config, streamed, ROWS};
 use erpdata::{Config, DecoderOptions, TableDecoder};
+use erpdata_bench::{config, streamed, ROWS};
 use erpdata_sandbox::Style;
 
 type Contender<'a> = (&'static str, Box<dyn Fn() -> u64 + 'a>);

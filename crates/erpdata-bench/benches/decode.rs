@@ -1,31 +1,24 @@
 //! Table decoding throughput on the sandbox's 1M-row `sales_invoice`
 //! answer (its generator, in memory).
 //!
-//! ```text
-//! cargo bench -p erpdata --features arrow --bench decode -- --warm-up-time 1 --measurement-time 5
-//! ```
-//!
 //! Groups (bytes of body per second):
 //! - `serde_ignored`: `serde_json::from_slice::<IgnoredAny>`, the floor —
 //!   checking the JSON and keeping nothing;
 //! - `columns`: [`TableDecoder`] fed 64 KiB chunks, batches of 65,536 rows
 //!   of typed columns;
-//! - `arrow`: the same, each batch moved into an Arrow `RecordBatch`
-//!   (feature `arrow`; skipped without it);
+//! - `arrow`: the same, each batch moved into an Arrow `RecordBatch`;
 //! - `rows`: [`Config::parse_table`], every cell an owned [`erpdata::Cell`];
-//! - `parallel_{1,2}_columns`, `parallel_{1,2}_arrow` (feature `parallel`):
+//! - `parallel_{1,2}_columns`, `parallel_{1,2}_arrow`
 //!   [`TableDecoder::decode_parallel`] on a pool of 1 or 2 threads, the
 //!   body in memory; to Arrow with `decode_parallel_map`, each batch
 //!   converted on the pool's threads too.
 //!
 //! ```text
-//! cargo bench -p erpdata --features arrow,parallel --bench decode -- --warm-up-time 1 --measurement-time 5
+//! cargo bench -p erpdata-bench --bench decode -- --warm-up-time 1 --measurement-time 5
 //! ```
 
-mod common;
-
-use common::{config, streamed as decode, ROWS};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use erpdata_bench::{config, streamed as decode, ROWS};
 
 fn benches(c: &mut Criterion) {
     // Exactly what the sandbox serves for a 1M-row `sales_invoice`.
@@ -44,7 +37,6 @@ fn benches(c: &mut Criterion) {
     group.bench_function("columns", |b| {
         b.iter(|| decode(&config, &body, drop));
     });
-    #[cfg(feature = "arrow")]
     group.bench_function("arrow", |b| {
         b.iter(|| {
             decode(&config, &body, |batch| {
@@ -55,12 +47,10 @@ fn benches(c: &mut Criterion) {
     group.bench_function("rows", |b| {
         b.iter(|| config.parse_table(200, &body).expect("parses").rows.len());
     });
-    #[cfg(feature = "parallel")]
     parallel_benches(&mut group, &config, &body);
     group.finish();
 }
 
-#[cfg(feature = "parallel")]
 fn parallel_benches(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     config: &erpdata::Config,
@@ -88,7 +78,6 @@ fn parallel_benches(
                     .total_rows
             });
         });
-        #[cfg(feature = "arrow")]
         group.bench_function(format!("parallel_{threads}_arrow"), |b| {
             b.iter(|| {
                 TableDecoder::decode_parallel_map(
