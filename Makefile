@@ -26,6 +26,15 @@ export CARGO_TERM_COLOR ?= never
 # reads CARGO_MAKEFLAGS before MAKEFLAGS, so an empty one has it use its own.
 export CARGO_MAKEFLAGS :=
 
+# Python's bytecode cache, kept in one ignored folder. Where the machine
+# sets PYTHONDONTWRITEBYTECODE (CI images often do), every Python process
+# the suites start (the CLI's runs, fresh interpreters, the doc blocks'
+# virtualenvs, Spark's workers) would compile each module it imports from
+# source again: a second or more for pandas, pyarrow and httpx, each time.
+# With the prefix the cache is written once, and nothing beside the sources.
+export PYTHONPYCACHEPREFIX := $(ROOT)/target/pycache
+export PYTHONDONTWRITEBYTECODE :=
+
 # Further targets, one file a subject (dist, docs, runtimes).
 -include $(wildcard mk/*.mk)
 
