@@ -42,7 +42,7 @@ export PYTHONDONTWRITEBYTECODE :=
         sandbox venv python wasm-tools wasm js clean
 
 help:
-	@echo "make demo   - start the sandbox ERP and query it through the Python and JS clients"
+	@echo "make demo   - start the sandbox ERP and query it through the Python and JS clients (release builds)"
 	@echo "make test   - run every test suite (Rust, Python, JavaScript, shared vectors)"
 	@echo "make lint   - cargo fmt --check, clippy -D warnings, mypy, ruff, biome, tsc"
 	@echo "make bench  - benchmarks against the baselines (Rust decoder, Python, JS); not part of make test"
@@ -112,8 +112,13 @@ wasm: js/node_modules/.installed
 
 # --- the two commands -------------------------------------------------------
 
-demo: sandbox python wasm
-	$(VPY) scripts/demo.py --sandbox $(SANDBOX)
+# Release builds, as users install them: the sandbox, and the Python
+# package unpacked from its wheel into target/demo/pkg (the tests' debug
+# build in .venv decodes ten times slower, and the demo ends by timing a
+# million-row table). The JS module is a release build anyway.
+demo: venv wasm
+	$(call release-package,$(ROOT)/target/demo)
+	$(VPY) scripts/demo.py --sandbox $(ROOT)/target/release/erpdata-sandbox --package $(ROOT)/target/demo/pkg
 
 # Every suite, three jobs at a time: a suite spends much of its time
 # waiting (on the sandbox, on subprocesses, on a browser, on a
