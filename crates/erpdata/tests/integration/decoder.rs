@@ -583,6 +583,37 @@ proptest! {
     }
 }
 
+/// Found by the `simd` fuzz target: a body that is HTML with control bytes
+/// broke off at a place before the bytes the decoder still kept, and
+/// showing that place subtracted past zero (a panic, or an index out of
+/// range without overflow checks). It fails alike however it is split.
+#[test]
+fn a_body_breaking_off_before_the_kept_bytes_is_an_error_not_a_panic() {
+    let mut body = b"<!DOCTYPE html><htitle></head><body>".to_vec();
+    body.extend([0u8; 59]);
+    body.extend(b"\x02U\xaa<ht\x00\x00\x00\x00\x00\x00\x00?\x00\x00\x00\x00\x00\x00");
+    body.extend([5u8; 16]);
+    body.extend(b"\x00\x00\x00\x00oops</body></");
+    body.extend([5u8; 7]);
+    body.push(b'h');
+    body.extend([5u8; 65]);
+    body.extend(b"tml\x05");
+    let w = whole(200, &body, 1);
+    let err = w.as_ref().expect_err("not a table answer");
+    assert_eq!(err.kind(), "decode", "{err}");
+    assert_eq!(bytewise(200, &body, 1), w);
+    for a in 0..=body.len() {
+        for b in [a, a + 17, a + 73, body.len()] {
+            let b = b.min(body.len());
+            assert_eq!(
+                stream(200, pieces(&body, &[a, b]), 1),
+                w,
+                "cut at {a} and {b}"
+            );
+        }
+    }
+}
+
 // ---- truncation ------------------------------------------------------------
 
 fn sales_body(rows: usize) -> Vec<u8> {

@@ -372,7 +372,9 @@ impl<S: RowSink> Core<S> {
         if self.carry_kind != Carry::None {
             from = from.min(self.carry_at.saturating_sub(self.margin));
         }
-        if self.phase == Phase::Prelude {
+        // An HTML page is judged (and its UTF-8 checked) once its first
+        // bytes are all in: a failure there points back into them.
+        if matches!(self.phase, Phase::Prelude | Phase::Html) {
             let undecided = end - self.pending.len() as u64;
             from = from.min(undecided.saturating_sub(self.margin));
         }
@@ -435,7 +437,13 @@ impl<S: RowSink> Core<S> {
                     Some(w) => (
                         &w.bytes,
                         Some(*at),
-                        (w.at - w.start) as usize,
+                        {
+                            // `keep` holds the bytes from before the place;
+                            // were it ever not so, the excerpt starts later
+                            // rather than the decoder panicking.
+                            debug_assert!(w.start <= w.at, "window starts past the place");
+                            (w.at.saturating_sub(w.start) as usize).min(w.bytes.len())
+                        },
                         (at.saturating_sub(BEFORE).max(w.start) - w.start) as usize,
                     ),
                     None => (&self.head, None, (*at as usize).min(self.head.len()), 0),
