@@ -6,6 +6,7 @@
 import * as wasm from "../pkg/erpdata_wasm.js";
 import { wasmBytes } from "../pkg/erpdata_wasm_bytes.js";
 import { useWasm } from "./client.js";
+import { initModule } from "./wasm.js";
 
 let loaded = false;
 
@@ -15,7 +16,7 @@ let loaded = false;
  */
 export function initWasm(module) {
   if (!loaded) {
-    wasm.initSync({ module });
+    initModule(wasm, module);
     loaded = true;
   }
 }

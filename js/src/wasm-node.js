@@ -4,6 +4,7 @@
 // the package lives here, so an edge entry can swap this file out.
 import { readFileSync } from "node:fs";
 import * as wasm from "../pkg/erpdata_wasm.js";
+import { initModule } from "./wasm.js";
 
 let loaded = false;
 
@@ -11,7 +12,7 @@ let loaded = false;
 export function loadWasm() {
   if (!loaded) {
     const bytes = readFileSync(new URL("../pkg/erpdata_wasm_bg.wasm", import.meta.url));
-    wasm.initSync({ module: bytes });
+    initModule(wasm, bytes);
     loaded = true;
   }
   return wasm;

@@ -14,3 +14,32 @@ export function useWasm(load) {
 export function loadWasm() {
   return loader();
 }
+
+// The smallest module holding a 128-bit SIMD instruction (i8x16.splat).
+// The package's module is built with SIMD (its scanner reads 16 bytes at a
+// time), and a runtime without it cannot compile the module at all.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 15,
+  11,
+]);
+
+/**
+ * Initialises the generated bindings `wasm` from `module` (bytes or a
+ * `WebAssembly.Module`); where the runtime has no WebAssembly SIMD, says
+ * so instead of WebAssembly's own compile error (which stays the cause).
+ */
+export function initModule(wasm, module) {
+  try {
+    wasm.initSync({ module });
+  } catch (err) {
+    if (err instanceof WebAssembly.CompileError && !WebAssembly.validate(SIMD_PROBE)) {
+      throw new Error(
+        "erpdata: this JavaScript runtime has no WebAssembly SIMD, which the package's wasm " +
+          "module needs: Node 16.4 or later, Deno, Bun, Cloudflare workerd and browsers since " +
+          "2021 (Chrome 91, Firefox 89, Safari 16.4) have it; on x86-64 the CPU needs SSE4.1",
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
