@@ -39,7 +39,7 @@ export PYTHONDONTWRITEBYTECODE :=
 -include $(wildcard mk/*.mk)
 
 .PHONY: help demo test test-rust test-python test-js test-php lint fmt fuzz \
-        sandbox venv python wasm-tools wasm js clean
+        sandbox venv python wasm js clean rust-test-scope
 
 help:
 	@echo "make demo   - start the sandbox ERP and query it through the Python and JS clients (release builds)"
@@ -77,23 +77,6 @@ venv: $(VENV)/.installed
 python: venv
 	VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --quiet --features testing
 
-# wasm-bindgen-cli as a debug build: it compiles faster than a release
-# build and writes the same bytes (about a second a package, not 0.2 s).
-# Only its wasm-bindgen program, without debug info and without TLS (the
-# default feature serves its test runner's downloads, never used here):
-# a third less to compile on a fresh checkout.
-define install-wasm-bindgen
-	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }
-	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || rustup target add $(WASM_TARGET)
-	@test -x $(WASM_BINDGEN) || echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, a few minutes)"
-	test -x $(WASM_BINDGEN) || CARGO_PROFILE_DEV_DEBUG=false cargo install --debug --no-default-features \
-	  --bin wasm-bindgen wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) \
-	  --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
-endef
-
-wasm-tools:
-	$(install-wasm-bindgen)
-
 js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund --silent
 	mkdir -p js/node_modules && touch $@
@@ -104,9 +87,19 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 # of the host builds (clippy, cargo test, maturin) in target/. One recipe
 # from the tools to both modules: under make -j a chain of targets loses
 # its job to other targets between its steps, and this one is the longest.
+# wasm-bindgen-cli is installed as a debug build: it compiles faster than a
+# release build and writes the same bytes (about a second a package, not
+# 0.2 s). Only its wasm-bindgen program, without debug info and without TLS
+# (the default feature serves its test runner's downloads, never used
+# here): a third less to compile on a fresh checkout.
 WASM_ENV := CARGO_TARGET_DIR=$(ROOT)/target/wasm WASM_BINDGEN=$(WASM_BINDGEN)
 wasm: js/node_modules/.installed
-	$(install-wasm-bindgen)
+	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }
+	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || rustup target add $(WASM_TARGET)
+	@test -x $(WASM_BINDGEN) || echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, a few minutes)"
+	test -x $(WASM_BINDGEN) || CARGO_PROFILE_DEV_DEBUG=false cargo install --debug --no-default-features \
+	  --bin wasm-bindgen wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) \
+	  --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs --testing
 
@@ -161,6 +154,9 @@ test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-toke
 # all three).
 RUST_TEST_SCOPE := --workspace --exclude erpdata-python --exclude erpdata-wasm --exclude erpdata-bench \
   --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow
+# For scripts run outside make (tests/php/run.sh): the scope, printed.
+rust-test-scope:
+	@echo $(RUST_TEST_SCOPE)
 test-rust: sandbox docs-rust
 	cargo test $(RUST_TEST_SCOPE)
 	scripts/with-sandbox.sh $(SANDBOX) $(EXAMPLES)/sans_io

@@ -311,10 +311,10 @@ rust_suite() {
     echo "crates/erpdata/Cargo.toml has no [[test]] for tests/php/php_rust.rs" >&2
     return 1
   fi
-  # The features and packages of `make test-rust` (which passes them in
-  # RUST_TEST_SCOPE), so the test binary it built is reused instead of the
-  # core being compiled again.
-  local scope=${RUST_TEST_SCOPE:---workspace --exclude erpdata-python --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow}
+  # The features and packages of `make test-rust` (make passes them in
+  # RUST_TEST_SCOPE; run alone, this asks the Makefile), so the test binary
+  # it built is reused instead of the core being compiled again.
+  local scope=${RUST_TEST_SCOPE:-$(make -s --no-print-directory -C "$ROOT" rust-test-scope)}
   # shellcheck disable=SC2086 # the scope is a list of cargo arguments
   (cd "$ROOT" && cargo test -q $scope --test php -- --ignored)
 }
