@@ -8,7 +8,7 @@
 //!   of typed columns;
 //! - `arrow`: the same, each batch moved into an Arrow `RecordBatch`;
 //! - `rows`: [`Config::parse_table`], every cell an owned [`erpdata::Cell`];
-//! - `parallel_{1,2}_columns`, `parallel_{1,2}_arrow`
+//! - `parallel_{1,2}_columns`, `parallel_{1,2}_arrow`:
 //!   [`TableDecoder::decode_parallel`] on a pool of 1 or 2 threads, the
 //!   body in memory; to Arrow with `decode_parallel_map`, each batch
 //!   converted on the pool's threads too.
