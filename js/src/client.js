@@ -168,8 +168,9 @@ export class ErpClient extends AjaxFunctions {
 
   /**
    * The core's limits and defaults: `{defaults: {timeoutMs,
-   * connectTimeoutMs, readTimeoutMs, maxRetries, batchRows}, maxTimeoutMs,
-   * maxRetries: {min, max}, batchRows: {min, max}}`.
+   * connectTimeoutMs, readTimeoutMs, maxRetries, batchRows,
+   * streamBatchRows}, maxTimeoutMs, maxRetries: {min, max}, batchRows:
+   * {min, max}}`.
    */
   static get limits() {
     return loadWasm().limits();

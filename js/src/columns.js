@@ -163,6 +163,27 @@ function canGenerate() {
   return codegen;
 }
 
+// Compiled row makers by their columns' names and readers: a stream's
+// batches share one, compiled once instead of once a batch.
+const rowMakers = new Map();
+const ROW_MAKERS_KEPT = 256;
+
+/** The compiled row maker for `names`, each read from an array or a getter. */
+function rowMaker(names, readers) {
+  const key = JSON.stringify([names, readers.map((r) => (r.array ? 1 : 0))]);
+  let factory = rowMakers.get(key);
+  if (factory === undefined) {
+    const fields = names.map((name, j) => {
+      const field = name === "__proto__" ? '["__proto__"]' : JSON.stringify(name);
+      return `${field}: ${readers[j].array ? `a${j}[i]` : `g${j}(i)`}`;
+    });
+    const params = readers.flatMap((_, j) => [`a${j}`, `g${j}`]);
+    factory = new Function(...params, `return (i) => ({${fields.join(", ")}});`);
+    if (rowMakers.size < ROW_MAKERS_KEPT) rowMakers.set(key, factory);
+  }
+  return factory(...readers.flatMap((r) => [r.array, r.get]));
+}
+
 /**
  * Rows of one batch, keys in column order. With code generation the row
  * maker is an object literal, so every row shares one hidden class, as
@@ -173,13 +194,7 @@ export function batchRows(batch, numbers, out) {
   const readers = columns.map((c) => cellReader(c, numbers));
   const names = columns.map((c) => c.name);
   if (canGenerate()) {
-    const fields = names.map((name, j) => {
-      const key = name === "__proto__" ? '["__proto__"]' : JSON.stringify(name);
-      return `${key}: ${readers[j].array ? `a${j}[i]` : `g${j}(i)`}`;
-    });
-    const params = readers.flatMap((_, j) => [`a${j}`, `g${j}`]);
-    const args = readers.flatMap((r) => [r.array, r.get]);
-    const make = new Function(...params, `return (i) => ({${fields.join(", ")}});`)(...args);
+    const make = rowMaker(names, readers);
     for (let i = 0; i < numRows; i++) out.push(make(i));
     return out;
   }

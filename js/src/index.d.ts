@@ -182,7 +182,10 @@ export interface Limits {
     connectTimeoutMs: number;
     readTimeoutMs: number;
     maxRetries: number;
+    /** Rows per batch the core decodes a whole table in (`table()`). */
     batchRows: number;
+    /** Rows per batch of `streamTable`, whose batches are row objects. */
+    streamBatchRows: number;
   };
   /** The longest limit accepted (a day). */
   maxTimeoutMs: number;
@@ -373,8 +376,12 @@ export interface TableOptions extends CallOptions {
 
 export interface StreamTableOptions extends TableOptions {
   /**
-   * Rows per batch, 1 to 1,048,576 (default 65,536; the core's range,
-   * `ErpClient.limits.batchRows`): memory is bounded by it.
+   * Rows per batch, 1 to 1,048,576 (default 4,096,
+   * `ErpClient.limits.defaults.streamBatchRows`; the core's range,
+   * `ErpClient.limits.batchRows`): memory is bounded by it. Row objects
+   * weigh about ten times their values in columns: at the default a
+   * stream of millions of rows peaks near Node's own floor for reading
+   * the body, and fits an edge runtime's 128 MB.
    */
   batchRows?: number;
 }

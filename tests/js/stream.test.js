@@ -49,6 +49,17 @@ describe("streamTable", () => {
     assert.deepEqual(rows, whole.rows);
   });
 
+  test("by default a batch holds the core's stream batch of rows, not table()'s", async () => {
+    const { batchRows, streamBatchRows } = ErpClient.limits.defaults;
+    assert.equal(streamBatchRows, 4096);
+    assert.ok(streamBatchRows < batchRows);
+    const batches = await collect(client().streamTable("sales_invoice"));
+    assert.deepEqual(
+      batches.map((b) => b.length),
+      [...Array(Math.floor(ROWS / streamBatchRows)).fill(streamBatchRows), ROWS % streamBatchRows],
+    );
+  });
+
   test("a batch arrives before the body is complete", async () => {
     // The server sends 5 rows and then waits until the test has seen them
     // as a batch: a client that waited for the whole body would hang.

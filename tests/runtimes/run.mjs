@@ -1,5 +1,6 @@
 // Runs the npm tarball's smoke test (smoke.mjs) on Deno, Bun and workerd,
-// each against one sandbox ERP on loopback (make test-runtimes):
+// each against one sandbox ERP on loopback, and on workerd a million-row
+// stream within an isolate's memory (make test-runtimes):
 //
 //   node tests/runtimes/run.mjs TARBALL SANDBOX_BIN WORK_DIR [RUNTIME...]
 //
@@ -20,6 +21,19 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const MODULES = join(HERE, "node_modules");
 const TOKEN = "sandbox-token-not-secret";
 const SANDBOX_ROWS = "3000"; // smoke.mjs expects this many sales_invoice rows
+// workerd also streams a table this large (286 MB of JSON) with
+// streamTable's defaults, within an isolate's memory as Cloudflare counts
+// it by default: 128 MB for the JavaScript heap and the wasm memory
+// together. workerd enforces no limit itself, so the test does: V8's heap
+// is capped (V8 aborts the process beyond it) at what the wasm memory's
+// allowance leaves, and the worker reports the wasm memory's size. The
+// whole process's growth is printed too; it also counts what is not the
+// isolate's (sockets, the allocator's free lists), and a client that kept
+// the body (286 MB) would show there.
+const STREAM_ROWS = 1_000_000;
+const ISOLATE_MB = 128;
+const WASM_ALLOWANCE_MB = 16;
+const PROCESS_GROWTH_MB = 2 * ISOLATE_MB;
 const RUN_TIMEOUT_MS = 120_000;
 // npm ci's verbose log, kept by mk/runtimes.mk, so a skip can say why.
 const INSTALL_LOG = process.env.RUNTIMES_INSTALL_LOG;
@@ -168,7 +182,7 @@ const capnpString = (text) => JSON.stringify(text);
  * the file the map names under the `workerd` condition (a .wasm subpath is
  * the wasm module itself). Outbound fetches reach loopback addresses only.
  */
-function workerdConfig(dir, sandboxUrl) {
+function workerdConfig(dir, sandboxUrl, streamUrl) {
   const pkgDir = join(dir, "node_modules", "erpdata");
   const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   const modules = [
@@ -201,6 +215,8 @@ const config :Workerd.Config = (
     (name = "internet", network = (allow = ["local"])),
   ],
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "smoke")],
+  # An isolate's 128 MB, less the wasm memory's allowance (see ISOLATE_MB).
+  v8Flags = ["--max-heap-size=${ISOLATE_MB - WASM_ALLOWANCE_MB}"],
 );
 
 const smokeWorker :Workerd.Worker = (
@@ -211,13 +227,30 @@ const smokeWorker :Workerd.Worker = (
   bindings = [
     (name = "ERPDATA_BASE_URL", text = ${capnpString(sandboxUrl)}),
     (name = "ERPDATA_ACCESS_TOKEN", text = ${capnpString(TOKEN)}),
+    (name = "ERPDATA_STREAM_URL", text = ${capnpString(streamUrl)}),
   ],
 );
 `;
 }
 
-async function runWorkerd(runtime, bin, dir, sandboxUrl) {
-  writeFileSync(join(dir, "config.capnp"), workerdConfig(dir, sandboxUrl));
+async function runWorkerd(runtime, bin, dir, sandboxUrl, sandboxBin) {
+  const big = await startSandbox(sandboxBin, STREAM_ROWS);
+  try {
+    return await serveWorker(bin, dir, sandboxUrl, big.url);
+  } finally {
+    big.stop();
+  }
+}
+
+/** The process's resident memory now and at its peak, in MB (Linux). */
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1]) / 1024;
+  return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+}
+
+async function serveWorker(bin, dir, sandboxUrl, streamUrl) {
+  writeFileSync(join(dir, "config.capnp"), workerdConfig(dir, sandboxUrl, streamUrl));
   // fd 3: workerd reports the port it listens on ({"event":"listen",...}).
   const child = spawn(bin, ["serve", "config.capnp", "--control-fd=3"], {
     cwd: dir, stdio: ["ignore", "pipe", "pipe", "pipe"],
@@ -238,7 +271,21 @@ async function runWorkerd(runtime, bin, dir, sandboxUrl) {
     });
     const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(RUN_TIMEOUT_MS) });
     const text = await res.text();
-    return verdict(text, `HTTP ${res.status}: ${text}`);
+    const smoke = verdict(text, `HTTP ${res.status}: ${text}`);
+    if (!smoke.ok) return smoke;
+    // The module is compiled and the isolate warm: what the stream adds.
+    const before = memoryOf(child.pid);
+    const streamed = await fetch(`http://127.0.0.1:${port}/stream`, { signal: AbortSignal.timeout(RUN_TIMEOUT_MS) });
+    const answer = await streamed.json();
+    if (!answer.ok) return { ok: false, error: `streamTable of ${STREAM_ROWS} rows: ${answer.error}` };
+    if (answer.rows !== STREAM_ROWS) return { ok: false, error: `streamTable gave ${answer.rows} rows of ${STREAM_ROWS}` };
+    const grew = memoryOf(child.pid).peak - before.rss;
+    const stream = `streamTable of ${STREAM_ROWS.toLocaleString("en")} rows in ${answer.batches} batches, ` +
+      `${(answer.ms / 1000).toFixed(1)} s, JS heap under ${ISOLATE_MB - WASM_ALLOWANCE_MB} MB, ` +
+      `wasm memory ${answer.wasmMB.toFixed(0)} MB, the process ${grew.toFixed(0)} MB above its ${before.rss.toFixed(0)} MB`;
+    if (answer.wasmMB > WASM_ALLOWANCE_MB) return { ok: false, error: `${stream}: wasm memory above ${WASM_ALLOWANCE_MB} MB` };
+    if (grew > PROCESS_GROWTH_MB) return { ok: false, error: `${stream}: the process grew more than ${PROCESS_GROWTH_MB} MB` };
+    return { ok: true, result: `${smoke.result}; ${stream}` };
   } catch (err) {
     child.kill("SIGKILL");
     const { stdout, stderr } = await output;
@@ -251,8 +298,8 @@ async function runWorkerd(runtime, bin, dir, sandboxUrl) {
 
 // --- the sandbox ------------------------------------------------------------------
 
-function startSandbox(bin) {
-  const child = spawn(bin, ["--port", "0", "--quiet", "--rows", SANDBOX_ROWS], { stdio: ["ignore", "pipe", "pipe"] });
+function startSandbox(bin, rows = SANDBOX_ROWS) {
+  const child = spawn(bin, ["--port", "0", "--quiet", "--rows", String(rows)], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (c) => { stderr = (stderr + c).slice(-4000); });
   return new Promise((found, failed) => {
@@ -330,7 +377,7 @@ async function main() {
       let answer;
       try {
         const dir = scratchProject(workDir, name, tarball, runtime.entry);
-        answer = await runtime.run(runtime, join(MODULES, runtime.binary), dir, sandbox.url);
+        answer = await runtime.run(runtime, join(MODULES, runtime.binary), dir, sandbox.url, sandboxBin);
       } catch (err) {
         answer = { ok: false, error: String(err?.stack ?? err) };
       }

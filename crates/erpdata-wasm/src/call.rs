@@ -19,8 +19,8 @@ use erpdata::{
     check_batch_rows, check_max_retries, Action, CallInfo, CallOptions, Config, DecoderOptions,
     Error, Head, Invocation, OperationSink, Output, RetryPolicy, Sink, StreamEnd, Timeouts,
     TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
-    DEFAULT_READ_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
-    MAX_TIMEOUT, MIN_BATCH_ROWS,
+    DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
+    MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -130,7 +130,7 @@ impl Call {
         numbers: Numbers,
         planned: bool,
     ) -> erpdata::Result<Call> {
-        let (call_options, batch_rows) = call_options(options)?;
+        let (call_options, batch_rows) = call_options(options, DEFAULT_BATCH_ROWS)?;
         let request = invocation.request(config)?;
         let table = invocation.operation().answer == erpdata::catalogue::AnswerKind::Table;
         let sink = Kept {
@@ -160,7 +160,8 @@ impl Call {
         clock: (f64, f64),
         numbers: Numbers,
     ) -> erpdata::Result<Call> {
-        let (call_options, batch_rows) = call_options(options)?;
+        // Its batches become arrays of row objects: the smaller default.
+        let (call_options, batch_rows) = call_options(options, DEFAULT_ROW_BATCH_ROWS)?;
         decoder.batch_rows = batch_rows;
         let request = invocation.request(config)?;
         let sink = erpdata::TableStream::new(decoder);
@@ -331,7 +332,7 @@ fn action<O>(
 
 /// The core's limits and defaults, for the JS client's options and docs:
 /// `{defaults: {timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries,
-/// batchRows}, maxTimeoutMs, maxRetries: {min, max}, batchRows: {min,
+/// batchRows, streamBatchRows}, maxTimeoutMs, maxRetries: {min, max}, batchRows: {min,
 /// max}, concurrency: {min, max}}`.
 #[wasm_bindgen]
 pub fn limits() -> JsValue {
@@ -345,6 +346,11 @@ pub fn limits() -> JsValue {
     set(&defaults, "readTimeoutMs", &ms(DEFAULT_READ_TIMEOUT).into());
     set(&defaults, "maxRetries", &DEFAULT_MAX_RETRIES.into());
     set(&defaults, "batchRows", &(DEFAULT_BATCH_ROWS as f64).into());
+    set(
+        &defaults,
+        "streamBatchRows",
+        &(DEFAULT_ROW_BATCH_ROWS as f64).into(),
+    );
     let range = |min: f64, max: f64| {
         let r = Object::new();
         set(&r, "min", &min.into());
@@ -370,7 +376,7 @@ pub fn limits() -> JsValue {
 /// `invalid_input` error naming the option.
 #[wasm_bindgen(js_name = checkCallOptions)]
 pub fn check_call_options(options: &JsValue) -> JsResult<JsValue> {
-    let (call, batch_rows) = call_options(options)?;
+    let (call, batch_rows) = call_options(options, DEFAULT_BATCH_ROWS)?;
     let out = Object::new();
     set(&out, "timeoutMs", &ms(call.timeouts.total).into());
     set(&out, "connectTimeoutMs", &ms(call.timeouts.connect).into());
@@ -381,8 +387,12 @@ pub fn check_call_options(options: &JsValue) -> JsResult<JsValue> {
 }
 
 /// A call's options from JS: the time limits (a limit not given is its
-/// default, never above the total), the retries and the batch size.
-fn call_options(options: &JsValue) -> Result<(CallOptions, usize), Error> {
+/// default, never above the total), the retries and the batch size (not
+/// given: `default_batch_rows`).
+fn call_options(
+    options: &JsValue,
+    default_batch_rows: usize,
+) -> Result<(CallOptions, usize), Error> {
     let get = |key: &str| -> Result<Option<f64>, Error> {
         let value = if options.is_object() {
             Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -417,7 +427,7 @@ fn call_options(options: &JsValue) -> Result<(CallOptions, usize), Error> {
         Some(n) => check_max_retries(whole("max_retries", n, MAX_RETRIES as f64, 0.0)?)?,
     };
     let batch_rows = match get("batchRows")? {
-        None => DEFAULT_BATCH_ROWS,
+        None => default_batch_rows,
         Some(n) => check_batch_rows(whole(
             "batch_rows",
             n,

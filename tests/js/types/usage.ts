@@ -124,7 +124,8 @@ async function main(): Promise<void> {
   for await (const batch of stream) console.log(batch.length);
   const notices: string[] | undefined = stream.notices;
   const limit: number = ErpClient.limits.defaults.timeoutMs + ErpClient.limits.batchRows.max;
-  console.log(notices, limit);
+  const streamBatch: number = ErpClient.limits.defaults.streamBatchRows;
+  console.log(notices, limit, streamBatch);
   const json: string = JSON.stringify(client.toJSON());
   console.log(json);
 

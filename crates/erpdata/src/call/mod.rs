@@ -10,8 +10,8 @@ use http::Request;
 pub use limits::{
     check_batch_rows, check_concurrency, check_max_retries, CallOptions, Timeouts,
     DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
-    DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT,
-    MIN_BATCH_ROWS,
+    DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
+    MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 pub use sink::{Answer, Parsed, Sink, StreamEnd, TableStream, WholeBody};
 
