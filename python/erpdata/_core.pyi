@@ -114,6 +114,7 @@ class Call:
         typing: Typing | None = None,
         *,
         stream: bool = False,
+        threads: bool = False,
         batch_rows: int = ...,
         total: float,
         connect: float,
@@ -126,8 +127,9 @@ class Call:
         a ``TableData``), typed as ``typing`` says. A table is decoded on a
         thread of its own as it arrives; with ``stream``, ``Emit`` actions
         hand out its batches of ``batch_rows`` rows (default
-        ``DEFAULT_BATCH_ROWS``) and the output is ``(notices, total_rows)``.
-        Only a table can be streamed."""
+        ``DEFAULT_BATCH_ROWS``) and the output is ``(notices, total_rows)``;
+        with ``threads`` too, a stream is decoded on a thread of its own
+        while the body is read. Only a table can be streamed."""
     def next(self, now: float) -> Action: ...
     def head(
         self,

@@ -657,6 +657,8 @@ def _run(
                     year_id=yearid,
                     batch_rows=batch_rows,
                     batch_format="arrow",
+                    # Only written: decoding may trail the service's pauses.
+                    use_threads=True,
                 )
                 with stream:
                     for batch in stream:

@@ -4,6 +4,7 @@ answer cut off part-way raises after the last complete batch."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, Callable
 
 import httpx
@@ -56,6 +57,42 @@ def test_invalid_arguments_raise_before_sending(refused_url: str) -> None:
         with pytest.raises(erpdata.InvalidInputError) as info:
             c.stream_table("account", batch_format="csv")  # type: ignore[call-overload]
         assert info.value.field == "batch_format"
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            c.stream_table("account", use_threads="yes")  # type: ignore[call-overload]
+        assert info.value.field == "use_threads"
+        assert "True or False" in str(info.value)
+
+
+def decoder_threads() -> int:
+    """Threads of this process named as the package's decoder threads."""
+    tasks = Path("/proc/self/task")
+    return sum((task / "comm").read_text().strip() == "erpdata-decode" for task in tasks.iterdir())
+
+
+@pytest.mark.parametrize("batch_format", ["rows", "arrow"])
+def test_a_stream_decoded_on_a_thread_gives_the_same_batches(
+    big_sandbox_url: str, batch_format: str
+) -> None:
+    with big_client(big_sandbox_url) as c:
+        plain = list(c.stream_table("sales_invoice", batch_rows=7000, batch_format=batch_format))  # type: ignore[call-overload]
+        threaded = []
+        with c.stream_table(
+            "sales_invoice",
+            batch_rows=7000,
+            batch_format=batch_format,
+            use_threads=True,  # type: ignore[call-overload]
+        ) as stream:
+            for batch in stream:
+                threaded.append(batch)
+                if len(threaded) == 1:
+                    # The body is being decoded on the package's thread.
+                    assert decoder_threads() >= 1
+        assert stream.finished and stream.rows_delivered == stream.rows_received == BIG_ROWS
+    assert [len(b) for b in threaded] == [len(b) for b in plain]
+    if batch_format == "arrow":
+        assert pa.Table.from_batches(threaded).equals(pa.Table.from_batches(plain))
+    else:
+        assert threaded == plain
 
 
 def test_batches_come_while_the_body_is_still_arriving(big_sandbox_url: str) -> None:
@@ -93,13 +130,16 @@ def cut_off(body: bytes, keep: int) -> Callable[[Send], None]:
     return answer
 
 
-def test_a_cut_off_body_raises_after_the_last_complete_batch(raw_server: Any) -> None:
+@pytest.mark.parametrize("use_threads", [False, True])
+def test_a_cut_off_body_raises_after_the_last_complete_batch(
+    raw_server: Any, use_threads: bool
+) -> None:
     body = table_body(1000)
     server = raw_server(cut_off(body, len(body) * 3 // 4))
     got: list[Any] = []
     with Client(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
         with pytest.raises(erpdata.TransportError) as info:
-            for batch in c.stream_table("sales_invoice", batch_rows=100):
+            for batch in c.stream_table("sales_invoice", batch_rows=100, use_threads=use_threads):
                 got.append(batch)
     err = info.value
     assert len(got) == 7 and all(len(b) == 100 for b in got)
@@ -111,7 +151,8 @@ def test_a_cut_off_body_raises_after_the_last_complete_batch(raw_server: Any) ->
     assert server.requests == 1
 
 
-def test_a_truncated_json_body_raises_a_decode_error(raw_server: Any) -> None:
+@pytest.mark.parametrize("use_threads", [False, True])
+def test_a_truncated_json_body_raises_a_decode_error(raw_server: Any, use_threads: bool) -> None:
     body = table_body(500)[:-200]
 
     def answer(send: Send) -> None:
@@ -121,7 +162,7 @@ def test_a_truncated_json_body_raises_a_decode_error(raw_server: Any) -> None:
     rows = 0
     with Client(server.url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=1) as c:
         with pytest.raises(erpdata.DecodeError) as info:
-            for batch in c.stream_table("sales_invoice", batch_rows=64):
+            for batch in c.stream_table("sales_invoice", batch_rows=64, use_threads=use_threads):
                 rows += len(batch)
         assert "truncated" in str(info.value)
         assert (

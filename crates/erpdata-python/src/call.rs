@@ -19,7 +19,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::collector::CollectorSink;
+use crate::collector::{CollectorSink, CollectorStream};
 use crate::config::Request;
 use crate::errors::exception;
 use crate::invocation::Invocation;
@@ -29,11 +29,26 @@ use crate::typing::Typing;
 
 /// The calls the Python package makes: an answer parsed whole (dues, a
 /// function's), a whole table decoded on a thread of its own as it
-/// arrives, or a table handed out in batches.
+/// arrives, or a table handed out in batches, each decoded as its chunk
+/// comes or (`Threaded`) on a thread of its own.
 enum Inner {
     Whole(Box<erpdata::Call<OperationSink>>),
     Table(Box<erpdata::Call<CollectorSink>>),
     Stream(Box<erpdata::Call<TableStream>>),
+    Threaded(Box<erpdata::Call<CollectorStream>>),
+}
+
+/// How a call takes a table's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Taking {
+    /// Whole: `table()`, decoded on a thread of its own.
+    Whole,
+    /// A stream of batches, each handed out as soon as its chunk came.
+    Stream,
+    /// A stream decoded on a thread of its own while the body is read:
+    /// faster, but a batch completed while the service pauses goes out
+    /// with its next bytes.
+    Threaded,
 }
 
 /// Runs `$body` with `$c` bound to whichever call `$inner` holds.
@@ -43,6 +58,7 @@ macro_rules! each {
             Inner::Whole($c) => $body,
             Inner::Table($c) => $body,
             Inner::Stream($c) => $body,
+            Inner::Threaded($c) => $body,
         }
     };
 }
@@ -231,7 +247,7 @@ impl Call {
     pub(crate) fn of(
         invocation: &Invocation,
         options: DecoderOptions,
-        stream: bool,
+        taking: Taking,
         limits: Limits,
         keep: bool,
     ) -> crate::errors::Result<Self> {
@@ -239,8 +255,8 @@ impl Call {
         let request = invocation.inner.request(&config)?;
         let table = invocation.inner.operation().answer == AnswerKind::Table;
         let (now, seed, call_options) = (limits.now, seed(), limits.options);
-        let inner = match (table, stream) {
-            (true, true) => Inner::Stream(Box::new(
+        let inner = match (table, taking) {
+            (true, Taking::Stream) => Inner::Stream(Box::new(
                 erpdata::Call::new(
                     &config,
                     request,
@@ -251,7 +267,18 @@ impl Call {
                 )
                 .streaming(),
             )),
-            (true, false) => Inner::Table(Box::new(erpdata::Call::new(
+            (true, Taking::Threaded) => Inner::Threaded(Box::new(
+                erpdata::Call::new(
+                    &config,
+                    request,
+                    call_options,
+                    CollectorStream::new(options),
+                    now,
+                    seed,
+                )
+                .streaming(),
+            )),
+            (true, Taking::Whole) => Inner::Table(Box::new(erpdata::Call::new(
                 &config,
                 request,
                 call_options,
@@ -259,7 +286,7 @@ impl Call {
                 now,
                 seed,
             ))),
-            (false, false) => Inner::Whole(Box::new(erpdata::Call::new(
+            (false, Taking::Whole) => Inner::Whole(Box::new(erpdata::Call::new(
                 &config,
                 request,
                 call_options,
@@ -267,7 +294,7 @@ impl Call {
                 now,
                 seed,
             ))),
-            (false, true) => {
+            (false, Taking::Stream | Taking::Threaded) => {
                 return Err(Error::InvalidInput {
                     field: "stream".to_owned(),
                     reason: format!(
@@ -310,17 +337,19 @@ impl Call {
     /// table is decoded on a thread of its own as it arrives; with
     /// `stream`, `Emit` actions hand out its batches (of `batch_rows`
     /// rows, one schema) instead and the output is `(notices,
-    /// total_rows)`.
+    /// total_rows)`; with `threads` too, the stream is decoded on a thread
+    /// of its own.
     #[staticmethod]
     #[pyo3(signature = (
-        invocation, typing=None, *, stream=false, batch_rows=DEFAULT_BATCH_ROWS as i64,
-        total, connect, read, max_retries, now
+        invocation, typing=None, *, stream=false, threads=false,
+        batch_rows=DEFAULT_BATCH_ROWS as i64, total, connect, read, max_retries, now
     ))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         invocation: &Invocation,
         typing: Option<&Typing>,
         stream: bool,
+        threads: bool,
         batch_rows: i64,
         total: f64,
         connect: f64,
@@ -331,7 +360,12 @@ impl Call {
         let limits = Limits::new(total, connect, read, max_retries, now)?;
         let batch_rows = erpdata::check_batch_rows(batch_rows)?;
         let options = invocation.decoder_options(typing, batch_rows);
-        Call::of(invocation, options, stream, limits, false)
+        let taking = match (stream, threads) {
+            (false, _) => Taking::Whole,
+            (true, false) => Taking::Stream,
+            (true, true) => Taking::Threaded,
+        };
+        Call::of(invocation, options, taking, limits, false)
     }
 
     /// What to do next: a `Send`, `Read`, `Sleep`, `Emit`, `Done` or
@@ -345,6 +379,7 @@ impl Call {
             Inner::Whole(c) => step(c.next(now), |o| Call::done(keep, slot, o)),
             Inner::Table(c) => step(c.next(now), |o| Call::done(keep, slot, o)),
             Inner::Stream(c) => step(c.next(now), |end| Ok(Some(Ready::Stream(end)))),
+            Inner::Threaded(c) => step(c.next(now), |end| Ok(Some(Ready::Stream(end)))),
         });
         if let (Step::Failed(error), true) = (&step, keep) {
             self.outcome = Some(Err(error.clone()));
@@ -483,6 +518,7 @@ impl Call {
             Inner::Whole(_) => "whole answer",
             Inner::Table(_) => "table",
             Inner::Stream(_) => "stream",
+            Inner::Threaded(_) => "stream decoded on a thread",
         };
         format!("<Call: {what}, {} attempts>", self.attempts())
     }

@@ -1,19 +1,24 @@
-//! `erpdata._core.TableCollector`: a whole table decoded on a thread of its
-//! own while the caller goes on reading the body, so that decoding overlaps
-//! the download instead of following it.
+//! A table answer decoded on a thread of its own while the caller goes on
+//! reading the body, so that decoding overlaps the download instead of
+//! following it: a whole table ([`CollectorSink`], `table()`) or a stream
+//! of batches ([`CollectorStream`], `stream_table()` and the export).
 //!
 //! The caller hands over each chunk (copied: a few microseconds for a
 //! read's worth) and returns to the socket at once; the decoder thread runs
 //! without the GIL. The results are the sequential decoder's: the same
 //! batches, and the same error, only reported at a later call (the next
-//! `feed`, `check` or `finish_table`).
+//! `feed`, `check` or `finish`). A stream's batches reach the caller as
+//! the core's call hands out what the sink has ready; when the answer
+//! fails, the call hands out the batches completed before the failure
+//! first, so the caller sees what a decoder working chunk by chunk gives.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use erpdata::{unify_schemas, Error, Output, TableBatches};
+use erpdata::{unify_schemas, Batch, Error, Output, StreamEnd, TableBatches};
 
 /// Chunks waiting for the decoder at most: the body is never held whole,
 /// and a download faster than decoding waits for it.
@@ -31,6 +36,8 @@ struct Shared {
     rows: AtomicU64,
     /// The decoder's first error; chunks after it are not decoded.
     error: Mutex<Option<Error>>,
+    /// A stream's batches, complete and not yet handed out.
+    ready: Mutex<VecDeque<Batch>>,
 }
 
 impl Shared {
@@ -42,12 +49,22 @@ impl Shared {
     }
 }
 
-type Outcome = (erpdata::TableDecoder, Vec<erpdata::Batch>);
+/// Where the decoder thread puts the batches it completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Batches {
+    /// Kept for the whole table, unified at the end.
+    Keep,
+    /// Handed to the caller through [`Shared::ready`].
+    HandOut,
+}
+
+type Outcome = (erpdata::TableDecoder, Vec<Batch>);
 
 fn decode(
     mut decoder: erpdata::TableDecoder,
     chunks: Receiver<Message>,
     shared: &Shared,
+    batches: Batches,
 ) -> Outcome {
     let mut kept = Vec::new();
     let mut failed = false;
@@ -55,7 +72,8 @@ fn decode(
         match message {
             Message::Chunk(chunk) if !failed => {
                 match decoder.feed(&chunk) {
-                    Ok(batches) => kept.extend(batches),
+                    Ok(done) if batches == Batches::HandOut => ready(shared).extend(done),
+                    Ok(done) => kept.extend(done),
                     Err(err) => {
                         failed = true;
                         if let Ok(mut slot) = shared.error.lock() {
@@ -74,8 +92,13 @@ fn decode(
     (decoder, kept)
 }
 
+/// The stream's ready batches, even after a panic elsewhere held the lock.
+fn ready(shared: &Shared) -> std::sync::MutexGuard<'_, VecDeque<Batch>> {
+    shared.ready.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A table answer decoded on a thread of its own, as Rust sees it: the
-/// Python `TableCollector` and the table call's sink share it.
+/// Python `TableCollector` and the table call's sinks share it.
 pub(crate) struct Collector {
     sender: Option<SyncSender<Message>>,
     worker: Option<JoinHandle<Outcome>>,
@@ -93,11 +116,22 @@ fn lost() -> Error {
 }
 
 impl Collector {
-    /// A collector for an answer with HTTP status `status`.
+    /// A collector of a whole table, for an answer with HTTP status
+    /// `status` (the test suite's `TableCollector`).
+    #[cfg(feature = "testing")]
     pub(crate) fn start(
         config: &erpdata::Config,
         status: u16,
         options: erpdata::DecoderOptions,
+    ) -> Result<Self, Error> {
+        Self::spawn(config, status, options, Batches::Keep)
+    }
+
+    fn spawn(
+        config: &erpdata::Config,
+        status: u16,
+        options: erpdata::DecoderOptions,
+        batches: Batches,
     ) -> Result<Self, Error> {
         let decoder = erpdata::TableDecoder::new(config, status, options);
         let (sender, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
@@ -105,7 +139,7 @@ impl Collector {
         let theirs = shared.clone();
         let worker = std::thread::Builder::new()
             .name("erpdata-decode".to_owned())
-            .spawn(move || decode(decoder, chunks, &theirs))
+            .spawn(move || decode(decoder, chunks, &theirs, batches))
             .map_err(|_| lost())?;
         Ok(Collector {
             sender: Some(sender),
@@ -149,12 +183,21 @@ impl Collector {
         self.shared.rows.load(Ordering::Acquire)
     }
 
-    /// Ends the body: the whole table's columns, each column's type
-    /// decided over all of them, or the core's error.
-    pub(crate) fn finish(&mut self) -> Result<TableBatches, Error> {
+    /// The next of a stream's batches that is complete.
+    fn next_batch(&self) -> Option<Batch> {
+        ready(&self.shared).pop_front()
+    }
+
+    fn has_batch(&self) -> bool {
+        !ready(&self.shared).is_empty()
+    }
+
+    /// Ends the body once the thread decoded every chunk: the batches it
+    /// kept and the decoder's last word, or the core's error.
+    fn end(&mut self) -> Result<(Vec<Batch>, erpdata::Finished), Error> {
         self.sender = None;
         let worker = self.worker.take().ok_or_else(lost)?;
-        let (decoder, mut kept) = worker.join().map_err(|_| lost())?;
+        let (decoder, kept) = worker.join().map_err(|_| lost())?;
         if let Some(err) = self.shared.error() {
             return Err(err);
         }
@@ -162,6 +205,24 @@ impl Collector {
         self.shared
             .rows
             .store(finished.total_rows, Ordering::Release);
+        Ok((kept, finished))
+    }
+
+    /// Ends a stream's body: its last batches join the ready ones; what
+    /// the answer said, or the core's error.
+    fn finish_stream(&mut self) -> Result<StreamEnd, Error> {
+        let (_, finished) = self.end()?;
+        ready(&self.shared).extend(finished.batches);
+        Ok(StreamEnd {
+            notices: finished.notices,
+            total_rows: finished.total_rows,
+        })
+    }
+
+    /// Ends the body: the whole table's columns, each column's type
+    /// decided over all of them, or the core's error.
+    pub(crate) fn finish(&mut self) -> Result<TableBatches, Error> {
+        let (mut kept, finished) = self.end()?;
         kept.extend(finished.batches);
         let schema = kept
             .iter()
@@ -191,24 +252,74 @@ impl Collector {
     }
 }
 
-/// The sink of a call whose answer is a table: a [`Collector`] per
-/// accepted answer, so the body is decoded on its own thread while the
-/// host reads the next chunk. Its output is the core's
-/// [`Output::Batches`], as the core's own sink for a table gives it.
-pub(crate) struct CollectorSink {
-    options: erpdata::DecoderOptions,
-    current: Option<Collector>,
+/// What a [`Threaded`] sink gives: a whole table, or a stream's batches.
+pub(crate) trait Taken {
+    /// Where the decoder thread puts the batches it completes.
+    const BATCHES: Batches;
+    /// The sink's output once the body ended.
+    type Output;
+    /// The output from the collector, once its body ended.
+    fn finish(collector: &mut Collector) -> Result<Self::Output, Error>;
 }
 
-impl CollectorSink {
+/// `table()`: the core's [`Output::Batches`], as its own sink for a table
+/// gives it, every column typed over all the rows.
+pub(crate) struct WholeTable;
+
+impl Taken for WholeTable {
+    const BATCHES: Batches = Batches::Keep;
+    type Output = Output;
+
+    fn finish(collector: &mut Collector) -> Result<Output, Error> {
+        collector.finish().map(Output::Batches)
+    }
+}
+
+/// `stream_table(..., use_threads=True)` and the export: batches of one
+/// schema handed out as they complete, then the core's [`StreamEnd`], as
+/// its own [`erpdata::TableStream`] gives them.
+///
+/// A batch the decoder completes while the host waits on the socket goes
+/// out once the next chunk (or the end) came: while the service sends,
+/// that is at once; while it pauses, the batch waits with the host. A
+/// stream read by a person as it comes keeps the core's sink, which hands
+/// out every batch before the next read.
+pub(crate) struct Streamed;
+
+impl Taken for Streamed {
+    const BATCHES: Batches = Batches::HandOut;
+    type Output = StreamEnd;
+
+    fn finish(collector: &mut Collector) -> Result<StreamEnd, Error> {
+        collector.finish_stream()
+    }
+}
+
+/// The sink of a call whose answer is a table decoded on a thread of its
+/// own: a [`Collector`] per accepted answer, so the body is decoded while
+/// the host reads the next chunk.
+pub(crate) struct Threaded<T> {
+    options: erpdata::DecoderOptions,
+    current: Option<Collector>,
+    taken: std::marker::PhantomData<T>,
+}
+
+/// `table()`'s sink.
+pub(crate) type CollectorSink = Threaded<WholeTable>;
+/// The sink of a stream decoded on a thread of its own.
+pub(crate) type CollectorStream = Threaded<Streamed>;
+
+impl<T: Taken> Threaded<T> {
     pub(crate) fn new(options: erpdata::DecoderOptions) -> Self {
-        CollectorSink {
+        Threaded {
             options: erpdata::DecoderOptions {
-                // A whole table is typed over all its rows.
-                one_schema: false,
+                // A whole table is typed over all its rows; every batch of
+                // a stream has the first one's schema.
+                one_schema: T::BATCHES == Batches::HandOut,
                 ..options
             },
             current: None,
+            taken: std::marker::PhantomData,
         }
     }
 
@@ -217,17 +328,30 @@ impl CollectorSink {
     }
 }
 
-impl erpdata::Sink for CollectorSink {
-    type Output = Output;
+impl<T: Taken> erpdata::Sink for Threaded<T> {
+    type Output = T::Output;
 
     fn start(&mut self, config: &erpdata::Config, status: u16) -> Result<(), Error> {
         // The thread of an earlier answer ends once its queue is dropped.
-        self.current = Some(Collector::start(config, status, self.options.clone())?);
+        self.current = Some(Collector::spawn(
+            config,
+            status,
+            self.options.clone(),
+            T::BATCHES,
+        )?);
         Ok(())
     }
 
     fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
         self.current()?.feed(chunk)
+    }
+
+    fn next_batch(&mut self) -> Option<Batch> {
+        self.current.as_ref().and_then(Collector::next_batch)
+    }
+
+    fn has_batch(&self) -> bool {
+        self.current.as_ref().is_some_and(Collector::has_batch)
     }
 
     fn rows(&self) -> u64 {
@@ -238,7 +362,7 @@ impl erpdata::Sink for CollectorSink {
         self.current()?.check()
     }
 
-    fn finish(&mut self) -> Result<Output, Error> {
-        self.current()?.finish().map(Output::Batches)
+    fn finish(&mut self) -> Result<T::Output, Error> {
+        T::finish(self.current()?)
     }
 }

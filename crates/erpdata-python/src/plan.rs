@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 
 use crate::args::{arg, given};
-use crate::call::{whole, Call, Limits};
+use crate::call::{whole, Call, Limits, Taking};
 use crate::config::Config;
 use crate::convert::table_model;
 use crate::errors::Result;
@@ -61,7 +61,7 @@ impl PlannedCall {
         let limits = Limits::new(total, connect, read, max_retries, now)?;
         let invocation = self.invocation.bind(py).get();
         let options = invocation.decoder_options(None, DEFAULT_BATCH_ROWS);
-        Call::of(invocation, options, false, limits, true)
+        Call::of(invocation, options, Taking::Whole, limits, true)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

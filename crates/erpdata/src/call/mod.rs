@@ -97,6 +97,10 @@ enum State<O> {
     Emit,
     /// The body ended: its last batches, then this result.
     Finish(O),
+    /// The answer failed: the batches the sink completed before the
+    /// failure, then this error (with where the call stood once they are
+    /// out).
+    Drain(Error),
     Sleep(Duration),
     Failed(Error),
     Over,
@@ -295,6 +299,14 @@ impl<S: Sink> Call<S> {
                     }
                     None => return Action::Done(output),
                 },
+                State::Drain(error) => match self.sink.next_batch() {
+                    Some(batch) => {
+                        self.handed_out(&batch, now);
+                        self.state = State::Drain(error);
+                        return Action::Emit(batch);
+                    }
+                    None => self.state = State::Failed(self.finished(error)),
+                },
                 State::Sleep(delay) => {
                     self.state = State::Send;
                     return Action::Sleep(delay);
@@ -360,7 +372,7 @@ impl<S: Sink> Call<S> {
         };
         self.state = match self.sink.feed(chunk) {
             Ok(()) => State::Emit,
-            Err(e) => State::Failed(self.finished(e)),
+            Err(e) => State::Drain(e),
         };
     }
 
@@ -372,7 +384,7 @@ impl<S: Sink> Call<S> {
         };
         self.state = match self.sink.finish() {
             Ok(output) => State::Finish(output),
-            Err(e) => State::Failed(self.finished(e)),
+            Err(e) => State::Drain(e),
         };
     }
 
@@ -403,13 +415,16 @@ impl<S: Sink> Call<S> {
             State::AwaitBody(_) => {
                 // A body cut short is sent for again only while nothing of
                 // it has reached the caller, and only if what arrived is
-                // not already an error of its own.
+                // not already an error of its own. Batches complete but
+                // not yet handed out (decoded on the sink's thread) count
+                // as reached: they go out first, as they would have had
+                // each chunk been decoded as it came.
                 if let Err(e) = self.sink.check() {
-                    self.state = State::Failed(self.finished(e));
+                    self.state = State::Drain(e);
                     return;
                 }
-                if self.delivered > 0 {
-                    self.state = State::Failed(self.finished(error));
+                if self.delivered > 0 || self.sink.has_batch() {
+                    self.state = State::Drain(error);
                     return;
                 }
             }

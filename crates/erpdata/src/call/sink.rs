@@ -27,6 +27,14 @@ pub trait Sink {
         None
     }
 
+    /// Whether [`Sink::next_batch`] has a batch now. A sink that decodes
+    /// on another thread may have some that completed while the host was
+    /// reading: when the answer then fails, the call hands them out
+    /// before the error, as a sink decoding each chunk at once would have.
+    fn has_batch(&self) -> bool {
+        false
+    }
+
     /// Complete rows decoded so far (0 for a sink that does not decode).
     fn rows(&self) -> u64 {
         0
@@ -186,6 +194,10 @@ impl Sink for TableStream {
 
     fn next_batch(&mut self) -> Option<Batch> {
         self.ready.pop_front()
+    }
+
+    fn has_batch(&self) -> bool {
+        !self.ready.is_empty()
     }
 
     fn rows(&self) -> u64 {

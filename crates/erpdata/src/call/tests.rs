@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::decode::DecoderOptions;
+use crate::error::Result;
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::retry::RetryPolicy;
 
@@ -231,6 +232,209 @@ fn a_stream_cut_after_a_batch_fails_at_once_saying_how_far_it_got() {
     let text = e.to_string();
     assert!(text.contains("3 rows had arrived"), "{text}");
     assert!(text.contains("connection reset by peer"), "{text}");
+}
+
+/// A stream's sink whose batches complete later than the chunks that
+/// hold them, as a decoder on another thread hands them over: each batch
+/// is held until the sink is asked to catch up (`check`, `finish`) or its
+/// decoder fails.
+struct Lagging {
+    inner: TableStream,
+    held: std::collections::VecDeque<crate::decode::Batch>,
+    ready: std::collections::VecDeque<crate::decode::Batch>,
+}
+
+impl Lagging {
+    fn new() -> Self {
+        Lagging {
+            inner: TableStream::new(DecoderOptions::with_batch_rows(1)),
+            held: Default::default(),
+            ready: Default::default(),
+        }
+    }
+
+    fn catch_up(&mut self) {
+        while let Some(batch) = self.inner.next_batch() {
+            self.held.push_back(batch);
+        }
+        self.ready.append(&mut self.held);
+    }
+}
+
+impl Sink for Lagging {
+    type Output = StreamEnd;
+
+    fn start(&mut self, config: &Config, status: u16) -> Result<()> {
+        self.held.clear();
+        self.ready.clear();
+        self.inner.start(config, status)
+    }
+
+    fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        let fed = self.inner.feed(chunk);
+        while let Some(batch) = self.inner.next_batch() {
+            self.held.push_back(batch);
+        }
+        if fed.is_err() {
+            self.catch_up();
+        }
+        fed
+    }
+
+    fn next_batch(&mut self) -> Option<crate::decode::Batch> {
+        self.ready.pop_front()
+    }
+
+    fn has_batch(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    fn rows(&self) -> u64 {
+        self.inner.rows()
+    }
+
+    fn check(&mut self) -> Result<()> {
+        self.catch_up();
+        self.inner.check()
+    }
+
+    fn finish(&mut self) -> Result<StreamEnd> {
+        let end = self.inner.finish();
+        self.catch_up();
+        end
+    }
+}
+
+/// How a stream's answer goes after its head: chunks, then the end or a
+/// broken connection.
+enum Ending {
+    End,
+    Reset,
+}
+
+/// Runs a stream through `sink` against an answer of `chunks` and
+/// `ending` (then, if it is sent for again, a complete answer): the rows
+/// handed out per attempt and the call's result.
+fn run_stream<S: Sink<Output = StreamEnd>>(
+    sink: S,
+    chunks: &[&[u8]],
+    ending: Ending,
+) -> (Vec<usize>, std::result::Result<StreamEnd, String>) {
+    let c = config();
+    let request = c.table_request(&TableQuery::new("sales_invoice")).unwrap();
+    let mut call =
+        Call::new(&c, request, options(secs(60), secs(5), 1), sink, ms(0), 1).streaming();
+    let mut rows = Vec::new();
+    let mut attempt_rows = 0;
+    let mut step = 0;
+    let mut attempt = 0;
+    let mut sent_again = false;
+    let mut fed = 0;
+    loop {
+        match call.next(ms(step)) {
+            Action::Send { .. } => {
+                attempt += 1;
+                if attempt > 1 {
+                    rows.push(attempt_rows);
+                    attempt_rows = 0;
+                }
+                call.head(ms(step), ok());
+            }
+            Action::Read { .. } if attempt > 1 && !sent_again => {
+                call.chunk(ms(step), br#"{"status":"success","data":[{"a":9}]}"#);
+                sent_again = true;
+            }
+            Action::Read { .. } if attempt > 1 => call.end(ms(step)),
+            Action::Read { .. } => match chunks.get(fed) {
+                Some(chunk) => {
+                    call.chunk(ms(step), chunk);
+                    fed += 1;
+                }
+                None => match ending {
+                    Ending::End => call.end(ms(step)),
+                    Ending::Reset => call.failed(ms(step), TransportKind::Reset, "reset by peer"),
+                },
+            },
+            Action::Emit(batch) => attempt_rows += batch.num_rows,
+            Action::Sleep(_) => {}
+            Action::Done(end) => {
+                rows.push(attempt_rows);
+                return (rows, Ok(end));
+            }
+            Action::Failed(e) => {
+                rows.push(attempt_rows);
+                let info = e.call().unwrap();
+                return (
+                    rows,
+                    Err(format!(
+                        "{e} | {:?} {:?}",
+                        info.rows_delivered, info.rows_received
+                    )),
+                );
+            }
+        }
+        step += 1;
+    }
+}
+
+#[test]
+fn batches_a_lagging_sink_completed_go_out_before_the_answer_s_failure() {
+    // Whatever the sink's lag, the caller sees what a sink decoding each
+    // chunk as it came gives: the same batches, the same error saying the
+    // same rows delivered, a retry only when nothing was complete.
+    let cases: [(&str, &[&[u8]], Ending); 5] = [
+        (
+            "cut after rows",
+            &[
+                br#"{"status":"success","data":[{"a":1},{"a":2},"#,
+                br#"{"a":3},"#,
+            ],
+            Ending::Reset,
+        ),
+        (
+            "cut before a row",
+            &[br#"{"status":"success","data":[{"a""#],
+            Ending::Reset,
+        ),
+        (
+            "bad JSON after rows",
+            &[
+                br#"{"status":"success","data":[{"a":1},{"a":2},"#,
+                br#"{"a":3}}}"#,
+            ],
+            Ending::End,
+        ),
+        (
+            "truncated at the end",
+            &[br#"{"status":"success","data":[{"a":1},{"a":2},"#],
+            Ending::End,
+        ),
+        (
+            "whole",
+            &[br#"{"status":"success","data":[{"a":1},"#, br#"{"a":2}]}"#],
+            Ending::End,
+        ),
+    ];
+    for (name, chunks, ending) in cases {
+        let at_once = run_stream(
+            TableStream::new(DecoderOptions::with_batch_rows(1)),
+            chunks,
+            match ending {
+                Ending::End => Ending::End,
+                Ending::Reset => Ending::Reset,
+            },
+        );
+        let lagging = run_stream(Lagging::new(), chunks, ending);
+        assert_eq!(lagging, at_once, "{name}");
+    }
+    let (rows, result) = run_stream(
+        Lagging::new(),
+        &[br#"{"status":"success","data":[{"a":1},{"a":2},"#],
+        Ending::Reset,
+    );
+    assert_eq!(rows, vec![2]);
+    let error = result.unwrap_err();
+    assert!(error.contains("Some(2) Some(2)"), "{error}");
 }
 
 #[test]
