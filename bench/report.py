@@ -227,6 +227,17 @@ def python_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
                     over <= 1.2,
                 )
             )
+            threaded = r.get("erpdata .stream_table(use_threads=True) (Arrow)")
+            if threaded is not None:
+                over = threaded["seconds"] / floor["seconds"]
+                targets.append(
+                    target(
+                        "Python .stream_table(use_threads=True) over HTTP: time vs the floor",
+                        "≤ 1.2×",
+                        over,
+                        over <= 1.2,
+                    )
+                )
         for name in ("erpdata .to_polars()", "erpdata .to_pandas()"):
             m = r[name]
             fast, faster = base["seconds"] / m["seconds"], slow["seconds"] / m["seconds"]

@@ -75,6 +75,9 @@ with erpdata.Client(URL, project="demo", access_token=FORM["accesstoken"], compa
 n = df.num_rows
 """,
     "erpdata .stream_table() (Arrow)": STREAM,
+    "erpdata .stream_table(use_threads=True) (Arrow)": STREAM.replace(
+        'batch_format="arrow"', 'batch_format="arrow", use_threads=True'
+    ),
     "erpdata rows (dicts)": """
 import erpdata
 t0 = time.perf_counter()
