@@ -36,11 +36,19 @@ use crate::rows::Numbers;
 /// exact rows again when they were not all of one shape.
 struct Kept {
     sink: OperationSink,
-    body: Option<Vec<u8>>,
+    /// The body in segments of [`SEGMENT`] bytes: one buffer grown to the
+    /// body's size is copied at each doubling, and wasm memory never
+    /// shrinks, so a 286 MB body held twice that at its peak; segments of
+    /// a chunk each grow the memory thousands of times, and V8 collects
+    /// garbage at each growth.
+    body: Option<Vec<Vec<u8>>>,
     status: u16,
     /// Whether the rows so far all had the same keys in the same order.
     regular: bool,
 }
+
+/// Bytes of a kept body's segment (see [`Kept::body`]).
+const SEGMENT: usize = 8 << 20;
 
 /// A call's answer, and the body it came in when kept.
 struct Answer {
@@ -64,7 +72,16 @@ impl Sink for Kept {
 
     fn feed(&mut self, chunk: &[u8]) -> erpdata::Result<()> {
         if let Some(body) = &mut self.body {
-            body.extend_from_slice(chunk);
+            match body.last_mut() {
+                Some(last) if last.capacity() - last.len() >= chunk.len() => {
+                    last.extend_from_slice(chunk)
+                }
+                _ => {
+                    let mut segment = Vec::with_capacity(SEGMENT.max(chunk.len()));
+                    segment.extend_from_slice(chunk);
+                    body.push(segment);
+                }
+            }
         }
         let fed = self.sink.feed(chunk);
         self.regular = self.sink.rows_regular();
@@ -80,10 +97,14 @@ impl Sink for Kept {
     }
 
     fn finish(&mut self) -> erpdata::Result<Answer> {
+        let output = self.sink.finish()?;
+        // Rows rebuilt from the columns are the rows sent: the body goes
+        // before the answer is converted. Else it is joined, once.
+        let body = self.body.take().filter(|_| !self.regular);
         Ok(Answer {
-            output: self.sink.finish()?,
+            output,
             status: self.status,
-            body: self.body.take(),
+            body: body.map(|chunks| chunks.concat()),
             regular: self.regular,
         })
     }
