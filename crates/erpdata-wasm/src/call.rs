@@ -36,10 +36,10 @@ use crate::rows::Numbers;
 /// exact rows again when they were not all of one shape.
 struct Kept {
     sink: OperationSink,
-    /// The body in segments of [`SEGMENT`] bytes: one buffer grown to the
+    /// The body in segments of [`SEGMENT`] bytes. One buffer grown to the
     /// body's size is copied at each doubling, and wasm memory never
-    /// shrinks, so a 286 MB body held twice that at its peak; segments of
-    /// a chunk each grow the memory thousands of times, and V8 collects
+    /// shrinks: a 286 MB body held twice that at its peak. A segment per
+    /// chunk would grow the memory thousands of times, and V8 collects
     /// garbage at each growth.
     body: Option<Vec<Vec<u8>>>,
     /// Bytes of the body so far (kept or not).
@@ -387,8 +387,8 @@ fn action<O>(
 
 /// The core's limits and defaults, for the JS client's options and docs:
 /// `{defaults: {timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries,
-/// batchRows, streamBatchRows}, maxTimeoutMs, maxRetries: {min, max}, batchRows: {min,
-/// max}, concurrency: {min, max}}`.
+/// batchRows, streamBatchRows}, maxTimeoutMs, maxRetries: {min, max},
+/// batchRows: {min, max}, concurrency: {min, max}}`.
 #[wasm_bindgen]
 pub fn limits() -> JsValue {
     let defaults = Object::new();
