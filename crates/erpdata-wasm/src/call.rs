@@ -36,10 +36,10 @@ use crate::rows::Numbers;
 /// exact rows again when they were not all of one shape.
 struct Kept {
     sink: OperationSink,
-    /// The body in segments of [`SEGMENT`] bytes. One buffer grown to the
-    /// body's size is copied at each doubling, and wasm memory never
-    /// shrinks: a 286 MB body held twice that at its peak. A segment per
-    /// chunk would grow the memory thousands of times, and V8 collects
+    /// The body in segments of up to [`SEGMENT`] bytes. One buffer grown
+    /// to the body's size is copied at each doubling, and wasm memory
+    /// never shrinks: a 286 MB body held twice that at its peak. A segment
+    /// per chunk would grow the memory thousands of times, and V8 collects
     /// garbage at each growth.
     body: Option<Vec<Vec<u8>>>,
     /// Bytes of the body so far (kept or not).
@@ -49,8 +49,11 @@ struct Kept {
     regular: bool,
 }
 
-/// Bytes of a kept body's segment (see [`Kept::body`]).
+/// Bytes of a kept body's segment (see [`Kept::body`]), once the body is
+/// that large; the first is [`FIRST_SEGMENT`], each next as large as the
+/// body so far.
 const SEGMENT: usize = 8 << 20;
+const FIRST_SEGMENT: usize = 64 << 10;
 
 /// From this size on, a table body makes room ahead (see [`make_room`]);
 /// a smaller table grows memory as it goes, so that an edge runtime
@@ -110,7 +113,11 @@ impl Sink for Kept {
                     last.extend_from_slice(chunk)
                 }
                 _ => {
-                    let mut segment = Vec::with_capacity(SEGMENT.max(chunk.len()));
+                    // Doubling up to a segment's size: a small table's body
+                    // takes about what it holds (an edge runtime counts the
+                    // wasm memory's size, written or not).
+                    let kept = before.clamp(FIRST_SEGMENT, SEGMENT);
+                    let mut segment = Vec::with_capacity(kept.max(chunk.len()));
                     segment.extend_from_slice(chunk);
                     body.push(segment);
                 }
