@@ -104,10 +104,10 @@ impl Sink for Kept {
     fn feed(&mut self, chunk: &[u8]) -> erpdata::Result<()> {
         let before = self.received;
         self.received += chunk.len();
-        if self.body.is_some() && crossed_power_of_two(before, self.received) {
-            make_room(self.received);
-        }
         if let Some(body) = &mut self.body {
+            if crossed_power_of_two(before, self.received) {
+                make_room(self.received);
+            }
             match body.last_mut() {
                 Some(last) if last.capacity() - last.len() >= chunk.len() => {
                     last.extend_from_slice(chunk)
