@@ -223,7 +223,9 @@ def forward():
         server.stdin.flush()
     server.stdin.close()
 threading.Thread(target=forward, daemon=True).start()
-with open(sys.argv[1], "wb") as copy:
+# Unbuffered, and written before it is passed on: if the client's shutdown
+# ends this process early, the copy still holds all that the client read.
+with open(sys.argv[1], "wb", buffering=0) as copy:
     for line in server.stdout:
         copy.write(line)
         sys.stdout.buffer.write(line)
