@@ -20,6 +20,7 @@ from ._log import watch
 from ._models import Id
 from ._stream import BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, Timeout, TimeoutTypes, resolve_timeout
+from ._tls import new_http
 from ._typing import SchemaOverrides, typing_options
 from ._work import One
 
@@ -91,9 +92,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
         self._max_retries = max_retries
         self._owns_http = http_client is None
-        self._http: _Http = (
-            http_client if http_client is not None else self._http_class(follow_redirects=False)
-        )
+        self._http: _Http = http_client if http_client is not None else new_http(self._http_class)
 
     # -- settings --------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from ._functions import BlockingFunctions
 from ._models import Row
 from ._operations import Operations
 from ._stream import TableStream
+from ._tls import new_http
 from ._work import Blocking, Many, One, Work, blocking, calls, finish, restyled, settle
 
 __all__ = ["Client"]
@@ -89,7 +90,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
         client._timeout = other._timeout
         client._max_retries = other._max_retries
         client._owns_http = True
-        client._http = httpx.Client(follow_redirects=False)
+        client._http = new_http(httpx.Client)
         return client
 
     # -- the operations (see erpdata._operations) ------------------------------

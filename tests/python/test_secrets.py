@@ -389,9 +389,10 @@ def test_httpx_log_redaction_is_safe_across_threads() -> None:
                 Client("http://127.0.0.1:9/", project="demo", access_token=SECRET_TOKEN).close()
 
     # Clients live throughout (their tokens are redacted in every line),
-    # enough that copying the set takes a while.
+    # enough that copying the set takes a while. (Without the filter's lock
+    # the first few records already fail.)
     kept = [
-        Client("http://127.0.0.1:9/", project="demo", access_token=SECRET_TOKEN) for _ in range(300)
+        Client("http://127.0.0.1:9/", project="demo", access_token=SECRET_TOKEN) for _ in range(100)
     ]
     # Threads switch as often as they can, so the two meet mid-copy.
     interval = sys.getswitchinterval()
@@ -399,7 +400,7 @@ def test_httpx_log_redaction_is_safe_across_threads() -> None:
     with ThreadPoolExecutor(2) as pool:
         maker = pool.submit(make_clients)
         try:
-            for _ in range(1_500):
+            for _ in range(300):
                 record = line.makeRecord(
                     "httpx", logging.INFO, __file__, 0, "GET %s", (SECRET_TOKEN,), None
                 )

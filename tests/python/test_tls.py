@@ -1,0 +1,85 @@
+"""The httpx client a client makes for itself trusts what httpx's own
+default would: the file or folder ``SSL_CERT_FILE`` or ``SSL_CERT_DIR``
+names when the client is made, else certifi's bundle. The clients share
+one TLS context for each such setting (loading the CA bundle costs about
+45 ms a client), so these tests pin that sharing changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+import erpdata
+from conftest import SECRET_TOKEN, TlsSandbox
+
+
+def settings(url: str) -> dict[str, object]:
+    return {
+        "base_url": url,
+        "project": "demo",
+        "access_token": SECRET_TOKEN,
+        "company_id": 1,
+        "year_id": 2025,
+        "timeout": 10,
+        "max_retries": 0,
+    }
+
+
+def rows_over_tls(url: str) -> int:
+    with erpdata.Client(**settings(url)) as client:  # type: ignore[arg-type]
+        return len(client.table("account"))
+
+
+async def rows_over_tls_async(url: str) -> int:
+    async with erpdata.AsyncClient(**settings(url)) as client:  # type: ignore[arg-type]
+        return len(await client.table("account"))
+
+
+@pytest.fixture
+def no_trust_setting(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    return monkeypatch
+
+
+def test_the_certificate_file_in_the_environment_is_trusted_by_clients_made_after(
+    tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
+) -> None:
+    # certifi's bundle first: the sandbox's self-signed certificate is refused.
+    attempts: list[Callable[[], int]] = [
+        lambda: rows_over_tls(tls_sandbox.url),
+        lambda: asyncio.run(rows_over_tls_async(tls_sandbox.url)),
+    ]
+    for attempt in attempts:
+        with pytest.raises(erpdata.TransportError) as info:
+            attempt()
+        assert "certificate" in str(info.value).lower()
+        assert SECRET_TOKEN not in str(info.value)
+    # Then the file naming it: clients made now trust it, sync and async.
+    no_trust_setting.setenv("SSL_CERT_FILE", str(tls_sandbox.cert))
+    assert rows_over_tls(tls_sandbox.url) > 0
+    assert asyncio.run(rows_over_tls_async(tls_sandbox.url)) > 0
+    # And without it again, certifi's bundle again.
+    no_trust_setting.delenv("SSL_CERT_FILE")
+    with pytest.raises(erpdata.TransportError):
+        rows_over_tls(tls_sandbox.url)
+
+
+def test_clients_share_one_context_for_one_setting(
+    tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
+) -> None:
+    def context(client: erpdata.Client | erpdata.AsyncClient) -> object:
+        return client._http._transport._pool._ssl_context  # type: ignore[union-attr]
+
+    nowhere = settings("http://127.0.0.1:9/")
+    first = erpdata.Client(**nowhere)  # type: ignore[arg-type]
+    second = erpdata.AsyncClient(**nowhere)  # type: ignore[arg-type]
+    assert context(first) is context(second)
+    no_trust_setting.setenv("SSL_CERT_FILE", str(tls_sandbox.cert))
+    third = erpdata.Client(**nowhere)  # type: ignore[arg-type]
+    assert context(third) is not context(first)
+    for client in (first, third):
+        client.close()
+    asyncio.run(second.aclose())
