@@ -117,7 +117,10 @@ dist-crate:
 # --- smoke tests of the artifacts --------------------------------------------
 
 # One version everywhere first (it needs no build), then each artifact.
-test-dist: check-version test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate test-dist-docs
+# The pages' blocks first of those: they take longest (2-3 minutes), and
+# under make -j the prerequisite named first gets the first free job, so
+# the shorter smoke tests run beside them instead of after.
+test-dist: check-version test-dist-docs test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
 
 check-version:
 	scripts/check-version.sh
