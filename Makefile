@@ -4,7 +4,7 @@
 #   make test   every suite: Rust, Python, JavaScript, shared vectors
 #
 # Everything installs itself into ignored folders of this checkout
-# (.venv, .tools, target, js/node_modules).
+# (.venv, target, js/node_modules).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -14,9 +14,6 @@ ROOT          := $(CURDIR)
 PYTHON        ?= python3.11
 VENV          := $(ROOT)/.venv
 VPY           := $(VENV)/bin/python
-TOOLS         := $(ROOT)/.tools
-WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock 2>/dev/null)
-WASM_BINDGEN  := $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)/bin/wasm-bindgen
 SANDBOX       := $(ROOT)/target/debug/erpdata-sandbox
 WASM_TARGET   := wasm32-unknown-unknown
 
@@ -85,21 +82,12 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 # crate with its test-only exports, see scripts/build-wasm.mjs). Built in
 # a target folder of their own: the wasm build never waits for the lock
 # of the host builds (clippy, cargo test, maturin) in target/. One recipe
-# from the tools to both modules: under make -j a chain of targets loses
-# its job to other targets between its steps, and this one is the longest.
-# wasm-bindgen-cli is installed as a debug build: it compiles faster than a
-# release build and writes the same bytes (about a second a package, not
-# 0.2 s). Only its wasm-bindgen program, without debug info and without TLS
-# (the default feature serves its test runner's downloads, never used
-# here): a third less to compile on a fresh checkout.
-WASM_ENV := CARGO_TARGET_DIR=$(ROOT)/target/wasm WASM_BINDGEN=$(WASM_BINDGEN)
+# for both modules: under make -j a chain of targets loses its job to other
+# targets between its steps, and this one is the longest. build-wasm.mjs
+# builds the JS generator it runs (tools/wasm-bindgen) there too.
+WASM_ENV := CARGO_TARGET_DIR=$(ROOT)/target/wasm
 wasm: js/node_modules/.installed
-	@test -n "$(WASM_BINDGEN_VERSION)" || { echo "wasm-bindgen not found in Cargo.lock"; exit 1; }
 	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || rustup target add $(WASM_TARGET)
-	@test -x $(WASM_BINDGEN) || echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) into .tools (once, a few minutes)"
-	test -x $(WASM_BINDGEN) || CARGO_PROFILE_DEV_DEBUG=false cargo install --debug --no-default-features \
-	  --bin wasm-bindgen wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) \
-	  --root $(TOOLS)/wasm-bindgen-$(WASM_BINDGEN_VERSION)
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs --testing
 
@@ -118,7 +106,7 @@ demo: venv wasm
 # single-threaded link), so three jobs keep a 2-core machine busy where one
 # leaves it half idle. The longest chains come first: make gives a free
 # job to the first target it can start in this order, so the wasm module
-# (wasm-bindgen-cli, then a fat-LTO build, which the JS, PHP, npm and
+# (its JS generator, then a fat-LTO build, which the JS, PHP, npm and
 # runtime suites wait for) is first, then the release wheel.
 # --output-sync prints each target's output whole when it ends;
 # TEST_JOBS=1 runs them one after the other. The fault matrix is printed
@@ -149,10 +137,11 @@ fault-matrix:
 test-rust: EXAMPLES := $(ROOT)/target/debug/examples
 test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-token-not-secret ERPDATA_COMPANY_ID=1 ERPDATA_YEAR_ID=2025
 # The glue crates have no Rust tests (their code runs in the Python and JS
-# suites), nor has the benchmarks' crate: left out, pyo3, wasm-bindgen and
-# criterion are not compiled for the host for nothing (clippy still checks
-# all three).
+# suites), nor have the benchmarks' crate and the JS generator (make wasm
+# builds and runs it): left out, pyo3, wasm-bindgen, criterion and walrus
+# are not compiled for the host for nothing (clippy still checks all four).
 RUST_TEST_SCOPE := --workspace --exclude erpdata-python --exclude erpdata-wasm --exclude erpdata-bench \
+  --exclude erpdata-wasm-bindgen \
   --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow
 # For scripts run outside make (tests/php/run.sh): the scope, printed.
 rust-test-scope:

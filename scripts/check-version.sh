@@ -35,7 +35,7 @@ if [[ "${1:-}" == "--fix" ]]; then
 fi
 
 errors=()
-for manifest in crates/*/Cargo.toml; do
+for manifest in crates/*/Cargo.toml tools/*/Cargo.toml; do
   if ! grep -q '^version\.workspace = true$' "$manifest"; then
     errors+=("$manifest: not version.workspace = true")
   fi

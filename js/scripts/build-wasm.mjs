@@ -1,9 +1,11 @@
 // Builds js/pkg/ from crates/erpdata-wasm: cargo (release, wasm32), the
-// wasm-bindgen CLI, then wasm-opt from npm's binaryen (pinned in
-// package.json; Debian's makes modules Node cannot load). wasm-pack is not
-// used: it downloads tools at run time. ERPDATA_WASM_OPT=0 skips wasm-opt.
+// JS glue by wasm-bindgen's generator (tools/wasm-bindgen, built here by
+// cargo: the version Cargo.lock pins for the wasm-bindgen crate, as it
+// must be), then wasm-opt from npm's binaryen (pinned in package.json;
+// Debian's makes modules Node cannot load). wasm-pack is not used: it
+// downloads tools at run time. ERPDATA_WASM_OPT=0 skips wasm-opt.
 //
-//   WASM_BINDGEN=/path/to/wasm-bindgen node scripts/build-wasm.mjs [--testing]
+//   node scripts/build-wasm.mjs [--testing]
 //
 // `--testing` builds the tests' module instead, js/pkg-testing/: the same
 // crate with its `testing` feature (exports only the JS tests use: the
@@ -23,7 +25,6 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const testing = process.argv.includes("--testing");
 const outDir = fileURLToPath(new URL(testing ? "../pkg-testing/" : "../pkg/", import.meta.url));
-const bindgen = process.env.WASM_BINDGEN || "wasm-bindgen";
 
 function run(command, args, options = {}) {
   console.error(`$ ${command} ${args.join(" ")}`);
@@ -37,54 +38,58 @@ function run(command, args, options = {}) {
   return result;
 }
 
-// Cargo's JSON messages name the artifact, wherever CARGO_TARGET_DIR is.
+/**
+ * Runs `cargo build -p crate` with `args`; the artifact of its target
+ * `name` (cargo's JSON messages say where, whatever CARGO_TARGET_DIR is).
+ */
+function cargoBuild(crate, name, args, env = process.env) {
+  const cargo = run(
+    "cargo",
+    ["build", "--locked", "-p", crate, "--message-format=json-render-diagnostics", ...args],
+    { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
+  );
+  const artifact = cargo.stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line))
+    .find((m) => m.reason === "compiler-artifact" && m.target?.name === name);
+  if (!artifact) {
+    throw new Error(`cargo built no ${name}`);
+  }
+  return artifact;
+}
+
+// The generator first: a debug build, which compiles much faster than a
+// release build and writes the same bytes (in about a second).
+const bindgen = cargoBuild("erpdata-wasm-bindgen", "erpdata-wasm-bindgen", []).executable;
+
 // SIMD128 (every runtime with a current V8, SpiderMonkey or JavaScriptCore
 // has it) lets memchr scan strings 16 bytes at a time; one codegen unit and
 // fat LTO for the wasm only (the workspace's release profile is shared).
-const env = {
-  ...process.env,
-  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:
-    process.env.CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS ?? "-C target-feature=+simd128",
-  CARGO_PROFILE_RELEASE_LTO: "fat",
-  CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1",
-};
-const cargo = run(
-  "cargo",
+const wasm = cargoBuild(
+  "erpdata-wasm",
+  "erpdata_wasm",
   [
-    "build",
     "--release",
     "--target",
     "wasm32-unknown-unknown",
-    "-p",
-    "erpdata-wasm",
-    "--message-format=json-render-diagnostics",
     ...(testing ? ["--features", "testing"] : []),
   ],
-  { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
-);
-const wasm = cargo.stdout
-  .split("\n")
-  .filter((line) => line.startsWith("{"))
-  .map((line) => JSON.parse(line))
-  .filter((m) => m.reason === "compiler-artifact" && m.target?.name === "erpdata_wasm")
-  .flatMap((m) => m.filenames)
-  .find((f) => f.endsWith(".wasm"));
-if (!wasm) {
-  throw new Error("cargo built no erpdata_wasm.wasm");
+  {
+    ...process.env,
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:
+      process.env.CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS ?? "-C target-feature=+simd128",
+    CARGO_PROFILE_RELEASE_LTO: "fat",
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1",
+  },
+).filenames.find((f) => f.endsWith(".wasm"));
+if (!wasm || !bindgen) {
+  throw new Error("cargo built no erpdata_wasm.wasm, or no erpdata-wasm-bindgen program");
 }
 
 // A stale file from an older build must not linger next to the new ones.
 rmSync(outDir, { recursive: true, force: true });
-run(bindgen, [
-  "--target",
-  "web",
-  "--no-typescript",
-  "--out-dir",
-  outDir,
-  "--out-name",
-  "erpdata_wasm",
-  wasm,
-]);
+run(bindgen, [wasm, outDir, "erpdata_wasm"]);
 
 const module = `${outDir}erpdata_wasm_bg.wasm`;
 if (!testing && process.env.ERPDATA_WASM_OPT !== "0") {

@@ -1,11 +1,11 @@
 // npm's prepack (npm pack, npm publish): js/pkg/ built from the Rust core
 // when it is missing or older than the sources it is made of, so that
-// `npm pack` alone works in a checkout with the tools installed (`make
-// wasm-tools`: the wasm32 target and wasm-bindgen in .tools/). A fresh
+// `npm pack` alone works in a checkout with Rust's wasm32 target installed
+// (`make wasm` installs it; scripts/build-wasm.mjs builds the rest). A fresh
 // js/pkg/ is left alone: rebuilding it would remove files that a running
 // test may be loading.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -29,6 +29,7 @@ const sources = [
   "crates/erpdata/src",
   "crates/erpdata-wasm/Cargo.toml",
   "crates/erpdata-wasm/src",
+  "tools/wasm-bindgen",
   "js/scripts/build-wasm.mjs",
 ].map((f) => join(root, f));
 
@@ -39,20 +40,10 @@ if (missing.length === 0 && Math.max(...sources.map(newest)) <= oldest) {
   process.exit(0);
 }
 
-const env = { ...process.env };
-if (!env.WASM_BINDGEN) {
-  // The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock;
-  // `make wasm-tools` installs that version into .tools/.
-  const lock = readFileSync(join(root, "Cargo.lock"), "utf8");
-  const version = /\nname = "wasm-bindgen"\nversion = "([^"]+)"/.exec(lock)?.[1];
-  const tool = join(root, `.tools/wasm-bindgen-${version}/bin/wasm-bindgen`);
-  if (version && existsSync(tool)) env.WASM_BINDGEN = tool;
-}
 console.error(
   `prepack: building js/pkg (${missing.length ? "missing" : "older than the sources"})`,
 );
 const result = spawnSync(process.execPath, [join(js, "scripts/build-wasm.mjs")], {
   stdio: "inherit",
-  env,
 });
 process.exit(result.status ?? 1);
