@@ -74,7 +74,13 @@ fn canonical(text: &str) -> String {
         None => (false, text),
     };
     let (mantissa, exp) = match t.find(['e', 'E']) {
-        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().unwrap()),
+        Some(i) => match t[i + 1..].parse::<i64>() {
+            Ok(exp) => (&t[..i], exp),
+            // An exponent past i64 (a damaged body can make `1234e5678…`
+            // of a long number): the text is its own form, as the decoder
+            // keeps it.
+            Err(_) => return text.to_owned(),
+        },
         None => (t, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
