@@ -104,10 +104,14 @@ demo: venv wasm
 # Every suite, three jobs at a time: a suite spends much of its time
 # waiting (on the sandbox, on subprocesses, on a browser, on a
 # single-threaded link), so three jobs keep a 2-core machine busy where one
-# leaves it half idle. The longest chains come first: make gives a free
-# job to the first target it can start in this order, so the wasm module
-# (its JS generator, then a fat-LTO build, which the JS, PHP, npm and
-# runtime suites wait for) is first, then the release wheel.
+# leaves it half idle. The longest chain comes first: make gives a free
+# job to the first target it can start in this order, and the artifacts'
+# tests wait for two release builds in a row (the wheel's sandbox, then
+# the wheel) before the pages' blocks run from them; the wasm module (its
+# JS generator, then a fat-LTO build, which the JS, PHP, npm and runtime
+# suites wait for) comes next, through the npm tarball. Named after the
+# wasm module, the release builds started three minutes into a run and
+# were the last to end.
 # --output-sync prints each target's output whole when it ends;
 # TEST_JOBS=1 runs them one after the other. The fault matrix is printed
 # last, from the columns the three suites wrote.
@@ -117,7 +121,14 @@ test:
 	$(PYTHON) scripts/fault-matrix.py
 
 .PHONY: test-suites system-packages
-test-suites: system-packages wasm test-dist test-js test-php test-rust test-python test-spark test-docs test-runtimes
+test-suites: system-packages test-dist wasm test-js test-php test-rust test-python test-spark test-docs test-runtimes
+
+# Under make test, rustdoc starts once the builds before it in target/ are
+# done: cargo makes a build wait while another holds that folder's lock,
+# and a waiting rustdoc held one of the three jobs for two minutes.
+ifneq ($(filter test-suites,$(MAKECMDGOALS)),)
+docs-rust: | sandbox python
+endif
 
 # The Debian packages of the suites (Chromium, LibreOffice, PHP, nginx,
 # MariaDB), installed in one apt-get transaction while the first builds
