@@ -50,18 +50,24 @@ dist: dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate
 	scripts/check-version.sh
 	ls -l $(DIST)
 
-$(VENV)/.dist-tools: $(VENV)/.installed
+# zig, cargo-zigbuild and wheel (requirements-dev.txt), checked at the
+# start of a wheel's recipe rather than by a target of their own: under
+# make -j that target's job let the wasm module and the debug builds take
+# the free jobs ahead of the wheel, the longest chain of make test.
+define dist-tools-check
 	@$(VENV)/bin/python -m ziglang version >/dev/null
 	@test -x $(VENV)/bin/cargo-zigbuild && test -x $(VENV)/bin/wheel
-	touch $@
+endef
 
-dist-tools: $(VENV)/.dist-tools
+dist-tools: venv
+	$(dist-tools-check)
 
 # $(1): x86_64 or aarch64. The sandbox first (cargo zigbuild, glibc 2.17 as
 # manylinux2014 requires, symbols stripped), then maturin's wheel, then the
 # wheel unpacked, the sandbox added under erpdata/_bin and packed again
 # (wheel pack writes the RECORD).
 define dist-wheel-for
+	$(dist-tools-check)
 	rustup target add $(1)-unknown-linux-gnu >/dev/null 2>&1 || rustup target add $(1)-unknown-linux-gnu
 	$(DIST_ENV) CARGO_PROFILE_RELEASE_STRIP=symbols cargo zigbuild --release --quiet --locked \
 	  -p erpdata-sandbox --target $(1)-unknown-linux-gnu.2.17
@@ -76,10 +82,10 @@ define dist-wheel-for
 	$(VPY) tests/dist/check_wheel.py $(1) $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl
 endef
 
-dist-wheel: dist-tools
+dist-wheel: venv
 	$(call dist-wheel-for,x86_64)
 
-dist-aarch64: dist-tools
+dist-aarch64: venv
 	$(call dist-wheel-for,aarch64)
 
 # What pip builds from: the workspace crates the module needs, the Python
