@@ -11,7 +11,7 @@
 # checked (metadata only), which `make lint`'s clippy has made there with
 # the same features, and their build scripts and proc macros, which the
 # debug builds share. In a folder of its own it checked every dependency
-# again: 90 CPU-seconds after make lint, where this takes 12. pdoc comes
+# again: 133 CPU-seconds of a fresh CI run, where this takes 42-52. pdoc comes
 # from requirements-dev.txt; TypeDoc installs from tests/docs/tools
 # (package.json + lock) into target/docs-tools, never js/.
 
