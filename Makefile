@@ -123,13 +123,6 @@ test:
 .PHONY: test-suites system-packages
 test-suites: system-packages test-dist wasm test-js test-php test-rust test-python test-spark test-docs test-runtimes
 
-# Under make test, rustdoc starts once the builds before it in target/ are
-# done: cargo makes a build wait while another holds that folder's lock,
-# and a waiting rustdoc held one of the three jobs for two minutes.
-ifneq ($(filter test-suites,$(MAKECMDGOALS)),)
-docs-rust: | sandbox python
-endif
-
 # The Debian packages of the suites (Chromium, LibreOffice, PHP, nginx,
 # MariaDB), installed in one apt-get transaction while the first builds
 # run, so that no suite waits for apt-get (scripts/system-packages.sh).
