@@ -11,7 +11,6 @@ open is closed unread.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
@@ -200,6 +199,8 @@ def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
 
 async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGenerator[Batch, None]:
     """:func:`stream` with ``httpx.AsyncClient`` and ``asyncio`` sleeps."""
+    import asyncio  # here: the sync client and the CLI never load asyncio
+
     response: Answer = None
     chunks: AsyncIterator[bytes] | None = None
     try:

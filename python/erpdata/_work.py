@@ -12,7 +12,6 @@ methods of it, with the same signature and docstring."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 from collections.abc import Awaitable, Coroutine, Generator, Iterator
@@ -220,6 +219,8 @@ async def afinish(
     """Runs :func:`calls` as asyncio tasks: ``first`` waits until one of
     the running calls ends. On an error (or cancelled) the calls still
     running are cancelled and waited for, so none is left pending."""
+    import asyncio  # here: the sync client and the CLI never load asyncio
+
     running: set[H] = set()
     try:
         done, value = _send(loop, None)
