@@ -15,8 +15,7 @@ zero dates as ``None``. Every call that returns rows takes
 ``schema_overrides`` (declared column types) and ``infer_strings``.
 """
 
-from typing import TYPE_CHECKING, Any
-
+from ._async_client import AsyncClient
 from ._client import Client
 from ._core import Batch, __version__
 from ._errors import (
@@ -34,9 +33,6 @@ from ._models import AjaxAnswer, Dues, Row, Table
 from ._stream import AsyncTableStream, TableStream
 from ._timeouts import Timeout
 from .excel import write_excel
-
-if TYPE_CHECKING:
-    from ._async_client import AsyncClient
 
 __all__ = [
     "Client",
@@ -62,19 +58,3 @@ __all__ = [
     "DecodeError",
     "__version__",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # AsyncClient is imported on first use: asyncio alone costs a tenth of
-    # a second at start-up, which the command line and the sync client
-    # never need.
-    if name == "AsyncClient":
-        from ._async_client import AsyncClient
-
-        return AsyncClient
-    raise AttributeError(f"module 'erpdata' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    # Completion in a notebook lists AsyncClient before its first use too.
-    return sorted({*globals(), "AsyncClient"})

@@ -1,9 +1,12 @@
 """The asynchronous client: the operations of :class:`Client`, carried
-out with ``httpx.AsyncClient``, ``asyncio`` sleeps and asyncio tasks."""
+out with ``httpx.AsyncClient``, ``asyncio`` sleeps and asyncio tasks.
+
+asyncio is imported where it runs, not here: importing it costs a tenth
+of a second at start-up, which the command line and the sync client never
+need (this module loads with ``import erpdata``)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
@@ -29,6 +32,9 @@ from ._work import (
     calls,
     restyled,
 )
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["AsyncClient"]
 
@@ -105,6 +111,8 @@ class AsyncClient(
         """Blocking work (writing DuckDB or Parquet) on a worker thread with
         a synchronous client on this one's settings, so the event loop
         keeps running meanwhile."""
+        import asyncio
+
         from ._client import Client
 
         def run() -> Any:
@@ -116,12 +124,16 @@ class AsyncClient(
     async def _run_tasks(self, work: Many[Any]) -> Any:
         """The calls of ``work`` as asyncio tasks, at most its concurrency
         at a time; an error cancels the rest."""
+        import asyncio
+
         arun: Callable[[Call], Any] = lambda call: _drive.arun(self._http, call)  # noqa: E731
         loop = calls(work, self._limits, lambda i, c: asyncio.ensure_future(asettle(i, c, arun)))
         return await afinish(loop, self._first)
 
     @staticmethod
     async def _first(running: set[asyncio.Task[Settled]]) -> set[asyncio.Task[Settled]]:
+        import asyncio
+
         ended, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
         return ended
 

@@ -199,7 +199,7 @@ def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
 
 async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGenerator[Batch, None]:
     """:func:`stream` with ``httpx.AsyncClient`` and ``asyncio`` sleeps."""
-    import asyncio  # here: the sync client and the CLI never load asyncio
+    import asyncio  # here: see _async_client
 
     response: Answer = None
     chunks: AsyncIterator[bytes] | None = None

@@ -219,7 +219,7 @@ async def afinish(
     """Runs :func:`calls` as asyncio tasks: ``first`` waits until one of
     the running calls ends. On an error (or cancelled) the calls still
     running are cancelled and waited for, so none is left pending."""
-    import asyncio  # here: the sync client and the CLI never load asyncio
+    import asyncio  # here: see _async_client
 
     running: set[H] = set()
     try:
