@@ -106,8 +106,8 @@ demo: venv wasm
 # single-threaded link), so three jobs keep a 2-core machine busy where one
 # leaves it half idle. The longest chain comes first: make gives a free
 # job to the first target it can start in this order, and the artifacts'
-# tests wait for two release builds (the wheel's sandbox and the wheel, at
-# once) before the pages' blocks run from them; the wasm module (its
+# tests wait for two release builds in a row (the wheel's sandbox, then
+# the wheel) before the pages' blocks run from them; the wasm module (its
 # JS generator, then a fat-LTO build, which the JS, PHP, npm and runtime
 # suites wait for) comes next, through the npm tarball. Named after the
 # wasm module, the release builds started three minutes into a run and

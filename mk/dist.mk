@@ -18,11 +18,10 @@
 # The wheels are manylinux2014 abi3 (Python >= 3.9), linked with zig
 # (maturin --zig; ziglang from requirements-dev.txt), and each carries the
 # sandbox built for its platform as erpdata/_bin/erpdata-sandbox, for
-# `erpdata sandbox`. The release builds share one CARGO_TARGET_DIR
-# (target/dist-build), but for the wheels' sandboxes (target/dist-sandbox),
-# built at the same time as the wheel they go into; the debug builds of the
-# sdist's and the crate's smoke tests use the checkout's own target folder,
-# whose dependencies `make python` and `make test-rust` compiled already.
+# `erpdata sandbox`. Every release build here shares one CARGO_TARGET_DIR
+# (target/dist-build); the debug builds of the sdist's and the crate's
+# smoke tests use the checkout's own target folder, whose dependencies
+# `make python` and `make test-rust` compiled already.
 
 DIST          := $(ROOT)/dist
 DIST_BUILD    := $(ROOT)/target/dist-build
@@ -33,15 +32,13 @@ DIST_TEST     := $(ROOT)/target/test-dist
 DIST_DEBUG    := $(ROOT)/target
 DIST_VERSION  := $(shell sed -n '/^\[workspace\.package\]/,/^\[/{s/^version = "\(.*\)"$$/\1/p}' Cargo.toml)
 DIST_ENV      := CARGO_TARGET_DIR=$(DIST_BUILD) PATH="$(VENV)/bin:$$PATH"
-DIST_SANDBOX_BUILD := $(ROOT)/target/dist-sandbox
-DIST_SANDBOX_ENV := CARGO_TARGET_DIR=$(DIST_SANDBOX_BUILD) PATH="$(VENV)/bin:$$PATH"
 DIST_SDIST    := $(DIST)/erpdata-$(DIST_VERSION).tar.gz
 DIST_NPM      := $(DIST)/erpdata-$(DIST_VERSION).tgz
 DIST_CRATE    := $(DIST)/erpdata-$(DIST_VERSION).crate
 PY39          ?= $(firstword $(wildcard /root/.pyenv/versions/3.9*/bin/python3.9 $(HOME)/.pyenv/versions/3.9*/bin/python3.9))
 PY313         ?= $(firstword $(wildcard /root/.pyenv/versions/3.13*/bin/python3.13 $(HOME)/.pyenv/versions/3.13*/bin/python3.13))
 # The sandbox the smoke tests talk to: the one the x86_64 wheel ships.
-DIST_SANDBOX  := $(DIST_SANDBOX_BUILD)/x86_64-unknown-linux-gnu/release/erpdata-sandbox
+DIST_SANDBOX  := $(DIST_BUILD)/x86_64-unknown-linux-gnu/release/erpdata-sandbox
 # The wheel of an architecture in dist/ (maturin orders the two platform
 # tags either way).
 dist-wheel-of = $(firstword $(wildcard $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl))
@@ -65,24 +62,20 @@ endef
 dist-tools: venv
 	$(dist-tools-check)
 
-# $(1): x86_64 or aarch64. The sandbox (cargo zigbuild, glibc 2.17 as
-# manylinux2014 requires, symbols stripped) and maturin's wheel at once:
-# two release builds in a row were the longest chain of make test, and
-# they share next to nothing (tokio, axum and rustls; pyo3 and Arrow), so
-# each has a target folder of its own rather than wait for the other's
-# lock. Then the wheel unpacked, the sandbox added under erpdata/_bin and
-# packed again (wheel pack writes the RECORD).
+# $(1): x86_64 or aarch64. The sandbox first (cargo zigbuild, glibc 2.17 as
+# manylinux2014 requires, symbols stripped), then maturin's wheel, then the
+# wheel unpacked, the sandbox added under erpdata/_bin and packed again
+# (wheel pack writes the RECORD).
 define dist-wheel-for
 	$(dist-tools-check)
 	rustup target add $(1)-unknown-linux-gnu >/dev/null 2>&1 || rustup target add $(1)-unknown-linux-gnu
+	$(DIST_ENV) CARGO_PROFILE_RELEASE_STRIP=symbols cargo zigbuild --release --quiet --locked \
+	  -p erpdata-sandbox --target $(1)-unknown-linux-gnu.2.17
 	rm -rf $(DIST_BUILD)/wheel-$(1) && mkdir -p $(DIST)
-	$(DIST_SANDBOX_ENV) CARGO_PROFILE_RELEASE_STRIP=symbols \
-	  cargo zigbuild --release --quiet --locked -p erpdata-sandbox --target $(1)-unknown-linux-gnu.2.17 & sandbox=$$!; \
 	$(DIST_ENV) $(VENV)/bin/maturin build --release --quiet --locked --zig --compatibility manylinux2014 \
-	  --target $(1)-unknown-linux-gnu --out $(DIST_BUILD)/wheel-$(1)/built; wheel=$$?; \
-	wait $$sandbox && test $$wheel = 0
+	  --target $(1)-unknown-linux-gnu --out $(DIST_BUILD)/wheel-$(1)/built
 	$(VENV)/bin/wheel unpack --dest $(DIST_BUILD)/wheel-$(1)/tree $(DIST_BUILD)/wheel-$(1)/built/*.whl
-	install -D -m 755 $(DIST_SANDBOX_BUILD)/$(1)-unknown-linux-gnu/release/erpdata-sandbox \
+	install -D -m 755 $(DIST_BUILD)/$(1)-unknown-linux-gnu/release/erpdata-sandbox \
 	  $(DIST_BUILD)/wheel-$(1)/tree/erpdata-$(DIST_VERSION)/erpdata/_bin/erpdata-sandbox
 	rm -f $(DIST)/erpdata-*-cp39-abi3-*$(1)*.whl
 	$(VENV)/bin/wheel pack --dest-dir $(DIST) $(DIST_BUILD)/wheel-$(1)/tree/erpdata-$(DIST_VERSION)
