@@ -124,8 +124,9 @@ dist-crate:
 
 # One version everywhere first (it needs no build), then each artifact.
 # The pages' blocks first of those: they take longest (2-3 minutes), and
-# under make -j the prerequisite named first gets the first free job, so
-# the shorter smoke tests run beside them instead of after.
+# when make's walk finds them and the shorter smoke tests ready together,
+# it starts them first, so that the others run beside them, not after
+# (see `test` in the Makefile for when it does not).
 test-dist: check-version test-dist-docs test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
 
 check-version:
