@@ -43,7 +43,7 @@ DIST_SANDBOX  := $(DIST_BUILD)/x86_64-unknown-linux-gnu/release/erpdata-sandbox
 # tags either way).
 dist-wheel-of = $(firstword $(wildcard $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*$(1)*.whl))
 
-.PHONY: check-version dist dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate dist-tools \
+.PHONY: check-version dist dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate \
         test-dist test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate test-dist-docs
 
 dist: dist-wheel dist-aarch64 dist-sdist dist-npm dist-crate
@@ -58,9 +58,6 @@ define dist-tools-check
 	@$(VENV)/bin/python -m ziglang version >/dev/null
 	@test -x $(VENV)/bin/cargo-zigbuild && test -x $(VENV)/bin/wheel
 endef
-
-dist-tools: venv
-	$(dist-tools-check)
 
 # $(1): x86_64 or aarch64. The sandbox first (cargo zigbuild, glibc 2.17 as
 # manylinux2014 requires, symbols stripped), then maturin's wheel, then the
