@@ -106,15 +106,15 @@ demo: venv wasm
 # single-threaded link), so three jobs keep a 2-core machine busy where one
 # leaves it half idle. The longest chain comes first: make walks this
 # list in order, and the artifacts' tests wait for two release builds in a
-# row (the wheel's sandbox, then the wheel) before the pages' blocks run
-# from them; the wasm module (its JS generator, then a fat-LTO build,
-# which the JS, PHP, npm and runtime suites wait for) comes next, through
-# the npm tarball. Named after the wasm module, the release builds started
+# row (the wheel's sandbox, then the wheel, whose recipe goes on with the
+# pages' python blocks: see test-dist in mk/dist.mk); the wasm module (its
+# JS generator, then a fat-LTO build, which the JS, PHP, npm and runtime
+# suites wait for) comes next, through the npm tarball. Named after the wasm module, the release builds started
 # three minutes into a run and were the last to end. The order only holds
 # at the start: when every job is busy, make waits at the next target its
 # walk can start and gives it the job that frees first, so a target that
-# becomes ready behind the walk (the pages' blocks, once the wheel is
-# built) waits for the walk's next round, behind every suite started
+# becomes ready behind the walk (as the pages' blocks did, once the wheel
+# was built) waits for the walk's next round, behind every suite started
 # meanwhile.
 # --output-sync prints each target's output whole when it ends;
 # TEST_JOBS=1 runs them one after the other. The fault matrix is printed

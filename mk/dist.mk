@@ -13,7 +13,8 @@
 #   make test-dist      each artifact but the aarch64 wheel installed into a
 #                       clean place and smoke-tested against the sandbox
 #   make test-dist-docs the code blocks of the READMEs and docs/ run from the
-#                       x86_64 wheel and the npm tarball (part of test-dist)
+#                       x86_64 wheel and the npm tarball (part of test-dist,
+#                       whose wheel build runs the python and sh blocks)
 #
 # The wheels are manylinux2014 abi3 (Python >= 3.9), linked with zig
 # (maturin --zig; ziglang from requirements-dev.txt), and each carries the
@@ -81,6 +82,7 @@ endef
 
 dist-wheel: venv
 	$(call dist-wheel-for,x86_64)
+	$(if $(PAGES_WITH_WHEEL),$(pages-python-blocks))
 
 dist-aarch64: venv
 	$(call dist-wheel-for,aarch64)
@@ -120,10 +122,19 @@ dist-crate:
 # --- smoke tests of the artifacts --------------------------------------------
 
 # One version everywhere first (it needs no build), then each artifact.
-# The pages' blocks first of those: they take longest (2-3 minutes), and
-# when make's walk finds them and the shorter smoke tests ready together,
-# it starts them first, so that the others run beside them, not after
-# (see `test` in the Makefile for when it does not).
+# The pages' blocks first of those: they take longest, and when make's walk
+# finds them and the shorter smoke tests ready together, it starts them
+# first, so that the others run beside them, not after.
+#
+# Their python and sh blocks (two minutes) need only the wheel: here they
+# run in the wheel's own recipe, as soon as it is built. A target of their
+# own, ready behind make's walk, waited two and a half minutes for a job
+# (see `test` in the Makefile), and the wheel is the longest chain of make
+# test. test-dist-docs then runs the js and ts blocks. Set here, the
+# variable holds for every target test-dist builds (make test's too, whose
+# walk reaches the wheel through test-dist first); `make dist` and `make
+# dist-wheel` only build.
+test-dist: PAGES_WITH_WHEEL := 1
 test-dist: check-version test-dist-docs test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate
 
 check-version:
@@ -186,8 +197,17 @@ test-dist-crate: dist-crate dist-wheel
 # the blocks need) and the tarball in a fresh `npm init -y` project,
 # against the sandbox started by the wheel's `erpdata sandbox`;
 # tests/docs/run_examples.py says which blocks and how. tsc is js/'s.
+# Alone, it runs every block; under test-dist, the js and ts blocks only
+# (the others ran in dist-wheel's recipe, see test-dist).
 DOCS_PAGES := README.md python/README.md js/README.md $(sort $(wildcard docs/*.md))
+DOCS_RUN    = UV_CACHE_DIR=$(ROOT)/target/uv-cache $(VPY) tests/docs/run_examples.py \
+  --python $(PYTHON) --uv $(VENV)/bin/uv
+# A shell glob, not dist-wheel-of: make expands a recipe before its first
+# line runs, when dist-wheel's recipe has not built the wheel yet.
+define pages-python-blocks
+$(DOCS_RUN) --part python --wheel $(DIST)/erpdata-$(DIST_VERSION)-cp39-abi3-*x86_64*.whl \
+  --work $(DIST_TEST)/docs-python $(DOCS_PAGES)
+endef
 test-dist-docs: dist-wheel dist-npm js/node_modules/.installed
-	UV_CACHE_DIR=$(ROOT)/target/uv-cache $(VPY) tests/docs/run_examples.py \
-	  --wheel $(call dist-wheel-of,x86_64) --npm $(DIST_NPM) --python $(PYTHON) \
-	  --uv $(VENV)/bin/uv --tsc $(ROOT)/js/node_modules/.bin/tsc --work $(DIST_TEST)/docs $(DOCS_PAGES)
+	$(DOCS_RUN) --part $(if $(PAGES_WITH_WHEEL),js,all) --wheel $(call dist-wheel-of,x86_64) \
+	  --npm $(DIST_NPM) --tsc $(ROOT)/js/node_modules/.bin/tsc --work $(DIST_TEST)/docs $(DOCS_PAGES)

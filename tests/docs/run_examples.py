@@ -6,7 +6,11 @@ pages say, against the sandbox the wheel ships.
         --npm dist/erpdata-V.tgz --work target/test-dist/docs \\
         --python python3.11 --tsc js/node_modules/.bin/tsc README.md python/README.md ...
 
-(``--reuse-venvs`` keeps the last run's virtualenvs, while editing pages.)
+(``--reuse-venvs`` keeps the last run's virtualenvs, while editing pages.
+``--part python`` runs only the python and sh blocks, which need only the
+wheel, and lists the other languages' blocks; ``--part js`` only the js
+and ts blocks, which need the tarball too. ``make test`` runs the first
+as soon as the wheel is built, the second once the tarball is.)
 
 Which blocks run (``make test-dist-docs``; everything else is listed as a
 fragment and skipped):
@@ -186,6 +190,16 @@ def read_blocks(page: Path) -> list[Block]:
         found.append(Block(page, start, fence.group(1) or "text", count, "\n".join(body) + "\n"))
         i += 1
     return found
+
+
+# Which blocks each --part takes, by language: the js part those that need
+# the tarball, the python part every other (it lists the fragments of the
+# languages not run here).
+PARTS = {
+    "all": lambda lang: True,
+    "python": lambda lang: lang not in ("js", "ts"),
+    "js": lambda lang: lang in ("js", "ts"),
+}
 
 
 def is_edge(code: str) -> bool:
@@ -462,10 +476,17 @@ def start_sandbox(venv: Path, work: Path, home: Path) -> tuple[subprocess.Popen[
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wheel", required=True, type=Path)
-    parser.add_argument("--npm", required=True, type=Path, help="the npm tarball")
+    parser.add_argument("--npm", type=Path, help="the npm tarball (all but --part python)")
     parser.add_argument("--work", required=True, type=Path, help="emptied, then used")
     parser.add_argument("--python", default=sys.executable, help="makes the virtualenvs")
-    parser.add_argument("--tsc", required=True, type=Path)
+    parser.add_argument("--tsc", type=Path, help="js/'s tsc (all but --part python)")
+    parser.add_argument(
+        "--part",
+        choices=sorted(PARTS),
+        default="all",
+        help="python: the python and sh blocks (and the other languages' fragments); "
+        "js: the js and ts blocks; all: both (the default)",
+    )
     parser.add_argument(
         "--uv", type=Path, help="makes the virtualenvs with extras (else pip makes them all)"
     )
@@ -476,6 +497,9 @@ def main() -> int:
     )
     parser.add_argument("pages", nargs="+", type=Path)
     args = parser.parse_args()
+    runs_js = args.part != "python"
+    if runs_js and (args.npm is None or args.tsc is None):
+        parser.error(f"--part {args.part} runs the js blocks: give --npm and --tsc")
     began = time.monotonic()
     work = args.work.resolve()
     if args.reuse_venvs:
@@ -489,12 +513,12 @@ def main() -> int:
     home = work / "home"
     home.mkdir(parents=True)
     (home / ".erpdata-token").write_text(TOKEN + "\n", encoding="utf-8")
-    wheel, tarball = args.wheel.resolve(), args.npm.resolve()
+    wheel = args.wheel.resolve()
 
-    blocks = [b for page in args.pages for b in read_blocks(page)]
+    blocks = [b for page in args.pages for b in read_blocks(page) if PARTS[args.part](b.lang)]
     problems: list[str] = []
     extras = wheel_extras(wheel)
-    for page in args.pages:
+    for page in args.pages if args.part != "js" else []:
         for named in sorted(set(re.findall(r"erpdata\[([a-z,]+)\]", page.read_text("utf-8")))):
             unknown = set(named.split(",")) - extras
             if unknown:
@@ -517,12 +541,14 @@ def main() -> int:
 
     project = work / "npm"
     project.mkdir()
-    subprocess.run(["npm", "init", "-y"], cwd=project, check=True, capture_output=True)
-    subprocess.run(
-        ["npm", "install", "--offline", "--no-audit", "--no-fund", "--silent", str(tarball)],
-        cwd=project,
-        check=True,
-    )
+    if runs_js:
+        subprocess.run(["npm", "init", "-y"], cwd=project, check=True, capture_output=True)
+        subprocess.run(
+            ["npm", "install", "--offline", "--no-audit", "--no-fund", "--silent"]
+            + [str(args.npm.resolve())],
+            cwd=project,
+            check=True,
+        )
 
     checked_ts: list[Block] = []
     notes: dict[int, str] = {}  # of the js blocks, shown once tsc has checked them
@@ -556,7 +582,8 @@ def main() -> int:
                 print(
                     f"ok    {block.name}: {note} ({time.monotonic() - started:.0f} s)", flush=True
                 )
-        typecheck(checked_ts, project, str(args.tsc.resolve()))
+        if runs_js:
+            typecheck(checked_ts, project, str(args.tsc.resolve()))
     finally:
         sandbox.kill()
         sandbox.wait(10)
@@ -577,7 +604,10 @@ def main() -> int:
     print("passed, by page: " + ", ".join(f"{page} {n}" for page, n in counts.items()))
     print(f"time: {time.monotonic() - began:.0f} s")
     skipped = sum(1 for b in blocks if b.skipped)
-    print(f"docs: {len(passed)} passed, {len(failed) + len(problems)} failed, {skipped} skipped")
+    part = "" if args.part == "all" else f" ({args.part} part)"
+    print(
+        f"docs{part}: {len(passed)} passed, {len(failed) + len(problems)} failed, {skipped} skipped"
+    )
     return 1 if failed or problems else 0
 
 
