@@ -77,13 +77,14 @@ pub(crate) trait RowSink {
     /// Whether the `status` seen so far is success: rows may go to the
     /// caller only while it is.
     fn release(&mut self, _success: bool) {}
-    /// The key the sink expects next: the previous row's key at the same
-    /// position, if it is "plain" (no `"`, `\\` or control character), so
-    /// that the decoder can recognise it by comparing bytes in place of
-    /// scanning it. `None` if there is no guess.
+    /// The key the sink expects next, as JSON text with its colon
+    /// (`"name":`): the previous row's key at the same position, if it is
+    /// "plain" (no `"`, `\\` or control character), so that the decoder
+    /// can recognise it by comparing bytes in place of scanning it. Empty
+    /// if there is no guess.
     #[inline(always)]
-    fn next_key(&self) -> Option<&str> {
-        None
+    fn next_key(&self) -> &[u8] {
+        &[]
     }
     /// A field whose key is the one [`RowSink::next_key`] gave.
     fn next_field(&mut self, value: CellRef<'_>) {

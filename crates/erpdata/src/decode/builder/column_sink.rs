@@ -2,6 +2,7 @@
 //! batch when it is full.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::{Builder, Typing};
 use crate::decode::batch::{Batch, NumberReach};
@@ -22,6 +23,15 @@ const MAX_VALUE_TEXT: usize = 64 << 20;
 /// good).
 const MAX_RESERVED_ROWS: usize = 1 << 16;
 
+/// A position of the previous row: its column, and that column's
+/// [`Builder::key_text`](super::Builder) kept beside it, so that guessing
+/// the next key reads one place, not the column's.
+#[derive(Debug)]
+struct Place {
+    column: usize,
+    key_text: Arc<[u8]>,
+}
+
 /// Fills batches of typed columns from the decoder's rows.
 #[derive(Debug)]
 pub(crate) struct ColumnSink {
@@ -36,7 +46,7 @@ pub(crate) struct ColumnSink {
     /// The column of each position of the previous row: rows of one table
     /// repeat their keys in order, so a key is first compared with the one
     /// in the same place last time, and hashed only if that differs.
-    keys: Vec<usize>,
+    keys: Vec<Place>,
     pos: usize,
     /// Distinct columns given a value in the current row.
     set_in_row: usize,
@@ -120,10 +130,14 @@ impl ColumnSink {
                 self.add_column(key)
             }
         };
+        let place = Place {
+            column: c,
+            key_text: self.cols[c].key_text.clone(),
+        };
         if self.pos < self.keys.len() {
-            self.keys[self.pos] = c;
+            self.keys[self.pos] = place;
         } else {
-            self.keys.push(c);
+            self.keys.push(place);
         }
         c
     }
@@ -273,21 +287,23 @@ impl RowSink for ColumnSink {
     #[inline]
     fn field(&mut self, key: &str, value: CellRef<'_>) {
         let c = match self.keys.get(self.pos) {
-            Some(&c) if self.cols[c].name == key => c,
+            Some(place) if self.cols[place.column].name == key => place.column,
             _ => self.slow_key(key),
         };
         self.push(c, value);
     }
 
     #[inline(always)]
-    fn next_key(&self) -> Option<&str> {
-        let col = &self.cols[*self.keys.get(self.pos)?];
-        col.plain.then_some(col.name.as_str())
+    fn next_key(&self) -> &[u8] {
+        match self.keys.get(self.pos) {
+            Some(place) => &place.key_text,
+            None => &[],
+        }
     }
 
     #[inline(always)]
     fn next_field(&mut self, value: CellRef<'_>) {
-        let c = self.keys[self.pos];
+        let c = self.keys[self.pos].column;
         self.push(c, value);
     }
 

@@ -26,6 +26,8 @@ mod tests;
 
 pub(crate) use column_sink::ColumnSink;
 
+use std::sync::Arc;
+
 use super::columns::{Bitmap, ColumnType, Sent, Texts};
 use super::date;
 use super::declared::{DeclaredSchema, DeclaredType};
@@ -71,9 +73,11 @@ enum Class {
 #[derive(Debug)]
 struct Builder {
     name: String,
-    /// The name can only be written one way in JSON (no character that
-    /// needs escaping), so a key equal to it byte for byte is this column.
-    plain: bool,
+    /// `"name":` when the name can only be written one way in JSON (no
+    /// character that needs escaping): a key followed by these bytes is
+    /// this column, and one compare stands for the key's scan, its closing
+    /// quote and the colon. Empty otherwise.
+    key_text: Arc<[u8]>,
     /// Dates parsed knowing the last one's month.
     dates: date::Dates,
     /// Values in this batch (rows so far, or one more while its row is open).

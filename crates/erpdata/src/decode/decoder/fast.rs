@@ -34,37 +34,38 @@ impl<S: RowSink> Core<S> {
                 return pos;
             }
             // The key is most likely the previous row's at this place:
-            // then comparing bytes replaces scanning and looking it up.
-            let predicted = sink.next_key().and_then(|name| {
-                let end = kp + 1 + name.len();
-                (buf.get(end) == Some(&b'"') && same_bytes(&buf[kp + 1..end], name.as_bytes()))
-                    .then_some(end + 1)
-            });
-            let (kesc, kend) = match predicted {
-                Some(end) => (false, end),
-                None => match scan_str(buf, kp, key_scratch, true, After::More) {
+            // then comparing bytes (the key with its quotes and colon)
+            // replaces scanning it, finding the colon and looking it up.
+            let expected = sink.next_key();
+            let predicted = !expected.is_empty()
+                && buf.len() - kp >= expected.len()
+                && same_bytes(&buf[kp..kp + expected.len()], expected);
+            let (key, p) = if predicted {
+                ("", skip_ws(buf, kp + expected.len()))
+            } else {
+                let (kesc, kend) = match scan_str(buf, kp, key_scratch, true, After::More) {
                     Scan::Done(s, end) if !s.lone_surrogate => (s.escaped, end),
                     _ => return pos,
-                },
+                };
+                let p = skip_ws(buf, kend);
+                if p >= len || buf[p] != b':' {
+                    return pos;
+                }
+                let key = if kesc {
+                    unsafe_str(key_scratch)
+                } else {
+                    unsafe_str(&buf[kp + 1..kend - 1])
+                };
+                (key, skip_ws(buf, p + 1))
             };
-            let mut p = skip_ws(buf, kend);
-            if p >= len || buf[p] != b':' {
-                return pos;
-            }
-            p = skip_ws(buf, p + 1);
             let Some(&v) = buf.get(p) else {
                 return pos;
-            };
-            let key = if kesc {
-                unsafe_str(key_scratch)
-            } else {
-                unsafe_str(&buf[kp + 1..kend - 1])
             };
             // Each value is handed over where it is made: building the cell
             // first and moving it costs a store-forwarding stall.
             macro_rules! emit {
                 ($cell:expr) => {
-                    if predicted.is_some() {
+                    if predicted {
                         sink.next_field($cell)
                     } else {
                         sink.field(key, $cell)
