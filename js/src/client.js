@@ -5,7 +5,7 @@
 
 import { AjaxAnswer } from "./answer.js";
 import { optionsOf, refuseUnknown, today } from "./args.js";
-import { batchRows } from "./columns.js";
+import { batchRows, exactRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { invalidInput } from "./errors.js";
 import { AjaxFunctions, invoke } from "./functions.js";
@@ -227,22 +227,26 @@ export class ErpClient extends AjaxFunctions {
       invocation.free();
     }
     // Rows rebuilt from columns equal the rows sent only when every row had
-    // the same keys in the same order; otherwise the core reads the kept body.
-    const exactRows = value.body && (() => this.#exactRows(name, all, reading, value));
-    return ANSWERS[operation.answer](value, options.numbers, exactRows);
+    // the same keys in the same order; otherwise the core reads the kept
+    // part of the body again for the keys of the rows from where they
+    // stopped being alike.
+    const rows = value.body && (() => this.#exactRows(name, all, reading, value, options.numbers));
+    return ANSWERS[operation.answer](value, options.numbers, rows);
   }
 
-  /** A table's rows as sent, read again from its body by the core. */
-  #exactRows(name, args, reading, { status, body }) {
+  /** A table's rows as sent: their keys read again by the core, their values the columns'. */
+  #exactRows(name, args, reading, { status, body, batch, rowsBefore, widthBefore }, numbers) {
     const invocation = core(() => this.#core.invoke(name, args, reading));
+    let later;
     try {
       // In its own call: wasm memory growing during the parse makes V8
       // collect garbage over and over (see Core.reserveForBody).
       this.#core.reserveForBody(body.length);
-      return core(() => invocation.parse(status, body)).rows;
+      later = core(() => invocation.parse(status, body)).rows;
     } finally {
       invocation.free();
     }
+    return exactRows(batch, numbers, rowsBefore, widthBefore, later);
   }
 
   /**

@@ -225,6 +225,47 @@ export function batchRows(batch, numbers, out) {
   return out;
 }
 
+/**
+ * The rows of a table whose rows were not all of one shape, as sent: the
+ * first `rowsBefore` rows have the batch's first `widthBefore` columns (the
+ * core saw them alike), each later one the keys of its row in `later`
+ * (those rows read again by the core), and every value is its column's.
+ */
+export function exactRows(batch, numbers, rowsBefore, widthBefore, later) {
+  if (rowsBefore + later.length !== batch.numRows) {
+    throw new Error(
+      `erpdata: ${rowsBefore} + ${later.length} rows read again, not the table's ${batch.numRows}`,
+    );
+  }
+  const before = { numRows: rowsBefore, columns: batch.columns.slice(0, widthBefore) };
+  const out = batchRows(before, numbers, []);
+  const gets = new Map(
+    batch.columns.map((c) => {
+      const { array, get } = cellReader(c, numbers);
+      return [c.name, get ?? ((i) => array[i])];
+    }),
+  );
+  for (let k = 0; k < later.length; k++) {
+    const i = rowsBefore + k;
+    const row = {};
+    for (const key of Object.keys(later[k])) {
+      const value = gets.get(key)(i);
+      if (key === "__proto__") {
+        Object.defineProperty(row, key, {
+          value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      } else {
+        row[key] = value;
+      }
+    }
+    out.push(row);
+  }
+  return out;
+}
+
 // --- whole columns -----------------------------------------------------------
 
 /**

@@ -129,6 +129,53 @@ describe("rows that differ in their keys", () => {
     assert.deepEqual(Object.keys(table.rows.at(-1)), ["amount", "id"]);
   });
 
+  test("rows that stop being alike deep in a body: every row as sent, however the body ends", async () => {
+    // The client keeps of a body only what it may read again: while the
+    // rows are alike, the last one begun. These bodies turn irregular far
+    // past the first chunk, in each way a row can differ, and end in each
+    // way an envelope can go on after its rows.
+    const alike = (from, n) =>
+      Array.from({ length: n }, (_, k) => ({
+        id: from + k,
+        name: `n${from + k}`,
+        amount: (from + k) / 4,
+      }));
+    const odd = [
+      { name: "reordered", id: -1, amount: 1 },
+      { id: -2, name: "no amount" },
+      { id: -3, name: "extra", amount: 2, extra: "x" },
+      { id: -4, name: "negative zero", amount: "-0" },
+      { 2: "two", 1: "one", id: -5, name: "integer keys", amount: 3 },
+      { id: -6, name: "own __proto__", amount: 4, ["__proto__"]: { x: 1 } },
+    ];
+    const rows = [...alike(0, 6_000), ...odd.slice(0, 3), ...alike(6_000, 3_000), ...odd.slice(3)];
+    const text = (data) => JSON.stringify(data).replace('"amount":"-0"', '"amount":-0.0');
+    const cases = {
+      "the envelope ends": `{"status":"success","data":${text(rows)}}`,
+      "status and a message follow": `{"data":${text(rows)},"status":"success","message":"ok"}`,
+      "a second data field replaces the rows": `{"status":"success","data":${text(rows)},"data":[{"a":1},{"b":2,"a":null}]}`,
+      "data keyed by row number": `{"status":"success","data":{${rows.map((r, i) => `"${i}":${text(r)}`).join(",")}}}`,
+    };
+    for (const [name, sent] of Object.entries(cases)) {
+      body = sent;
+      const parsed = JSON.parse(sent).data;
+      const expected = Array.isArray(parsed) ? parsed : Object.values(parsed);
+      const table = await client().table("t");
+      assert.equal(table.length, expected.length, name);
+      table.rows.forEach((row, i) => {
+        assert.deepEqual(Object.keys(row), Object.keys(expected[i]), `${name}: row ${i}'s keys`);
+        for (const key of Object.keys(row)) {
+          assert.ok(
+            Object.is(row[key], expected[i][key]) ||
+              (typeof row[key] === "object" &&
+                JSON.stringify(row[key]) === JSON.stringify(expected[i][key])),
+            `${name}: row ${i}, ${key}`,
+          );
+        }
+      });
+    }
+  });
+
   test("a key named __proto__ is an own property, as with JSON.parse", async () => {
     body = '{"status":"success","data":[{"__proto__":{"x":1},"b":2},{"__proto__":{"x":2},"b":3}]}';
     const table = await client().table("t");

@@ -17,8 +17,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use erpdata::{
     check_batch_rows, check_max_retries, Action, CallInfo, CallOptions, Config, DecoderOptions,
-    Error, Head, Invocation, OperationSink, Output, RetryPolicy, Sink, StreamEnd, Timeouts,
-    TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+    Error, Head, Invocation, OperationSink, Output, RetryPolicy, RowsFrom, Sink, StreamEnd,
+    Timeouts, TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
     DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
     MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
@@ -28,20 +28,30 @@ use wasm_bindgen::prelude::*;
 use crate::columns;
 use crate::convert::{invalid, set};
 use crate::errors::{to_js, JsResult};
-use crate::output::{output_js, strings, whole_js, Whole};
+use crate::output::{output_js, strings, whole_js, Reread, Whole};
 use crate::rows::Numbers;
 
 /// A call's sink: the core's sink for the invocation's answer and, for a
-/// table, the body too until the end, so that `Table.rows` can read the
-/// exact rows again when they were not all of one shape.
+/// table, what of the body `Table.rows` needs to read the exact rows again
+/// when they were not all of one shape: while the rows are regular, only
+/// the last row begun (the rows before it are rebuilt from the columns;
+/// see [`RowsFrom`]), so that a table of regular rows never holds its
+/// body, and wasm memory, which never shrinks, grows by its columns only.
 struct Kept {
     sink: OperationSink,
-    /// The body in segments of up to [`SEGMENT`] bytes. One buffer grown
-    /// to the body's size is copied at each doubling, and wasm memory
-    /// never shrinks: a 286 MB body held twice that at its peak. A segment
-    /// per chunk would grow the memory thousands of times, and V8 collects
+    /// The body from `kept_from` on, in segments of up to [`SEGMENT`]
+    /// bytes. One buffer grown to the body's size is copied at each
+    /// doubling: a 286 MB body held twice that at its peak. A segment per
+    /// chunk would grow the memory thousands of times, and V8 collects
     /// garbage at each growth.
     body: Option<Vec<Vec<u8>>>,
+    /// Bytes of the body before the kept ones.
+    kept_from: u64,
+    /// The row the kept body starts at, once it was cut there.
+    from: Option<RowsFrom>,
+    /// The `data` field of the last row begun: another than `from`'s means
+    /// a later `data` field replaced the rows before `from`.
+    last_field: Option<u32>,
     /// Bytes of the body so far (kept or not).
     received: usize,
     status: u16,
@@ -80,11 +90,43 @@ fn make_room(received: usize) {
     std::hint::black_box(&block);
 }
 
-/// A call's answer, and the body it came in when kept.
+/// Drops the kept body's bytes before offset `to` of the body.
+fn cut(body: &mut Vec<Vec<u8>>, kept_from: &mut u64, to: u64) {
+    let Some(mut drop) = to.checked_sub(*kept_from).map(|d| d as usize) else {
+        return;
+    };
+    *kept_from = to;
+    // Whole segments first; the last one stays, for the chunks to come.
+    while body.len() > 1 && body[0].len() <= drop {
+        drop -= body.remove(0).len();
+    }
+    if let Some(first) = body.first_mut() {
+        first.drain(..drop.min(first.len()));
+    }
+}
+
+/// Adds `bytes` to the kept body's last segment, or to a new one.
+fn append(body: &mut Vec<Vec<u8>>, bytes: &[u8]) {
+    match body.last_mut() {
+        Some(last) if last.capacity() - last.len() >= bytes.len() => last.extend_from_slice(bytes),
+        _ => {
+            // Doubling up to a segment's size: a small table's body takes
+            // about what it holds (an edge runtime counts the wasm memory's
+            // size, written or not).
+            let kept: usize = body.iter().map(Vec::len).sum();
+            let mut segment =
+                Vec::with_capacity(kept.clamp(FIRST_SEGMENT, SEGMENT).max(bytes.len()));
+            segment.extend_from_slice(bytes);
+            body.push(segment);
+        }
+    }
+}
+
+/// A call's answer, and what reads its exact rows again when kept.
 struct Answer {
     output: Output,
     status: u16,
-    body: Option<Vec<u8>>,
+    reread: Option<Reread>,
     regular: bool,
 }
 
@@ -95,6 +137,9 @@ impl Sink for Kept {
         self.status = status;
         self.regular = true;
         self.received = 0;
+        self.kept_from = 0;
+        self.from = None;
+        self.last_field = None;
         if let Some(body) = &mut self.body {
             body.clear();
         }
@@ -104,27 +149,24 @@ impl Sink for Kept {
     fn feed(&mut self, chunk: &[u8]) -> erpdata::Result<()> {
         let before = self.received;
         self.received += chunk.len();
-        if let Some(body) = &mut self.body {
-            if crossed_power_of_two(before, self.received) {
-                make_room(self.received);
-            }
-            match body.last_mut() {
-                Some(last) if last.capacity() - last.len() >= chunk.len() => {
-                    last.extend_from_slice(chunk)
-                }
-                _ => {
-                    // Doubling up to a segment's size: a small table's body
-                    // takes about what it holds (an edge runtime counts the
-                    // wasm memory's size, written or not).
-                    let kept = before.clamp(FIRST_SEGMENT, SEGMENT);
-                    let mut segment = Vec::with_capacity(kept.max(chunk.len()));
-                    segment.extend_from_slice(chunk);
-                    body.push(segment);
-                }
-            }
+        if self.body.is_some() && crossed_power_of_two(before, self.received) {
+            make_room(self.received);
         }
+        // Decoded first: what of the chunk to keep depends on its rows.
         let fed = self.sink.feed(chunk);
         self.regular = self.sink.rows_regular();
+        let from = self.sink.rows_from();
+        self.last_field = from.map(|f| f.data_field);
+        if let Some(body) = &mut self.body {
+            let mut keep = chunk;
+            if let (Some(from), true) = (from, self.regular) {
+                cut(body, &mut self.kept_from, from.offset);
+                let skip = from.offset.saturating_sub(before as u64);
+                keep = &chunk[(skip as usize).min(chunk.len())..];
+                self.from = Some(from);
+            }
+            append(body, keep);
+        }
         fed
     }
 
@@ -138,13 +180,32 @@ impl Sink for Kept {
 
     fn finish(&mut self) -> erpdata::Result<Answer> {
         let output = self.sink.finish()?;
-        // Rows rebuilt from the columns are the rows sent: the body goes
-        // before the answer is converted. Else it is joined, once.
-        let body = self.body.take().filter(|_| !self.regular);
+        // Rows rebuilt from the columns are the rows sent: what was kept
+        // goes before the answer is converted. Else it is joined, once.
+        let kept = self.body.take().filter(|_| !self.regular);
+        let reread = kept.map(|chunks| {
+            let tail = chunks.concat();
+            match self.from {
+                Some(from) => Reread {
+                    body: RowsFrom::body(&tail),
+                    rows_before: if self.last_field == Some(from.data_field) {
+                        from.row
+                    } else {
+                        0
+                    },
+                    width_before: from.columns,
+                },
+                None => Reread {
+                    body: tail,
+                    rows_before: 0,
+                    width_before: 0,
+                },
+            }
+        });
         Ok(Answer {
             output,
             status: self.status,
-            body: body.map(|chunks| chunks.concat()),
+            reread,
             regular: self.regular,
         })
     }
@@ -200,6 +261,9 @@ impl Call {
                 ..decoder
             }),
             body: table.then(Vec::new),
+            kept_from: 0,
+            from: None,
+            last_field: None,
             received: 0,
             status: 0,
             regular: true,
@@ -558,7 +622,7 @@ fn done_js(answer: Answer, numbers: Numbers, planned: bool) -> Result<JsValue, J
                     batches,
                     regular,
                     status: answer.status,
-                    body: answer.body.filter(|_| !regular),
+                    reread: answer.reread.filter(|_| !regular),
                 },
                 numbers,
             ))

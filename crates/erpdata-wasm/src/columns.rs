@@ -112,8 +112,23 @@ fn column(name: &str, parts: &[&ColumnData], numbers: Numbers) -> JsValue {
             if numbers == Numbers::Number {
                 let mut floats = Vec::with_capacity(len);
                 for p in parts {
-                    if let ColumnData::Decimal { values, scale, .. } = p {
+                    if let ColumnData::Decimal {
+                        values,
+                        scale,
+                        sent,
+                        ..
+                    } = p
+                    {
+                        let base = floats.len();
                         floats.extend(values.iter().map(|&v| to_f64(v, *scale)));
+                        // `-0` is held as 0 with its text kept: JSON.parse
+                        // gives -0, and so does a row read from here.
+                        for (row, text) in &sent.odd {
+                            let at = base + *row as usize;
+                            if values.get(*row as usize) == Some(&0) && text.starts_with('-') {
+                                floats[at] = -0.0;
+                            }
+                        }
                     }
                 }
                 set(&out, "values", &Float64Array::from(floats.as_slice()));

@@ -18,7 +18,17 @@ pub(crate) struct Whole {
     pub(crate) batches: TableBatches,
     pub(crate) regular: bool,
     pub(crate) status: u16,
-    pub(crate) body: Option<Vec<u8>>,
+    pub(crate) reread: Option<Reread>,
+}
+
+/// What `Table.rows` reads the exact rows of a table with irregular rows
+/// from: the first `rows_before` rows are the batch's first
+/// `width_before` columns; the rows of `body` (an answer of its own, see
+/// `erpdata::RowsFrom`) are the rest, their keys as sent.
+pub(crate) struct Reread {
+    pub(crate) body: Vec<u8>,
+    pub(crate) rows_before: u64,
+    pub(crate) width_before: usize,
 }
 
 /// `output` as its JS object (see the functions below).
@@ -32,7 +42,7 @@ pub(crate) fn output_js(output: Output, numbers: Numbers) -> Result<JsValue, JsV
                 batches,
                 regular: true,
                 status: 200,
-                body: None,
+                reread: None,
             },
             numbers,
         )),
@@ -118,8 +128,8 @@ fn table_js(table: &Table, numbers: Numbers) -> Result<JsValue, JsValue> {
 }
 
 /// A whole table as a call gives it: `{batch, notices, totalRows,
-/// regular, status, body?}` (`body` only when the rows were not all of one
-/// shape).
+/// regular, status, body?, rowsBefore?, widthBefore?}` (the last three
+/// only when the rows were not all of one shape; see [`Reread`]).
 pub(crate) fn whole_js(table: Whole, numbers: Numbers) -> JsValue {
     let out = Object::new();
     let batches = &table.batches;
@@ -133,8 +143,14 @@ pub(crate) fn whole_js(table: Whole, numbers: Numbers) -> JsValue {
     set(&out, "totalRows", &(batches.total_rows as f64).into());
     set(&out, "regular", &table.regular.into());
     set(&out, "status", &table.status.into());
-    if let Some(body) = table.body {
-        set(&out, "body", &Uint8Array::from(body.as_slice()).into());
+    if let Some(reread) = table.reread {
+        set(
+            &out,
+            "body",
+            &Uint8Array::from(reread.body.as_slice()).into(),
+        );
+        set(&out, "rowsBefore", &(reread.rows_before as f64).into());
+        set(&out, "widthBefore", &(reread.width_before as f64).into());
     }
     out.into()
 }

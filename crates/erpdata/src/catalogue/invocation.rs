@@ -9,7 +9,7 @@ use crate::ajax::AjaxQuery;
 use crate::ajax_answer::AjaxAnswer;
 use crate::call::Sink;
 use crate::config::Config;
-use crate::decode::DecoderOptions;
+use crate::decode::{DecoderOptions, RowsFrom};
 use crate::error::Result;
 use crate::query::{DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
@@ -226,6 +226,15 @@ impl OperationSink {
         match &self.body {
             Body::Table(table) => table.rows_regular(),
             Body::Whole { .. } => true,
+        }
+    }
+
+    /// For a table answer, the last row begun (see
+    /// [`TableDecoder::rows_from`](crate::TableDecoder::rows_from)).
+    pub fn rows_from(&self) -> Option<RowsFrom> {
+        match &self.body {
+            Body::Table(table) => table.rows_from(),
+            Body::Whole { .. } => None,
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::call::Sink;
 use crate::config::Config;
 use crate::decode::decoder::Core;
 use crate::decode::sink::RowCollector;
-use crate::decode::{Batch, DecoderOptions, Schema, TableDecoder};
+use crate::decode::{Batch, DecoderOptions, RowsFrom, Schema, TableDecoder};
 use crate::error::Result;
 use crate::response::{typed_rows, unify, Table};
 
@@ -77,6 +77,11 @@ impl WholeTable {
     /// not).
     pub fn rows_regular(&self) -> bool {
         self.decoder.as_ref().is_none_or(TableDecoder::rows_regular)
+    }
+
+    /// See [`TableDecoder::rows_from`].
+    pub fn rows_from(&self) -> Option<RowsFrom> {
+        self.decoder.as_ref().and_then(TableDecoder::rows_from)
     }
 
     /// The table's typed columns, once the body ended (see

@@ -278,6 +278,58 @@ impl TableDecoder {
     pub fn rows_regular(&self) -> bool {
         self.core.sink.regular()
     }
+
+    /// The last row begun in the `data` array, as a place to read the rows
+    /// again from (see [`RowsFrom`]); `None` before the first one, and
+    /// while the `data` field decoded last is not an array or has no row
+    /// yet.
+    pub fn rows_from(&self) -> Option<RowsFrom> {
+        self.core.row_start().map(|start| RowsFrom {
+            offset: start.offset,
+            row: start.row,
+            columns: self.core.sink.row_width(),
+            data_field: start.data_field,
+        })
+    }
+}
+
+/// A place in a table answer's body from which its rows can be read
+/// again: the `{` of row `row` (counted from 0) of the `data` array.
+///
+/// A binding that gives the rows exactly as sent rebuilds them from the
+/// batches while they are regular ([`TableDecoder::rows_regular`]), and
+/// otherwise reads the body again. It need not keep the whole body for
+/// that: taken while the rows are regular, this place says that every row
+/// before `row` is rebuilt exactly from the batches' first `columns`
+/// columns, and the body from `offset` on, made a body of its own by
+/// [`RowsFrom::body`], reads as the rows from `row` on — unless another
+/// `data` field follows, whose rows replace these: then a later place has
+/// another `data_field`, or there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowsFrom {
+    /// Bytes of the body before the row's `{`.
+    pub offset: u64,
+    /// Rows of the `data` array before this one.
+    pub row: u64,
+    /// The keys of every row before it, while the rows are regular: the
+    /// batches' first columns.
+    pub columns: usize,
+    /// Which `data` field of the envelope (from 1): a later one replaces
+    /// the rows of the earlier.
+    pub data_field: u32,
+}
+
+impl RowsFrom {
+    /// The envelope's start then `tail` (the body from [`RowsFrom::offset`]
+    /// on): an answer whose rows are the rows from this place on, with
+    /// the rest of the envelope as sent.
+    pub fn body(tail: &[u8]) -> Vec<u8> {
+        const HEAD: &[u8] = br#"{"status":"success","data":["#;
+        let mut body = Vec::with_capacity(HEAD.len() + tail.len());
+        body.extend_from_slice(HEAD);
+        body.extend_from_slice(tail);
+        body
+    }
 }
 
 #[cfg(test)]
@@ -312,5 +364,79 @@ mod regular_rows {
             !regular(r#"{"a":1},{"a":1},{"a":1,"c":1}"#),
             "new key in a later batch"
         );
+    }
+
+    /// The keys of each row, as sent.
+    fn keys(config: &Config, body: &[u8]) -> Vec<Vec<String>> {
+        let table = config.parse_table(200, body).unwrap();
+        let names = |r: &crate::Row| r.fields.iter().map(|(k, _)| k.clone()).collect();
+        table.rows.iter().map(names).collect()
+    }
+
+    /// Whatever the chunks, the last place taken while the rows were
+    /// regular splits the rows as `RowsFrom` says: the rows before it have
+    /// the first columns for keys, and the body from it reads as the rest
+    /// (or, after another `data` field, as that field's rows).
+    #[test]
+    fn rows_read_again_from_the_last_regular_place_are_the_rest() {
+        let config = Config::builder("https://erp.example.com/").build().unwrap();
+        let alike = |from: usize, n: usize| -> Vec<String> {
+            (from..from + n)
+                .map(|i| format!(r#"{{"id":{i},"name":"n{i}"}}"#))
+                .collect()
+        };
+        let mut rows = alike(0, 40);
+        rows.push(r#"{"name":"x","id":-1}"#.into());
+        rows.extend(alike(40, 10));
+        rows.push(r#"{"id":-2,"name":"y","more":true}"#.into());
+        let data = rows.join(",");
+        let bodies = [
+            format!(r#"{{"status":"success","data":[{data}]}}"#),
+            format!(r#" {{"data":[{data}] , "status":"success","message":"ok"}}"#),
+            format!(r#"{{"status":"success","data":[{data}],"data":[{{"b":1}},{{"a":2}}]}}"#),
+            format!(
+                r#"{{"status":"success","data":[{}],"data":[{data}]}}"#,
+                alike(0, 3).join(",")
+            ),
+        ];
+        for body in &bodies {
+            let body = body.as_bytes();
+            let all = keys(&config, body);
+            for size in [1, 7, 64, 300, body.len()] {
+                // One batch: a decoder that handed out rows refuses a second `data`.
+                let mut decoder = TableDecoder::new(&config, 200, DecoderOptions::default());
+                let mut kept = None;
+                for chunk in body.chunks(size) {
+                    decoder.feed(chunk).unwrap();
+                    if decoder.rows_regular() {
+                        kept = decoder.rows_from().or(kept);
+                    }
+                }
+                assert!(!decoder.rows_regular());
+                let latest = decoder.rows_from().map(|f| f.data_field);
+                let columns: Vec<String> = decoder.finish().unwrap().batches[0]
+                    .columns
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect();
+                let (before, tail) = match kept {
+                    Some(from) => {
+                        let tail = &body[from.offset as usize..];
+                        assert_eq!(tail[0], b'{');
+                        let before = if latest == Some(from.data_field) {
+                            from.row as usize
+                        } else {
+                            0
+                        };
+                        for row in &all[..before] {
+                            assert_eq!(row[..], columns[..from.columns], "size {size}");
+                        }
+                        (before, keys(&config, &RowsFrom::body(tail)))
+                    }
+                    None => (0, keys(&config, body)),
+                };
+                assert_eq!(tail[..], all[before..], "size {size}");
+            }
+        }
     }
 }

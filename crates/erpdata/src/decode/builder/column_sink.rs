@@ -110,6 +110,12 @@ impl ColumnSink {
         self.regular
     }
 
+    /// The keys of the previous row (while the rows are regular, the first
+    /// row's: the first columns, in order).
+    pub(crate) fn row_width(&self) -> usize {
+        self.keys.len()
+    }
+
     #[cold]
     fn slow_key(&mut self, key: &str) -> usize {
         // Another key at a known position, or more keys than the previous

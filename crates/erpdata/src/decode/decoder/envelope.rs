@@ -104,6 +104,8 @@ impl<S: RowSink> Core<S> {
             self.rows = 0;
         }
         self.data_items = 0;
+        self.data_fields += 1;
+        self.row_start = None;
         self.data_key_error = None;
         self.data_row_error = None;
         self.data_failed = false;

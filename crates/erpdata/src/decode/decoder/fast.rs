@@ -15,7 +15,7 @@ impl<S: RowSink> Core<S> {
     /// path would make. It stops before anything else — a nested value, an
     /// error, a token cut by the chunk's end — and leaves that to the
     /// general path, which reports errors; so it never needs to undo.
-    pub(super) fn fast_rows(&mut self, buf: &[u8], mut pos: usize) -> usize {
+    pub(super) fn fast_rows(&mut self, buf: &[u8], base: u64, mut pos: usize) -> usize {
         let Core {
             sink,
             scratch,
@@ -24,6 +24,8 @@ impl<S: RowSink> Core<S> {
             expect,
             rows,
             data_items,
+            row_start,
+            data_fields,
             ..
         } = self;
         let len = buf.len();
@@ -145,6 +147,11 @@ impl<S: RowSink> Core<S> {
                         *expect = Expect::Value;
                         return q + 1;
                     }
+                    *row_start = Some(RowStart {
+                        offset: base + r as u64,
+                        row: *rows,
+                        data_field: *data_fields,
+                    });
                     sink.begin_row();
                     stack.push(Frame::Row);
                     *expect = Expect::FirstKeyOrEnd;

@@ -256,6 +256,21 @@ pub(crate) struct Core<S> {
     data_failed: bool,
     /// Complete rows in the current `data`.
     rows: u64,
+    /// Where the last row begun in a `data` array starts (see
+    /// [`RowStart`]); `None` before one, and from each `data` field's start.
+    row_start: Option<RowStart>,
+    /// `data` fields met so far.
+    data_fields: u32,
+}
+
+/// The `{` of a row of a `data` array: the body from `offset` on holds
+/// that row and every later one, row `row` (counted from 0) of the `data`
+/// field numbered `data_field` (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RowStart {
+    pub offset: u64,
+    pub row: u64,
+    pub data_field: u32,
 }
 
 /// What [`Core::finish`] gives on success.
@@ -309,6 +324,8 @@ impl<S: RowSink> Core<S> {
             data_row_error: None,
             data_failed: false,
             rows: 0,
+            row_start: None,
+            data_fields: 0,
         }
     }
 
@@ -320,6 +337,11 @@ impl<S: RowSink> Core<S> {
     /// Complete rows decoded so far.
     pub(crate) fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Where the last row begun in a `data` array starts.
+    pub(crate) fn row_start(&self) -> Option<RowStart> {
+        self.row_start
     }
 
     /// Takes the next chunk of the body.
@@ -515,7 +537,7 @@ impl<S: RowSink> Core<S> {
                 return self.trailing(buf, base, pos, eof);
             }
             if self.fast_ready() {
-                pos = self.fast_rows(buf, pos);
+                pos = self.fast_rows(buf, base, pos);
             }
             pos = skip_ws(buf, pos);
             let Some(&b) = buf.get(pos) else {
@@ -703,6 +725,13 @@ impl<S: RowSink> Core<S> {
             }
             Target::Envelope(Role::Other) | Target::Skip => skip,
             Target::Row if object => {
+                if self.stack.last() == Some(&Frame::DataArray) {
+                    self.row_start = Some(RowStart {
+                        offset: at,
+                        row: self.rows,
+                        data_field: self.data_fields,
+                    });
+                }
                 self.sink.begin_row();
                 Frame::Row
             }
