@@ -62,9 +62,26 @@ const client = (url, fetchImpl) =>
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
 
-/** A `fetch` answering every request with `body`, as the service would. */
-const fromMemory = (body) => async () =>
-  new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+/**
+ * A `fetch` answering every request with `body`, as the service would, in
+ * 64 KiB views of the buffer as a socket delivers it. Not `new
+ * Response(body)`: that copies the whole buffer first (a quarter of a
+ * second for a million rows), which is no work of the client's.
+ */
+const fromMemory = (body) => async () => {
+  let at = 0;
+  const stream = new ReadableStream({
+    pull(controller) {
+      if (at >= body.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(body.subarray(at, at + 65536));
+      at += 65536;
+    },
+  });
+  return new Response(stream, { status: 200, headers: { "content-type": "application/json" } });
+};
 
 const CASES = {
   async json(url) {
