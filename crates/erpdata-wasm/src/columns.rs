@@ -32,9 +32,7 @@
 //!   `dictionary` (`{text, offsets}` of the distinct values) and `indices`
 //!   (`Int32Array`).
 
-use std::collections::HashMap;
-
-use erpdata::{Batch, Bitmap, Cell, ColumnData, ColumnType, Texts};
+use erpdata::{Batch, Bitmap, Cell, ColumnData, ColumnType, Interner, Texts};
 use js_sys::{Array, BigInt64Array, Float64Array, Int32Array, Object, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -290,14 +288,14 @@ fn dictionary(out: &Object, parts: &[&ColumnData], len: usize) -> bool {
         })
     };
     let sample = len.min(SAMPLE);
-    let mut seen: HashMap<&str, ()> = HashMap::with_capacity(sample);
+    let mut seen = Interner::new();
     for v in values().flatten().take(sample) {
-        seen.insert(v.unwrap_or(""), ());
+        seen.intern(v.unwrap_or("").as_bytes());
     }
     if seen.len() * 4 > sample {
         return false;
     }
-    let mut index: HashMap<&str, i32> = HashMap::with_capacity(seen.len() * 2);
+    let mut index = Interner::new();
     let mut distinct = Texts::new();
     let mut indices = Vec::with_capacity(len);
     for value in values().flatten() {
@@ -305,12 +303,11 @@ fn dictionary(out: &Object, parts: &[&ColumnData], len: usize) -> bool {
             indices.push(0);
             continue;
         };
-        let next = index.len() as i32;
-        let at = *index.entry(value).or_insert_with(|| {
+        let at = index.intern(value.as_bytes());
+        if at as usize == distinct.len() {
             distinct.push(value);
-            next
-        });
-        indices.push(at);
+        }
+        indices.push(at as i32);
         if index.len() * 2 > len {
             return false;
         }

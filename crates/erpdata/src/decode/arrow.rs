@@ -17,6 +17,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
 
 use super::batch::Batch;
 use super::columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
+use super::interner::Interner;
 use super::scanner::same_bytes;
 
 /// Field metadata key marking a column whose Utf8 values are JSON texts
@@ -196,98 +197,6 @@ fn utf8(values: Texts, validity: Option<Bitmap>) -> ArrayRef {
     Arc::new(unsafe { StringArray::new_unchecked(offsets, data, nulls(validity)) })
 }
 
-/// Distinct strings of a column, numbered in first-seen order: an
-/// open-addressing table of indices, hashed by a few word loads (the values
-/// are the service's own data, hashed only to count and number them).
-struct Interner<'a> {
-    slots: Vec<u32>,
-    hashes: Vec<u64>,
-    entries: Vec<&'a [u8]>,
-}
-
-impl<'a> Interner<'a> {
-    fn new() -> Self {
-        Interner {
-            slots: vec![0; 64],
-            hashes: Vec::new(),
-            entries: Vec::new(),
-        }
-    }
-
-    #[inline]
-    fn hash(s: &[u8]) -> u64 {
-        let n = s.len();
-        let word = |i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-        let (mut a, b) = match n {
-            0 => (0, 0),
-            1..=3 => (
-                u64::from(s[0]) | u64::from(s[n / 2]) << 8 | u64::from(s[n - 1]) << 16,
-                0,
-            ),
-            4..=7 => (
-                u64::from(u32::from_le_bytes(s[..4].try_into().expect("4 bytes"))),
-                u64::from(u32::from_le_bytes(s[n - 4..].try_into().expect("4 bytes"))),
-            ),
-            _ => (word(0), word(n - 8)),
-        };
-        let mut i = 8;
-        while i + 8 < n {
-            a = (a ^ word(i))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(31);
-            i += 8;
-        }
-        let h = (a.wrapping_mul(0x51_7C_C1_B7_27_22_0A_95) ^ b.rotate_left(29) ^ n as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^ (h >> 29)
-    }
-
-    /// The number of `s`, new or not.
-    #[inline]
-    fn intern(&mut self, s: &'a [u8]) -> u32 {
-        let h = Self::hash(s);
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        loop {
-            match self.slots[i] {
-                0 => break,
-                slot => {
-                    let id = (slot - 1) as usize;
-                    if self.hashes[id] == h && same_bytes(self.entries[id], s) {
-                        return id as u32;
-                    }
-                }
-            }
-            i = (i + 1) & mask;
-        }
-        let id = self.entries.len() as u32;
-        self.entries.push(s);
-        self.hashes.push(h);
-        self.slots[i] = id + 1;
-        if self.entries.len() * 2 > self.slots.len() {
-            self.grow();
-        }
-        id
-    }
-
-    fn grow(&mut self) {
-        let mut slots = vec![0u32; self.slots.len() * 2];
-        let mask = slots.len() - 1;
-        for (id, &h) in self.hashes.iter().enumerate() {
-            let mut i = h as usize & mask;
-            while slots[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            slots[i] = id as u32 + 1;
-        }
-        self.slots = slots;
-    }
-
-    fn len(&self) -> usize {
-        self.entries.len()
-    }
-}
-
 /// The column dictionary-encoded, in one pass; under [`Dictionary::Auto`]
 /// `None` as soon as it does not pay: fewer than [`DICTIONARY_MIN_VALUES`]
 /// non-null values, more than half of the first [`DICTIONARY_SAMPLE`]
@@ -334,7 +243,7 @@ fn dictionary(
         }
     }
     let mut dict = Texts::with_capacity(interner.len(), 0);
-    for s in &interner.entries {
+    for s in interner.values() {
         // SAFETY: each entry is a whole value of `values`, which is UTF-8.
         dict.push(unsafe { std::str::from_utf8_unchecked(s) });
     }
@@ -387,28 +296,5 @@ mod tests {
             });
         }
         assert!(!worth(&early));
-    }
-
-    #[test]
-    fn interner_numbers_in_first_seen_order() {
-        let words: Vec<String> = (0..5000).map(|i| format!("w{}", i % 777)).collect();
-        let mut interner = Interner::new();
-        for (i, w) in words.iter().enumerate() {
-            let id = interner.intern(w.as_bytes());
-            assert_eq!(id as usize, i % 777);
-        }
-        assert_eq!(interner.len(), 777);
-        for s in [
-            "",
-            "a",
-            "ab",
-            "abcd",
-            "abcdefgh",
-            "abcdefghijklmnopqrstuvwxyz",
-        ] {
-            let before = interner.len() as u32;
-            assert_eq!(interner.intern(s.as_bytes()), before);
-            assert_eq!(interner.intern(s.as_bytes()), before);
-        }
     }
 }

@@ -97,6 +97,7 @@ mod columns;
 mod decimal;
 mod declared;
 pub(crate) mod decoder;
+mod interner;
 #[cfg(feature = "parallel")]
 mod parallel;
 #[cfg(feature = "parallel")]
@@ -126,6 +127,7 @@ pub(crate) use date::parse as parse_date;
 pub(crate) use decimal::format as format_decimal;
 pub use decimal::parse_plain_decimal;
 pub use declared::{DeclaredSchema, DeclaredType};
+pub use interner::Interner;
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};
 pub use timestamp::canonical as write_timestamp;

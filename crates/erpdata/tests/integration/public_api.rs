@@ -14,10 +14,10 @@ use erpdata::{
     AjaxAnswer, AjaxFunction, AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap,
     Call, CallInfo, CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder,
     CreditStatusPlan, Decision, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Dues,
-    DuesKind, DuesQuery, Error, Finished, Head, Id, Invocation, Method, Operation, OperationSink,
-    Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row, RowsFrom,
-    Schema, Sent, Sink, StreamEnd, Table, TableBatches, TableDecoder, TableQuery, TableStream,
-    Texts, Timeouts, TransportKind, TransportSource, TypedRows, WholeBody, WholeTable,
+    DuesKind, DuesQuery, Error, Finished, Head, Id, Interner, Invocation, Method, Operation,
+    OperationSink, Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row,
+    RowsFrom, Schema, Sent, Sink, StreamEnd, Table, TableBatches, TableDecoder, TableQuery,
+    TableStream, Texts, Timeouts, TransportKind, TransportSource, TypedRows, WholeBody, WholeTable,
     ACCESS_TOKEN_VAR, BALANCE_COLUMNS, BASE_URL_VAR, COMPANY_ID_VAR, DEFAULT_BATCH_ROWS,
     DEFAULT_BUCKETS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
     DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, DUE_DATE_COLUMNS, FORM_CONTENT_TYPE,
@@ -51,6 +51,7 @@ fn the_core_surface() {
     let _: fn(TableDecoder) -> Result<Finished> = TableDecoder::finish;
     let _: fn(&TableDecoder) -> Option<RowsFrom> = TableDecoder::rows_from;
     let _: fn(&[u8]) -> Vec<u8> = RowsFrom::body;
+    let _: fn(&mut Interner<'static>, &'static [u8]) -> u32 = Interner::intern;
     let _: fn(&[Batch], &AgingOptions) -> Result<TypedRows> = aging;
     let _: fn(&[Batch], &[Batch], &[(String, Cell)], &str) -> Result<TypedRows> = credit_status;
     let _: fn(&[Batch], DuesKind) -> Result<Vec<String>> = account_ids;
