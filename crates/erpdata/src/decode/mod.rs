@@ -395,6 +395,10 @@ mod regular_rows {
         let bodies = [
             format!(r#"{{"status":"success","data":[{data}]}}"#),
             format!(r#" {{"data":[{data}] , "status":"success","message":"ok"}}"#),
+            format!(
+                "\u{feff}<br />\n<b>Notice</b>:  Undefined index: x in /srv/a.php on line 3<br />\n{}",
+                format_args!(r#"{{"status":"success","data":[{data}]}}"#)
+            ),
             format!(r#"{{"status":"success","data":[{data}],"data":[{{"b":1}},{{"a":2}}]}}"#),
             format!(
                 r#"{{"status":"success","data":[{}],"data":[{data}]}}"#,
