@@ -139,15 +139,29 @@ export function cellReader(col, numbers) {
       throw new Error(`erpdata: unknown column type ${col.type} from the wasm module`);
   }
   if (validity !== null) {
-    const inner =
-      get ??
-      (
-        (a) => (i) =>
-          a[i]
-      )(array);
+    const inner = getterOf({ array, get });
     return { array: null, get: (i) => (isValidIn(validity, i) ? inner(i) : null) };
   }
   return { array, get };
+}
+
+/** A reader's values as one function of the row, whether it reads an array or calls a getter. */
+function getterOf({ array, get }) {
+  return get ?? ((i) => array[i]);
+}
+
+/** Sets `row[key]`; `__proto__` as an own property, as JSON.parse makes it. */
+function setField(row, key, value) {
+  if (key === "__proto__") {
+    Object.defineProperty(row, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    row[key] = value;
+  }
 }
 
 let codegen;
@@ -198,28 +212,10 @@ export function batchRows(batch, numbers, out) {
     for (let i = 0; i < numRows; i++) out.push(make(i));
     return out;
   }
-  const gets = readers.map(
-    (r) =>
-      r.get ??
-      (
-        (a) => (i) =>
-          a[i]
-      )(r.array),
-  );
+  const gets = readers.map(getterOf);
   for (let i = 0; i < numRows; i++) {
     const row = {};
-    for (let j = 0; j < names.length; j++) {
-      if (names[j] === "__proto__") {
-        Object.defineProperty(row, "__proto__", {
-          value: gets[j](i),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      } else {
-        row[names[j]] = gets[j](i);
-      }
-    }
+    for (let j = 0; j < names.length; j++) setField(row, names[j], gets[j](i));
     out.push(row);
   }
   return out;
@@ -239,28 +235,11 @@ export function exactRows(batch, numbers, rowsBefore, widthBefore, later) {
   }
   const before = { numRows: rowsBefore, columns: batch.columns.slice(0, widthBefore) };
   const out = batchRows(before, numbers, []);
-  const gets = new Map(
-    batch.columns.map((c) => {
-      const { array, get } = cellReader(c, numbers);
-      return [c.name, get ?? ((i) => array[i])];
-    }),
-  );
+  const gets = new Map(batch.columns.map((c) => [c.name, getterOf(cellReader(c, numbers))]));
   for (let k = 0; k < later.length; k++) {
     const i = rowsBefore + k;
     const row = {};
-    for (const key of Object.keys(later[k])) {
-      const value = gets.get(key)(i);
-      if (key === "__proto__") {
-        Object.defineProperty(row, key, {
-          value,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      } else {
-        row[key] = value;
-      }
-    }
+    for (const key of Object.keys(later[k])) setField(row, key, gets.get(key)(i));
     out.push(row);
   }
   return out;
