@@ -49,9 +49,6 @@ struct Kept {
     kept_from: u64,
     /// The row the kept body starts at, once it was cut there.
     from: Option<RowsFrom>,
-    /// The `data` field of the last row begun: another than `from`'s means
-    /// a later `data` field replaced the rows before `from`.
-    last_field: Option<u32>,
     /// Bytes of the body so far (kept or not).
     received: usize,
     status: u16,
@@ -139,7 +136,6 @@ impl Sink for Kept {
         self.received = 0;
         self.kept_from = 0;
         self.from = None;
-        self.last_field = None;
         if let Some(body) = &mut self.body {
             body.clear();
         }
@@ -156,7 +152,6 @@ impl Sink for Kept {
         let fed = self.sink.feed(chunk);
         self.regular = self.sink.rows_regular();
         let from = self.sink.rows_from();
-        self.last_field = from.map(|f| f.data_field);
         if let Some(body) = &mut self.body {
             let mut keep = chunk;
             if let (Some(from), true) = (from, self.regular) {
@@ -179,6 +174,7 @@ impl Sink for Kept {
     }
 
     fn finish(&mut self) -> erpdata::Result<Answer> {
+        let last = self.sink.rows_from();
         let output = self.sink.finish()?;
         // Rows rebuilt from the columns are the rows sent: what was kept
         // goes before the answer is converted. Else it is joined, once.
@@ -188,11 +184,7 @@ impl Sink for Kept {
             match self.from {
                 Some(from) => Reread {
                     body: RowsFrom::body(&tail),
-                    rows_before: if self.last_field == Some(from.data_field) {
-                        from.row
-                    } else {
-                        0
-                    },
+                    rows_before: from.rows_before(last),
                     width_before: from.columns,
                 },
                 None => Reread {
@@ -263,7 +255,6 @@ impl Call {
             body: table.then(Vec::new),
             kept_from: 0,
             from: None,
-            last_field: None,
             received: 0,
             status: 0,
             regular: true,

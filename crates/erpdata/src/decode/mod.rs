@@ -322,6 +322,18 @@ pub struct RowsFrom {
 }
 
 impl RowsFrom {
+    /// How many of the answer's rows come before this place, given `last`,
+    /// the decoder's [`TableDecoder::rows_from`] once the body ended:
+    /// [`RowsFrom::row`], unless a later `data` field replaced these rows
+    /// (then none: the body from here reads as that field's rows).
+    pub fn rows_before(&self, last: Option<RowsFrom>) -> u64 {
+        if last.map(|l| l.data_field) == Some(self.data_field) {
+            self.row
+        } else {
+            0
+        }
+    }
+
     /// The envelope's start then `tail` (the body from [`RowsFrom::offset`]
     /// on): an answer whose rows are the rows from this place on, with
     /// the rest of the envelope as sent.
@@ -419,7 +431,7 @@ mod regular_rows {
                     }
                 }
                 assert!(!decoder.rows_regular());
-                let latest = decoder.rows_from().map(|f| f.data_field);
+                let last = decoder.rows_from();
                 let columns: Vec<String> = decoder.finish().unwrap().batches[0]
                     .columns
                     .iter()
@@ -429,11 +441,7 @@ mod regular_rows {
                     Some(from) => {
                         let tail = &body[from.offset as usize..];
                         assert_eq!(tail[0], b'{');
-                        let before = if latest == Some(from.data_field) {
-                            from.row as usize
-                        } else {
-                            0
-                        };
+                        let before = from.rows_before(last) as usize;
                         for row in &all[..before] {
                             assert_eq!(row[..], columns[..from.columns], "size {size}");
                         }

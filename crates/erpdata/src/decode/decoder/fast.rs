@@ -40,7 +40,7 @@ impl<S: RowSink> Core<S> {
             // replaces scanning it, finding the colon and looking it up.
             let expected = sink.next_key();
             let predicted = !expected.is_empty()
-                && buf.len() - kp >= expected.len()
+                && len - kp >= expected.len()
                 && same_bytes(&buf[kp..kp + expected.len()], expected);
             let (key, p) = if predicted {
                 ("", skip_ws(buf, kp + expected.len()))
