@@ -5,23 +5,50 @@
 export const ABORTED = Symbol("aborted");
 
 /**
+ * Calls `then` once `ms` have passed by the monotonic clock; the function
+ * returned cancels it. A timer alone can end early: it counts whole
+ * milliseconds from the event loop's clock, which is read once per turn
+ * of the loop, so a limit of 799.6 ms set late in a long turn fired ~1 ms
+ * early, and a call's total timeout ended before its limit. It is set
+ * again for what is left until the time has really passed.
+ */
+function after(ms, then) {
+  let armed = performance.now();
+  const end = armed + ms;
+  let timer;
+  const check = () => {
+    const now = performance.now();
+    // A clock that did not move while the timer ran (workerd's, which
+    // advances only with I/O) cannot tell: the timer's word stands.
+    if (now > armed && end > now) {
+      armed = now;
+      timer = setTimeout(check, Math.ceil(end - now));
+    } else {
+      then();
+    }
+  };
+  timer = setTimeout(check, Math.ceil(ms));
+  return () => clearTimeout(timer);
+}
+
+/**
  * Settles as `promise` does, or rejects with a TimeoutError after `ms`
  * (calling `onTimeout` first) or with ABORTED once `signal` aborts.
  */
 export function within(promise, ms, signal, onTimeout) {
-  let timer;
+  let cancel;
   let onAbort;
   const limit = new Promise((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = after(ms, () => {
       onTimeout?.();
       reject(new DOMException(`nothing within ${ms} ms`, "TimeoutError"));
-    }, ms);
+    });
     onAbort = () => reject(ABORTED);
     if (signal?.aborted) onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
   });
   return Promise.race([promise, limit]).finally(() => {
-    clearTimeout(timer);
+    cancel();
     signal?.removeEventListener("abort", onAbort);
   });
 }
@@ -30,13 +57,13 @@ export function within(promise, ms, signal, onTimeout) {
 export function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
-      clearTimeout(timer);
+      cancel();
       reject(ABORTED);
     };
-    const timer = setTimeout(() => {
+    const cancel = after(ms, () => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    });
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
