@@ -65,6 +65,38 @@ function chunkSlices(chunks) {
   return out;
 }
 
+/**
+ * Row i's string of a column's `chunks`, sliced from the chunk's text when
+ * asked for: a million strings made up front cost more than the decoding
+ * (and their garbage collection), and most reads want a few columns.
+ */
+function textReader(chunks) {
+  if (chunks.length === 1) {
+    const { text, offsets } = chunks[0];
+    return (i) => text.slice(offsets[i], offsets[i + 1]);
+  }
+  // starts[c]: the first row of chunk c; reads mostly go in order, so the
+  // last chunk is tried before a search.
+  const starts = new Float64Array(chunks.length + 1);
+  for (let c = 0; c < chunks.length; c++) starts[c + 1] = starts[c] + chunks[c].offsets.length - 1;
+  let c = 0;
+  return (i) => {
+    if (i < starts[c] || i >= starts[c + 1]) {
+      let lo = 0;
+      let hi = chunks.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid] <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      c = lo;
+    }
+    const { text, offsets } = chunks[c];
+    const k = i - starts[c];
+    return text.slice(offsets[k], offsets[k + 1]);
+  };
+}
+
 /** Whether a JSON text is a number (its first character says). */
 const isNumberText = (t) => {
   const c = t.charCodeAt(0);
@@ -252,6 +284,9 @@ export function exactRows(batch, numbers, rowsBefore, widthBefore, later) {
  * row i's value as `rows` has it (null where there is none).
  */
 export class Column {
+  /** Row i's value when `values` is made only if asked for (validity aside). */
+  #read;
+
   constructor(name, type, dataType, length, values, validity, extra = {}) {
     /** The row key. */
     this.name = name;
@@ -262,6 +297,21 @@ export class Column {
     this.length = length;
     /** Float64Array, Int32Array, BigInt64Array, Uint8Array (bool: 0/1), Int32Array (date: days since 1970-01-01), BigInt64Array (timestamp: microseconds since 1970-01-01), or an Array (strings, JSON values). */
     this.values = values;
+    if (extra.read) {
+      // Strings are sliced from their chunk's text when read; `values`
+      // makes them all at its first use, then stays what it made.
+      this.#read = extra.read;
+      Object.defineProperty(this, "values", {
+        enumerable: true,
+        configurable: true,
+        get() {
+          const all = new Array(length);
+          for (let i = 0; i < length; i++) all[i] = this.isValid(i) ? extra.read(i) : null;
+          Object.defineProperty(this, "values", { value: all, enumerable: true, writable: true });
+          return all;
+        },
+      });
+    }
     /** Packed bitmap (bit i set: row i has a value), or null when every row has one. */
     this.validity = validity;
     if (extra.precision !== undefined) {
@@ -286,7 +336,7 @@ export class Column {
   /** Row `i`'s value as in `rows` (dates and timestamps as text, int64 as bigint). */
   get(i) {
     if (!this.isValid(i)) return null;
-    const v = this.values?.[i];
+    const v = this.#read ? this.#read(i) : this.values?.[i];
     switch (this.type) {
       case "null":
         return null;
@@ -324,13 +374,13 @@ export function tableColumns(batch, numbers) {
     } else if (col.values !== undefined) {
       values = col.values;
     } else if (col.dictionary) {
-      extra.dictionary = slices(col.dictionary);
-      extra.indices = col.indices;
-      values = new Array(numRows);
-      const dict = extra.dictionary;
+      const dict = slices(col.dictionary);
       const idx = col.indices;
-      for (let i = 0; i < numRows; i++)
-        values[i] = isValidIn(col.validity, i) ? dict[idx[i]] : null;
+      extra.dictionary = dict;
+      extra.indices = idx;
+      extra.read = (i) => dict[idx[i]];
+    } else if (col.type === "string" || col.type === "decimal") {
+      extra.read = textReader(col.chunks);
     } else {
       const reader = cellReader(col, numbers);
       values = reader.array ?? Array.from({ length: numRows }, (_, i) => reader.get(i));

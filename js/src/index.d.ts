@@ -434,7 +434,9 @@ export declare class Column {
    * 1970-01-01 00:00:00, no time zone), `Uint8Array` (bool: 0 or 1), an
    * array of strings (string, decimal) or of JSON values (json); `null`
    * for an all-null column. A row without a value holds a placeholder
-   * (in a typed array) or `null`; see `validity`.
+   * (in a typed array) or `null`; see `validity`. Text is kept as the
+   * core decoded it until read: `get(i)` makes one string, and `values`
+   * makes them all at its first use (then keeps them).
    */
   readonly values:
     | Float64Array

@@ -243,6 +243,32 @@ describe("table().columns()", () => {
     assert.equal(table.columns(), cols, "built once");
   });
 
+  test("text columns read in any order, and `values` made once", async () => {
+    // Exact decimals are text too.
+    const exact = await client().table("sales_invoice", { numbers: "string" });
+    const cols = exact.columns();
+    const rows = exact.rows;
+    assert.equal(cols.amount.type, "decimal");
+    assert.equal(cols.invoice_no.dictionary, undefined);
+    assert.ok(Array.isArray(cols.currency.dictionary));
+    const names = ["invoice_no", "amount", "currency", "customer_name", "remarks"];
+    for (const name of names) {
+      for (let i = ROWS - 1; i >= 0; i -= 1) assert.equal(cols[name].get(i), rows[i][name]);
+      const values = cols[name].values;
+      assert.deepEqual(
+        values,
+        rows.map((r) => r[name]),
+        name,
+      );
+      assert.equal(cols[name].values, values, `${name}: made once`);
+    }
+    assert.ok(Object.keys(cols.invoice_no).includes("values"), "an own, enumerable property");
+    assert.ok(
+      rows.some((r) => r.remarks === null) && rows.some((r) => r.remarks !== null),
+      "remarks has nulls and values",
+    );
+  });
+
   test("the same rows as a plain JSON.parse of the body, each value typed by its column", async () => {
     const res = await fetch(`${sandbox.url}/apis/dataapi.php`, {
       method: "POST",
