@@ -36,17 +36,35 @@ pub(crate) fn parse(s: &[u8]) -> Option<i32> {
     Some(days_from_civil(year, month, day))
 }
 
-/// [`parse`] that remembers the month of the last date: the dates of a
-/// table fall in a few months, so most often only the day is new, and two
-/// digits are all there is to read.
-#[derive(Debug, Default, Clone, Copy)]
+/// [`parse`] that remembers the months it has seen: the dates of a table
+/// fall in a few months, so most often only the day is new, and two digits
+/// are all there is to read. A column's dates need not come in order (an
+/// invoice's date and its due date a month apart, rows by customer), so
+/// each month of the year has a slot of its own.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Dates {
-    /// `YYYY-MM-` of the last date, little-endian (0: none yet).
-    month: u64,
-    /// Days since 1970-01-01 of the day before that month's first.
+    /// Slot `(s[5] & 1) * 16 + (s[6] & 15)`: months 01–12 of one year never
+    /// share one (other years' take a slot over).
+    months: [Month; 32],
+}
+
+/// One month [`Dates`] has seen.
+#[derive(Debug, Default, Clone, Copy)]
+struct Month {
+    /// `YYYY-MM-` of the month, little-endian (0: none yet).
+    word: u64,
+    /// Days since 1970-01-01 of the day before the month's first.
     day_zero: i32,
-    /// Days in that month.
+    /// Days in the month.
     days: u32,
+}
+
+impl Default for Dates {
+    fn default() -> Self {
+        Dates {
+            months: [Month::default(); 32],
+        }
+    }
 }
 
 impl Dates {
@@ -54,24 +72,26 @@ impl Dates {
     #[inline]
     pub(crate) fn parse(&mut self, s: &[u8]) -> Option<i32> {
         let s: &[u8; 10] = s.try_into().ok()?;
-        let month = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
-        if month == self.month {
+        let word = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
+        let slot = usize::from(s[5] & 1) * 16 + usize::from(s[6] & 15);
+        let month = &mut self.months[slot];
+        if month.word == word {
             let (tens, ones) = (s[8].wrapping_sub(b'0'), s[9].wrapping_sub(b'0'));
             if tens > 9 || ones > 9 {
                 return None;
             }
             let day = u32::from(tens) * 10 + u32::from(ones);
-            return (1..=self.days)
+            return (1..=month.days)
                 .contains(&day)
-                .then(|| self.day_zero + day as i32);
+                .then(|| month.day_zero + day as i32);
         }
         let days = parse(s)?;
         // A valid date: its digits are digits.
         let digit = |i: usize| u32::from(s[i] - b'0');
         let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
         let day = digit(8) * 10 + digit(9);
-        *self = Dates {
-            month,
+        *month = Month {
+            word,
             day_zero: days - day as i32,
             days: days_in_month(year, digit(5) * 10 + digit(6)),
         };
@@ -214,6 +234,16 @@ mod tests {
         }
         for t in &texts {
             dates.parse(b"2025-01-31");
+            assert_eq!(dates.parse(t.as_bytes()), parse(t.as_bytes()), "{t}");
+        }
+        // Out of order, so that months of other years take a slot over and
+        // months of one year share the cache.
+        let mut x = 5u64;
+        for _ in 0..50_000 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let t = &texts[(x >> 33) as usize % texts.len()];
             assert_eq!(dates.parse(t.as_bytes()), parse(t.as_bytes()), "{t}");
         }
     }
