@@ -41,7 +41,7 @@ pub(crate) fn parse(s: &[u8]) -> Option<i32> {
 /// are all there is to read. A column's dates need not come in order (an
 /// invoice's date and its due date a month apart, rows by customer), so
 /// each month of the year has a slot of its own.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Dates {
     /// Slot `(s[5] & 1) * 16 + (s[6] & 15)`: months 01–12 of one year never
     /// share one (other years' take a slot over).
@@ -57,14 +57,6 @@ struct Month {
     day_zero: i32,
     /// Days in the month.
     days: u32,
-}
-
-impl Default for Dates {
-    fn default() -> Self {
-        Dates {
-            months: [Month::default(); 32],
-        }
-    }
 }
 
 impl Dates {
