@@ -139,9 +139,31 @@ pub fn civil_from_days(z: i32) -> (i32, u32, u32) {
 
 /// Writes `days` as `YYYY-MM-DD`: exactly the text [`parse`] accepted.
 pub(crate) fn format(days: i32, out: &mut String) {
-    use std::fmt::Write;
     let (y, m, d) = civil_from_days(days);
-    let _ = write!(out, "{y:04}-{m:02}-{d:02}");
+    match u32::try_from(y) {
+        // Digits by hand: row paths write a date or timestamp per cell,
+        // and `write!` costs several times more.
+        Ok(y) if y <= 9999 => {
+            let mut text = *b"0000-00-00";
+            put_digits(&mut text[..4], y);
+            put_digits(&mut text[5..7], m);
+            put_digits(&mut text[8..], d);
+            out.push_str(std::str::from_utf8(&text).expect("ASCII digits"));
+        }
+        // Days beyond what `parse` reads (a Date32 made elsewhere).
+        _ => {
+            use std::fmt::Write;
+            let _ = write!(out, "{y:04}-{m:02}-{d:02}");
+        }
+    }
+}
+
+/// Writes `value`'s last `to.len()` decimal digits into `to`, zero-padded.
+pub(crate) fn put_digits(to: &mut [u8], mut value: u32) {
+    for b in to.iter_mut().rev() {
+        *b = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
 }
 
 #[cfg(test)]
@@ -195,6 +217,31 @@ mod tests {
                 assert!(out > prev);
             }
             last = Some(out);
+        }
+    }
+
+    #[test]
+    fn format_writes_what_the_formatter_would() {
+        use std::fmt::Write;
+        let mut x = 3u64;
+        let far = [-719_529, -719_528, -719_162, 2_932_896, 2_932_897];
+        let days = (-800_000..3_000_000)
+            .step_by(97)
+            .chain(far)
+            .chain((0..20_000).map(|_| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                // Years to about ±270,000: beyond 9999 and before 1, `write!`.
+                (x >> 32) as i32 % 100_000_000
+            }));
+        for d in days {
+            let (y, m, day) = civil_from_days(d);
+            let mut want = String::new();
+            let _ = write!(want, "{y:04}-{m:02}-{day:02}");
+            let mut got = String::from("x");
+            format(d, &mut got);
+            assert_eq!(got[1..], want, "{d}");
         }
     }
 
