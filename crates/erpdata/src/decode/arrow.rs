@@ -18,7 +18,6 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
 use super::batch::Batch;
 use super::columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
 use super::interner::Interner;
-use super::scanner::same_bytes;
 
 /// Field metadata key marking a column whose Utf8 values are JSON texts
 /// (value [`JSON_TYPE`]), so they can be told from plain strings.
@@ -213,7 +212,6 @@ fn dictionary(
     let sample = non_null.min(DICTIONARY_SAMPLE);
     let mut interner = Interner::new();
     let mut keys = Vec::with_capacity(values.len());
-    let mut last: Option<(&[u8], i32)> = None;
     let mut counted = 0;
     // The values as bytes between offsets: `Texts::get` would check each
     // slice for char boundaries, and these are whole values already.
@@ -225,15 +223,8 @@ fn dictionary(
         }
         counted += 1;
         let s = &data[ends[0] as usize..ends[1] as usize];
-        let key = match last {
-            Some((l, k)) if same_bytes(l, s) => k,
-            _ => {
-                let k = i32::try_from(interner.intern(s))
-                    .map_err(|_| ArrowError::ComputeError("too many distinct strings".into()))?;
-                last = Some((s, k));
-                k
-            }
-        };
+        let key = i32::try_from(interner.intern(s))
+            .map_err(|_| ArrowError::ComputeError("too many distinct strings".into()))?;
         keys.push(key);
         if auto {
             let budget = if counted <= sample { sample } else { non_null } / 2;

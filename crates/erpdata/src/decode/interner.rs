@@ -12,6 +12,9 @@ pub struct Interner<'a> {
     slots: Vec<u32>,
     hashes: Vec<u64>,
     entries: Vec<&'a [u8]>,
+    /// The last string and its number: a column's values come in runs
+    /// (one currency, the rows of one customer).
+    last: Option<(&'a [u8], u32)>,
 }
 
 impl Default for Interner<'_> {
@@ -27,6 +30,7 @@ impl<'a> Interner<'a> {
             slots: vec![0; 64],
             hashes: Vec::new(),
             entries: Vec::new(),
+            last: None,
         }
     }
 
@@ -61,6 +65,18 @@ impl<'a> Interner<'a> {
     /// The number of `s`, new or not.
     #[inline]
     pub fn intern(&mut self, s: &'a [u8]) -> u32 {
+        if let Some((last, id)) = self.last {
+            if same_bytes(last, s) {
+                return id;
+            }
+        }
+        let id = self.find_or_add(s);
+        self.last = Some((s, id));
+        id
+    }
+
+    #[inline]
+    fn find_or_add(&mut self, s: &'a [u8]) -> u32 {
         let h = Self::hash(s);
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
