@@ -11,6 +11,8 @@
 //   json          fetch + res.json(), the rows under `data`
 //   rows          (await client.table()).rows
 //   columns       (await client.table()).columns()
+//   columns read  the same, then every column's `values` (text columns
+//                 make their strings when read: what reading them all costs)
 //   streamTable   for await over client.streamTable(), counting rows
 // and, at the largest size, with the body already in memory (a `fetch`
 // that answers from a buffer), so the client's own cost shows:
@@ -99,6 +101,11 @@ const CASES = {
   },
   async columns(url) {
     return (await client(url).table("sales_invoice")).columns();
+  },
+  async "columns read"(url) {
+    const columns = (await client(url).table("sales_invoice")).columns();
+    for (const column of Object.values(columns)) column.values;
+    return columns;
   },
   async streamTable(url) {
     let n = 0;
