@@ -35,6 +35,27 @@ def test_decimals_exact_repeated_or_distinct() -> None:
     assert rows[0]["x"] is rows[7]["x"]  # a repeat shares its Decimal
 
 
+def test_dates_and_strings_exact_however_they_repeat() -> None:
+    """Dates whose days share a slot of the row reader's cache (1,024 days
+    apart) and strings past the cached count: each row still has its own."""
+    import datetime
+
+    epoch = datetime.date(2020, 1, 1)
+    days = [(i * 1024 + (i % 3)) % 3000 for i in range(9000)]
+    words = [f"w{i % 5000}" if i % 2 else "same" for i in range(9000)]
+    body = '{{"status":"success","data":[{}]}}'.format(
+        ",".join(
+            f'{{"d":"{epoch + datetime.timedelta(days=d)}","s":"{w}"}}' for d, w in zip(days, words)
+        )
+    )
+    rows = list(CONFIG.parse_table(200, body.encode()))
+    assert [r["d"] for r in rows] == [epoch + datetime.timedelta(days=d) for d in days]
+    assert [r["s"] for r in rows] == words
+    again = days.index(days[1], 2)
+    assert rows[1]["d"] is rows[again]["d"]  # a repeat shares its date
+    assert rows[0]["s"] is rows[2]["s"]  # and its string
+
+
 def test_collector_back_on_after_rows() -> None:
     body = b'{"status":"success","data":[' + b",".join(b'{"a":1.5}' for _ in range(1000)) + b"]}"
     table = CONFIG.parse_table(200, body)

@@ -18,6 +18,8 @@ use arrow_schema::{DataType, Field, TimeUnit};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDate, PyDict, PyList, PyString};
 
+use erpdata::Interner;
+
 use crate::convert::{cached, from_iso, DECIMAL, JSON_LOADS};
 use crate::decimal_layout::DecimalMaker;
 
@@ -37,7 +39,7 @@ enum Reader<'a, 'py> {
     /// Decimals made so far, reused for a repeat (prices, rates, zero).
     Decimal(&'a Decimal128Array, Decimals<'py>),
     /// Dates repeat from row to row: each distinct one is made once.
-    Date(&'a Date32Array, HashMap<i32, Bound<'py, PyDate>>),
+    Date(&'a Date32Array, Dates<'py>),
     /// Timestamps, made per row (mostly distinct), the last one reused.
     Timestamp(
         &'a TimestampMicrosecondArray,
@@ -50,11 +52,12 @@ enum Reader<'a, 'py> {
 
 /// A column's strings made so far, while that pays: a column of mostly
 /// distinct values (invoice numbers) stops being cached after a while.
+/// Numbered by the core's [`Interner`] (its hash and compare are cheaper
+/// than a map's, and it remembers the last value, for runs of one).
 pub(crate) struct Strings<'a, 'py> {
-    made: Option<HashMap<&'a str, Bound<'py, PyString>>>,
-    misses: usize,
-    /// Row and string of the last value, for runs of one value.
-    last: Option<(usize, Bound<'py, PyString>)>,
+    seen: Option<Interner<'a>>,
+    /// The string of each number.
+    made: Vec<Bound<'py, PyString>>,
 }
 
 /// Distinct values cached per column at most.
@@ -63,38 +66,59 @@ const VALUES_CACHED: usize = 4096;
 impl<'a, 'py> Strings<'a, 'py> {
     fn new() -> Self {
         Strings {
-            made: Some(HashMap::default()),
-            misses: 0,
-            last: None,
+            seen: Some(Interner::new()),
+            made: Vec::new(),
         }
     }
 
     fn get(&mut self, py: Python<'py>, array: &'a StringArray, i: usize) -> Bound<'py, PyString> {
         let text = array.value(i);
-        if let Some((j, s)) = &self.last {
-            if array.value(*j) == text {
-                let s = s.clone();
-                self.last = Some((i, s.clone()));
-                return s;
+        let Some(seen) = self.seen.as_mut() else {
+            return PyString::new(py, text);
+        };
+        let id = seen.intern(text.as_bytes()) as usize;
+        if let Some(s) = self.made.get(id) {
+            return s.clone();
+        }
+        let s = PyString::new(py, text);
+        if self.made.len() < VALUES_CACHED {
+            self.made.push(s.clone());
+        } else {
+            // Mostly distinct: stop numbering.
+            self.seen = None;
+            self.made = Vec::new();
+        }
+        s
+    }
+}
+
+/// A column's dates made so far, by day in a direct-mapped table: a
+/// table's dates fall within a few years, and a slot is one load and a
+/// compare (a map's hash cost as much as the rest of the cell).
+pub(crate) struct Dates<'py> {
+    slots: Vec<Option<(i32, Bound<'py, PyDate>)>>,
+}
+
+/// Slots of [`Dates`]: nearly three years of days, each in a slot of its own.
+const DATE_SLOTS: usize = 1024;
+
+impl<'py> Dates<'py> {
+    fn new() -> Self {
+        Dates {
+            slots: vec![None; DATE_SLOTS],
+        }
+    }
+
+    fn get(&mut self, py: Python<'py>, days: i32) -> PyResult<Bound<'py, PyDate>> {
+        let slot = &mut self.slots[days.rem_euclid(DATE_SLOTS as i32) as usize];
+        if let Some((d, date)) = slot {
+            if *d == days {
+                return Ok(date.clone());
             }
         }
-        let found = self.made.as_ref().and_then(|m| m.get(text)).cloned();
-        let s = match found {
-            Some(s) => s,
-            None => {
-                let s = PyString::new(py, text);
-                self.misses += 1;
-                if self.misses > VALUES_CACHED {
-                    // Mostly distinct: stop hashing.
-                    self.made = None;
-                } else if let Some(m) = self.made.as_mut() {
-                    m.insert(text, s.clone());
-                }
-                s
-            }
-        };
-        self.last = Some((i, s.clone()));
-        s
+        let made = date(py, days)?;
+        *slot = Some((days, made.clone()));
+        Ok(made)
     }
 }
 
@@ -168,9 +192,7 @@ impl<'a, 'py> Reader<'a, 'py> {
             DataType::Decimal128(..) => {
                 Reader::Decimal(array.as_primitive::<Decimal128Type>(), Decimals::new())
             }
-            DataType::Date32 => {
-                Reader::Date(array.as_primitive::<Date32Type>(), HashMap::default())
-            }
+            DataType::Date32 => Reader::Date(array.as_primitive::<Date32Type>(), Dates::new()),
             DataType::Timestamp(TimeUnit::Microsecond, None) => {
                 Reader::Timestamp(array.as_primitive::<TimestampMicrosecondType>(), None)
             }
@@ -200,15 +222,7 @@ impl<'a, 'py> Reader<'a, 'py> {
             Reader::Decimal(a, made) if a.is_valid(i) => {
                 made.get(cx, a.value(i), a.scale()).map(Some)
             }
-            Reader::Date(a, made) if a.is_valid(i) => {
-                let days = a.value(i);
-                if let Some(d) = made.get(&days) {
-                    return some(d.clone().into_any());
-                }
-                let d = date(py, days)?;
-                made.insert(days, d.clone());
-                some(d.into_any())
-            }
+            Reader::Date(a, made) if a.is_valid(i) => some(made.get(py, a.value(i))?.into_any()),
             Reader::Timestamp(a, last) if a.is_valid(i) => {
                 let micros = a.value(i);
                 if let Some((m, t)) = last {
