@@ -376,10 +376,19 @@ impl<S: RowSink> Core<S> {
             }
             let window = self.window.get_or_insert_with(|| {
                 // The bytes before the place: from `recent`, then `chunk`.
+                // `recent` can reach past the window's end: a token carried
+                // over many chunks is judged only once it is whole, long
+                // after the place it broke off at (a control character early
+                // in a long string); the window stops at its end however the
+                // body was cut.
                 let start = at.saturating_sub(self.margin).max(self.recent_at);
+                let end = base.min(at + AFTER);
                 let mut bytes = Vec::with_capacity((AFTER + self.margin) as usize);
-                if start < base {
-                    bytes.extend_from_slice(&self.recent[(start - self.recent_at) as usize..]);
+                if start < end {
+                    bytes.extend_from_slice(
+                        &self.recent
+                            [(start - self.recent_at) as usize..(end - self.recent_at) as usize],
+                    );
                 }
                 Window { at, start, bytes }
             });
@@ -960,6 +969,27 @@ pub(crate) mod tests {
                 "{message}"
             );
         }
+    }
+
+    #[test]
+    fn a_php_error_after_a_long_broken_string_reads_alike_in_any_chunks() {
+        // The string breaks off early (a control character) and is judged
+        // only when its closing quote arrives, well past the bytes kept
+        // after the place: PHP's message, which runs to the end of what is
+        // kept, must end at the same byte whatever the chunks.
+        let body = format!(
+            "{{\"status\":\"{}\u{1}{}<br />\n<b>Fatal error</b>:  Uncaught Error {}\",\"data\":[]}}",
+            "-".repeat(100),
+            "-".repeat(300),
+            "x".repeat(3000),
+        );
+        let err = same_in_chunks(body.as_bytes()).unwrap_err().to_string();
+        let at = body.find('\u{1}').unwrap();
+        let message = &body[body.find("Uncaught").unwrap()..at + AFTER as usize];
+        assert!(
+            err.contains(&format!("PHP Fatal error: {message} (the body")),
+            "{err}"
+        );
     }
 
     #[test]
