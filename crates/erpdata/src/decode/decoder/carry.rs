@@ -96,8 +96,11 @@ impl<S: RowSink> Core<S> {
         };
         let end = result?;
         // Only bytes that could continue the token were joined to it; if it
-        // ended earlier, the next of them is misplaced.
+        // ended earlier, the next of them is misplaced. What the sink could
+        // not take of the token itself comes first, as it does when the
+        // token is read whole from one chunk.
         if end < token.len() {
+            self.sink_fault()?;
             return Err(self.unexpected(at + end as u64));
         }
         self.carry = token;
@@ -155,6 +158,39 @@ mod tests {
         ] {
             let err = same_in_chunks(body).unwrap_err();
             assert!(err.to_string().contains("expected `,` or `}`"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_carried_tokens_own_problem_comes_before_the_byte_after_it() {
+        // The second `data` is the number 0 and a misplaced 2 follows: a
+        // stream that handed out rows refuses the second `data` at the 0,
+        // before the 2 is looked at, whether or not the 0 was cut off.
+        let body = br#"{"status":"success","data":[{"a":1},{"a":2}],"data":024}"#;
+        let config = crate::Config::builder("https://erp.example.com/")
+            .project("demo")
+            .access_token("fake-token-for-tests")
+            .build()
+            .unwrap();
+        let run = |size: usize| {
+            let options = crate::DecoderOptions::with_batch_rows(1);
+            let mut decoder = crate::TableDecoder::new(&config, 200, options);
+            for chunk in body.chunks(size) {
+                if let Err(e) = decoder.feed(chunk) {
+                    return e;
+                }
+            }
+            decoder.finish().unwrap_err()
+        };
+        let whole = run(body.len());
+        assert!(
+            whole
+                .to_string()
+                .contains("a second `data` field follows rows"),
+            "{whole}"
+        );
+        for size in 1..body.len() {
+            assert_eq!(run(size), whole, "chunks of {size}");
         }
     }
 
