@@ -21,6 +21,10 @@ fn scalar_only(on: bool) {
     unsafe { erpdata_fuzz_scalar_only(on) }
 }
 
+/// The stream's error for a second `data` field after rows it handed out.
+const SECOND_DATA: &str =
+    "a second `data` field follows rows of the first that were already delivered";
+
 fn config() -> Config {
     Config::builder("https://erp.example.com/")
         .project("demo")
@@ -103,6 +107,10 @@ fuzz_target!(|input: &[u8]| {
     if let Some(rows) = documented_rows(body) {
         match &simd {
             Ok(streamed) => assert_eq!(streamed.total_rows, rows as u64, "rows lost"),
+            // A stream cannot take back rows it has handed out: it refuses
+            // a second `data` after them, where serde_json (and
+            // `parse_table`) keep the last.
+            Err(Error::Decode { reason, .. }) if reason.starts_with(SECOND_DATA) => {}
             Err(e) => panic!("serde_json accepts the body, the decoder says {e}"),
         }
         assert!(simd_whole.is_ok(), "parse_table: {simd_whole:?}");
