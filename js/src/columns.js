@@ -310,6 +310,10 @@ export class Column {
           Object.defineProperty(this, "values", { value: all, enumerable: true, writable: true });
           return all;
         },
+        // Assignable, as a plain property is.
+        set(value) {
+          Object.defineProperty(this, "values", { value, enumerable: true, writable: true });
+        },
       });
     }
     /** Packed bitmap (bit i set: row i has a value), or null when every row has one. */

@@ -83,6 +83,10 @@ describe("tableColumns: text columns", () => {
     assert.deepEqual(Object.keys(s), ["name", "type", "dataType", "length", "values", "validity"]);
     assert.equal(d.values.length, all.length);
     assert.deepEqual(JSON.parse(JSON.stringify(s)).values, all);
+    // Assignable before its first use, as a plain property.
+    const fresh = tableColumns(batch, "string").s;
+    fresh.values = ["x"];
+    assert.deepEqual(fresh.values, ["x"]);
   });
 
   test("a dictionary column reads through its indices", () => {

@@ -52,8 +52,8 @@ enum Reader<'a, 'py> {
 
 /// A column's strings made so far, while that pays: a column of mostly
 /// distinct values (invoice numbers) stops being cached after a while.
-/// Numbered by the core's [`Interner`] (its hash and compare are cheaper
-/// than a map's, and it remembers the last value, for runs of one).
+/// Numbered by the core's [`Interner`], as the core's dictionaries are (it
+/// remembers the last value too, for runs of one).
 pub(crate) struct Strings<'a, 'py> {
     seen: Option<Interner<'a>>,
     /// The string of each number.
@@ -94,7 +94,7 @@ impl<'a, 'py> Strings<'a, 'py> {
 
 /// A column's dates made so far, by day in a direct-mapped table: a
 /// table's dates fall within a few years, and a slot is one load and a
-/// compare (a map's hash cost as much as the rest of the cell).
+/// compare where a map hashes every day.
 pub(crate) struct Dates<'py> {
     slots: Vec<Option<(i32, Bound<'py, PyDate>)>>,
 }
