@@ -295,6 +295,10 @@ impl TableDecoder {
     }
 }
 
+/// A successful answer's start up to its rows: rows cut from a `data`
+/// array follow it to be decoded as an answer of their own.
+pub(crate) const ROWS_HEAD: &[u8] = br#"{"status":"success","data":["#;
+
 /// A place in a table answer's body from which its rows can be read
 /// again: the `{` of row `row` (counted from 0) of the `data` array.
 ///
@@ -338,9 +342,8 @@ impl RowsFrom {
     /// on): an answer whose rows are the rows from this place on, with
     /// the rest of the envelope as sent.
     pub fn body(tail: &[u8]) -> Vec<u8> {
-        const HEAD: &[u8] = br#"{"status":"success","data":["#;
-        let mut body = Vec::with_capacity(HEAD.len() + tail.len());
-        body.extend_from_slice(HEAD);
+        let mut body = Vec::with_capacity(ROWS_HEAD.len() + tail.len());
+        body.extend_from_slice(ROWS_HEAD);
         body.extend_from_slice(tail);
         body
     }

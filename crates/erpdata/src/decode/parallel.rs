@@ -32,7 +32,7 @@ use super::columns::{Column, ColumnData};
 use super::decoder::Core;
 use super::row_bounds::{guess_comma, is_ws, scan, End};
 use super::sink::{CellRef, RowSink};
-use super::{Batch, DecoderOptions, Finished, TableDecoder};
+use super::{Batch, DecoderOptions, Finished, TableDecoder, ROWS_HEAD};
 use crate::config::Config;
 use crate::error::Error;
 use crate::redact::Redactor;
@@ -71,8 +71,7 @@ const PIECES_PER_THREAD: usize = 4;
 /// runs (it checks for the scan's end between steps).
 const HEAD_STEP: usize = 256 << 10;
 
-/// What a piece is wrapped in to be decoded as an answer of its own.
-const PIECE_HEAD: &[u8] = br#"{"status":"success","data":["#;
+/// What closes a piece after [`ROWS_HEAD`] and its rows.
 const PIECE_TAIL: &[u8] = b"]}";
 
 /// A whole body decoded by [`TableDecoder::decode_parallel_map`]: each
@@ -400,7 +399,7 @@ fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> 
             ColumnSink::for_piece(options.batch_rows, options.typing()),
         ),
     };
-    let mut batches = decoder.feed(PIECE_HEAD).ok()?;
+    let mut batches = decoder.feed(ROWS_HEAD).ok()?;
     batches.extend(decoder.feed(piece).ok()?);
     batches.extend(decoder.feed(PIECE_TAIL).ok()?);
     let mut finished = decoder.finish().ok()?;
@@ -454,7 +453,7 @@ fn decode_head(
             ColumnSink::for_piece(options.batch_rows, options.typing()),
         ),
     };
-    let mut batches = decoder.feed(PIECE_HEAD).ok()?;
+    let mut batches = decoder.feed(ROWS_HEAD).ok()?;
     let step = (region.len() / 64).clamp(64, HEAD_STEP);
     let budget = region.len() / 2;
     let mut fed = 0;
