@@ -305,8 +305,8 @@ export class Column {
         enumerable: true,
         configurable: true,
         get() {
-          const all = new Array(length);
-          for (let i = 0; i < length; i++) all[i] = this.isValid(i) ? extra.read(i) : null;
+          // A text column's cells are its values as they are (`get`).
+          const all = this.toArray();
           Object.defineProperty(this, "values", { value: all, enumerable: true, writable: true });
           return all;
         },
