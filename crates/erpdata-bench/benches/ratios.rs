@@ -67,6 +67,10 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
             .total_rows
         }),
     ));
+    all.push((
+        "a loop for this table alone (ceiling)",
+        Box::new(move || erpdata_bench::ceiling::ceiling(body)),
+    ));
     // The floor stays: ratios are taken against it.
     let mut k = 0;
     all.retain(|(name, _)| {

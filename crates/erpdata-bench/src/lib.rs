@@ -1,7 +1,9 @@
 //! The decoder's benchmarks (`benches/`: `ratios` for same-run ratios to
 //! serde_json, `decode` for criterion's figures), and what both share: the
-//! configuration, and feeding a body to the streaming decoder the way a
-//! client does. `make bench-rust` runs them.
+//! configuration, feeding a body to the streaming decoder the way a
+//! client does, and the [`ceiling`] of typed decoding. `make bench-rust` runs them.
+
+pub mod ceiling;
 
 use erpdata::{Batch, Config, DecoderOptions, TableDecoder};
 
