@@ -159,9 +159,9 @@ fn value(body: &[u8], p: usize, kind: Kind, col: &mut Column) -> usize {
         }
         Kind::Timestamp => {
             let s = &body[p + 1..p + 20];
-            let micros = date(&s[..10]).zip(clock(&s[11..])).map(|(d, secs)| {
-                (i64::from(d) * 86_400 + i64::from(secs)) * 1_000_000
-            });
+            let micros = date(&s[..10])
+                .zip(clock(&s[11..]))
+                .map(|(d, secs)| (i64::from(d) * 86_400 + i64::from(secs)) * 1_000_000);
             col.ints.push(micros.unwrap_or(0));
             col.valid.push(micros.is_some());
             p + 21
@@ -218,8 +218,7 @@ fn text(body: &[u8], p: usize, out: &mut Vec<u8>) -> usize {
 
 fn escape(body: &[u8], q: usize) -> (char, usize) {
     let hex = |at: usize| {
-        u32::from_str_radix(std::str::from_utf8(&body[at..at + 4]).expect("hex"), 16)
-            .expect("hex")
+        u32::from_str_radix(std::str::from_utf8(&body[at..at + 4]).expect("hex"), 16).expect("hex")
     };
     match body[q + 1] {
         b'u' => {

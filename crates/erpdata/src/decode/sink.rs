@@ -86,6 +86,19 @@ pub(crate) trait RowSink {
     fn next_key(&self) -> &[u8] {
         &[]
     }
+    /// Reads whole fields from `buf[start]`, the `"` of a key, for as long
+    /// as the sink can take them straight from the bytes as the fields it
+    /// would be given (the keys it predicts, values of the forms its
+    /// columns store as they are). Returns where it stopped: `(i, false)`,
+    /// `i` the `"` of a key it did not read (`start` if none was read;
+    /// otherwise every field read was followed by a comma), or
+    /// `(i, true)`, `i` the end of the last value read, which is not
+    /// followed by a comma and a key.
+    #[inline(always)]
+    fn read_fields(&mut self, buf: &[u8], start: usize) -> (usize, bool) {
+        let _ = buf;
+        (start, false)
+    }
     /// A field whose key is the one [`RowSink::next_key`] gave.
     fn next_field(&mut self, value: CellRef<'_>) {
         let _ = value;

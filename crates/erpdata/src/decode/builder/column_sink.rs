@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::{Builder, Typing};
 use crate::decode::batch::{Batch, NumberReach};
 use crate::decode::columns::Column;
+use crate::decode::scanner::{same_bytes, skip_ws};
 use crate::decode::sink::{CellRef, RowSink};
 
 /// A batch ends early once its text columns hold this much.
@@ -305,6 +306,54 @@ impl RowSink for ColumnSink {
             Some(place) => &place.key_text,
             None => &[],
         }
+    }
+
+    #[inline(always)]
+    fn read_fields(&mut self, buf: &[u8], start: usize) -> (usize, bool) {
+        // The loop's state in locals, written back once.
+        let first = self.pos;
+        let mut pos = first;
+        let mut text = 0;
+        let mut p = start;
+        let mut after_value = false;
+        let rows = self.rows;
+        let strings = self.typing.infer_strings;
+        while let Some(place) = self.keys.get(pos) {
+            let key = &place.key_text[..];
+            if key.is_empty()
+                || buf.len() - p < key.len()
+                || !same_bytes(&buf[p..p + key.len()], key)
+            {
+                break;
+            }
+            let col = &mut self.cols[place.column];
+            // A second value for the column in this row: the general path.
+            if col.len > rows {
+                break;
+            }
+            let v = skip_ws(buf, p + key.len());
+            let Some(read) = col.read(buf, v, strings || col.lenient, MAX_VALUE_TEXT) else {
+                break;
+            };
+            pos += 1;
+            text += read.text;
+            let comma = skip_ws(buf, read.end);
+            let next = if buf.get(comma) == Some(&b',') {
+                skip_ws(buf, comma + 1)
+            } else {
+                comma
+            };
+            if comma == next || buf.get(next) != Some(&b'"') {
+                p = read.end;
+                after_value = true;
+                break;
+            }
+            p = next;
+        }
+        self.pos = pos;
+        self.set_in_row += pos - first;
+        self.text_bytes += text;
+        (p, after_value)
     }
 
     #[inline(always)]

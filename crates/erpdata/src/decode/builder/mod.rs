@@ -13,12 +13,14 @@
 //! The column types are defined here so that every part below can reach
 //! their fields: a column's life over a batch ([`column`]), storing a value
 //! in the type the column has ([`push`]), choosing and converting to a
-//! wider type ([`widen`]), and the sink that routes each row's values to
+//! wider type ([`widen`]), reading a value of the column's type straight
+//! from the bytes ([`read`]), and the sink that routes each row's values to
 //! the columns ([`column_sink`]).
 
 mod column;
 mod column_sink;
 mod push;
+mod read;
 mod widen;
 
 #[cfg(test)]

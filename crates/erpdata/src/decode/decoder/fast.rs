@@ -12,7 +12,8 @@ impl<S: RowSink> Core<S> {
 
     /// Reads whole fields (`"key": scalar`) and rows while they lie
     /// complete in `buf`, with exactly the sink calls and states the general
-    /// path would make. It stops before anything else — a nested value, an
+    /// path would make (or, for the fields the sink reads itself, see
+    /// [`RowSink::read_fields`], what those calls would have done). It stops before anything else — a nested value, an
     /// error, a token cut by the chunk's end — and leaves that to the
     /// general path, which reports errors; so it never needs to undo.
     pub(super) fn fast_rows(&mut self, buf: &[u8], base: u64, mut pos: usize) -> usize {
@@ -35,88 +36,20 @@ impl<S: RowSink> Core<S> {
             if kp >= len || buf[kp] != b'"' {
                 return pos;
             }
-            // The key is most likely the previous row's at this place:
-            // then comparing bytes (the key with its quotes and colon)
-            // replaces scanning it, finding the colon and looking it up.
-            let expected = sink.next_key();
-            let predicted = !expected.is_empty()
-                && len - kp >= expected.len()
-                && same_bytes(&buf[kp..kp + expected.len()], expected);
-            let (key, p) = if predicted {
-                ("", skip_ws(buf, kp + expected.len()))
-            } else {
-                let (kesc, kend) = match scan_str(buf, kp, key_scratch, true, After::More) {
-                    Scan::Done(s, end) if !s.lone_surrogate => (s.escaped, end),
-                    _ => return pos,
-                };
-                let p = skip_ws(buf, kend);
-                if p >= len || buf[p] != b':' {
-                    return pos;
-                }
-                let key = if kesc {
-                    unsafe_str(key_scratch)
-                } else {
-                    unsafe_str(&buf[kp + 1..kend - 1])
-                };
-                (key, skip_ws(buf, p + 1))
-            };
-            let Some(&v) = buf.get(p) else {
-                return pos;
-            };
-            // Each value is handed over where it is made: building the cell
-            // first and moving it costs a store-forwarding stall.
-            macro_rules! emit {
-                ($cell:expr) => {
-                    if predicted {
-                        sink.next_field($cell)
-                    } else {
-                        sink.field(key, $cell)
+            // The fields the sink reads itself, for as long as it can; then
+            // the one it stopped at, if any, scanned here.
+            let vend = match sink.read_fields(buf, kp) {
+                (end, true) => end,
+                (key, false) => {
+                    if key != kp {
+                        *expect = Expect::Key;
+                        pos = key;
                     }
-                };
-            }
-            let vend = match v {
-                b'"' => {
-                    // Plain ASCII without escapes, checked inline; anything
-                    // else goes through the full scan.
-                    let q = find_special(buf, p + 1);
-                    if buf.get(q) == Some(&b'"') {
-                        let value = unsafe_str(&buf[p + 1..q]);
-                        emit!(CellRef::Str(value, unsafe_str(&buf[p..q + 1])));
-                        q + 1
-                    } else {
-                        match scan_str(buf, p, scratch, true, After::More) {
-                            Scan::Done(s, end) if !s.lone_surrogate => {
-                                let value = if s.escaped {
-                                    unsafe_str(scratch)
-                                } else {
-                                    unsafe_str(&buf[p + 1..end - 1])
-                                };
-                                emit!(CellRef::Str(value, unsafe_str(&buf[p..end])));
-                                end
-                            }
-                            _ => return pos,
-                        }
+                    match field(sink, scratch, key_scratch, &mut number, buf, key) {
+                        Some(end) => end,
+                        None => return pos,
                     }
                 }
-                b'-' | b'0'..=b'9' => match scan_number_into(buf, p, After::More, &mut number) {
-                    Scan::Done((), end) => {
-                        emit!(CellRef::Number(unsafe_str(&buf[p..end]), &number));
-                        end
-                    }
-                    _ => return pos,
-                },
-                b't' | b'f' | b'n' => match scan_literal(buf, p, After::More) {
-                    Scan::Done(lit, end) => {
-                        emit!(match lit {
-                            Literal::True => CellRef::Bool(true),
-                            Literal::False => CellRef::Bool(false),
-                            Literal::Null => CellRef::Null,
-                        });
-                        end
-                    }
-                    _ => return pos,
-                },
-                _ => return pos,
             };
             if sink.fault().is_some() {
                 *expect = Expect::CommaOrEnd;
@@ -164,6 +97,102 @@ impl<S: RowSink> Core<S> {
             }
         }
     }
+}
+
+/// The field whose key starts at `buf[kp]`, scanned and given to the sink:
+/// the index after its value, or `None` if the general path must take it.
+/// Out of line: the sink reads most fields itself, and the loop stays
+/// small.
+#[inline(never)]
+fn field<S: RowSink>(
+    sink: &mut S,
+    scratch: &mut Vec<u8>,
+    key_scratch: &mut Vec<u8>,
+    number: &mut Number,
+    buf: &[u8],
+    kp: usize,
+) -> Option<usize> {
+    let len = buf.len();
+    // The key is most likely the previous row's at this place: then
+    // comparing bytes (the key with its quotes and colon) replaces scanning
+    // it, finding the colon and looking it up.
+    let expected = sink.next_key();
+    let predicted = !expected.is_empty()
+        && len - kp >= expected.len()
+        && same_bytes(&buf[kp..kp + expected.len()], expected);
+    let (key, p) = if predicted {
+        ("", skip_ws(buf, kp + expected.len()))
+    } else {
+        let (kesc, kend) = match scan_str(buf, kp, key_scratch, true, After::More) {
+            Scan::Done(s, end) if !s.lone_surrogate => (s.escaped, end),
+            _ => return None,
+        };
+        let p = skip_ws(buf, kend);
+        if p >= len || buf[p] != b':' {
+            return None;
+        }
+        let key = if kesc {
+            unsafe_str(key_scratch)
+        } else {
+            unsafe_str(&buf[kp + 1..kend - 1])
+        };
+        (key, skip_ws(buf, p + 1))
+    };
+    // Each value is handed over where it is made: building the cell
+    // first and moving it costs a store-forwarding stall.
+    macro_rules! emit {
+        ($cell:expr) => {
+            if predicted {
+                sink.next_field($cell)
+            } else {
+                sink.field(key, $cell)
+            }
+        };
+    }
+    Some(match *buf.get(p)? {
+        b'"' => {
+            // Plain ASCII without escapes, checked inline; anything else
+            // goes through the full scan.
+            let q = find_special(buf, p + 1);
+            if buf.get(q) == Some(&b'"') {
+                let value = unsafe_str(&buf[p + 1..q]);
+                emit!(CellRef::Str(value, unsafe_str(&buf[p..q + 1])));
+                q + 1
+            } else {
+                match scan_str(buf, p, scratch, true, After::More) {
+                    Scan::Done(s, end) if !s.lone_surrogate => {
+                        let value = if s.escaped {
+                            unsafe_str(scratch)
+                        } else {
+                            unsafe_str(&buf[p + 1..end - 1])
+                        };
+                        emit!(CellRef::Str(value, unsafe_str(&buf[p..end])));
+                        end
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        b'-' | b'0'..=b'9' => match scan_number_into(buf, p, After::More, number) {
+            Scan::Done((), end) => {
+                emit!(CellRef::Number(unsafe_str(&buf[p..end]), number));
+                end
+            }
+            _ => return None,
+        },
+        b't' | b'f' | b'n' => match scan_literal(buf, p, After::More) {
+            Scan::Done(lit, end) => {
+                emit!(match lit {
+                    Literal::True => CellRef::Bool(true),
+                    Literal::False => CellRef::Bool(false),
+                    Literal::Null => CellRef::Null,
+                });
+                end
+            }
+            _ => return None,
+        },
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
