@@ -61,7 +61,7 @@ struct Month {
 
 impl Dates {
     /// Exactly [`parse`]'s answer.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn parse(&mut self, s: &[u8]) -> Option<i32> {
         let s: &[u8; 10] = s.try_into().ok()?;
         let word = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
@@ -77,12 +77,20 @@ impl Dates {
                 .contains(&day)
                 .then(|| month.day_zero + day as i32);
         }
+        self.learn(s, slot)
+    }
+
+    /// [`Dates::parse`] of a date whose month is not in its slot: parsed in
+    /// full, and its month kept there.
+    #[inline(never)]
+    fn learn(&mut self, s: &[u8; 10], slot: usize) -> Option<i32> {
+        let word = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
         let days = parse(s)?;
         // A valid date: its digits are digits.
         let digit = |i: usize| u32::from(s[i] - b'0');
         let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
         let day = digit(8) * 10 + digit(9);
-        *month = Month {
+        self.months[slot] = Month {
             word,
             day_zero: days - day as i32,
             days: days_in_month(year, digit(5) * 10 + digit(6)),

@@ -232,7 +232,7 @@ impl Texts {
     /// # Panics
     /// If the buffer would exceed `i32::MAX` bytes (the decoder ends a batch
     /// long before that).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, value: &str) {
         let bytes = value.as_bytes();
         if bytes.len() <= 16 {

@@ -55,7 +55,10 @@ impl Builder {
         let row = self.len;
         let mut valid = true;
         let read = match &mut self.data {
-            Build::Str(t) if first == b'"' => {
+            Build::Str(t) => {
+                if first != b'"' {
+                    return None;
+                }
                 let q = find_special(buf, p + 1);
                 if buf.get(q) != Some(&b'"') || q + 1 - p > max_text {
                     return None;
@@ -68,8 +71,8 @@ impl Builder {
                     text: q + 1 - p,
                 }
             }
-            Build::Date(values) if strings && first == b'"' => {
-                if buf.get(p + 11) != Some(&b'"') {
+            Build::Date(values) => {
+                if !strings || first != b'"' || buf.get(p + 11) != Some(&b'"') {
                     return None;
                 }
                 let s = &buf[p + 1..p + 11];
@@ -86,7 +89,10 @@ impl Builder {
                     text: 12,
                 }
             }
-            Build::Timestamp { values, sent } if strings && first == b'"' => {
+            Build::Timestamp { values, sent } => {
+                if !strings || first != b'"' {
+                    return None;
+                }
                 let q = find_special(buf, p + 1);
                 if buf.get(q) != Some(&b'"') {
                     return None;
@@ -104,9 +110,9 @@ impl Builder {
                 scale,
                 max_abs,
                 sent,
-            } if self.precision.is_none() && *scale <= MAX_DIGITS as u8 => {
+            } => {
                 let quoted = first == b'"';
-                if quoted && !strings {
+                if (quoted && !strings) || self.precision.is_some() || *scale > MAX_DIGITS as u8 {
                     return None;
                 }
                 let start = p + usize::from(quoted);
