@@ -130,7 +130,11 @@ impl Builder {
                     }
                     n.fraction
                 };
-                let v = i128::from(n.value) * i128::from(10i64.pow(u32::from(*scale - s)));
+                let v = if s == *scale {
+                    i128::from(n.value)
+                } else {
+                    i128::from(n.value) * i128::from(10i64.pow(u32::from(*scale - s)))
+                };
                 values.push(v);
                 *max_abs = (*max_abs).max(v.unsigned_abs());
                 sent.digits.push(row, s);
