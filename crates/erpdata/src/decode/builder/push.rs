@@ -44,6 +44,14 @@ impl Builder {
                 }
             }
         };
+        self.counted(valid);
+        true
+    }
+
+    /// Counts the value just stored in row `len`; `valid`: a value, not a
+    /// null (whose slot is filled).
+    #[inline(always)]
+    pub(super) fn counted(&mut self, valid: bool) {
         let len = self.len;
         self.len += 1;
         if valid {
@@ -55,7 +63,6 @@ impl Builder {
                 .get_or_insert_with(|| Bitmap::filled(len, true))
                 .push(false);
         }
-        true
     }
 
     /// Stores `value` if the column's current type holds it: `Some(true)`

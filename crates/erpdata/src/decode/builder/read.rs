@@ -13,7 +13,7 @@
 //! the same bodies whole (this path) and byte by byte (never this path).
 
 use super::{Build, Builder};
-use crate::decode::columns::{Bitmap, ZERO_DATE_MARK};
+use crate::decode::columns::ZERO_DATE_MARK;
 use crate::decode::scanner::find_special;
 use crate::decode::{text, timestamp};
 
@@ -168,17 +168,7 @@ impl Builder {
             }
             _ => return None,
         };
-        let len = self.len;
-        self.len += 1;
-        if valid {
-            if let Some(v) = &mut self.validity {
-                v.push(true);
-            }
-        } else {
-            self.validity
-                .get_or_insert_with(|| Bitmap::filled(len, true))
-                .push(false);
-        }
+        self.counted(valid);
         Some(read)
     }
 }
