@@ -77,14 +77,13 @@ impl Dates {
                 .contains(&day)
                 .then(|| month.day_zero + day as i32);
         }
-        self.learn(s, slot)
+        self.learn(s, word, slot)
     }
 
     /// [`Dates::parse`] of a date whose month is not in its slot: parsed in
     /// full, and its month kept there.
     #[inline(never)]
-    fn learn(&mut self, s: &[u8; 10], slot: usize) -> Option<i32> {
-        let word = u64::from_le_bytes(s[..8].try_into().expect("8 bytes"));
+    fn learn(&mut self, s: &[u8; 10], word: u64, slot: usize) -> Option<i32> {
         let days = parse(s)?;
         // A valid date: its digits are digits.
         let digit = |i: usize| u32::from(s[i] - b'0');

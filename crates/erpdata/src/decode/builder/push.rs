@@ -6,7 +6,7 @@ use crate::decode::columns::{Bitmap, Digits, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK
 use crate::decode::declared::DeclaredType;
 use crate::decode::sink::{int_value, CellRef};
 use crate::decode::text::{self, NumberText};
-use crate::decode::{decimal, timestamp};
+use crate::decode::{date, decimal, timestamp};
 
 impl Builder {
     /// Stores `value`; `false` if the column's type is fixed and cannot
@@ -109,14 +109,10 @@ impl Builder {
             }
             (Build::Int(values), CellRef::Number(_, n)) => values.push(int_value(n)?),
             (Build::Date(values), CellRef::Str(s, _)) if strings => {
-                match self.dates.parse(s.as_bytes()) {
-                    Some(d) => values.push(d),
-                    None if s.as_bytes() == text::ZERO_DATE => {
-                        values.push(ZERO_DATE_MARK);
-                        return Some(false);
-                    }
-                    None => return self.try_push_rare(value, strings, lenient),
-                }
+                return match push_date(values, &mut self.dates, s.as_bytes()) {
+                    Some(valid) => Some(valid),
+                    None => self.try_push_rare(value, strings, lenient),
+                };
             }
             (Build::Int(_) | Build::Decimal { .. }, CellRef::Str(s, _)) if strings => {
                 return self.push_number_text(s, lenient)
@@ -263,12 +259,28 @@ impl Builder {
     }
 }
 
+/// Stores the date text `s` in a Date column: `Some(true)` for a date,
+/// `Some(false)` for MySQL's zero date (a null whose slot is filled),
+/// `None` for any other text (nothing stored).
+#[inline(always)]
+pub(super) fn push_date(values: &mut Vec<i32>, dates: &mut date::Dates, s: &[u8]) -> Option<bool> {
+    match dates.parse(s) {
+        Some(d) => values.push(d),
+        None if s == text::ZERO_DATE => {
+            values.push(ZERO_DATE_MARK);
+            return Some(false);
+        }
+        None => return None,
+    }
+    Some(true)
+}
+
 /// Stores `v`, a value written with `s` digits after the point, in a
 /// Decimal column of scale `scale` (and `precision`, if fixed) as row
 /// `row`: the stored value, or `None` if it does not fit (nothing stored).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn push_decimal(
+pub(super) fn push_decimal(
     values: &mut Vec<i128>,
     scale: u8,
     max_abs: &mut u128,

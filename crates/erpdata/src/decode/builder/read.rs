@@ -12,10 +12,10 @@
 //! agree to the byte: the decoder's tests and `fuzz/run.sh table` feed
 //! the same bodies whole (this path) and byte by byte (never this path).
 
+use super::push::{push_date, push_decimal};
 use super::{Build, Builder};
-use crate::decode::columns::ZERO_DATE_MARK;
 use crate::decode::scanner::find_special;
-use crate::decode::{text, timestamp};
+use crate::decode::timestamp;
 
 /// What a read took: the index after the value, and the bytes of string
 /// text it counts towards the batch's text budget (a string's, quotes
@@ -75,15 +75,7 @@ impl Builder {
                 if !strings || first != b'"' || buf.get(p + 11) != Some(&b'"') {
                     return None;
                 }
-                let s = &buf[p + 1..p + 11];
-                match self.dates.parse(s) {
-                    Some(d) => values.push(d),
-                    None if s == text::ZERO_DATE => {
-                        values.push(ZERO_DATE_MARK);
-                        valid = false;
-                    }
-                    None => return None,
-                }
+                valid = push_date(values, &mut self.dates, &buf[p + 1..p + 11])?;
                 Read {
                     end: p + 12,
                     text: 12,
@@ -112,32 +104,29 @@ impl Builder {
                 sent,
             } => {
                 let quoted = first == b'"';
-                if (quoted && !strings) || self.precision.is_some() || *scale > MAX_DIGITS as u8 {
+                if (quoted && !strings) || self.precision.is_some() {
                     return None;
                 }
-                let start = p + usize::from(quoted);
-                let n = plain_number(buf, start)?;
+                let n = plain_number(buf, p + usize::from(quoted))?;
                 let end = n.end + usize::from(quoted);
-                let s = if quoted {
+                if quoted {
                     // DECIMAL text: every value at the column's scale.
                     if buf[n.end] != b'"' || n.fraction != *scale || n.fraction == 0 {
                         return None;
                     }
-                    n.fraction
-                } else {
-                    if n.fraction > *scale || is_number_tail(*buf.get(n.end)?) {
-                        return None;
-                    }
-                    n.fraction
-                };
-                let v = if s == *scale {
-                    i128::from(n.value)
-                } else {
-                    i128::from(n.value) * i128::from(10i64.pow(u32::from(*scale - s)))
-                };
-                values.push(v);
-                *max_abs = (*max_abs).max(v.unsigned_abs());
-                sent.digits.push(row, s);
+                } else if is_number_tail(*buf.get(n.end)?) {
+                    return None;
+                }
+                push_decimal(
+                    values,
+                    *scale,
+                    max_abs,
+                    &mut sent.digits,
+                    self.precision,
+                    row,
+                    i128::from(n.value),
+                    n.fraction,
+                )?;
                 Read {
                     end,
                     text: if quoted { end - p } else { 0 },
