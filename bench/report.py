@@ -111,22 +111,33 @@ def target(name: str, goal: str, measured: float, ok: bool) -> str:
 
 
 def growth_table(
-    title: str, growth: dict[str, Any], time_key: str, to_seconds: float, peak_key: str
+    title: str,
+    growth: dict[str, Any],
+    time_key: str,
+    to_seconds: float,
+    peak_key: str,
+    floor: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Time and peak memory against row count, for a streaming path."""
+    """Time and peak memory against row count, for a streaming path; with
+    `floor`, the same body read and dropped, in the same run."""
     if not growth:
         return []
+    extra = " | body read and dropped: wall s | peak RSS MB" if floor else ""
     out = [
         f"### Growth of {title}",
         "",
-        "| rows | wall s | µs per row | peak RSS MB |",
-        "|---:|---:|---:|---:|",
+        f"| rows | wall s | µs per row | peak RSS MB{extra} |",
+        "|---:|---:|---:|---:" + ("|---:|---:" if floor else "") + "|",
     ]
     for rows, g in sorted(growth.items(), key=lambda kv: int(kv[0])):
         seconds = g[time_key] * to_seconds
-        out.append(
-            f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f} |"
-        )
+        row = f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f}"
+        if floor and rows in floor:
+            f = floor[rows]
+            row += f" | {f[time_key] * to_seconds:.2f} | {f[peak_key]:.0f}"
+        elif floor:
+            row += " | | "
+        out.append(row + " |")
     return out + [""]
 
 
@@ -357,12 +368,21 @@ def js_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
             )
         targets.append(target("JS rows: time vs res.json()", "≤ 1.0×", rows, rows <= 1.0))
     five = fig.get("growth", {}).get("5000000")
+    floor = fig.get("growthFloor", {})
     if five:
+        read = floor.get("5000000")
+        aside = f" (`fetch` reading the body alone: {read['peakMB']:.0f} MB)" if read else ""
         targets.append(
-            f"| JS streamTable of 5M rows: peak RSS | ≤ 150 MB | {five['peakMB']:.0f} MB | "
+            f"| JS streamTable of 5M rows: peak RSS | ≤ 150 MB | {five['peakMB']:.0f} MB{aside} | "
             f"{verdict(five['peakMB'] <= 150)} |"
         )
-    out += growth_table("`streamTable`", fig.get("growth", {}), "ms", 1e-3, "peakMB")
+    if floor:
+        out += [
+            "The transport floor beside each size: `fetch` reading the same body chunk by chunk "
+            "and dropping it (`read`: no client, no wasm module), in the same run.",
+            "",
+        ]
+    out += growth_table("`streamTable`", fig.get("growth", {}), "ms", 1e-3, "peakMB", floor)
     return out
 
 
