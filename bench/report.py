@@ -131,7 +131,9 @@ def growth_table(
     ]
     for rows, g in sorted(growth.items(), key=lambda kv: int(kv[0])):
         seconds = g[time_key] * to_seconds
-        row = f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f}"
+        row = (
+            f"| {int(rows):,} | {seconds:.2f} | {seconds / int(rows) * 1e6:.2f} | {g[peak_key]:.0f}"
+        )
         if floor and rows in floor:
             f = floor[rows]
             row += f" | {f[time_key] * to_seconds:.2f} | {f[peak_key]:.0f}"
