@@ -7,7 +7,10 @@
 //! every row.
 #![no_main]
 
-use erpdata::{Batch, Config, DecoderOptions, Error, TableDecoder};
+mod common;
+
+use common::{config, stream, SECOND_DATA};
+use erpdata::Error;
 use libfuzzer_sys::fuzz_target;
 
 extern "C" {
@@ -19,40 +22,6 @@ extern "C" {
 fn scalar_only(on: bool) {
     // SAFETY: a plain Rust function behind a C name, setting a thread-local.
     unsafe { erpdata_fuzz_scalar_only(on) }
-}
-
-/// The stream's error for a second `data` field after rows it handed out.
-const SECOND_DATA: &str =
-    "a second `data` field follows rows of the first that were already delivered";
-
-fn config() -> Config {
-    Config::builder("https://erp.example.com/")
-        .project("demo")
-        .access_token("fake-fuzz-token")
-        .build()
-        .expect("valid config")
-}
-
-#[derive(Debug, PartialEq)]
-struct Streamed {
-    batches: Vec<Batch>,
-    notices: Vec<String>,
-    total_rows: u64,
-}
-
-fn stream(config: &Config, batch_rows: usize, chunks: &[&[u8]]) -> Result<Streamed, Error> {
-    let mut decoder = TableDecoder::new(config, 200, DecoderOptions::with_batch_rows(batch_rows));
-    let mut batches = Vec::new();
-    for chunk in chunks {
-        batches.extend(decoder.feed(chunk)?);
-    }
-    let finished = decoder.finish()?;
-    batches.extend(finished.batches);
-    Ok(Streamed {
-        batches,
-        notices: finished.notices,
-        total_rows: finished.total_rows,
-    })
 }
 
 /// The rows of a body serde_json reads as the documented answer.
@@ -93,12 +62,12 @@ fuzz_target!(|input: &[u8]| {
 
     let config = config();
     scalar_only(true);
-    let scalar = stream(&config, batch_rows, &chunks);
+    let scalar = stream(&config, 200, batch_rows, chunks.iter().copied());
     let scalar_whole = config.parse_table(200, body);
     scalar_only(false);
-    let simd = stream(&config, batch_rows, &chunks);
+    let simd = stream(&config, 200, batch_rows, chunks.iter().copied());
     let simd_whole = config.parse_table(200, body);
-    let simd_bytewise = stream(&config, batch_rows, &body.chunks(1).collect::<Vec<_>>());
+    let simd_bytewise = stream(&config, 200, batch_rows, body.chunks(1));
 
     assert_eq!(simd, scalar, "the SIMD path differs from the scalar one");
     assert_eq!(simd_whole, scalar_whole, "parse_table differs");

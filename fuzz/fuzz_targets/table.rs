@@ -5,50 +5,13 @@
 //! converts to Arrow.
 #![no_main]
 
-use erpdata::{Batch, Config, DecoderOptions, Error, TableDecoder};
+mod common;
+
+use common::{config, stream, SECOND_DATA};
+use erpdata::Error;
 use libfuzzer_sys::fuzz_target;
 
 const STATUSES: [u16; 8] = [200, 200, 200, 200, 201, 404, 500, 503];
-
-/// The stream's error for a second `data` field after rows it handed out.
-const SECOND_DATA: &str =
-    "a second `data` field follows rows of the first that were already delivered";
-
-fn config() -> Config {
-    Config::builder("https://erp.example.com/")
-        .project("demo")
-        .access_token("fake-fuzz-token")
-        .build()
-        .expect("valid config")
-}
-
-#[derive(Debug, PartialEq)]
-struct Streamed {
-    batches: Vec<Batch>,
-    notices: Vec<String>,
-    total_rows: u64,
-}
-
-fn stream<'a>(
-    config: &Config,
-    status: u16,
-    batch_rows: usize,
-    chunks: impl IntoIterator<Item = &'a [u8]>,
-) -> Result<Streamed, Error> {
-    let mut decoder =
-        TableDecoder::new(config, status, DecoderOptions::with_batch_rows(batch_rows));
-    let mut batches = Vec::new();
-    for chunk in chunks {
-        batches.extend(decoder.feed(chunk)?);
-    }
-    let finished = decoder.finish()?;
-    batches.extend(finished.batches);
-    Ok(Streamed {
-        batches,
-        notices: finished.notices,
-        total_rows: finished.total_rows,
-    })
-}
 
 fuzz_target!(|input: &[u8]| {
     // Header: status, batch size, two cut points; the rest is the body.
