@@ -301,19 +301,16 @@ export class Column {
       // Strings are sliced from their chunk's text when read; `values`
       // makes them all at its first use, then stays what it made.
       this.#read = extra.read;
+      // Settled as the plain property it stands for.
+      const settle = (value) =>
+        Object.defineProperty(this, "values", { value, enumerable: true, writable: true });
       Object.defineProperty(this, "values", {
         enumerable: true,
         configurable: true,
-        get() {
-          // A text column's cells are its values as they are (`get`).
-          const all = this.toArray();
-          Object.defineProperty(this, "values", { value: all, enumerable: true, writable: true });
-          return all;
-        },
+        // A text column's cells are its values as they are (`get`).
+        get: () => settle(this.toArray()).values,
         // Assignable, as a plain property is.
-        set(value) {
-          Object.defineProperty(this, "values", { value, enumerable: true, writable: true });
-        },
+        set: settle,
       });
     }
     /** Packed bitmap (bit i set: row i has a value), or null when every row has one. */
