@@ -32,7 +32,7 @@
 //!   `dictionary` (`{text, offsets}` of the distinct values) and `indices`
 //!   (`Int32Array`).
 
-use erpdata::{Batch, Bitmap, Cell, ColumnData, ColumnType, Interner, Texts};
+use erpdata::{Batch, Bitmap, Cell, ColumnData, ColumnType, Numbering, Texts};
 use js_sys::{Array, BigInt64Array, Float64Array, Int32Array, Object, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -271,34 +271,31 @@ fn joined(data: &str, offsets: &[i32]) -> (JsValue, Int32Array) {
 }
 
 /// Writes `dictionary` and `indices` for the string column of `parts`
-/// (`len` rows in all) when its values repeat enough for it to pay (judged
-/// on a sample, confirmed on all); `false` if not.
+/// (`len` rows in all) when its values repeat enough for it to pay: at
+/// most a quarter of a sample distinct, then at most half of all; `false`
+/// if not.
 fn dictionary(out: &Object, parts: &[&ColumnData], len: usize) -> bool {
     if len < 64 {
         return false;
     }
     let sample = len.min(SAMPLE);
-    let mut seen = Interner::new();
-    let mut looked = 0;
-    each_text(parts, |value| {
-        if let Some(value) = value {
-            seen.intern(value);
-            looked += 1;
+    let mut numbering = Numbering::new(len, |counted| {
+        if counted <= sample {
+            sample / 4
+        } else {
+            len / 2
         }
-        looked < sample
     });
-    if seen.len() * 4 > sample {
-        return false;
-    }
-    let mut index = Interner::new();
-    let mut indices = Vec::with_capacity(len);
-    let paid = each_text(parts, |value| {
-        indices.push(value.map_or(0, |v| index.intern(v) as i32));
-        index.len() * 2 <= len
+    let paid = parts.iter().all(|part| match part {
+        ColumnData::String { values, validity } => {
+            values.each_value(validity.as_ref(), |value| numbering.push(value))
+        }
+        _ => true,
     });
     if !paid {
         return false;
     }
+    let (index, indices) = numbering.finish();
     let mut distinct = Texts::with_capacity(index.len().max(1), 0);
     for value in index.values() {
         distinct.push(std::str::from_utf8(value).expect("a whole value of a String column"));
@@ -312,30 +309,5 @@ fn dictionary(out: &Object, parts: &[&ColumnData], len: usize) -> bool {
     set(&dict, "offsets", &offsets);
     set(out, "dictionary", &dict);
     set(out, "indices", &Int32Array::from(indices.as_slice()));
-    true
-}
-
-/// Calls `visit` with each value of the string column `parts` in order
-/// (`None` for a row without one) while it returns `true`; whether it did
-/// to the end. The values are read as bytes between offsets: `Texts::get`
-/// would check each for character boundaries, and a loop beats a flattened
-/// iterator here, a million values a column.
-fn each_text<'a>(
-    parts: &[&'a ColumnData],
-    mut visit: impl FnMut(Option<&'a [u8]>) -> bool,
-) -> bool {
-    for part in parts {
-        let ColumnData::String { values, validity } = part else {
-            continue;
-        };
-        let data = values.data().as_bytes();
-        for (i, ends) in values.offsets().windows(2).enumerate() {
-            let valid = validity.as_ref().is_none_or(|v| v.get(i));
-            let value = valid.then(|| &data[ends[0] as usize..ends[1] as usize]);
-            if !visit(value) {
-                return false;
-            }
-        }
-    }
     true
 }

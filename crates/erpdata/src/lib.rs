@@ -182,7 +182,8 @@ pub use credit::{
 pub use decode::{
     civil_from_days, parse_plain_decimal, unify_schemas, write_timestamp, Batch, Bitmap, Column,
     ColumnData, ColumnType, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Finished,
-    Interner, RowsFrom, Schema, Sent, TableDecoder, Texts, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
+    Interner, Numbering, RowsFrom, Schema, Sent, TableDecoder, Texts, ZERO_DATE_MARK,
+    ZERO_TIMESTAMP_MARK,
 };
 #[cfg(feature = "parallel")]
 pub use decode::{Decoded, ParallelOptions};

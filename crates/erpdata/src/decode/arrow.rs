@@ -17,7 +17,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
 
 use super::batch::Batch;
 use super::columns::{Bitmap, Column, ColumnData, ColumnType, Texts};
-use super::interner::Interner;
+use super::interner::Numbering;
 
 /// Field metadata key marking a column whose Utf8 values are JSON texts
 /// (value [`JSON_TYPE`]), so they can be told from plain strings.
@@ -210,31 +210,17 @@ fn dictionary(
         return Ok(None);
     }
     let sample = non_null.min(DICTIONARY_SAMPLE);
-    let mut interner = Interner::new();
-    let mut keys = Vec::with_capacity(values.len());
-    let mut counted = 0;
-    // The values as bytes between offsets: `Texts::get` would check each
-    // slice for char boundaries, and these are whole values already.
-    let data = values.data().as_bytes();
-    for (i, ends) in values.offsets().windows(2).enumerate() {
-        if validity.as_ref().is_some_and(|v| !v.get(i)) {
-            keys.push(0);
-            continue;
-        }
-        counted += 1;
-        let s = &data[ends[0] as usize..ends[1] as usize];
-        let key = i32::try_from(interner.intern(s))
-            .map_err(|_| ArrowError::ComputeError("too many distinct strings".into()))?;
-        keys.push(key);
-        if auto {
-            let budget = if counted <= sample { sample } else { non_null } / 2;
-            if interner.len() > budget {
-                return Ok(None);
-            }
-        }
+    let mut numbering = Numbering::new(values.len(), |counted| match auto {
+        false => usize::MAX,
+        true if counted <= sample => sample / 2,
+        true => non_null / 2,
+    });
+    if !values.each_value(validity.as_ref(), |value| numbering.push(value)) {
+        return Ok(None);
     }
-    let mut dict = Texts::with_capacity(interner.len(), 0);
-    for s in interner.values() {
+    let (distinct, keys) = numbering.finish();
+    let mut dict = Texts::with_capacity(distinct.len(), 0);
+    for s in distinct.values() {
         // SAFETY: each entry is a whole value of `values`, which is UTF-8.
         dict.push(unsafe { std::str::from_utf8_unchecked(s) });
     }

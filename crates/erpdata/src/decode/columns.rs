@@ -277,6 +277,28 @@ impl Texts {
         self.len() == 0
     }
 
+    /// Calls `visit` with each value's bytes in order (`None` where
+    /// `validity` says the row has none) while it returns `true`; whether
+    /// it went to the end. The bytes between offsets, which are whole
+    /// values already: [`Texts::get`] would check each for character
+    /// boundaries.
+    #[inline]
+    pub fn each_value<'a>(
+        &'a self,
+        validity: Option<&Bitmap>,
+        mut visit: impl FnMut(Option<&'a [u8]>) -> bool,
+    ) -> bool {
+        let data = self.data.as_bytes();
+        for (i, ends) in self.offsets.windows(2).enumerate() {
+            let valid = validity.is_none_or(|v| v.get(i));
+            let value = valid.then(|| &data[ends[0] as usize..ends[1] as usize]);
+            if !visit(value) {
+                return false;
+            }
+        }
+        true
+    }
+
     /// The `len() + 1` offsets.
     pub fn offsets(&self) -> &[i32] {
         &self.offsets

@@ -131,6 +131,54 @@ impl<'a> Interner<'a> {
     }
 }
 
+/// A column's values numbered as they come, for a dictionary, while it
+/// pays: each value's key (its number among the distinct values in
+/// first-seen order; 0 for a null), for as long as the distinct values stay
+/// within what `budget` allows the non-null values seen so far. The Arrow
+/// dictionaries of the core and a binding's own number values through it,
+/// each with its own rule of what pays.
+#[derive(Debug)]
+pub struct Numbering<'a, B> {
+    distinct: Interner<'a>,
+    keys: Vec<i32>,
+    counted: usize,
+    budget: B,
+}
+
+impl<'a, B: Fn(usize) -> usize> Numbering<'a, B> {
+    /// Room for `capacity` values; `budget(n)`: how many distinct values
+    /// `n` non-null values may have at most.
+    pub fn new(capacity: usize, budget: B) -> Self {
+        Numbering {
+            distinct: Interner::new(),
+            keys: Vec::with_capacity(capacity),
+            counted: 0,
+            budget,
+        }
+    }
+
+    /// Numbers the next value (`None`: a null); `false` once the distinct
+    /// values are more than the budget allows, when the numbering is of no
+    /// further use.
+    #[inline]
+    pub fn push(&mut self, value: Option<&'a [u8]>) -> bool {
+        let Some(value) = value else {
+            self.keys.push(0);
+            return true;
+        };
+        self.counted += 1;
+        // Fewer distinct values than values, whose offsets are i32.
+        self.keys.push(self.distinct.intern(value) as i32);
+        self.distinct.len() <= (self.budget)(self.counted)
+    }
+
+    /// The distinct values (in the order of their numbers), and each
+    /// value's key.
+    pub fn finish(self) -> (Interner<'a>, Vec<i32>) {
+        (self.distinct, self.keys)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +204,38 @@ mod tests {
             assert_eq!(interner.intern(s.as_bytes()), before);
             assert_eq!(interner.intern(s.as_bytes()), before);
         }
+    }
+
+    #[test]
+    fn numbering_keys_each_value_while_the_budget_holds() {
+        use crate::decode::columns::{Bitmap, Texts};
+        let mut texts = Texts::new();
+        let mut validity = Bitmap::new();
+        for (value, valid) in [
+            ("b", true),
+            ("", false),
+            ("a", true),
+            ("b", true),
+            ("c", true),
+        ] {
+            texts.push(value);
+            validity.push(valid);
+        }
+        // As many distinct values as values: every one fits.
+        let mut numbering = Numbering::new(texts.len(), |counted| counted);
+        assert!(texts.each_value(Some(&validity), |v| numbering.push(v)));
+        let (distinct, keys) = numbering.finish();
+        assert_eq!(keys, [0, 0, 1, 0, 2], "a null's key is 0");
+        let distinct: Vec<&[u8]> = distinct.values().collect();
+        assert_eq!(distinct, [&b"b"[..], b"a", b"c"]);
+        // Two distinct values at most: the walk stops at the third.
+        let mut numbering = Numbering::new(texts.len(), |_| 2);
+        let mut seen = 0;
+        let whole = texts.each_value(None, |v| {
+            seen += 1;
+            numbering.push(v)
+        });
+        assert!(!whole);
+        assert_eq!(seen, 3, "b, the empty string, then a");
     }
 }

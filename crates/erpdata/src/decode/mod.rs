@@ -127,7 +127,7 @@ pub(crate) use date::parse as parse_date;
 pub(crate) use decimal::format as format_decimal;
 pub use decimal::parse_plain_decimal;
 pub use declared::{DeclaredSchema, DeclaredType};
-pub use interner::Interner;
+pub use interner::{Interner, Numbering};
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};
 pub use timestamp::canonical as write_timestamp;
