@@ -14,16 +14,16 @@ use erpdata::{
     AjaxAnswer, AjaxFunction, AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap,
     Call, CallInfo, CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder,
     CreditStatusPlan, Decision, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Dues,
-    DuesKind, DuesQuery, Error, Finished, Head, Id, Interner, Invocation, Method, Operation,
-    OperationSink, Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row,
-    RowsFrom, Schema, Sent, Sink, StreamEnd, Table, TableBatches, TableDecoder, TableQuery,
-    TableStream, Texts, Timeouts, TransportKind, TransportSource, TypedRows, WholeBody, WholeTable,
-    ACCESS_TOKEN_VAR, BALANCE_COLUMNS, BASE_URL_VAR, COMPANY_ID_VAR, DEFAULT_BATCH_ROWS,
-    DEFAULT_BUCKETS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
-    DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, DUE_DATE_COLUMNS, FORM_CONTENT_TYPE,
-    MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_REDIRECTS, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
-    OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR, PROJECT_VAR, REDACTED, RESERVED_PARAMS,
-    USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
+    DuesKind, DuesQuery, Error, Finished, Head, Id, Interner, Invocation, Method, Numbering,
+    Operation, OperationSink, Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result,
+    RetryPolicy, Row, RowsFrom, Schema, Sent, Sink, StreamEnd, Table, TableBatches, TableDecoder,
+    TableQuery, TableStream, Texts, Timeouts, TransportKind, TransportSource, TypedRows, WholeBody,
+    WholeTable, ACCESS_TOKEN_VAR, BALANCE_COLUMNS, BASE_URL_VAR, COMPANY_ID_VAR,
+    DEFAULT_BATCH_ROWS, DEFAULT_BUCKETS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+    DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, DUE_DATE_COLUMNS,
+    FORM_CONTENT_TYPE, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_REDIRECTS, MAX_RETRIES, MAX_TIMEOUT,
+    MIN_BATCH_ROWS, OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR, PROJECT_VAR, REDACTED,
+    RESERVED_PARAMS, USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
@@ -53,6 +53,9 @@ fn the_core_surface() {
     let _: fn(&[u8]) -> Vec<u8> = RowsFrom::body;
     let _: fn(&RowsFrom, Option<RowsFrom>) -> u64 = RowsFrom::rows_before;
     let _: fn(&mut Interner<'static>, &'static [u8]) -> u32 = Interner::intern;
+    let _: fn(&mut Numbering<'static, fn(usize) -> usize>, Option<&'static [u8]>) -> bool =
+        Numbering::push;
+    let _ = |t: &Texts| t.each_value(None, |_| true);
     let _: fn(&[Batch], &AgingOptions) -> Result<TypedRows> = aging;
     let _: fn(&[Batch], &[Batch], &[(String, Cell)], &str) -> Result<TypedRows> = credit_status;
     let _: fn(&[Batch], DuesKind) -> Result<Vec<String>> = account_ids;
