@@ -95,18 +95,18 @@ const module = `${outDir}erpdata_wasm_bg.wasm`;
 if (!testing && process.env.ERPDATA_WASM_OPT !== "0") {
   const before = statSync(module).size;
   const wasmOpt = fileURLToPath(new URL("../node_modules/binaryen/bin/wasm-opt", import.meta.url));
-  // The features rustc enables by default for wasm32-unknown-unknown.
-  // `-ocimfs`: binaryen inlines a function with one caller whatever its
-  // size, which put the decoder's general path (`fast::field`, kept out of
-  // line so that the loop over a row's fields stays small) back into that
-  // loop: one 25 KB function, V8's largest optimizing compile (13 MB of
-  // compiler memory). Up to this size only, they stay apart, and decoding
-  // is a little faster for it.
   run(process.execPath, [
     wasmOpt,
     "-O3",
+    // Binaryen inlines a function with one caller whatever its size, which
+    // put the decoder's general path (`fast::field`, kept out of line so
+    // that the loop over a row's fields stays small) back into that loop:
+    // one 25 KB function, V8's largest optimizing compile (13 MB of
+    // compiler memory). Up to this size only, they stay apart, and decoding
+    // is a little faster for it.
     "--one-caller-inline-max-function-size",
     "2000",
+    // The features rustc enables by default for wasm32-unknown-unknown.
     "--enable-bulk-memory",
     "--enable-nontrapping-float-to-int",
     "--enable-sign-ext",
