@@ -15,6 +15,14 @@ import { loadWasm } from "./wasm.js";
 
 export { useWasm } from "./wasm.js";
 
+/** What a client sends with when given no `fetch`: the entry point's, or fetch. */
+let defaultFetch;
+
+/** Sets what clients send with when given no `fetch` (the Node entry's own). */
+export function useFetch(fetchFn) {
+  defaultFetch = fetchFn;
+}
+
 const ENV = {
   baseUrl: "ERPDATA_BASE_URL",
   project: "ERPDATA_PROJECT",
@@ -139,7 +147,7 @@ export class ErpClient extends AjaxFunctions {
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
     }
-    const fetchFn = options.fetch ?? globalThis.fetch;
+    const fetchFn = options.fetch ?? defaultFetch ?? globalThis.fetch;
     if (typeof fetchFn !== "function") {
       throw invalidInput(
         "fetch",
@@ -162,8 +170,10 @@ export class ErpClient extends AjaxFunctions {
     this.#defaults = given(options, CALL_OPTIONS);
     core(() => wasm.checkCallOptions(this.#defaults));
     this.#core = core(() => new wasm.Core(settings));
-    // Called unbound: a fetch that needs `this` (window.fetch) breaks otherwise.
-    this.#fetch = options.fetch ? fetchFn : (...args) => globalThis.fetch(...args);
+    // Called unbound: a fetch that needs `this` (window.fetch) breaks
+    // otherwise; the global one looked up at each call, as a caller who
+    // replaces it expects.
+    this.#fetch = options.fetch || defaultFetch ? fetchFn : (...args) => globalThis.fetch(...args);
   }
 
   /**

@@ -102,7 +102,12 @@ export interface ErpClientOptions extends LimitOptions {
   companyId?: Id;
   /** Default financial year (`yearid`); default `ERPDATA_YEAR_ID`. */
   yearId?: Id;
-  /** The `fetch` to use (a proxy's, an undici agent's, a test's); default `globalThis.fetch`. */
+  /**
+   * The `fetch` to use (a proxy's, an undici agent's, a test's). Default:
+   * in Node, node:http and node:https (less memory than Node's fetch on
+   * large tables; pass `globalThis.fetch` for undici's, with its global
+   * dispatcher); in other runtimes `globalThis.fetch`.
+   */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */
   allowInsecureHttp?: boolean;

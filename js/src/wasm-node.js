@@ -1,7 +1,7 @@
 // Loads the wasm module in Node (and Deno, Bun): compiled synchronously from
 // the bytes next to it, once, on first use, so importing the package costs
-// nothing and `new ErpClient()` stays synchronous. The only Node built-in of
-// the package lives here, so an edge entry can swap this file out.
+// nothing and `new ErpClient()` stays synchronous. Node built-ins live only
+// here and in fetch-node.js, which only the Node entry imports.
 import { readFileSync } from "node:fs";
 import * as wasm from "../pkg/erpdata_wasm.js";
 import { initModule } from "./wasm.js";

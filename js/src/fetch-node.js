@@ -1,0 +1,95 @@
+// The client's `fetch` in Node when the caller passes none: node:http and
+// node:https doing what the host loop (send.js) asks of a fetch, no more.
+// One request, never following a redirect (the core decides those); the
+// status and headers; the body read chunk by chunk, decoded as fetch
+// decodes a compressed body. Node's own fetch (undici) parses HTTP in a
+// wasm module of its own and hands the body over as a web stream: reading
+// a large body with it peaks at about 35 MB more memory. Other runtimes,
+// and callers who pass `fetch`, keep fetch.
+import http from "node:http";
+import https from "node:https";
+import { pipeline } from "node:stream";
+import zlib from "node:zlib";
+
+/** Decoders of the content codings fetch decodes. */
+const DECODERS = {
+  gzip: () => zlib.createGunzip(),
+  "x-gzip": () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+
+/**
+ * Sends `init` (`method`, `headers` as name/value pairs, `body`, `signal`)
+ * to `url`; resolves to the response's `status`, `headers.get(name)` and a
+ * `body` with `getReader()` and `cancel()`, as fetch's do.
+ */
+export function nodeFetch(url, init = {}) {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const protocol = { "http:": http, "https:": https }[target.protocol];
+    if (protocol === undefined) {
+      reject(new TypeError(`erpdata: no transport for ${target.protocol} URLs`));
+      return;
+    }
+    const headers = {};
+    for (const [name, value] of init.headers ?? []) headers[name.toLowerCase()] = value;
+    // What undici's fetch asks for when the request names no coding.
+    headers["accept-encoding"] ??=
+      target.protocol === "https:" ? "br, gzip, deflate" : "gzip, deflate";
+    const body = init.body ?? null;
+    if (body !== null) {
+      headers["content-length"] = String(
+        typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+      );
+    }
+    const request = protocol.request(
+      target,
+      { method: init.method ?? "GET", headers, signal: init.signal },
+      (res) => resolve(responseOf(res)),
+    );
+    request.on("error", reject);
+    request.end(body ?? undefined);
+  });
+}
+
+/** A fetch-like response over `res`, its body decoded. */
+function responseOf(res) {
+  const codings = (res.headers["content-encoding"] ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
+  // Decoded last coding first; a coding fetch does not know stays as sent,
+  // as fetch leaves it.
+  const decoders = codings.every((c) => c in DECODERS)
+    ? codings.reverse().map((c) => DECODERS[c]())
+    : [];
+  // pipeline carries an error of any stage (a reset socket, a corrupt
+  // gzip) to the last one, which the reader reads.
+  const stream = decoders.length > 0 ? pipeline(res, ...decoders, () => {}) : res;
+  const chunks = stream[Symbol.asyncIterator]();
+  const cancel = async () => {
+    stream.destroy();
+    res.destroy();
+  };
+  return {
+    status: res.statusCode,
+    headers: {
+      get(name) {
+        const value = res.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(", ") : value;
+      },
+    },
+    body: {
+      getReader: () => ({
+        read: async () => {
+          const next = await chunks.next();
+          return next.done ? { done: true, value: undefined } : { done: false, value: next.value };
+        },
+        cancel,
+      }),
+      cancel,
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// What Node's client sends with when given no `fetch` (js/src/fetch-node.js,
+// node:http): the same rows as fetch, compressed bodies decoded as fetch
+// decodes them, a broken one an error and never fewer rows. The sandbox's
+// answers pass through a compressing proxy on loopback (the sandbox itself
+// never compresses).
+import assert from "node:assert/strict";
+import http from "node:http";
+import { after, before, describe, test } from "node:test";
+import zlib from "node:zlib";
+
+import { ErpError } from "../../js/src/index.js";
+import { demoClient, startSandbox } from "./sandbox.js";
+
+const ENCODERS = {
+  gzip: () => zlib.createGzip(),
+  deflate: () => zlib.createDeflate(),
+  br: () => zlib.createBrotliCompress(),
+};
+
+let sandbox;
+let proxy;
+/** What each request to the proxy asked for (its Accept-Encoding). */
+const asked = [];
+
+/**
+ * Forwards `/<coding>/...` to the sandbox's `/...` and answers with its
+ * body in that coding: `gzip`, `deflate`, `br`, `gzip,br` (both, in that
+ * order), `x-unknown` (labelled so, sent as it is), `broken` (gzip cut short).
+ */
+function startProxy(target) {
+  const server = http.createServer((req, res) => {
+    asked.push(req.headers["accept-encoding"]);
+    const [, coding, ...rest] = req.url.split("/");
+    const upstream = http.request(
+      `${target}/${rest.join("/")}`,
+      { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+      (answer) => {
+        const headers = { ...answer.headers };
+        delete headers["content-length"];
+        if (coding === "broken") {
+          const chunks = [];
+          const gzip = answer.pipe(zlib.createGzip());
+          gzip.on("data", (c) => chunks.push(c));
+          gzip.on("end", () => {
+            const whole = Buffer.concat(chunks);
+            res.writeHead(answer.statusCode, { ...headers, "content-encoding": "gzip" });
+            res.end(whole.subarray(0, Math.floor(whole.length / 2)));
+          });
+          return;
+        }
+        const codings = coding.split(",");
+        res.writeHead(answer.statusCode, { ...headers, "content-encoding": coding });
+        let body = answer;
+        for (const c of codings) body = ENCODERS[c] ? body.pipe(ENCODERS[c]()) : body;
+        body.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+before(async () => {
+  sandbox = await startSandbox(["--rows", "3000"]);
+  proxy = await startProxy(sandbox.url);
+});
+after(() => {
+  proxy?.close();
+  return sandbox?.stop();
+});
+
+const through = (coding) => `http://127.0.0.1:${proxy.address().port}/${coding}/`;
+
+describe("Node's own transport", () => {
+  test("asks for what fetch asks for, and decodes each coding to the same rows", async () => {
+    const direct = (await demoClient(sandbox.url).table("sales_invoice")).rows;
+    assert.equal(direct.length, 3000);
+    for (const coding of ["gzip", "deflate", "br", "gzip,br"]) {
+      asked.length = 0;
+      const table = await demoClient(through(coding)).table("sales_invoice");
+      assert.deepEqual(table.rows, direct, coding);
+      // Loopback http: gzip and deflate, as undici's fetch asks.
+      assert.deepEqual(asked, ["gzip, deflate"], coding);
+    }
+  });
+
+  test("a stream reads a compressed body batch by batch", async () => {
+    let rows = 0;
+    for await (const batch of demoClient(through("gzip")).streamTable("sales_invoice", {
+      batchRows: 500,
+    })) {
+      rows += batch.length;
+    }
+    assert.equal(rows, 3000);
+  });
+
+  test("a body in a coding it does not know is read as sent, as fetch reads it", async () => {
+    const direct = (await demoClient(sandbox.url).table("sales_invoice")).rows;
+    const table = await demoClient(through("x-unknown")).table("sales_invoice");
+    assert.deepEqual(table.rows, direct);
+  });
+
+  test("a compressed body cut short is an error, never fewer rows", async () => {
+    const client = demoClient(through("broken"), { maxRetries: 0 });
+    await assert.rejects(client.table("sales_invoice"), (err) => {
+      assert.ok(err instanceof ErpError, String(err));
+      return true;
+    });
+  });
+});
