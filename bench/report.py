@@ -373,15 +373,16 @@ def js_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
     floor = fig.get("growthFloor", {})
     if five:
         read = floor.get("5000000")
-        aside = f" (`fetch` reading the body alone: {read['peakMB']:.0f} MB)" if read else ""
+        aside = f" (`node:http` reading the body alone: {read['peakMB']:.0f} MB)" if read else ""
         targets.append(
             f"| JS streamTable of 5M rows: peak RSS | ≤ 150 MB | {five['peakMB']:.0f} MB{aside} | "
             f"{verdict(five['peakMB'] <= 150)} |"
         )
     if floor:
         out += [
-            "The transport floor beside each size: `fetch` reading the same body chunk by chunk "
-            "and dropping it (`read`: no client, no wasm module), in the same run.",
+            "The transport floor beside each size: the client's transport in Node (`node:http`) "
+            "reading the same body chunk by chunk and dropping it (`read`: no client, no wasm "
+            "module), in the same run.",
             "",
         ]
     out += growth_table("`streamTable`", fig.get("growth", {}), "ms", 1e-3, "peakMB", floor)

@@ -14,9 +14,10 @@
 //   columns read  the same, then every column's `values` (text columns
 //                 make their strings when read: what reading them all costs)
 //   streamTable   for await over client.streamTable(), counting rows
-//   read          fetch, the body read chunk by chunk and dropped: the
-//                 transport floor (rows counted by their first key; no
-//                 client made, so no wasm module either)
+//   read          the client's transport in Node (node:http), the body
+//                 read chunk by chunk and dropped: the transport floor
+//                 (rows counted by their first key; no client made, so no
+//                 wasm module either)
 // and, at the largest size, with the body already in memory (a `fetch`
 // that answers from a buffer), so the client's own cost shows:
 //   memory json   JSON.parse of the text
@@ -30,6 +31,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
+import { nodeFetch } from "../../js/src/fetch-node.js";
 import { ErpClient } from "../../js/src/index.js";
 import { startSandbox } from "../../tests/js/sandbox.js";
 
@@ -116,9 +118,9 @@ const CASES = {
     return n;
   },
   async read(url) {
-    const res = await fetch(`${url}/apis/dataapi.php`, {
+    const res = await nodeFetch(`${url}/apis/dataapi.php`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: [["content-type", "application/x-www-form-urlencoded"]],
       body: FORM,
     });
     // A key cut by a chunk's end is found in the last bytes of one chunk
@@ -126,7 +128,10 @@ const CASES = {
     const cut = ROW_KEY.length - 1;
     let n = 0;
     let tail = Buffer.alloc(0);
-    for await (const chunk of res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
       const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       const seam = Buffer.concat([tail, bytes.subarray(0, cut)]);
       for (let at = seam.indexOf(ROW_KEY); at !== -1; at = seam.indexOf(ROW_KEY, at + 1)) {
