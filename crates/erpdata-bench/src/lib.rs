@@ -1,7 +1,8 @@
 //! The decoder's benchmarks (`benches/`: `ratios` for same-run ratios to
 //! serde_json, `decode` for criterion's figures), and what both share: the
 //! configuration, feeding a body to the streaming decoder the way a
-//! client does, and the [`ceiling`] of typed decoding. `make bench-rust` runs them.
+//! client does, and the [`ceiling`] of typed decoding. `make bench-rust`
+//! runs them.
 
 pub mod ceiling;
 

@@ -13,9 +13,10 @@ impl<S: RowSink> Core<S> {
     /// Reads whole fields (`"key": scalar`) and rows while they lie
     /// complete in `buf`, with exactly the sink calls and states the general
     /// path would make (or, for the fields the sink reads itself, see
-    /// [`RowSink::read_fields`], what those calls would have done). It stops before anything else — a nested value, an
-    /// error, a token cut by the chunk's end — and leaves that to the
-    /// general path, which reports errors; so it never needs to undo.
+    /// [`RowSink::read_fields`], what those calls would have done). It
+    /// stops before anything else — a nested value, an error, a token cut
+    /// by the chunk's end — and leaves that to the general path, which
+    /// reports errors; so it never needs to undo.
     pub(super) fn fast_rows(&mut self, buf: &[u8], base: u64, mut pos: usize) -> usize {
         let Core {
             sink,
