@@ -8,6 +8,7 @@ from ._models import Dues, Id, Row, Table
 __version__: str
 
 def _decimals_built_directly() -> bool: ...
+def _datetimes_built_directly() -> bool: ...
 
 DEFAULT_TOTAL_TIMEOUT: float
 """300.0: seconds a whole call may take (a stream: waiting on the service)."""

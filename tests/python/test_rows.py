@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from erpdata._core import Config, _decimals_built_directly
+from erpdata._core import Config, _datetimes_built_directly, _decimals_built_directly
 
 CONFIG = Config("http://127.0.0.1:1/", project="demo", access_token="fake-token-for-tests")
 
@@ -68,6 +68,78 @@ def test_collector_back_on_after_rows() -> None:
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def timestamp_texts() -> list[str]:
+    """Timestamps across the calendar's edges: year 1 and 9999, leap days,
+    before 1970, midnight and the last microsecond of a day, every count of
+    fraction digits."""
+    out = [
+        "0001-01-01 00:00:00",
+        "9999-12-31 23:59:59.999999",
+        "1969-12-31 23:59:59.999999",
+        "1970-01-01 00:00:00",
+        "2000-02-29 12:00:00.5",
+        "1900-03-01 00:00:01",
+        "2024-02-29 23:59:59",
+    ]
+    for i in range(2000):
+        year = 1 + (i * 389) % 9999
+        month = 1 + i % 12
+        day = 1 + (i * 7) % 28
+        fraction = "" if i % 3 == 0 else "." + str(i * 7919 % 1_000_000).zfill(6)[: 1 + i % 6]
+        out.append(
+            f"{year:04d}-{month:02d}-{day:02d} {i % 24:02d}:{i % 60:02d}:{i * 7 % 60:02d}{fraction}"
+        )
+    return out
+
+
+def test_dates_and_datetimes_equal_the_classes() -> None:
+    import datetime
+
+    texts = timestamp_texts()
+    body = '{{"status":"success","data":[{}]}}'.format(
+        ",".join(f'{{"t":"{t}","d":"{t[:10]}"}}' for t in texts)
+    )
+    rows = list(CONFIG.parse_table(200, body.encode()))
+    for row, text in zip(rows, texts):
+        want = datetime.datetime.strptime(
+            text, "%Y-%m-%d %H:%M:%S" + (".%f" if "." in text else "")
+        )
+        assert type(row["t"]) is datetime.datetime and row["t"] == want, text
+        assert row["t"].tzinfo is None and str(row["t"]) == str(want), text
+        assert type(row["d"]) is datetime.date and row["d"] == want.date(), text
+
+
+def test_datetimes_are_built_directly_on_cpython() -> None:
+    import platform
+
+    assert _datetimes_built_directly() == (platform.python_implementation() == "CPython")
+
+
+def test_where_the_check_fails_values_come_from_text() -> None:
+    # `datetime.date` and `datetime.datetime` replaced by subclasses: the
+    # C API's types are no longer the module's, its check refuses, and
+    # every value is made the other way, equal all the same.
+    code = """
+import datetime
+class D(datetime.date): pass
+class T(datetime.datetime): pass
+real_date, real_datetime = datetime.date, datetime.datetime
+datetime.date, datetime.datetime = D, T
+from erpdata._core import Config, _datetimes_built_directly
+row = Config("http://127.0.0.1:1/", project="d", access_token="fake-token-for-tests").parse_table(
+    200, b'{"status":"success","data":[{"t":"1969-12-31 23:59:59.999999","d":"2024-02-29"}]}')[0]
+assert not _datetimes_built_directly()
+assert row["t"] == real_datetime(1969, 12, 31, 23, 59, 59, 999999), row
+assert row["d"] == real_date(2024, 2, 29), row
+print("ok")
+"""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
 def decimal_texts() -> list[str]:
@@ -154,6 +226,17 @@ for i, t in enumerate(texts):
     got, want = row["c%d" % i], Decimal(t)
     assert type(got) is Decimal and got.as_tuple() == want.as_tuple() and hash(got) == hash(want), t
 assert core._decimals_built_directly()
+import datetime
+stamps = sys.argv[3].split(",")
+body = '{"status":"success","data":[%s]}' % ",".join('{"t":"%s","d":"%s"}' % (t, t[:10]) for t in stamps)
+decoder = core._testing.TableDecoder(config, 200)
+decoder.feed(body.encode())
+rows = [r for batch in decoder.finish()[0] for r in batch.to_rows()]
+for r, t in zip(rows, stamps):
+    want = datetime.datetime.strptime(t, "%Y-%m-%d %H:%M:%S" + (".%f" if "." in t else ""))
+    assert type(r["t"]) is datetime.datetime and r["t"] == want and str(r["t"]) == str(want), t
+    assert type(r["d"]) is datetime.date and r["d"] == want.date(), t
+assert len(rows) == len(stamps) and core._datetimes_built_directly()
 print(sys.version_info[:2], "ok")
 """
 
@@ -171,18 +254,19 @@ def other_interpreters() -> list[str]:
     return found
 
 
-def test_direct_decimals_on_every_other_interpreter_here() -> None:
+def test_direct_decimals_and_datetimes_on_every_other_interpreter_here() -> None:
     import subprocess
 
     from erpdata import _core
 
     texts = ",".join(t for t in decimal_texts() if "e" not in t)
+    stamps = ",".join(timestamp_texts())
     interpreters = other_interpreters()
     if not interpreters:
         pytest.skip("no other CPython 3.9+ under ~/.pyenv on this machine")
     for python in interpreters:
         out = subprocess.run(
-            [python, "-c", OTHER_INTERPRETER_CHECK, _core.__file__, texts],
+            [python, "-c", OTHER_INTERPRETER_CHECK, _core.__file__, texts, stamps],
             capture_output=True,
             text=True,
             timeout=60,

@@ -15,6 +15,7 @@ mod capsules;
 mod collector;
 mod config;
 mod convert;
+mod datetime_api;
 mod decimal_layout;
 mod errors;
 mod finance;
@@ -32,6 +33,14 @@ mod typing;
 #[pyfunction]
 fn _decimals_built_directly(py: Python<'_>) -> PyResult<bool> {
     Ok(decimal_layout::DecimalMaker::new(py)?.direct())
+}
+
+/// Whether row dicts' dates and datetimes are made through the
+/// `datetime` C API (its check passed on this interpreter) rather than
+/// from text.
+#[pyfunction]
+fn _datetimes_built_directly(py: Python<'_>) -> PyResult<bool> {
+    Ok(datetime_api::DateTimeApi::get(py)?.is_some())
 }
 
 /// The core's catalogue of operations as JSON (names, wire functions,
@@ -59,6 +68,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(finance::account_ids, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue_json, m)?)?;
     m.add_function(wrap_pyfunction!(_decimals_built_directly, m)?)?;
+    m.add_function(wrap_pyfunction!(_datetimes_built_directly, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     #[cfg(feature = "testing")]
     testing::register(m)?;

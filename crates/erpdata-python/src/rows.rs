@@ -21,6 +21,7 @@ use pyo3::types::{PyBool, PyDate, PyDict, PyList, PyString};
 use erpdata::Interner;
 
 use crate::convert::{cached, from_iso, DECIMAL, JSON_LOADS};
+use crate::datetime_api::DateTimeApi;
 use crate::decimal_layout::DecimalMaker;
 
 /// Whether `field` holds JSON texts rather than plain strings.
@@ -96,7 +97,7 @@ impl<'a, 'py> Strings<'a, 'py> {
 /// table's dates fall within a few years, and a slot is one load and a
 /// compare where a map hashes every day.
 pub(crate) struct Dates<'py> {
-    slots: Vec<Option<(i32, Bound<'py, PyDate>)>>,
+    slots: Vec<Option<(i32, Bound<'py, PyAny>)>>,
 }
 
 /// Slots of [`Dates`]: nearly three years of days, each in a slot of its own.
@@ -109,14 +110,14 @@ impl<'py> Dates<'py> {
         }
     }
 
-    fn get(&mut self, py: Python<'py>, days: i32) -> PyResult<Bound<'py, PyDate>> {
+    fn get(&mut self, cx: &Context<'py>, days: i32) -> PyResult<Bound<'py, PyAny>> {
         let slot = &mut self.slots[days.rem_euclid(DATE_SLOTS as i32) as usize];
         if let Some((d, date)) = slot {
             if *d == days {
                 return Ok(date.clone());
             }
         }
-        let made = date(py, days)?;
+        let made = cx.date(days)?;
         *slot = Some((days, made.clone()));
         Ok(made)
     }
@@ -158,6 +159,9 @@ struct Context<'py> {
     decimals: DecimalMaker<'py>,
     json_loads: Bound<'py, PyAny>,
     json_kwargs: Bound<'py, PyDict>,
+    /// Dates and datetimes from their parts where the C API was checked;
+    /// else from text.
+    api: Option<DateTimeApi>,
     datetime_from_iso: Bound<'py, PyAny>,
 }
 
@@ -171,13 +175,28 @@ impl<'py> Context<'py> {
             json_loads: cached(py, &JSON_LOADS, "json", "loads")?,
             decimals: DecimalMaker::new(py)?,
             json_kwargs,
+            api: DateTimeApi::get(py)?,
             datetime_from_iso: from_iso(py, false)?,
         })
     }
 
-    /// A naive `datetime.datetime` of `micros` since 1970-01-01 00:00:00,
-    /// made from its canonical text (see [`from_iso`]).
+    /// The `datetime.date` of `days` since 1970-01-01.
+    fn date(&self, days: i32) -> PyResult<Bound<'py, PyAny>> {
+        let (y, m, d) = erpdata::civil_from_days(days);
+        let y = year(i64::from(y))?;
+        match &self.api {
+            Some(api) => api.date(self.py, (y, m, d)),
+            // Month and day are 1–12 and 1–31.
+            None => Ok(PyDate::new(self.py, y, m as u8, d as u8)?.into_any()),
+        }
+    }
+
+    /// A naive `datetime.datetime` of `micros` since 1970-01-01 00:00:00:
+    /// from its parts, or else from its canonical text (see [`from_iso`]).
     fn datetime(&self, micros: i64) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(api) = &self.api {
+            return api.datetime(self.py, micros);
+        }
         let mut text = String::with_capacity(26);
         erpdata::write_timestamp(micros, &mut text);
         self.datetime_from_iso.call1((text.as_str(),))
@@ -222,7 +241,7 @@ impl<'a, 'py> Reader<'a, 'py> {
             Reader::Decimal(a, made) if a.is_valid(i) => {
                 made.get(cx, a.value(i), a.scale()).map(Some)
             }
-            Reader::Date(a, made) if a.is_valid(i) => some(made.get(py, a.value(i))?.into_any()),
+            Reader::Date(a, made) if a.is_valid(i) => some(made.get(cx, a.value(i))?),
             Reader::Timestamp(a, last) if a.is_valid(i) => {
                 let micros = a.value(i);
                 if let Some((m, t)) = last {
@@ -254,13 +273,6 @@ fn year(year: i64) -> PyResult<i32> {
                 "year {year} is out of the range of datetime"
             ))
         })
-}
-
-/// `datetime.date` of `days` since 1970-01-01.
-fn date(py: Python<'_>, days: i32) -> PyResult<Bound<'_, PyDate>> {
-    let (y, m, d) = erpdata::civil_from_days(days);
-    // Month and day are 1–12 and 1–31.
-    PyDate::new(py, year(i64::from(y))?, m as u8, d as u8)
 }
 
 /// Appends rows `start..stop` of `batch` to `out` as dicts keyed by `keys`
