@@ -56,6 +56,27 @@ def test_dates_and_strings_exact_however_they_repeat() -> None:
     assert rows[0]["s"] is rows[2]["s"]  # and its string
 
 
+def test_row_chunks_of_any_size_give_the_same_rows() -> None:
+    # Rows are made a block at a time, column by column: chunks that start
+    # and end anywhere (within a block, on a block's edge)
+    # hold exactly the rows of the whole list, in order.
+    body = '{{"status":"success","data":[{}]}}'.format(
+        ",".join(
+            f'{{"n":{i},"s":"r{i % 300}","x":{i % 9}.25,"t":"2025-01-01 00:00:{i % 60:02d}",'
+            f'"o":{"null" if i % 5 else i}}}'
+            for i in range(1500)
+        )
+    )
+    table = CONFIG.parse_table(200, body.encode())
+    whole = list(table)
+    assert [r["n"] for r in whole] == list(range(1500))
+    assert [r["o"] for r in whole] == [None if i % 5 else i for i in range(1500)]
+    for size in (1, 7, 255, 256, 257, 699, 1000, 1500):
+        chunks = list(table.row_chunks(size))
+        assert [r for c in chunks for r in c] == whole, size
+        assert all(len(c) == size for c in chunks[:-1]), size
+
+
 def test_collector_back_on_after_rows() -> None:
     body = b'{"status":"success","data":[' + b",".join(b'{"a":1.5}' for _ in range(1000)) + b"]}"
     table = CONFIG.parse_table(200, body)

@@ -275,6 +275,9 @@ fn year(year: i64) -> PyResult<i32> {
         })
 }
 
+/// Rows made at a time by [`append_rows`].
+const BLOCK_ROWS: usize = 256;
+
 /// Appends rows `start..stop` of `batch` to `out` as dicts keyed by `keys`
 /// (one shared `str` per column, in the batch's column order).
 pub(crate) fn append_rows<'py>(
@@ -300,14 +303,27 @@ pub(crate) fn append_rows<'py>(
     for key in keys {
         template.set_item(key, py.None())?;
     }
-    for i in start..stop.min(batch.num_rows()) {
-        let dict = template.copy()?;
+    // A block of rows at a time, filled column by column: each column's
+    // arrays are read in order, and the block's dicts stay in cache.
+    let stop = stop.min(batch.num_rows());
+    let mut block: Vec<Bound<'py, PyDict>> = Vec::with_capacity(BLOCK_ROWS);
+    let mut first = start;
+    while first < stop {
+        let last = (first + BLOCK_ROWS).min(stop);
+        for _ in first..last {
+            block.push(template.copy()?);
+        }
         for (key, reader) in keys.iter().zip(readers.iter_mut()) {
-            if let Some(value) = reader.value(&cx, i)? {
-                dict.set_item(key, value)?;
+            for (dict, i) in block.iter().zip(first..last) {
+                if let Some(value) = reader.value(&cx, i)? {
+                    dict.set_item(key, value)?;
+                }
             }
         }
-        out.append(dict)?;
+        for dict in block.drain(..) {
+            out.append(dict)?;
+        }
+        first = last;
     }
     Ok(())
 }
