@@ -9,9 +9,11 @@
 //! fields CPython only ever appends to, the same for 3.7 and later (type
 //! objects, the UTC singleton, then the constructors used here).
 //!
-//! On first use, this module checks that the capsule's type fields are
-//! `datetime.date` and `datetime.datetime` themselves, and that values
-//! its constructors make equal, print and hash like those of the classes.
+//! On first use, this module checks that every field before the
+//! constructors is the object the layout says (the module's `date`,
+//! `datetime`, `time`, `timedelta` and `tzinfo` classes and
+//! `timezone.utc`), and that values the constructors make equal, print
+//! and hash like those of the classes.
 //! Only then are values made this way; anywhere else (another layout, no
 //! capsule) the callers keep making them from text.
 
@@ -132,11 +134,24 @@ fn check<'py>(py: Python<'py>) -> PyResult<Option<Checked>> {
         return Ok(None);
     }
     // SAFETY: the capsule named `datetime.datetime_CAPI` holds a
-    // `PyDateTime_CAPI`; only its first fields are read, and only the type
-    // pointers until they are confirmed.
+    // `PyDateTime_CAPI`; only its first fields are read, and the
+    // constructors are called only once every field before them is what
+    // the layout says it is.
     let capi: &'static Capi = unsafe { &*(raw as *const Capi) };
-    if capi.date_type.cast::<ffi::PyObject>() != date_class.as_ptr()
-        || capi.datetime_type.cast::<ffi::PyObject>() != datetime_class.as_ptr()
+    let fields = [
+        (capi.date_type.cast::<ffi::PyObject>(), date_class.clone()),
+        (capi.datetime_type.cast(), datetime_class.clone()),
+        (capi.time_type.cast(), datetime.getattr("time")?),
+        (capi.delta_type.cast(), datetime.getattr("timedelta")?),
+        (capi.tzinfo_type.cast(), datetime.getattr("tzinfo")?),
+        (
+            capi.timezone_utc,
+            datetime.getattr("timezone")?.getattr("utc")?,
+        ),
+    ];
+    if fields
+        .iter()
+        .any(|(field, object)| *field != object.as_ptr())
     {
         return Ok(None);
     }
