@@ -58,8 +58,8 @@ def test_dates_and_strings_exact_however_they_repeat() -> None:
 
 def test_row_chunks_of_any_size_give_the_same_rows() -> None:
     # Rows are made a block at a time, column by column: chunks that start
-    # and end anywhere (within a block, on a block's edge)
-    # hold exactly the rows of the whole list, in order.
+    # and end anywhere (within a block, on a block's edge) hold exactly the
+    # rows of the whole list, in order.
     body = '{{"status":"success","data":[{}]}}'.format(
         ",".join(
             f'{{"n":{i},"s":"r{i % 300}","x":{i % 9}.25,"t":"2025-01-01 00:00:{i % 60:02d}",'
@@ -123,6 +123,7 @@ def test_dates_and_datetimes_equal_the_classes() -> None:
         ",".join(f'{{"t":"{t}","d":"{t[:10]}"}}' for t in texts)
     )
     rows = list(CONFIG.parse_table(200, body.encode()))
+    assert len(rows) == len(texts)
     for row, text in zip(rows, texts):
         want = datetime.datetime.strptime(
             text, "%Y-%m-%d %H:%M:%S" + (".%f" if "." in text else "")
