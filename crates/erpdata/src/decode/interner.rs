@@ -260,6 +260,9 @@ mod tests {
                 interner.intern(k.as_bytes());
             }
             assert_eq!(interner.len(), keys.len(), "{shape}");
+            for (id, k) in keys.iter().enumerate().rev() {
+                assert_eq!(interner.intern(k.as_bytes()), id as u32, "{shape}: {k}");
+            }
             let probes = mean_probes(&interner);
             assert!(probes < 2.0, "{shape}: {probes:.2} probes a key");
         }
