@@ -10,8 +10,8 @@ use super::scanner::same_bytes;
 #[derive(Debug)]
 pub struct Interner<'a> {
     slots: Vec<u32>,
-    /// A hash's slot is its top bits: `64 - shift` of them, as many as
-    /// the table has slots (see [`Interner::hash`]).
+    /// A hash's slot is its top `64 - shift` bits, the base-2 logarithm
+    /// of the number of slots (see [`Interner::hash`]).
     shift: u32,
     hashes: Vec<u64>,
     entries: Vec<&'a [u8]>,
