@@ -60,9 +60,6 @@ unsafe impl Sync for Checked {}
 
 static CHECKED: PyOnceLock<Option<Checked>> = PyOnceLock::new();
 
-/// Microseconds in a day.
-const DAY_MICROS: i64 = 86_400_000_000;
-
 /// Makes dates and naive datetimes from their parts.
 #[derive(Clone, Copy)]
 pub(crate) struct DateTimeApi {
@@ -97,9 +94,8 @@ impl DateTimeApi {
         py: Python<'py>,
         micros: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (y, m, d) = erpdata::civil_from_days(micros.div_euclid(DAY_MICROS) as i32);
-        let rest = micros.rem_euclid(DAY_MICROS);
-        let secs = (rest / 1_000_000) as c_int;
+        let (days, (hour, minute, second, micro)) = erpdata::timestamp_parts(micros);
+        let (y, m, d) = erpdata::civil_from_days(days);
         // SAFETY: the capsule was checked, and the GIL is held; `None`
         // is borrowed for the call (the constructor takes its own
         // reference to the tzinfo it keeps).
@@ -108,10 +104,10 @@ impl DateTimeApi {
                 y,
                 m as c_int,
                 d as c_int,
-                secs / 3600,
-                secs / 60 % 60,
-                secs % 60,
-                (rest % 1_000_000) as c_int,
+                hour as c_int,
+                minute as c_int,
+                second as c_int,
+                micro as c_int,
                 ffi::Py_None(),
                 self.capi.datetime_type,
             );

@@ -357,9 +357,7 @@ pub(crate) fn day_of(data: &ColumnData, i: usize) -> Option<i32> {
     }
     match data {
         ColumnData::Date { values, .. } => Some(values[i]),
-        ColumnData::Timestamp { values, .. } => {
-            i32::try_from(values[i].div_euclid(86_400_000_000)).ok()
-        }
+        ColumnData::Timestamp { values, .. } => Some(crate::decode::timestamp_parts(values[i]).0),
         _ => None,
     }
 }

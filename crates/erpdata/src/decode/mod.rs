@@ -131,6 +131,7 @@ pub use interner::{Interner, Numbering};
 #[cfg(feature = "parallel")]
 pub use parallel::{Decoded, ParallelOptions};
 pub use timestamp::canonical as write_timestamp;
+pub use timestamp::parts as timestamp_parts;
 
 use builder::{ColumnSink, Typing};
 use decoder::Core;

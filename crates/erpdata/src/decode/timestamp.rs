@@ -65,22 +65,33 @@ fn fraction(rest: &[u8]) -> Option<(i64, u8)> {
     }
 }
 
+/// A Timestamp column's value, `micros` since 1970-01-01 00:00:00, as its
+/// day (days since 1970-01-01, for [`civil_from_days`](super::civil_from_days))
+/// and its time of day `(hour, minute, second, microsecond)`: what a
+/// binding builds its language's datetime from.
+#[inline]
+pub fn parts(micros: i64) -> (i32, (u32, u32, u32, u32)) {
+    // Any i64 of microseconds is within i32 days (±2.9e5 years).
+    let days = micros.div_euclid(DAY_MICROS) as i32;
+    let rest = micros.rem_euclid(DAY_MICROS);
+    let secs = (rest / 1_000_000) as u32;
+    let micro = (rest % 1_000_000) as u32;
+    (days, (secs / 3600, secs / 60 % 60, secs % 60, micro))
+}
+
 /// Writes `micros` as `YYYY-MM-DD HH:MM:SS` and, when `digits` > 0, a
 /// fraction of that many digits: the text [`parse`] read, given the digits
 /// it reported.
 pub(crate) fn format(micros: i64, digits: u8, out: &mut String) {
-    let days = micros.div_euclid(DAY_MICROS);
-    let rest = micros.rem_euclid(DAY_MICROS);
-    date::format(days as i32, out);
+    let (days, (hour, minute, second, frac)) = parts(micros);
+    date::format(days, out);
     // Digits by hand, as the date's: `write!` costs several times more.
-    let secs = (rest / 1_000_000) as u32;
     let mut text = *b" 00:00:00.000000";
-    date::put_digits(&mut text[1..3], secs / 3600);
-    date::put_digits(&mut text[4..6], secs / 60 % 60);
-    date::put_digits(&mut text[7..9], secs % 60);
+    date::put_digits(&mut text[1..3], hour);
+    date::put_digits(&mut text[4..6], minute);
+    date::put_digits(&mut text[7..9], second);
     let digits = usize::from(digits.min(6));
     let shown = if digits > 0 {
-        let frac = (rest % 1_000_000) as u32;
         date::put_digits(
             &mut text[10..10 + digits],
             frac / 10u32.pow(6 - digits as u32),
