@@ -53,8 +53,7 @@ enum Reader<'a, 'py> {
 
 /// A column's strings made so far, while that pays: a column of mostly
 /// distinct values (invoice numbers) stops being cached after a while.
-/// Numbered by the core's [`Interner`], as the core's dictionaries are (it
-/// remembers the last value too, for runs of one).
+/// Numbered by the core's [`Interner`], as the core's dictionaries are.
 pub(crate) struct Strings<'a, 'py> {
     seen: Option<Interner<'a>>,
     /// The string of each number.

@@ -1,27 +1,84 @@
 //! Numbering the distinct strings of a column (see [`Interner`]).
 
-use super::scanner::same_bytes;
-
 /// Distinct strings of a column, numbered in first-seen order: an
-/// open-addressing table of indices, hashed by a few word loads (the values
+/// open-addressing table whose slots hold each string's first and last
+/// eight bytes, length and number, hashed by a few word loads (the values
 /// are the service's own data, hashed only to count and number them). What
 /// dictionary-encodes a string column, for Arrow here and for a binding's
 /// own columns (a std `HashMap` spends twice the time in SipHash).
 #[derive(Debug)]
 pub struct Interner<'a> {
+    /// Per slot, 0 when free, else a string's number plus one.
     slots: Vec<u32>,
     /// A hash's slot is its top `64 - shift` bits, the base-2 logarithm
-    /// of the number of slots (see [`Interner::hash`]).
+    /// of the number of slots (see [`hash`]).
     shift: u32,
-    hashes: Vec<u64>,
     entries: Vec<&'a [u8]>,
-    /// The last string and its number: a column's values come in runs
-    /// (one currency, the rows of one customer).
-    last: Option<(&'a [u8], u32)>,
+    /// Per number, what tells its string apart (see [`Key`]).
+    keys: Vec<Key>,
 }
 
-/// Slots of a new [`Interner`] (a power of two).
-const INITIAL_SLOTS: usize = 64;
+/// A string's ends, length and hash. The ends and the length are all of
+/// a string of at most 16 bytes (see [`ends`]): such a string is found
+/// without reading its bytes again, which is what an ERP's repeated text
+/// (currencies, customer codes and names, statuses) mostly is.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    head: u64,
+    tail: u64,
+    len: usize,
+    hash: u64,
+}
+
+/// Slots of a new [`Interner`] (a power of two). A handful of distinct
+/// values then rarely share a slot: 256 instead of 64 took a tenth off
+/// numbering a column of a dozen customers.
+const INITIAL_SLOTS: usize = 256;
+
+/// Up to 8 bytes of `s` from `i` as a word: `s` has at least `i + 8`.
+#[inline]
+fn word(s: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"))
+}
+
+/// The first and the last few bytes of `s` as two words, which with its
+/// length tell apart any two strings of at most 16 bytes: their windows
+/// overlap and cover the whole string.
+#[inline]
+fn ends(s: &[u8]) -> (u64, u64) {
+    let n = s.len();
+    let half = |i: usize| u64::from(u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes")));
+    match n {
+        0 => (0, 0),
+        1..=3 => (
+            u64::from(s[0]) | u64::from(s[n / 2]) << 8 | u64::from(s[n - 1]) << 16,
+            0,
+        ),
+        4..=7 => (half(0), half(n - 4)),
+        _ => (word(s, 0), word(s, n - 8)),
+    }
+}
+
+/// The hash of `s`, whose [`ends`] are `head` and `tail`.
+#[inline]
+fn hash(s: &[u8], head: u64, tail: u64) -> u64 {
+    let n = s.len();
+    let mut a = head;
+    let mut i = 8;
+    while i + 8 < n {
+        a = (a ^ word(s, i))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(31);
+        i += 8;
+    }
+    // The slot is taken from the top bits of this product, which every
+    // bit of its operand reaches. Its low bits would depend on the
+    // operand's low bits alone: keys that differ only in a few digits
+    // (INV-2025-00017, SO/2025/000412) fell into long runs of neighbouring
+    // slots, 5 to 40 probes a lookup instead of 1.5.
+    (a.wrapping_mul(0x51_7C_C1_B7_27_22_0A_95) ^ tail.rotate_left(29) ^ n as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
 
 impl Default for Interner<'_> {
     fn default() -> Self {
@@ -35,42 +92,9 @@ impl<'a> Interner<'a> {
         Interner {
             slots: vec![0; INITIAL_SLOTS],
             shift: 64 - INITIAL_SLOTS.trailing_zeros(),
-            hashes: Vec::new(),
             entries: Vec::new(),
-            last: None,
+            keys: Vec::new(),
         }
-    }
-
-    #[inline]
-    fn hash(s: &[u8]) -> u64 {
-        let n = s.len();
-        let word = |i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-        let (mut a, b) = match n {
-            0 => (0, 0),
-            1..=3 => (
-                u64::from(s[0]) | u64::from(s[n / 2]) << 8 | u64::from(s[n - 1]) << 16,
-                0,
-            ),
-            4..=7 => (
-                u64::from(u32::from_le_bytes(s[..4].try_into().expect("4 bytes"))),
-                u64::from(u32::from_le_bytes(s[n - 4..].try_into().expect("4 bytes"))),
-            ),
-            _ => (word(0), word(n - 8)),
-        };
-        let mut i = 8;
-        while i + 8 < n {
-            a = (a ^ word(i))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(31);
-            i += 8;
-        }
-        // The slot is taken from the top bits of this product, which
-        // every bit of its operand reaches. Its low bits would depend on the
-        // operand's low bits alone: keys that differ only in a few digits
-        // (INV-2025-00017, SO/2025/000412) fell into long runs of
-        // neighbouring slots, 5 to 40 probes a lookup instead of 1.5.
-        (a.wrapping_mul(0x51_7C_C1_B7_27_22_0A_95) ^ b.rotate_left(29) ^ n as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     #[inline]
@@ -81,36 +105,34 @@ impl<'a> Interner<'a> {
     /// The number of `s`, new or not.
     #[inline]
     pub fn intern(&mut self, s: &'a [u8]) -> u32 {
-        if let Some((last, id)) = self.last {
-            if same_bytes(last, s) {
-                return id;
-            }
-        }
-        let id = self.find_or_add(s);
-        self.last = Some((s, id));
-        id
-    }
-
-    #[inline]
-    fn find_or_add(&mut self, s: &'a [u8]) -> u32 {
-        let h = Self::hash(s);
+        let (head, tail) = ends(s);
+        let h = hash(s, head, tail);
         let mask = self.slots.len() - 1;
         let mut i = self.home(h);
         loop {
-            match self.slots[i] {
+            let id = match self.slots[i] {
                 0 => break,
-                slot => {
-                    let id = (slot - 1) as usize;
-                    if self.hashes[id] == h && same_bytes(self.entries[id], s) {
-                        return id as u32;
-                    }
-                }
+                slot => slot - 1,
+            };
+            let key = &self.keys[id as usize];
+            // Longer strings have bytes between their ends.
+            if key.head == head
+                && key.tail == tail
+                && key.len == s.len()
+                && (s.len() <= 16 || self.entries[id as usize] == s)
+            {
+                return id;
             }
             i = (i + 1) & mask;
         }
         let id = self.entries.len() as u32;
         self.entries.push(s);
-        self.hashes.push(h);
+        self.keys.push(Key {
+            head,
+            tail,
+            len: s.len(),
+            hash: h,
+        });
         self.slots[i] = id + 1;
         if self.entries.len() * 2 > self.slots.len() {
             self.grow();
@@ -122,8 +144,8 @@ impl<'a> Interner<'a> {
         let mut slots = vec![0u32; self.slots.len() * 2];
         let mask = slots.len() - 1;
         self.shift -= 1;
-        for (id, &h) in self.hashes.iter().enumerate() {
-            let mut i = self.home(h);
+        for (id, key) in self.keys.iter().enumerate() {
+            let mut i = self.home(key.hash);
             while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -223,14 +245,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn strings_that_differ_in_one_byte_anywhere_stay_apart() {
+        // Of at most 16 bytes, a string is told apart by its ends and
+        // length alone; longer ones by their bytes too.
+        let mut keys = Vec::new();
+        for n in 0..40 {
+            keys.push(vec![b'a'; n]);
+            for at in 0..n {
+                let mut key = vec![b'a'; n];
+                key[at] = b'b';
+                keys.push(key);
+            }
+        }
+        let mut interner = Interner::new();
+        for (id, key) in keys.iter().enumerate() {
+            assert_eq!(interner.intern(key), id as u32, "{key:?}");
+        }
+        for (id, key) in keys.iter().enumerate().rev() {
+            assert_eq!(interner.intern(key), id as u32, "{key:?}");
+        }
+        assert_eq!(interner.values().collect::<Vec<_>>(), keys);
+    }
+
     /// Average probes to find each value: one for a value in its home
     /// slot, one more for each slot it had to move past.
     fn mean_probes(interner: &Interner<'_>) -> f64 {
         let mask = interner.slots.len() - 1;
         let mut total = 0;
-        for (at, &slot) in interner.slots.iter().enumerate() {
-            if slot != 0 {
-                let home = interner.home(interner.hashes[slot as usize - 1]);
+        for (at, slot) in interner.slots.iter().enumerate() {
+            if *slot != 0 {
+                let home = interner.home(interner.keys[*slot as usize - 1].hash);
                 total += (at.wrapping_sub(home) & mask) + 1;
             }
         }
