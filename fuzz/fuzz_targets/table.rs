@@ -1,14 +1,18 @@
 //! The table answer, whole and streamed: any bytes, any status, any
 //! chunking. Beyond "no panic", it checks the decoder's promises: the
 //! streamed result does not depend on where the body is cut, it agrees with
-//! `parse_table` (same error, or the same number of rows), and every batch
-//! converts to Arrow.
+//! `parse_table` (same error, or the same number of rows), every batch
+//! converts to Arrow, and a string column's dictionary holds each of its
+//! values once and gives them back.
 #![no_main]
 
 mod common;
 
 use common::{config, stream, SECOND_DATA};
-use erpdata::Error;
+use erpdata::arrow_array::cast::AsArray;
+use erpdata::arrow_array::types::Int32Type;
+use erpdata::arrow_array::Array;
+use erpdata::{Batch, ColumnData, Dictionary, Error};
 use libfuzzer_sys::fuzz_target;
 
 const STATUSES: [u16; 8] = [200, 200, 200, 200, 201, 404, 500, 503];
@@ -52,6 +56,7 @@ fuzz_target!(|input: &[u8]| {
                 batch
                     .to_record_batch()
                     .expect("every batch converts to Arrow");
+                dictionaries_give_back_the_values(batch);
             }
         }
         // A stream cannot take back rows it has handed out: a second `data`
@@ -72,3 +77,29 @@ fuzz_target!(|input: &[u8]| {
         assert!(!e.to_string().contains("fake-fuzz-token"));
     }
 });
+
+/// Each string column of `batch`, dictionary-encoded, reads as its values.
+fn dictionaries_give_back_the_values(batch: &Batch) {
+    let arrow = batch
+        .clone()
+        .into_record_batch_with(Dictionary::Always)
+        .expect("every batch converts to Arrow");
+    for (column, array) in batch.columns.iter().zip(arrow.columns()) {
+        let ColumnData::String { values, validity } = &column.data else {
+            continue;
+        };
+        let encoded = array.as_dictionary::<Int32Type>();
+        let distinct = encoded.values().as_string::<i32>();
+        for (i, key) in encoded.keys().iter().enumerate() {
+            let valid = validity.as_ref().is_none_or(|v| v.get(i));
+            assert_eq!(key.is_some(), valid, "row {i}: null or not");
+            if let Some(key) = key {
+                assert_eq!(distinct.value(key as usize), values.get(i), "row {i}");
+            }
+        }
+        let mut once = std::collections::HashSet::new();
+        for value in distinct.iter() {
+            assert!(once.insert(value), "{value:?} twice in the dictionary");
+        }
+    }
+}
