@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _finance
 from ._base import ClientBase
 from ._checks import check_progress
-from ._core import Plan
+from ._core import DEFAULT_BATCH_ROWS, Plan
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Dues, Id, Table
 from ._progress import ProgressArg
@@ -272,7 +272,7 @@ class Operations:
         years: Id | Iterable[Id] | None = None,
         format: Literal["duckdb", "parquet"] | None = None,
         concurrency: int = 2,
-        batch_rows: int = 65_536,
+        batch_rows: int = DEFAULT_BATCH_ROWS,
         progress: bool | None = None,
         resume: bool = False,
     ) -> Work[ExportResult]:

@@ -40,6 +40,7 @@ except ImportError as exc:
 
 from ._checks import check_batch_rows, invalid
 from ._client import Client
+from ._core import DEFAULT_BATCH_ROWS
 from ._models import Id
 from .export import default_id, partition_ids
 
@@ -57,7 +58,7 @@ def erpdata_source(
     project: str | None = None,
     project_folder: str | None = None,
     access_token: TSecretStrValue | None = None,
-    batch_rows: int = 65_536,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
     write_disposition: Literal["replace", "append", "merge"] = "replace",
 ) -> Any:
     """The ERP's ``tables`` for every company and year given (each defaults

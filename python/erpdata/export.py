@@ -579,7 +579,7 @@ def export(
     to: str | os.PathLike[str],
     format: Format | None = None,
     concurrency: int = 2,
-    batch_rows: int = 65_536,
+    batch_rows: int = _core.DEFAULT_BATCH_ROWS,
     progress: bool | None = None,
     resume: bool = False,
 ) -> ExportResult:

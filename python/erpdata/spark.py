@@ -56,6 +56,7 @@ except ImportError as exc:
 
 from ._checks import invalid
 from ._client import Client
+from ._core import DEFAULT_BATCH_ROWS
 
 __all__ = ["ErpDataSource"]
 
@@ -187,7 +188,7 @@ class ErpReader(DataSourceReader):
         target = pa.schema(
             [pa.field(f.name, _arrow_type(f.dataType), f.nullable) for f in self._schema.fields]
         )
-        rows = int(_option(self._options, "batchRows") or 65_536)
+        rows = int(_option(self._options, "batchRows") or DEFAULT_BATCH_ROWS)
         method = _option(self._options, "method") or "POST"
         with _client(self._options) as client:
             stream = client.stream_table(
