@@ -2,7 +2,7 @@
 
 /// Distinct strings of a column, numbered in first-seen order: an
 /// open-addressing table of numbers, with each string's first and last
-/// eight bytes and length beside its number, hashed by a few word loads
+/// eight bytes beside its number, hashed by a few word loads
 /// (the values are the service's own data, hashed only to count and
 /// number them). What dictionary-encodes a string column, for Arrow here
 /// and for a binding's own columns (a std `HashMap` spends twice the time
@@ -14,21 +14,20 @@ pub struct Interner<'a> {
     /// A hash's slot is its top `64 - shift` bits, the base-2 logarithm
     /// of the number of slots (see [`hash`]).
     shift: u32,
-    entries: Vec<&'a [u8]>,
-    /// Per number, what tells its string apart (see [`Key`]).
-    keys: Vec<Key>,
+    /// Per number, its string and what tells it apart (see [`Key`]).
+    keys: Vec<Key<'a>>,
 }
 
-/// A string's ends, length and hash. The ends and the length are all of
-/// a string of at most 16 bytes (see [`ends`]): such a string is found
-/// without reading its bytes again, which is what an ERP's repeated text
-/// (currencies, customer codes and names, statuses) mostly is.
+/// A distinct string, its ends and its hash. The ends and the length are
+/// all of a string of at most 16 bytes (see [`ends`]): such a string is
+/// found without reading its bytes again, which is what an ERP's repeated
+/// text (currencies, customer codes and names, statuses) mostly is.
 #[derive(Debug, Clone, Copy)]
-struct Key {
+struct Key<'a> {
     head: u64,
     tail: u64,
-    len: usize,
     hash: u64,
+    value: &'a [u8],
 }
 
 /// Slots of a new [`Interner`] (a power of two). A handful of distinct
@@ -93,7 +92,6 @@ impl<'a> Interner<'a> {
         Interner {
             slots: vec![0; INITIAL_SLOTS],
             shift: 64 - INITIAL_SLOTS.trailing_zeros(),
-            entries: Vec::new(),
             keys: Vec::new(),
         }
     }
@@ -119,23 +117,22 @@ impl<'a> Interner<'a> {
             // Longer strings have bytes between their ends.
             if key.head == head
                 && key.tail == tail
-                && key.len == s.len()
-                && (s.len() <= 16 || self.entries[id as usize] == s)
+                && key.value.len() == s.len()
+                && (s.len() <= 16 || key.value == s)
             {
                 return id;
             }
             i = (i + 1) & mask;
         }
-        let id = self.entries.len() as u32;
-        self.entries.push(s);
+        let id = self.keys.len() as u32;
         self.keys.push(Key {
             head,
             tail,
-            len: s.len(),
             hash: h,
+            value: s,
         });
         self.slots[i] = id + 1;
-        if self.entries.len() * 2 > self.slots.len() {
+        if self.keys.len() * 2 > self.slots.len() {
             self.grow();
         }
         id
@@ -157,17 +154,17 @@ impl<'a> Interner<'a> {
 
     /// Distinct strings so far.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.keys.len()
     }
 
     /// Whether no string was interned yet.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.keys.is_empty()
     }
 
     /// The distinct strings, in the order of their numbers.
     pub fn values(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
-        self.entries.iter().copied()
+        self.keys.iter().map(|key| key.value)
     }
 }
 
