@@ -49,28 +49,25 @@ struct Capi {
     ) -> *mut ffi::PyObject,
 }
 
-/// The capsule's struct, once checked; it lives as long as the
+/// Makes dates and naive datetimes from their parts, through the
+/// capsule's struct once checked; the struct lives as long as the
 /// interpreter's `datetime` module (the capsule holds it statically).
-struct Checked(&'static Capi);
-
-// SAFETY: the struct is immutable after `datetime` is imported, and its
-// functions are only called with the GIL held.
-unsafe impl Send for Checked {}
-unsafe impl Sync for Checked {}
-
-static CHECKED: PyOnceLock<Option<Checked>> = PyOnceLock::new();
-
-/// Makes dates and naive datetimes from their parts.
 #[derive(Clone, Copy)]
 pub(crate) struct DateTimeApi {
     capi: &'static Capi,
 }
 
+// SAFETY: the struct is immutable after `datetime` is imported, and its
+// functions are only called with the GIL held.
+unsafe impl Send for DateTimeApi {}
+unsafe impl Sync for DateTimeApi {}
+
+static CHECKED: PyOnceLock<Option<DateTimeApi>> = PyOnceLock::new();
+
 impl DateTimeApi {
     /// The C API, or `None` where the check did not hold.
     pub(crate) fn get(py: Python<'_>) -> PyResult<Option<Self>> {
-        let checked = CHECKED.get_or_try_init(py, || check(py))?;
-        Ok(checked.as_ref().map(|c| DateTimeApi { capi: c.0 }))
+        Ok(*CHECKED.get_or_try_init(py, || check(py))?)
     }
 
     /// `datetime.date(year, month, day)`; the caller checked the ranges.
@@ -117,7 +114,7 @@ impl DateTimeApi {
 }
 
 /// Imports the capsule and checks it against the classes themselves.
-fn check<'py>(py: Python<'py>) -> PyResult<Option<Checked>> {
+fn check<'py>(py: Python<'py>) -> PyResult<Option<DateTimeApi>> {
     let datetime = py.import("datetime")?;
     let date_class = datetime.getattr("date")?;
     let datetime_class = datetime.getattr("datetime")?;
@@ -178,5 +175,5 @@ fn check<'py>(py: Python<'py>) -> PyResult<Option<Checked>> {
     if past.is_ok() {
         return Ok(None);
     }
-    Ok(Some(Checked(capi)))
+    Ok(Some(api))
 }
