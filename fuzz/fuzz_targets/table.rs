@@ -2,8 +2,10 @@
 //! chunking. Beyond "no panic", it checks the decoder's promises: the
 //! streamed result does not depend on where the body is cut, it agrees with
 //! `parse_table` (same error, or the same number of rows), every batch
-//! converts to Arrow, and a string column's dictionary holds each of its
-//! values once and gives them back.
+//! converts to Arrow, a string column's dictionary holds each of its
+//! values once and gives them back, and decoding on the threads of rayon's
+//! pool (`decode_parallel`, cut into pieces whatever the body's size) gives
+//! what streaming gives.
 #![no_main]
 
 mod common;
@@ -12,7 +14,9 @@ use common::{config, stream, SECOND_DATA};
 use erpdata::arrow_array::cast::AsArray;
 use erpdata::arrow_array::types::Int32Type;
 use erpdata::arrow_array::Array;
-use erpdata::{Batch, ColumnData, Dictionary, Error};
+use erpdata::{
+    Batch, ColumnData, DecoderOptions, Dictionary, Error, ParallelOptions, TableDecoder,
+};
 use libfuzzer_sys::fuzz_target;
 
 const STATUSES: [u16; 8] = [200, 200, 200, 200, 201, 404, 500, 503];
@@ -42,7 +46,27 @@ fuzz_target!(|input: &[u8]| {
     );
     let bytewise = stream(&config, status, batch_rows, body.chunks(1));
 
+    let parallel = TableDecoder::decode_parallel(
+        &config,
+        status,
+        body,
+        DecoderOptions::with_batch_rows(batch_rows),
+        ParallelOptions {
+            threads: None,
+            min_body_bytes: 0,
+        },
+    );
+
     assert_eq!(one, split, "result depends on the chunking");
+    match (&parallel, &one) {
+        (Ok(p), Ok(s)) => {
+            assert_eq!(p.batches, s.batches, "decode_parallel's batches");
+            assert_eq!(p.notices, s.notices, "decode_parallel's notices");
+            assert_eq!(p.total_rows, s.total_rows, "decode_parallel's rows");
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "decode_parallel's error"),
+        (a, b) => panic!("decode_parallel {a:?} but streaming {b:?}"),
+    }
     assert_eq!(one, bytewise, "result depends on the chunking (bytewise)");
     match (&whole, &one) {
         (Ok(table), Ok(streamed)) => {

@@ -104,9 +104,10 @@ pub(crate) fn classify(block: &[u8; 64]) -> Masks {
     classify_scalar(block)
 }
 
-/// [`classify`] with 32-byte compares; the caller checks for AVX2.
+/// [`classify`] with 32-byte compares, and the quotes' running parity by a
+/// carry-less multiply; the caller checks for AVX2 and PCLMULQDQ.
 #[cfg(all(target_arch = "x86_64", feature = "parallel"))]
-pub(crate) use x86::classify_avx2;
+pub(crate) use x86::{classify_avx2, prefix_xor_clmul};
 
 /// The reference classifier, byte by byte.
 #[inline(always)]

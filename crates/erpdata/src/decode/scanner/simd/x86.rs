@@ -95,3 +95,16 @@ pub(crate) unsafe fn classify_avx2(block: &[u8; 64]) -> Masks {
     }
     m
 }
+
+/// Bit `i` set when an odd number of bits `0..=i` of `x` are: one
+/// carry-less multiply by all ones, instead of six shifts and xors.
+///
+/// # Safety
+/// The CPU must have PCLMULQDQ.
+#[target_feature(enable = "pclmulqdq")]
+#[inline]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) unsafe fn prefix_xor_clmul(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
