@@ -218,10 +218,12 @@ bench-js: wasm
 	    --json target/bench/js.json
 
 # The core's decoder against serde_json on the sandbox's 1M-row answer:
-# same-run ratios (crates/erpdata-bench/benches/ratios.rs), then criterion's
-# figures.
+# same-run ratios (crates/erpdata-bench/benches/ratios.rs), the Arrow ones
+# again with mimalloc as the global allocator, then criterion's figures.
 bench-rust:
 	cargo bench -p erpdata-bench --bench ratios -- --json $(ROOT)/target/bench/rust.json
+	cargo bench -p erpdata-bench --features mimalloc --bench ratios -- \
+	  --only Arrow --json $(ROOT)/target/bench/rust-mimalloc.json
 	cargo bench -p erpdata-bench --bench decode -- \
 	  'serde|columns|arrow|parallel' --warm-up-time 1 --measurement-time 5
 
