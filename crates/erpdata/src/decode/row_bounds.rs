@@ -342,6 +342,49 @@ mod tests {
         }
     }
 
+    /// Random bytes of the few that matter (quotes, backslashes in runs,
+    /// brackets, commas) and filler, scanned from every offset of the
+    /// first block and with limits: the vector path (AVX2 and the
+    /// carry-less multiply where the CPU has them) ends where the scalar
+    /// one does, with the same commas.
+    #[test]
+    fn the_vector_scan_is_the_scalar_one_on_random_bytes() {
+        const BYTES: &[u8] = b"\"\"\\\\\\{}[],,  ax";
+        let mut x = 0x853C_49E6_748F_EA9Bu64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..3_000 {
+            let len = (next() % 400) as usize;
+            let region: Vec<u8> = (0..len)
+                .map(|_| BYTES[(next() % BYTES.len() as u64) as usize])
+                .collect();
+            for from in [0, 1, 31, 63, 64, 65, 127] {
+                let from = from.min(region.len());
+                let limit = match next() % 3 {
+                    0 => usize::MAX,
+                    _ => (next() % (len as u64 + 1)) as usize,
+                };
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let scalar = scan_with(
+                    &region,
+                    from,
+                    limit,
+                    &mut a,
+                    simd::classify_scalar,
+                    prefix_xor,
+                );
+                let vector = scan(&region, from, limit, &mut b);
+                let text = String::from_utf8_lossy(&region);
+                assert_eq!(vector, scalar, "from {from}, limit {limit}: {text}");
+                assert_eq!(b, a, "from {from}, limit {limit}: {text}");
+            }
+        }
+    }
+
     #[test]
     fn brackets_in_strings_and_nested_values() {
         let row = r#"{"s":"x,{[\"]","n":[1,{"m":"}"}],"e":"\\"}"#;
