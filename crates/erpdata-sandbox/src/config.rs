@@ -1,6 +1,7 @@
 //! Settings of a sandbox instance and the command line that sets them.
 
 use std::fmt;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -47,6 +48,10 @@ pub struct Config {
     /// Every ajax.php call must carry `accesstoken` (the table fetch's
     /// token), as a deployment that guards those functions would ask.
     pub ajax_token: bool,
+    /// HTTP chunks of a table answer too large for one: at most this many
+    /// bytes each (PHP behind nginx sends 4 or 8 KiB); `None`: as they are
+    /// made, about 64 KiB.
+    pub chunk_bytes: Option<NonZeroU32>,
 }
 
 impl Default for Config {
@@ -67,6 +72,7 @@ impl Default for Config {
             tls: false,
             tls_cert: None,
             ajax_token: false,
+            chunk_bytes: None,
         }
     }
 }
@@ -90,6 +96,7 @@ impl fmt::Debug for Config {
             .field("tls", &self.tls)
             .field("tls_cert", &self.tls_cert)
             .field("ajax_token", &self.ajax_token)
+            .field("chunk_bytes", &self.chunk_bytes)
             .finish()
     }
 }
@@ -131,6 +138,9 @@ Options:
                           a /_style/STYLE/ path prefix chooses per request
   --ajax-token            require the access token (accesstoken) on every
                           ajax.php call too, in the query string or a form body
+  --chunk-bytes N         HTTP chunks of a large table answer of at most N
+                          bytes, as PHP behind nginx sends 4 or 8 KiB
+                          [default: about 64 KiB each]
   --quiet                 do not log requests to stderr
 
 Hostile mode (see also the /_faults/FAULT/KEY/ path prefix):
@@ -186,6 +196,12 @@ where
             "--token" => config.token = value()?,
             "--rows" => config.rows = Some(number(&flag, &value()?)?),
             "--seed" => config.seed = number(&flag, &value()?)?,
+            "--chunk-bytes" => {
+                let bytes: u32 = number(&flag, &value()?)?;
+                let bytes = NonZeroU32::new(bytes)
+                    .ok_or_else(|| format!("{flag}: a chunk has at least one byte"))?;
+                config.chunk_bytes = Some(bytes);
+            }
             "--style" => {
                 let style = value()?;
                 config.style = Style::parse(&style).ok_or_else(|| {
@@ -337,6 +353,12 @@ mod tests {
         assert_eq!(c.tls_cert, Some(PathBuf::from("/tmp/c.pem")));
         assert!(run(&["--tls"], None).unwrap().tls);
         assert!(run(&["--ajax-token"], None).unwrap().ajax_token);
+        assert_eq!(
+            run(&["--chunk-bytes", "8192"], None).unwrap().chunk_bytes,
+            NonZeroU32::new(8192)
+        );
+        assert_eq!(run(&[], None).unwrap().chunk_bytes, None);
+        assert!(run(&["--chunk-bytes", "0"], None).is_err());
         assert!(!run(&[], None).unwrap().ajax_token);
         assert!(run(&["--fail-rate", "101"], None).is_err());
         assert!(run(&["--fault", "bogus"], None)

@@ -240,6 +240,7 @@ async fn table(app: &Arc<App>, style: Style, req: Request) -> Response {
         Ok((ledger, table)) => {
             let mut chunks = Chunks::new(app.data.clone(), ledger, table, style);
             let first = chunks.next().expect("a first chunk");
+            let size = app.config.chunk_bytes;
             match chunks.next() {
                 // Small answers get a Content-Length, as PHP's output buffer gives.
                 None => json(first),
@@ -247,12 +248,23 @@ async fn table(app: &Arc<App>, style: Style, req: Request) -> Response {
                     [first, second]
                         .into_iter()
                         .chain(chunks)
+                        .flat_map(move |chunk| {
+                            pieces(chunk, size.map_or(usize::MAX, |n| n.get() as usize))
+                        })
                         .map(Ok::<_, Infallible>),
                 ))),
             }
         }
         Err(body) => json(body),
     }
+}
+
+/// `chunk` in pieces of at most `size` bytes, each an HTTP chunk of its
+/// own (views of the one buffer).
+fn pieces(chunk: Bytes, size: usize) -> impl Iterator<Item = Bytes> {
+    (0..chunk.len())
+        .step_by(size)
+        .map(move |at| chunk.slice(at..chunk.len().min(at + size)))
 }
 
 fn is_form(headers: &HeaderMap) -> bool {
