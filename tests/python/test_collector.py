@@ -4,6 +4,8 @@ next call."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import erpdata
@@ -36,6 +38,29 @@ def test_same_table_as_the_whole_body_parsed(step: int) -> None:
         == expected.notices
         == ["Notice: Undefined index: sort in /var/www/apis/dataapi.php on line 8"]
     )
+
+
+def test_small_chunks_of_a_large_body_are_decoded_while_it_arrives() -> None:
+    # A whole table's chunks are gathered into buffers before the decoder
+    # thread gets them: it must still get them as they fill, not at the end.
+    body = (
+        b'{"status":"success","data":['
+        + b",".join(b'{"n":%d,"s":"v%d"}' % (i, i % 7) for i in range(100_000))
+        + b"]}"
+    )
+    collector = TableCollector(CONFIG, 200, batch_rows=1000)
+    half = len(body) // 2
+    for at in range(0, half, 8192):
+        collector.feed(body[at : min(at + 8192, half)])
+    deadline = time.monotonic() + 30
+    while collector.rows == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert collector.rows > 0, "nothing decoded before the body ended"
+    for at in range(half, len(body), 8192):
+        collector.feed(body[at : at + 8192])
+    got = erpdata.Table(collector.finish_table())
+    assert len(got) == 100_000
+    assert got == CONFIG.parse_table(200, body)
 
 
 def test_rows_counted_once_decoded() -> None:

@@ -33,22 +33,22 @@ impl TableCollector {
 
     /// Hands over the next chunk. Raises the core's error if an earlier
     /// chunk made the answer fail.
-    fn feed(&self, py: Python<'_>, chunk: &[u8]) -> Result<()> {
+    fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> Result<()> {
         if self.inner.finished() {
             return Err(PyValueError::new_err("the collector has finished").into());
         }
-        let inner = &self.inner;
+        let inner = &mut self.inner;
         // Blocks only while the queue is full, without the GIL.
         Ok(py.detach(|| inner.feed(chunk))?)
     }
 
     /// Waits until every chunk fed so far is decoded; raises the core's
     /// error if one made the answer fail.
-    fn check(&self, py: Python<'_>) -> Result<()> {
+    fn check(&mut self, py: Python<'_>) -> Result<()> {
         if self.inner.finished() {
             return Err(PyValueError::new_err("the collector has finished").into());
         }
-        let inner = &self.inner;
+        let inner = &mut self.inner;
         Ok(py.detach(|| inner.check())?)
     }
 
