@@ -8,9 +8,9 @@
 //! are gathered into buffers of [`HANDOVER_BYTES`] first, so that the
 //! thread is handed (and woken for) a buffer, not each of the small chunks
 //! a server may send; a stream's go one by one, so that its batches come
-//! out as soon as their rows arrive. The results are the sequential decoder's: the same
-//! batches, and the same error, only reported at a later call (the next
-//! `feed`, `check` or `finish`). A stream's batches reach the caller as
+//! out as soon as their rows arrive. The results are the sequential
+//! decoder's: the same batches, and the same error, only reported at a
+//! later call (the next `feed`, `check` or `finish`). A stream's batches reach the caller as
 //! the core's call hands out what the sink has ready; when the answer
 //! fails, the call hands out the batches completed before the failure
 //! first, so the caller sees what a decoder working chunk by chunk gives.
@@ -23,9 +23,12 @@ use std::thread::JoinHandle;
 
 use erpdata::{unify_schemas, Batch, Error, Output, StreamEnd, TableBatches};
 
-/// Chunks waiting for the decoder at most: the body is never held whole,
-/// and a download faster than decoding waits for it.
-const QUEUED_CHUNKS: usize = 16;
+/// A stream's chunks waiting for the decoder at most: the body is never
+/// held whole, and a download faster than decoding waits for it.
+const QUEUED_CHUNKS: usize = 64;
+
+/// A whole table's buffers waiting for the decoder at most (4 MiB).
+const QUEUED_BUFFERS: usize = 16;
 
 /// The bytes a whole table's chunks are gathered into before the decoder
 /// thread gets them. PHP behind nginx answers in HTTP chunks of 4 or 8
@@ -50,8 +53,8 @@ struct Shared {
     error: Mutex<Option<Error>>,
     /// A stream's batches, complete and not yet handed out.
     ready: Mutex<VecDeque<Batch>>,
-    /// Buffers the decoder is done with, for the next chunks to be
-    /// gathered in (fresh memory costs a page fault per 4 KiB).
+    /// A whole table's buffers the decoder is done with, for the next
+    /// chunks to be gathered in (fresh memory costs a page fault per 4 KiB).
     spent: Mutex<Vec<Vec<u8>>>,
 }
 
@@ -97,9 +100,11 @@ fn decode(
                     }
                 }
                 shared.rows.store(decoder.rows(), Ordering::Release);
-                give_back(shared, chunk);
+                if batches == Batches::Keep {
+                    give_back(shared, chunk);
+                }
             }
-            Message::Chunk(chunk) => give_back(shared, chunk),
+            Message::Chunk(_) => {}
             Message::Sync(done) => {
                 let _ = done.send(());
             }
@@ -108,10 +113,10 @@ fn decode(
     (decoder, kept)
 }
 
-/// Keeps `chunk`'s buffer for a later chunk, as many as can be in flight.
+/// Keeps `chunk`'s buffer for later chunks, as many as can be in flight.
 fn give_back(shared: &Shared, mut chunk: Vec<u8>) {
     if let Ok(mut spent) = shared.spent.lock() {
-        if spent.len() < QUEUED_CHUNKS {
+        if spent.len() < QUEUED_BUFFERS {
             chunk.clear();
             spent.push(chunk);
         }
@@ -127,11 +132,9 @@ fn ready(shared: &Shared) -> std::sync::MutexGuard<'_, VecDeque<Batch>> {
 /// Python `TableCollector` and the table call's sinks share it.
 pub(crate) struct Collector {
     sender: Option<SyncSender<Message>>,
-    /// Chunks not yet handed over: [`HANDOVER_BYTES`] of a whole table's
-    /// at most, at most one of a stream's.
+    /// A whole table's chunks not yet handed over.
     pending: Vec<u8>,
-    /// Bytes gathered before a handover.
-    handover: usize,
+    batches: Batches,
     worker: Option<JoinHandle<Outcome>>,
     shared: Arc<Shared>,
 }
@@ -165,7 +168,11 @@ impl Collector {
         batches: Batches,
     ) -> Result<Self, Error> {
         let decoder = erpdata::TableDecoder::new(config, status, options);
-        let (sender, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
+        let queued = match batches {
+            Batches::Keep => QUEUED_BUFFERS,
+            Batches::HandOut => QUEUED_CHUNKS,
+        };
+        let (sender, chunks) = mpsc::sync_channel(queued);
         let shared = Arc::new(Shared::default());
         let theirs = shared.clone();
         let worker = std::thread::Builder::new()
@@ -175,10 +182,7 @@ impl Collector {
         Ok(Collector {
             sender: Some(sender),
             pending: Vec::new(),
-            handover: match batches {
-                Batches::Keep => HANDOVER_BYTES,
-                Batches::HandOut => 0,
-            },
+            batches,
             worker: Some(worker),
             shared,
         })
@@ -189,20 +193,24 @@ impl Collector {
         self.sender.is_none()
     }
 
-    /// Takes the next chunk, handing it over once enough are gathered
-    /// (blocking only while the queue is full); the decoder's error if an
-    /// earlier chunk made the answer fail.
+    /// Takes the next chunk: a stream's goes to the decoder thread, a
+    /// whole table's once [`HANDOVER_BYTES`] are gathered (blocking only
+    /// while the queue is full); the decoder's error if an earlier chunk
+    /// made the answer fail.
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
         if let Some(err) = self.shared.error() {
             return Err(err);
         }
+        if self.batches == Batches::HandOut {
+            return self.send(chunk.to_vec());
+        }
         if self.pending.capacity() == 0 {
             let spent = self.shared.spent.lock().ok().and_then(|mut s| s.pop());
             self.pending = spent.unwrap_or_default();
-            self.pending.reserve(self.handover.max(chunk.len()));
+            self.pending.reserve(HANDOVER_BYTES.max(chunk.len()));
         }
         self.pending.extend_from_slice(chunk);
-        if self.pending.len() >= self.handover {
+        if self.pending.len() >= HANDOVER_BYTES {
             self.hand_over()?;
         }
         Ok(())
@@ -213,8 +221,12 @@ impl Collector {
         if self.pending.is_empty() {
             return Ok(());
         }
+        let gathered = std::mem::take(&mut self.pending);
+        self.send(gathered)
+    }
+
+    fn send(&self, chunk: Vec<u8>) -> Result<(), Error> {
         let sender = self.sender.as_ref().ok_or_else(lost)?;
-        let chunk = std::mem::take(&mut self.pending);
         sender.send(Message::Chunk(chunk)).map_err(|_| lost())
     }
 
