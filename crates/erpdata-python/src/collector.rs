@@ -10,10 +10,11 @@
 //! a server may send; a stream's go one by one, so that its batches come
 //! out as soon as their rows arrive. The results are the sequential
 //! decoder's: the same batches, and the same error, only reported at a
-//! later call (the next `feed`, `check` or `finish`). A stream's batches reach the caller as
-//! the core's call hands out what the sink has ready; when the answer
-//! fails, the call hands out the batches completed before the failure
-//! first, so the caller sees what a decoder working chunk by chunk gives.
+//! later call (the next `feed`, `check` or `finish`). A stream's batches
+//! reach the caller as the core's call hands out what the sink has ready;
+//! when the answer fails, the call hands out the batches completed before
+//! the failure first, so the caller sees what a decoder working chunk by
+//! chunk gives.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
