@@ -104,6 +104,8 @@ mod parallel;
 mod row_bounds;
 mod scanner;
 pub(crate) mod sink;
+#[cfg(test)]
+mod test_random;
 mod text;
 mod timestamp;
 

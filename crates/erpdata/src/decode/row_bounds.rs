@@ -206,6 +206,7 @@ pub(crate) fn is_ws(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::test_random::Xorshift;
 
     fn commas(region: &str) -> (Vec<usize>, End) {
         let mut c = Vec::new();
@@ -277,11 +278,9 @@ mod tests {
 
     #[test]
     fn escaped_bytes_by_carries_as_by_reading() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = Xorshift(0x9E37_79B9_7F4A_7C15);
         for i in 0..20_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = random.next_u64();
             // Dense and sparse backslashes, runs at both ends, and none.
             let bits = match i % 5 {
                 0 => x,
@@ -309,11 +308,9 @@ mod tests {
         if !std::is_x86_feature_detected!("pclmulqdq") {
             return;
         }
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = Xorshift(0x2545_F491_4F6C_DD1D);
         for shift in 0..64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = random.next_u64();
             for bits in [x, 1 << shift, !0 << shift, 0, !0] {
                 // SAFETY: the CPU has PCLMULQDQ.
                 let clmul = unsafe { simd::prefix_xor_clmul(bits) };
@@ -350,13 +347,8 @@ mod tests {
     #[test]
     fn the_vector_scan_is_the_scalar_one_on_random_bytes() {
         const BYTES: &[u8] = b"\"\"\\\\\\{}[],,  ax";
-        let mut x = 0x853C_49E6_748F_EA9Bu64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut random = Xorshift(0x853C_49E6_748F_EA9B);
+        let mut next = || random.next_u64();
         for _ in 0..3_000 {
             let len = (next() % 400) as usize;
             let region: Vec<u8> = (0..len)

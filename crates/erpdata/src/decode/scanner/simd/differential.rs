@@ -2,6 +2,7 @@
 //! batches, notices, row count or error, however the body is cut.
 
 use super::set_scalar_only;
+use crate::decode::test_random::Xorshift;
 use crate::{Batch, Config, DecoderOptions, Error, TableDecoder};
 
 type Decoded = Result<(Vec<Batch>, Vec<String>, u64), Error>;
@@ -121,13 +122,8 @@ fn random_bodies_agree() {
     let specials = [
         b'"', b'\\', b'{', b'}', b'[', b']', b',', 0x00, 0x1F, 0x80, 0xC3, 0xFF,
     ];
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut random = Xorshift(0x2545_F491_4F6C_DD1D);
+    let mut next = || random.next_u64();
     let mut decoded = 0;
     for _ in 0..600 {
         let mut body = base.as_bytes().to_vec();
