@@ -63,6 +63,22 @@ def test_small_chunks_of_a_large_body_are_decoded_while_it_arrives() -> None:
     assert got == CONFIG.parse_table(200, body)
 
 
+def test_a_pause_in_the_body_does_not_hold_back_what_arrived() -> None:
+    # Far less than the decoder thread is woken for, in small chunks, then
+    # nothing more for a while: what arrived is decoded all the same (a
+    # stream's batches must not wait for the service to go on).
+    collector = TableCollector(CONFIG, 200, batch_rows=100)
+    head = BODY[:20_000]
+    for at in range(0, len(head), 1000):
+        collector.feed(head[at : at + 1000])
+    deadline = time.monotonic() + 30
+    while collector.rows == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert collector.rows > 0, "the bytes that arrived wait for more"
+    collector.feed(BODY[len(head) :])
+    assert erpdata.Table(collector.finish_table()) == CONFIG.parse_table(200, BODY)
+
+
 def test_rows_counted_once_decoded() -> None:
     collector = TableCollector(CONFIG, 200)
     collector.feed(BODY[: len(BODY) // 2])

@@ -3,60 +3,85 @@
 //! following it: a whole table ([`CollectorSink`], `table()`) or a stream
 //! of batches ([`CollectorStream`], `stream_table()` and the export).
 //!
-//! The caller hands over each chunk (copied) and returns to the socket at
-//! once; the decoder thread runs without the GIL. A whole table's chunks
-//! are gathered into buffers of [`HANDOVER_BYTES`] first, so that the
-//! thread is handed (and woken for) a buffer, not each of the small chunks
-//! a server may send; a stream's go one by one, so that its batches come
-//! out as soon as their rows arrive. The results are the sequential
-//! decoder's: the same batches, and the same error, only reported at a
-//! later call (the next `feed`, `check` or `finish`). A stream's batches
-//! reach the caller as the core's call hands out what the sink has ready;
-//! when the answer fails, the call hands out the batches completed before
-//! the failure first, so the caller sees what a decoder working chunk by
-//! chunk gives.
+//! The caller appends each chunk to an inbox of buffers and returns to
+//! the socket at once; the decoder thread, without the GIL, takes a buffer
+//! once [`HANDOVER_BYTES`] have gathered in it, so that it is handed (and
+//! woken for) a buffer, not each of the small chunks a server may send. A
+//! buffer not yet full it takes after [`LINGER`] without more, so that a
+//! stream's batches still come out while the service pauses. Buffers go
+//! round between the two, and fresh memory is seldom needed. The results are the sequential decoder's: the same
+//! batches, and the same error, only reported at a later call (the next
+//! `feed`, `check` or `finish`). A stream's batches reach the caller as
+//! the core's call hands out what the sink has ready; when the answer
+//! fails, the call hands out the batches completed before the failure
+//! first, so the caller sees what a decoder working chunk by chunk gives.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use erpdata::{unify_schemas, Batch, Error, Output, StreamEnd, TableBatches};
 
-/// A stream's chunks waiting for the decoder at most: the body is never
-/// held whole, and a download faster than decoding waits for it.
-const QUEUED_CHUNKS: usize = 64;
+/// Bytes waiting for the decoder at most (4 MiB): the body is never held
+/// whole, and a download faster than decoding waits for it.
+const INBOX_BYTES: usize = 4 << 20;
 
-/// A whole table's buffers waiting for the decoder at most (4 MiB).
-const QUEUED_BUFFERS: usize = 16;
-
-/// The bytes a whole table's chunks are gathered into before the decoder
-/// thread gets them. PHP behind nginx answers in HTTP chunks of 4 or 8
-/// KiB, and handing each to the thread (a buffer, a send, a wake-up) made
-/// the reading thread the bottleneck: `table()` of a million sandbox
-/// invoices sent in 8 KiB chunks (`erpdata-sandbox --chunk-bytes 8192`)
-/// took 0.56–0.63 s, and takes 0.43–0.50 s gathered; in the default
-/// chunks of about 64 KiB, the same 0.36–0.39 s.
+/// The bytes a buffer gathers before the decoder thread takes it (small
+/// enough to be decoded while still in the cache). PHP behind nginx
+/// answers in HTTP chunks of 4 or 8 KiB, and handing each to the thread (a
+/// buffer, a send, a wake-up) made the reading thread the bottleneck:
+/// with a million sandbox invoices sent in 8 KiB chunks
+/// (`erpdata-sandbox --chunk-bytes 8192`), `table()` took 0.56–0.63 s
+/// handed over chunk by chunk and 0.43–0.50 s gathered,
+/// `stream_table(use_threads=True)` 0.56–0.64 s and 0.44–0.49 s.
 const HANDOVER_BYTES: usize = 256 << 10;
 
-enum Message {
-    Chunk(Vec<u8>),
-    /// Answered once every chunk sent before it is decoded.
-    Sync(mpsc::Sender<()>),
+/// How long the decoder thread waits for a [`HANDOVER_BYTES`] worth before
+/// it takes what there is: no longer than a batch of a stream should wait
+/// on a service that pauses.
+const LINGER: Duration = Duration::from_millis(2);
+
+/// The body's bytes on their way from the caller to the decoder thread.
+#[derive(Default)]
+struct Inbox {
+    /// Buffers of [`HANDOVER_BYTES`] or more, in order, for the decoder.
+    full: VecDeque<Vec<u8>>,
+    /// The buffer the next chunk goes into.
+    filling: Vec<u8>,
+    /// Bytes in `full` and `filling`.
+    queued: usize,
+    /// Buffers the decoder is done with, for `filling` to be.
+    spare: Vec<Vec<u8>>,
+    /// Bytes received, and bytes decoded (taken and fed), so far.
+    received: u64,
+    decoded: u64,
+    /// No more bytes: the body ended, or the caller let go.
+    closed: bool,
+    /// `check()` waits: the decoder takes what there is at once.
+    flush: bool,
+    /// The decoder thread has ended (done, or by a panic).
+    gone: bool,
+    /// Who waits on a [`Condvar`], so that nobody is woken for nothing.
+    decoder_waits: bool,
+    caller_waits: bool,
 }
 
-/// What the decoder thread tells the caller while it runs.
+/// What the decoder thread and the caller share.
 #[derive(Default)]
 struct Shared {
+    inbox: Mutex<Inbox>,
+    /// The decoder waits here for bytes.
+    work: Condvar,
+    /// The caller waits here for room in the inbox, or for its bytes to
+    /// be decoded.
+    room: Condvar,
     rows: AtomicU64,
-    /// The decoder's first error; chunks after it are not decoded.
+    /// The decoder's first error; bytes after it are not decoded.
     error: Mutex<Option<Error>>,
     /// A stream's batches, complete and not yet handed out.
     ready: Mutex<VecDeque<Batch>>,
-    /// A whole table's buffers the decoder is done with, for the next
-    /// chunks to be gathered in (fresh memory costs a page fault per 4 KiB).
-    spent: Mutex<Vec<Vec<u8>>>,
 }
 
 impl Shared {
@@ -65,6 +90,109 @@ impl Shared {
             .lock()
             .map(|e| e.clone())
             .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    /// The inbox, even after a panic elsewhere held the lock.
+    fn inbox(&self) -> MutexGuard<'_, Inbox> {
+        self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The caller waits on [`Shared::room`].
+    fn caller_wait<'a>(&self, mut inbox: MutexGuard<'a, Inbox>) -> MutexGuard<'a, Inbox> {
+        inbox.caller_waits = true;
+        let mut inbox = self
+            .room
+            .wait(inbox)
+            .unwrap_or_else(PoisonError::into_inner);
+        inbox.caller_waits = false;
+        inbox
+    }
+
+    /// Wakes the decoder thread if it waits.
+    fn wake_decoder(&self, inbox: MutexGuard<'_, Inbox>) {
+        let waits = inbox.decoder_waits;
+        drop(inbox);
+        if waits {
+            self.work.notify_one();
+        }
+    }
+
+    /// The decoder thread waits for the next buffer to decode: a full
+    /// one, or the one filling once `check()` or the end asks for it or
+    /// after [`LINGER`] without more. `None` at the end of the body.
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut inbox = self.inbox();
+        loop {
+            let some = !inbox.filling.is_empty();
+            let taken = match inbox.full.pop_front() {
+                Some(full) => Some(full),
+                None if some && (inbox.closed || inbox.flush) => {
+                    inbox.flush = false;
+                    Some(inbox.take_filling())
+                }
+                None if inbox.closed => return None,
+                None => {
+                    inbox.decoder_waits = true;
+                    if some {
+                        let (guard, waited) = self
+                            .work
+                            .wait_timeout(inbox, LINGER)
+                            .unwrap_or_else(PoisonError::into_inner);
+                        inbox = guard;
+                        inbox.decoder_waits = false;
+                        (waited.timed_out() && inbox.full.is_empty() && !inbox.filling.is_empty())
+                            .then(|| inbox.take_filling())
+                    } else {
+                        inbox = self
+                            .work
+                            .wait(inbox)
+                            .unwrap_or_else(PoisonError::into_inner);
+                        inbox.decoder_waits = false;
+                        None
+                    }
+                }
+            };
+            if let Some(buffer) = taken {
+                inbox.queued -= buffer.len();
+                if inbox.caller_waits {
+                    self.room.notify_all();
+                }
+                return Some(buffer);
+            }
+        }
+    }
+
+    /// A buffer the decoder is done with, for later chunks; and the bytes
+    /// it held as decoded.
+    fn done(&self, mut buffer: Vec<u8>) {
+        let mut inbox = self.inbox();
+        inbox.decoded += buffer.len() as u64;
+        if inbox.spare.len() < INBOX_BYTES / HANDOVER_BYTES {
+            buffer.clear();
+            inbox.spare.push(buffer);
+        }
+        if inbox.caller_waits {
+            self.room.notify_all();
+        }
+    }
+}
+
+impl Inbox {
+    /// The buffer filling, replaced by a spare one.
+    fn take_filling(&mut self) -> Vec<u8> {
+        let next = self.spare.pop().unwrap_or_default();
+        std::mem::replace(&mut self.filling, next)
+    }
+}
+
+/// Tells the caller when the decoder thread ends, even by a panic: it
+/// would otherwise wait for room or for its bytes forever.
+struct Gone<'a>(&'a Shared);
+
+impl Drop for Gone<'_> {
+    fn drop(&mut self) {
+        self.0.inbox().gone = true;
+        self.0.room.notify_all();
     }
 }
 
@@ -79,63 +207,37 @@ pub(crate) enum Batches {
 
 type Outcome = (erpdata::TableDecoder, Vec<Batch>);
 
-fn decode(
-    mut decoder: erpdata::TableDecoder,
-    chunks: Receiver<Message>,
-    shared: &Shared,
-    batches: Batches,
-) -> Outcome {
+fn decode(mut decoder: erpdata::TableDecoder, shared: &Shared, batches: Batches) -> Outcome {
+    let _gone = Gone(shared);
     let mut kept = Vec::new();
     let mut failed = false;
-    for message in chunks {
-        match message {
-            Message::Chunk(chunk) if !failed => {
-                match decoder.feed(&chunk) {
-                    Ok(done) if batches == Batches::HandOut => ready(shared).extend(done),
-                    Ok(done) => kept.extend(done),
-                    Err(err) => {
-                        failed = true;
-                        if let Ok(mut slot) = shared.error.lock() {
-                            *slot = Some(err);
-                        }
+    while let Some(buffer) = shared.take() {
+        if !failed {
+            match decoder.feed(&buffer) {
+                Ok(done) if batches == Batches::HandOut => ready(shared).extend(done),
+                Ok(done) => kept.extend(done),
+                Err(err) => {
+                    failed = true;
+                    if let Ok(mut slot) = shared.error.lock() {
+                        *slot = Some(err);
                     }
                 }
-                shared.rows.store(decoder.rows(), Ordering::Release);
-                if batches == Batches::Keep {
-                    give_back(shared, chunk);
-                }
             }
-            Message::Chunk(_) => {}
-            Message::Sync(done) => {
-                let _ = done.send(());
-            }
+            shared.rows.store(decoder.rows(), Ordering::Release);
         }
+        shared.done(buffer);
     }
     (decoder, kept)
 }
 
-/// Keeps `chunk`'s buffer for later chunks, as many as can be in flight.
-fn give_back(shared: &Shared, mut chunk: Vec<u8>) {
-    if let Ok(mut spent) = shared.spent.lock() {
-        if spent.len() < QUEUED_BUFFERS {
-            chunk.clear();
-            spent.push(chunk);
-        }
-    }
-}
-
 /// The stream's ready batches, even after a panic elsewhere held the lock.
-fn ready(shared: &Shared) -> std::sync::MutexGuard<'_, VecDeque<Batch>> {
+fn ready(shared: &Shared) -> MutexGuard<'_, VecDeque<Batch>> {
     shared.ready.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A table answer decoded on a thread of its own, as Rust sees it: the
 /// Python `TableCollector` and the table call's sinks share it.
 pub(crate) struct Collector {
-    sender: Option<SyncSender<Message>>,
-    /// A whole table's chunks not yet handed over.
-    pending: Vec<u8>,
-    batches: Batches,
     worker: Option<JoinHandle<Outcome>>,
     shared: Arc<Shared>,
 }
@@ -169,21 +271,13 @@ impl Collector {
         batches: Batches,
     ) -> Result<Self, Error> {
         let decoder = erpdata::TableDecoder::new(config, status, options);
-        let queued = match batches {
-            Batches::Keep => QUEUED_BUFFERS,
-            Batches::HandOut => QUEUED_CHUNKS,
-        };
-        let (sender, chunks) = mpsc::sync_channel(queued);
         let shared = Arc::new(Shared::default());
         let theirs = shared.clone();
         let worker = std::thread::Builder::new()
             .name("erpdata-decode".to_owned())
-            .spawn(move || decode(decoder, chunks, &theirs, batches))
+            .spawn(move || decode(decoder, &theirs, batches))
             .map_err(|_| lost())?;
         Ok(Collector {
-            sender: Some(sender),
-            pending: Vec::new(),
-            batches,
             worker: Some(worker),
             shared,
         })
@@ -191,54 +285,63 @@ impl Collector {
 
     #[cfg(feature = "testing")]
     pub(crate) fn finished(&self) -> bool {
-        self.sender.is_none()
+        self.worker.is_none()
     }
 
-    /// Takes the next chunk: a stream's goes to the decoder thread, a
-    /// whole table's once [`HANDOVER_BYTES`] are gathered (blocking only
-    /// while the queue is full); the decoder's error if an earlier chunk
-    /// made the answer fail.
+    /// Takes the next chunk (blocking only while the inbox is full); the
+    /// decoder's error if an earlier chunk made the answer fail.
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
         if let Some(err) = self.shared.error() {
             return Err(err);
         }
-        if self.batches == Batches::HandOut {
-            return self.send(chunk.to_vec());
+        if self.worker.is_none() {
+            return Err(lost());
         }
-        if self.pending.capacity() == 0 {
-            let spent = self.shared.spent.lock().ok().and_then(|mut s| s.pop());
-            self.pending = spent.unwrap_or_default();
-            self.pending.reserve(HANDOVER_BYTES.max(chunk.len()));
+        let mut inbox = self.shared.inbox();
+        // A chunk larger than the inbox goes in once it is empty.
+        while inbox.queued > 0 && inbox.queued + chunk.len() > INBOX_BYTES && !inbox.gone {
+            inbox = self.shared.caller_wait(inbox);
         }
-        self.pending.extend_from_slice(chunk);
-        if self.pending.len() >= HANDOVER_BYTES {
-            self.hand_over()?;
+        if inbox.gone {
+            return Err(lost());
+        }
+        // The decoder waits for a first byte, then for a buffer's worth.
+        let first = inbox.queued == 0;
+        if inbox.filling.capacity() == 0 {
+            inbox.filling.reserve(HANDOVER_BYTES.max(chunk.len()));
+        }
+        inbox.filling.extend_from_slice(chunk);
+        inbox.queued += chunk.len();
+        inbox.received += chunk.len() as u64;
+        let full = inbox.filling.len() >= HANDOVER_BYTES;
+        if full {
+            let filled = inbox.take_filling();
+            inbox.full.push_back(filled);
+        }
+        if first || full {
+            self.shared.wake_decoder(inbox);
         }
         Ok(())
-    }
-
-    /// Sends the gathered chunks to the decoder thread.
-    fn hand_over(&mut self) -> Result<(), Error> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let gathered = std::mem::take(&mut self.pending);
-        self.send(gathered)
-    }
-
-    fn send(&self, chunk: Vec<u8>) -> Result<(), Error> {
-        let sender = self.sender.as_ref().ok_or_else(lost)?;
-        sender.send(Message::Chunk(chunk)).map_err(|_| lost())
     }
 
     /// Waits until every chunk fed so far is decoded; the decoder's error
     /// if one made the answer fail.
     pub(crate) fn check(&mut self) -> Result<(), Error> {
-        self.hand_over()?;
-        let sender = self.sender.as_ref().ok_or_else(lost)?;
-        let (done, wait) = mpsc::channel();
-        sender.send(Message::Sync(done)).map_err(|_| lost())?;
-        wait.recv().map_err(|_| lost())?;
+        if self.worker.is_none() {
+            return Err(lost());
+        }
+        let mut inbox = self.shared.inbox();
+        inbox.flush = true;
+        if inbox.decoder_waits {
+            self.shared.work.notify_one();
+        }
+        while inbox.decoded < inbox.received && !inbox.gone {
+            inbox = self.shared.caller_wait(inbox);
+        }
+        if inbox.decoded < inbox.received {
+            return Err(lost());
+        }
+        drop(inbox);
         match self.shared.error() {
             Some(err) => Err(err),
             None => Ok(()),
@@ -259,11 +362,17 @@ impl Collector {
         !ready(&self.shared).is_empty()
     }
 
+    /// No more bytes: the decoder thread ends once it decoded the rest.
+    fn close(&self) {
+        let mut inbox = self.shared.inbox();
+        inbox.closed = true;
+        self.shared.wake_decoder(inbox);
+    }
+
     /// Ends the body once the thread decoded every chunk: the batches it
     /// kept and the decoder's last word, or the core's error.
     fn end(&mut self) -> Result<(Vec<Batch>, erpdata::Finished), Error> {
-        self.hand_over()?;
-        self.sender = None;
+        self.close();
         let worker = self.worker.take().ok_or_else(lost)?;
         let (decoder, kept) = worker.join().map_err(|_| lost())?;
         if let Some(err) = self.shared.error() {
@@ -317,6 +426,15 @@ impl Collector {
             notices: finished.notices,
             total_rows: finished.total_rows,
         })
+    }
+}
+
+impl Drop for Collector {
+    /// An answer given up before its end: the thread ends without it.
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.close();
+        }
     }
 }
 
