@@ -518,7 +518,7 @@ impl<T: Taken> erpdata::Sink for Threaded<T> {
     type Output = T::Output;
 
     fn start(&mut self, config: &erpdata::Config, status: u16) -> Result<(), Error> {
-        // The thread of an earlier answer ends once its queue is dropped.
+        // The thread of an earlier answer ends once its collector is dropped.
         self.current = Some(Collector::spawn(
             config,
             status,
