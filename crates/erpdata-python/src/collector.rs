@@ -9,12 +9,14 @@
 //! woken for) a buffer, not each of the small chunks a server may send. A
 //! buffer not yet full it takes after [`LINGER`] without more, so that a
 //! stream's batches still come out while the service pauses. Buffers go
-//! round between the two, and fresh memory is seldom needed. The results are the sequential decoder's: the same
-//! batches, and the same error, only reported at a later call (the next
-//! `feed`, `check` or `finish`). A stream's batches reach the caller as
-//! the core's call hands out what the sink has ready; when the answer
-//! fails, the call hands out the batches completed before the failure
-//! first, so the caller sees what a decoder working chunk by chunk gives.
+//! round between the two, and fresh memory is seldom needed.
+//!
+//! The results are the sequential decoder's: the same batches, and the
+//! same error, only reported at a later call (the next `feed`, `check` or
+//! `finish`). A stream's batches reach the caller as the core's call hands
+//! out what the sink has ready; when the answer fails, the call hands out
+//! the batches completed before the failure first, so the caller sees what
+//! a decoder working chunk by chunk gives.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
