@@ -178,6 +178,36 @@ impl NumberReach {
     }
 }
 
+/// What `decode_parallel`'s pieces, each fitted as if it began the
+/// answer, need to tell whether the pieces before them change that.
+#[cfg(feature = "parallel")]
+impl NumberReach {
+    /// Whether batches that gave `later` when fitted from nothing fit the
+    /// same after the batches that gave this: in each column, this saw no
+    /// number, or the two together stay within 38 digits (so neither
+    /// made the column String).
+    pub(crate) fn admits(&self, later: &NumberReach) -> bool {
+        later
+            .seen
+            .iter()
+            .zip(self.seen.iter().chain(std::iter::repeat(&(0, 0))))
+            .all(|(&(digits, scale), &before)| {
+                before == (0, 0)
+                    || digits.max(before.0) + scale.max(before.1) <= decimal::MAX_PRECISION
+            })
+    }
+
+    /// Takes in `later`'s numbers, as if its batches were fitted here.
+    pub(crate) fn join(&mut self, later: &NumberReach) {
+        if self.seen.len() < later.seen.len() {
+            self.seen.resize(later.seen.len(), (0, 0));
+        }
+        for (seen, l) in self.seen.iter_mut().zip(&later.seen) {
+            *seen = (seen.0.max(l.0), seen.1.max(l.1));
+        }
+    }
+}
+
 /// The digits before the point of `max_abs × 10^-scale` (none for less
 /// than 1).
 fn whole_digits(max_abs: u128, scale: u8) -> u8 {

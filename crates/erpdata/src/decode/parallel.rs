@@ -11,9 +11,17 @@
 //! - pieces hold a multiple of `batch_rows` rows, so batches end where the
 //!   sequential decoder ends them, and each batch types its columns from
 //!   its own values alike;
-//! - a pass after the pieces gives every batch every column seen so far in
-//!   the answer, in first-seen order (a column absent from a piece's batch
-//!   is all null there, as the sequential decoder makes it).
+//! - each batch has every column seen so far in the answer, in first-seen
+//!   order (a column absent from a piece's batch is all null there, as the
+//!   sequential decoder makes it), and a number column that, with the
+//!   batches before, needs more than 38 digits is text.
+//!
+//! Each piece is aligned, fitted and mapped on its thread as if it began
+//! the answer, which it does as far as the pieces before it can tell when
+//! its first batch starts with their columns and their numbers and its
+//! own stay within 38 digits together: the rows of an ERP's table all
+//! have the same columns. From the first piece where that fails, the rest
+//! are decoded again and aligned and fitted after the pieces before them.
 //!
 //! Anything the pieces cannot reproduce exactly falls back to decoding the
 //! body in one piece: a problem anywhere (so that errors, their excerpts
@@ -122,6 +130,13 @@ impl TableDecoder {
     /// [`TableDecoder::decode_parallel`], then `map` applied to every batch
     /// on the same threads — converting them to Arrow, say
     /// (`|b| b.into_record_batch()`), which then runs on every core too.
+    ///
+    /// A piece's batches are mapped as soon as it is decoded, before the
+    /// pieces before it are known to agree with it (those of a table whose
+    /// rows all have the same columns do). So `map` may also see batches
+    /// whose result is then dropped: those of the pieces decoded again
+    /// because they did not agree, or all of them, when the answer turns
+    /// out to fail. Keep it free of side effects.
     pub fn decode_parallel_map<T, F>(
         config: &Config,
         status: u16,
@@ -144,10 +159,13 @@ impl TableDecoder {
         let redactor = &config.redactor();
         let work = |threads: usize| -> Result<Decoded<T>, Error> {
             let split = threads > 1 && splittable;
-            let finished = match split.then(|| split_rows(redactor, body, options, threads)) {
-                Some(Some(finished)) => finished,
-                _ => sequential(redactor, status, body, options)?,
-            };
+            if let Some(decoded) = split
+                .then(|| split_rows(redactor, body, options, threads, &map))
+                .flatten()
+            {
+                return Ok(decoded);
+            }
+            let finished = sequential(redactor, status, body, options)?;
             let batches = if threads > 1 {
                 finished.batches.into_par_iter().map(&map).collect()
             } else {
@@ -205,26 +223,36 @@ impl RowSink for Envelope {
     }
 }
 
-/// The parallel decoding, or `None` where it could differ from the
-/// sequential one (which the caller then runs).
-fn split_rows(
+/// The parallel decoding, each batch mapped, or `None` where it could
+/// differ from the sequential one (which the caller then runs).
+fn split_rows<T, F>(
     redactor: &Redactor,
     body: &[u8],
     options: &DecoderOptions,
     threads: usize,
-) -> Option<Finished> {
-    split_rows_with(redactor, body, options, threads, false)
+    map: &F,
+) -> Option<Decoded<T>>
+where
+    T: Send,
+    F: Fn(Batch) -> T + Send + Sync,
+{
+    split_rows_with(redactor, body, options, threads, false, map)
 }
 
 /// `head_first`: the head decoder reads its whole share before the scan
 /// (for tests: otherwise how much it reads depends on timing).
-fn split_rows_with(
+fn split_rows_with<T, F>(
     redactor: &Redactor,
     body: &[u8],
     options: &DecoderOptions,
     threads: usize,
     head_first: bool,
-) -> Option<Finished> {
+    map: &F,
+) -> Option<Decoded<T>>
+where
+    T: Send,
+    F: Fn(Batch) -> T + Send + Sync,
+{
     let batch_rows = options.batch_rows.max(1);
     let mut envelope = Core::new(redactor, 200, Envelope::default());
     let open = find_rows(&mut envelope, body)?;
@@ -287,40 +315,113 @@ fn split_rows_with(
         );
     }
 
-    let decoded: Vec<Option<Finished>> = tasks
+    // Each piece is aligned, fitted and mapped as if it were the whole
+    // answer, on its thread, while its batches are still in the cache.
+    let decoded: Vec<Option<Piece<T>>> = tasks
         .into_par_iter()
         .map(|task| {
-            let (finished, expected) = match task {
+            let (finished, first, last) = match task {
                 Task::Piece(first, last) => {
                     let piece = &region[starts(first)..ends(last)];
-                    (decode_piece(redactor, piece, options)?, last - first)
+                    (decode_piece(redactor, piece, options)?, first, last)
                 }
-                Task::Head(head, last) => (head.finish(&region[..ends(last)])?, last),
+                Task::Head(head, last) => (head.finish(&region[..ends(last)])?, 0, last),
             };
-            (finished.total_rows == expected as u64).then_some(finished)
+            // A batch the text limit ended early moves every later
+            // boundary: all are full but the answer's last.
+            let full = |b: &Batch| b.num_rows == batch_rows;
+            let whole = finished.total_rows == (last - first) as u64
+                && finished.batches.len() == (last - first).div_ceil(batch_rows)
+                && finished
+                    .batches
+                    .iter()
+                    .rev()
+                    .skip(usize::from(last == rows))
+                    .all(full);
+            whole.then(|| Piece::new(finished.batches, starts(first)..ends(last), map))
         })
         .collect();
 
-    let mut out = Vec::with_capacity(batches);
-    for finished in decoded {
-        out.extend(finished?.batches);
-    }
-    // A batch the text limit ended early moves every later boundary.
-    if out.len() != batches || out[..batches - 1].iter().any(|b| b.num_rows != batch_rows) {
-        return None;
-    }
-    align_columns(&mut out);
-    // The pieces knew only their own numbers; in order, as the sequential
-    // decoder's sink fits them.
+    // In order, each piece against the pieces before it. From the first
+    // that they could change (a column first seen earlier, numbers that
+    // reach 38 digits only together), the rest are decoded again from
+    // their bytes, on every thread, and aligned, fitted and mapped after
+    // the pieces before them, as the sequential decoder would.
+    let mut columns = Aligner::default();
     let mut numbers = NumberReach::default();
-    for batch in &mut out {
-        numbers.fit(batch);
+    let mut out = Vec::with_capacity(batches);
+    let mut again = Vec::new();
+    for piece in decoded {
+        let piece = piece?;
+        if again.is_empty() && columns.admits(&piece.first) && numbers.admits(&piece.numbers) {
+            columns = piece.columns;
+            numbers.join(&piece.numbers);
+            out.extend(piece.mapped);
+        } else {
+            again.push(piece.bytes);
+        }
     }
-    Some(Finished {
+    if !again.is_empty() {
+        let again: Vec<Option<Finished>> = again
+            .into_par_iter()
+            .map(|bytes| decode_piece(redactor, &region[bytes], options))
+            .collect();
+        let mut rest = Vec::new();
+        for finished in again {
+            rest.extend(finished?.batches);
+        }
+        columns.align(&mut rest);
+        for batch in &mut rest {
+            numbers.fit(batch);
+        }
+        out.extend(rest.into_par_iter().map(map).collect::<Vec<T>>());
+    }
+    Some(Decoded {
         batches: out,
         notices: done.notices,
         total_rows: rows as u64,
     })
+}
+
+/// One piece of the answer, decoded, aligned, fitted and mapped as if it
+/// were the whole answer, and what tells whether that is what the
+/// sequential decoder gives after the pieces before it.
+struct Piece<T> {
+    mapped: Vec<T>,
+    /// The columns of its first batch, in order.
+    first: Vec<String>,
+    /// Its columns once aligned, as the next piece's first batch must
+    /// start.
+    columns: Aligner,
+    /// Its numbers' reach.
+    numbers: NumberReach,
+    /// Where its rows are in the array's bytes.
+    bytes: std::ops::Range<usize>,
+}
+
+impl<T> Piece<T> {
+    fn new<F: Fn(Batch) -> T>(
+        mut batches: Vec<Batch>,
+        bytes: std::ops::Range<usize>,
+        map: &F,
+    ) -> Self {
+        let mut columns = Aligner::default();
+        columns.align(&mut batches);
+        let mut numbers = NumberReach::default();
+        for batch in &mut batches {
+            numbers.fit(batch);
+        }
+        let first = batches.first().map_or_else(Vec::new, |b| {
+            b.columns.iter().map(|c| c.name.clone()).collect()
+        });
+        Piece {
+            mapped: batches.into_iter().map(map).collect(),
+            first,
+            columns,
+            numbers,
+            bytes,
+        }
+    }
 }
 
 /// Feeds the envelope decoder up to the `[` that opens `data`; its offset.
@@ -468,38 +569,58 @@ fn decode_head(
     })
 }
 
-/// Gives every batch every column seen so far, in first-seen order, as the
-/// sequential decoder does: a piece only knew the columns it saw.
-fn align_columns(batches: &mut [Batch]) {
-    let mut names: Vec<String> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    for batch in batches {
-        for c in &batch.columns {
-            if !seen.contains(&c.name) {
-                seen.insert(c.name.clone());
-                names.push(c.name.clone());
+/// The columns seen so far in the answer, in first-seen order.
+#[derive(Debug, Default)]
+struct Aligner {
+    names: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl Aligner {
+    /// Gives every batch every column seen so far, in first-seen order,
+    /// as the sequential decoder does: a piece only knew the columns it
+    /// saw.
+    fn align(&mut self, batches: &mut [Batch]) {
+        for batch in batches {
+            for c in &batch.columns {
+                if !self.seen.contains(&c.name) {
+                    self.seen.insert(c.name.clone());
+                    self.names.push(c.name.clone());
+                }
             }
-        }
-        let in_order = batch.columns.len() == names.len()
-            && batch.columns.iter().zip(&names).all(|(c, n)| c.name == *n);
-        if in_order {
-            continue;
-        }
-        let mut by_name: HashMap<String, Column> = batch
-            .columns
-            .drain(..)
-            .map(|c| (c.name.clone(), c))
-            .collect();
-        let num_rows = batch.num_rows;
-        batch.columns = names
-            .iter()
-            .map(|name| {
-                by_name.remove(name).unwrap_or_else(|| Column {
-                    name: name.clone(),
-                    data: ColumnData::Null { len: num_rows },
+            let in_order = batch.columns.len() == self.names.len()
+                && batch
+                    .columns
+                    .iter()
+                    .zip(&self.names)
+                    .all(|(c, n)| c.name == *n);
+            if in_order {
+                continue;
+            }
+            let mut by_name: HashMap<String, Column> = batch
+                .columns
+                .drain(..)
+                .map(|c| (c.name.clone(), c))
+                .collect();
+            let num_rows = batch.num_rows;
+            batch.columns = self
+                .names
+                .iter()
+                .map(|name| {
+                    by_name.remove(name).unwrap_or_else(|| Column {
+                        name: name.clone(),
+                        data: ColumnData::Null { len: num_rows },
+                    })
                 })
-            })
-            .collect();
+                .collect();
+        }
+    }
+
+    /// Whether a piece whose first batch has `first` columns (aligned as
+    /// if it began the answer) is aligned the same after these: they are
+    /// where it starts.
+    fn admits(&self, first: &[String]) -> bool {
+        first.starts_with(&self.names)
     }
 }
 
@@ -547,8 +668,14 @@ mod tests {
             let expected = sequential(&redactor(), 200, &b, &options).unwrap();
             for threads in [2, 3, 5] {
                 for head_first in [false, true] {
-                    let got = split_rows_with(&redactor(), &b, &options, threads, head_first)
-                        .expect("cut into pieces");
+                    let got =
+                        split_rows_with(&redactor(), &b, &options, threads, head_first, &|b| b)
+                            .expect("cut into pieces");
+                    let got = Finished {
+                        batches: got.batches,
+                        notices: got.notices,
+                        total_rows: got.total_rows,
+                    };
                     assert_eq!(got, expected, "{threads} threads, head first: {head_first}");
                 }
             }
@@ -596,7 +723,7 @@ mod tests {
                 columns: vec![],
             },
         ];
-        align_columns(&mut batches);
+        Aligner::default().align(&mut batches);
         let names: Vec<Vec<&str>> = batches
             .iter()
             .map(|b| b.columns.iter().map(|c| c.name.as_str()).collect())
