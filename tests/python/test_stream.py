@@ -95,10 +95,15 @@ def test_a_stream_decoded_on_a_thread_gives_the_same_batches(
         assert threaded == plain
 
 
-def test_batches_come_while_the_body_is_still_arriving(big_sandbox_url: str) -> None:
+@pytest.mark.parametrize("use_threads", [False, True])
+def test_batches_come_while_the_body_is_still_arriving(
+    big_sandbox_url: str, use_threads: bool
+) -> None:
+    # On a thread, the body goes to the decoder in buffers of 256 KiB:
+    # the first batch comes later, still long before the end.
     with (
         big_client(big_sandbox_url) as c,
-        c.stream_table("sales_invoice", batch_rows=1000) as stream,
+        c.stream_table("sales_invoice", batch_rows=1000, use_threads=use_threads) as stream,
     ):
         first = next(stream)
         at_first = stream.bytes_received
