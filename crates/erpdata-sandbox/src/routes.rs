@@ -261,7 +261,7 @@ async fn table(app: &Arc<App>, style: Style, req: Request) -> Response {
 
 /// `chunk` in pieces of at most `size` bytes, each an HTTP chunk of its
 /// own (views of the one buffer).
-fn pieces(chunk: Bytes, size: usize) -> impl Iterator<Item = Bytes> {
+pub(crate) fn pieces(chunk: Bytes, size: usize) -> impl Iterator<Item = Bytes> {
     (0..chunk.len())
         .step_by(size)
         .map(move |at| chunk.slice(at..chunk.len().min(at + size)))

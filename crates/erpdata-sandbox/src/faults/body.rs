@@ -9,6 +9,7 @@ use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use futures_util::{stream, Stream, StreamExt};
 
+use crate::routes::pieces;
 use crate::style::Style;
 
 type Chunk = Result<Bytes, axum::Error>;
@@ -35,14 +36,11 @@ pub(crate) fn trickle(res: Response, bytes: usize, every: Duration) -> Response 
         Body::from_stream(
             body.into_data_stream()
                 .flat_map(move |chunk| {
-                    let pieces: Vec<Chunk> = match chunk {
-                        Ok(c) => (0..c.len())
-                            .step_by(bytes)
-                            .map(|i| Ok(c.slice(i..c.len().min(i + bytes))))
-                            .collect(),
+                    let cut: Vec<Chunk> = match chunk {
+                        Ok(c) => pieces(c, bytes).map(Ok).collect(),
                         Err(e) => vec![Err(e)],
                     };
-                    stream::iter(pieces)
+                    stream::iter(cut)
                 })
                 .then(move |piece| async move {
                     tokio::time::sleep(every).await;
