@@ -52,8 +52,6 @@ struct Inbox {
     full: VecDeque<Vec<u8>>,
     /// The buffer the next chunk goes into.
     filling: Vec<u8>,
-    /// Bytes in `full` and `filling`.
-    queued: usize,
     /// Buffers the decoder is done with, for `filling` to be.
     spare: Vec<Vec<u8>>,
     /// Bytes received, and bytes decoded (taken and fed), so far.
@@ -155,7 +153,6 @@ impl Shared {
                 }
             };
             if let Some(buffer) = taken {
-                inbox.queued -= buffer.len();
                 if inbox.caller_waits {
                     self.room.notify_all();
                 }
@@ -180,6 +177,17 @@ impl Shared {
 }
 
 impl Inbox {
+    /// Bytes in `full` and `filling`, waiting for the decoder.
+    fn queued(&self) -> usize {
+        self.full.iter().map(Vec::len).sum::<usize>() + self.filling.len()
+    }
+
+    /// Whether `bytes` more fit (any number do in an empty inbox).
+    fn has_room(&self, bytes: usize) -> bool {
+        let queued = self.queued();
+        queued == 0 || queued + bytes <= INBOX_BYTES
+    }
+
     /// The buffer filling, replaced by a spare one.
     fn take_filling(&mut self) -> Vec<u8> {
         let next = self.spare.pop().unwrap_or_default();
@@ -301,19 +309,18 @@ impl Collector {
         }
         let mut inbox = self.shared.inbox();
         // A chunk larger than the inbox goes in once it is empty.
-        while inbox.queued > 0 && inbox.queued + chunk.len() > INBOX_BYTES && !inbox.gone {
+        while !inbox.has_room(chunk.len()) && !inbox.gone {
             inbox = self.shared.caller_wait(inbox);
         }
         if inbox.gone {
             return Err(lost());
         }
         // The decoder waits for a first byte, then for a buffer's worth.
-        let first = inbox.queued == 0;
+        let first = inbox.queued() == 0;
         if inbox.filling.capacity() == 0 {
             inbox.filling.reserve(HANDOVER_BYTES.max(chunk.len()));
         }
         inbox.filling.extend_from_slice(chunk);
-        inbox.queued += chunk.len();
         inbox.received += chunk.len() as u64;
         let full = inbox.filling.len() >= HANDOVER_BYTES;
         if full {
