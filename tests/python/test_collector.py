@@ -5,6 +5,7 @@ next call."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -18,6 +19,14 @@ BODY = (
     + b",".join(b'{"n":%d,"x":"%d.5","s":"v%d"}' % (i, i, i % 3) for i in range(2500))
     + b"]}"
 )
+
+
+def eventually(condition: Callable[[], bool], seconds: float = 30) -> bool:
+    """Whether ``condition`` holds within ``seconds``, polled."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
 
 
 def collect(body: bytes, step: int, batch_rows: int = 100) -> erpdata.Table:
@@ -52,10 +61,7 @@ def test_small_chunks_of_a_large_body_are_decoded_while_it_arrives() -> None:
     half = len(body) // 2
     for at in range(0, half, 8192):
         collector.feed(body[at : min(at + 8192, half)])
-    deadline = time.monotonic() + 30
-    while collector.rows == 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert collector.rows > 0, "nothing decoded before the body ended"
+    assert eventually(lambda: collector.rows > 0), "nothing decoded before the body ended"
     for at in range(half, len(body), 8192):
         collector.feed(body[at : at + 8192])
     got = erpdata.Table(collector.finish_table())
@@ -71,10 +77,7 @@ def test_a_pause_in_the_body_does_not_hold_back_what_arrived() -> None:
     head = BODY[:20_000]
     for at in range(0, len(head), 1000):
         collector.feed(head[at : at + 1000])
-    deadline = time.monotonic() + 30
-    while collector.rows == 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert collector.rows > 0, "the bytes that arrived wait for more"
+    assert eventually(lambda: collector.rows > 0), "the bytes that arrived wait for more"
     collector.feed(BODY[len(head) :])
     assert erpdata.Table(collector.finish_table()) == CONFIG.parse_table(200, BODY)
 
@@ -144,8 +147,5 @@ def test_dropped_unfinished_collector_ends_its_thread() -> None:
         collector = TableCollector(CONFIG, 200)
         collector.feed(BODY[:1000])
         del collector
-    deadline = time.monotonic() + 30
-    while native_threads() > before and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert native_threads() <= before, "decoder threads left waiting"
+    assert eventually(lambda: native_threads() <= before), "decoder threads left waiting"
     assert threading.active_count() == python_before
