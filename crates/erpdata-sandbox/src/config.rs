@@ -52,6 +52,10 @@ pub struct Config {
     /// bytes each (PHP behind nginx sends 4 or 8 KiB); `None`: as they are
     /// made, about 64 KiB.
     pub chunk_bytes: Option<NonZeroU32>,
+    /// Make each table answer once and send it again from memory: the
+    /// answer then costs this machine what one from a service elsewhere
+    /// would, its sending (for benchmarks of a client on the same cores).
+    pub cache_answers: bool,
 }
 
 impl Default for Config {
@@ -73,6 +77,7 @@ impl Default for Config {
             tls_cert: None,
             ajax_token: false,
             chunk_bytes: None,
+            cache_answers: false,
         }
     }
 }
@@ -97,6 +102,7 @@ impl fmt::Debug for Config {
             .field("tls_cert", &self.tls_cert)
             .field("ajax_token", &self.ajax_token)
             .field("chunk_bytes", &self.chunk_bytes)
+            .field("cache_answers", &self.cache_answers)
             .finish()
     }
 }
@@ -141,6 +147,9 @@ Options:
   --chunk-bytes N         HTTP chunks of a large table answer of at most N
                           bytes, as PHP behind nginx sends 4 or 8 KiB
                           [default: about 64 KiB each]
+  --cache-answers         make each table answer once and send it again from
+                          memory, as a service elsewhere costs this machine
+                          only the sending (for benchmarks of a client)
   --quiet                 do not log requests to stderr
 
 Hostile mode (see also the /_faults/FAULT/KEY/ path prefix):
@@ -189,6 +198,7 @@ where
             "-V" | "--version" => return Ok(Command::Version),
             "--quiet" => config.log_requests = false,
             "--ajax-token" => config.ajax_token = true,
+            "--cache-answers" => config.cache_answers = true,
             "--host" => config.host = value()?,
             "--port" => config.port = number(&flag, &value()?)?,
             "--project" => config.project = value()?,
@@ -360,6 +370,8 @@ mod tests {
         assert_eq!(run(&[], None).unwrap().chunk_bytes, None);
         assert!(run(&["--chunk-bytes", "0"], None).is_err());
         assert!(!run(&[], None).unwrap().ajax_token);
+        assert!(run(&["--cache-answers"], None).unwrap().cache_answers);
+        assert!(!run(&[], None).unwrap().cache_answers);
         assert!(run(&["--fail-rate", "101"], None).is_err());
         assert!(run(&["--fault", "bogus"], None)
             .unwrap_err()

@@ -9,6 +9,7 @@
 //! # }
 //! ```
 
+mod answers;
 mod config;
 mod data;
 mod date;

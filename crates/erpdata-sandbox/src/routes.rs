@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
 
+use crate::answers::Answers;
 use crate::config::Config;
 use crate::data::Dataset;
 use crate::dues::{dues_body, DuesType};
@@ -33,6 +34,8 @@ pub(crate) struct App {
     /// `--fault`, met on the plain paths.
     fault: Option<Fault>,
     pub(crate) journal: Journal,
+    /// `--cache-answers`: the table answers made so far.
+    answers: Option<Answers>,
 }
 
 /// The sandbox as an axum router (the demo data is made here, once).
@@ -45,8 +48,10 @@ pub fn router(config: Config) -> Router {
     let fault = config.fault.as_deref().map(|f| {
         Fault::parse(f).unwrap_or_else(|| panic!("unknown fault {f:?}: expected one of {KNOWN}"))
     });
+    let answers = config.cache_answers.then(Answers::default);
     let app = Arc::new(App {
         config,
+        answers,
         data,
         fault,
         journal: Journal::default(),
@@ -238,7 +243,14 @@ async fn table(app: &Arc<App>, style: Style, req: Request) -> Response {
     let params = request_params(req).await;
     match table_lookup(app, &params) {
         Ok((ledger, table)) => {
-            let mut chunks = Chunks::new(app.data.clone(), ledger, table, style);
+            let made = || Chunks::new(app.data.clone(), ledger, table, style);
+            let mut chunks: Box<dyn Iterator<Item = Bytes> + Send> = match &app.answers {
+                Some(answers) => {
+                    let kept = answers.get_or_make((ledger, table, style), || made().collect());
+                    Box::new((0..kept.len()).map(move |i| kept[i].clone()))
+                }
+                None => Box::new(made()),
+            };
             let first = chunks.next().expect("a first chunk");
             let size = app.config.chunk_bytes;
             match chunks.next() {

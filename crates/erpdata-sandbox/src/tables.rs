@@ -9,7 +9,7 @@ use crate::data::{Dataset, DocKind, Ledger, Settlement, ACCOUNTS};
 use crate::json;
 use crate::style::{Encoding, MysqlndEnc, NativeEnc, StringsEnc, Style};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
     Account,
     SalesInvoice,

@@ -579,6 +579,34 @@ async fn rows_flag_streams_a_big_table() {
 }
 
 #[tokio::test]
+async fn kept_answers_are_sent_as_made_answers_are() {
+    let config = |cache_answers| Config {
+        rows: Some(20_000),
+        chunk_bytes: std::num::NonZeroU32::new(8192),
+        cache_answers,
+        ..Config::default()
+    };
+    let made = start(config(false)).await;
+    let kept = start(config(true)).await;
+    for (table, company) in [
+        ("sales_invoice", "1"),
+        ("receipt", "1"),
+        ("sales_invoice", "2"),
+    ] {
+        let params = table_params(table, company, "2025");
+        let expected = post_table(made, &params).await;
+        // The first request makes and keeps the answer, the second sends
+        // what was kept: both exactly the answer made for each request,
+        // in the same chunks.
+        for _ in 0..2 {
+            let reply = post_table(kept, &params).await;
+            assert_eq!(reply.body, expected.body, "{table} of company {company}");
+            assert_eq!(reply.chunk_sizes, expected.chunk_sizes);
+        }
+    }
+}
+
+#[tokio::test]
 async fn zero_rows_is_an_empty_table() {
     let addr = start(Config {
         rows: Some(0),

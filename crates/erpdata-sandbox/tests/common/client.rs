@@ -13,6 +13,8 @@ pub struct Reply {
     pub status: u16,
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
+    /// The size of each HTTP chunk of a chunked body (none otherwise).
+    pub chunk_sizes: Vec<usize>,
 }
 
 impl Reply {
@@ -88,28 +90,33 @@ fn parse_reply(raw: &[u8]) -> Reply {
         })
         .collect();
     let rest = &raw[split + 4..];
-    let body = if headers.get("transfer-encoding").map(String::as_str) == Some("chunked") {
-        dechunk(rest)
-    } else {
-        rest.to_vec()
-    };
+    let (body, chunk_sizes) =
+        if headers.get("transfer-encoding").map(String::as_str) == Some("chunked") {
+            dechunk(rest)
+        } else {
+            (rest.to_vec(), Vec::new())
+        };
     Reply {
         status,
         headers,
         body,
+        chunk_sizes,
     }
 }
 
-fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+/// The body of a chunked reply, and each chunk's size.
+fn dechunk(mut rest: &[u8]) -> (Vec<u8>, Vec<usize>) {
     let mut out = Vec::new();
+    let mut sizes = Vec::new();
     loop {
         let eol = rest.windows(2).position(|w| w == b"\r\n").unwrap();
         let size = std::str::from_utf8(&rest[..eol]).unwrap();
         let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap();
         rest = &rest[eol + 2..];
         if size == 0 {
-            return out;
+            return (out, sizes);
         }
+        sizes.push(size);
         out.extend_from_slice(&rest[..size]);
         assert_eq!(&rest[size..size + 2], b"\r\n");
         rest = &rest[size + 2..];
