@@ -370,10 +370,7 @@ where
         for finished in again {
             rest.extend(finished?.batches);
         }
-        columns.align(&mut rest);
-        for batch in &mut rest {
-            numbers.fit(batch);
-        }
+        fit_after(&mut columns, &mut numbers, &mut rest);
         out.extend(rest.into_par_iter().map(map).collect::<Vec<T>>());
     }
     Some(Decoded {
@@ -406,11 +403,8 @@ impl<T> Piece<T> {
         map: &F,
     ) -> Self {
         let mut columns = Aligner::default();
-        columns.align(&mut batches);
         let mut numbers = NumberReach::default();
-        for batch in &mut batches {
-            numbers.fit(batch);
-        }
+        fit_after(&mut columns, &mut numbers, &mut batches);
         let first = batches.first().map_or_else(Vec::new, |b| {
             b.columns.iter().map(|c| c.name.clone()).collect()
         });
@@ -421,6 +415,16 @@ impl<T> Piece<T> {
             numbers,
             bytes,
         }
+    }
+}
+
+/// Gives `batches` the columns and the number types the sequential
+/// decoder gives them after the batches `columns` and `numbers` have seen,
+/// and takes them in: from nothing for a piece as if it began the answer.
+fn fit_after(columns: &mut Aligner, numbers: &mut NumberReach, batches: &mut [Batch]) {
+    columns.align(batches);
+    for batch in batches {
+        numbers.fit(batch);
     }
 }
 
