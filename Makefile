@@ -125,7 +125,8 @@ test:
 	$(PYTHON) scripts/fault-matrix.py
 
 .PHONY: test-suites system-packages
-test-suites: system-packages test-dist wasm test-js test-php test-rust test-python test-spark test-docs test-runtimes
+test-suites: system-packages test-dist wasm test-js test-php test-rust test-python test-spark test-docs test-runtimes \
+  test-aarch64
 
 # The Debian packages of the suites (Chromium, LibreOffice, PHP, nginx,
 # MariaDB), installed in one apt-get transaction while the first builds

@@ -7,14 +7,27 @@
 #   fuzz/run.sh table 600     # fuzz the table parser/decoder for 10 minutes
 #   fuzz/run.sh dues 60
 #   fuzz/run.sh simd 600      # the SIMD scanner against the scalar one
+#   fuzz/run.sh simd 600 aarch64   # the same on aarch64 (NEON), under qemu
 #
 # The corpus starts from the response bodies in tests/vectors/ and grows in
-# fuzz/corpus/<target>/; a crash is written to fuzz/artifacts/<target>/.
+# fuzz/corpus/<target>/; a crash is written to fuzz/artifacts/<target>/
+# (fuzz/artifacts/<target>-aarch64/ for the aarch64 build, whose corpus is
+# the same: an input found on one is worth replaying on the other).
 set -euo pipefail
 cd "$(dirname "$0")"
-target="${1:?usage: fuzz/run.sh table|dues|simd SECONDS}"
+target="${1:?usage: fuzz/run.sh table|dues|simd SECONDS [aarch64]}"
 seconds="${2:-60}"
-triple="$(rustc -vV | sed -n 's/^host: //p')"
+arch="${3:-}"
+case "$arch" in
+  "") triple="$(rustc -vV | sed -n 's/^host: //p')" artifacts="artifacts/$target" ;;
+  aarch64)
+    # Cross-built, and run under qemu-user (scripts/aarch64.sh sets both
+    # up, and brings g++ for libFuzzer's C++).
+    [[ -n ${AARCH64_RUNNER:-} ]] || exec ../scripts/aarch64.sh --cxx --required "$PWD/run.sh" "$@"
+    triple=aarch64-unknown-linux-gnu artifacts="artifacts/$target-aarch64"
+    ;;
+  *) echo "fuzz/run.sh: no architecture $arch (aarch64, or none for this machine's)" >&2; exit 2 ;;
+esac
 
 export RUSTFLAGS="-Cpasses=sancov-module \
  -Cllvm-args=-sanitizer-coverage-level=4 \
@@ -26,7 +39,8 @@ export RUSTFLAGS="-Cpasses=sancov-module \
 cargo build --release --target "$triple" --bin "$target"
 
 corpus="corpus/$target"
-mkdir -p "$corpus" "artifacts/$target"
+mkdir -p "$corpus" "$artifacts"
 python3 seeds.py "$target" "$corpus"
-exec "target/$triple/release/$target" -max_total_time="$seconds" \
-  -artifact_prefix="artifacts/$target/" -print_final_stats=1 "$corpus"
+# shellcheck disable=SC2086 # the runner is a command and its arguments
+exec ${arch:+$AARCH64_RUNNER} "target/$triple/release/$target" -max_total_time="$seconds" \
+  -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus"

@@ -7,7 +7,8 @@
 //! - x86_64: SSE2, which every x86_64 CPU has; the block classifier uses
 //!   AVX2 when the CPU has it (checked at run time by the caller, once per
 //!   scan: an AVX2 function cannot be inlined into the hot loops here).
-//! - aarch64: NEON, which every aarch64 CPU has.
+//! - aarch64: NEON, which every aarch64 CPU has (`make test-aarch64` runs
+//!   the tests, these kernels' among them, under qemu-user).
 //! - wasm32: `simd128` when the build enables it (`-C target-feature=+simd128`);
 //!   WebAssembly has no run-time feature test, so a build without it gets the
 //!   scalar code, and a runtime without `simd128` must be given that build
