@@ -126,7 +126,7 @@ test:
 
 .PHONY: test-suites system-packages
 test-suites: system-packages test-dist wasm test-js test-php test-rust test-python test-spark test-docs test-runtimes \
-  test-aarch64
+  test-aarch64 test-wasm32
 
 # The Debian packages of the suites (Chromium, LibreOffice, PHP, nginx,
 # MariaDB), installed in one apt-get transaction while the first builds
@@ -300,7 +300,7 @@ lint: venv js/node_modules/.installed
 	$(VENV)/bin/mypy python/erpdata tests/python
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts
-	cd js && node_modules/.bin/biome ci --colors=off src scripts ../tests/js ../tests/dist/npm ../bench/js
+	cd js && node_modules/.bin/biome ci --colors=off src scripts ../scripts/wasi-run.mjs ../tests/js ../tests/dist/npm ../bench/js
 	cd js && node_modules/.bin/tsc -p ../tests/js/types/tsconfig.json
 
 fmt:

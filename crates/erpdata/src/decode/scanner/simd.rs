@@ -9,7 +9,8 @@
 //!   scan: an AVX2 function cannot be inlined into the hot loops here).
 //! - aarch64: NEON, which every aarch64 CPU has (`make test-aarch64` runs
 //!   the tests, these kernels' among them, under qemu-user).
-//! - wasm32: `simd128` when the build enables it (`-C target-feature=+simd128`);
+//! - wasm32: `simd128` when the build enables it (`-C target-feature=+simd128`,
+//!   as the npm package's module and `make test-wasm32` are built);
 //!   WebAssembly has no run-time feature test, so a build without it gets the
 //!   scalar code, and a runtime without `simd128` must be given that build
 //!   (it refuses to instantiate a module that uses the instructions).
@@ -238,6 +239,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "wasm32-wasip1 has no threads")]
     fn the_switch_is_per_thread() {
         set_scalar_only(true);
         assert!(scalar_only());

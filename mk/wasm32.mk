@@ -1,0 +1,21 @@
+# The core's unit tests in wasm32 with simd128, as the npm package's
+# module is built: cross-built for wasm32-wasip1 and run in Node's WASI
+# (scripts/wasi-run.mjs), so that the scanner's simd128 kernels are checked
+# against the scalar reference (the differential tests, cuts at every
+# offset) as the x86_64 ones are here and the NEON ones in test-aarch64.
+# The JS suite runs the module itself on the shared vectors.
+#
+#   make test-wasm32
+#
+# The features the npm package's module has (none); the target's std comes
+# from rustup. A panic aborts the whole run there (no unwinding), before
+# libtest could name the test: --nocapture lets its message through. Its own target directory keeps cargo's lock off the builds
+# beside it in make test.
+
+.PHONY: test-wasm32
+test-wasm32:
+	rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
+	CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
+	CARGO_TARGET_WASM32_WASIP1_RUNNER="node --no-warnings $(ROOT)/scripts/wasi-run.mjs" \
+	  cargo test --quiet --lib -p erpdata --target wasm32-wasip1 --target-dir $(ROOT)/target/wasm32-test \
+	  -- --nocapture
