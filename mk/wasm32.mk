@@ -8,8 +8,9 @@
 #   make test-wasm32
 #
 # The features the npm package's module has (none); the target's std comes
-# from rustup. A panic aborts the whole run there (no unwinding), before
-# libtest could name the test: --nocapture lets its message through. Its own target directory keeps cargo's lock off the builds
+# from rustup. A panic aborts the whole run there (no unwinding) before
+# libtest could name the test: --nocapture lets the panic's message
+# through. Its own target directory keeps cargo's lock off the builds
 # beside it in make test.
 
 .PHONY: test-wasm32

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# scripts/aarch64.sh [--cxx] [--required] COMMAND...: runs COMMAND with cargo set up to
-# build for aarch64-unknown-linux-gnu and to run what it builds under
-# qemu-user, so that `cargo test --target aarch64-unknown-linux-gnu` runs
-# the tests on an emulated aarch64 CPU, where the scanner takes its NEON
-# code (an x86_64 machine never runs that code otherwise).
+# scripts/aarch64.sh [--cxx] [--required] COMMAND...: runs COMMAND with
+# cargo set up to build for aarch64-unknown-linux-gnu and to run what it
+# builds under qemu-user, so that `cargo test --target
+# aarch64-unknown-linux-gnu` runs the tests on an emulated aarch64 CPU,
+# where the scanner takes its NEON code (an x86_64 machine never runs that
+# code otherwise).
 #
 # It finds or installs what that needs: qemu-user, the cross gcc and
 # aarch64 glibc with apt-get (scripts/apt-install.sh; --cxx: g++ too, which
 # libFuzzer's C++ needs), the target's standard library with rustup. When
-# it cannot, it prints one line `SKIPPED: <why>` and exits 0, as the other
-# suites that need system packages do; under CI (CI set), where the
-# machine can install them, or with --required, it exits 1 instead, so
-# that a CI run never passes without having run the aarch64 code.
+# it cannot, it prints one line `SKIPPED: aarch64 (<why>)` and exits 0, as
+# the other suites that need system packages do; under CI (CI set), where
+# the machine can install them, or with --required, it says why on stderr
+# and exits 1 instead, so that a CI run never passes without having run
+# the aarch64 code.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,8 +34,11 @@ done
 (($# > 0)) || { echo "usage: scripts/aarch64.sh [--cxx] [--required] COMMAND..." >&2; exit 2; }
 
 skip() {
+  if [[ -n $required ]]; then
+    echo "aarch64: cannot run ($*)" >&2
+    exit 1
+  fi
   echo "SKIPPED: aarch64 ($*)"
-  [[ -z $required ]] || exit 1
   exit 0
 }
 
