@@ -32,6 +32,10 @@ export CARGO_MAKEFLAGS :=
 export PYTHONPYCACHEPREFIX := $(ROOT)/target/pycache
 export PYTHONDONTWRITEBYTECODE :=
 
+# A Rust target's standard library, added with rustup if missing: quiet
+# when it is there, and on a failure tried again aloud to say why.
+rustup-target = rustup target add $(1) >/dev/null 2>&1 || rustup target add $(1)
+
 # Further targets, one file a subject (dist, docs, runtimes).
 -include $(wildcard mk/*.mk)
 
@@ -87,7 +91,7 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 # builds the JS generator it runs (tools/wasm-bindgen) there too.
 WASM_ENV := CARGO_TARGET_DIR=$(ROOT)/target/wasm
 wasm: js/node_modules/.installed
-	rustup target add $(WASM_TARGET) >/dev/null 2>&1 || rustup target add $(WASM_TARGET)
+	$(call rustup-target,$(WASM_TARGET))
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs
 	cd js && $(WASM_ENV) node scripts/build-wasm.mjs --testing
 

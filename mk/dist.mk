@@ -66,7 +66,7 @@ endef
 # (wheel pack writes the RECORD).
 define dist-wheel-for
 	$(dist-tools-check)
-	rustup target add $(1)-unknown-linux-gnu >/dev/null 2>&1 || rustup target add $(1)-unknown-linux-gnu
+	$(call rustup-target,$(1)-unknown-linux-gnu)
 	$(DIST_ENV) CARGO_PROFILE_RELEASE_STRIP=symbols cargo zigbuild --release --quiet --locked \
 	  -p erpdata-sandbox --target $(1)-unknown-linux-gnu.2.17
 	rm -rf $(DIST_BUILD)/wheel-$(1) && mkdir -p $(DIST)

@@ -15,7 +15,7 @@
 
 .PHONY: test-wasm32
 test-wasm32:
-	rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
+	$(call rustup-target,wasm32-wasip1)
 	CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
 	CARGO_TARGET_WASM32_WASIP1_RUNNER="node --no-warnings $(ROOT)/scripts/wasi-run.mjs" \
 	  cargo test --quiet --lib -p erpdata --target wasm32-wasip1 --target-dir $(ROOT)/target/wasm32-test \

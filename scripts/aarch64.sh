@@ -54,14 +54,13 @@ done
 if ((${#missing[@]} > 0)); then
   why=$(bash "$ROOT/scripts/apt-install.sh" "$LOG" "${missing[@]}" 2>&1 >/dev/null) || skip "$why"
 fi
-if ! rustup target list --installed 2>/dev/null | grep -qx "$TRIPLE"; then
-  rustup target add "$TRIPLE" >/dev/null 2>&1 || skip "rustup target add $TRIPLE failed"
-fi
+rustup target add "$TRIPLE" >/dev/null 2>&1 || skip "rustup target add $TRIPLE failed"
 
+# AARCH64_RUNNER also for COMMANDs that run a built binary themselves
+# (fuzz/run.sh).
+export AARCH64_RUNNER="qemu-aarch64 -L $SYSROOT"
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER=$AARCH64_RUNNER
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L $SYSROOT"
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
-# For COMMANDs that run a built binary themselves (fuzz/run.sh).
-export AARCH64_RUNNER="qemu-aarch64 -L $SYSROOT"
 exec "$@"
