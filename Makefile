@@ -301,6 +301,11 @@ lint: venv js/node_modules/.installed
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --workspace --all-targets --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow -- -D warnings
 	cargo clippy -p erpdata-wasm --all-targets --features testing -- -D warnings
+# The fuzz targets are a workspace of their own, checked as built for wasm
+# (natively, checking them would compile libFuzzer's C++ first).
+	cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+	$(call rustup-target,wasm32-wasip1)
+	cargo clippy --manifest-path fuzz/Cargo.toml --target wasm32-wasip1 --target-dir fuzz/target/clippy --bins -- -D warnings
 	$(VENV)/bin/mypy python/erpdata tests/python
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts

@@ -7,6 +7,11 @@
 #
 #   make test-wasm32
 #
+# Then the `simd` fuzz target in the same build, for 10 seconds
+# (fuzz/run.sh's wasm32 driver: the corpus, the vectors' bodies in a fresh
+# checkout, replayed and edited at random), so that the driver keeps
+# building and running; fuzz/README.md has the long runs.
+#
 # The features the npm package's module has (none); the target's std comes
 # from rustup. A panic aborts the whole run there (no unwinding) before
 # libtest could name the test: --nocapture lets the panic's message
@@ -20,3 +25,4 @@ test-wasm32:
 	CARGO_TARGET_WASM32_WASIP1_RUNNER="node --no-warnings $(ROOT)/scripts/wasi-run.mjs" \
 	  cargo test --quiet --lib -p erpdata --target wasm32-wasip1 --target-dir $(ROOT)/target/wasm32-test \
 	  -- --nocapture
+	fuzz/run.sh simd 10 wasm32

@@ -1,18 +1,34 @@
-// node scripts/wasi-run.mjs FILE.wasm [ARGS...]: runs a wasm32-wasip1
-// program (a `cargo test` binary) in Node's WASI, with its arguments and
-// environment and no file system, and exits with its exit code. Cargo's
-// runner for that target in `make test-wasm32`, which runs the core's unit
-// tests in V8 with the scanner's simd128 code, as the npm package runs it.
+// node scripts/wasi-run.mjs [--dir DIR]... FILE.wasm [ARGS...]: runs a
+// wasm32-wasip1 program in Node's WASI, with its arguments and environment,
+// and exits with its exit code. It sees no file system but each DIR given,
+// under its own absolute path. Cargo's runner for that target in `make
+// test-wasm32`, which runs the core's unit tests in V8 with the scanner's
+// simd128 code, as the npm package runs it; fuzz/run.sh runs the fuzz
+// targets with it in the same way.
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { argv, env, exit } from "node:process";
 import { WASI } from "node:wasi";
 
-const [file, ...args] = argv.slice(2);
+const preopens = {};
+let rest = argv.slice(2);
+while (rest[0] === "--dir" && rest.length > 1) {
+  const dir = resolve(rest[1]);
+  preopens[dir] = dir;
+  rest = rest.slice(2);
+}
+const [file, ...args] = rest;
 if (!file) {
-  console.error("usage: node scripts/wasi-run.mjs FILE.wasm [ARGS...]");
+  console.error("usage: node scripts/wasi-run.mjs [--dir DIR]... FILE.wasm [ARGS...]");
   exit(2);
 }
-const wasi = new WASI({ version: "preview1", args: [file, ...args], env, returnOnExit: true });
+const wasi = new WASI({
+  version: "preview1",
+  args: [file, ...args],
+  env,
+  preopens,
+  returnOnExit: true,
+});
 const module = await WebAssembly.compile(await readFile(file));
 const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
 try {

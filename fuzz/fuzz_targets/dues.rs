@@ -1,8 +1,13 @@
 //! The dues answer: any bytes and status parse to `Dues` or a typed error,
 //! never a panic, never the token in a message.
-#![no_main]
+#![cfg_attr(not(target_family = "wasm"), no_main)]
+
+#[cfg(target_family = "wasm")]
+#[macro_use]
+mod wasm;
 
 use erpdata::{Config, DuesKind, DuesQuery};
+#[cfg(not(target_family = "wasm"))]
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &[u8]| {

@@ -5,12 +5,17 @@
 //! serde_json accepts as the documented answer (an object whose `status` is
 //! `"success"` and whose `data` is an array of objects) must decode, with
 //! every row.
-#![no_main]
+#![cfg_attr(not(target_family = "wasm"), no_main)]
+
+#[cfg(target_family = "wasm")]
+#[macro_use]
+mod wasm;
 
 mod common;
 
 use common::{config, stream, SECOND_DATA};
 use erpdata::Error;
+#[cfg(not(target_family = "wasm"))]
 use libfuzzer_sys::fuzz_target;
 
 extern "C" {

@@ -6,17 +6,21 @@
 //! values once and gives them back, and decoding on the threads of rayon's
 //! pool (`decode_parallel`, cut into pieces whatever the body's size) gives
 //! what streaming gives.
-#![no_main]
+#![cfg_attr(not(target_family = "wasm"), no_main)]
+
+#[cfg(target_family = "wasm")]
+#[macro_use]
+mod wasm;
 
 mod common;
 
 use common::{config, stream, SECOND_DATA};
 use erpdata::arrow_array::cast::AsArray;
 use erpdata::arrow_array::types::Int32Type;
-use erpdata::arrow_array::Array;
 use erpdata::{
     Batch, ColumnData, DecoderOptions, Dictionary, Error, ParallelOptions, TableDecoder,
 };
+#[cfg(not(target_family = "wasm"))]
 use libfuzzer_sys::fuzz_target;
 
 const STATUSES: [u16; 8] = [200, 200, 200, 200, 201, 404, 500, 503];
