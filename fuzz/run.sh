@@ -38,10 +38,11 @@ case "$arch" in
     corpus="$PWD/corpus/$target" artifacts="$PWD/artifacts/$target-wasm32"
     mkdir -p "$corpus" "$artifacts"
     python3 seeds.py "$target" "$corpus"
-    # Node 20's V8 can abort in its incremental marking (a fatal error in
-    # MarkCompactCollector, or a segmentation fault) when the wasm memory
-    # grows during a long run: seen after 20 s to 7 min of the table
-    # target, never with that marking off.
+    # Node 20's V8 can crash in its incremental marking when the wasm
+    # memory grows during a long run (a segmentation fault after 7 minutes
+    # of the table target; a fatal error in MarkCompactCollector, under
+    # WasmMemoryObject::Grow, within 20 s when each input was also written
+    # to a file); the same inputs run for 10 minutes with it off.
     exec node --no-warnings --no-incremental-marking ../scripts/wasi-run.mjs \
       --dir "$corpus" --dir "$artifacts" \
       "target/wasm32-wasip1/release/$target.wasm" "$seconds" "$corpus" "$artifacts"
