@@ -305,7 +305,7 @@ lint: venv js/node_modules/.installed
 # (natively, checking them would compile libFuzzer's C++ first).
 	cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 	$(call rustup-target,wasm32-wasip1)
-	cargo clippy --manifest-path fuzz/Cargo.toml --target wasm32-wasip1 --target-dir fuzz/target/clippy --bins -- -D warnings
+	cargo clippy --locked --manifest-path fuzz/Cargo.toml --target wasm32-wasip1 --target-dir fuzz/target/clippy --bins -- -D warnings
 	$(VENV)/bin/mypy python/erpdata tests/python
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts

@@ -34,15 +34,11 @@ case "$arch" in
     # built as the npm package's module is (simd128) and run in Node.
     rustup target add wasm32-wasip1 >/dev/null 2>&1 || rustup target add wasm32-wasip1
     RUSTFLAGS="--cfg fuzzing -Cdebug-assertions -Coverflow-checks -Ctarget-feature=+simd128" \
-      cargo build --release --target wasm32-wasip1 --bin "$target"
+      cargo build --locked --release --target wasm32-wasip1 --bin "$target"
     corpus="$PWD/corpus/$target" artifacts="$PWD/artifacts/$target-wasm32"
     mkdir -p "$corpus" "$artifacts"
     python3 seeds.py "$target" "$corpus"
-    # Node 20's V8 can crash in its incremental marking when the wasm
-    # memory grows during a long run (a segmentation fault after 7 minutes
-    # of the table target; a fatal error in MarkCompactCollector, under
-    # WasmMemoryObject::Grow, within 20 s when each input was also written
-    # to a file); the same inputs run for 10 minutes with it off.
+    # Without V8's incremental marking: see ../scripts/wasi-run.mjs.
     exec node --no-warnings --no-incremental-marking ../scripts/wasi-run.mjs \
       --dir "$corpus" --dir "$artifacts" \
       "target/wasm32-wasip1/release/$target.wasm" "$seconds" "$corpus" "$artifacts"
@@ -57,7 +53,7 @@ export RUSTFLAGS="-Cpasses=sancov-module \
  -Cllvm-args=-sanitizer-coverage-trace-compares \
  --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 # --target keeps the flags off build scripts and proc macros.
-cargo build --release --target "$triple" --bin "$target"
+cargo build --locked --release --target "$triple" --bin "$target"
 
 corpus="corpus/$target"
 mkdir -p "$corpus" "$artifacts"
