@@ -38,8 +38,8 @@ case "$arch" in
     corpus="$PWD/corpus/$target" artifacts="$PWD/artifacts/$target-wasm32"
     mkdir -p "$corpus" "$artifacts"
     python3 seeds.py "$target" "$corpus"
-    # Without V8's incremental marking: see ../scripts/wasi-run.mjs.
-    exec node --no-warnings --no-incremental-marking ../scripts/wasi-run.mjs \
+    # Without V8's fast API calls: see ../scripts/wasi-run.mjs.
+    exec node --no-warnings --no-turbo-fast-api-calls ../scripts/wasi-run.mjs \
       --dir "$corpus" --dir "$artifacts" \
       "target/wasm32-wasip1/release/$target.wasm" "$seconds" "$corpus" "$artifacts"
     ;;
