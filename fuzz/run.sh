@@ -33,31 +33,33 @@ case "$arch" in
     # the corpus, then mutates it at random (no coverage to steer by),
     # built as the npm package's module is (simd128) and run in Node.
     rustup target add wasm32-wasip1 >/dev/null 2>&1 || rustup target add wasm32-wasip1
-    RUSTFLAGS="--cfg fuzzing -Cdebug-assertions -Coverflow-checks -Ctarget-feature=+simd128" \
-      cargo build --locked --release --target wasm32-wasip1 --bin "$target"
-    corpus="$PWD/corpus/$target" artifacts="$PWD/artifacts/$target-wasm32"
-    mkdir -p "$corpus" "$artifacts"
-    python3 seeds.py "$target" "$corpus"
-    # Without V8's fast API calls: see ../scripts/wasi-run.mjs.
-    exec node --no-warnings --no-turbo-fast-api-calls ../scripts/wasi-run.mjs \
-      --dir "$corpus" --dir "$artifacts" \
-      "target/wasm32-wasip1/release/$target.wasm" "$seconds" "$corpus" "$artifacts"
+    triple=wasm32-wasip1 artifacts="artifacts/$target-wasm32"
     ;;
   *) echo "fuzz/run.sh: no architecture $arch (aarch64, wasm32, or none for this machine's)" >&2; exit 2 ;;
 esac
 
-export RUSTFLAGS="-Cpasses=sancov-module \
+if [[ $arch == wasm32 ]]; then
+  export RUSTFLAGS="--cfg fuzzing -Cdebug-assertions -Coverflow-checks -Ctarget-feature=+simd128"
+else
+  export RUSTFLAGS="-Cpasses=sancov-module \
  -Cllvm-args=-sanitizer-coverage-level=4 \
  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
  -Cllvm-args=-sanitizer-coverage-pc-table \
  -Cllvm-args=-sanitizer-coverage-trace-compares \
  --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+fi
 # --target keeps the flags off build scripts and proc macros.
 cargo build --locked --release --target "$triple" --bin "$target"
 
-corpus="corpus/$target"
+corpus="$PWD/corpus/$target" artifacts="$PWD/$artifacts"
 mkdir -p "$corpus" "$artifacts"
 python3 seeds.py "$target" "$corpus"
+if [[ $arch == wasm32 ]]; then
+  # The driver's arguments (fuzz_targets/wasm.rs); the program sees only
+  # these two directories.
+  exec ../scripts/wasi-run.mjs --dir "$corpus" --dir "$artifacts" \
+    "target/$triple/release/$target.wasm" "$seconds" "$corpus" "$artifacts"
+fi
 # shellcheck disable=SC2086 # the runner is a command and its arguments
 exec ${arch:+$AARCH64_RUNNER} "target/$triple/release/$target" -max_total_time="$seconds" \
   -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus"

@@ -16,14 +16,13 @@
 # from rustup. A panic aborts the whole run there (no unwinding) before
 # libtest could name the test: --nocapture lets the panic's message
 # through. Its own target directory keeps cargo's lock off the builds
-# beside it in make test. Node runs without V8's fast API calls (see
-# scripts/wasi-run.mjs).
+# beside it in make test.
 
 .PHONY: test-wasm32
 test-wasm32:
 	$(call rustup-target,wasm32-wasip1)
 	CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
-	CARGO_TARGET_WASM32_WASIP1_RUNNER="node --no-warnings --no-turbo-fast-api-calls $(ROOT)/scripts/wasi-run.mjs" \
+	CARGO_TARGET_WASM32_WASIP1_RUNNER=$(ROOT)/scripts/wasi-run.mjs \
 	  cargo test --quiet --lib -p erpdata --target wasm32-wasip1 --target-dir $(ROOT)/target/wasm32-test \
 	  -- --nocapture
 	fuzz/run.sh simd 10 wasm32

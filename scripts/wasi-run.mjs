@@ -1,4 +1,5 @@
-// node scripts/wasi-run.mjs [--dir DIR]... FILE.wasm [ARGS...]: runs a
+#!/usr/bin/env -S node --no-warnings --no-turbo-fast-api-calls
+// scripts/wasi-run.mjs [--dir DIR]... FILE.wasm [ARGS...]: runs a
 // wasm32-wasip1 program in Node's WASI, with its arguments and environment,
 // and exits with its exit code. It sees no file system but each DIR given,
 // under its own absolute path. Cargo's runner for that target in `make
@@ -6,7 +7,7 @@
 // simd128 code, as the npm package runs it; fuzz/run.sh runs the fuzz
 // targets with it in the same way.
 //
-// Both run it as `node --no-turbo-fast-api-calls`. With V8's fast calls,
+// Node runs it without V8's fast API calls (the first line). With them,
 // Node's WASI functions can start a garbage collection where V8 cannot
 // take one (nodejs/node#46777): Node 20.20.2 crashed, with a segmentation
 // fault or a fatal error in the collector, in 6 of 10 runs of the core's
@@ -26,7 +27,7 @@ while (rest[0] === "--dir" && rest.length > 1) {
 }
 const [file, ...args] = rest;
 if (!file) {
-  console.error("usage: node scripts/wasi-run.mjs [--dir DIR]... FILE.wasm [ARGS...]");
+  console.error("usage: scripts/wasi-run.mjs [--dir DIR]... FILE.wasm [ARGS...]");
   exit(2);
 }
 const wasi = new WASI({
