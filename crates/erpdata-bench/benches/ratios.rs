@@ -147,7 +147,9 @@ impl Spread {
 /// The body as two JSON documents of half its rows each, cut at the row
 /// boundary nearest its middle: the first ends the array there, the second
 /// opens one there. The sandbox's rows are flat objects whose text holds
-/// no `},{`, so the first `},{` past the middle is between two rows.
+/// no `},{`, so the first `},{` past the middle is between two rows (a
+/// cut in a string would leave halves that are not JSON, and the first,
+/// untimed run of each contender would fail).
 fn halves(body: &[u8]) -> [Vec<u8>; 2] {
     let middle = body.len() / 2;
     let cut = middle
@@ -184,11 +186,8 @@ fn run_style(config: &Config, body: &[u8], rounds: usize, only: Option<&str>) ->
         }
     }
     let mib = body.len() as f64 / (1024.0 * 1024.0);
-    let width = contenders
-        .iter()
-        .map(|(name, _)| name.chars().count())
-        .max();
-    let width = width.unwrap_or(0);
+    let width = contenders.iter().map(|(name, _)| name.chars().count());
+    let width = width.max().unwrap_or(0);
     println!(
         "{:<width$} {:>10} {:>12} {:>8} {:>15}",
         "", "MiB/s", "MiB/s range", "ratio", "ratio range"
