@@ -377,6 +377,133 @@ mod tests {
         }
     }
 
+    /// The scan one byte at a time, as the block-wise one reads bytes: a
+    /// backslash escapes the next byte, in a string or not, and an escaped
+    /// quote neither opens nor closes one.
+    fn scan_bytewise(region: &[u8], from: usize, limit: usize) -> (Vec<usize>, End) {
+        let (mut depth, mut in_string, mut escape) = (0usize, false, false);
+        let mut commas = Vec::new();
+        for (i, &b) in region.iter().enumerate().skip(from) {
+            let escaped = escape;
+            escape = !escaped && b == b'\\';
+            if b == b'"' && !escaped {
+                in_string = !in_string;
+            }
+            if in_string {
+                continue;
+            }
+            match b {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth > 0 => depth -= 1,
+                b']' => return (commas, End::Closed(i)),
+                b'}' => return (commas, End::Broken),
+                b',' if depth == 0 => {
+                    commas.push(i);
+                    if i >= limit {
+                        return (commas, End::Comma(i));
+                    }
+                }
+                _ => {}
+            }
+        }
+        (commas, End::Broken)
+    }
+
+    /// Rows as a table sends them, and now and then what a scan must see
+    /// through or stop at (a nested value; brackets, commas and quotes in
+    /// strings; escapes; the array's end; a stray byte): the block-wise
+    /// scan, with either classifier, ends where the byte-wise one does,
+    /// with the same commas.
+    #[test]
+    fn the_block_scan_is_the_byte_wise_one_on_rows() {
+        const FIELDS: &[&str] = &[
+            r#""n":1"#,
+            r#""s":"plain text""#,
+            r#""s":"},{\"a\":[1]}""#,
+            r#""e":"\\""#,
+            r#""e":"a\\\"b,}""#,
+            r#""v":null"#,
+            r#""nested":[1,{"k":"}"},[2]]"#,
+            r#""o":{"k":{}}"#,
+            r#""d":"2025-01-31""#,
+        ];
+        let mut random = Xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = || random.next_u64();
+        for _ in 0..2_000 {
+            let mut region = Vec::new();
+            let rows = next() % 40;
+            for r in 0..rows {
+                if r > 0 {
+                    region.extend_from_slice(if next() % 5 == 0 { b" ,\n " } else { b"," });
+                }
+                region.push(b'{');
+                // Mostly flat rows of plain fields.
+                let plain = next() % 4 != 0;
+                for f in 0..1 + next() % 6 {
+                    if f > 0 {
+                        region.push(b',');
+                    }
+                    let field = if plain {
+                        FIELDS[[0, 1, 8][next() as usize % 3]]
+                    } else {
+                        FIELDS[next() as usize % FIELDS.len()]
+                    };
+                    region.extend_from_slice(field.as_bytes());
+                }
+                region.push(b'}');
+            }
+            match next() % 4 {
+                0 => {}
+                1 => region.extend_from_slice(b"]}"),
+                _ => region.push(b']'),
+            }
+            // Now and then a byte changed anywhere.
+            if next() % 5 == 0 && !region.is_empty() {
+                let at = next() as usize % region.len();
+                const STRAY: &[u8] = b"{}[],\"\\ x";
+                region[at] = STRAY[next() as usize % STRAY.len()];
+            }
+            let len = region.len() as u64;
+            for from in [0, 1, 63, 64, 65] {
+                let from = from.min(region.len());
+                let limit = match next() % 3 {
+                    0 => usize::MAX,
+                    _ => (next() % (len + 1)) as usize,
+                };
+                let expected = scan_bytewise(&region, from, limit);
+                let text = String::from_utf8_lossy(&region);
+                for (way, got) in [
+                    ("vector", commas_of(scan, &region, from, limit)),
+                    ("scalar", commas_of(scan_scalar, &region, from, limit)),
+                ] {
+                    assert_eq!(got, expected, "{way}, from {from}, limit {limit}: {text}");
+                }
+            }
+        }
+    }
+
+    fn commas_of(
+        scan: fn(&[u8], usize, usize, &mut Vec<usize>) -> End,
+        region: &[u8],
+        from: usize,
+        limit: usize,
+    ) -> (Vec<usize>, End) {
+        let mut commas = Vec::new();
+        let end = scan(region, from, limit, &mut commas);
+        (commas, end)
+    }
+
+    fn scan_scalar(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
+        scan_with(
+            region,
+            from,
+            limit,
+            commas,
+            simd::classify_scalar,
+            prefix_xor,
+        )
+    }
+
     #[test]
     fn brackets_in_strings_and_nested_values() {
         let row = r#"{"s":"x,{[\"]","n":[1,{"m":"}"}],"e":"\\"}"#;
