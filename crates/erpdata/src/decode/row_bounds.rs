@@ -34,14 +34,7 @@ pub(crate) enum End {
 /// which are the only bytes looked at one by one.
 pub(crate) fn scan(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
     if simd::scalar_only() {
-        return scan_with(
-            region,
-            from,
-            limit,
-            commas,
-            simd::classify_scalar,
-            prefix_xor,
-        );
+        return scan_scalar(region, from, limit, commas);
     }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq") {
@@ -49,6 +42,19 @@ pub(crate) fn scan(region: &[u8], from: usize, limit: usize, commas: &mut Vec<us
         return unsafe { scan_avx2(region, from, limit, commas) };
     }
     scan_with(region, from, limit, commas, simd::classify, prefix_xor)
+}
+
+/// [`scan`] classifying a byte at a time: the reference the vector
+/// classifiers must equal.
+fn scan_scalar(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
+    scan_with(
+        region,
+        from,
+        limit,
+        commas,
+        simd::classify_scalar,
+        prefix_xor,
+    )
 }
 
 /// [`scan`] with 32-byte compares and a carry-less multiply.
@@ -361,14 +367,7 @@ mod tests {
                     _ => (next() % (len as u64 + 1)) as usize,
                 };
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                let scalar = scan_with(
-                    &region,
-                    from,
-                    limit,
-                    &mut a,
-                    simd::classify_scalar,
-                    prefix_xor,
-                );
+                let scalar = scan_scalar(&region, from, limit, &mut a);
                 let vector = scan(&region, from, limit, &mut b);
                 let text = String::from_utf8_lossy(&region);
                 assert_eq!(vector, scalar, "from {from}, limit {limit}: {text}");
@@ -491,17 +490,6 @@ mod tests {
         let mut commas = Vec::new();
         let end = scan(region, from, limit, &mut commas);
         (commas, end)
-    }
-
-    fn scan_scalar(region: &[u8], from: usize, limit: usize, commas: &mut Vec<usize>) -> End {
-        scan_with(
-            region,
-            from,
-            limit,
-            commas,
-            simd::classify_scalar,
-            prefix_xor,
-        )
     }
 
     #[test]
