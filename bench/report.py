@@ -160,8 +160,8 @@ def rust_section(
         "it takes the columns and their types from the first row and reads every row as exactly that "
         "shape, storing what the decoder stores, with no key lookup, type inference, error or "
         "streaming: what a typed decoder could reach at best on the same body. "
-        "serde_json on two threads reads the same body cut beforehand, untimed, at the row "
-        "boundary nearest its middle, one half on each thread: what two cores of this machine "
+        "serde_json on two threads reads the same body cut beforehand, untimed, at the first row "
+        "boundary past its middle, one half on each thread: what two cores of this machine "
         "give the floor itself, beside the decoder's two threads. "
         "One thread streams the batches and drops each once converted; two threads keep the whole "
         "table (`decode_parallel_map`), as a caller that wants it does.",

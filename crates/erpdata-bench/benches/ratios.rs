@@ -144,9 +144,9 @@ impl Spread {
     }
 }
 
-/// The body as two JSON documents of half its rows each, cut at the row
-/// boundary nearest its middle: the first ends the array there, the second
-/// opens one there. The sandbox's rows are flat objects whose text holds
+/// The body as two JSON documents of about half its rows each, cut at the
+/// first row boundary past its middle: the first ends the array there, the
+/// second opens one there. The sandbox's rows are flat objects whose text holds
 /// no `},{`, so the first `},{` past the middle is between two rows (a
 /// cut in a string would leave halves that are not JSON, and the first,
 /// untimed run of each contender would fail).
