@@ -1,31 +1,55 @@
 //! Numbering the distinct strings of a column (see [`Interner`]).
 
 /// Distinct strings of a column, numbered in first-seen order: an
-/// open-addressing table of numbers, with each string's first and last
-/// eight bytes beside its number, hashed by a few word loads
-/// (the values are the service's own data, hashed only to count and
-/// number them). What dictionary-encodes a string column, for Arrow here
-/// and for a binding's own columns (a std `HashMap` spends twice the time
-/// in SipHash).
+/// open-addressing table whose slots hold each string's first and last
+/// eight bytes, length and number, hashed by a few word loads (the values
+/// are the service's own data, hashed only to count and number them).
+/// What dictionary-encodes a string column, for Arrow here and for a
+/// binding's own columns (a std `HashMap` spends twice the time in
+/// SipHash).
 #[derive(Debug)]
 pub struct Interner<'a> {
-    /// Per slot, 0 when free, else a string's number plus one.
-    slots: Vec<u32>,
+    /// The table; a free slot's number is 0 (see [`Slot`]).
+    slots: Vec<Slot>,
     /// A hash's slot is its top `64 - shift` bits, the base-2 logarithm
     /// of the number of slots (see [`hash`]).
     shift: u32,
-    /// Per number, its string and what tells it apart (see [`Key`]).
+    /// Per number, its string and hash (to move it when the table grows).
     keys: Vec<Key<'a>>,
 }
 
-/// A distinct string, its ends and its hash. The ends and the length are
+/// A distinct string as the table holds it. The ends and the length are
 /// all of a string of at most 16 bytes (see [`ends`]): such a string is
-/// found without reading its bytes again, which is what an ERP's repeated
-/// text (currencies, customer codes and names, statuses) mostly is.
-#[derive(Debug, Clone, Copy)]
-struct Key<'a> {
+/// found from its slot alone, without reading its bytes again or its
+/// [`Key`], which is what an ERP's repeated text (currencies, customer
+/// codes and names, statuses) mostly is.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
     head: u64,
     tail: u64,
+    /// The length, at most `u32::MAX` (see [`Slot::len`]).
+    len: u32,
+    /// The string's number plus one; 0 for a free slot.
+    id: u32,
+}
+
+impl Slot {
+    /// A length as a slot keeps it: a longer string's bytes are compared
+    /// as well, so only a short string needs its length exact.
+    #[inline]
+    fn len(len: usize) -> u32 {
+        len.min(u32::MAX as usize) as u32
+    }
+
+    #[inline]
+    fn holds(&self, head: u64, tail: u64, len: usize) -> bool {
+        self.head == head && self.tail == tail && self.len == Slot::len(len)
+    }
+}
+
+/// A distinct string and its hash.
+#[derive(Debug, Clone, Copy)]
+struct Key<'a> {
     hash: u64,
     value: &'a [u8],
 }
@@ -90,7 +114,7 @@ impl<'a> Interner<'a> {
     /// An empty interner.
     pub fn new() -> Self {
         Interner {
-            slots: vec![0; INITIAL_SLOTS],
+            slots: vec![Slot::default(); INITIAL_SLOTS],
             shift: 64 - INITIAL_SLOTS.trailing_zeros(),
             keys: Vec::new(),
         }
@@ -102,36 +126,53 @@ impl<'a> Interner<'a> {
     }
 
     /// The number of `s`, new or not.
+    ///
+    /// A string in its home slot, most of them, is found here; the rest
+    /// (a probe past other strings, a new string) out of line, which keeps
+    /// this small enough to inline into a caller's loop (a call, its
+    /// registers saved and restored, was a third of a lookup's
+    /// instructions).
     #[inline]
     pub fn intern(&mut self, s: &'a [u8]) -> u32 {
         let (head, tail) = ends(s);
         let h = hash(s, head, tail);
+        let i = self.home(h);
+        let slot = self.slots[i];
+        if slot.id != 0 && slot.holds(head, tail, s.len()) && self.same(slot.id, s) {
+            return slot.id - 1;
+        }
+        self.intern_probing(s, head, tail, h, i)
+    }
+
+    /// Whether the string numbered `id - 1`, whose ends and length are
+    /// those of `s`, is `s`: longer strings have bytes between their ends.
+    #[inline]
+    fn same(&self, id: u32, s: &[u8]) -> bool {
+        s.len() <= 16 || self.keys[id as usize - 1].value == s
+    }
+
+    /// [`Interner::intern`] past the home slot `i`, or a new string.
+    #[inline(never)]
+    fn intern_probing(&mut self, s: &'a [u8], head: u64, tail: u64, h: u64, mut i: usize) -> u32 {
         let mask = self.slots.len() - 1;
-        let mut i = self.home(h);
         loop {
-            let id = match self.slots[i] {
-                0 => break,
-                slot => slot - 1,
-            };
-            let key = &self.keys[id as usize];
-            // Longer strings have bytes between their ends.
-            if key.head == head
-                && key.tail == tail
-                && key.value.len() == s.len()
-                && (s.len() <= 16 || key.value == s)
-            {
-                return id;
+            let slot = self.slots[i];
+            if slot.id == 0 {
+                break;
+            }
+            if slot.holds(head, tail, s.len()) && self.same(slot.id, s) {
+                return slot.id - 1;
             }
             i = (i + 1) & mask;
         }
         let id = self.keys.len() as u32;
-        self.keys.push(Key {
+        self.keys.push(Key { hash: h, value: s });
+        self.slots[i] = Slot {
             head,
             tail,
-            hash: h,
-            value: s,
-        });
-        self.slots[i] = id + 1;
+            len: Slot::len(s.len()),
+            id: id + 1,
+        };
         if self.keys.len() * 2 > self.slots.len() {
             self.grow();
         }
@@ -139,15 +180,15 @@ impl<'a> Interner<'a> {
     }
 
     fn grow(&mut self) {
-        let mut slots = vec![0u32; self.slots.len() * 2];
+        let mut slots = vec![Slot::default(); self.slots.len() * 2];
         let mask = slots.len() - 1;
         self.shift -= 1;
-        for (id, key) in self.keys.iter().enumerate() {
-            let mut i = self.home(key.hash);
-            while slots[i] != 0 {
+        for slot in self.slots.iter().filter(|slot| slot.id != 0) {
+            let mut i = self.home(self.keys[slot.id as usize - 1].hash);
+            while slots[i].id != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = id as u32 + 1;
+            slots[i] = *slot;
         }
         self.slots = slots;
     }
@@ -184,7 +225,9 @@ pub struct Numbering<'a, B> {
 
 impl<'a, B: Fn(usize) -> usize> Numbering<'a, B> {
     /// Room for `capacity` values; `budget(n)`: how many distinct values
-    /// `n` non-null values may have at most.
+    /// `n` non-null values may have at most, never fewer for a larger `n`
+    /// (it is asked only when a value is new: until the next new one, the
+    /// distinct values stay as many and the budget does not shrink).
     pub fn new(capacity: usize, budget: B) -> Self {
         Numbering {
             distinct: Interner::new(),
@@ -204,9 +247,11 @@ impl<'a, B: Fn(usize) -> usize> Numbering<'a, B> {
             return true;
         };
         self.counted += 1;
+        let known = self.distinct.len();
+        let id = self.distinct.intern(value) as usize;
         // Fewer distinct values than values, whose offsets are i32.
-        self.keys.push(self.distinct.intern(value) as i32);
-        self.distinct.len() <= (self.budget)(self.counted)
+        self.keys.push(id as i32);
+        id < known || self.distinct.len() <= (self.budget)(self.counted)
     }
 
     /// The distinct values (in the order of their numbers), and each
@@ -272,8 +317,8 @@ mod tests {
         let mask = interner.slots.len() - 1;
         let mut total = 0;
         for (at, slot) in interner.slots.iter().enumerate() {
-            if *slot != 0 {
-                let home = interner.home(interner.keys[*slot as usize - 1].hash);
+            if slot.id != 0 {
+                let home = interner.home(interner.keys[slot.id as usize - 1].hash);
                 total += (at.wrapping_sub(home) & mask) + 1;
             }
         }
