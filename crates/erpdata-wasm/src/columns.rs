@@ -287,9 +287,7 @@ fn dictionary(out: &Object, parts: &[&ColumnData], len: usize) -> bool {
         }
     });
     let paid = parts.iter().all(|part| match part {
-        ColumnData::String { values, validity } => {
-            values.each_value(validity.as_ref(), |value| numbering.push(value))
-        }
+        ColumnData::String { values, validity } => numbering.push_texts(values, validity.as_ref()),
         _ => true,
     });
     if !paid {

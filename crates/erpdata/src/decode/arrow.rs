@@ -211,7 +211,7 @@ fn dictionary(values: &Texts, validity: &Option<Bitmap>, auto: bool) -> Option<A
         true if counted <= sample => sample / 2,
         true => non_null / 2,
     });
-    if !values.each_value(validity.as_ref(), |value| numbering.push(value)) {
+    if !numbering.push_texts(values, validity.as_ref()) {
         return None;
     }
     let (distinct, keys) = numbering.finish();

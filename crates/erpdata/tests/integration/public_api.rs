@@ -57,6 +57,11 @@ fn the_core_surface() {
     let _: fn(&mut Interner<'static>, &'static [u8]) -> u32 = Interner::intern;
     let _: fn(&mut Numbering<'static, fn(usize) -> usize>, Option<&'static [u8]>) -> bool =
         Numbering::push;
+    let _: fn(
+        &mut Numbering<'static, fn(usize) -> usize>,
+        &'static Texts,
+        Option<&Bitmap>,
+    ) -> bool = Numbering::push_texts;
     let _ = |t: &Texts| t.each_value(None, |_| true);
     let _: fn(&[Batch], &AgingOptions) -> Result<TypedRows> = aging;
     let _: fn(&[Batch], &[Batch], &[(String, Cell)], &str) -> Result<TypedRows> = credit_status;
