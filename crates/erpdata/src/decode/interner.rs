@@ -440,7 +440,7 @@ mod tests {
                 _ => format!("{:016}", x % 100),
             };
             texts.push(&value);
-            validity.push(x % 7 != 0);
+            validity.push(!x.is_multiple_of(7));
         }
         let budgets: [fn(usize) -> usize; 3] = [|n| n, |n| n.min(500) / 2, |_| 40];
         for budget in budgets {
