@@ -99,7 +99,13 @@ struct Builder {
     precision: Option<u8>,
 }
 
+/// `repr(u8)`: the variant is a byte of its own, read in one load. Left
+/// to the compiler, it is folded into a spare bit pattern of a field, and
+/// each value the fast path reads ([`Builder::read`]) first decodes it
+/// (a load, an xor, a conditional move, a subtraction, a compare): about
+/// 86 instructions a row of 13 fields (cachegrind, `sales_invoice`).
 #[derive(Debug, Default)]
+#[repr(u8)]
 enum Build {
     /// No value yet: every row so far is null.
     #[default]
