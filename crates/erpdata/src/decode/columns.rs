@@ -22,6 +22,7 @@ pub const ZERO_TIMESTAMP_MARK: i64 = i64::MIN;
 /// How many digits each row of a Decimal or Timestamp column was sent
 /// with after the point.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum Digits {
     /// As the column prints it: the Decimal's scale, or a Timestamp's
     /// canonical form (none for whole seconds, else six).

@@ -1,9 +1,7 @@
 //! A column being built over one batch: made, emptied for the next batch,
 //! given nulls, finished into a [`Column`], and locked to one type.
 
-use std::sync::Arc;
-
-use super::{Build, Builder, Rule, Typing};
+use super::{Build, Builder, KeyText, Rule, Typing};
 use crate::decode::columns::{Bitmap, Column, ColumnData, ColumnType, Digits, Sent, Texts};
 use crate::decode::date;
 use crate::decode::decimal;
@@ -51,14 +49,6 @@ fn declared_type(t: DeclaredType) -> ColumnType {
     }
 }
 
-/// See [`Builder::key_text`].
-fn key_text(name: &str) -> Arc<[u8]> {
-    if !name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        return Arc::default();
-    }
-    [b"\"", name.as_bytes(), b"\":"].concat().into()
-}
-
 impl Builder {
     pub(super) fn new(name: &str, rows: usize, typing: &Typing, capacity: usize) -> Self {
         let rule = typing
@@ -71,7 +61,7 @@ impl Builder {
         };
         let mut b = Builder {
             name: name.to_owned(),
-            key_text: key_text(name),
+            key_text: KeyText::new(name),
             dates: date::Dates::default(),
             len: 0,
             validity: None,

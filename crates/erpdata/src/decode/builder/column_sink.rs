@@ -2,12 +2,11 @@
 //! batch when it is full.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use super::{Builder, Typing};
+use super::{Builder, KeyText, Typing};
 use crate::decode::batch::{Batch, NumberReach};
 use crate::decode::columns::Column;
-use crate::decode::scanner::{same_bytes, skip_ws};
+use crate::decode::scanner::skip_ws;
 use crate::decode::sink::{CellRef, RowSink};
 
 /// A batch ends early once its text columns hold this much.
@@ -30,7 +29,7 @@ const MAX_RESERVED_ROWS: usize = 1 << 16;
 #[derive(Debug)]
 struct Place {
     column: usize,
-    key_text: Arc<[u8]>,
+    key_text: KeyText,
 }
 
 /// Fills batches of typed columns from the decoder's rows.
@@ -303,7 +302,7 @@ impl RowSink for ColumnSink {
     #[inline(always)]
     fn next_key(&self) -> &[u8] {
         match self.keys.get(self.pos) {
-            Some(place) => &place.key_text,
+            Some(place) => place.key_text.bytes(),
             None => &[],
         }
     }
@@ -319,11 +318,7 @@ impl RowSink for ColumnSink {
         let rows = self.rows;
         let strings = self.typing.infer_strings;
         while let Some(place) = self.keys.get(pos) {
-            let key = &place.key_text[..];
-            if key.is_empty()
-                || buf.len() - p < key.len()
-                || !same_bytes(&buf[p..p + key.len()], key)
-            {
+            if !place.key_text.is_at(buf, p) {
                 break;
             }
             let col = &mut self.cols[place.column];
@@ -331,7 +326,7 @@ impl RowSink for ColumnSink {
             if col.len > rows {
                 break;
             }
-            let v = skip_ws(buf, p + key.len());
+            let v = skip_ws(buf, p + place.key_text.bytes().len());
             let Some(read) = col.read(buf, v, strings || col.lenient, MAX_VALUE_TEXT) else {
                 break;
             };

@@ -19,6 +19,7 @@
 
 mod column;
 mod column_sink;
+mod key_text;
 mod push;
 mod read;
 mod widen;
@@ -27,8 +28,7 @@ mod widen;
 mod tests;
 
 pub(crate) use column_sink::ColumnSink;
-
-use std::sync::Arc;
+use key_text::KeyText;
 
 use super::columns::{Bitmap, ColumnType, Sent, Texts};
 use super::date;
@@ -75,11 +75,9 @@ enum Class {
 #[derive(Debug)]
 struct Builder {
     name: String,
-    /// `"name":` when the name can only be written one way in JSON (no
-    /// character that needs escaping): a key followed by these bytes is
-    /// this column, and one compare stands for the key's scan, its closing
-    /// quote and the colon. Empty otherwise.
-    key_text: Arc<[u8]>,
+    /// `"name":`, compared with the bytes where the column's key is
+    /// expected.
+    key_text: KeyText,
     /// Dates parsed knowing the last one's month.
     dates: date::Dates,
     /// Values in this batch (rows so far, or one more while its row is open).
