@@ -327,25 +327,27 @@ impl RowSink for ColumnSink {
                 break;
             }
             let v = skip_ws(buf, p + place.key_text.bytes().len());
-            let Some(read) = col.read(buf, v, strings || col.lenient, MAX_VALUE_TEXT) else {
+            let Some(end) = col.read(buf, v, strings || col.lenient, MAX_VALUE_TEXT) else {
                 break;
             };
             pos += 1;
-            text += read.text;
+            // A string's bytes, quotes included, count towards the batch's
+            // text budget whatever the column; numbers and nulls do not.
+            text += usize::from(buf[v] == b'"') * (end - v);
             // Compact JSON, as services send it: the next key right after
             // a comma, seen in one compare of two bytes.
-            if buf.get(read.end..read.end + 2) == Some(b",\"") {
-                p = read.end + 1;
+            if buf.get(end..end + 2) == Some(b",\"") {
+                p = end + 1;
                 continue;
             }
-            let comma = skip_ws(buf, read.end);
+            let comma = skip_ws(buf, end);
             let next = if buf.get(comma) == Some(&b',') {
                 skip_ws(buf, comma + 1)
             } else {
                 comma
             };
             if comma == next || buf.get(next) != Some(&b'"') {
-                p = read.end;
+                p = end;
                 after_value = true;
                 break;
             }

@@ -17,22 +17,14 @@ use super::{Build, Builder};
 use crate::decode::scanner::find_special;
 use crate::decode::timestamp;
 
-/// What a read took: the index after the value, and the bytes of string
-/// text it counts towards the batch's text budget (a string's, quotes
-/// included, whatever the column; 0 for numbers and nulls).
-pub(super) struct Read {
-    pub end: usize,
-    pub text: usize,
-}
-
 /// The most digits read here: any 18 fit an `i64`.
 const MAX_DIGITS: usize = 18;
 
 impl Builder {
     /// Stores the value at `buf[p]` if it is a form this column's type
-    /// holds as it is; `None` (nothing stored) otherwise. `strings`:
-    /// strings are typed by their text; `max_text`: the longest string
-    /// value taken.
+    /// holds as it is, and gives the index after it; `None` (nothing
+    /// stored) otherwise. `strings`: strings are typed by their text;
+    /// `max_text`: the longest string value taken.
     #[inline(always)]
     pub(super) fn read(
         &mut self,
@@ -40,21 +32,18 @@ impl Builder {
         p: usize,
         strings: bool,
         max_text: usize,
-    ) -> Option<Read> {
+    ) -> Option<usize> {
         let first = *buf.get(p)?;
         if first == b'n' {
             if buf.get(p..p + 4)? != b"null" {
                 return None;
             }
             self.push_null();
-            return Some(Read {
-                end: p + 4,
-                text: 0,
-            });
+            return Some(p + 4);
         }
         let row = self.len;
         let mut valid = true;
-        let read = match &mut self.data {
+        let end = match &mut self.data {
             Build::Str(t) => {
                 if first != b'"' {
                     return None;
@@ -66,20 +55,14 @@ impl Builder {
                 // SAFETY: `find_special` stops at the first byte that is not
                 // printable ASCII: these bytes are all ASCII.
                 t.push(unsafe { std::str::from_utf8_unchecked(&buf[p + 1..q]) });
-                Read {
-                    end: q + 1,
-                    text: q + 1 - p,
-                }
+                q + 1
             }
             Build::Date(values) => {
                 if !strings || first != b'"' || buf.get(p + 11) != Some(&b'"') {
                     return None;
                 }
                 valid = push_date(values, &mut self.dates, &buf[p + 1..p + 11])?;
-                Read {
-                    end: p + 12,
-                    text: 12,
-                }
+                p + 12
             }
             Build::Timestamp { values, sent } => {
                 if !strings || first != b'"' {
@@ -92,10 +75,7 @@ impl Builder {
                 let (micros, digits) = timestamp::parse(&buf[p + 1..q], &mut self.dates)?;
                 values.push(micros);
                 sent.digits.push(row, digits);
-                Read {
-                    end: q + 1,
-                    text: q + 1 - p,
-                }
+                q + 1
             }
             Build::Decimal {
                 values,
@@ -127,10 +107,7 @@ impl Builder {
                     i128::from(n.value),
                     n.fraction,
                 )?;
-                Read {
-                    end,
-                    text: if quoted { end - p } else { 0 },
-                }
+                end
             }
             Build::Int(values) => {
                 let quoted = first == b'"';
@@ -149,16 +126,12 @@ impl Builder {
                     return None;
                 }
                 values.push(n.value);
-                let end = n.end + usize::from(quoted);
-                Read {
-                    end,
-                    text: if quoted { end - p } else { 0 },
-                }
+                n.end + usize::from(quoted)
             }
             _ => return None,
         };
         self.counted(valid);
-        Some(read)
+        Some(end)
     }
 }
 
