@@ -21,6 +21,9 @@ pub const ZERO_TIMESTAMP_MARK: i64 = i64::MIN;
 
 /// How many digits each row of a Decimal or Timestamp column was sent
 /// with after the point.
+// `repr(u8)`: the variant in a byte of its own, which `push` reads in one
+// load for every value (left to the compiler, it is folded into the
+// `Vec`'s capacity and decoded first).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[repr(u8)]
 pub enum Digits {
