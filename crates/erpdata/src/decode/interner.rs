@@ -296,6 +296,7 @@ impl<'a, B: Fn(usize) -> usize> Numbering<'a, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::test_random::Xorshift;
 
     #[test]
     fn interner_numbers_in_first_seen_order() {
@@ -427,11 +428,9 @@ mod tests {
         // the numbering partway.
         let mut texts = Texts::new();
         let mut validity = Bitmap::new();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rng = Xorshift(0x2545_F491_4F6C_DD1D);
         for _ in 0..5_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let value = match x % 5 {
                 0 => String::new(),
                 1 => format!("C{:04}", x % 300),
