@@ -77,14 +77,15 @@ pub(crate) trait RowSink {
     /// Whether the `status` seen so far is success: rows may go to the
     /// caller only while it is.
     fn release(&mut self, _success: bool) {}
-    /// The key the sink expects next, as JSON text with its colon
-    /// (`"name":`): the previous row's key at the same position, if it is
-    /// "plain" (no `"`, `\\` or control character), so that the decoder
-    /// can recognise it by comparing bytes in place of scanning it. Empty
-    /// if there is no guess.
+    /// Whether `buf[at..]` begins with the key the sink expects next, as
+    /// JSON text with its colon (`"name":`): the previous row's key at the
+    /// same position, if it is "plain" (no `"`, `\\` or control
+    /// character), so that the decoder can recognise it by comparing
+    /// bytes in place of scanning it. The length of that text if so;
+    /// `None` if it is not there, or there is no guess.
     #[inline(always)]
-    fn next_key(&self) -> &[u8] {
-        &[]
+    fn next_key_at(&self, _buf: &[u8], _at: usize) -> Option<usize> {
+        None
     }
     /// Reads whole fields from `buf[start]`, the `"` of a key, for as long
     /// as the sink can take them straight from the bytes as the fields it
@@ -99,10 +100,10 @@ pub(crate) trait RowSink {
         let _ = buf;
         (start, false)
     }
-    /// A field whose key is the one [`RowSink::next_key`] gave.
+    /// A field whose key is the one [`RowSink::next_key_at`] found.
     fn next_field(&mut self, value: CellRef<'_>) {
         let _ = value;
-        unreachable!("next_field without next_key");
+        unreachable!("next_field without next_key_at");
     }
     /// A problem the sink met that makes the answer unusable.
     fn fault(&self) -> Option<&str> {

@@ -300,11 +300,9 @@ impl RowSink for ColumnSink {
     }
 
     #[inline(always)]
-    fn next_key(&self) -> &[u8] {
-        match self.keys.get(self.pos) {
-            Some(place) => place.key_text.bytes(),
-            None => &[],
-        }
+    fn next_key_at(&self, buf: &[u8], at: usize) -> Option<usize> {
+        let key = &self.keys.get(self.pos)?.key_text;
+        key.is_at(buf, at).then(|| key.bytes().len())
     }
 
     #[inline(always)]

@@ -117,12 +117,10 @@ fn field<S: RowSink>(
     // The key is most likely the previous row's at this place: then
     // comparing bytes (the key with its quotes and colon) replaces scanning
     // it, finding the colon and looking it up.
-    let expected = sink.next_key();
-    let predicted = !expected.is_empty()
-        && len - kp >= expected.len()
-        && same_bytes(&buf[kp..kp + expected.len()], expected);
-    let (key, p) = if predicted {
-        ("", skip_ws(buf, kp + expected.len()))
+    let expected = sink.next_key_at(buf, kp);
+    let predicted = expected.is_some();
+    let (key, p) = if let Some(expected) = expected {
+        ("", skip_ws(buf, kp + expected))
     } else {
         let (kesc, kend) = match scan_str(buf, kp, key_scratch, true, After::More) {
             Scan::Done(s, end) if !s.lone_surrogate => (s.escaped, end),

@@ -46,8 +46,8 @@ mod values;
 pub(crate) use front::{html_reason, truncate};
 
 use super::scanner::{
-    find_special, is_number_byte, same_bytes, scan_literal, scan_number, scan_number_into,
-    scan_str, skip_ws, str_end, utf8_char, After, Bad, Literal, Number, Scan, Utf8,
+    find_special, is_number_byte, scan_literal, scan_number, scan_number_into, scan_str, skip_ws,
+    str_end, utf8_char, After, Bad, Literal, Number, Scan, Utf8,
 };
 use super::sink::{CellRef, RowSink};
 use crate::error::Error;
@@ -1093,30 +1093,5 @@ pub(crate) mod tests {
         assert_eq!(status.chars().count(), 81);
         assert!(message.starts_with("{\"why\":\"éé"));
         assert_eq!(message.chars().count(), 301);
-    }
-
-    #[test]
-    fn same_bytes_matches_slices() {
-        let words = [
-            "",
-            "a",
-            "ab",
-            "abc",
-            "abcd",
-            "abcdefg",
-            "abcdefgh",
-            "abcdefghijklmnopq",
-        ];
-        for a in words {
-            for b in words {
-                assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), a == b);
-            }
-            let mut c = a.as_bytes().to_vec();
-            for i in 0..c.len() {
-                c[i] ^= 1;
-                assert!(!same_bytes(a.as_bytes(), &c));
-                c[i] ^= 1;
-            }
-        }
     }
 }
