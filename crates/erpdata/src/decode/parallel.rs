@@ -6,8 +6,11 @@
 //! of whole batches, and each piece is decoded by a decoder of its own on a
 //! rayon thread. While the scan runs, another thread already decodes the
 //! first rows (they start at a batch boundary whatever the counts) and
-//! later goes on to the first batch boundary past what it read. The result
-//! is the sequential decoder's, batch for batch:
+//! later goes on to the first batch boundary past what it read. The scan
+//! stops short of the array's end: the rows from the last batch boundary
+//! it found on are the tail, whose decoder is fed the rest of the body and
+//! finds where the array ends (see [`TAIL_FIFTHS`]). The result is the
+//! sequential decoder's, batch for batch:
 //! - pieces hold a multiple of `batch_rows` rows, so batches end where the
 //!   sequential decoder ends them, and each batch types its columns from
 //!   its own values alike;
@@ -26,8 +29,9 @@
 //! Anything the pieces cannot reproduce exactly falls back to decoding the
 //! body in one piece: a problem anywhere (so that errors, their excerpts
 //! and row numbers are the sequential decoder's), `data` keyed by row
-//! number, a second `data` field, rows not where the scan expected them,
-//! or a batch ended early by the 256 MiB text limit.
+//! number, a second `data` field, rows not where the scan expected them
+//! (a tail that does not end with the array, say), or a batch ended early
+//! by the 256 MiB text limit.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,6 +85,16 @@ const HEAD_STEP: usize = 256 << 10;
 
 /// What closes a piece after [`ROWS_HEAD`] and its rows.
 const PIECE_TAIL: &[u8] = b"]}";
+/// How much of the array a piece's decoder is fed at a time: each batch
+/// is mapped as soon as it is made.
+const PIECE_STEP: usize = 1 << 20;
+/// The scan stops at `1 - TAIL_FIFTHS / 5 / threads` of the array: the
+/// rows from the last batch boundary it found on are the tail, one
+/// thread's piece, whose decoder finds where the array ends. The tail is
+/// a little less than that thread's share of the decoding, so that it
+/// also takes a piece before it at the end; the rest of the scan is saved
+/// (two fifths of it on two threads).
+const TAIL_FIFTHS: usize = 4;
 
 /// A whole body decoded by [`TableDecoder::decode_parallel_map`]: each
 /// batch mapped, in batch order.
@@ -257,23 +271,139 @@ where
     let mut envelope = Core::new(redactor, 200, Envelope::default());
     let open = find_rows(&mut envelope, body)?;
     let region = &body[open + 1..];
+    // The scan leaves the array's last part to one thread's decoder, which
+    // finds its end itself (see `TAIL_FIFTHS`).
+    let limit = region.len() - region.len() * TAIL_FIFTHS / (5 * threads.max(1));
     // The first rows start at a batch boundary whatever the counts: one
     // thread decodes them while another scans for the rest.
     let scanned = AtomicBool::new(false);
     let (bounds, head) = if head_first {
         let head = decode_head(redactor, region, options, &scanned);
-        (bounds(region, threads), head)
+        (bounds(region, threads, limit), head)
     } else {
         rayon::join(
             || {
-                let b = bounds(region, threads);
+                let b = bounds(region, threads, limit);
                 scanned.store(true, Ordering::Relaxed);
                 b
             },
             || decode_head(redactor, region, options, &scanned),
         )
     };
-    let (close, commas) = bounds?;
+    let Bounds { mut commas, close } = bounds?;
+
+    // The rows whose bounds are known: all of them once the scan reached
+    // the array's end; else those before the last batch boundary it
+    // reached, the rest being the tail's (with no such boundary, the scan
+    // goes on to the end).
+    let boundary = commas.len() / batch_rows * batch_rows;
+    let close = match close {
+        None if boundary == 0 => {
+            let from = commas.last().map_or(0, |&c| c + 1);
+            match scan(region, from, usize::MAX, &mut commas) {
+                End::Closed(close) => Some(close),
+                _ => return None,
+            }
+        }
+        close => close,
+    };
+    let known = match close {
+        Some(close) if region[..close].iter().all(|&b| is_ws(b)) => 0,
+        Some(_) => commas.len() + 1,
+        None => {
+            commas.truncate(boundary);
+            boundary
+        }
+    };
+    if close.is_some() && known.div_ceil(batch_rows) < 2 {
+        return None;
+    }
+    let starts = |row: usize| if row == 0 { 0 } else { commas[row - 1] + 1 };
+    let ends = |row: usize| match close {
+        Some(close) if row == known => close,
+        _ => commas[row - 1],
+    };
+
+    // The head goes on to the first batch boundary at or after what it
+    // read (if it read no further than the known rows).
+    let mut tasks: Vec<Task> = Vec::new();
+    let mut first = 0;
+    if let Some(head) = head.filter(|h| h.fed > 0 && known > 0 && h.fed <= ends(known)) {
+        let k = commas.partition_point(|&c| c < head.fed);
+        let last = ((k + 1).div_ceil(batch_rows) * batch_rows).min(known);
+        tasks.push(Task::Head(Box::new(head), last));
+        first = last;
+    }
+    let left = (known - first).div_ceil(batch_rows);
+    if left > 0 {
+        let pieces = left.min(threads * PIECES_PER_THREAD);
+        let per_piece = left.div_ceil(pieces) * batch_rows;
+        tasks.extend(
+            (first..known)
+                .step_by(per_piece)
+                .map(|from| Task::Piece(from, (from + per_piece).min(known))),
+        );
+    }
+
+    // Each piece is aligned, fitted and mapped as if it were the whole
+    // answer, on its thread, batch by batch as they are decoded. The
+    // tail starts at once, on this thread: it is the longest.
+    let last_is_known = close.is_some();
+    let run = |task: Task| -> Option<Piece<T>> {
+        let mut mapper = Mapper::new(map, batch_rows);
+        let (decoder, first, last) = match task {
+            Task::Head(head, last) => {
+                mapper.take(head.batches);
+                let rows = &region[head.fed..ends(last)];
+                (
+                    feed_rows(head.decoder, rows, PIECE_TAIL, &mut mapper)?,
+                    0,
+                    last,
+                )
+            }
+            Task::Piece(first, last) => {
+                let rows = &region[starts(first)..ends(last)];
+                let decoder = piece_decoder(redactor, options)?;
+                (
+                    feed_rows(decoder, rows, PIECE_TAIL, &mut mapper)?,
+                    first,
+                    last,
+                )
+            }
+        };
+        let ends_answer = last_is_known && last == known;
+        mapper.piece(
+            decoder.rows,
+            Some(last - first),
+            ends_answer,
+            starts(first)..ends(last),
+        )
+    };
+    let tail = |start: usize| -> Option<(Piece<T>, usize)> {
+        let mut mapper = Mapper::new(map, batch_rows);
+        let decoder = piece_decoder(redactor, options)?;
+        let fed = feed_rows(decoder, &region[start..], b"", &mut mapper)?;
+        let close = start + usize::try_from(fed.rows_end?).ok()? - ROWS_HEAD.len();
+        // At least one row: a comma before the array's end is an error.
+        (fed.rows > 0)
+            .then(|| mapper.piece(fed.rows, None, true, start..close))
+            .flatten()
+            .map(|piece| (piece, close))
+    };
+    let (tail, decoded) = if last_is_known {
+        (None, tasks.into_par_iter().map(run).collect::<Vec<_>>())
+    } else {
+        rayon::join(
+            || tail(starts(known)),
+            || tasks.into_par_iter().map(run).collect::<Vec<_>>(),
+        )
+    };
+    let (close, tail) = match (close, tail) {
+        (Some(close), _) => (close, None),
+        (None, Some((piece, close))) => (close, Some(piece)),
+        (None, None) => return None,
+    };
+    let rows = known + tail.as_ref().map_or(0, |t| t.rows);
 
     // The rest of the envelope, after the array.
     envelope.feed(&region[close..]).ok()?;
@@ -282,66 +412,6 @@ where
         return None;
     }
 
-    let rows = if region[..close].iter().all(|&b| is_ws(b)) {
-        0
-    } else {
-        commas.len() + 1
-    };
-    let batches = rows.div_ceil(batch_rows);
-    if batches < 2 {
-        return None;
-    }
-    let starts = |row: usize| if row == 0 { 0 } else { commas[row - 1] + 1 };
-    let ends = |row: usize| if row == rows { close } else { commas[row - 1] };
-
-    // The head goes on to the first batch boundary at or after what it
-    // read (if it read no further than the array).
-    let mut tasks: Vec<Task> = Vec::new();
-    let mut first = 0;
-    if let Some(head) = head.filter(|h| h.fed > 0 && h.fed <= close) {
-        let k = commas.partition_point(|&c| c < head.fed);
-        let last = ((k + 1).div_ceil(batch_rows) * batch_rows).min(rows);
-        tasks.push(Task::Head(Box::new(head), last));
-        first = last;
-    }
-    let left = (rows - first).div_ceil(batch_rows);
-    if left > 0 {
-        let pieces = left.min(threads * PIECES_PER_THREAD);
-        let per_piece = left.div_ceil(pieces) * batch_rows;
-        tasks.extend(
-            (first..rows)
-                .step_by(per_piece)
-                .map(|from| Task::Piece(from, (from + per_piece).min(rows))),
-        );
-    }
-
-    // Each piece is aligned, fitted and mapped as if it were the whole
-    // answer, on its thread, while its batches are still in the cache.
-    let decoded: Vec<Option<Piece<T>>> = tasks
-        .into_par_iter()
-        .map(|task| {
-            let (finished, first, last) = match task {
-                Task::Piece(first, last) => {
-                    let piece = &region[starts(first)..ends(last)];
-                    (decode_piece(redactor, piece, options)?, first, last)
-                }
-                Task::Head(head, last) => (head.finish(&region[..ends(last)])?, 0, last),
-            };
-            // A batch the text limit ended early moves every later
-            // boundary: all are full but the answer's last.
-            let full = |b: &Batch| b.num_rows == batch_rows;
-            let whole = finished.total_rows == (last - first) as u64
-                && finished.batches.len() == (last - first).div_ceil(batch_rows)
-                && finished
-                    .batches
-                    .iter()
-                    .rev()
-                    .skip(usize::from(last == rows))
-                    .all(full);
-            whole.then(|| Piece::new(finished.batches, starts(first)..ends(last), map))
-        })
-        .collect();
-
     // In order, each piece against the pieces before it. From the first
     // that they could change (a column first seen earlier, numbers that
     // reach 38 digits only together), the rest are decoded again from
@@ -349,9 +419,9 @@ where
     // the pieces before them, as the sequential decoder would.
     let mut columns = Aligner::default();
     let mut numbers = NumberReach::default();
-    let mut out = Vec::with_capacity(batches);
+    let mut out = Vec::with_capacity(rows.div_ceil(batch_rows));
     let mut again = Vec::new();
-    for piece in decoded {
+    for piece in decoded.into_iter().chain(tail.map(Some)) {
         let piece = piece?;
         if again.is_empty() && columns.admits(&piece.first) && numbers.admits(&piece.numbers) {
             columns = piece.columns;
@@ -385,6 +455,8 @@ where
 /// sequential decoder gives after the pieces before it.
 struct Piece<T> {
     mapped: Vec<T>,
+    /// Its rows.
+    rows: usize,
     /// The columns of its first batch, in order.
     first: Vec<String>,
     /// Its columns once aligned, as the next piece's first batch must
@@ -396,25 +468,75 @@ struct Piece<T> {
     bytes: std::ops::Range<usize>,
 }
 
-impl<T> Piece<T> {
-    fn new<F: Fn(Batch) -> T>(
-        mut batches: Vec<Batch>,
-        bytes: std::ops::Range<usize>,
-        map: &F,
-    ) -> Self {
-        let mut columns = Aligner::default();
-        let mut numbers = NumberReach::default();
-        fit_after(&mut columns, &mut numbers, &mut batches);
-        let first = batches.first().map_or_else(Vec::new, |b| {
-            b.columns.iter().map(|c| c.name.clone()).collect()
-        });
-        Piece {
-            mapped: batches.into_iter().map(map).collect(),
-            first,
-            columns,
-            numbers,
-            bytes,
+/// A piece's batches, aligned, fitted and mapped one at a time as its
+/// decoder gives them, as if the piece began the answer: each while it is
+/// still in the cache, its memory then free for the next.
+struct Mapper<'m, T, F> {
+    map: &'m F,
+    batch_rows: usize,
+    columns: Aligner,
+    numbers: NumberReach,
+    first: Option<Vec<String>>,
+    mapped: Vec<T>,
+    /// Rows of the last batch taken.
+    last_rows: usize,
+    /// A batch before the last had fewer than `batch_rows` rows.
+    short: bool,
+}
+
+impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
+    fn new(map: &'m F, batch_rows: usize) -> Self {
+        Mapper {
+            map,
+            batch_rows,
+            columns: Aligner::default(),
+            numbers: NumberReach::default(),
+            first: None,
+            mapped: Vec::new(),
+            last_rows: 0,
+            short: false,
         }
+    }
+
+    fn take(&mut self, batches: Vec<Batch>) {
+        for mut batch in batches {
+            self.short |= !self.mapped.is_empty() && self.last_rows != self.batch_rows;
+            self.last_rows = batch.num_rows;
+            fit_after(
+                &mut self.columns,
+                &mut self.numbers,
+                std::slice::from_mut(&mut batch),
+            );
+            self.first
+                .get_or_insert_with(|| batch.columns.iter().map(|c| c.name.clone()).collect());
+            self.mapped.push((self.map)(batch));
+        }
+    }
+
+    /// The piece, if its batches end where the sequential decoder ends
+    /// them: `rows` rows (as `expected`, when known), in batches all full
+    /// but the last, which is full too unless the piece `ends_answer`. A
+    /// batch the text limit ended early moves every later boundary.
+    fn piece(
+        self,
+        rows: u64,
+        expected: Option<usize>,
+        ends_answer: bool,
+        bytes: std::ops::Range<usize>,
+    ) -> Option<Piece<T>> {
+        let rows = usize::try_from(rows).ok()?;
+        let whole = expected.is_none_or(|n| n == rows)
+            && self.mapped.len() == rows.div_ceil(self.batch_rows)
+            && !self.short
+            && (ends_answer || rows % self.batch_rows == 0);
+        whole.then(|| Piece {
+            mapped: self.mapped,
+            rows,
+            first: self.first.unwrap_or_default(),
+            columns: self.columns,
+            numbers: self.numbers,
+            bytes,
+        })
     }
 }
 
@@ -445,28 +567,42 @@ fn find_rows(envelope: &mut Core<Envelope>, body: &[u8]) -> Option<usize> {
     None
 }
 
-/// The offset of the array's closing `]` in `region` and of the commas
-/// between its elements: scanned in segments on the pool's threads, each
-/// starting at a guessed row boundary that the segment before must reach;
-/// from a wrong guess on, in one pass.
-fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
+/// What the scan of the array found.
+#[derive(Debug)]
+struct Bounds {
+    /// The offsets of the commas between the elements it read, in order.
+    commas: Vec<usize>,
+    /// The offset of the array's closing `]`, if the scan got there
+    /// before its limit.
+    close: Option<usize>,
+}
+
+/// The commas between the elements of the array in `region` up to the
+/// first one at or after `limit`, or to the array's closing `]`: scanned
+/// in segments on the pool's threads, each starting at a guessed row
+/// boundary that the segment before must reach; from a wrong guess on,
+/// in one pass.
+fn bounds(region: &[u8], threads: usize, limit: usize) -> Option<Bounds> {
     let segments = threads * SEGMENTS_PER_THREAD;
-    let step = region.len() / segments;
+    let span = limit.min(region.len());
+    let step = span / segments;
     let mut cuts: Vec<usize> = Vec::with_capacity(segments);
     for k in 1..segments {
         let from = (k * step).max(cuts.last().map_or(0, |&c| c + 1));
-        if let Some(c) = guess_comma(region, from, GUESS_WINDOW) {
-            cuts.push(c);
+        match guess_comma(region, from, GUESS_WINDOW) {
+            Some(c) if c < limit => cuts.push(c),
+            _ => {}
         }
     }
-    // Segment k scans from just after cut k-1 up to cut k.
+    // Segment k scans from just after cut k-1 up to cut k; the last one
+    // up to the limit.
     let parts: Vec<(Vec<usize>, End)> = (0..=cuts.len())
         .into_par_iter()
         .map(|k| {
             let from = if k == 0 { 0 } else { cuts[k - 1] + 1 };
-            let limit = cuts.get(k).copied().unwrap_or(usize::MAX);
-            let mut commas = Vec::with_capacity((limit.min(region.len()) - from) / 64);
-            let end = scan(region, from, limit, &mut commas);
+            let to = cuts.get(k).copied().unwrap_or(limit);
+            let mut commas = Vec::with_capacity((to.min(region.len()) - from) / 64);
+            let end = scan(region, from, to, &mut commas);
             (commas, end)
         })
         .collect();
@@ -479,24 +615,29 @@ fn bounds(region: &[u8], threads: usize) -> Option<(usize, Vec<usize>)> {
         } else {
             commas.extend_from_slice(&part);
         }
-        match end {
-            End::Closed(close) => return Some((close, commas)),
-            End::Comma(at) if cuts.get(k) == Some(&at) => {}
-            End::Comma(at) => {
-                return match scan(region, at + 1, usize::MAX, &mut commas) {
-                    End::Closed(close) => Some((close, commas)),
-                    _ => None,
-                }
-            }
-            End::Broken => return None,
-        }
+        let end = match end {
+            End::Comma(at) if cuts.get(k) == Some(&at) => continue,
+            End::Comma(at) if at < limit => scan(region, at + 1, limit, &mut commas),
+            end => end,
+        };
+        return match end {
+            End::Closed(close) => Some(Bounds {
+                commas,
+                close: Some(close),
+            }),
+            End::Comma(_) => Some(Bounds {
+                commas,
+                close: None,
+            }),
+            End::Broken => None,
+        };
     }
     None
 }
 
-/// One piece of the array's elements, decoded as an answer of its own;
-/// `None` for any problem (the caller then decodes the whole body).
-fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> Option<Finished> {
+/// A decoder for rows cut from an answer, fed the answer's start up to
+/// them.
+fn piece_decoder(redactor: &Redactor, options: &DecoderOptions) -> Option<TableDecoder> {
     let mut decoder = TableDecoder {
         core: Core::new(
             redactor,
@@ -504,8 +645,47 @@ fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> 
             ColumnSink::for_piece(options.batch_rows, options.typing()),
         ),
     };
-    let mut batches = decoder.feed(ROWS_HEAD).ok()?;
-    batches.extend(decoder.feed(piece).ok()?);
+    let batches = decoder.feed(ROWS_HEAD).ok()?;
+    debug_assert!(batches.is_empty());
+    Some(decoder)
+}
+
+/// What [`feed_rows`] learnt from the decoder.
+struct Fed {
+    /// The rows it decoded.
+    rows: u64,
+    /// Where its `data` array closed, in its input.
+    rows_end: Option<u64>,
+}
+
+/// Feeds `decoder` `rows` a step at a time, then `end`, and finishes it,
+/// handing `mapper` each batch as it is made; `None` for any problem.
+fn feed_rows<T, F: Fn(Batch) -> T>(
+    mut decoder: TableDecoder,
+    rows: &[u8],
+    end: &[u8],
+    mapper: &mut Mapper<'_, T, F>,
+) -> Option<Fed> {
+    for step in rows.chunks(PIECE_STEP) {
+        mapper.take(decoder.feed(step).ok()?);
+    }
+    if !end.is_empty() {
+        mapper.take(decoder.feed(end).ok()?);
+    }
+    let rows_end = decoder.core.rows_end();
+    let finished = decoder.finish().ok()?;
+    mapper.take(finished.batches);
+    Some(Fed {
+        rows: finished.total_rows,
+        rows_end,
+    })
+}
+
+/// One piece of the array's elements, decoded as an answer of its own;
+/// `None` for any problem (the caller then decodes the whole body).
+fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> Option<Finished> {
+    let mut decoder = piece_decoder(redactor, options)?;
+    let mut batches = decoder.feed(piece).ok()?;
     batches.extend(decoder.feed(PIECE_TAIL).ok()?);
     let mut finished = decoder.finish().ok()?;
     batches.append(&mut finished.batches);
@@ -513,9 +693,9 @@ fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> 
     Some(finished)
 }
 
-/// Decoding work for one thread.
+/// Decoding work for one thread, besides the tail.
 enum Task {
-    /// Rows `.0..` of the array up to row `.1`, begun during the scan.
+    /// Rows `0..` of the array up to row `.1`, begun during the scan.
     Head(Box<Head>, usize),
     /// Rows `.0..` up to row `.1`.
     Piece(usize, usize),
@@ -529,36 +709,18 @@ struct Head {
     fed: usize,
 }
 
-impl Head {
-    /// Fed the rest of `rows` (the array's bytes up to a row's end).
-    fn finish(mut self, rows: &[u8]) -> Option<Finished> {
-        self.batches
-            .extend(self.decoder.feed(&rows[self.fed..]).ok()?);
-        self.batches.extend(self.decoder.feed(PIECE_TAIL).ok()?);
-        let mut finished = self.decoder.finish().ok()?;
-        self.batches.append(&mut finished.batches);
-        finished.batches = self.batches;
-        Some(finished)
-    }
-}
-
 /// Decodes the array's first rows in steps until `scanned`, within the
 /// first half of `region` (so never past the array's end unless what
-/// follows it is longer than the array; then the head is not used).
+/// follows it is longer than the array). A head that read past the rows
+/// the scan bounded is not used.
 fn decode_head(
     redactor: &Redactor,
     region: &[u8],
     options: &DecoderOptions,
     scanned: &AtomicBool,
 ) -> Option<Head> {
-    let mut decoder = TableDecoder {
-        core: Core::new(
-            redactor,
-            200,
-            ColumnSink::for_piece(options.batch_rows, options.typing()),
-        ),
-    };
-    let mut batches = decoder.feed(ROWS_HEAD).ok()?;
+    let mut decoder = piece_decoder(redactor, options)?;
+    let mut batches = Vec::new();
     let step = (region.len() / 64).clamp(64, HEAD_STEP);
     let budget = region.len() / 2;
     let mut fed = 0;
@@ -701,10 +863,51 @@ mod tests {
         // Every guessed boundary is a comma inside a string.
         let row = r#"{"s":"} , {"}"#;
         let region = format!("{}]", vec![row; 50].join(","));
-        let (close, commas) = bounds(region.as_bytes(), 4).unwrap();
-        assert_eq!(close, region.len() - 1);
-        assert_eq!(commas.len(), 49);
-        assert!(commas.iter().all(|&c| region.as_bytes()[c - 1] == b'}'));
+        let all = bounds(region.as_bytes(), 4, usize::MAX).unwrap();
+        assert_eq!(all.close, Some(region.len() - 1));
+        assert_eq!(all.commas.len(), 49);
+        assert!(all.commas.iter().all(|&c| region.as_bytes()[c - 1] == b'}'));
+        // Up to a limit: as far as the first comma between rows at or
+        // after it, the wrong guesses found out alike.
+        for limit in [0, 13, 14, region.len() / 2, region.len() - 20] {
+            let Bounds { commas, close } = bounds(region.as_bytes(), 4, limit).unwrap();
+            assert_eq!(close, None);
+            let below = all.commas.iter().filter(|&&c| c < limit).count();
+            assert_eq!(commas, all.commas[..=below], "limit {limit}");
+        }
+    }
+
+    /// The scan stops short of the array's end, and the tail's decoder
+    /// finds it: the same answer, whatever follows the array.
+    #[test]
+    fn the_tail_finds_the_end_of_the_array() {
+        let options = DecoderOptions::with_batch_rows(4);
+        for rest in [
+            "}",
+            " }",
+            r#","meta":[1,{"a":"]"}]}"#,
+            r#","data":[]}"#,
+            " ] }",
+        ] {
+            let rows: Vec<String> = (0..60).map(|i| format!(r#"{{"n":{i}}}"#)).collect();
+            let b = format!(r#"{{"status":"success","data":[{}]{rest}"#, rows.join(","));
+            let expected = sequential(&redactor(), 200, b.as_bytes(), &options);
+            let got = split_rows_with(&redactor(), b.as_bytes(), &options, 2, true, &|b| b);
+            match expected {
+                Ok(expected) if rest != r#","data":[]}"# => {
+                    let got = got.expect("cut into pieces");
+                    assert_eq!(got.total_rows, 60, "{rest}");
+                    assert_eq!(got.batches, expected.batches, "{rest}");
+                }
+                _ => assert!(got.is_none(), "{rest}"),
+            }
+        }
+        // A comma just before the array's end, where the tail starts.
+        let options = DecoderOptions::with_batch_rows(1);
+        let long = "x".repeat(200);
+        let b = format!(r#"{{"status":"success","data":[{{"n":1}},{{"n":2}},{{"s":"{long}"}},]}}"#);
+        assert!(sequential(&redactor(), 200, b.as_bytes(), &options).is_err());
+        assert!(split_rows_with(&redactor(), b.as_bytes(), &options, 2, true, &|b| b).is_none());
     }
 
     #[test]

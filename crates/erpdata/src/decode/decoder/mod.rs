@@ -261,6 +261,9 @@ pub(crate) struct Core<S> {
     row_start: Option<RowStart>,
     /// `data` fields met so far.
     data_fields: u32,
+    /// Absolute offset of the `]` that closed the first `data` array.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    rows_end: Option<u64>,
 }
 
 /// The `{` of a row of a `data` array: the body from `offset` on holds
@@ -326,6 +329,7 @@ impl<S: RowSink> Core<S> {
             rows: 0,
             row_start: None,
             data_fields: 0,
+            rows_end: None,
         }
     }
 
@@ -804,10 +808,13 @@ impl<S: RowSink> Core<S> {
         }
         // A row the sink refused (a value that does not fit) is not counted:
         // the count says how many complete rows arrived before an error.
-        if self.stack.pop() == Some(Frame::Row) && !self.data_failed && self.sink.fault().is_none()
-        {
-            self.sink.end_row();
-            self.rows += 1;
+        match self.stack.pop() {
+            Some(Frame::Row) if !self.data_failed && self.sink.fault().is_none() => {
+                self.sink.end_row();
+                self.rows += 1;
+            }
+            Some(Frame::DataArray) if self.rows_end.is_none() => self.rows_end = Some(at),
+            _ => {}
         }
         self.value_done();
         Ok(())

@@ -1,5 +1,6 @@
-//! Where the rows of `data` begin, for decoding them elsewhere (on other
-//! threads) while this decoder reads only the envelope around them.
+//! Where the rows of `data` begin and end, for decoding them elsewhere
+//! (on other threads) while this decoder reads only the envelope around
+//! them.
 
 use super::*;
 
@@ -18,5 +19,12 @@ impl<S: RowSink> Core<S> {
             && self.stack.len() == 2
             && self.stack[0] == Frame::Envelope
             && self.stack[1] == Frame::DataArray
+    }
+
+    /// The absolute offset of the `]` that closed the first `data` array,
+    /// once it has: where the rows of a decoder fed an answer's last rows
+    /// and the rest of its envelope ended.
+    pub(crate) fn rows_end(&self) -> Option<u64> {
+        self.rows_end
     }
 }
