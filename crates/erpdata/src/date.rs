@@ -41,11 +41,28 @@ pub(crate) fn parse(s: &[u8]) -> Option<i32> {
 /// are all there is to read. A column's dates need not come in order (an
 /// invoice's date and its due date a month apart, rows by customer), so
 /// each month of the year has a slot of its own.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Dates {
     /// Slot `(s[5] & 1) * 16 + (s[6] & 15)`: months 01–12 of one year never
-    /// share one (other years' take a slot over).
+    /// share one (other years' take a slot over). Slot 0, no month's,
+    /// holds MySQL's zero date (see `Default`).
     months: [Month; 32],
+}
+
+impl Default for Dates {
+    /// Knows `0000-00-` as a month of no days, in slot 0, where no valid
+    /// date goes (so it is never taken over): a zero date, half of some
+    /// columns' cells (a payment's date before it is paid), is then found
+    /// invalid at once, as [`parse`] finds it, without a full parse.
+    fn default() -> Self {
+        let mut months = [Month::default(); 32];
+        months[0] = Month {
+            word: u64::from_le_bytes(*b"0000-00-"),
+            day_zero: 0,
+            days: 0,
+        };
+        Dates { months }
+    }
 }
 
 /// One month [`Dates`] has seen.
@@ -256,7 +273,7 @@ mod tests {
     fn remembering_the_month_changes_no_answer() {
         let mut dates = Dates::default();
         let mut texts = Vec::new();
-        for y in [1, 1900, 1970, 2000, 2023, 2024, 9999] {
+        for y in [0, 1, 1900, 1970, 2000, 2023, 2024, 9999] {
             for m in 0..=13 {
                 for d in 0..=32 {
                     texts.push(format!("{y:04}-{m:02}-{d:02}"));
@@ -265,6 +282,8 @@ mod tests {
         }
         texts.extend(
             [
+                "0000-00-0x",
+                "0000-00-x0",
                 "2025-01-3x",
                 "2025-01-x3",
                 "2025-01-0/",
