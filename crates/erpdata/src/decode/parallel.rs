@@ -273,7 +273,7 @@ where
     let region = &body[open + 1..];
     // The scan leaves the array's last part to one thread's decoder, which
     // finds its end itself (see `TAIL_FIFTHS`).
-    let limit = region.len() - region.len() * TAIL_FIFTHS / (5 * threads.max(1));
+    let limit = region.len() - region.len() * TAIL_FIFTHS / (5 * threads);
     // The first rows start at a batch boundary whatever the counts: one
     // thread decodes them while another scans for the rest.
     let scanned = AtomicBool::new(false);
@@ -328,7 +328,7 @@ where
     // read (if it read no further than the known rows).
     let mut tasks: Vec<Task> = Vec::new();
     let mut first = 0;
-    if let Some(head) = head.filter(|h| h.fed > 0 && known > 0 && h.fed <= ends(known)) {
+    if let Some(head) = head.filter(|h| h.fed > 0 && h.fed <= ends(known)) {
         let k = commas.partition_point(|&c| c < head.fed);
         let last = ((k + 1).div_ceil(batch_rows) * batch_rows).min(known);
         tasks.push(Task::Head(Box::new(head), last));
@@ -356,7 +356,7 @@ where
                 mapper.take(head.batches);
                 let rows = &region[head.fed..ends(last)];
                 (
-                    feed_rows(head.decoder, rows, PIECE_TAIL, &mut mapper)?,
+                    feed_rows(head.decoder, rows, PIECE_TAIL, |b| mapper.take(b))?,
                     0,
                     last,
                 )
@@ -365,7 +365,7 @@ where
                 let rows = &region[starts(first)..ends(last)];
                 let decoder = piece_decoder(redactor, options)?;
                 (
-                    feed_rows(decoder, rows, PIECE_TAIL, &mut mapper)?,
+                    feed_rows(decoder, rows, PIECE_TAIL, |b| mapper.take(b))?,
                     first,
                     last,
                 )
@@ -382,13 +382,13 @@ where
     let tail = |start: usize| -> Option<(Piece<T>, usize)> {
         let mut mapper = Mapper::new(map, batch_rows);
         let decoder = piece_decoder(redactor, options)?;
-        let fed = feed_rows(decoder, &region[start..], b"", &mut mapper)?;
-        let close = start + usize::try_from(fed.rows_end?).ok()? - ROWS_HEAD.len();
+        let fed = feed_rows(decoder, &region[start..], b"", |b| mapper.take(b))?;
         // At least one row: a comma before the array's end is an error.
-        (fed.rows > 0)
-            .then(|| mapper.piece(fed.rows, None, true, start..close))
-            .flatten()
-            .map(|piece| (piece, close))
+        if fed.rows == 0 {
+            return None;
+        }
+        let close = start + usize::try_from(fed.rows_end?).ok()? - ROWS_HEAD.len();
+        Some((mapper.piece(fed.rows, None, true, start..close)?, close))
     };
     let (tail, decoded) = if last_is_known {
         (None, tasks.into_par_iter().map(run).collect::<Vec<_>>())
@@ -432,13 +432,13 @@ where
         }
     }
     if !again.is_empty() {
-        let again: Vec<Option<Finished>> = again
+        let again: Vec<Option<Vec<Batch>>> = again
             .into_par_iter()
             .map(|bytes| decode_piece(redactor, &region[bytes], options))
             .collect();
         let mut rest = Vec::new();
-        for finished in again {
-            rest.extend(finished?.batches);
+        for batches in again {
+            rest.extend(batches?);
         }
         fit_after(&mut columns, &mut numbers, &mut rest);
         out.extend(rest.into_par_iter().map(map).collect::<Vec<T>>());
@@ -659,38 +659,36 @@ struct Fed {
 }
 
 /// Feeds `decoder` `rows` a step at a time, then `end`, and finishes it,
-/// handing `mapper` each batch as it is made; `None` for any problem.
-fn feed_rows<T, F: Fn(Batch) -> T>(
+/// handing `take` the batches as they are made; `None` for any problem.
+fn feed_rows(
     mut decoder: TableDecoder,
     rows: &[u8],
     end: &[u8],
-    mapper: &mut Mapper<'_, T, F>,
+    mut take: impl FnMut(Vec<Batch>),
 ) -> Option<Fed> {
     for step in rows.chunks(PIECE_STEP) {
-        mapper.take(decoder.feed(step).ok()?);
+        take(decoder.feed(step).ok()?);
     }
     if !end.is_empty() {
-        mapper.take(decoder.feed(end).ok()?);
+        take(decoder.feed(end).ok()?);
     }
     let rows_end = decoder.core.rows_end();
     let finished = decoder.finish().ok()?;
-    mapper.take(finished.batches);
+    take(finished.batches);
     Some(Fed {
         rows: finished.total_rows,
         rows_end,
     })
 }
 
-/// One piece of the array's elements, decoded as an answer of its own;
-/// `None` for any problem (the caller then decodes the whole body).
-fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> Option<Finished> {
-    let mut decoder = piece_decoder(redactor, options)?;
-    let mut batches = decoder.feed(piece).ok()?;
-    batches.extend(decoder.feed(PIECE_TAIL).ok()?);
-    let mut finished = decoder.finish().ok()?;
-    batches.append(&mut finished.batches);
-    finished.batches = batches;
-    Some(finished)
+/// The batches of one piece of the array's elements, decoded as an
+/// answer of its own; `None` for any problem (the caller then decodes the
+/// whole body).
+fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> Option<Vec<Batch>> {
+    let mut batches = Vec::new();
+    let decoder = piece_decoder(redactor, options)?;
+    feed_rows(decoder, piece, PIECE_TAIL, |b| batches.extend(b))?;
+    Some(batches)
 }
 
 /// Decoding work for one thread, besides the tail.
