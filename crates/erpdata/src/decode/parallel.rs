@@ -390,13 +390,20 @@ where
         let close = start + usize::try_from(fed.rows_end?).ok()? - ROWS_HEAD.len();
         Some((mapper.piece(fed.rows, None, true, start..close)?, close))
     };
+    // One task a split: a thread that is done (the tail's, most often)
+    // can take any piece not yet begun, even the last; by default the last
+    // few run in one split, on the thread that split them.
+    let pieces = || {
+        tasks
+            .into_par_iter()
+            .with_max_len(1)
+            .map(run)
+            .collect::<Vec<_>>()
+    };
     let (tail, decoded) = if last_is_known {
-        (None, tasks.into_par_iter().map(run).collect::<Vec<_>>())
+        (None, pieces())
     } else {
-        rayon::join(
-            || tail(starts(known)),
-            || tasks.into_par_iter().map(run).collect::<Vec<_>>(),
-        )
+        rayon::join(|| tail(starts(known)), pieces)
     };
     let (close, tail) = match (close, tail) {
         (Some(close), _) => (close, None),
