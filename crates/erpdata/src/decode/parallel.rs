@@ -390,16 +390,7 @@ where
         let close = start + usize::try_from(fed.rows_end?).ok()? - ROWS_HEAD.len();
         Some((mapper.piece(fed.rows, None, true, start..close)?, close))
     };
-    // One task a split: a thread that is done (the tail's, most often)
-    // can take any piece not yet begun, even the last; by default the last
-    // few run in one split, on the thread that split them.
-    let pieces = || {
-        tasks
-            .into_par_iter()
-            .with_max_len(1)
-            .map(run)
-            .collect::<Vec<_>>()
-    };
+    let pieces = || each_piece(tasks, run);
     let (tail, decoded) = if last_is_known {
         (None, pieces())
     } else {
@@ -439,10 +430,9 @@ where
         }
     }
     if !again.is_empty() {
-        let again: Vec<Option<Vec<Batch>>> = again
-            .into_par_iter()
-            .map(|bytes| decode_piece(redactor, &region[bytes], options))
-            .collect();
+        let again = each_piece(again, |bytes| {
+            decode_piece(redactor, &region[bytes], options)
+        });
         let mut rest = Vec::new();
         for batches in again {
             rest.extend(batches?);
@@ -663,6 +653,14 @@ struct Fed {
     rows: u64,
     /// Where its `data` array closed, in its input.
     rows_end: Option<u64>,
+}
+
+/// `work` done on each of `pieces` on the pool's threads, the results in
+/// order. One piece a split: a thread that is done (the tail's, most
+/// often) can take any piece not yet begun, even the last; by default the
+/// last few run in one split, on the thread that split them.
+fn each_piece<P: Send, R: Send>(pieces: Vec<P>, work: impl Fn(P) -> R + Sync + Send) -> Vec<R> {
+    pieces.into_par_iter().with_max_len(1).map(work).collect()
 }
 
 /// Feeds `decoder` `rows` a step at a time, then `end`, and finishes it,
