@@ -543,7 +543,7 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
 fn fit_after(columns: &mut Aligner, numbers: &mut NumberReach, batches: &mut [Batch]) {
     columns.align(batches);
     for batch in batches {
-        numbers.fit(batch);
+        numbers.fit(batch, &[]);
     }
 }
 

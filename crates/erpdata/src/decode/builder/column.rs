@@ -2,6 +2,9 @@
 //! given nulls, finished into a [`Column`], and locked to one type.
 
 use super::{Build, Builder, KeyText, Rule, Typing};
+use crate::decode::batch::DecimalReach;
+#[cfg(doc)]
+use crate::decode::batch::NumberReach;
 use crate::decode::columns::{Bitmap, Column, ColumnData, ColumnType, Digits, Sent, Texts};
 use crate::decode::date;
 use crate::decode::decimal;
@@ -131,8 +134,17 @@ impl Builder {
             Build::Int(v) => {
                 v.pop();
             }
-            Build::Decimal { values, sent, .. } => {
-                values.pop();
+            Build::Decimal {
+                values,
+                max_abs,
+                sent,
+                ..
+            } => {
+                let popped = values.pop().map_or(0, i128::unsigned_abs);
+                if popped != 0 && popped == *max_abs {
+                    // Rare (a key sent twice in a row): read the rest again.
+                    *max_abs = values.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0);
+                }
                 sent.digits.pop(row);
                 if sent.odd.last().is_some_and(|(r, _)| *r as usize == row) {
                     sent.odd.pop();
@@ -236,6 +248,18 @@ impl Builder {
              column's type (for example \"string\") to read it",
             self.name
         )
+    }
+
+    /// A Decimal column's scale and largest absolute value so far, known
+    /// without reading the values (see [`NumberReach::fit`]).
+    pub(super) fn decimal_reach(&self) -> Option<DecimalReach> {
+        match &self.data {
+            Build::Decimal { scale, max_abs, .. } => Some(DecimalReach {
+                scale: *scale,
+                max_abs: *max_abs,
+            }),
+            _ => None,
+        }
     }
 
     fn type_now(&self) -> ColumnType {

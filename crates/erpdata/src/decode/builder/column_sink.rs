@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::{Builder, KeyText, Typing};
-use crate::decode::batch::{Batch, NumberReach};
+use crate::decode::batch::{Batch, DecimalReach, NumberReach};
 use crate::decode::columns::Column;
 use crate::decode::scanner::skip_ws;
 use crate::decode::sink::{CellRef, RowSink};
@@ -187,6 +187,13 @@ impl ColumnSink {
             }
         }
         let capacity = self.capacity();
+        // A stream's types are fixed by its first batch: nothing to fit.
+        let fitting = self.numbers.is_some() && !self.typing.one_schema;
+        let known: Vec<Option<DecimalReach>> = if fitting {
+            self.cols.iter().map(Builder::decimal_reach).collect()
+        } else {
+            Vec::new()
+        };
         let mut columns: Vec<Column> = self.cols.iter_mut().map(|b| b.finish(capacity)).collect();
         if lock {
             for (b, c) in self.cols.iter_mut().zip(&mut columns) {
@@ -204,9 +211,8 @@ impl ColumnSink {
             num_rows: self.rows,
             columns,
         };
-        // A stream's types are fixed by its first batch: nothing to fit.
-        if let (Some(numbers), false) = (&mut self.numbers, self.typing.one_schema) {
-            numbers.fit(&mut batch);
+        if let (Some(numbers), true) = (&mut self.numbers, fitting) {
+            numbers.fit(&mut batch, &known);
         }
         self.done.push(batch);
         self.base_rows += self.rows as u64;

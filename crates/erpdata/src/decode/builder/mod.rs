@@ -113,6 +113,9 @@ enum Build {
     Decimal {
         values: Vec<i128>,
         scale: u8,
+        /// The largest absolute value in `values`, exactly (also after
+        /// [`Builder::pop`]): the batch's numbers are fitted from it
+        /// without reading every value again.
         max_abs: u128,
         sent: Sent,
     },

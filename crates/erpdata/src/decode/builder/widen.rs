@@ -63,7 +63,7 @@ impl Builder {
                 }
             }
             (Build::Decimal { scale, max_abs, .. }, Class::Decimal(s)) if s > *scale => {
-                // `max_abs` bounds every value, so if it fits, all do.
+                // `max_abs` is the largest value's, so if it fits, all do.
                 if decimal::rescale(*max_abs as i128, s - *scale).is_some() {
                     Class::Decimal(s)
                 } else {
