@@ -148,7 +148,8 @@ use crate::redact::Redactor;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecoderOptions {
     /// Rows per batch (default 65,536). A batch also ends early once its
-    /// text columns hold 256 MiB; a single text value over 64 MiB is a
+    /// rows take 256 MiB of the body (its text columns then hold no more
+    /// than that); a single text value over 64 MiB is a
     /// `Decode` error here (not in [`Config::parse_table`]).
     pub batch_rows: usize,
     /// Type strings from their text (`"1500.00"` a decimal, `"2025-04-01"`

@@ -31,7 +31,7 @@
 //! and row numbers are the sequential decoder's), `data` keyed by row
 //! number, a second `data` field, rows not where the scan expected them
 //! (a tail that does not end with the array, say), or a batch ended early
-//! by the 256 MiB text limit.
+//! by the 256 MiB limit on a batch's rows.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -231,7 +231,7 @@ impl RowSink for Envelope {
         self.rows += 1;
     }
     fn field(&mut self, _key: &str, _value: CellRef<'_>) {}
-    fn end_row(&mut self) {}
+    fn end_row(&mut self, _bytes: u64) {}
     fn reset(&mut self) {
         self.reset = true;
     }
@@ -513,7 +513,7 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
     /// The piece, if its batches end where the sequential decoder ends
     /// them: `rows` rows (as `expected`, when known), in batches all full
     /// but the last, which is full too unless the piece `ends_answer`. A
-    /// batch the text limit ended early moves every later boundary.
+    /// batch the 256 MiB limit ended early moves every later boundary.
     fn piece(
         self,
         rows: u64,

@@ -69,8 +69,9 @@ pub(crate) trait RowSink {
     /// One key and value of the current row, in the order sent; a key may
     /// repeat (the last value wins, in the first one's position).
     fn field(&mut self, key: &str, value: CellRef<'_>);
-    /// The current row is complete.
-    fn end_row(&mut self);
+    /// The current row is complete; it took `bytes` of the body, from its
+    /// `{` to its `}`.
+    fn end_row(&mut self, bytes: u64);
     /// Another `data` field follows an earlier one: the last one wins, so
     /// forget every row so far.
     fn reset(&mut self);
@@ -132,7 +133,7 @@ impl RowSink for RowCollector {
         }
     }
 
-    fn end_row(&mut self) {
+    fn end_row(&mut self, _bytes: u64) {
         let fields = std::mem::take(&mut self.current);
         self.rows.push(Row { fields });
     }
@@ -206,7 +207,7 @@ mod tests {
             for k in keys {
                 c.field(k, CellRef::Null);
             }
-            c.end_row();
+            c.end_row(0);
         }
         assert_eq!(c.columns(), ["a", "b", "c", "d"]);
     }

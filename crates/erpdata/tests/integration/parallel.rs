@@ -339,12 +339,12 @@ proptest! {
     }
 }
 
-/// A batch that the 256 MiB text limit ends early moves every later batch
+/// A batch that the 256 MiB limit on its rows ends early moves every later batch
 /// boundary: the pieces cannot know, so the body is decoded in one piece.
 /// Needs about 3 GiB of memory and a minute or two: `--ignored` runs it.
 #[test]
 #[ignore = "a 350 MB body: make test-large runs it"]
-fn the_text_limit_ends_a_batch_early_alike() {
+fn the_256_mib_limit_ends_a_batch_early_alike() {
     let value = "a".repeat(30 << 20);
     let rows: Vec<String> = (0..11)
         .map(|i| format!("{{\"i\":{i},\"s\":\"{value}\"}}"))

@@ -93,10 +93,10 @@ fn duplicates_keep_the_last_value() {
     sink.field("a", num("1"));
     sink.field("b", s("x"));
     sink.field("a", num("3"));
-    sink.end_row();
+    sink.end_row(0);
     sink.begin_row();
     sink.field("b", s("y"));
-    sink.end_row();
+    sink.end_row(0);
     let batches = sink.into_batches();
     let b = &batches[0];
     assert_eq!(b.num_rows, 2);
@@ -105,6 +105,25 @@ fn duplicates_keep_the_last_value() {
     assert_eq!(b.columns[1].cell(1), Cell::String("y".into()));
     assert_eq!(b.columns[1].data.null_count(), 0);
     let _ = Builder::new("t", 0, &Typing::default(), 4).text_len();
+}
+
+#[test]
+fn a_batch_ends_early_once_its_rows_take_256_mib_of_the_body() {
+    let mut sink = ColumnSink::new(10, Typing::default());
+    // Rows of 100 MiB each (as the decoder would count them): the third
+    // passes 256 MiB and ends its batch; the next batch counts from 0.
+    for i in 0..7 {
+        sink.begin_row();
+        sink.field("i", num(&i.to_string()));
+        sink.end_row(100 << 20);
+    }
+    // Reaching 256 MiB exactly does not end one; a byte more does.
+    for bytes in [156 << 20, 1] {
+        sink.begin_row();
+        sink.end_row(bytes);
+    }
+    let sizes: Vec<usize> = sink.into_batches().iter().map(|b| b.num_rows).collect();
+    assert_eq!(sizes, [3, 3, 3]);
 }
 
 #[cfg(test)]

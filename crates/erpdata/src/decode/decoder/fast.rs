@@ -27,6 +27,7 @@ impl<S: RowSink> Core<S> {
             rows,
             data_items,
             row_start,
+            row_begin,
             data_fields,
             ..
         } = self;
@@ -65,7 +66,7 @@ impl<S: RowSink> Core<S> {
                 }
                 Some(b'}') => {
                     stack.pop();
-                    sink.end_row();
+                    sink.end_row(base + p as u64 + 1 - *row_begin);
                     *rows += 1;
                     *expect = Expect::CommaOrEnd;
                     if stack.last() != Some(&Frame::DataArray) {
@@ -86,6 +87,7 @@ impl<S: RowSink> Core<S> {
                         row: *rows,
                         data_field: *data_fields,
                     });
+                    *row_begin = base + r as u64;
                     sink.begin_row();
                     stack.push(Frame::Row);
                     *expect = Expect::FirstKeyOrEnd;

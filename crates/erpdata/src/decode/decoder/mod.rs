@@ -259,6 +259,9 @@ pub(crate) struct Core<S> {
     /// Where the last row begun in a `data` array starts (see
     /// [`RowStart`]); `None` before one, and from each `data` field's start.
     row_start: Option<RowStart>,
+    /// Absolute offset of the `{` of the row being read (in an array or
+    /// an object), for its length at its end.
+    row_begin: u64,
     /// `data` fields met so far.
     data_fields: u32,
     /// Absolute offset of the `]` that closed the first `data` array.
@@ -328,6 +331,7 @@ impl<S: RowSink> Core<S> {
             data_failed: false,
             rows: 0,
             row_start: None,
+            row_begin: 0,
             data_fields: 0,
             rows_end: None,
         }
@@ -745,6 +749,7 @@ impl<S: RowSink> Core<S> {
                         data_field: self.data_fields,
                     });
                 }
+                self.row_begin = at;
                 self.sink.begin_row();
                 Frame::Row
             }
@@ -810,7 +815,7 @@ impl<S: RowSink> Core<S> {
         // the count says how many complete rows arrived before an error.
         match self.stack.pop() {
             Some(Frame::Row) if !self.data_failed && self.sink.fault().is_none() => {
-                self.sink.end_row();
+                self.sink.end_row(at + 1 - self.row_begin);
                 self.rows += 1;
             }
             Some(Frame::DataArray) if self.rows_end.is_none() => self.rows_end = Some(at),
@@ -907,8 +912,9 @@ pub(crate) mod tests {
             };
             self.0.push(format!("{key}={v}"));
         }
-        fn end_row(&mut self) {
-            self.0.push("}".into());
+        fn end_row(&mut self, bytes: u64) {
+            // The row's length too: alike whatever the chunks.
+            self.0.push(format!("}} {bytes}"));
         }
         fn reset(&mut self) {
             self.0.push("reset".into());
@@ -1014,9 +1020,9 @@ pub(crate) mod tests {
                 "b=n:-1.50e3",
                 "c=j:[1, {\"d\" : null}]",
                 "a=true",
-                "}",
+                "} 58",
                 "{",
-                "}",
+                "} 2",
             ]
         );
     }
@@ -1027,7 +1033,7 @@ pub(crate) mod tests {
             same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"+7":{"a":2}}}"#).unwrap();
         assert_eq!(
             calls,
-            ["release true", "{", "a=n:1", "}", "{", "a=n:2", "}"]
+            ["release true", "{", "a=n:1", "} 7", "{", "a=n:2", "} 7"]
         );
         let err =
             same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"-1":{}}}"#).unwrap_err();
@@ -1048,12 +1054,12 @@ pub(crate) mod tests {
             [
                 "{",
                 "a=n:1",
-                "}",
+                "} 7",
                 "release false",
                 "reset",
                 "{",
                 "b=n:2",
-                "}",
+                "} 7",
                 "release true"
             ]
         );
