@@ -177,10 +177,10 @@ impl NumberReach {
                         // Only for the column as it was built: a cast after
                         // it (a stream's lock) gives another scale or type.
                         Some(Some(k)) if k.scale == *scale => {
-                            debug_assert_eq!(k.max_abs, max_abs(values).unwrap_or(0));
+                            debug_assert_eq!(k.max_abs, decimal::max_abs(values).unwrap_or(0));
                             k.max_abs
                         }
-                        _ => max_abs(values).unwrap_or(0),
+                        _ => decimal::max_abs(values).unwrap_or(0),
                     };
                     (whole_digits(max, *scale), *scale)
                 }
@@ -228,10 +228,6 @@ impl NumberReach {
             *seen = (seen.0.max(l.0), seen.1.max(l.1));
         }
     }
-}
-
-fn max_abs(values: &[i128]) -> Option<u128> {
-    values.iter().map(|v| v.unsigned_abs()).max()
 }
 
 /// The digits before the point of `max_abs × 10^-scale` (none for less

@@ -842,7 +842,7 @@ impl ColumnData {
             ),
             ColumnData::Decimal {
                 values, scale: s, ..
-            } if *s <= scale => (values.iter().map(|v| v.unsigned_abs()).max(), scale - s),
+            } if *s <= scale => (decimal::max_abs(values), scale - s),
             _ => return false,
         };
         let Some(max_abs) = max_abs else {

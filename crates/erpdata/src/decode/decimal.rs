@@ -92,6 +92,11 @@ pub fn parse_plain_decimal(text: &str, scale: u8) -> Option<i128> {
     (value.unsigned_abs() <= MAX_38_DIGITS).then_some(if negative { -value } else { value })
 }
 
+/// The largest absolute value of `values` (`None` for none).
+pub(crate) fn max_abs(values: &[i128]) -> Option<u128> {
+    values.iter().map(|v| v.unsigned_abs()).max()
+}
+
 /// How many decimal digits `|value|` has (0 has one).
 pub(crate) fn digits(value: u128) -> u8 {
     let mut n = 1;

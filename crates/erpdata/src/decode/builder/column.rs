@@ -143,7 +143,7 @@ impl Builder {
                 let popped = values.pop().map_or(0, i128::unsigned_abs);
                 if popped != 0 && popped == *max_abs {
                     // Rare (a key sent twice in a row): read the rest again.
-                    *max_abs = values.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0);
+                    *max_abs = decimal::max_abs(values).unwrap_or(0);
                 }
                 sent.digits.pop(row);
                 if sent.odd.last().is_some_and(|(r, _)| *r as usize == row) {
