@@ -85,6 +85,29 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
             .total_rows
         }),
     ));
+    // The same work as the one-thread row (each batch converted, then
+    // dropped) on two threads: the decoding's own scaling, apart from
+    // what keeping a whole table costs (fresh memory, faulted in page by
+    // page, and freed at the end of the round).
+    all.push((
+        "decoder → Arrow, 2 threads, batches dropped",
+        Box::new(move || {
+            let threads = erpdata::ParallelOptions {
+                threads: Some(2),
+                ..erpdata::ParallelOptions::default()
+            };
+            TableDecoder::decode_parallel_map(
+                config,
+                200,
+                body,
+                DecoderOptions::default(),
+                threads,
+                |b| drop(b.into_record_batch().expect("converts")),
+            )
+            .expect("decodes")
+            .total_rows
+        }),
+    ));
     // The floor's own scaling: what two cores of this machine give
     // serde_json when the rows are already cut in two, against which the
     // two-thread decoder's figure can be read. (Cut only if it runs: the
