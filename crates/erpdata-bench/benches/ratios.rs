@@ -38,7 +38,7 @@ const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
 
 use std::time::{Duration, Instant};
 
-use erpdata::{Config, DecoderOptions, TableDecoder};
+use erpdata::{Batch, Config, DecoderOptions, TableDecoder};
 use erpdata_bench::{config, streamed, ROWS};
 use erpdata_sandbox::Style;
 
@@ -66,24 +66,10 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
             })
         }),
     ));
+    // The whole table kept, as a caller of `decode_parallel_map` does.
     all.push((
         "decoder → Arrow, 2 threads",
-        Box::new(move || {
-            let threads = erpdata::ParallelOptions {
-                threads: Some(2),
-                ..erpdata::ParallelOptions::default()
-            };
-            TableDecoder::decode_parallel_map(
-                config,
-                200,
-                body,
-                DecoderOptions::default(),
-                threads,
-                |b| b.into_record_batch().expect("converts"),
-            )
-            .expect("decodes")
-            .total_rows
-        }),
+        Box::new(move || two_threads(config, body, |b| b.into_record_batch().expect("converts"))),
     ));
     // The same work as the one-thread row (each batch converted, then
     // dropped) on two threads: the decoding's own scaling, apart from
@@ -92,20 +78,9 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
     all.push((
         "decoder → Arrow, 2 threads, batches dropped",
         Box::new(move || {
-            let threads = erpdata::ParallelOptions {
-                threads: Some(2),
-                ..erpdata::ParallelOptions::default()
-            };
-            TableDecoder::decode_parallel_map(
-                config,
-                200,
-                body,
-                DecoderOptions::default(),
-                threads,
-                |b| drop(b.into_record_batch().expect("converts")),
-            )
-            .expect("decodes")
-            .total_rows
+            two_threads(config, body, |b| {
+                drop(b.into_record_batch().expect("converts"));
+            })
         }),
     ));
     // The floor's own scaling: what two cores of this machine give
@@ -141,6 +116,22 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
         k == 1 || only.is_none_or(|o| name.contains(o))
     });
     all
+}
+
+/// `body` decoded on two threads, each batch mapped by `map` and the
+/// results kept until the answer is whole (then dropped): its rows.
+fn two_threads<T: Send>(
+    config: &Config,
+    body: &[u8],
+    map: impl Fn(Batch) -> T + Send + Sync,
+) -> u64 {
+    let threads = erpdata::ParallelOptions {
+        threads: Some(2),
+        ..erpdata::ParallelOptions::default()
+    };
+    TableDecoder::decode_parallel_map(config, 200, body, DecoderOptions::default(), threads, map)
+        .expect("decodes")
+        .total_rows
 }
 
 /// Median, least and most of some figures.
