@@ -339,8 +339,9 @@ proptest! {
     }
 }
 
-/// A batch that the 256 MiB limit on its rows ends early moves every later batch
-/// boundary: the pieces cannot know, so the body is decoded in one piece.
+/// A batch that the 256 MiB limit on its rows ends early moves every later
+/// batch boundary: the pieces cannot know, so the body is decoded in one
+/// piece.
 /// Needs about 3 GiB of memory and a minute or two: `--ignored` runs it.
 #[test]
 #[ignore = "a 350 MB body: make test-large runs it"]
