@@ -11,9 +11,13 @@ function show(title, rows, columns) {
   }
   const cells = rows.map((r) => columns.map((c) => (r[c] ?? "").toString()));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
-  console.log("  " + columns.map((c, i) => c.padEnd(widths[i])).join("  "));
-  console.log("  " + widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of cells) console.log("  " + row.map((v, i) => v.padEnd(widths[i])).join("  "));
+  // Numbers (given as their exact text) line up on the right, as in Python's half.
+  const numeric = columns.map((_, i) => cells.every((row) => /^-?\d*(\.\d+)?$/.test(row[i])));
+  const pad = (v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]));
+  const line = (values) => `  ${values.map(pad).join("  ")}`.trimEnd();
+  console.log(line(columns));
+  console.log(`  ${widths.map((w) => "-".repeat(w)).join("  ")}`);
+  for (const row of cells) console.log(line(row));
 }
 
 const receivables = await client.receivables("C001", { numbers: "string" });
