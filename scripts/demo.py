@@ -34,9 +34,8 @@ def show(title: str, rows: Sequence[Mapping[str, Any]], columns: Iterable[str]) 
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
 
     def line(values: Sequence[str]) -> str:
-        return "  " + "  ".join(
-            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)
-        )
+        padded = (v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric))
+        return ("  " + "  ".join(padded)).rstrip()
 
     print(line(cols))
     print("  " + "  ".join("-" * w for w in widths))
