@@ -296,7 +296,13 @@ fuzz:
 
 # Rust (rustfmt, clippy), Python (mypy, ruff: pyproject.toml [tool.ruff]),
 # JS (biome: js/biome.json; tsc over the declarations and a consumer file).
-lint: venv js/node_modules/.installed
+# Two jobs: the Python and JS linters (and the installs they need first)
+# run while clippy compiles, instead of a minute after it.
+.PHONY: lint-rust lint-python lint-js
+lint:
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint-rust lint-python lint-js
+
+lint-rust:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --workspace --all-targets --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow -- -D warnings
@@ -306,9 +312,13 @@ lint: venv js/node_modules/.installed
 	cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 	$(call rustup-target,wasm32-wasip1)
 	cargo clippy --locked --manifest-path fuzz/Cargo.toml --target wasm32-wasip1 --target-dir fuzz/target/clippy --bins -- -D warnings
+
+lint-python: venv
 	$(VENV)/bin/mypy python/erpdata tests/python
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts
+
+lint-js: js/node_modules/.installed
 	cd js && node_modules/.bin/biome ci --colors=off src scripts ../scripts/wasi-run.mjs ../tests/js ../tests/dist/npm ../bench/js
 	cd js && node_modules/.bin/tsc -p ../tests/js/types/tsconfig.json
 
