@@ -45,8 +45,12 @@ case "$arch" in
 esac
 
 export RUSTFLAGS="$flags --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+# Only the `table` target needs the core's features arrow and parallel
+# (Cargo.toml's feature `table`).
+features=--no-default-features
+[[ $target != table ]] || features=
 # --target keeps the flags off build scripts and proc macros.
-cargo build --locked --release --target "$triple" --bin "$target"
+cargo build --locked --release --target "$triple" --bin "$target" $features
 
 corpus="$PWD/corpus/$target" artifacts="$PWD/$artifacts"
 mkdir -p "$corpus" "$artifacts"
