@@ -11,8 +11,9 @@ function show(title, rows, columns) {
   }
   const cells = rows.map((r) => columns.map((c) => (r[c] ?? "").toString()));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
-  // Numbers (given as their exact text) line up on the right, as in Python's half.
-  const numeric = columns.map((_, i) => cells.every((row) => /^-?\d*(\.\d+)?$/.test(row[i])));
+  // Numbers (given as their exact text) line up on the right, as in Python's
+  // half; an empty cell (null) does not stop a column being one of numbers.
+  const numeric = columns.map((_, i) => cells.every((row) => /^(-?\d+(\.\d+)?)?$/.test(row[i])));
   const pad = (v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]));
   const line = (values) => `  ${values.map(pad).join("  ")}`.trimEnd();
   console.log(line(columns));
