@@ -15,10 +15,18 @@
 # (under CI it fails). Its own target directory keeps cargo's lock off the
 # host builds that run beside it in make test.
 
-AARCH64_CARGO := --target aarch64-unknown-linux-gnu --target-dir $(ROOT)/target/aarch64 \
-  -p erpdata --features parallel,arrow
+AARCH64_CARGO := --target aarch64-unknown-linux-gnu --target-dir $(ROOT)/target/aarch64 -p erpdata
+
+# clippy: feature `parallel` is the one the scanner's code has cfgs for
+# (`arrow` adds none for any architecture, and checking its crates would
+# cost a build of their own). The tests: every one but the two that go
+# through every day from 0001 to 9999 and 200,000 timestamps; integer
+# arithmetic, the same on each 64-bit target, they take 25 s emulated and
+# run natively in make test-rust.
+AARCH64_SKIP := --exact --skip date::tests::round_trip \
+  --skip decode::timestamp::tests::format_writes_what_the_formatter_would
 
 .PHONY: test-aarch64
 test-aarch64: system-packages
-	scripts/aarch64.sh bash -c 'cargo clippy --quiet --lib $(AARCH64_CARGO) -- -D warnings \
-	  && cargo test --quiet --lib --tests $(AARCH64_CARGO)'
+	scripts/aarch64.sh bash -c 'cargo clippy --quiet --lib $(AARCH64_CARGO) --features parallel -- -D warnings \
+	  && cargo test --quiet --lib --tests $(AARCH64_CARGO) --features parallel,arrow -- $(AARCH64_SKIP)'
