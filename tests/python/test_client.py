@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
 import time
+import weakref
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pytest
@@ -112,6 +116,44 @@ def test_bad_token_is_a_service_error(sandbox_url: str) -> None:
             assert "Invalid access token" in info.value.message
             assert info.value.status == "error"
             assert FAKE_TOKEN not in str(info.value) + repr(info.value)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async", "stream"])
+def test_a_failed_call_keeps_nothing_alive(sandbox_url: str, kind: str) -> None:
+    # A raised error's traceback holds the frames that raised it, and the
+    # loop's frame holds the core's Failed action, which holds the error: a
+    # cycle the garbage collector must be able to follow, or every failed
+    # call would keep its client, its answer and its token alive (and the
+    # token's redaction of httpx's log lines with them).
+    def fail() -> weakref.ref[Any]:
+        settings: dict[str, Any] = dict(
+            project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
+        )
+        made: Client | erpdata.AsyncClient
+        try:
+            if kind == "async":
+                made = async_made = erpdata.AsyncClient(sandbox_url, **settings)
+
+                async def table() -> None:
+                    async with async_made:
+                        await async_made.table("account")
+
+                asyncio.run(table())
+            else:
+                with Client(sandbox_url, **settings) as made:
+                    if kind == "stream":
+                        list(made.stream_table("account"))
+                    else:
+                        made.table("account")
+        except erpdata.ServiceError as err:
+            assert "Invalid access token" in err.message
+        else:
+            raise AssertionError("the fake token was accepted")
+        return weakref.ref(made)
+
+    gone = fail()
+    gc.collect()
+    assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
 
 
 def test_unknown_table_is_a_service_error(client: Client) -> None:

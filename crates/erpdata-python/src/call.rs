@@ -18,6 +18,7 @@ use erpdata::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::collector::{CollectorSink, CollectorStream};
 use crate::config::Request;
@@ -166,6 +167,25 @@ pub(crate) struct DoneAction {
 pub(crate) struct FailedAction {
     #[pyo3(get)]
     error: Py<PyAny>,
+}
+
+// A Python object held by an action is shown to the garbage collector
+// (`__traverse__`): a raised error's traceback holds the frame of the loop
+// that raised it, that frame holds the `Failed` action, and the action
+// holds the error. Unseen, that cycle was never collected, and each failed
+// call kept its client, its answer and its token alive.
+#[pymethods]
+impl DoneAction {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.output)
+    }
+}
+
+#[pymethods]
+impl FailedAction {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.error)
+    }
 }
 
 #[pymethods]
