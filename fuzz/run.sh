@@ -11,6 +11,12 @@
 #   fuzz/run.sh simd 600 wasm32    # in wasm with simd128, in Node (no
 #                                  # libFuzzer there: fuzz_targets/wasm.rs)
 #
+# FUZZ_PROFILE=dev builds the target unoptimized, for a short check that
+# it builds and runs (make test-wasm32 does, in its unit tests' target
+# folder, CARGO_TARGET_DIR, whose dependencies it then finds built): a
+# fifth of release's inputs a second. A fuzzing run wants the default,
+# release.
+#
 # The corpus starts from the response bodies in tests/vectors/ and grows in
 # fuzz/corpus/<target>/; a crash is written to fuzz/artifacts/<target>/
 # (fuzz/artifacts/<target>-aarch64/ and -wasm32/ for those builds, whose
@@ -49,8 +55,15 @@ export RUSTFLAGS="$flags --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 # (Cargo.toml's feature `table`).
 features=--no-default-features
 [[ $target != table ]] || features=
+profile=${FUZZ_PROFILE:-release}
+case $profile in
+  release) built=release ;;
+  dev) built=debug ;;
+  *) echo "fuzz/run.sh: FUZZ_PROFILE is release or dev, not $profile" >&2; exit 2 ;;
+esac
+built="${CARGO_TARGET_DIR:-$PWD/target}/$triple/$built/$target"
 # --target keeps the flags off build scripts and proc macros.
-cargo build --locked --release --target "$triple" --bin "$target" $features
+cargo build --locked --profile "$profile" --target "$triple" --bin "$target" $features
 
 corpus="$PWD/corpus/$target" artifacts="$PWD/$artifacts"
 mkdir -p "$corpus" "$artifacts"
@@ -59,8 +72,8 @@ if [[ $arch == wasm32 ]]; then
   # The driver's arguments (fuzz_targets/wasm.rs); the program sees only
   # these two directories.
   exec ../scripts/wasi-run.mjs --dir "$corpus" --dir "$artifacts" \
-    "target/$triple/release/$target.wasm" "$seconds" "$corpus" "$artifacts"
+    "$built.wasm" "$seconds" "$corpus" "$artifacts"
 fi
 # shellcheck disable=SC2086 # the runner is a command and its arguments
-exec ${arch:+$AARCH64_RUNNER} "target/$triple/release/$target" -max_total_time="$seconds" \
+exec ${arch:+$AARCH64_RUNNER} "$built" -max_total_time="$seconds" \
   -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus"
