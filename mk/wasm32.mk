@@ -17,7 +17,6 @@
 # libtest could name the test: --nocapture lets the panic's message
 # through. Its own target directory keeps cargo's lock off the builds
 # beside it in make test.
-
 #
 # The fuzz target is built unoptimized (FUZZ_PROFILE=dev), with the flags
 # fuzz/run.sh gives a wasm32 build, in the unit tests' target folder, and

@@ -42,8 +42,8 @@ How each runs:
   install`` of the same requirement (``--uv``): the same packages, linked
   from one cache (``UV_CACHE_DIR``) rather than unpacked nine times; the
   Spark one from that cache alone first (``--offline``), where pyspark is
-  built already (BUILT_FROM_SOURCE). The block runs as ``python example.py`` in a
-  folder of its own, and must exit 0, print something, and never print
+  built already (BUILT_FROM_SOURCE). The block runs as ``python
+  example.py`` in a folder of its own, and must exit 0, print something, and never print
   the token; a block that configures ``logging`` must also log something.
   A Spark block is imported, not run, here: its virtualenv is made (so
   ``erpdata[spark]`` must install it) and ``import erpdata.spark`` must
@@ -287,8 +287,8 @@ class Environments:
             # From uv's cache alone first: the checkout's virtualenv put
             # these packages there, pyspark built from its sdist (PyPI has
             # no wheel of it). Online, uv would download the 480 MB sdist
-            # and build it again, whenever the index answers its
-            # revalidation as modified (this machine's does).
+            # and build it again whenever the index answers its
+            # revalidation as modified, as some registries and proxies do.
             done = subprocess.run(
                 [*install, "--offline", spec, *others], capture_output=True, text=True
             )
