@@ -43,8 +43,9 @@ How each runs:
   from one cache (``UV_CACHE_DIR``) rather than unpacked nine times; the
   Spark one from that cache alone first (``--offline``), where pyspark is
   built already (BUILT_FROM_SOURCE). The block runs as ``python
-  example.py`` in a folder of its own, and must exit 0, print something, and never print
-  the token; a block that configures ``logging`` must also log something.
+  example.py`` in a folder of its own, and must exit 0, print something,
+  and never print the token; a block that configures ``logging`` must also
+  log something.
   A Spark block is imported, not run, here: its virtualenv is made (so
   ``erpdata[spark]`` must install it) and ``import erpdata.spark`` must
   work there; ``make test-spark`` (tests/spark) runs each of the pages'
