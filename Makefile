@@ -317,7 +317,7 @@ lint-rust:
 	cargo clippy --locked --manifest-path fuzz/Cargo.toml --target wasm32-wasip1 --target-dir fuzz/target/clippy --bins -- -D warnings
 
 lint-python: venv
-	$(VENV)/bin/mypy python/erpdata tests/python
+	$(VENV)/bin/mypy python/erpdata tests/python tests/docs
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts
 

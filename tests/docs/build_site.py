@@ -60,7 +60,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
-class Page(markdown2.Markdown):
+class Page(markdown2.Markdown):  # type: ignore[misc]  # markdown2 has no types
     """markdown2 with GitHub's heading anchors."""
 
     def reset(self) -> None:

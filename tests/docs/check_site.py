@@ -137,9 +137,9 @@ class Browser:
                 message = json.loads(raw)
                 if "id" in message:
                     with self._lock:
-                        waiting = self._answers.get(message["id"])
-                    if waiting is not None:
-                        waiting.put(message)
+                        answer = self._answers.get(message["id"])
+                    if answer is not None:
+                        answer.put(message)
                 else:
                     self.queue_for(message.get("sessionId")).put(message)
 
@@ -200,7 +200,7 @@ def open_page(browser: Browser) -> str:
     ]
     for domain in ("Page.enable", "Runtime.enable", "Log.enable"):
         browser.send(domain, session=session)
-    return session
+    return str(session)
 
 
 def drain(events: queue.Queue[dict[str, Any]]) -> None:
@@ -377,7 +377,7 @@ def browsed(pages: list[Path], docs: Path) -> list[Path]:
     and source pages, of which the first of each kind."""
     if os.environ.get("TEST_DOCS_ALL"):
         return list(pages)
-    kinds: set = set()
+    kinds: set[str] = set()
     chosen = []
     for page in pages:
         name = page.relative_to(docs).as_posix()

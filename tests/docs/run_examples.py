@@ -83,6 +83,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -201,7 +202,7 @@ def read_blocks(page: Path) -> list[Block]:
 # Which blocks each --part takes, by language: the js part those that need
 # the tarball, the python part every other (it lists the fragments of the
 # languages not run here).
-PARTS = {
+PARTS: dict[str, Callable[[str], bool]] = {
     "all": lambda lang: True,
     "python": lambda lang: lang not in ("js", "ts"),
     "js": lambda lang: lang in ("js", "ts"),
@@ -434,7 +435,7 @@ def run_js(block: Block, url: str, project: Path, home: Path) -> str:
 def typecheck(blocks: list[Block], project: Path, tsc: str) -> None:
     """One tsc run over the ts blocks and the js blocks that run; each error
     is charged to the block of its file."""
-    files = {"docs-globals.d.ts": None}
+    files: dict[str, Block | None] = {"docs-globals.d.ts": None}
     (project / "docs-globals.d.ts").write_text(TS_GLOBALS, encoding="utf-8")
     for block in blocks:
         if block.lang == "ts":
@@ -454,10 +455,10 @@ def typecheck(blocks: list[Block], project: Path, tsc: str) -> None:
         if hit:
             errors.setdefault(hit.group(1), []).append(f"line {hit.group(2)}: {hit.group(3)}")
     for name, found in errors.items():
-        block = files.get(name)
-        if block is None:
+        owner = files.get(name)
+        if owner is None:
             raise SystemExit(f"tsc failed outside the blocks:\n{done.stdout}")
-        block.fail("tsc --strict:\n" + "\n".join("      " + e[:300] for e in found))
+        owner.fail("tsc --strict:\n" + "\n".join("      " + e[:300] for e in found))
     if done.returncode != 0 and not errors:
         raise SystemExit(f"tsc failed:\n{done.stdout}{done.stderr}")
 
