@@ -23,34 +23,47 @@
 # corpus is the same: an input found on one is worth replaying on another).
 set -euo pipefail
 cd "$(dirname "$0")"
-target="${1:?usage: fuzz/run.sh table|dues|simd SECONDS [aarch64|wasm32]}"
-seconds="${2:-60}"
-arch="${3:-}"
 # libFuzzer's coverage instrumentation (what it steers by).
 sancov="-Cpasses=sancov-module \
  -Cllvm-args=-sanitizer-coverage-level=4 \
  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
  -Cllvm-args=-sanitizer-coverage-pc-table \
  -Cllvm-args=-sanitizer-coverage-trace-compares"
+# The RUSTFLAGS of a build for an architecture ($1; none: this machine's).
+# `fuzz/run.sh --rustflags wasm32` prints them: make test-wasm32 builds
+# the unit tests with the same, to share their build.
+rustflags() {
+  local flags=$sancov
+  [[ $1 != wasm32 ]] || flags=-Ctarget-feature=+simd128
+  echo "$flags --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+}
+if [[ ${1:-} == --rustflags ]]; then
+  rustflags "${2:-}"
+  exit
+fi
+target="${1:?usage: fuzz/run.sh table|dues|simd SECONDS [aarch64|wasm32]}"
+seconds="${2:-60}"
+arch="${3:-}"
 case "$arch" in
-  "") triple="$(rustc -vV | sed -n 's/^host: //p')" artifacts="artifacts/$target" flags=$sancov ;;
+  "") triple="$(rustc -vV | sed -n 's/^host: //p')" artifacts="artifacts/$target" ;;
   aarch64)
     # Cross-built, and run under qemu-user (scripts/aarch64.sh sets both
     # up, and brings g++ for libFuzzer's C++).
     [[ -n ${AARCH64_RUNNER:-} ]] || exec ../scripts/aarch64.sh --cxx --required "$PWD/run.sh" "$@"
-    triple=aarch64-unknown-linux-gnu artifacts="artifacts/$target-aarch64" flags=$sancov
+    triple=aarch64-unknown-linux-gnu artifacts="artifacts/$target-aarch64"
     ;;
   wasm32)
     # libFuzzer does not build for wasm: the targets' own driver replays
     # the corpus, then mutates it at random (no coverage to steer by),
     # built as the npm package's module is (simd128) and run in Node.
     rustup target add wasm32-wasip1 >/dev/null 2>&1 || rustup target add wasm32-wasip1
-    triple=wasm32-wasip1 artifacts="artifacts/$target-wasm32" flags=-Ctarget-feature=+simd128
+    triple=wasm32-wasip1 artifacts="artifacts/$target-wasm32"
     ;;
   *) echo "fuzz/run.sh: no architecture $arch (aarch64, wasm32, or none for this machine's)" >&2; exit 2 ;;
 esac
 
-export RUSTFLAGS="$flags --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+RUSTFLAGS=$(rustflags "$arch")
+export RUSTFLAGS
 # Only the `table` target needs the core's features arrow and parallel
 # (Cargo.toml's feature `table`).
 features=--no-default-features

@@ -18,14 +18,14 @@
 # through. Its own target directory keeps cargo's lock off the builds
 # beside it in make test.
 #
-# The fuzz target is built unoptimized (FUZZ_PROFILE=dev), with the flags
-# fuzz/run.sh gives a wasm32 build, in the unit tests' target folder, and
-# the unit tests with those flags too: it then finds every dependency
-# built (4 CPU-seconds instead of a 60-second release build). The flags
-# change nothing in the tests but the fuzz targets' export they add.
+# The fuzz target is built unoptimized (FUZZ_PROFILE=dev) in the unit
+# tests' target folder, and the unit tests with the flags fuzz/run.sh gives
+# a wasm32 build: it then finds every dependency built (4 CPU-seconds
+# instead of a 60-second release build). The flags change nothing in the
+# tests but the fuzz targets' export they add.
 
 WASM32_DIR   := $(ROOT)/target/wasm32-test
-WASM32_FLAGS := -Ctarget-feature=+simd128 --cfg fuzzing -Cdebug-assertions -Coverflow-checks
+WASM32_FLAGS  = $(shell $(ROOT)/fuzz/run.sh --rustflags wasm32)
 
 .PHONY: test-wasm32
 test-wasm32:
