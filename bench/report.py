@@ -25,7 +25,7 @@ PY_BASE = "httpx + orjson.loads + pd.DataFrame"
 PY_EXPORT = "erpdata Client.export → Parquet"
 PY_EXPORT_BASE = "httpx + orjson + pd.DataFrame + to_parquet"
 PY_MEMORY_BASE = "in memory: orjson.loads + pd.DataFrame"
-PY_FLOOR = "httpx: the body read, not decoded"
+PY_FLOOR = "httpx: the body streamed and dropped (the floor)"
 # The names `crates/erpdata-bench/benches/ratios.rs` gives serde_json on two
 # threads, and the two-thread decoder dropping each batch as the one-thread
 # row does (the decoding's scaling without a whole table kept).
@@ -268,7 +268,9 @@ def python_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
         "(×faster: its time / this time; ×memory: this peak RSS / its peak RSS); "
         f"the in-memory rows (body already read) against `{PY_MEMORY_BASE}`. The sizes are served in the "
         "sandbox's default answer style, `mysqlnd` (DECIMAL as strings, INT as numbers), like a PHP service "
-        "over MySQL; the DataFrames are measured in the other styles too.",
+        "over MySQL; the DataFrames are measured in the other styles too. The transport floor is "
+        f"`{PY_FLOOR}`: httpx streaming the body as erpdata reads it (`iter_bytes()`), each chunk "
+        "dropped; the baselines read it whole (`.content`), which joins the chunks.",
         "",
     ]
     largest = max(fig["sizes"], key=int) if fig["sizes"] else None
