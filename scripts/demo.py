@@ -244,7 +244,12 @@ def speed_part(sandbox: str, rows: int) -> None:
         print("\n(pandas not installed: pip install 'erpdata[pandas]' for the timed DataFrame)")
         return
     print(f"\n== Speed: {rows:,} invoices into pandas ==", flush=True)
-    with SandboxProcess(sandbox, "--rows", str(rows), "--token", SANDBOX_TOKEN) as erp:
+    # The sandbox makes the answer once, before the clock, and sends it
+    # again from memory (--cache-answers): a service elsewhere would not
+    # make it on this machine's cores while the client reads it.
+    with SandboxProcess(
+        sandbox, "--rows", str(rows), "--token", SANDBOX_TOKEN, "--cache-answers"
+    ) as erp:
         form = {
             "req": "getdata",
             "project": "demo",
@@ -253,8 +258,15 @@ def speed_part(sandbox: str, rows: int) -> None:
             "compid": "1",
             "table": "sales_invoice",
         }
+        url = f"{erp.url}/apis/dataapi.php"
+        httpx.post(url, data=form, timeout=300).raise_for_status()
+        # The body streamed and each chunk dropped, as the client reads it:
+        # `.content` would also join the chunks, which the client never does.
         t0 = time.perf_counter()
-        size = len(httpx.post(f"{erp.url}/apis/dataapi.php", data=form, timeout=300).content)
+        size = 0
+        with httpx.stream("POST", url, data=form, timeout=300) as answer:
+            for chunk in answer.iter_bytes():
+                size += len(chunk)
         read = time.perf_counter() - t0
         with erpdata.Client(
             erp.url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
@@ -266,7 +278,10 @@ def speed_part(sandbox: str, rows: int) -> None:
         f"  client.table('sales_invoice').to_pandas(): {len(df):,} rows x {len(df.columns)} columns "
         f"in {took:.2f} s ({size / took / 1e6:,.0f} MB/s of JSON)"
     )
-    print(f"  httpx reading the same {size / 1e6:,.0f} MB body, decoding nothing: {read:.2f} s")
+    print(
+        f"  httpx reading the same {size / 1e6:,.0f} MB body chunk by chunk, "
+        f"decoding and keeping nothing: {read:.2f} s"
+    )
 
 
 def main() -> int:
