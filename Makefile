@@ -252,8 +252,15 @@ reliability-rust:
 # Every benchmark above (not part of `make test`), then bench/results.md
 # written from their figures.
 .PHONY: bench-report
-bench: bench-rust bench-python bench-js
+bench: bench-start bench-rust bench-python bench-js
 	$(MAKE) --no-print-directory bench-report
+
+# The cores the machine delivers as the run begins, for the report to show
+# beside those it measures as it ends: a shared host can slow a run's first
+# part and not its last.
+.PHONY: bench-start
+bench-start: venv
+	$(VPY) bench/report.py --probe $(ROOT)/target/bench/capacity-start.json
 
 bench-report: venv
 	$(VPY) bench/report.py

@@ -88,8 +88,17 @@ def machine() -> list[str]:
         "import importlib.metadata as m;print(', '.join(f'{p} {m.version(p)}' for p in "
         "('httpx','orjson','pandas','polars','pyarrow','numpy')))",
     )
+    # A busy host can slow one part of a run and not the next: `make bench`
+    # probes as it begins (`--probe`), and the report again as it is written.
+    began = load("capacity-start")
+    start = (
+        [f"- Cores delivered as the run began ({began['at']}): {began['capacity']}"]
+        if began
+        else []
+    )
     return [
         f"- Machine: {cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}",
+        *start,
         f"- Cores delivered when the report was written: {parallel_capacity()}",
         f"- Rust: {command('rustc', '--version')}",
         f"- Python: {command(str(python), '--version')}; {libs}",
@@ -439,7 +448,17 @@ def js_section(fig: dict[str, Any] | None, targets: list[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.md"))
+    parser.add_argument(
+        "--probe", metavar="FILE", help="only measure the cores delivered, into FILE"
+    )
     args = parser.parse_args()
+    if args.probe:
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        probe = {"at": now, "capacity": parallel_capacity()}
+        Path(args.probe).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.probe).write_text(json.dumps(probe) + "\n")
+        print(f"cores delivered as the run begins: {probe['capacity']}")
+        return
     targets: list[str] = []
     body = (
         rust_section(load("rust"), load("rust-mimalloc"), targets)
