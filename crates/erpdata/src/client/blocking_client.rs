@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use ureq::tls::{parse_pem, PemItem, RootCerts, TlsConfig};
 use ureq::Agent;
 
+use super::read_ahead::{Ahead, ReadAhead};
 use super::{head, start, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
@@ -23,13 +24,20 @@ use crate::response::{Dues, Table};
 /// How much of the body one read asks for.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// The bytes of a body read on the calling thread before a thread of its
+/// own goes on reading it while the caller decodes ([`ReadAhead`]): an
+/// answer this small (most besides tables) costs no thread.
+const READ_AHEAD_AFTER: u64 = 256 * 1024;
+
 /// A ready blocking client on ureq (feature `blocking`); no async runtime.
 ///
 /// Each call validates its input, sends the request the [`Config`] builds,
 /// retries as [`RetryPolicy`](crate::RetryPolicy) decides (sleeping the
 /// thread), follows only the redirects [`Config::follow_redirect`] allows,
-/// and parses the answer with the core. Cloning is cheap and shares the
-/// connection pool. `Debug` never shows the token.
+/// and parses the answer with the core. A large body (a table's) goes on
+/// being read on a second thread while the calling thread decodes what
+/// arrived. Cloning is cheap and shares the connection pool. `Debug`
+/// never shows the token.
 ///
 /// ```no_run
 /// use erpdata::{BlockingClient, Config, DuesKind};
@@ -160,7 +168,8 @@ impl BlockingClient {
 
     /// A table as an iterator of [`Batch`]es, decoded as the body arrives,
     /// in memory bounded by the batch size (see
-    /// [`ClientOptions::batch_rows`]), all of one schema.
+    /// [`ClientOptions::batch_rows`]) and the 4 MiB a second thread reads
+    /// ahead of the decoding, all of one schema.
     ///
     /// Retries and redirects happen before the first batch; once a batch
     /// was handed out, a failure ends the iterator with an error saying how
@@ -211,12 +220,20 @@ enum Step<O> {
     Done(O),
 }
 
+/// Where the body of the answer being read comes from.
+enum Body {
+    /// Read on the calling thread; the bytes read so far.
+    Here(ureq::BodyReader<'static>, u64),
+    /// Read on a thread of its own, past [`READ_AHEAD_AFTER`].
+    Ahead(ReadAhead),
+}
+
 /// The host loop: carries out a call's actions with ureq.
 struct Driver<S: Sink> {
     agent: Agent,
     call: Call<S>,
     origin: Instant,
-    body: Option<ureq::BodyReader<'static>>,
+    body: Option<Body>,
     buffer: Vec<u8>,
 }
 
@@ -260,32 +277,13 @@ impl<S: Sink> Driver<S> {
                         Ok(response) => {
                             let status = response.status().as_u16();
                             self.call.head(self.now(), head(status, response.headers()));
-                            self.body = Some(response.into_body().into_reader());
+                            let reader = response.into_body().into_reader();
+                            self.body = Some(Body::Here(reader, 0));
                         }
                         Err(e) => self.call.failed_with(self.now(), ureq_kind(&e), &e),
                     }
                 }
-                Action::Read { .. } => {
-                    let Some(body) = self.body.as_mut() else {
-                        self.call.end(self.now());
-                        continue;
-                    };
-                    if self.buffer.is_empty() {
-                        self.buffer = vec![0; READ_CHUNK];
-                    }
-                    match body.read(&mut self.buffer) {
-                        Ok(0) => self.call.end(self.now()),
-                        Ok(n) => self.call.chunk(self.now(), &self.buffer[..n]),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                            // Asked again: the read is simply repeated.
-                            self.call.chunk(self.now(), &[]);
-                        }
-                        Err(e) => {
-                            let kind = io_kind_of(&e);
-                            self.call.failed_with(self.now(), kind, &e);
-                        }
-                    }
-                }
+                Action::Read { wait } => self.read(wait),
                 Action::Sleep(delay) => {
                     self.body = None;
                     std::thread::sleep(delay);
@@ -301,6 +299,57 @@ impl<S: Sink> Driver<S> {
                 }
             }
         }
+    }
+
+    /// Reads the next part of the body and reports it to the call.
+    fn read(&mut self, wait: Duration) {
+        if matches!(self.body, Some(Body::Here(_, read)) if read >= READ_AHEAD_AFTER) {
+            if let Err(e) = self.read_ahead() {
+                // No thread to be had: the body went with the failed start,
+                // so the call fails as a read that broke off.
+                self.call.failed_with(self.now(), TransportKind::Other, &e);
+                return;
+            }
+        }
+        let origin = self.origin;
+        let call = &mut self.call;
+        match self.body.as_mut() {
+            None => call.end(origin.elapsed()),
+            Some(Body::Here(reader, read)) => {
+                if self.buffer.is_empty() {
+                    self.buffer = vec![0; READ_CHUNK];
+                }
+                match reader.read(&mut self.buffer) {
+                    Ok(0) => call.end(origin.elapsed()),
+                    Ok(n) => {
+                        *read += n as u64;
+                        call.chunk(origin.elapsed(), &self.buffer[..n]);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                        // Asked again: the read is simply repeated.
+                        call.chunk(origin.elapsed(), &[]);
+                    }
+                    Err(e) => call.failed_with(origin.elapsed(), io_kind_of(&e), &e),
+                }
+            }
+            Some(Body::Ahead(ahead)) => match ahead.next(wait) {
+                Ahead::Chunk(chunk) => {
+                    call.chunk(origin.elapsed(), &chunk);
+                    ahead.recycle(chunk);
+                }
+                Ahead::End => call.end(origin.elapsed()),
+                Ahead::Failed(e) => call.failed_with(origin.elapsed(), io_kind_of(&e), &e),
+                Ahead::Stalled => call.failed(origin.elapsed(), TransportKind::Timeout, ""),
+            },
+        }
+    }
+
+    /// Hands the rest of the body to a thread of its own.
+    fn read_ahead(&mut self) -> io::Result<()> {
+        if let Some(Body::Here(reader, _)) = self.body.take() {
+            self.body = Some(Body::Ahead(ReadAhead::start(reader, READ_CHUNK)?));
+        }
+        Ok(())
     }
 }
 

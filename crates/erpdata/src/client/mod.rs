@@ -15,6 +15,8 @@ mod async_client;
 #[cfg(feature = "blocking")]
 mod blocking_client;
 mod options;
+#[cfg(feature = "blocking")]
+mod read_ahead;
 #[cfg(feature = "reqwest")]
 mod tls;
 

@@ -345,6 +345,108 @@ fn a_broken_body_is_retried_whole_but_never_mid_stream() {
     assert_eq!(sb.body_count(&key), 1, "batches went out: not retried");
 }
 
+/// Past its first 256 KiB, a body is read on a thread of its own while the
+/// rows that arrived decode: broken off there, it is still an error, never
+/// fewer rows, and a stream hands out only the batches before the break.
+#[test]
+fn a_large_body_broken_off_while_read_ahead_is_an_error() {
+    let sb = Sandbox::start_with(&["--rows", "20000"]);
+    for fault in ["reset-3000000", "truncate-3000000"] {
+        let (base, _) = sb.body_faulty(fault);
+        let c = BlockingClient::with_options(config(&base), quick(0).batch_rows(1000)).unwrap();
+        let expected = |err: &Error| match fault {
+            "reset-3000000" => matches!(
+                err,
+                Error::Transport {
+                    kind: TransportKind::Reset,
+                    ..
+                }
+            ),
+            _ => matches!(err, Error::Decode { reason, .. } if reason.contains("truncated")),
+        };
+        let err = c.table("sales_invoice").unwrap_err();
+        assert!(expected(&err), "{fault}: {err:?}");
+        let mut stream = c.stream_table("sales_invoice").unwrap();
+        let mut rows = 0;
+        let err = loop {
+            match stream.next() {
+                Some(Ok(batch)) => rows += batch.num_rows,
+                None => panic!("{fault}: the iterator ended without an error after {rows} rows"),
+                Some(Err(e)) => break e,
+            }
+        };
+        assert!(expected(&err), "{fault}: {err:?}");
+        // 3 MB hold some 10,000 of the 20,000 rows.
+        assert!((5_000..20_000).contains(&rows), "{fault}: {rows} rows");
+        assert!(stream.end().is_none(), "an incomplete table has no end");
+    }
+}
+
+/// A loopback server that answers `answer`, then keeps the connection open
+/// and sends nothing more.
+fn stalling_server(answer: Vec<u8>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let answer: &'static [u8] = answer.leak();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(answer);
+                std::thread::sleep(Duration::from_secs(30));
+            });
+        }
+    });
+    url
+}
+
+/// A body that stops coming after 1 MiB, when a thread reads it ahead,
+/// times out as one that stops at once does.
+#[test]
+fn a_large_body_that_stalls_times_out() {
+    let mut answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                       Connection: close\r\n\r\n{\"status\":\"success\",\"data\":["
+        .to_vec();
+    while answer.len() < 1 << 20 {
+        answer.extend_from_slice(b"{\"a\":1},");
+    }
+    let url = stalling_server(answer);
+    let options = quick(0)
+        .timeout(Duration::from_millis(500))
+        .batch_rows(1000);
+    let c = BlockingClient::with_options(config(&url), options).unwrap();
+    let start = Instant::now();
+    let timed_out = |err: &Error| {
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        )
+    };
+    let err = c.table("account").unwrap_err();
+    assert!(timed_out(&err), "{err:?}");
+    let mut stream = c.stream_table("account").unwrap();
+    let mut rows = 0;
+    let err = loop {
+        match stream.next() {
+            Some(Ok(batch)) => rows += batch.num_rows,
+            None => panic!("the iterator ended without an error after {rows} rows"),
+            Some(Err(e)) => break e,
+        }
+    };
+    assert!(timed_out(&err), "{err:?}");
+    assert!(rows > 100_000, "{rows} rows before the stall");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn a_stalled_body_times_out() {
     let sb = Sandbox::start();
