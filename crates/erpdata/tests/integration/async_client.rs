@@ -1,8 +1,8 @@
 //! `AsyncClient` against a real sandbox process over loopback.
 
+use crate::raw_server::{raw_server, Then};
 use crate::sandbox;
 
-use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
@@ -226,31 +226,9 @@ async fn a_refused_connection_is_a_transport_error_with_its_cause() {
     );
 }
 
-/// A loopback server that accepts and then writes `answer` (or nothing).
-fn raw_server(answer: Option<&'static [u8]>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = stream.read(&mut buf);
-                match answer {
-                    Some(bytes) => {
-                        let _ = stream.write_all(bytes);
-                    }
-                    None => std::thread::sleep(Duration::from_secs(30)),
-                }
-            });
-        }
-    });
-    url
-}
-
 #[tokio::test]
 async fn the_timeout_is_honoured() {
-    let url = raw_server(None);
+    let url = raw_server(b"", Then::Hold);
     let options = quick(0).timeout(Duration::from_millis(300));
     let c = AsyncClient::with_options(config(&url), options).unwrap();
     let start = Instant::now();
@@ -282,10 +260,11 @@ async fn the_timeout_is_honoured() {
 
 #[tokio::test]
 async fn a_body_cut_short_is_an_error_not_fewer_rows() {
-    let url = raw_server(Some(
+    let url = raw_server(
         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n\
           {\"status\":\"success\",\"data\":[{\"a\":1},{\"a\":2},{\"a\"",
-    ));
+        Then::Close,
+    );
     let c = AsyncClient::with_options(config(&url), quick(0).batch_rows(1)).unwrap();
     let err = c.table("account").await.unwrap_err();
     assert!(

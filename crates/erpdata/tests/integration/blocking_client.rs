@@ -1,12 +1,14 @@
 //! `BlockingClient` against a real sandbox process over loopback.
 
+use crate::raw_server::{raw_server, Then};
 use crate::sandbox;
 
-use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use erpdata::{BlockingClient, Cell, Config, DuesKind, Error, Method, TableQuery, TransportKind};
+use erpdata::{
+    BatchIter, BlockingClient, Cell, Config, DuesKind, Error, Method, TableQuery, TransportKind,
+};
 use sandbox::{config, quick, Sandbox, TOKEN};
 
 fn client(base: &str) -> BlockingClient {
@@ -215,31 +217,9 @@ fn a_refused_connection_is_a_transport_error_with_its_cause() {
     assert!(!everything.contains(secret), "{everything}");
 }
 
-/// A loopback server that accepts and then writes `answer` (or nothing).
-fn raw_server(answer: Option<&'static [u8]>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = stream.read(&mut buf);
-                match answer {
-                    Some(bytes) => {
-                        let _ = stream.write_all(bytes);
-                    }
-                    None => std::thread::sleep(Duration::from_secs(30)),
-                }
-            });
-        }
-    });
-    url
-}
-
 #[test]
 fn the_timeout_is_honoured() {
-    let url = raw_server(None);
+    let url = raw_server(b"", Then::Hold);
     let options = quick(0).timeout(Duration::from_millis(300));
     let c = BlockingClient::with_options(config(&url), options).unwrap();
     let start = Instant::now();
@@ -271,10 +251,11 @@ fn the_timeout_is_honoured() {
 
 #[test]
 fn a_body_cut_short_is_an_error_not_fewer_rows() {
-    let url = raw_server(Some(
+    let url = raw_server(
         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n\
           {\"status\":\"success\",\"data\":[{\"a\":1},{\"a\":2},{\"a\"",
-    ));
+        Then::Close,
+    );
     let c = BlockingClient::with_options(config(&url), quick(0).batch_rows(1)).unwrap();
     let err = c.table("account").unwrap_err();
     assert!(
@@ -282,17 +263,23 @@ fn a_body_cut_short_is_an_error_not_fewer_rows() {
         "{err:?}"
     );
     let mut stream = c.stream_table("account").unwrap();
-    let mut rows = 0;
-    let err = loop {
-        match stream.next() {
-            Some(Ok(batch)) => rows += batch.num_rows,
-            None => panic!("the iterator ended without an error after {rows} rows"),
-            Some(Err(e)) => break e,
-        }
-    };
+    let (rows, err) = rows_until_error(&mut stream);
+    assert!(rows <= 2, "{rows} rows: the body holds two whole rows");
     assert!(matches!(err, Error::Decode { .. }), "{err:?}");
     assert!(stream.next().is_none());
     assert!(stream.end().is_none(), "an incomplete table has no end");
+}
+
+/// The rows a stream hands out before the error it must end with.
+fn rows_until_error(stream: &mut BatchIter) -> (usize, Error) {
+    let mut rows = 0;
+    loop {
+        match stream.next() {
+            Some(Ok(batch)) => rows += batch.num_rows,
+            Some(Err(e)) => return (rows, e),
+            None => panic!("the iterator ended without an error after {rows} rows"),
+        }
+    }
 }
 
 #[test]
@@ -332,14 +319,7 @@ fn a_broken_body_is_retried_whole_but_never_mid_stream() {
     let (base, key) = sb.body_faulty("reset-600");
     let c = BlockingClient::with_options(config(&base), quick(1).batch_rows(2)).unwrap();
     let mut stream = c.stream_table("sales_invoice").unwrap();
-    let mut rows = 0;
-    let err = loop {
-        match stream.next() {
-            Some(Ok(batch)) => rows += batch.num_rows,
-            None => panic!("the iterator ended without an error after {rows} rows"),
-            Some(Err(e)) => break e,
-        }
-    };
+    let (rows, err) = rows_until_error(&mut stream);
     assert!(rows > 0 && rows < 40, "{rows}");
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
     assert_eq!(sb.body_count(&key), 1, "batches went out: not retried");
@@ -367,39 +347,12 @@ fn a_large_body_broken_off_while_read_ahead_is_an_error() {
         let err = c.table("sales_invoice").unwrap_err();
         assert!(expected(&err), "{fault}: {err:?}");
         let mut stream = c.stream_table("sales_invoice").unwrap();
-        let mut rows = 0;
-        let err = loop {
-            match stream.next() {
-                Some(Ok(batch)) => rows += batch.num_rows,
-                None => panic!("{fault}: the iterator ended without an error after {rows} rows"),
-                Some(Err(e)) => break e,
-            }
-        };
+        let (rows, err) = rows_until_error(&mut stream);
         assert!(expected(&err), "{fault}: {err:?}");
         // 3 MB hold some 10,000 of the 20,000 rows.
         assert!((5_000..20_000).contains(&rows), "{fault}: {rows} rows");
         assert!(stream.end().is_none(), "an incomplete table has no end");
     }
-}
-
-/// A loopback server that answers `answer`, then keeps the connection open
-/// and sends nothing more.
-fn stalling_server(answer: Vec<u8>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let answer: &'static [u8] = answer.leak();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = stream.read(&mut buf);
-                let _ = stream.write_all(answer);
-                std::thread::sleep(Duration::from_secs(30));
-            });
-        }
-    });
-    url
 }
 
 /// A body that stops coming after 1 MiB, when a thread reads it ahead,
@@ -412,7 +365,7 @@ fn a_large_body_that_stalls_times_out() {
     while answer.len() < 1 << 20 {
         answer.extend_from_slice(b"{\"a\":1},");
     }
-    let url = stalling_server(answer);
+    let url = raw_server(answer.leak(), Then::Hold);
     let options = quick(0)
         .timeout(Duration::from_millis(500))
         .batch_rows(1000);
@@ -430,14 +383,7 @@ fn a_large_body_that_stalls_times_out() {
     let err = c.table("account").unwrap_err();
     assert!(timed_out(&err), "{err:?}");
     let mut stream = c.stream_table("account").unwrap();
-    let mut rows = 0;
-    let err = loop {
-        match stream.next() {
-            Some(Ok(batch)) => rows += batch.num_rows,
-            None => panic!("the iterator ended without an error after {rows} rows"),
-            Some(Err(e)) => break e,
-        }
-    };
+    let (rows, err) = rows_until_error(&mut stream);
     assert!(timed_out(&err), "{err:?}");
     assert!(rows > 100_000, "{rows} rows before the stall");
     assert!(

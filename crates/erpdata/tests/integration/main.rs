@@ -36,6 +36,8 @@ mod plan_vectors;
 mod plans;
 mod policy_vectors;
 mod public_api;
+#[cfg(any(feature = "reqwest", feature = "blocking"))]
+mod raw_server;
 mod readme;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod retry_budget;
