@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use futures_core::Stream;
 
+use super::read_ahead::task::ReadAhead;
+use super::read_ahead::READ_AHEAD_AFTER;
 use super::{head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
@@ -26,8 +28,10 @@ use crate::response::{Dues, Table};
 /// Each call validates its input, sends the request the [`Config`] builds,
 /// retries as [`RetryPolicy`](crate::RetryPolicy) decides (sleeping with
 /// tokio), follows only the redirects [`Config::follow_redirect`] allows,
-/// and parses the answer with the core. Cloning is cheap and shares the
-/// connection pool. `Debug` never shows the token.
+/// and parses the answer with the core. A large body (a table's) goes on
+/// being read by a task of its own while the caller's task decodes what
+/// arrived. Cloning is cheap and shares the connection pool. `Debug` never
+/// shows the token.
 ///
 /// ```no_run
 /// use erpdata::{AsyncClient, Config};
@@ -250,12 +254,20 @@ enum Step<O> {
     Done(O),
 }
 
+/// Where the body of the answer being read comes from.
+enum Body {
+    /// Read by the caller's task; the bytes read so far.
+    Here(Box<reqwest::Response>, u64),
+    /// Read by a task of its own, past [`READ_AHEAD_AFTER`].
+    Ahead(ReadAhead),
+}
+
 /// The host loop: carries out a call's actions with reqwest and tokio.
 struct Driver<I, S: Sink> {
     inner: I,
     call: Call<S>,
     origin: Instant,
-    response: Option<reqwest::Response>,
+    body: Option<Body>,
 }
 
 impl<S: Sink> Driver<Arc<Inner>, S> {
@@ -265,7 +277,7 @@ impl<S: Sink> Driver<Arc<Inner>, S> {
             inner,
             call,
             origin,
-            response: None,
+            body: None,
         }
     }
 }
@@ -277,7 +289,7 @@ impl<'a, S: Sink> Driver<&'a Inner, S> {
             inner,
             call,
             origin,
-            response: None,
+            body: None,
         }
     }
 }
@@ -291,7 +303,7 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
         loop {
             match self.call.next(self.now()) {
                 Action::Send { request, wait, .. } => {
-                    self.response = None;
+                    self.body = None;
                     let request = match reqwest::Request::try_from(request) {
                         Ok(request) => request,
                         Err(e) => {
@@ -303,38 +315,67 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                         Ok(Ok(response)) => {
                             let status = response.status().as_u16();
                             self.call.head(self.now(), head(status, response.headers()));
-                            self.response = Some(response);
+                            self.body = Some(Body::Here(Box::new(response), 0));
                         }
                         Ok(Err(e)) => self.call.failed_with(self.now(), kind_of(&e), &e),
                         Err(_) => self.call.failed(self.now(), TransportKind::Timeout, ""),
                     }
                 }
-                Action::Read { wait } => {
-                    let Some(response) = self.response.as_mut() else {
-                        self.call.end(self.now());
-                        continue;
-                    };
-                    match tokio::time::timeout(wait, response.chunk()).await {
-                        Ok(Ok(Some(bytes))) => self.call.chunk(self.now(), &bytes),
-                        Ok(Ok(None)) => self.call.end(self.now()),
-                        Ok(Err(e)) => self.call.failed_with(self.now(), kind_of(&e), &e),
-                        Err(_) => self.call.failed(self.now(), TransportKind::Timeout, ""),
-                    }
-                }
+                Action::Read { wait } => self.read(wait).await,
                 Action::Sleep(delay) => {
-                    self.response = None;
+                    self.body = None;
                     tokio::time::sleep(delay).await;
                 }
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
-                    self.response = None;
+                    self.body = None;
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
-                    self.response = None;
+                    self.body = None;
                     return Err(error);
                 }
             }
+        }
+    }
+
+    /// Reads the next part of the body and reports it to the call.
+    async fn read(&mut self, wait: Duration) {
+        if matches!(self.body, Some(Body::Here(_, read)) if read >= READ_AHEAD_AFTER) {
+            if let Some(Body::Here(response, _)) = self.body.take() {
+                // Outside a tokio runtime, the caller's task goes on reading.
+                self.body = Some(match ReadAhead::start(*response) {
+                    Ok(ahead) => Body::Ahead(ahead),
+                    Err(response) => Body::Here(response, 0),
+                });
+            }
+        }
+        let read = match self.body.as_mut() {
+            None => {
+                self.call.end(self.now());
+                return;
+            }
+            Some(Body::Here(response, read)) => {
+                let chunk = tokio::time::timeout(wait, response.chunk()).await;
+                if let Ok(Ok(Some(bytes))) = &chunk {
+                    *read += bytes.len() as u64;
+                }
+                chunk.map(Some)
+            }
+            Some(Body::Ahead(ahead)) => tokio::time::timeout(wait, ahead.next()).await,
+        };
+        let now = self.now();
+        match read {
+            Ok(Some(Ok(Some(bytes)))) => self.call.chunk(now, &bytes),
+            Ok(Some(Ok(None))) => self.call.end(now),
+            Ok(Some(Err(e))) => self.call.failed_with(now, kind_of(&e), &e),
+            // The reading task ended without the end: it panicked.
+            Ok(None) => self.call.failed(
+                now,
+                TransportKind::Other,
+                "the task reading the body ended without its end",
+            ),
+            Err(_) => self.call.failed(now, TransportKind::Timeout, ""),
         }
     }
 }

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use ureq::tls::{parse_pem, PemItem, RootCerts, TlsConfig};
 use ureq::Agent;
 
-use super::read_ahead::{Ahead, ReadAhead};
+use super::read_ahead::thread::{Ahead, ReadAhead};
+use super::read_ahead::READ_AHEAD_AFTER;
 use super::{head, start, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
@@ -23,11 +24,6 @@ use crate::response::{Dues, Table};
 
 /// How much of the body one read asks for.
 const READ_CHUNK: usize = 64 * 1024;
-
-/// The bytes of a body read on the calling thread before a thread of its
-/// own goes on reading it while the caller decodes ([`ReadAhead`]): an
-/// answer this small (most besides tables) costs no thread.
-const READ_AHEAD_AFTER: u64 = 256 * 1024;
 
 /// A ready blocking client on ureq (feature `blocking`); no async runtime.
 ///

@@ -15,7 +15,7 @@ mod async_client;
 #[cfg(feature = "blocking")]
 mod blocking_client;
 mod options;
-#[cfg(feature = "blocking")]
+#[cfg(any(feature = "blocking", feature = "reqwest"))]
 mod read_ahead;
 #[cfg(feature = "reqwest")]
 mod tls;

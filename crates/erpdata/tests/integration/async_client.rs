@@ -6,7 +6,9 @@ use crate::sandbox;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use erpdata::{AsyncClient, Cell, Config, DuesKind, Error, Method, TableQuery, TransportKind};
+use erpdata::{
+    AsyncClient, BatchStream, Cell, Config, DuesKind, Error, Method, TableQuery, TransportKind,
+};
 use futures_util::TryStreamExt;
 use sandbox::{config, quick, Sandbox, TOKEN};
 
@@ -272,17 +274,23 @@ async fn a_body_cut_short_is_an_error_not_fewer_rows() {
         "{err:?}"
     );
     let mut stream = c.stream_table("account").await.unwrap();
-    let mut rows = 0;
-    let err = loop {
-        match stream.try_next().await {
-            Ok(Some(batch)) => rows += batch.num_rows,
-            Ok(None) => panic!("the stream ended without an error after {rows} rows"),
-            Err(e) => break e,
-        }
-    };
+    let (rows, err) = rows_until_error(&mut stream).await;
+    assert!(rows <= 2, "{rows} rows: the body holds two whole rows");
     assert!(matches!(err, Error::Decode { .. }), "{err:?}");
     assert!(stream.try_next().await.unwrap().is_none());
     assert!(stream.end().is_none(), "an incomplete table has no end");
+}
+
+/// The rows a stream hands out before the error it must end with.
+async fn rows_until_error(stream: &mut BatchStream) -> (usize, Error) {
+    let mut rows = 0;
+    loop {
+        match stream.try_next().await {
+            Ok(Some(batch)) => rows += batch.num_rows,
+            Err(e) => return (rows, e),
+            Ok(None) => panic!("the stream ended without an error after {rows} rows"),
+        }
+    }
 }
 
 #[tokio::test]
@@ -322,14 +330,7 @@ async fn a_broken_body_is_retried_whole_but_never_mid_stream() {
     let (base, key) = sb.body_faulty("reset-600");
     let c = AsyncClient::with_options(config(&base), quick(1).batch_rows(2)).unwrap();
     let mut stream = c.stream_table("sales_invoice").await.unwrap();
-    let mut rows = 0;
-    let err = loop {
-        match stream.try_next().await {
-            Ok(Some(batch)) => rows += batch.num_rows,
-            Ok(None) => panic!("the stream ended without an error after {rows} rows"),
-            Err(e) => break e,
-        }
-    };
+    let (rows, err) = rows_until_error(&mut stream).await;
     assert!(rows > 0 && rows < 40, "{rows}");
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
     assert_eq!(sb.body_count(&key), 1, "batches went out: not retried");

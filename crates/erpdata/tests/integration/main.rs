@@ -38,6 +38,8 @@ mod policy_vectors;
 mod public_api;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 mod raw_server;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod read_ahead;
 mod readme;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod retry_budget;

@@ -1,26 +1,21 @@
-//! A large body read on a thread of its own while the caller decodes what
-//! arrived, for the blocking client: reading and decoding in turn on one
-//! thread leaves the socket idle while a chunk decodes, and the decoder
-//! idle while the next one is read.
+//! The blocking client's read-ahead: a thread of its own reads the body.
 //!
-//! The reader thread sends each chunk on a bounded channel, so that at
-//! most [`AHEAD_CHUNKS`] wait for the decoder (a download faster than
-//! decoding waits for it); buffers the caller is done with go back to the
-//! reader for its next read. When the caller lets go (the call ended, or
-//! a stream was dropped), the reader's next send fails and the thread
-//! ends, dropping the body; a read it is blocked in ends with the request's
-//! read timeout at the latest.
+//! It sends each chunk on a bounded channel, so that at most
+//! [`AHEAD_CHUNKS`] wait for the decoder (a download faster than decoding
+//! waits for it); buffers the caller is done with go back to the reader
+//! for its next read. When the caller lets go (the call ended, or a stream
+//! was dropped), the reader's next send fails and the thread ends,
+//! dropping the body; a read it is blocked in ends with the request's read
+//! timeout at the latest.
 
 use std::io::{self, Read};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
-/// Chunks read and not yet decoded, at most: 64 reads of 64 KiB, 4 MiB,
-/// as the Python package lets wait for its decoder thread.
-const AHEAD_CHUNKS: usize = 64;
+use super::AHEAD_CHUNKS;
 
 /// What the reader thread gives next.
-pub(super) enum Ahead {
+pub(crate) enum Ahead {
     /// The next part of the body (never empty).
     Chunk(Vec<u8>),
     /// The body ended.
@@ -32,14 +27,14 @@ pub(super) enum Ahead {
 }
 
 /// A body being read on a thread of its own.
-pub(super) struct ReadAhead {
+pub(crate) struct ReadAhead {
     chunks: Receiver<io::Result<Vec<u8>>>,
     spare: Sender<Vec<u8>>,
 }
 
 impl ReadAhead {
     /// Starts reading `body` on a new thread, `chunk` bytes at a time.
-    pub(super) fn start(body: impl Read + Send + 'static, chunk: usize) -> io::Result<ReadAhead> {
+    pub(crate) fn start(body: impl Read + Send + 'static, chunk: usize) -> io::Result<ReadAhead> {
         let (sender, chunks) = mpsc::sync_channel(AHEAD_CHUNKS);
         let (spare, spares) = mpsc::channel();
         std::thread::Builder::new()
@@ -49,7 +44,7 @@ impl ReadAhead {
     }
 
     /// The next chunk, the end or the failure, waiting at most `wait`.
-    pub(super) fn next(&self, wait: Duration) -> Ahead {
+    pub(crate) fn next(&self, wait: Duration) -> Ahead {
         match self.chunks.recv_timeout(wait) {
             Ok(Ok(chunk)) if chunk.is_empty() => Ahead::End,
             Ok(Ok(chunk)) => Ahead::Chunk(chunk),
@@ -64,7 +59,7 @@ impl ReadAhead {
     }
 
     /// Hands a chunk's buffer back for a later read.
-    pub(super) fn recycle(&self, buffer: Vec<u8>) {
+    pub(crate) fn recycle(&self, buffer: Vec<u8>) {
         // The reader may be gone already (it sent the end): then the
         // buffer is simply freed.
         let _ = self.spare.send(buffer);
