@@ -188,8 +188,8 @@ impl AsyncClient {
     }
 
     /// A table as a stream of [`Batch`]es, decoded as the body arrives, in
-    /// memory bounded by the batch size (see [`ClientOptions::batch_rows`]),
-    /// all of one schema.
+    /// memory bounded by the batch size (see [`ClientOptions::batch_rows`])
+    /// and the 4 MiB a task reads ahead of the decoding, all of one schema.
     ///
     /// Retries and redirects happen before the first batch; once a batch
     /// was handed out, a failure ends the stream with an error saying how
