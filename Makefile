@@ -223,10 +223,15 @@ bench-js: wasm
 	    --json target/bench/js.json
 
 # The core's decoder against serde_json on the sandbox's 1M-row answer:
-# same-run ratios (crates/erpdata-bench/benches/ratios.rs), the Arrow ones
-# again with mimalloc as the global allocator, then criterion's figures.
+# same-run ratios (crates/erpdata-bench/benches/ratios.rs), the clients
+# over HTTP against their transports and reqwest + serde_json (clients.rs),
+# the Arrow ratios again with mimalloc as the global allocator, then
+# criterion's figures.
 bench-rust:
 	cargo bench -p erpdata-bench --bench ratios -- --json $(ROOT)/target/bench/rust.json
+	cargo build --release -p erpdata-sandbox
+	cargo bench -p erpdata-bench --bench clients -- \
+	  --sandbox $(ROOT)/target/release/erpdata-sandbox --json $(ROOT)/target/bench/rust-clients.json
 	cargo bench -p erpdata-bench --features mimalloc --bench ratios -- \
 	  --only Arrow --json $(ROOT)/target/bench/rust-mimalloc.json
 	cargo bench -p erpdata-bench --bench decode -- \

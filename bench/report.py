@@ -1,5 +1,6 @@
 """Writes bench/results.md from the figures the benchmarks left in
-target/bench/ (rust.json, rust-mimalloc.json, python.json, js.json), with the machine, the
+target/bench/ (rust.json, rust-mimalloc.json, rust-clients.json, python.json, js.json),
+with the machine, the
 versions and the date, and checks them against the performance targets.
 
     python bench/report.py [--out bench/results.md]
@@ -198,7 +199,48 @@ def rust_section(
             *ratio_table(mimalloc),
         ]
         rust_targets(mimalloc, ", mimalloc", targets)
-    return out
+    return out + clients_section(load("rust-clients"))
+
+
+# The Rust clients, each beside the transport under it reading the same
+# body (names as `crates/erpdata-bench/benches/clients.rs` gives them).
+RUST_CLIENT_FLOORS = {
+    "BlockingClient::stream_table → Arrow, kept": (
+        "ureq: the body read and dropped (BlockingClient's floor)"
+    ),
+    "AsyncClient::stream_table → Arrow, kept": (
+        "reqwest: the body read and dropped (AsyncClient's floor)"
+    ),
+}
+RUST_CLIENT_BASE = "reqwest + serde_json::Value"
+
+
+def clients_section(fig: dict[str, Any] | None) -> list[str]:
+    out = ["### The clients over HTTP", ""]
+    if fig is None:
+        return out + ["No figures (run `make bench-rust`).", ""]
+    by_name = {r["name"]: r for r in fig["contenders"]}
+    base = by_name[RUST_CLIENT_BASE]["s"]
+    out += [
+        f"{fig['rows']:,} rows of `sales_invoice` ({fig['bytes'] / 2**20:.0f} MiB, `mysqlnd` style) "
+        "over loopback, streamed by each client to Arrow batches, all kept; beside them, the "
+        "HTTP stack under each reading the same body and dropping it (its transport floor), and "
+        "reqwest reading it whole for `serde_json` to parse into a `Value`, what a service "
+        f"without the client would write. {fig['rounds']} rounds; in each, every contender runs "
+        "once, back to back (`cargo bench -p erpdata-bench --bench clients`). Each client reads "
+        "the body ahead on a thread or task of its own while it decodes.",
+        "",
+        "| contender | s (median) | s min–max | ×faster than reqwest + serde_json | × its floor |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in fig["contenders"]:
+        floor = RUST_CLIENT_FLOORS.get(r["name"])
+        against = f"{r['s'] / by_name[floor]['s']:.2f}" if floor in by_name else ""
+        out.append(
+            f"| {r['name']} | {r['s']:.3f} | {r['s_min']:.3f}–{r['s_max']:.3f} | "
+            f"{base / r['s']:.2f} | {against} |"
+        )
+    return [*out, ""]
 
 
 def ratio_table(fig: dict[str, Any]) -> list[str]:

@@ -1,0 +1,229 @@
+//! The Rust clients over loopback HTTP against the HTTP stacks under them:
+//! the sandbox's 1M-row `sales_invoice` answer (release build, made once
+//! and sent from memory: `--cache-answers`) streamed to Arrow batches, all
+//! kept, by `BlockingClient` and `AsyncClient`; the same body read and
+//! dropped by ureq and by reqwest (each client's transport floor); and
+//! read whole by reqwest and parsed by `serde_json` into a `Value`, what a
+//! service without the client would write. Every round runs each once,
+//! back to back in a rotating order; medians, least and most are printed.
+//!
+//! ```text
+//! cargo bench -p erpdata-bench --bench clients -- --sandbox PATH [ROUNDS] [--json FILE]
+//! ```
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use erpdata::{AsyncClient, BlockingClient, Config};
+use futures_util::TryStreamExt;
+
+const ROWS: usize = 1_000_000;
+const TOKEN: &str = "sandbox-token-not-secret";
+
+/// The sandbox as a child process on a free port; killed when dropped.
+struct Sandbox {
+    child: Child,
+    url: String,
+}
+
+impl Sandbox {
+    fn start(binary: &str) -> Sandbox {
+        let rows = ROWS.to_string();
+        let mut child = Command::new(binary)
+            .args(["--port", "0", "--quiet", "--rows", &rows, "--cache-answers"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {binary}: {e}"));
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the sandbox's URL");
+        let url = format!("{}/", line.trim().trim_end_matches('/'));
+        assert!(url.starts_with("http://"), "the sandbox said {line:?}");
+        Sandbox { child, url }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The form of the table request, as the clients send it.
+fn form() -> String {
+    format!("req=getdata&project=demo&accesstoken={TOKEN}&yearid=2025&compid=1&table=sales_invoice")
+}
+
+type Contender<'a> = (&'static str, Box<dyn Fn() -> usize + 'a>);
+
+fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contender<'a>> {
+    let config = Config::builder(url)
+        .project("demo")
+        .access_token(TOKEN)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .expect("a valid config");
+    let blocking = BlockingClient::new(config.clone()).expect("a client");
+    let async_client = rt.block_on(async { AsyncClient::new(config).expect("a client") });
+    let endpoint = format!("{url}apis/dataapi.php");
+    let agent = ureq::Agent::new_with_defaults();
+    let http = reqwest::Client::new();
+    let post = {
+        let endpoint = endpoint.clone();
+        move |http: &reqwest::Client| {
+            http.post(&endpoint)
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(form())
+        }
+    };
+    let post2 = post.clone();
+    let http2 = http.clone();
+    vec![
+        (
+            "ureq: the body read and dropped (BlockingClient's floor)",
+            Box::new(move || {
+                let answer = agent
+                    .post(&endpoint)
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .send(form())
+                    .expect("an answer");
+                let mut body = answer.into_body().into_reader();
+                let mut buffer = vec![0; 64 * 1024];
+                let mut bytes = 0;
+                loop {
+                    match body.read(&mut buffer).expect("the body") {
+                        0 => return bytes,
+                        n => bytes += n,
+                    }
+                }
+            }),
+        ),
+        (
+            "reqwest: the body read and dropped (AsyncClient's floor)",
+            Box::new(move || {
+                rt.block_on(async {
+                    let mut answer = post(&http).send().await.expect("an answer");
+                    let mut bytes = 0;
+                    while let Some(chunk) = answer.chunk().await.expect("the body") {
+                        bytes += chunk.len();
+                    }
+                    bytes
+                })
+            }),
+        ),
+        (
+            "reqwest + serde_json::Value",
+            Box::new(move || {
+                rt.block_on(async {
+                    let answer = post2(&http2).send().await.expect("an answer");
+                    let body = answer.bytes().await.expect("the body");
+                    let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+                    value["data"].as_array().expect("rows").len()
+                })
+            }),
+        ),
+        (
+            "BlockingClient::stream_table → Arrow, kept",
+            Box::new(move || {
+                let mut kept = Vec::new();
+                for batch in blocking.stream_table("sales_invoice").expect("a stream") {
+                    let batch = batch.expect("a batch");
+                    kept.push(batch.into_record_batch().expect("converts"));
+                }
+                kept.iter().map(|b| b.num_rows()).sum()
+            }),
+        ),
+        (
+            "AsyncClient::stream_table → Arrow, kept",
+            Box::new(move || {
+                rt.block_on(async {
+                    let mut kept = Vec::new();
+                    let mut batches = async_client
+                        .stream_table("sales_invoice")
+                        .await
+                        .expect("a stream");
+                    while let Some(batch) = batches.try_next().await.expect("a batch") {
+                        kept.push(batch.into_record_batch().expect("converts"));
+                    }
+                    kept.iter().map(|b| b.num_rows()).sum()
+                })
+            }),
+        ),
+    ]
+}
+
+/// Median, least and most of some times, in seconds.
+fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
+    let (mut sandbox, mut rounds, mut json) = (None, 7, None);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--sandbox" => sandbox = args.next(),
+            "--json" => json = args.next(),
+            n => rounds = n.parse().expect("ROUNDS, --sandbox PATH or --json FILE"),
+        }
+    }
+    let sandbox = Sandbox::start(&sandbox.expect("--sandbox PATH: the release sandbox"));
+    // reqwest's own client (the floors) needs a TLS provider, even for
+    // plain http; the clients configure their own.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let rt = tokio::runtime::Runtime::new().expect("a runtime");
+    let contenders = contenders(&sandbox.url, &rt);
+    // The first request makes the sandbox make the answer (kept after).
+    let body_bytes = (contenders[0].1)();
+    for (name, run) in &contenders[2..] {
+        assert_eq!(run(), ROWS, "{name} reads every row");
+    }
+    let mut times = vec![Vec::new(); contenders.len()];
+    for round in 0..rounds {
+        for k in 0..contenders.len() {
+            let i = (round + k) % contenders.len();
+            let start = Instant::now();
+            std::hint::black_box((contenders[i].1)());
+            times[i].push(start.elapsed().as_secs_f64());
+        }
+    }
+    let base = spread(times[2].clone()).0;
+    println!(
+        "{ROWS} rows, {:.0} MiB body, {rounds} rounds over loopback; ×faster = reqwest + serde_json's median / this median",
+        body_bytes as f64 / (1 << 20) as f64
+    );
+    let width = contenders
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    println!(
+        "{:<width$} {:>8} {:>15} {:>9}",
+        "", "s", "s range", "×faster"
+    );
+    let mut out = Vec::new();
+    for ((name, _), t) in contenders.iter().zip(times) {
+        let (median, min, max) = spread(t);
+        println!(
+            "{name:<width$} {median:>8.3} {min:>7.3}–{max:<7.3} {:>9.2}",
+            base / median
+        );
+        out.push(format!(
+            "{{\"name\":{name:?},\"s\":{median:.4},\"s_min\":{min:.4},\"s_max\":{max:.4}}}"
+        ));
+    }
+    if let Some(path) = json {
+        let text = format!(
+            "{{\"rows\":{ROWS},\"bytes\":{body_bytes},\"rounds\":{rounds},\"contenders\":[{}]}}\n",
+            out.join(",")
+        );
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+    }
+}
