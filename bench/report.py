@@ -1,7 +1,7 @@
 """Writes bench/results.md from the figures the benchmarks left in
-target/bench/ (rust.json, rust-mimalloc.json, rust-clients.json, python.json, js.json),
-with the machine, the
-versions and the date, and checks them against the performance targets.
+target/bench/ (rust.json, rust-mimalloc.json, rust-clients.json, python.json, js.json,
+and capacity-start.json from `--probe`), with the machine, the versions and the date,
+and checks them against the performance targets.
 
     python bench/report.py [--out bench/results.md]
 

@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use erpdata::{AsyncClient, BlockingClient, Config};
+use erpdata::{AsyncClient, BlockingClient, Config, TableQuery};
 use futures_util::TryStreamExt;
 
 const ROWS: usize = 1_000_000;
@@ -54,11 +54,6 @@ impl Drop for Sandbox {
     }
 }
 
-/// The form of the table request, as the clients send it.
-fn form() -> String {
-    format!("req=getdata&project=demo&accesstoken={TOKEN}&yearid=2025&compid=1&table=sales_invoice")
-}
-
 type Contender<'a> = (&'static str, Box<dyn Fn() -> usize + 'a>);
 
 fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contender<'a>> {
@@ -69,30 +64,27 @@ fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contende
         .year_id(2025)
         .build()
         .expect("a valid config");
+    // The transports alone send the very request the clients send, as
+    // the core builds it.
+    let request = config
+        .table_request(&TableQuery::new("sales_invoice"))
+        .expect("a valid query");
     let blocking = BlockingClient::new(config.clone()).expect("a client");
     let async_client = rt.block_on(async { AsyncClient::new(config).expect("a client") });
-    let endpoint = format!("{url}apis/dataapi.php");
     let agent = ureq::Agent::new_with_defaults();
-    let http = reqwest::Client::new();
     let post = {
-        let endpoint = endpoint.clone();
-        move |http: &reqwest::Client| {
-            http.post(&endpoint)
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body(form())
+        let (http, request) = (reqwest::Client::new(), request.clone());
+        move || {
+            let request = reqwest::Request::try_from(request.clone()).expect("a request");
+            http.execute(request)
         }
     };
-    let post2 = post.clone();
-    let http2 = http.clone();
+    let post_whole = post.clone();
     vec![
         (
             "ureq: the body read and dropped (BlockingClient's floor)",
             Box::new(move || {
-                let answer = agent
-                    .post(&endpoint)
-                    .header("content-type", "application/x-www-form-urlencoded")
-                    .send(form())
-                    .expect("an answer");
+                let answer = agent.run(request.clone()).expect("an answer");
                 let mut body = answer.into_body().into_reader();
                 let mut buffer = vec![0; 64 * 1024];
                 let mut bytes = 0;
@@ -108,7 +100,7 @@ fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contende
             "reqwest: the body read and dropped (AsyncClient's floor)",
             Box::new(move || {
                 rt.block_on(async {
-                    let mut answer = post(&http).send().await.expect("an answer");
+                    let mut answer = post().await.expect("an answer");
                     let mut bytes = 0;
                     while let Some(chunk) = answer.chunk().await.expect("the body") {
                         bytes += chunk.len();
@@ -121,7 +113,7 @@ fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contende
             "reqwest + serde_json::Value",
             Box::new(move || {
                 rt.block_on(async {
-                    let answer = post2(&http2).send().await.expect("an answer");
+                    let answer = post_whole().await.expect("an answer");
                     let body = answer.bytes().await.expect("the body");
                     let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
                     value["data"].as_array().expect("rows").len()

@@ -1,5 +1,6 @@
 //! The decoder's benchmarks (`benches/`: `ratios` for same-run ratios to
-//! serde_json, `decode` for criterion's figures), and what both share: the
+//! serde_json, `decode` for criterion's figures; `clients` times the
+//! clients over HTTP), and what the first two share: the
 //! configuration, feeding a body to the streaming decoder the way a
 //! client does, and the [`ceiling`] of typed decoding. `make bench-rust`
 //! runs them.
