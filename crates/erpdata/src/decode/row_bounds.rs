@@ -71,6 +71,32 @@ unsafe fn scan_avx2(region: &[u8], from: usize, limit: usize, commas: &mut Vec<u
     scan_with(region, from, limit, commas, classify, prefix_xor)
 }
 
+/// How far ahead of the block it classifies the scan asks for the body's
+/// bytes. A large body is read from memory, not from a cache, and the
+/// scan's own loads waited for it: on a 2-core Xeon VM it read 2.6 GB/s
+/// of a 256 MiB array (7.4 GB/s of one that fits in the L2 cache) and
+/// 5.4 GB/s asking 2 KiB ahead (5.0 at 1 KiB, 2.8 at 512 bytes, 5.2 at
+/// 4 KiB). The decoder itself gained nothing from the same: it reads its
+/// bytes slower than memory gives them.
+const PREFETCH_AHEAD: usize = 2048;
+
+/// Asks for the cache line of `region[at]`, if any, to be loaded.
+#[inline(always)]
+fn prefetch(region: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(byte) = region.get(at) {
+        // SAFETY: a prefetch is only a hint: it reads nothing and cannot
+        // fault; the address is within `region` anyway.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                std::ptr::from_ref(byte).cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (region, at);
+}
+
 #[inline(always)]
 fn scan_with(
     region: &[u8],
@@ -97,6 +123,7 @@ fn scan_with(
                 &padded
             }
         };
+        prefetch(region, at + PREFETCH_AHEAD);
         let m = classify(block);
         let escaped = escaped(m.backslash, &mut escape_next);
         let quotes = m.quote & !escaped;
