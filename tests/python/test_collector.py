@@ -4,6 +4,7 @@ next call."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 
@@ -29,17 +30,18 @@ def eventually(condition: Callable[[], bool], seconds: float = 30) -> bool:
     return condition()
 
 
-def collect(body: bytes, step: int, batch_rows: int = 100) -> erpdata.Table:
+def collect(body: bytes, step: int, batch_rows: int = 100, copy: bool = False) -> erpdata.Table:
     collector = TableCollector(CONFIG, 200, batch_rows=batch_rows)
     for at in range(0, len(body), step):
-        collector.feed(body[at : at + step])
+        collector.feed(body[at : at + step], copy=copy)
     return erpdata.Table(collector.finish_table())
 
 
+@pytest.mark.parametrize("copy", [False, True], ids=["lent", "copied"])
 @pytest.mark.parametrize("step", [1, 7, 4096, len(BODY)])
-def test_same_table_as_the_whole_body_parsed(step: int) -> None:
+def test_same_table_as_the_whole_body_parsed(step: int, copy: bool) -> None:
     expected = CONFIG.parse_table(200, BODY)
-    got = collect(BODY, step)
+    got = collect(BODY, step, copy=copy)
     assert len(got) == 2500
     assert got == expected
     assert (
@@ -47,6 +49,39 @@ def test_same_table_as_the_whole_body_parsed(step: int) -> None:
         == expected.notices
         == ["Notice: Undefined index: sort in /var/www/apis/dataapi.php on line 8"]
     )
+
+
+def test_lent_and_copied_chunks_keep_their_order() -> None:
+    # A chunk the clients lend goes to the decoder as it is, between the
+    # copies of others gathered into the inbox's buffers.
+    collector = TableCollector(CONFIG, 200, batch_rows=100)
+    sizes = [1, 300, 5, 70_000, 2, 4096, 13]
+    at, k = 0, 0
+    while at < len(BODY):
+        step = sizes[k % len(sizes)]
+        collector.feed(BODY[at : at + step], copy=k % 3 == 0)
+        at, k = at + step, k + 1
+    assert erpdata.Table(collector.finish_table()) == CONFIG.parse_table(200, BODY)
+
+
+def test_lent_chunks_are_given_back() -> None:
+    # The decoder thread keeps each lent chunk alive only until it decoded
+    # it: a finished or failed answer holds none of them.
+    chunks = [BODY[at : at + 5000] for at in range(0, len(BODY), 5000)]
+    held = [sys.getrefcount(c) for c in chunks]
+    collector = TableCollector(CONFIG, 200, batch_rows=100)
+    for k in range(len(chunks)):
+        collector.feed(chunks[k])
+    collector.finish_table()
+    assert [sys.getrefcount(c) for c in chunks] == held
+
+    bad = b'{"status":"success","data":[{"n":1},{"n":oops}' + b" " * 8192
+    before = sys.getrefcount(bad)
+    collector = TableCollector(CONFIG, 200)
+    collector.feed(bad)
+    with pytest.raises(erpdata.DecodeError, match="not valid JSON"):
+        collector.check()
+    assert sys.getrefcount(bad) == before
 
 
 def test_small_chunks_of_a_large_body_are_decoded_while_it_arrives() -> None:

@@ -20,10 +20,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::collector::{CollectorSink, CollectorStream};
+use crate::collector::{CollectorSink, CollectorStream, LEND_MIN_BYTES};
 use crate::config::Request;
 use crate::errors::exception;
 use crate::invocation::Invocation;
+use crate::lent::LentBytes;
 use crate::output::Ready;
 use crate::table::{to_arrow, Batch};
 use crate::typing::Typing;
@@ -334,6 +335,17 @@ impl Call {
         })
     }
 
+    /// Frees, with the GIL, the chunks lent to a decoder thread that it is
+    /// done with.
+    fn free_spent(&self) {
+        let spent = match &self.inner {
+            Inner::Table(c) => c.sink().spent(),
+            Inner::Threaded(c) => c.sink().spent(),
+            Inner::Whole(_) | Inner::Stream(_) => Vec::new(),
+        };
+        drop(spent);
+    }
+
     /// What the call gives once done: ready for Python, or kept in Rust.
     fn done(
         keep: bool,
@@ -481,12 +493,32 @@ impl Call {
         Ok(())
     }
 
-    /// A part of the body arrived (decoded here, without the GIL).
+    /// A part of the body arrived (decoded here, without the GIL). A table
+    /// decoded on a thread of its own is lent a large `bytes` rather than
+    /// given a copy.
     fn chunk(&mut self, py: Python<'_>, now: f64, data: &Bound<'_, PyBytes>) -> PyResult<()> {
         let now = instant(now)?;
-        let data = data.as_bytes();
+        let lend = data.as_bytes().len() >= LEND_MIN_BYTES;
         let inner = &mut self.inner;
-        py.detach(|| each!(inner, c => c.chunk(now, data)));
+        match inner {
+            Inner::Table(c) if lend => {
+                let lent = Box::new(LentBytes::new(data));
+                py.detach(|| c.chunk_owned(now, lent));
+            }
+            Inner::Threaded(c) if lend => {
+                let lent = Box::new(LentBytes::new(data));
+                py.detach(|| c.chunk_owned(now, lent));
+            }
+            _ => {
+                let data = data.as_bytes();
+                py.detach(|| each!(inner, c => c.chunk(now, data)));
+            }
+        }
+        // What was lent before waits at most for the next chunk lent (or
+        // the end): no lock for a chunk copied.
+        if lend {
+            self.free_spent();
+        }
         Ok(())
     }
 
@@ -495,6 +527,7 @@ impl Call {
         let now = instant(now)?;
         let inner = &mut self.inner;
         py.detach(|| each!(inner, c => c.end(now)));
+        self.free_spent();
         Ok(())
     }
 
@@ -506,6 +539,7 @@ impl Call {
         let inner = &mut self.inner;
         // A cut table body is checked (its decoder thread waited for).
         py.detach(|| each!(inner, c => c.failed(now, kind, detail)));
+        self.free_spent();
         Ok(())
     }
 

@@ -20,6 +20,7 @@ mod decimal_layout;
 mod errors;
 mod finance;
 mod invocation;
+mod lent;
 mod output;
 mod plan;
 mod rows;

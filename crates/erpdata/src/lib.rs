@@ -159,10 +159,10 @@ pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
 pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 pub use call::{
     check_batch_rows, check_concurrency, check_max_retries, Action, Answer, Call, CallOptions,
-    Head, Parsed, Sink, StreamEnd, TableStream, Timeouts, WholeBody, DEFAULT_BATCH_ROWS,
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS,
-    DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT,
-    MIN_BATCH_ROWS,
+    Head, OwnedChunk, Parsed, Sink, StreamEnd, TableStream, Timeouts, WholeBody,
+    DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
+    DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
+    MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 pub use catalogue::{
     operation, Arg, Args, Invocation, Operation, OperationSink, Output, TableBatches, WholeTable,

@@ -3,10 +3,12 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
-use crate::collector::Collector;
+use crate::collector::{Chunk, Collector};
 use crate::config::Config;
 use crate::errors::Result;
+use crate::lent::LentBytes;
 use crate::table::TableData;
 use crate::typing::Typing;
 
@@ -31,15 +33,25 @@ impl TableCollector {
         Ok(TableCollector { inner })
     }
 
-    /// Hands over the next chunk. Raises the core's error if an earlier
-    /// chunk made the answer fail.
-    fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> Result<()> {
+    /// Hands over the next chunk: lent, as the clients lend httpx's, or
+    /// with `copy`, copied. Raises the core's error if an earlier chunk
+    /// made the answer fail.
+    #[pyo3(signature = (chunk, *, copy=false))]
+    fn feed(&mut self, py: Python<'_>, chunk: &Bound<'_, PyBytes>, copy: bool) -> Result<()> {
         if self.inner.finished() {
             return Err(PyValueError::new_err("the collector has finished").into());
         }
         let inner = &mut self.inner;
         // Blocks only while the queue is full, without the GIL.
-        Ok(py.detach(|| inner.feed(chunk))?)
+        let fed = if copy {
+            let bytes = chunk.as_bytes();
+            py.detach(|| inner.feed(Chunk::Borrowed(bytes)))
+        } else {
+            let lent = Box::new(LentBytes::new(chunk));
+            py.detach(|| inner.feed(Chunk::Lent(lent)))
+        };
+        drop(self.inner.spent());
+        Ok(fed?)
     }
 
     /// Waits until every chunk fed so far is decoded; raises the core's
@@ -49,7 +61,9 @@ impl TableCollector {
             return Err(PyValueError::new_err("the collector has finished").into());
         }
         let inner = &mut self.inner;
-        Ok(py.detach(|| inner.check())?)
+        let checked = py.detach(|| inner.check());
+        drop(self.inner.spent());
+        Ok(checked?)
     }
 
     /// Complete rows decoded so far.
@@ -65,7 +79,9 @@ impl TableCollector {
             return Err(PyValueError::new_err("the collector has finished").into());
         }
         let inner = &mut self.inner;
-        Ok(py.detach(|| inner.finish().and_then(TableData::from_batches))?)
+        let table = py.detach(|| inner.finish().and_then(TableData::from_batches));
+        drop(self.inner.spent());
+        Ok(table?)
     }
 
     fn __repr__(&self) -> String {

@@ -13,7 +13,7 @@ pub use limits::{
     DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
     MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
-pub use sink::{Answer, Parsed, Sink, StreamEnd, TableStream, WholeBody};
+pub use sink::{Answer, OwnedChunk, Parsed, Sink, StreamEnd, TableStream, WholeBody};
 
 use crate::config::Config;
 use crate::error::{CallInfo, Error, TransportKind};
@@ -366,11 +366,22 @@ impl<S: Sink> Call<S> {
 
     /// A part of the body arrived.
     pub fn chunk(&mut self, _now: Duration, chunk: &[u8]) {
+        self.fed(|sink| sink.feed(chunk));
+    }
+
+    /// [`Call::chunk`] with a part the sink may keep rather than copy
+    /// (see [`Sink::feed_owned`]).
+    pub fn chunk_owned(&mut self, _now: Duration, chunk: OwnedChunk) {
+        self.fed(|sink| sink.feed_owned(chunk));
+    }
+
+    /// The sink fed by `feed`, in the state that awaits the body.
+    fn fed(&mut self, feed: impl FnOnce(&mut S) -> crate::Result<()>) {
         let State::AwaitBody(_) = self.state else {
             self.state = State::Failed(self.misuse("reported a chunk it was not asked for"));
             return;
         };
-        self.state = match self.sink.feed(chunk) {
+        self.state = match feed(&mut self.sink) {
             Ok(()) => State::Emit,
             Err(e) => State::Drain(e),
         };

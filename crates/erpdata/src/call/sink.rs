@@ -7,6 +7,12 @@ use crate::config::Config;
 use crate::decode::{Batch, DecoderOptions, TableDecoder};
 use crate::error::Result;
 
+/// A part of the body as the host received it, given to the sink to keep
+/// ([`Call::chunk_owned`](super::Call::chunk_owned)): a host whose chunks
+/// are objects of its own (a Python `bytes`) lends them instead of having
+/// them copied, and takes back what the sink dropped where it can free it.
+pub type OwnedChunk = Box<dyn AsRef<[u8]> + Send>;
+
 /// Where the body of an accepted answer goes. A [`Call`](super::Call)
 /// starts its sink on each answer it accepts (a retry after a cut body
 /// starts it again) and feeds it every chunk.
@@ -20,6 +26,13 @@ pub trait Sink {
 
     /// The next part of the body.
     fn feed(&mut self, chunk: &[u8]) -> Result<()>;
+
+    /// [`Sink::feed`] with a part the sink may keep instead of copying
+    /// (see [`OwnedChunk`]): one that decodes on a thread of its own hands
+    /// it there as it is. By default, fed as [`Sink::feed`] is.
+    fn feed_owned(&mut self, chunk: OwnedChunk) -> Result<()> {
+        self.feed(AsRef::<[u8]>::as_ref(&*chunk))
+    }
 
     /// A batch to hand to the caller now. Only a stream has any: the call
     /// hands each out as soon as it is complete.

@@ -468,6 +468,30 @@ fn time_a_stream_s_caller_holds_a_batch_does_not_count() {
 }
 
 #[test]
+fn a_chunk_lent_to_a_sink_that_cannot_keep_it_is_fed_as_any_other() {
+    // `chunk_owned` with the sinks' default `feed_owned`: the same bytes,
+    // in the same order, as `chunk`.
+    let mut call = dues_call(CallOptions::default());
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    assert!(matches!(call.next(ms(1)), Action::Read { .. }));
+    call.chunk_owned(ms(2), Box::new(b"[1,".to_vec()));
+    assert!(matches!(call.next(ms(2)), Action::Read { .. }));
+    call.chunk(ms(3), b"2]");
+    assert!(matches!(call.next(ms(3)), Action::Read { .. }));
+    call.end(ms(4));
+    let Action::Done(answer) = call.next(ms(4)) else {
+        panic!()
+    };
+    assert_eq!(answer.body.as_slice(), b"[1,2]");
+    // Out of turn, it is the same misuse as a chunk.
+    let mut call = dues_call(CallOptions::default());
+    call.chunk_owned(ms(0), Box::new(b"x".to_vec()));
+    let e = expect_failed(call.next(ms(0)));
+    assert!(e.to_string().contains("a bug in the binding"), "{e}");
+}
+
+#[test]
 fn a_host_driving_out_of_order_gets_an_error_not_a_panic() {
     let mut call = dues_call(CallOptions::default());
     call.chunk(ms(0), b"x");
