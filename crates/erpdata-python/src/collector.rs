@@ -5,9 +5,8 @@
 //!
 //! The caller puts each chunk in an inbox and returns to the socket at
 //! once: a chunk the host lends ([`erpdata::Sink::feed_owned`], a Python
-//! `bytes`)
-//! as it is, any other copied into a buffer of the inbox's own. The
-//! decoder thread, without the GIL, takes the chunks once
+//! `bytes`) as it is, any other copied into a buffer of the inbox's own.
+//! The decoder thread, without the GIL, takes the chunks once
 //! [`HANDOVER_BYTES`] have gathered, so that it is handed (and woken for)
 //! a quarter of a MiB, not each of the small chunks a server may send;
 //! what has gathered it takes after [`LINGER`] without more, so that a
@@ -62,8 +61,9 @@ const LINGER: Duration = Duration::from_millis(2);
 enum Part {
     /// Chunks copied, one after the other, into a buffer of the inbox's.
     Copied(Vec<u8>),
-    /// A chunk the host lent: copying it took the reading thread, which
-    /// bounds a large table's call, a tenth of its time over httpx's own.
+    /// A chunk the host lent, read where it is: the reading thread bounds
+    /// a large table's call, and copying was most of what handing a chunk
+    /// over cost it (see [`LEND_MIN_BYTES`]).
     Lent(OwnedChunk),
 }
 
