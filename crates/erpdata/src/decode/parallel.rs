@@ -351,7 +351,7 @@ where
     let last_is_known = close.is_some();
     let run = |task: Task| -> Option<Piece<T>> {
         let mut mapper = Mapper::new(map, batch_rows);
-        let (decoder, first, last) = match task {
+        let (fed, first, last) = match task {
             Task::Head(head, last) => {
                 mapper.take(head.batches);
                 let rows = &region[head.fed..ends(last)];
@@ -363,7 +363,7 @@ where
             }
             Task::Piece(first, last) => {
                 let rows = &region[starts(first)..ends(last)];
-                let decoder = piece_decoder(redactor, options)?;
+                let decoder = piece_decoder(redactor, options, Fitted::AsIfFirst)?;
                 (
                     feed_rows(decoder, rows, PIECE_TAIL, |b| mapper.take(b))?,
                     first,
@@ -373,7 +373,7 @@ where
         };
         let ends_answer = last_is_known && last == known;
         mapper.piece(
-            decoder.rows,
+            fed,
             Some(last - first),
             ends_answer,
             starts(first)..ends(last),
@@ -381,14 +381,14 @@ where
     };
     let tail = |start: usize| -> Option<(Piece<T>, usize)> {
         let mut mapper = Mapper::new(map, batch_rows);
-        let decoder = piece_decoder(redactor, options)?;
+        let decoder = piece_decoder(redactor, options, Fitted::AsIfFirst)?;
         let fed = feed_rows(decoder, &region[start..], b"", |b| mapper.take(b))?;
         // At least one row: a comma before the array's end is an error.
         if fed.rows == 0 {
             return None;
         }
         let close = start + usize::try_from(fed.rows_end?).ok()? - ROWS_HEAD.len();
-        Some((mapper.piece(fed.rows, None, true, start..close)?, close))
+        Some((mapper.piece(fed, None, true, start..close)?, close))
     };
     let pieces = || each_piece(tasks, run);
     let (tail, decoded) = if last_is_known {
@@ -465,14 +465,13 @@ struct Piece<T> {
     bytes: std::ops::Range<usize>,
 }
 
-/// A piece's batches, aligned, fitted and mapped one at a time as its
-/// decoder gives them, as if the piece began the answer: each while it is
-/// still in the cache, its memory then free for the next.
+/// A piece's batches, aligned and mapped one at a time as its decoder
+/// gives them (fitted by it), as if the piece began the answer: each while
+/// it is still in the cache, its memory then free for the next.
 struct Mapper<'m, T, F> {
     map: &'m F,
     batch_rows: usize,
     columns: Aligner,
-    numbers: NumberReach,
     first: Option<Vec<String>>,
     mapped: Vec<T>,
     /// Rows of the last batch taken.
@@ -487,7 +486,6 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
             map,
             batch_rows,
             columns: Aligner::default(),
-            numbers: NumberReach::default(),
             first: None,
             mapped: Vec::new(),
             last_rows: 0,
@@ -499,11 +497,11 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
         for mut batch in batches {
             self.short |= !self.mapped.is_empty() && self.last_rows != self.batch_rows;
             self.last_rows = batch.num_rows;
-            fit_after(
-                &mut self.columns,
-                &mut self.numbers,
-                std::slice::from_mut(&mut batch),
-            );
+            // A piece's sink gives every column seen so far in its rows,
+            // in first-seen order: aligned from nothing, as the piece is,
+            // a batch stays as it is (this only checks it and learns the
+            // columns), so the positions its sink fitted by hold.
+            self.columns.align(std::slice::from_mut(&mut batch));
             self.first
                 .get_or_insert_with(|| batch.columns.iter().map(|c| c.name.clone()).collect());
             self.mapped.push((self.map)(batch));
@@ -511,17 +509,19 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
     }
 
     /// The piece, if its batches end where the sequential decoder ends
-    /// them: `rows` rows (as `expected`, when known), in batches all full
-    /// but the last, which is full too unless the piece `ends_answer`. A
-    /// batch the 256 MiB limit ended early moves every later boundary.
+    /// them: the rows `fed` (as `expected`, when known), in batches all
+    /// full but the last, which is full too unless the piece
+    /// `ends_answer`. A batch the 256 MiB limit ended early moves every
+    /// later boundary.
     fn piece(
         self,
-        rows: u64,
+        fed: Fed,
         expected: Option<usize>,
         ends_answer: bool,
         bytes: std::ops::Range<usize>,
     ) -> Option<Piece<T>> {
-        let rows = usize::try_from(rows).ok()?;
+        let rows = usize::try_from(fed.rows).ok()?;
+        let numbers = fed.numbers?;
         let whole = expected.is_none_or(|n| n == rows)
             && self.mapped.len() == rows.div_ceil(self.batch_rows)
             && !self.short
@@ -531,7 +531,7 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
             rows,
             first: self.first.unwrap_or_default(),
             columns: self.columns,
-            numbers: self.numbers,
+            numbers,
             bytes,
         })
     }
@@ -632,15 +632,30 @@ fn bounds(region: &[u8], threads: usize, limit: usize) -> Option<Bounds> {
     None
 }
 
+/// How a piece's decoder fits its numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fitted {
+    /// As if the piece began the answer: by its sink, with the largest
+    /// value of each decimal column its builder kept (not read again).
+    AsIfFirst,
+    /// Not at all: the batches are fitted afterwards, after the pieces
+    /// before them (a piece decoded again).
+    After,
+}
+
 /// A decoder for rows cut from an answer, fed the answer's start up to
 /// them.
-fn piece_decoder(redactor: &Redactor, options: &DecoderOptions) -> Option<TableDecoder> {
+fn piece_decoder(
+    redactor: &Redactor,
+    options: &DecoderOptions,
+    fitted: Fitted,
+) -> Option<TableDecoder> {
+    let sink = match fitted {
+        Fitted::AsIfFirst => ColumnSink::new(options.batch_rows, options.typing()),
+        Fitted::After => ColumnSink::unfitted(options.batch_rows, options.typing()),
+    };
     let mut decoder = TableDecoder {
-        core: Core::new(
-            redactor,
-            200,
-            ColumnSink::for_piece(options.batch_rows, options.typing()),
-        ),
+        core: Core::new(redactor, 200, sink),
     };
     let batches = decoder.feed(ROWS_HEAD).ok()?;
     debug_assert!(batches.is_empty());
@@ -653,6 +668,8 @@ struct Fed {
     rows: u64,
     /// Where its `data` array closed, in its input.
     rows_end: Option<u64>,
+    /// How far its numbers reach ([`Fitted::AsIfFirst`]).
+    numbers: Option<NumberReach>,
 }
 
 /// `work` done on each of `pieces` on the pool's threads, the results in
@@ -678,11 +695,13 @@ fn feed_rows(
         take(decoder.feed(end).ok()?);
     }
     let rows_end = decoder.core.rows_end();
-    let finished = decoder.finish().ok()?;
-    take(finished.batches);
+    let done = decoder.core.finish().ok()?;
+    let (batches, numbers) = done.sink.into_fitted();
+    take(batches);
     Some(Fed {
-        rows: finished.total_rows,
+        rows: done.rows,
         rows_end,
+        numbers,
     })
 }
 
@@ -691,7 +710,7 @@ fn feed_rows(
 /// whole body).
 fn decode_piece(redactor: &Redactor, piece: &[u8], options: &DecoderOptions) -> Option<Vec<Batch>> {
     let mut batches = Vec::new();
-    let decoder = piece_decoder(redactor, options)?;
+    let decoder = piece_decoder(redactor, options, Fitted::After)?;
     feed_rows(decoder, piece, PIECE_TAIL, |b| batches.extend(b))?;
     Some(batches)
 }
@@ -722,7 +741,7 @@ fn decode_head(
     options: &DecoderOptions,
     scanned: &AtomicBool,
 ) -> Option<Head> {
-    let mut decoder = piece_decoder(redactor, options)?;
+    let mut decoder = piece_decoder(redactor, options, Fitted::AsIfFirst)?;
     let mut batches = Vec::new();
     let step = (region.len() / 64).clamp(64, HEAD_STEP);
     let budget = region.len() / 2;
@@ -821,6 +840,22 @@ mod tests {
             body(100, |i| match i % 40 {
                 0 => format!(r#"{{"late{}":[{{"a":"}},{{"}}],"n":{i}}}"#, i / 40),
                 _ => format!(r#"{{"n":{}.5,"d":"2025-01-05"}}"#, i),
+            }),
+            // Decoded again from the second piece on (the first has a
+            // column the next lacks); batches of 30 whole digits and of a
+            // scale of 10 by turns: from the second of them on, `x` is
+            // text (40 digits together), and so it stays for the 20-digit
+            // numbers after them. A piece decoded again must not fit
+            // itself first: the batches it made text would hide their
+            // scale from the pieces after it.
+            body(100, |i| match i {
+                1 => r#"{"n":1,"x":"1","z":1}"#.to_owned(),
+                30..60 if (i / 3) % 2 == 0 => {
+                    format!(r#"{{"n":{i},"x":"123456789012345678901234567890"}}"#)
+                }
+                30..60 => format!(r#"{{"n":{i},"x":"0.1234567890"}}"#),
+                60.. => format!(r#"{{"n":{i},"x":"12345678901234567890"}}"#),
+                _ => format!(r#"{{"n":{i},"x":"1"}}"#),
             }),
             // 36 digits before the point in the first rows, a scale of 3
             // later (and the other way round): no piece sees both.

@@ -71,8 +71,9 @@ pub(crate) struct ColumnSink {
     /// Whether a row has ended since the last reset.
     had_row: bool,
     /// The numbers of the batches so far, so that every batch fits the
-    /// type unified from them all; `None` for a piece of an answer decoded
-    /// on its own (the whole answer's batches are then fitted in order).
+    /// type unified from them all (a piece of an answer decoded on its own
+    /// fits its batches as if it began the answer, and hands this over);
+    /// `None` for batches fitted afterwards, after others.
     numbers: Option<NumberReach>,
 }
 
@@ -101,10 +102,11 @@ impl ColumnSink {
         }
     }
 
-    /// A sink for a piece of an answer: its batches are fitted afterwards,
-    /// with every other piece's, in the order of the whole answer.
+    /// A sink whose batches are fitted afterwards, after the batches
+    /// before them: a piece of an answer decoded again once the pieces
+    /// before it turned out to change it.
     #[cfg(feature = "parallel")]
-    pub(crate) fn for_piece(batch_rows: usize, typing: Typing) -> Self {
+    pub(crate) fn unfitted(batch_rows: usize, typing: Typing) -> Self {
         ColumnSink {
             numbers: None,
             ..ColumnSink::new(batch_rows, typing)
@@ -239,13 +241,20 @@ impl ColumnSink {
     /// After a successful end: every batch, the last one partial (and,
     /// for a one-schema answer without rows, one empty batch with the
     /// declared columns, so that the schema is known).
-    pub(crate) fn into_batches(mut self) -> Vec<Batch> {
+    pub(crate) fn into_batches(self) -> Vec<Batch> {
+        self.into_fitted().0
+    }
+
+    /// [`ColumnSink::into_batches`], and how far the numbers of them all
+    /// reach (`None` unless it fitted them): what a piece of an answer,
+    /// fitted as if it began it, tells the pieces after it.
+    pub(crate) fn into_fitted(mut self) -> (Vec<Batch>, Option<NumberReach>) {
         if self.rows > 0
             || (self.typing.one_schema && !self.locked && !self.typing.declared.is_empty())
         {
             self.complete();
         }
-        self.done
+        (self.done, self.numbers)
     }
 }
 
