@@ -539,7 +539,8 @@ impl<'m, T, F: Fn(Batch) -> T> Mapper<'m, T, F> {
 
 /// Gives `batches` the columns and the number types the sequential
 /// decoder gives them after the batches `columns` and `numbers` have seen,
-/// and takes them in: from nothing for a piece as if it began the answer.
+/// and takes them in: the batches of the pieces decoded again, after the
+/// pieces before them.
 fn fit_after(columns: &mut Aligner, numbers: &mut NumberReach, batches: &mut [Batch]) {
     columns.align(batches);
     for batch in batches {
