@@ -230,8 +230,8 @@ bench-js: wasm
 bench-rust:
 	cargo bench -p erpdata-bench --bench ratios -- --json $(ROOT)/target/bench/rust.json
 	cargo build --release -p erpdata-sandbox
-	cargo bench -p erpdata-bench --bench clients -- \
-	  --sandbox $(ROOT)/target/release/erpdata-sandbox --json $(ROOT)/target/bench/rust-clients.json
+	ERPDATA_SANDBOX_BIN=$(ROOT)/target/release/erpdata-sandbox \
+	  cargo bench -p erpdata-bench --bench clients -- --json $(ROOT)/target/bench/rust-clients.json
 	cargo bench -p erpdata-bench --features mimalloc --bench ratios -- \
 	  --only Arrow --json $(ROOT)/target/bench/rust-mimalloc.json
 	cargo bench -p erpdata-bench --bench decode -- \

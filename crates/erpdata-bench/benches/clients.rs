@@ -8,62 +8,26 @@
 //! back to back in a rotating order; medians, least and most are printed.
 //!
 //! ```text
-//! cargo bench -p erpdata-bench --bench clients -- --sandbox PATH [ROUNDS] [--json FILE]
+//! ERPDATA_SANDBOX_BIN=target/release/erpdata-sandbox \
+//!   cargo bench -p erpdata-bench --bench clients -- [ROUNDS] [--json FILE]
 //! ```
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::io::Read;
 use std::time::Instant;
 
-use erpdata::{AsyncClient, BlockingClient, Config, TableQuery};
+use erpdata::{AsyncClient, BlockingClient, TableQuery};
 use futures_util::TryStreamExt;
 
+// The clients' integration tests start the sandbox the same way.
+#[path = "../../erpdata/tests/sandbox/mod.rs"]
+mod sandbox;
+
 const ROWS: usize = 1_000_000;
-const TOKEN: &str = "sandbox-token-not-secret";
-
-/// The sandbox as a child process on a free port; killed when dropped.
-struct Sandbox {
-    child: Child,
-    url: String,
-}
-
-impl Sandbox {
-    fn start(binary: &str) -> Sandbox {
-        let rows = ROWS.to_string();
-        let mut child = Command::new(binary)
-            .args(["--port", "0", "--quiet", "--rows", &rows, "--cache-answers"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("starting {binary}: {e}"));
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("piped");
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the sandbox's URL");
-        let url = format!("{}/", line.trim().trim_end_matches('/'));
-        assert!(url.starts_with("http://"), "the sandbox said {line:?}");
-        Sandbox { child, url }
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 type Contender<'a> = (&'static str, Box<dyn Fn() -> usize + 'a>);
 
 fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contender<'a>> {
-    let config = Config::builder(url)
-        .project("demo")
-        .access_token(TOKEN)
-        .company_id(1)
-        .year_id(2025)
-        .build()
-        .expect("a valid config");
+    let config = sandbox::config(url);
     // The transports alone send the very request the clients send, as
     // the core builds it.
     let request = config
@@ -158,20 +122,26 @@ fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
-    let (mut sandbox, mut rounds, mut json) = (None, 7, None);
+    let (mut rounds, mut json) = (7, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--sandbox" => sandbox = args.next(),
             "--json" => json = args.next(),
-            n => rounds = n.parse().expect("ROUNDS, --sandbox PATH or --json FILE"),
+            n => rounds = n.parse().expect("ROUNDS or --json FILE"),
         }
     }
-    let sandbox = Sandbox::start(&sandbox.expect("--sandbox PATH: the release sandbox"));
+    // Not the debug build the tests default to: its figures would say
+    // nothing of the clients.
+    assert!(
+        std::env::var_os("ERPDATA_SANDBOX_BIN").is_some(),
+        "ERPDATA_SANDBOX_BIN: the release sandbox (make bench-rust sets it)"
+    );
+    let sandbox = sandbox::Sandbox::start_with(&["--rows", &ROWS.to_string(), "--cache-answers"]);
     // reqwest's own client (the floors) needs a TLS provider, even for
     // plain http; the clients configure their own.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let rt = tokio::runtime::Runtime::new().expect("a runtime");
-    let contenders = contenders(&sandbox.url, &rt);
+    let url = format!("{}/", sandbox.url);
+    let contenders = contenders(&url, &rt);
     // The first request makes the sandbox make the answer (kept after).
     let body_bytes = (contenders[0].1)();
     for (name, run) in &contenders[2..] {
