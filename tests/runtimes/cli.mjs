@@ -1,6 +1,7 @@
-// Bun's entry: `bun run bun.mjs ENTRY BASE_URL TOKEN` imports the package's
-// ENTRY ("erpdata" or "erpdata/edge") by name from the scratch project's
-// node_modules. One entry a process, as for Deno.
+// Bun's and Node's entry: `bun run cli.mjs ENTRY BASE_URL TOKEN` or `node
+// cli.mjs ENTRY BASE_URL TOKEN` imports the package's ENTRY ("erpdata" or
+// "erpdata/edge") by name from the scratch project's node_modules. One
+// entry a process, as for Deno.
 import { smokeEntries } from "./smoke.mjs";
 
 const [entry, baseUrl, token] = process.argv.slice(2);
