@@ -130,7 +130,7 @@ test:
 
 .PHONY: test-suites system-packages
 test-suites: system-packages test-dist wasm test-js test-php test-rust test-python test-spark test-docs test-runtimes \
-  test-aarch64 test-wasm32
+  test-aarch64 test-wasm32 test-msrv
 
 # The Debian packages of the suites (Chromium, LibreOffice, PHP, nginx,
 # MariaDB), installed in one apt-get transaction while the first builds
