@@ -4,7 +4,7 @@ destination.
     import dlt
     from erpdata.dlt import erpdata_source
 
-    pipeline = dlt.pipeline("erp", destination="duckdb", dataset_name="erp")
+    pipeline = dlt.pipeline("erp", destination="duckdb", dataset_name="erp_data")
     pipeline.run(erpdata_source(["sales_invoice", "account"], companies=[1], years=[2025]))
 
 Each resource reads its table for every (company, year) with erpdata's own
