@@ -159,9 +159,8 @@ test-dist-wheel: dist-wheel
 # in fresh virtualenvs of the oldest Python each extra runs on (mcp needs
 # 3.10, and a newer httpx than the oldest the package takes, which the
 # installer then picks): what each extra is for, against the sandbox the
-# wheel ships
-# (tests/python/lowest_smoke.py). Not spark: Spark's own test needs a
-# Java and a minute.
+# wheel ships (tests/python/lowest_smoke.py). Not spark: Spark's own test
+# needs a Java and a minute.
 PY310         ?= $(firstword $(wildcard /root/.pyenv/versions/3.10*/bin/python3.10 $(HOME)/.pyenv/versions/3.10*/bin/python3.10))
 LOWEST        := $(DIST_TEST)/lowest
 LOWEST_UV     := UV_CACHE_DIR=$(ROOT)/target/uv-cache $(VENV)/bin/uv
