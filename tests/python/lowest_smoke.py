@@ -3,9 +3,9 @@ declares (`make test-lowest`).
 
 Run in a fresh virtualenv that holds the x86_64 wheel and exactly the pins
 `scripts/lowest-requirements.py` printed for EXTRAS (their file is the
-first argument): it checks that each installed version is its pin, then
-that what each named extra is for works against the sandbox the wheel
-ships, and that the paths agree with each other (the same total through
+first argument): it checks that each installed version is its pin, that
+both clients read a table, then that what each named extra is for works
+against the sandbox the wheel ships, and that the paths agree with each other (the same total through
 rows, Arrow, pandas, polars, DuckDB, Parquet, a workbook, a report, dlt
 and the MCP server's tools).
 
@@ -14,6 +14,7 @@ and the MCP server's tools).
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import os
 import re
@@ -157,6 +158,19 @@ def check_mcp(run: Run) -> None:
     assert f"| {ROWS} | {run.total} |" in texts["query"], texts["query"]
 
 
+async def async_total(url: str) -> tuple[int, int, Decimal]:
+    """The same table through `AsyncClient`: its rows whole and streamed,
+    and their total."""
+    async with erpdata.AsyncClient(
+        url, project="demo", access_token=TOKEN, company_id=1, year_id=2025
+    ) as client:
+        table = await client.table("sales_invoice")
+        streamed = 0
+        async for rows in client.stream_table("sales_invoice", batch_rows=7):
+            streamed += len(rows)
+        return len(table), streamed, sum(row["total"] for row in table)
+
+
 CHECKS: dict[str, Callable[[Run], None]] = {
     "arrow": check_arrow,
     "pandas": check_pandas,
@@ -208,6 +222,7 @@ def main() -> None:
             table = client.table("sales_invoice")
             total = sum(row["total"] for row in table)
             assert len(table) == ROWS and isinstance(total, Decimal), (len(table), total)
+            assert asyncio.run(async_total(url)) == (ROWS, ROWS, total)
             run = Run(client, table, total, Path(folder), script, env)
             for extra in extras:
                 CHECKS[extra](run)
