@@ -5,9 +5,9 @@ Run in a fresh virtualenv that holds the x86_64 wheel and exactly the pins
 `scripts/lowest-requirements.py` printed for EXTRAS (their file is the
 first argument): it checks that each installed version is its pin, that
 both clients read a table, then that what each named extra is for works
-against the sandbox the wheel ships, and that the paths agree with each other (the same total through
-rows, Arrow, pandas, polars, DuckDB, Parquet, a workbook, a report, dlt
-and the MCP server's tools).
+against the sandbox the wheel ships, and that the paths agree with each
+other (the same total through rows, Arrow, pandas, polars, DuckDB,
+Parquet, a workbook, a report, dlt and the MCP server's tools).
 
     python lowest_smoke.py PINS_FILE EXTRA...
 """
