@@ -1,6 +1,7 @@
 //! A real sandbox ERP process on a free loopback port, for the clients'
-//! integration tests (and `erpdata-bench`'s clients bench), plus a raw HTTP/1.1 GET to read its fault counters
-//! (so the counters are not read through the clients under test).
+//! integration tests (and `erpdata-bench`'s clients bench), plus a raw
+//! HTTP/1.1 GET to read its fault counters (so the counters are not read
+//! through the clients under test).
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::io::{BufRead, BufReader, Read, Write};
