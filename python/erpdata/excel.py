@@ -168,6 +168,20 @@ def _xlsxwriter() -> Any:
 _BAD_NAME_CHARS = set("[]:*?/\\")
 
 
+def _abandon(book: Any) -> None:
+    """Closes the files of a workbook given up before it was written.
+
+    In ``constant_memory`` mode xlsxwriter keeps each sheet's rows in a
+    file of its own, open until ``Workbook.close()`` assembles the
+    workbook from them: a write that fails part-way would leave them open
+    (a ``ResourceWarning``; on Windows the scratch folder could not be
+    removed). Closing the workbook instead would assemble it all first."""
+    for sheet in book.worksheets():
+        rows = getattr(sheet, "row_data_fh", None)
+        if rows is not None:
+            rows.close()
+
+
 def _check_name(name: object) -> str:
     """``name`` if Excel takes it as a sheet name."""
     if not isinstance(name, str) or not name.strip():
@@ -819,29 +833,33 @@ def write_excel(
                     "strings_to_urls": False,
                 },
             )
-            book.set_properties({"comments": f"Written by erpdata {__version__}"})
-            cells = _Cells(_Formats(book))
-            result: dict[str, int] = {}
-            listed: list[tuple[str, str, int]] = []
-            names = {n.casefold() for n in sheets}
-            for name, given in sheets.items():
-                sheet = given if isinstance(given, Sheet) else Sheet(given)
-                writer = _SheetWriter(book, cells, name, sheet, rows_per_sheet, names)
-                writer.write()
-                total = sum(p.rows for p in writer.parts)
-                start = 1
-                for part in writer.parts:
-                    names.add(part.name.casefold())
-                    result[part.name] = part.rows
-                    if len(writer.parts) == 1:
-                        holds = "every row"
-                    else:
-                        end = start + part.rows - 1
-                        holds = f"rows {start:,} to {end:,} of the {total:,} of {name!r}"
-                    listed.append((part.name, holds, part.rows))
-                    start += part.rows
-            _write_about(book, cells, about or {}, written, listed, cells.text_values)
-            book.close()
+            try:
+                book.set_properties({"comments": f"Written by erpdata {__version__}"})
+                cells = _Cells(_Formats(book))
+                result: dict[str, int] = {}
+                listed: list[tuple[str, str, int]] = []
+                names = {n.casefold() for n in sheets}
+                for name, given in sheets.items():
+                    sheet = given if isinstance(given, Sheet) else Sheet(given)
+                    writer = _SheetWriter(book, cells, name, sheet, rows_per_sheet, names)
+                    writer.write()
+                    total = sum(p.rows for p in writer.parts)
+                    start = 1
+                    for part in writer.parts:
+                        names.add(part.name.casefold())
+                        result[part.name] = part.rows
+                        if len(writer.parts) == 1:
+                            holds = "every row"
+                        else:
+                            end = start + part.rows - 1
+                            holds = f"rows {start:,} to {end:,} of the {total:,} of {name!r}"
+                        listed.append((part.name, holds, part.rows))
+                        start += part.rows
+                _write_about(book, cells, about or {}, written, listed, cells.text_values)
+                book.close()
+            except BaseException:
+                _abandon(book)
+                raise
         os.replace(partial, target)
     except BaseException:
         partial.unlink(missing_ok=True)

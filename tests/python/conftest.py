@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import erpdata
+import fault_api
 
 ROOT = Path(__file__).resolve().parents[2]
 SANDBOX_TOKEN = "sandbox-token-not-secret"
@@ -43,6 +44,7 @@ def _sandbox(args: list[str], env: dict[str, str] | None = None) -> Generator[st
     binary = Path(os.environ.get("ERPDATA_SANDBOX_BIN", ROOT / "target/debug/erpdata-sandbox"))
     if not binary.exists():
         pytest.fail(f"sandbox binary not found at {binary}; run `make sandbox`")
+    draining: threading.Thread | None = None
     with tempfile.TemporaryFile("w+") as stderr:
         proc = subprocess.Popen(
             [str(binary), "--port", "0", *args],
@@ -60,11 +62,18 @@ def _sandbox(args: list[str], env: dict[str, str] | None = None) -> Generator[st
             # Keep reading stdout so a chatty sandbox never blocks on a full pipe.
             assert proc.stdout is not None
             drain = proc.stdout
-            threading.Thread(target=lambda: [None for _ in drain], daemon=True).start()
+            draining = threading.Thread(target=lambda: [None for _ in drain], daemon=True)
+            draining.start()
             yield url
         finally:
             proc.kill()
             proc.wait(timeout=10)
+            # The pipe ends with the process: its reader stops at the end
+            # and the pipe is closed here, not left to the collector.
+            if draining is not None:
+                draining.join(timeout=10)
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 @pytest.fixture(scope="session")
@@ -126,6 +135,14 @@ def tls_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsSandbox
         yield TlsSandbox(url, cert)
     finally:
         running.close()
+
+
+@pytest.fixture(autouse=True)
+def _fault_api_connections() -> Iterator[None]:
+    """The fault API's kept-alive connections, closed after each test: a
+    test's worker threads end with it."""
+    yield
+    fault_api.close_connections()
 
 
 @pytest.fixture

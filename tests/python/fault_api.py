@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import httpx
 
-__all__ = ["prefix", "new_key", "count", "log", "total"]
+__all__ = ["prefix", "new_key", "count", "log", "total", "close_connections"]
 
 _SERIAL = itertools.count(1)
 
@@ -29,6 +29,19 @@ def prefix(base_url: str, fault: str, key: str) -> str:
 
 
 _LOCAL = threading.local()
+# Every thread's connections, so that those of a thread that has ended are
+# closed too (close_connections), not left to the collector.
+_OPENED: list[http.client.HTTPConnection] = []
+_OPENED_LOCK = threading.Lock()
+
+
+def close_connections() -> None:
+    """Closes the connections every thread kept (at the session's end)."""
+    with _OPENED_LOCK:
+        opened = _OPENED[:]
+        _OPENED.clear()
+    for conn in opened:
+        conn.close()
 
 
 def _plain_get(url: str) -> bytes:
@@ -43,6 +56,8 @@ def _plain_get(url: str) -> bytes:
         conn = connections.get(parts.netloc)
         if conn is None:
             conn = connections[parts.netloc] = http.client.HTTPConnection(parts.netloc, timeout=10)
+            with _OPENED_LOCK:
+                _OPENED.append(conn)
         try:
             conn.request("GET", parts.path)
             response = conn.getresponse()

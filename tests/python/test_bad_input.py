@@ -754,6 +754,14 @@ class Runner:
 
         return self.loop.run_until_complete(run())
 
+    def close_client(self, client: Any) -> None:
+        """Closes a client made by :meth:`client` (its own httpx client,
+        when it made one)."""
+        if self.loop is None:
+            client.close()
+        else:
+            self.loop.run_until_complete(client.aclose())
+
     def close(self) -> None:
         if self.loop is not None:
             self.loop.run_until_complete(self.own.aclose())
@@ -824,7 +832,10 @@ def test_bad_input_is_refused_before_sending(
         outcome: erpdata.ErpError | None = None
         try:
             client = runner.client(base, **settings_)
-            runner.call(client, method, **args)
+            try:
+                runner.call(client, method, **args)
+            finally:
+                runner.close_client(client)
         except erpdata.ErpError as err:
             outcome = err
         now = fault_api.total(sandbox_url)

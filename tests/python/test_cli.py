@@ -256,21 +256,20 @@ def test_console_script_and_sandbox_command() -> None:
     assert subprocess.run([str(script), "--help"], capture_output=True, timeout=30).returncode == 0
     binary = os.environ.get("ERPDATA_SANDBOX_BIN", str(ROOT / "target/debug/erpdata-sandbox"))
     env = env_for("http://unused.invalid/", ERPDATA_SANDBOX_BIN=binary)
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         PY + ["sandbox", "--port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-    )
-    try:
-        url = _first_line(proc, 20)
-        assert url.startswith("http://127.0.0.1:")
-        with Client(url, project="demo") as c:
-            assert c.receivables("C001").rows
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    ) as proc:  # its end closes the pipe and waits for the process
+        try:
+            url = _first_line(proc, 20)
+            assert url.startswith("http://127.0.0.1:")
+            with Client(url, project="demo") as c:
+                assert c.receivables("C001").rows
+        finally:
+            proc.terminate()
 
 
 def test_the_functions_of_ajax_php(secret_sandbox_url: str) -> None:

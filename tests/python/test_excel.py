@@ -389,6 +389,15 @@ def test_bad_arguments_name_the_field(client: erpdata.Client, tmp_path: Path) ->
     with pytest.raises(erpdata.TransportError):
         write_excel(path, {"T": failing()})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.xlsx"]
+    # Nor a file of the rows it had written open (Linux lists a process's
+    # open files; a deleted one keeps its name).
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            held.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except FileNotFoundError:  # the listing's own, closed since
+            pass
+    assert not [name for name in held if "erpdata-xlsx-" in name], held
     assert path.read_bytes() == b"the old file"
 
 

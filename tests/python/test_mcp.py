@@ -650,7 +650,8 @@ def http_server(
             if b"serving http://" in line:
                 ready.set()
 
-    threading.Thread(target=drain, daemon=True).start()
+    draining = threading.Thread(target=drain, daemon=True)
+    draining.start()
     try:
         if not ready.wait(30):
             pytest.fail(f"erpdata mcp --http did not start: {b''.join(stderr)[-2000:]!r}")
@@ -659,6 +660,9 @@ def http_server(
     finally:
         process.terminate()
         process.wait(timeout=10)
+        # The pipe ends with the process; closed here, not by the collector.
+        draining.join(timeout=10)
+        errors.close()
 
 
 def http_conversation(url: str, token: str, calls: list[tuple[str, dict[str, Any]]]) -> Transcript:
