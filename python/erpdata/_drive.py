@@ -68,7 +68,10 @@ class State:
         error = action.error
         if error.rows_received is not None:
             self.rows_received = error.rows_received
-        logger.debug("call failed after %d requests: %s", call.attempts, error)
+        # Its text, not the error: a handler that keeps records (a
+        # MemoryHandler, pytest's capture) would keep the error, its
+        # traceback's frames and the client they hold alive.
+        logger.debug("call failed after %d requests: %s", call.attempts, str(error))
         return error
 
 

@@ -119,12 +119,19 @@ def test_bad_token_is_a_service_error(sandbox_url: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["sync", "async", "stream"])
-def test_a_failed_call_keeps_nothing_alive(sandbox_url: str, kind: str) -> None:
+def test_a_failed_call_keeps_nothing_alive(
+    sandbox_url: str, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
     # A raised error's traceback holds the frames that raised it, and the
     # loop's frame holds the core's Failed action, which holds the error: a
     # cycle the garbage collector must be able to follow, or every failed
     # call would keep its client, its answer and its token alive (and the
-    # token's redaction of httpx's log lines with them).
+    # token's redaction of httpx's log lines with them). With the package's
+    # debug log kept, as the README shows it turned on and as a handler
+    # that keeps records (pytest's own, here) would: no record holds the
+    # error either.
+    caplog.set_level(logging.DEBUG, logger="erpdata")
+
     def fail() -> weakref.ref[Any]:
         settings: dict[str, Any] = dict(
             project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025
@@ -154,6 +161,7 @@ def test_a_failed_call_keeps_nothing_alive(sandbox_url: str, kind: str) -> None:
     gone = fail()
     gc.collect()
     assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
+    assert any("call failed" in r.getMessage() for r in caplog.records)
 
 
 def test_unknown_table_is_a_service_error(client: Client) -> None:
