@@ -14,6 +14,7 @@ from ._errors import InvalidInputError
 
 __all__ = [
     "MAX_BATCH_ROWS",
+    "counted",
     "invalid",
     "shown",
     "check_acids",
@@ -38,6 +39,11 @@ def shown(value: object, limit: int = 40) -> str:
     except Exception:
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun`` for a message or a repr: "1 row", "1,250 rows"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def invalid(field: str, reason: str) -> NoReturn:

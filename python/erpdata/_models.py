@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 from . import _html
-from ._checks import invalid, shown
+from ._checks import counted, invalid, shown
 from ._kinds import DuesKind
 
 if TYPE_CHECKING:
@@ -135,8 +135,8 @@ class Table(Sequence[Row]):
         shown = ", ".join(columns[:8])
         more = f", ... (+{len(columns) - 8})" if len(columns) > 8 else ""
         notices = self.notices
-        notes = f", {len(notices)} notices" if notices else ""
-        return f"<Table: {len(self)} rows; columns: {shown}{more}{notes}>"
+        notes = f", {counted(len(notices), 'notice')}" if notices else ""
+        return f"<Table: {counted(len(self), 'row')}; columns: {shown}{more}{notes}>"
 
     @property
     def schema(self) -> list[tuple[str, str]]:
@@ -245,7 +245,7 @@ class Dues:
 
     def __repr__(self) -> str:
         # `raw` can be large; the rows count says enough.
-        return f"<Dues {self.kind.value} of {self.acid!r}: {len(self.rows)} rows>"
+        return f"<Dues {self.kind.value} of {self.acid!r}: {counted(len(self.rows), 'row')}>"
 
     def _repr_html_(self) -> str:
         title = f"{self.kind.value.capitalize()} dues of {self.acid}"
@@ -368,7 +368,7 @@ class AjaxAnswer:
 
     def __repr__(self) -> str:
         if self.shape == "rows":
-            what = f"{len(self.rows)} rows"
+            what = counted(len(self.rows), "row")
         elif self.shape == "object":
             what = "fields " + ", ".join(list(self.fields)[:6])
         else:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Callable, Generic, Literal, TypeVar
 
+from ._checks import counted, invalid, shown
 from ._core import Batch
 from ._drive import State as StreamState
 from ._models import Row, _need
@@ -31,11 +32,7 @@ def converter(batch_format: str) -> Callable[[Batch], Any]:
         pa = _need("pyarrow", "arrow", 'stream_table(batch_format="arrow")')
         record_batch: Callable[[Batch], Any] = pa.record_batch
         return record_batch
-    from ._checks import shown
-    from ._errors import InvalidInputError
-
-    reason = f"must be 'rows' or 'arrow', got {shown(batch_format)}"
-    raise InvalidInputError(f"invalid batch_format: {reason}", field="batch_format", reason=reason)
+    invalid("batch_format", f"must be 'rows' or 'arrow', got {shown(batch_format)}")
 
 
 class _StreamInfo:
@@ -112,7 +109,7 @@ class TableStream(_StreamInfo, Generic[T]):
         self.close()
 
     def __repr__(self) -> str:
-        return f"<TableStream: {self.rows_delivered} rows so far>"
+        return f"<TableStream: {counted(self.rows_delivered, 'row')} so far>"
 
 
 class AsyncTableStream(_StreamInfo, Generic[T]):
@@ -149,4 +146,4 @@ class AsyncTableStream(_StreamInfo, Generic[T]):
         await self.aclose()
 
     def __repr__(self) -> str:
-        return f"<AsyncTableStream: {self.rows_delivered} rows so far>"
+        return f"<AsyncTableStream: {counted(self.rows_delivered, 'row')} so far>"

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from . import _core, _errors
+from ._checks import counted
 from ._client import Client
 from ._core import __version__
 from ._kinds import DuesKind
@@ -163,7 +164,7 @@ def write_workbook(
         args.output, sheets, about={k: v for k, v in asked.items() if v is not None}
     )
     if say or sys.stderr.isatty():
-        print(f"{written.rows:,} rows written to {args.output}", file=sys.stderr)
+        print(f"{counted(written.rows, 'row')} written to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -443,7 +444,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             transport = isinstance(exc.__cause__, _errors.TransportError)
             return _fail(EXIT_TRANSPORT if transport else EXIT_SERVICE, str(exc))
     print(
-        f"{result.rows:,} rows in {len(result.partitions)} partitions written to {result.to}",
+        f"{counted(result.rows, 'row')} in {counted(len(result.partitions), 'partition')}"
+        f" written to {result.to}",
         file=sys.stderr,
     )
     return EXIT_OK
@@ -541,7 +543,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             if out is not sys.stdout:
                 out.close()
     if args.output not in (None, "-") and sys.stderr.isatty():
-        print(f"{len(table):,} rows written to {args.output}", file=sys.stderr)
+        print(f"{counted(len(table), 'row')} written to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 

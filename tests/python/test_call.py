@@ -169,3 +169,12 @@ def test_the_core_checks_batch_rows() -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
         Call.start(table_invocation(), stream=True, batch_rows=0, **LIMITS, now=0.0)
     assert info.value.field == "batch_rows"
+
+
+def test_reprs_count_in_words() -> None:
+    # "1 row", not "1 rows"; thousands grouped.
+    one = CONFIG.parse_table(200, b'{"status":"success","data":[{"n":1}]}')
+    assert repr(one) == "<Table: 1 row; columns: n>"
+    rows = ",".join(f'{{"n":{i}}}' for i in range(1250)).encode()
+    many = CONFIG.parse_table(200, b'{"status":"success","data":[%s]}' % rows)
+    assert repr(many) == "<Table: 1,250 rows; columns: n>"
