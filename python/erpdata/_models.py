@@ -10,6 +10,7 @@ are (``"1500.00"`` a ``Decimal``); MySQL's zero dates are ``None``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from .excel import ExcelResult
 
 __all__ = ["Id", "Row", "Table", "Dues", "AjaxAnswer"]
+
+_ROW_CHUNK = 4096
+"""Rows a :class:`Table` makes at a time for indexing (about 4 ms)."""
 
 Id = Union[str, int]
 """An account, company or year id: a ``str`` is sent as given, an ``int``
@@ -74,16 +78,34 @@ class Table(Sequence[Row]):
     service printed before its JSON.
     """
 
-    __slots__ = ("_data", "_rows")
+    __slots__ = ("_data", "_rows", "_chunks")
 
     def __init__(self, data: TableData) -> None:
         self._data = data
         self._rows: list[Row] | None = None
+        # Rows made for indexing, _ROW_CHUNK at a time, by chunk number:
+        # t[0] or a notebook's preview of a million rows makes a few
+        # thousand dicts, not a million (a second and a gigabyte).
+        self._chunks: dict[int, list[Row]] = {}
+
+    def _chunk(self, number: int) -> list[Row]:
+        rows = self._chunks.get(number)
+        if rows is None:
+            start = number * _ROW_CHUNK
+            rows = self._chunks[number] = self._data.rows(start, start + _ROW_CHUNK)
+        return rows
 
     def _all_rows(self) -> list[Row]:
         rows = self._rows
         if rows is None:
-            rows = self._rows = self._data.rows()
+            if self._chunks:
+                # The dicts already handed out stay the table's rows.
+                rows = []
+                for number in range(-(-self._data.num_rows // _ROW_CHUNK)):
+                    rows += self._chunk(number)
+            else:
+                rows = self._data.rows()
+            self._rows, self._chunks = rows, {}
         return rows
 
     @property
@@ -103,7 +125,17 @@ class Table(Sequence[Row]):
     def __getitem__(self, index: slice) -> list[Row]: ...
 
     def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        return self._all_rows()[index]
+        if self._rows is not None:
+            return self._rows[index]
+        n = self._data.num_rows
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            return [self._chunk(i // _ROW_CHUNK)[i % _ROW_CHUNK] for i in range(start, stop, step)]
+        i = operator.index(index)
+        if not -n <= i < n:
+            raise IndexError("table index out of range")
+        i %= n
+        return self._chunk(i // _ROW_CHUNK)[i % _ROW_CHUNK]
 
     def __len__(self) -> int:
         return self._data.num_rows

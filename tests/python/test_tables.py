@@ -15,8 +15,9 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pytest
 
-from conftest import SANDBOX_TOKEN, table_body
+from conftest import BIG_ROWS, SANDBOX_TOKEN, SECRET_TOKEN, table_body
 from erpdata import Client, Dues, Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,3 +176,41 @@ def test_parse_table_splits_a_body_over_4_mib_across_cores_in_order(client: Clie
         row["date"] = datetime.date.fromisoformat(row["date"])
     assert list(table) == expected
     assert table.to_arrow().num_rows == 60_000
+
+
+def test_indexing_makes_only_the_rows_it_reaches(big_sandbox_url: str) -> None:
+    # A row, a slice or a notebook's preview of a large table makes the
+    # rows around what it reads, not every row of the table.
+    with Client(
+        big_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025
+    ) as c:
+        table = c.table("sales_invoice")
+        every = list(c.table("sales_invoice"))
+    assert len(table) == len(every) == BIG_ROWS
+    for i in (0, 1, 4095, 4096, 4097, BIG_ROWS - 1, -1, -4096, -BIG_ROWS, True):
+        assert table[i] == every[i], i
+    for cut in (
+        slice(10, 20),
+        slice(4090, 4100),
+        slice(None, 5),
+        slice(-5, None),
+        slice(None, None, 7001),
+        slice(5000, 10, -3),
+        slice(BIG_ROWS, BIG_ROWS + 9),
+        slice(7, 7),
+    ):
+        assert table[cut] == every[cut], cut
+    assert "<table" in table._repr_html_()
+    for i in (BIG_ROWS, -BIG_ROWS - 1):
+        with pytest.raises(IndexError, match="out of range"):
+            table[i]
+    with pytest.raises(TypeError):
+        table["amount"]  # type: ignore[call-overload]
+    assert table._rows is None, "every row was made"
+    # A row is one dict, however it is reached: changed, it stays changed.
+    row = table[4096]
+    assert table[4096] is row and table[4090:4100][6] is row
+    row["remarks"] = "changed"
+    rows = list(table)
+    assert rows[4096] is row and rows[4096]["remarks"] == "changed"
+    assert table[-1] is rows[-1] and rows[:4096] == every[:4096]
