@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, cast
 
 from . import _core, _errors
 from ._checks import counted
@@ -64,10 +64,38 @@ def _temporal_text(value: Any) -> str | None:
     return None
 
 
+# json.dumps(text, ensure_ascii=False) without its call's setup: the C
+# encoder of a string, what dumps itself ends in.
+_json_text: Callable[[str], str] = json.encoder.encode_basestring
+
+
 def json_value(value: Any) -> str:
     """``value`` as JSON text, numbers exactly as received (a ``Decimal``
     is written as its digits, never through a float), dates and
-    timestamps as the strings MySQL sends."""
+    timestamps as the strings MySQL sends.
+
+    The types a row holds are told apart by ``type(...) is``, most common
+    first, before the general checks: a million rows are 13 million
+    values (27 s to write as JSON through ``json.dumps`` each, 3 s so)."""
+    kind = type(value)
+    if kind is str:
+        return _json_text(value)
+    if value is None:
+        return "null"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is Decimal:
+        return str(value) if value.is_finite() else _json_text(str(value))
+    if kind is datetime.date:
+        return f'"{value.isoformat()}"'
+    if kind is datetime.datetime:
+        return f'"{value.isoformat(" ")}"'
+    if kind is dict:
+        return (
+            "{"
+            + ",".join([f"{_json_text(str(k))}:{json_value(v)}" for k, v in value.items()])
+            + "}"
+        )
     if isinstance(value, Decimal):
         return str(value) if value.is_finite() else json.dumps(str(value))
     temporal = _temporal_text(value)
@@ -75,12 +103,7 @@ def json_value(value: Any) -> str:
         return json.dumps(temporal)
     if isinstance(value, dict):
         return (
-            "{"
-            + ",".join(
-                f"{json.dumps(str(k), ensure_ascii=False)}:{json_value(v)}"
-                for k, v in value.items()
-            )
-            + "}"
+            "{" + ",".join(f"{_json_text(str(k))}:{json_value(v)}" for k, v in value.items()) + "}"
         )
     if isinstance(value, list):
         return "[" + ",".join(json_value(v) for v in value) + "]"
@@ -88,8 +111,17 @@ def json_value(value: Any) -> str:
 
 
 def csv_value(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return cast(str, value)
     if value is None:
         return ""
+    if kind is int or kind is Decimal:
+        return str(value)
+    if kind is datetime.date:
+        return cast(datetime.date, value).isoformat()
+    if kind is datetime.datetime:
+        return cast(datetime.datetime, value).isoformat(" ")
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (dict, list)):

@@ -23,6 +23,7 @@ import pytest
 
 from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN, _first_line
 from erpdata import Client
+from erpdata import cli as command_line
 
 PY = [sys.executable, "-m", "erpdata"]
 
@@ -569,3 +570,35 @@ def test_help_reads_well() -> None:
     # argparse's own rendering, through the command line, for one command.
     page = cli(["export", "--help"], os.environ.copy())
     assert page.returncode == 0 and "erpdata[export]" in page.stdout
+
+
+class _Text(str):
+    pass
+
+
+def test_values_are_written_as_sent() -> None:
+    # Each type a row can hold, and the subclasses and odd values that the
+    # fast paths (exact types first) must leave to the general ones.
+    when = datetime.datetime(2025, 1, 2, 3, 4, 5, 6)
+    cases: list[tuple[Any, str, str]] = [
+        (None, "null", ""),
+        (True, "true", "true"),
+        (12, "12", "12"),
+        (10**30, str(10**30), str(10**30)),
+        (Decimal("1500.00"), "1500.00", "1500.00"),
+        (Decimal("-0.00"), "-0.00", "-0.00"),
+        (Decimal("NaN"), '"NaN"', "NaN"),
+        ('Müller "&" Co\n\t\x01', r'"Müller \"&\" Co\n\t\u0001"', 'Müller "&" Co\n\t\x01'),
+        (_Text("sub"), '"sub"', "sub"),
+        (datetime.date(2025, 2, 28), '"2025-02-28"', "2025-02-28"),
+        (datetime.datetime(2025, 1, 2, 3, 4, 5), '"2025-01-02 03:04:05"', "2025-01-02 03:04:05"),
+        (when, '"2025-01-02 03:04:05.000006"', "2025-01-02 03:04:05.000006"),
+        (
+            {"a": [1, None, {"b": Decimal("2.50")}], 3: "x"},
+            '{"a":[1,null,{"b":2.50}],"3":"x"}',
+            '{"a":[1,null,{"b":2.50}],"3":"x"}',
+        ),
+    ]
+    for value, as_json, as_csv in cases:
+        assert command_line.json_value(value) == as_json, value
+        assert command_line.csv_value(value) == as_csv, value
