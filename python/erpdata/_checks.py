@@ -6,7 +6,6 @@ that do go on the wire are checked by the core."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
 from . import _core
@@ -17,7 +16,6 @@ __all__ = [
     "counted",
     "invalid",
     "shown",
-    "check_acids",
     "check_batch_rows",
     "check_concurrency",
     "check_flag",
@@ -48,10 +46,6 @@ def counted(n: int, noun: str) -> str:
 
 def invalid(field: str, reason: str) -> NoReturn:
     raise InvalidInputError(f"invalid {field}: {reason}", field=field, reason=reason)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_batch_rows(batch_rows: int) -> int:
@@ -96,17 +90,6 @@ def check_http_client(http_client: Any, expected: type) -> None:
         )
 
 
-def check_acids(acids: Iterable[Any], field: str = "acids") -> list[Any]:
-    """The account ids of ``acids`` (an iterable, not a single string),
-    as a list; an error names ``field``."""
-    if isinstance(acids, (str, bytes, bytearray)) or not isinstance(acids, Iterable):
-        invalid(
-            field,
-            f"must be an iterable of account ids (not a single id), got {type(acids).__name__}",
-        )
-    return list(acids)
-
-
 def iso_date(field: str, value: object) -> str:
     """A date argument as the core takes it: a ``datetime.date`` as its ISO
     text, a ``str`` as given (the core checks it is a calendar date). A
@@ -119,22 +102,3 @@ def iso_date(field: str, value: object) -> str:
     if isinstance(value, str):
         return value
     invalid(field, f"must be a datetime.date or 'YYYY-MM-DD' text, got {shown(value)}")
-
-
-def ajax_params(params: object) -> list[tuple[str, str]]:
-    """A generic ajax.php call's parameters as ``(name, value)`` pairs, in
-    the mapping's order; values ``str`` or ``int`` (sent as its text)."""
-    if params is None:
-        return []
-    if not isinstance(params, Mapping):
-        invalid("params", f"must be a mapping of names to values, got {shown(params)}")
-    pairs = []
-    for name, value in params.items():
-        if not isinstance(name, str):
-            invalid("params", f"names must be str, got {shown(name)}")
-        if _is_int(value):
-            value = str(value)
-        if not isinstance(value, str):
-            invalid(name, f"must be a str or an int, got {shown(value)}")
-        pairs.append((name, value))
-    return pairs
