@@ -373,7 +373,9 @@ class AjaxAnswer:
         return self.scalar
 
     def to_table(self) -> Table:
-        """The rows (or the one object, as one row) as a :class:`Table`."""
+        """The rows as a :class:`Table` (typed columns); only for ``shape``
+        ``"rows"``: another shape is an :class:`InvalidInputError` naming
+        ``shape``."""
         if self.shape == "rows" and self.data is not None:
             return self.data
         invalid("shape", f"is {self.shape!r}: only rows convert to a table")

@@ -44,6 +44,11 @@ def test_each_function_answers_typed(client: erpdata.Client) -> None:
     assert list(frame.columns) == ["acid", "name", "debit", "credit", "balance"]
     assert len(frame) == len(debtors.rows) >= 5
 
+    assert summary.to_arrow().num_rows == summary.to_polars().height == len(summary.rows)
+    with pytest.raises(erpdata.InvalidInputError, match="only rows") as caught:
+        avg.to_table()
+    assert caught.value.field == "shape"
+
     generic = client.ajax("avgPayDays", {"acid": "C001"})
     assert generic == avg
     assert "avgPayDays" in repr(generic)
