@@ -160,9 +160,16 @@ def write_parquet(table: Table, path: str) -> None:
     pq.write_table(table.to_arrow(), path)
 
 
-def _check_xlsx(args: argparse.Namespace) -> None:
-    """``--format xlsx`` needs a file and xlsxwriter: said before anything
-    is fetched."""
+def _check_output(args: argparse.Namespace) -> None:
+    """``-o FILE`` can be written (its folder exists, it is not a folder),
+    and ``--format xlsx`` has a file and xlsxwriter: said before anything
+    is fetched, not after a large table has arrived."""
+    if args.output not in (None, "-"):
+        path = Path(args.output)
+        if path.is_dir():
+            raise _Usage(f"-o {args.output}: is a folder; name a file in it")
+        if not path.parent.is_dir():
+            raise _Usage(f"-o {args.output}: folder {str(path.parent)!r} does not exist")
     if args.format != "xlsx":
         return
     if args.output in (None, "-"):
@@ -275,7 +282,7 @@ def _ajax_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_function(args: argparse.Namespace) -> int:
-    _check_xlsx(args)
+    _check_output(args)
     options = _ajax_options(args)
     with _client(args) as client:
         if args.operation != "ajax":
@@ -323,7 +330,7 @@ def _plain(doc: str) -> str:
 def cmd_dues_table(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.output in (None, "-"):
         raise _Usage("--format parquet needs -o FILE")
-    _check_xlsx(args)
+    _check_output(args)
     with _client(args) as client:
         table = client.dues_table(
             args.acids,
@@ -397,7 +404,7 @@ def cmd_aging(args: argparse.Namespace) -> int:
     from .report import aging_html
 
     _check_report_format(args)
-    _check_xlsx(args)
+    _check_output(args)
     _as_of(args)
     with _client(args) as client:
         table = client.aging(
@@ -428,7 +435,7 @@ def cmd_credit_status(args: argparse.Namespace) -> int:
     from .report import credit_status_html
 
     _check_report_format(args)
-    _check_xlsx(args)
+    _check_output(args)
     _as_of(args)
     with _client(args) as client:
         table = client.credit_status(
@@ -522,7 +529,7 @@ def _typing_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_dues(args: argparse.Namespace) -> int:
-    _check_xlsx(args)
+    _check_output(args)
     typing = _typing_args(args)
     with _client(args) as client:
         dues = client.dues(args.acid, DuesKind(args.kind.upper()), **typing)
@@ -550,7 +557,7 @@ def cmd_dues(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
     if args.format == "parquet" and (args.output is None or args.output == "-"):
         raise _Usage("--format parquet needs -o FILE")
-    _check_xlsx(args)
+    _check_output(args)
     typing = _typing_args(args)
     with _client(args) as client:
         # tqdm's bar on a terminal, past the first second or 16 MB.
@@ -1015,7 +1022,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
-        return _fail(EXIT_FAILURE, f"{exc.strerror or exc}: {exc.filename or ''}")
+        if exc.strerror and exc.filename:
+            return _fail(EXIT_FAILURE, f"{exc.strerror}: {exc.filename}")
+        return _fail(EXIT_FAILURE, str(exc))
 
 
 if __name__ == "__main__":  # pragma: no cover

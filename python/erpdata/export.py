@@ -171,6 +171,25 @@ def _format_of(to: Path, format: Format | None) -> Format:
     return "duckdb" if to.suffix in (".duckdb", ".db") else "parquet"
 
 
+def _check_target(to: Path, fmt: Format) -> None:
+    """``to`` can hold ``fmt``: said before anything is fetched."""
+    if fmt == "duckdb":
+        if to.is_dir():
+            invalid(
+                "to",
+                f"{str(to)!r} is a folder: a DuckDB copy is a file (a folder takes a "
+                "Parquet dataset, format='parquet')",
+            )
+        if not to.parent.is_dir():
+            invalid("to", f"{str(to)!r}: folder {str(to.parent)!r} does not exist")
+    elif to.exists() and not to.is_dir():
+        invalid(
+            "to",
+            f"{str(to)!r} exists and is not a folder: a Parquet dataset is a folder (a "
+            "DuckDB file's name ends in .duckdb or .db)",
+        )
+
+
 def _hive(value: Id) -> str:
     """A partition directory's value, escaped as Hive does: nothing in it
     can leave the dataset's folder."""
@@ -275,7 +294,12 @@ class _DuckDB(_Writer):
         # removed again if it finishes no partition.
         wal = Path(f"{path}.wal")
         self._new = [] if path.exists() else [p for p in (path, wal) if not p.exists()]
-        self._con = duckdb.connect(str(path))
+        try:
+            self._con = duckdb.connect(str(path))
+        except duckdb.IOException as exc:
+            # Held by another process, or a file that is not DuckDB's: a
+            # file that cannot be opened, as open() would say it.
+            raise OSError(f"cannot open {str(path)!r} as a DuckDB file: {exc}") from exc
         # Bounded memory whatever the table's size: DuckDB spills what does
         # not fit to disk (next to the file) instead of caching it all.
         self._con.execute(f"SET memory_limit = '{DUCKDB_MEMORY_LIMIT}'")
@@ -604,6 +628,7 @@ def export(
     check_flag("resume", resume)
     path = Path(to)
     fmt = _format_of(path, format)
+    _check_target(path, fmt)
     _need("pyarrow", "export", "exporting")
     keys = [(t, c, y) for t in names for c in company_ids for y in year_ids]
     # Every request is built (and so checked) before any is sent.

@@ -602,3 +602,21 @@ def test_values_are_written_as_sent() -> None:
     for value, as_json, as_csv in cases:
         assert command_line.json_value(value) == as_json, value
         assert command_line.csv_value(value) == as_csv, value
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_fetching(
+    refused_url: str, tmp_path: Path
+) -> None:
+    # Nothing listens at refused_url: a fetch would exit 4, a transport error.
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    missing = tmp_path / "no" / "such"
+    for args, words in (
+        (["table", "sales_invoice", "-o", str(missing / "x.csv")], "does not exist"),
+        (["table", "sales_invoice", "-o", str(tmp_path)], "is a folder"),
+        (["dues", "C001", "--kind", "receipt", "-o", str(tmp_path)], "is a folder"),
+        (["aging", "--format", "html", "-o", str(missing / "a.html")], "does not exist"),
+        (["dues-summary", "--format", "csv", "-o", str(missing / "s.csv")], "does not exist"),
+    ):
+        done = cli(args, env)
+        assert done.returncode == 2, (args, done.stderr)
+        assert words in one_line_error(done), args

@@ -280,6 +280,52 @@ def test_bad_input_sends_nothing(client: erpdata.Client, tmp_path: Path) -> None
         assert err.value.field == field
 
 
+def test_a_target_that_cannot_hold_the_copy_is_refused_first(
+    sandbox_url: str, tmp_path: Path
+) -> None:
+    key = fault_api.new_key("export-target")
+    settings = dict(project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025)
+    base = fault_api.prefix(sandbox_url, "pass", key)
+    (tmp_path / "notes.txt").write_text("notes", encoding="utf-8")
+    (tmp_path / "text.duckdb").write_text("not a database", encoding="utf-8")
+    held = tmp_path / "held.duckdb"
+    duckdb.connect(str(held)).close()
+    with erpdata.Client(base, **settings) as client:  # type: ignore[arg-type]
+        for to, fmt, words in (
+            (tmp_path / "no" / "such" / "x.duckdb", None, "does not exist"),
+            (tmp_path, "duckdb", "is a folder"),
+            (tmp_path / "notes.txt", None, "is not a folder"),
+        ):
+            with pytest.raises(erpdata.InvalidInputError, match=words) as err:
+                export(client, "account", to=to, format=fmt)  # type: ignore[arg-type]
+            assert err.value.field == "to"
+        # Files DuckDB cannot open: said as open() says a file it cannot
+        # open, and by the command line in one line (exit code 1).
+        with pytest.raises(OSError, match="not a valid DuckDB"):
+            export(client, "account", to=tmp_path / "text.duckdb")
+        holding = f"import duckdb, sys\nc = duckdb.connect({str(held)!r})\nprint('held', flush=True)\nsys.stdin.read()"
+        with subprocess.Popen(
+            [sys.executable, "-c", holding],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        ) as holder:
+            assert holder.stdout is not None and holder.stdin is not None
+            assert holder.stdout.readline() == "held\n"
+            with pytest.raises(OSError, match="lock"):
+                export(client, "account", to=held)
+            done = cli(
+                ["export", "account", "--to", str(held)],
+                env_for(base, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN),
+            )
+            holder.stdin.close()
+        assert done.returncode == 1
+        line = one_line_error(done)
+        assert "cannot open" in line and "lock" in line, line
+    assert fault_api.count(sandbox_url, key) == 0, "a request was sent"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["held.duckdb", "notes.txt", "text.duckdb"]
+
+
 def test_partition_values_cannot_leave_the_dataset() -> None:
     assert _hive(1) == "1"
     assert _hive("A-1_b.c") == "A-1_b.c"
