@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any, Callable, Generic, Literal, TypeVar
+from typing import Any, Callable, Generic, Literal, TypeVar, cast
 
 from ._checks import counted, invalid, shown
 from ._core import Batch
@@ -22,6 +22,29 @@ BatchFormat = Literal["rows", "arrow"]
 
 def _rows(batch: Batch) -> list[Row]:
     return batch.to_rows()
+
+
+ROWS_PER_TURN = 4096
+"""Rows an async stream makes at a time before it lets the event loop run
+(a few milliseconds' work): a batch of 65,536 row dicts made at once held
+the loop for 80 ms."""
+
+
+async def _checkpoint() -> None:
+    """Lets the event loop run the other tasks."""
+    import asyncio  # here: see _async_client
+
+    await asyncio.sleep(0)
+
+
+async def _rows_in_turns(batch: Batch) -> list[Row]:
+    """:func:`_rows`, :data:`ROWS_PER_TURN` at a time, the loop let run
+    between them."""
+    rows = batch.to_rows(0, ROWS_PER_TURN)
+    for start in range(ROWS_PER_TURN, len(batch), ROWS_PER_TURN):
+        await _checkpoint()
+        rows += batch.to_rows(start, start + ROWS_PER_TURN)
+    return rows
 
 
 def converter(batch_format: str) -> Callable[[Batch], Any]:
@@ -126,7 +149,10 @@ class AsyncTableStream(_StreamInfo, Generic[T]):
         return self
 
     async def __anext__(self) -> T:
-        return self._convert(await self._batches.__anext__())
+        batch = await self._batches.__anext__()
+        if self._convert is _rows:
+            return cast(T, await _rows_in_turns(batch))
+        return self._convert(batch)
 
     async def aclose(self) -> None:
         """Stops the stream and releases its connection."""

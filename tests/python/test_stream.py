@@ -297,3 +297,36 @@ def test_sandbox_reset_retried_by_table(big_sandbox_url: str) -> None:
             c.table("sales_invoice")
     assert info.value.transport_kind == "reset"
     assert count(big_sandbox_url, key) == 2
+
+
+@pytest.mark.parametrize("use_threads", [False, True])
+def test_an_async_stream_makes_its_rows_in_turns(
+    big_sandbox_url: str, use_threads: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A batch's row dicts are made ROWS_PER_TURN at a time, the event loop
+    # let run between them (a batch of 65,536 at once held it for 80 ms):
+    # the same rows, in as many turns as the batch needs.
+    from erpdata import _stream
+
+    turns: list[int] = []
+
+    async def checkpoint() -> None:
+        turns.append(len(turns))
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(_stream, "_checkpoint", checkpoint)
+    batch_rows = 4 * _stream.ROWS_PER_TURN + 100
+
+    async def main() -> list[list[dict[str, Any]]]:
+        async with AsyncClient(
+            big_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025
+        ) as c:
+            stream = c.stream_table("sales_invoice", batch_rows=batch_rows, use_threads=use_threads)
+            return [batch async for batch in stream]
+
+    batches = asyncio.run(main())
+    with big_client(big_sandbox_url) as c:
+        whole = list(c.stream_table("sales_invoice", batch_rows=batch_rows))
+    assert batches == whole
+    expected = sum(-(-len(b) // _stream.ROWS_PER_TURN) - 1 for b in whole)
+    assert len(turns) == expected > 0

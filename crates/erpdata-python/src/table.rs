@@ -120,9 +120,16 @@ impl Batch {
     }
 
     /// The rows as dicts (every column of the batch in each; `None` where a
-    /// row had no value).
-    fn to_rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        rows_of(py, std::slice::from_ref(&self.inner), 0, usize::MAX)
+    /// row had no value), or rows `start..stop` of them.
+    #[pyo3(signature = (start=0, stop=None))]
+    fn to_rows<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        stop: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let stop = stop.unwrap_or(usize::MAX);
+        rows_of(py, std::slice::from_ref(&self.inner), start, stop)
     }
 
     /// Arrow PyCapsule protocol: the batch as a struct array.
