@@ -162,14 +162,17 @@ def write_parquet(table: Table, path: str) -> None:
 
 def _check_output(args: argparse.Namespace) -> None:
     """``-o FILE`` can be written (its folder exists, it is not a folder),
-    and ``--format xlsx`` has a file and xlsxwriter: said before anything
-    is fetched, not after a large table has arrived."""
+    ``--format parquet`` and ``xlsx`` have one, and xlsx has xlsxwriter:
+    said before anything is fetched, not after a large table has
+    arrived."""
     if args.output not in (None, "-"):
         path = Path(args.output)
         if path.is_dir():
             raise _Usage(f"-o {args.output}: is a folder; name a file in it")
         if not path.parent.is_dir():
             raise _Usage(f"-o {args.output}: folder {str(path.parent)!r} does not exist")
+    if args.format == "parquet" and args.output in (None, "-"):
+        raise _Usage("--format parquet needs -o FILE")
     if args.format != "xlsx":
         return
     if args.output in (None, "-"):
@@ -255,8 +258,6 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
     if args.format == "parquet":
         if answer.shape != "rows":
             raise _Usage(f"--format parquet needs rows; the answer is one {answer.shape}")
-        if args.output in (None, "-"):
-            raise _Usage("--format parquet needs -o FILE")
         write_parquet(answer.to_table(), args.output)
         return EXIT_OK
     out = _open_output(args.output)
@@ -328,8 +329,6 @@ def _plain(doc: str) -> str:
 
 
 def cmd_dues_table(args: argparse.Namespace) -> int:
-    if args.format == "parquet" and args.output in (None, "-"):
-        raise _Usage("--format parquet needs -o FILE")
     _check_output(args)
     with _client(args) as client:
         table = client.dues_table(
@@ -555,8 +554,6 @@ def cmd_dues(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    if args.format == "parquet" and (args.output is None or args.output == "-"):
-        raise _Usage("--format parquet needs -o FILE")
     _check_output(args)
     typing = _typing_args(args)
     with _client(args) as client:

@@ -616,6 +616,9 @@ def test_an_output_that_cannot_be_written_is_refused_before_fetching(
         (["dues", "C001", "--kind", "receipt", "-o", str(tmp_path)], "is a folder"),
         (["aging", "--format", "html", "-o", str(missing / "a.html")], "does not exist"),
         (["dues-summary", "--format", "csv", "-o", str(missing / "s.csv")], "does not exist"),
+        (["dues-summary", "--format", "parquet"], "needs -o FILE"),
+        (["dues-table", "C001", "--kind", "receipt", "--format", "parquet"], "needs -o FILE"),
+        (["table", "account", "--format", "parquet", "-o", "-"], "needs -o FILE"),
     ):
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
