@@ -1,5 +1,6 @@
 """The asynchronous client: the operations of :class:`Client`, carried
-out with ``httpx.AsyncClient``, ``asyncio`` sleeps and asyncio tasks.
+out with ``httpx.AsyncClient``, under asyncio or trio (``_async``: their
+sleeps, worker threads and tasks).
 
 asyncio is imported where it runs, not here: importing it costs a tenth
 of a second at start-up, which the command line and the sync client never
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import httpx
 
-from . import _drive
+from . import _async, _drive
 from ._base import ClientBase
 from ._core import Batch, Call
 from ._functions import AwaitingFunctions
@@ -24,17 +25,10 @@ from ._work import (
     Blocking,
     Many,
     One,
-    Settled,
     Work,
-    afinish,
-    asettle,
     awaiting,
-    calls,
     restyled,
 )
-
-if TYPE_CHECKING:
-    import asyncio
 
 __all__ = ["AsyncClient"]
 
@@ -111,31 +105,19 @@ class AsyncClient(
         """Blocking work (writing DuckDB or Parquet) on a worker thread with
         a synchronous client on this one's settings, so the event loop
         keeps running meanwhile."""
-        import asyncio
-
         from ._client import Client
 
         def run() -> Any:
             with Client._on_config_of(self) as client:
                 return work.run(client)
 
-        return await asyncio.get_running_loop().run_in_executor(None, run)
+        return await _async.in_thread(run)
 
     async def _run_tasks(self, work: Many[Any]) -> Any:
-        """The calls of ``work`` as asyncio tasks, at most its concurrency
-        at a time; an error cancels the rest."""
-        import asyncio
-
+        """The calls of ``work`` as tasks, at most its concurrency at a
+        time; an error cancels the rest."""
         arun: Callable[[Call], Any] = lambda call: _drive.arun(self._http, call)  # noqa: E731
-        loop = calls(work, self._limits, lambda i, c: asyncio.ensure_future(asettle(i, c, arun)))
-        return await afinish(loop, self._first)
-
-    @staticmethod
-    async def _first(running: set[asyncio.Task[Settled]]) -> set[asyncio.Task[Settled]]:
-        import asyncio
-
-        ended, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-        return ended
+        return await _async.run_calls(work, self._limits, arun)
 
     def _stream(
         self, start: Callable[[], Call], convert: Callable[[Batch], Any]

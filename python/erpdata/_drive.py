@@ -201,8 +201,9 @@ def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
 
 
 async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGenerator[Batch, None]:
-    """:func:`stream` with ``httpx.AsyncClient`` and ``asyncio`` sleeps."""
-    import asyncio  # here: see _async_client
+    """:func:`stream` with ``httpx.AsyncClient``, its sleeps asyncio's or
+    trio's."""
+    from . import _async  # here: see _async_client
 
     response: Answer = None
     chunks: AsyncIterator[bytes] | None = None
@@ -234,7 +235,7 @@ async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGen
                     state.chunk(call, chunk)
             elif isinstance(action, Sleep):
                 _log_sleep(call, action)
-                await asyncio.sleep(action.seconds)
+                await _async.sleep(action.seconds)
             elif isinstance(action, Emit):
                 state.emitted(call)
                 yield action.batch

@@ -1,0 +1,134 @@
+"""What an :class:`AsyncClient` waits with: asyncio's, or trio's when it
+runs under trio.
+
+httpx runs under either (sniffio tells which one is running), and so do
+a client's single calls and streams. What waits on the async library
+itself is here: a retry's sleep, blocking work on a worker thread (the
+export's writes), and many calls as tasks (``dues_many``, ``dues_table``,
+``aging``, ``credit_status``). Each library is imported where it runs
+(see ``_async_client``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from ._work import Many, Settled, _send, afinish, asettle, calls
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from ._core import Call
+    from ._work import Limits
+
+__all__ = ["sleep", "in_thread", "run_calls"]
+
+R = TypeVar("R")
+
+
+def _under_trio() -> bool:
+    import sniffio
+
+    try:
+        return sniffio.current_async_library() == "trio"
+    except sniffio.AsyncLibraryNotFoundError:
+        return False
+
+
+async def sleep(seconds: float) -> None:
+    """Waits ``seconds`` (a retry's pause)."""
+    if _under_trio():
+        import trio
+
+        await trio.sleep(seconds)
+    else:
+        import asyncio
+
+        await asyncio.sleep(seconds)
+
+
+async def in_thread(run: Callable[[], R]) -> R:
+    """``run()`` on a worker thread, the event loop running meanwhile."""
+    if _under_trio():
+        import trio
+
+        return await trio.to_thread.run_sync(run)
+    import asyncio
+
+    return await asyncio.get_running_loop().run_in_executor(None, run)
+
+
+async def run_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]) -> R:
+    """The calls of ``work`` as tasks, at most its concurrency at a time;
+    the first error cancels the rest, which are waited for."""
+    if _under_trio():
+        return await _trio_calls(work, limits, arun)
+    import asyncio
+
+    async def first(running: set[asyncio.Task[Settled]]) -> set[asyncio.Task[Settled]]:
+        ended, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+        return ended
+
+    loop = calls(work, limits, lambda i, c: asyncio.ensure_future(asettle(i, c, arun)))
+    return await afinish(loop, first)
+
+
+class _TrioTask:
+    """A call's task in a trio nursery, as :func:`calls` needs one: its
+    outcome once it ended, and a way to cancel it."""
+
+    def __init__(self) -> None:
+        import trio
+
+        self.scope = trio.CancelScope()
+        self.settled: Settled | None = None
+
+    def result(self) -> Settled:
+        assert self.settled is not None, "asked before the call ended"
+        return self.settled
+
+    def cancel(self) -> bool:
+        self.scope.cancel()
+        return True
+
+
+async def _trio_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]) -> R:
+    import math
+
+    import trio
+
+    ended, ends = trio.open_memory_channel[_TrioTask](math.inf)
+    error: Exception | None = None
+    value: Any = None
+    async with trio.open_nursery() as nursery:
+
+        def start(id: int, call: Call) -> _TrioTask:
+            task = _TrioTask()
+
+            async def run() -> None:
+                with task.scope:
+                    task.settled = await asettle(id, call, arun)
+                    ended.send_nowait(task)
+
+            nursery.start_soon(run)
+            return task
+
+        loop = calls(work, limits, start)
+        try:
+            done, value = _send(loop, None)
+            while not done:
+                batch = {await ends.receive()}
+                while True:
+                    try:
+                        batch.add(ends.receive_nowait())
+                    except trio.WouldBlock:
+                        break
+                done, value = _send(loop, batch)
+        except Exception as exc:
+            # Raised once the nursery has closed: from inside it, trio
+            # would hand it out wrapped in an ExceptionGroup.
+            error = exc
+        finally:
+            loop.close()  # cancels the calls still running
+    if error is not None:
+        raise error
+    return value  # type: ignore[no-any-return]

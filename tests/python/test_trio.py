@@ -1,0 +1,101 @@
+"""AsyncClient under trio: single calls and streams (httpx's own trio
+support), and what waits on the async library itself (a retry's sleep,
+many calls as tasks, the export's worker thread), each as under asyncio."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+import erpdata
+import fault_api
+from conftest import SANDBOX_TOKEN
+from erpdata import AsyncClient
+
+SETTINGS: dict[str, Any] = dict(
+    project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+)
+
+
+def test_calls_and_streams(sandbox_url: str) -> None:
+    async def main() -> tuple[int, int, int]:
+        async with AsyncClient(sandbox_url, **SETTINGS) as c:
+            table = await c.table("sales_invoice")
+            streamed = 0
+            async for rows in c.stream_table("sales_invoice", batch_rows=7, use_threads=True):
+                streamed += len(rows)
+            dues = await c.receivables("C001")
+            return len(table), streamed, len(dues.rows)
+
+    rows, streamed, dues = trio.run(main)
+    assert rows == streamed == 40 and dues > 0
+
+
+def test_a_retry_sleeps_with_trio(sandbox_url: str) -> None:
+    key = fault_api.new_key("trio-retry")
+    base = fault_api.prefix(sandbox_url, "status-503x1-ra1", key)
+
+    async def main() -> int:
+        async with AsyncClient(base, **SETTINGS) as c:
+            return len((await c.table("account")).columns)
+
+    started = time.monotonic()
+    assert trio.run(main) > 0
+    assert time.monotonic() - started >= 1.0, "Retry-After: 1 was not waited"
+    assert fault_api.count(sandbox_url, key) == 2
+
+
+def test_many_calls_run_as_tasks(sandbox_url: str) -> None:
+    async def main() -> tuple[Any, ...]:
+        async with AsyncClient(sandbox_url, **SETTINGS) as c:
+            many = await c.dues_many(["C001", "C002", "C003"], "receipt", concurrency=2)
+            table = await c.dues_table(["C001", "C002"], "receipt")
+            aging = await c.aging(as_of="2025-12-31")
+            return many, table, aging
+
+    many, table, aging = trio.run(main)
+    with erpdata.Client(sandbox_url, **SETTINGS) as c:
+        assert many == c.dues_many(["C001", "C002", "C003"], "receipt")
+        assert list(table) == list(c.dues_table(["C001", "C002"], "receipt"))
+        assert list(aging) == list(c.aging(as_of="2025-12-31"))
+    assert sum((r["total"] for r in aging), Decimal(0)) > 0
+
+
+def test_the_first_failure_is_raised_as_itself(sandbox_url: str) -> None:
+    # Not wrapped in an ExceptionGroup, as trio's nursery would hand it out.
+    async def main() -> None:
+        async with AsyncClient(sandbox_url, **SETTINGS) as c:
+            await c.dues_many(["C001", "NOSUCH", "C002"], "receipt", concurrency=1)
+
+    with pytest.raises(erpdata.ServiceError, match="NOSUCH"):
+        trio.run(main)
+
+
+def test_a_cancelled_call_ends_at_once(sandbox_url: str) -> None:
+    # Answers 3 s late, under a 0.5 s deadline: the tasks of many calls
+    # are cancelled with it, and none is left running.
+    base = fault_api.prefix(sandbox_url, "latency-3000", fault_api.new_key("trio-cancel"))
+
+    async def main() -> bool:
+        async with AsyncClient(base, **SETTINGS) as c:
+            with trio.move_on_after(0.5) as scope:
+                await c.dues_many(["C001", "C002", "C003"], "receipt", concurrency=3)
+            return scope.cancelled_caught
+
+    started = time.monotonic()
+    assert trio.run(main)
+    assert time.monotonic() - started < 3
+
+
+def test_export_writes_on_a_worker_thread(sandbox_url: str, tmp_path: Path) -> None:
+    async def main() -> erpdata.export.ExportResult:
+        async with AsyncClient(sandbox_url, **SETTINGS) as c:
+            return await c.export(["account", "sales_invoice"], to=tmp_path / "erp.duckdb")
+
+    result = trio.run(main)
+    assert result.rows == 60 and len(result.partitions) == 2
