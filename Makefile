@@ -47,6 +47,7 @@ help:
 	@echo "make test   - run every test suite (Rust, Python, JavaScript, shared vectors)"
 	@echo "make lint   - cargo fmt --check, clippy -D warnings, mypy, ruff, biome, tsc"
 	@echo "make bench  - benchmarks against the baselines (Rust decoder, Python, JS); not part of make test"
+	@echo "make miri   - the core's unsafe code under Miri (nightly; about ten minutes); not part of make test"
 
 # --- builds -----------------------------------------------------------------
 
