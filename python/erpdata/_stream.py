@@ -31,10 +31,10 @@ the loop for 80 ms."""
 
 
 async def _checkpoint() -> None:
-    """Lets the event loop run the other tasks."""
-    import asyncio  # here: see _async_client
+    """Lets the event loop (asyncio's or trio's) run the other tasks."""
+    from . import _async  # here: see _async_client
 
-    await asyncio.sleep(0)
+    await _async.sleep(0)
 
 
 async def _rows_in_turns(batch: Batch) -> list[Row]:

@@ -14,7 +14,7 @@ import trio
 
 import erpdata
 import fault_api
-from conftest import SANDBOX_TOKEN
+from conftest import BIG_ROWS, SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata import AsyncClient
 
 SETTINGS: dict[str, Any] = dict(
@@ -99,3 +99,16 @@ def test_export_writes_on_a_worker_thread(sandbox_url: str, tmp_path: Path) -> N
 
     result = trio.run(main)
     assert result.rows == 60 and len(result.partitions) == 2
+
+
+def test_a_large_stream_of_rows(big_sandbox_url: str) -> None:
+    # Batches past 4,096 rows are made in turns, trio's loop let run
+    # between them.
+    async def main() -> list[int]:
+        settings = {**SETTINGS, "access_token": SECRET_TOKEN}
+        async with AsyncClient(big_sandbox_url, **settings) as c:
+            stream = c.stream_table("sales_invoice", batch_rows=10_000)
+            return [len(rows) async for rows in stream]
+
+    sizes = trio.run(main)
+    assert sum(sizes) == BIG_ROWS and max(sizes) == 10_000
