@@ -76,7 +76,8 @@ def json_value(value: Any) -> str:
 
     The types a row holds are told apart by ``type(...) is``, most common
     first, before the general checks: a million rows are 13 million
-    values (27 s to write as JSON through ``json.dumps`` each, 3 s so)."""
+    values (``erpdata table --format json`` took 27 s for a million
+    invoices through ``json.dumps`` each, 6 s so, the fetch included)."""
     kind = type(value)
     if kind is str:
         return _json_text(value)
@@ -90,12 +91,6 @@ def json_value(value: Any) -> str:
         return f'"{value.isoformat()}"'
     if kind is datetime.datetime:
         return f'"{value.isoformat(" ")}"'
-    if kind is dict:
-        return (
-            "{"
-            + ",".join([f"{_json_text(str(k))}:{json_value(v)}" for k, v in value.items()])
-            + "}"
-        )
     if isinstance(value, Decimal):
         return str(value) if value.is_finite() else json.dumps(str(value))
     temporal = _temporal_text(value)
