@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from ._work import Many, Settled, _send, afinish, asettle, calls
+from ._work import Many, Settled, advance, afinish, asettle, calls
 
 if TYPE_CHECKING:
     import asyncio
@@ -114,7 +114,7 @@ async def _trio_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]
 
         loop = calls(work, limits, start)
         try:
-            done, value = _send(loop, None)
+            done, value = advance(loop, None)
             while not done:
                 batch = {await ends.receive()}
                 while True:
@@ -122,7 +122,7 @@ async def _trio_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]
                         batch.add(ends.receive_nowait())
                     except trio.WouldBlock:
                         break
-                done, value = _send(loop, batch)
+                done, value = advance(loop, batch)
         except Exception as exc:
             # Raised once the nursery has closed: from inside it, trio
             # would hand it out wrapped in an ExceptionGroup.

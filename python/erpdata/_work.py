@@ -32,6 +32,7 @@ __all__ = [
     "Work",
     "PlanSteps",
     "calls",
+    "advance",
     "finish",
     "afinish",
     "blocking",
@@ -194,7 +195,7 @@ def calls(
             call.cancel()
 
 
-def _send(loop: Generator[set[H], set[H], R], ended: set[H] | None) -> tuple[bool, Any]:
+def advance(loop: Generator[set[H], set[H], R], ended: set[H] | None) -> tuple[bool, Any]:
     """``ended`` sent to :func:`calls` (``None`` to start it): ``(False,
     the calls running)``, or ``(True, the result)`` once it returns."""
     try:
@@ -207,9 +208,9 @@ def finish(loop: Generator[set[H], set[H], R], first: Callable[[set[H]], set[H]]
     """Runs :func:`calls` on threads: ``first`` blocks until one of the
     running calls ends."""
     with closing(loop):
-        done, value = _send(loop, None)
+        done, value = advance(loop, None)
         while not done:
-            done, value = _send(loop, first(value))
+            done, value = advance(loop, first(value))
         return cast(R, value)
 
 
@@ -223,10 +224,10 @@ async def afinish(
 
     running: set[H] = set()
     try:
-        done, value = _send(loop, None)
+        done, value = advance(loop, None)
         while not done:
             running = value
-            done, value = _send(loop, await first(running))
+            done, value = advance(loop, await first(running))
         return cast(R, value)
     finally:
         loop.close()
