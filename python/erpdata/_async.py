@@ -96,7 +96,10 @@ async def _trio_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]
 
     import trio
 
-    ended, ends = trio.open_memory_channel[_TrioTask](math.inf)
+    # Not open_memory_channel[...]: trio before 0.23 cannot be subscripted.
+    channel: tuple[trio.MemorySendChannel[_TrioTask], trio.MemoryReceiveChannel[_TrioTask]]
+    channel = trio.open_memory_channel(math.inf)
+    ended, ends = channel
     error: Exception | None = None
     value: Any = None
     async with trio.open_nursery() as nursery:
