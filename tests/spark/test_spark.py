@@ -30,18 +30,17 @@ TOKEN = "fake-spark-token-9f3c"
 
 @pytest.fixture(scope="module")
 def sandbox_url() -> Iterator[str]:
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [SANDBOX_BIN, "--port", "0", "--quiet", "--token", TOKEN],
         stdout=subprocess.PIPE,
         text=True,
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    try:
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    ) as proc:  # its end closes the pipe and waits for the process
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        try:
+            yield url
+        finally:
+            proc.terminate()
 
 
 @pytest.fixture(scope="module")
