@@ -20,7 +20,8 @@
 # make test-msrv and make miri use (rustup installs it if missing), in
 # fuzz/target/asan: a read past a buffer in the core's unsafe code (the
 # SIMD scanner, the column buffers) stops the run even where it would not
-# crash. This machine's architecture only; a fifth of the inputs a second.
+# crash. This machine's architecture only; about a tenth of the inputs a
+# second.
 #
 # The corpus starts from the response bodies in tests/vectors/ and grows in
 # fuzz/corpus/<target>/; a crash is written to fuzz/artifacts/<target>/

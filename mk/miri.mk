@@ -5,7 +5,8 @@
 # rustup when missing). Not part of `make test`: Miri runs these tests a
 # thousand times slower, about ten minutes in all. Miri sees no AVX2 (the
 # run-time detection says no), so it checks the scalar and SSE2 paths;
-# fuzz/run.sh simd runs the AVX2 ones under the sanitizer.
+# FUZZ_SANITIZER=address fuzz/run.sh simd runs the AVX2 ones under
+# AddressSanitizer.
 #
 #   make miri
 
