@@ -9,6 +9,8 @@ from decimal import Decimal
 from html import escape
 from typing import Any
 
+from ._checks import counted
+
 PREVIEW_ROWS = 10
 """Rows shown in a notebook; the rest is counted, not rendered."""
 
@@ -55,12 +57,11 @@ def table_html(
         for row in rows[:PREVIEW_ROWS]
     )
     more = total_rows - min(total_rows, PREVIEW_ROWS)
-    rest = f"<p>… {more:,} more rows</p>" if more > 0 else ""
+    rest = f"<p>… {counted(more, 'more row')}</p>" if more > 0 else ""
     noted = "".join(f'<p class="notice">notice: {escape(n)}</p>' for n in notices)
-    plural = "" if total_rows == 1 else "s"
     return (
-        f'<div class="erpdata">{_STYLE}<p><b>{escape(title)}</b>: {total_rows:,} row{plural}, '
-        f"{len(schema)} columns</p><table><thead><tr>{head}</tr></thead>"
+        f'<div class="erpdata">{_STYLE}<p><b>{escape(title)}</b>: {counted(total_rows, "row")}, '
+        f"{counted(len(schema), 'column')}</p><table><thead><tr>{head}</tr></thead>"
         f"<tbody>{body}</tbody></table>{rest}{noted}</div>"
     )
 
