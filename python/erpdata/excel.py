@@ -780,6 +780,41 @@ def _write_about(
 # -- the workbook --------------------------------------------------------------
 
 
+def _fill(
+    book: Any,
+    sheets: Mapping[str, Any],
+    rows_per_sheet: int,
+    about: Mapping[str, Any],
+    written: datetime.datetime,
+) -> tuple[dict[str, int], int]:
+    """Writes every sheet and the About sheet into ``book``: the rows of
+    each sheet written (by the name it got), and how many values went in
+    as text."""
+    book.set_properties({"comments": f"Written by erpdata {__version__}"})
+    cells = _Cells(_Formats(book))
+    result: dict[str, int] = {}
+    listed: list[tuple[str, str, int]] = []
+    names = {n.casefold() for n in sheets}
+    for name, given in sheets.items():
+        sheet = given if isinstance(given, Sheet) else Sheet(given)
+        writer = _SheetWriter(book, cells, name, sheet, rows_per_sheet, names)
+        writer.write()
+        total = sum(p.rows for p in writer.parts)
+        start = 1
+        for part in writer.parts:
+            names.add(part.name.casefold())
+            result[part.name] = part.rows
+            if len(writer.parts) == 1:
+                holds = "every row"
+            else:
+                end = start + part.rows - 1
+                holds = f"rows {start:,} to {end:,} of the {total:,} of {name!r}"
+            listed.append((part.name, holds, part.rows))
+            start += part.rows
+    _write_about(book, cells, about, written, listed, cells.text_values)
+    return result, cells.text_values
+
+
 def write_excel(
     path: str | os.PathLike[str],
     sheets: Mapping[str, Sheet | Source],
@@ -834,28 +869,7 @@ def write_excel(
                 },
             )
             try:
-                book.set_properties({"comments": f"Written by erpdata {__version__}"})
-                cells = _Cells(_Formats(book))
-                result: dict[str, int] = {}
-                listed: list[tuple[str, str, int]] = []
-                names = {n.casefold() for n in sheets}
-                for name, given in sheets.items():
-                    sheet = given if isinstance(given, Sheet) else Sheet(given)
-                    writer = _SheetWriter(book, cells, name, sheet, rows_per_sheet, names)
-                    writer.write()
-                    total = sum(p.rows for p in writer.parts)
-                    start = 1
-                    for part in writer.parts:
-                        names.add(part.name.casefold())
-                        result[part.name] = part.rows
-                        if len(writer.parts) == 1:
-                            holds = "every row"
-                        else:
-                            end = start + part.rows - 1
-                            holds = f"rows {start:,} to {end:,} of the {total:,} of {name!r}"
-                        listed.append((part.name, holds, part.rows))
-                        start += part.rows
-                _write_about(book, cells, about or {}, written, listed, cells.text_values)
+                result, text_values = _fill(book, sheets, rows_per_sheet, about or {}, written)
                 book.close()
             except BaseException:
                 _abandon(book)
@@ -864,4 +878,4 @@ def write_excel(
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    return ExcelResult(str(target), result, cells.text_values)
+    return ExcelResult(str(target), result, text_values)
