@@ -74,7 +74,9 @@ case ${FUZZ_SANITIZER:-} in
   "") ;;
   address)
     [[ -z $arch ]] || { echo "fuzz/run.sh: FUZZ_SANITIZER on this machine's architecture only" >&2; exit 2; }
-    nightly=nightly-2026-05-20  # mk/msrv.mk's NIGHTLY
+    # The nightly mk/msrv.mk names, so that the two never drift apart.
+    nightly=$(sed -n 's/^NIGHTLY *:= *//p' ../mk/msrv.mk)
+    [[ -n $nightly ]] || { echo "fuzz/run.sh: no NIGHTLY in mk/msrv.mk" >&2; exit 2; }
     rustup toolchain install "$nightly" --profile minimal >/dev/null
     toolchain=("+$nightly")
     RUSTFLAGS="$RUSTFLAGS -Zsanitizer=address"
