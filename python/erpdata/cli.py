@@ -531,17 +531,15 @@ def cmd_dues(args: argparse.Namespace) -> int:
         side = "Receivables" if args.kind == "receipt" else "Payables"
         about = {"Account": args.acid, "Kind": args.kind}
         return write_workbook(args, {side: dues}, about, client)
+    if args.format == "parquet":
+        write_parquet(dues.to_table(), args.output)
+        return EXIT_OK
     out = _open_output(args.output)
     try:
         if args.format == "raw":
             out.write(dues.raw.rstrip("\n") + "\n")
-        elif args.format == "jsonl":
-            out.writelines(json_value(row) + "\n" for row in dues.rows)
         else:
-            columns: list[str] = list(dict.fromkeys(k for row in dues.rows for k in row))
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(columns)
-            writer.writerows([csv_value(row.get(c)) for c in columns] for row in dues.rows)
+            write_rows(dues.to_table(), args.format, out)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -765,10 +763,9 @@ def parser() -> argparse.ArgumentParser:
     dues.add_argument("--kind", required=True, choices=KINDS, type=str.lower, help=KIND_HELP)
     dues.add_argument(
         "--format",
-        choices=("csv", "jsonl", "raw", "xlsx"),
+        choices=(*FORMATS, "raw"),
         default="csv",
-        help="raw: the JSON the service sent; xlsx: a workbook (needs -o FILE and "
-        "erpdata[excel]) [csv]",
+        help="raw: the JSON the service sent; parquet and xlsx need -o FILE [csv]",
     )
     dues.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues.set_defaults(run=cmd_dues, company_id=None, year_id=None)

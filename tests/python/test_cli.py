@@ -88,6 +88,26 @@ def test_dues(secret_sandbox_url: str) -> None:
     assert json.loads(raw.stdout)["status"] == "success"
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "parquet"])
+def test_dues_formats(secret_sandbox_url: str, tmp_path: Path, fmt: str) -> None:
+    """The dues are written in each format `table` writes, typed the same."""
+    out = tmp_path / f"dues.{fmt}"
+    args = ["dues", "C001", "--kind", "receipt", "--format", fmt, "-o", str(out)]
+    done = cli(args, env_for(secret_sandbox_url))
+    assert done.returncode == 0, done.stderr
+    with Client(secret_sandbox_url, project="demo") as c:
+        want = c.receivables("C001").rows
+    if fmt == "parquet":
+        got = pq.read_table(out).to_pylist()
+    elif fmt == "jsonl":
+        got = [json.loads(x, parse_float=Decimal) for x in out.read_text().splitlines()]
+    else:
+        got = json.loads(out.read_text(), parse_float=Decimal)
+    assert len(got) == len(want) > 1
+    assert [r["balance"] for r in got] == [w["balance"] for w in want]
+    assert [str(r["due_date"]) for r in got] == [w["due_date"].isoformat() for w in want]
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json", "parquet"])
 def test_table_formats(
     secret_sandbox_url: str,
