@@ -3,6 +3,13 @@
 //! Kept apart from [`Config`](crate::Config) so that the decoder, excerpts
 //! and transport error chains can redact without holding (or importing) the
 //! whole configuration: this module depends on nothing but the token.
+//!
+//! A service that echoes the token rarely echoes it byte for byte: PHP's
+//! `json_encode` writes `/` as `\/` and other characters as `\uXXXX`,
+//! `htmlspecialchars` writes `&` as `&amp;`, a URL carries `%2F` or `%2f`,
+//! a form `+` for a space. So each character of the token is looked for
+//! in every spelling those give it (see [`spelled`]), and a text is
+//! redacted wherever the whole token appears in any mix of them.
 
 use crate::token::{AccessToken, REDACTED};
 
@@ -20,45 +27,208 @@ impl Redactor {
     }
 
     /// The length of the longest text [`redact`](Self::redact) replaces (the
-    /// token raw or in an encoding), or 0: a cut made this many bytes before
-    /// a text cannot leave part of a token inside it.
+    /// token in its longest spelling), or 0: a cut made this many bytes
+    /// before a text cannot leave part of a token inside it.
     pub(crate) fn reach(&self) -> usize {
-        self.token.as_ref().map_or(0, |token| {
-            let raw = token.expose_secret();
-            let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
-            raw.len()
-                .max(form.replace('+', "%20").len())
-                .max(form.len())
-        })
+        self.secret()
+            .map_or(0, |raw| raw.chars().map(longest).sum())
     }
 
-    /// Replaces every occurrence of the token (raw and in the encodings a
-    /// URL or form body would carry) with [`REDACTED`].
+    /// Replaces every occurrence of the token, raw or in any spelling of
+    /// [`spelled`], with [`REDACTED`].
     pub(crate) fn redact(&self, text: &str) -> String {
-        let Some(token) = &self.token else {
+        let Some(raw) = self.secret() else {
             return text.to_owned();
         };
-        let raw = token.expose_secret();
-        let mut out = text.replace(raw, REDACTED);
-        let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
-        if form != raw {
-            out = out.replace(&form, REDACTED);
-            let pct = form.replace('+', "%20");
-            if pct != form {
-                out = out.replace(&pct, REDACTED);
+        let token: Vec<char> = raw.chars().collect();
+        let bytes = text.as_bytes();
+        let mut out = String::with_capacity(text.len());
+        let mut path = Vec::new();
+        // The bytes a spelling can begin with: most of a text is passed
+        // over on one look-up.
+        let mut begins = [false; 256];
+        for b in [raw.as_bytes()[0], b'%', b'\\', b'&', b'+'] {
+            begins[usize::from(b)] = true;
+        }
+        let (mut copied, mut at) = (0, 0);
+        while at < bytes.len() {
+            if !begins[usize::from(bytes[at])] {
+                at += 1;
+                continue;
+            }
+            // The raw token first, whatever the search's bound below.
+            let end = if bytes[at..].starts_with(raw.as_bytes()) {
+                Some(at + raw.len())
+            } else {
+                spelled(bytes, at, &token, &mut path)
+            };
+            match end {
+                Some(end) if text.is_char_boundary(at) && text.is_char_boundary(end) => {
+                    out.push_str(&text[copied..at]);
+                    out.push_str(REDACTED);
+                    (copied, at) = (end, end);
+                }
+                _ => at += 1,
             }
         }
+        out.push_str(&text[copied..]);
         out
     }
+
+    fn secret(&self) -> Option<&str> {
+        let raw = self.token.as_ref()?.expose_secret();
+        (!raw.is_empty()).then_some(raw)
+    }
+}
+
+/// Where the token spelled character by character ends, if it starts at
+/// `at`: each character as itself, percent-encoded (either case of hex),
+/// `+` for a space, JSON-escaped, or as an HTML character reference.
+///
+/// `%`, `&`, `\` and `+` begin both themselves and an escape, so a path
+/// that fails later goes back to the last such character and tries its
+/// other reading (a token holding "%25" as such, echoed with its `&` as
+/// `&amp;`). `path` holds, for each character matched, where it began and
+/// which reading to try next; the steps are bounded, so a text made to
+/// make the search branch costs no more than a few passes over the token.
+fn spelled(text: &[u8], at: usize, token: &[char], path: &mut Vec<(usize, u8)>) -> Option<usize> {
+    path.clear();
+    let (mut pos, mut from) = (at, 0);
+    let mut steps = 0;
+    while path.len() < token.len() {
+        steps += 1;
+        if steps > 4 * token.len() + 16 {
+            return None;
+        }
+        match spelling(text, pos, token[path.len()], from) {
+            Some((end, reading)) => {
+                path.push((pos, reading + 1));
+                (pos, from) = (end, 0);
+            }
+            None => (pos, from) = path.pop()?,
+        }
+    }
+    Some(pos)
+}
+
+/// Where a reading of `c` at `at` ends, and which: 0 an escape (as the
+/// byte at `at` begins one), 1 the character itself; `from` is the first
+/// reading to try.
+fn spelling(text: &[u8], at: usize, c: char, from: u8) -> Option<(usize, u8)> {
+    let rest = text.get(at..)?;
+    let mut utf8 = [0; 4];
+    let own = c.encode_utf8(&mut utf8).as_bytes();
+    let escaped = || match rest.first()? {
+        b'%' => percent(rest, own),
+        b'\\' => json_escape(rest, c),
+        b'&' => html_reference(rest, c),
+        b'+' if c == ' ' => Some(1),
+        _ => None,
+    };
+    let escape = if from == 0 {
+        escaped().map(|len| (len, 0))
+    } else {
+        None
+    };
+    let own_reading = || (from <= 1 && rest.starts_with(own)).then_some((own.len(), 1));
+    let (len, reading) = escape.or_else(own_reading)?;
+    Some((at + len, reading))
+}
+
+/// `%XX` for each byte of the character (`%2F` and `%2f` alike).
+fn percent(rest: &[u8], own: &[u8]) -> Option<usize> {
+    for (i, byte) in own.iter().enumerate() {
+        match rest.get(3 * i..3 * i + 3)? {
+            [b'%', hi, lo] if hex_byte(*hi, *lo) == Some(*byte) => {}
+            _ => return None,
+        }
+    }
+    Some(3 * own.len())
+}
+
+/// `\/`, `\"`, `\\`, or `\uXXXX` (a surrogate pair past U+FFFF), as JSON
+/// encoders write them.
+fn json_escape(rest: &[u8], c: char) -> Option<usize> {
+    if matches!(c, '/' | '"' | '\\') && rest.get(1) == Some(&(c as u8)) {
+        return Some(2);
+    }
+    let mut units = [0; 2];
+    let units = c.encode_utf16(&mut units);
+    for (i, unit) in units.iter().enumerate() {
+        let escape = rest.get(6 * i..6 * i + 6)?;
+        if !escape.starts_with(b"\\u") || hex_value(&escape[2..]) != Some(u32::from(*unit)) {
+            return None;
+        }
+    }
+    Some(6 * units.len())
+}
+
+/// `&amp;`, `&quot;`, `&apos;`, `&lt;`, `&gt;`, or a numeric reference
+/// (`&#039;` as PHP writes a quote, `&#x27;` as Python does).
+fn html_reference(rest: &[u8], c: char) -> Option<usize> {
+    let named: &[u8] = match c {
+        '&' => b"&amp;",
+        '"' => b"&quot;",
+        '\'' => b"&apos;",
+        '<' => b"&lt;",
+        '>' => b"&gt;",
+        _ => b"",
+    };
+    if !named.is_empty() && rest.starts_with(named) {
+        return Some(named.len());
+    }
+    let body = rest.strip_prefix(b"&#")?;
+    let (digits, radix, skip) = match body.first()? {
+        b'x' | b'X' => (&body[1..], 16, 3),
+        _ => (body, 10, 2),
+    };
+    let n = digits
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    let value = std::str::from_utf8(&digits[..n]).ok()?;
+    let fits = (1..=MAX_REFERENCE_DIGITS).contains(&n) && digits.get(n) == Some(&b';');
+    (fits && u32::from_str_radix(value, radix).ok()? == u32::from(c)).then_some(skip + n + 1)
+}
+
+/// The most digits of a numeric character reference looked at: U+10FFFF
+/// is 1114111, seven decimal digits (six in hex).
+const MAX_REFERENCE_DIGITS: usize = 7;
+
+/// The longest spelling of `c` that [`spelling`] accepts.
+fn longest(c: char) -> usize {
+    let percent = 3 * c.len_utf8();
+    let json = 6 * c.len_utf16();
+    // "&#x" + seven digits + ";" bounds every reference, named or numeric.
+    let reference = 3 + MAX_REFERENCE_DIGITS + 1;
+    percent.max(json).max(reference)
+}
+
+fn hex_byte(hi: u8, lo: u8) -> Option<u8> {
+    Some((hex_digit(hi)? << 4) | hex_digit(lo)?)
+}
+
+fn hex_value(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0u32, |v, d| Some((v << 4) | u32::from(hex_digit(*d)?)))
+}
+
+fn hex_digit(d: u8) -> Option<u8> {
+    (d as char).to_digit(16).map(|v| v as u8)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn redactor(token: &str) -> Redactor {
+        Redactor::new(Some(AccessToken::new(token)))
+    }
+
     #[test]
     fn every_encoding() {
-        let r = Redactor::new(Some(AccessToken::new("tok/+=en")));
+        let r = redactor("tok/+=en");
         assert_eq!(
             r.redact("x tok/+=en y tok%2F%2B%3Den z"),
             "x [REDACTED] y [REDACTED] z"
@@ -67,7 +237,69 @@ mod tests {
     }
 
     #[test]
+    fn the_spellings_a_php_service_echoes() {
+        let r = redactor("q2Xv/9LmT+0aZ= &\"'<é😀");
+        for spelled in [
+            // json_encode, its default flags
+            r#"q2Xv\/9LmT+0aZ= &\"'<\u00e9\ud83d\ude00"#,
+            // json_encode with JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
+            r#"q2Xv/9LmT+0aZ= &\"'<é😀"#,
+            // htmlspecialchars (ENT_QUOTES), and Python's html.escape
+            "q2Xv/9LmT+0aZ= &amp;&quot;&#039;&lt;é😀",
+            "q2Xv/9LmT+0aZ= &amp;&quot;&#x27;&lt;é😀",
+            // urlencode, rawurlencode, and lowercase hex
+            "q2Xv%2F9LmT%2B0aZ%3D+%26%22%27%3C%C3%A9%F0%9F%98%80",
+            "q2Xv%2F9LmT%2B0aZ%3D%20%26%22%27%3C%C3%A9%F0%9F%98%80",
+            "q2Xv%2f9LmT%2b0aZ%3d%20%26%22%27%3c%c3%a9%f0%9f%98%80",
+        ] {
+            let text = format!("bad token {spelled}, try again");
+            assert_eq!(
+                r.redact(&text),
+                "bad token [REDACTED], try again",
+                "{spelled}"
+            );
+            assert!(spelled.len() <= r.reach(), "{spelled}");
+        }
+    }
+
+    #[test]
+    fn a_token_holding_escapes_as_such() {
+        let r = redactor("a%25b&amp;c");
+        assert_eq!(r.redact("<a%25b&amp;c>"), "<[REDACTED]>");
+        assert_eq!(r.redact("<a%2525b%26amp%3Bc>"), "<[REDACTED]>");
+        assert_eq!(r.redact("<a%25b&amp;amp;c>"), "<[REDACTED]>");
+    }
+
+    #[test]
+    fn near_misses_are_kept() {
+        let r = redactor("ab/cd");
+        for text in [
+            "ab/c",
+            "ab\\cd",
+            "ab%2Gcd",
+            "ab&#48;cd",
+            "ab&#x2f cd",
+            "ab\\u002",
+            "AB/CD",
+        ] {
+            assert_eq!(r.redact(text), text);
+        }
+        assert_eq!(
+            r.redact("ab&#47;cd ab&#x2F;cd ab\\u002Fcd"),
+            "[REDACTED] [REDACTED] [REDACTED]"
+        );
+    }
+
+    #[test]
+    fn text_around_multibyte_characters() {
+        let r = redactor("tok");
+        assert_eq!(r.redact("é tok ü%74ok 😀"), "é [REDACTED] ü[REDACTED] 😀");
+    }
+
+    #[test]
     fn no_token_no_change() {
         assert_eq!(Redactor::default().redact("a tok b"), "a tok b");
+        assert_eq!(redactor("").redact("a tok b"), "a tok b");
+        assert_eq!(Redactor::default().reach(), 0);
     }
 }

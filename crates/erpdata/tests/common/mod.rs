@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use erpdata::{Cell, Config, Row, Schema};
-use serde_json::Value;
+use erpdata::{Cell, Config, Error, Id, Row, Schema};
+use serde_json::{Map, Value};
 
 /// The cases of every vector file whose name starts with `prefix`
 /// (`"requests"` takes `requests.json` and any `requests-*.json`).
@@ -81,6 +81,51 @@ pub fn config() -> Config {
         .access_token("fake-token-for-tests")
         .build()
         .unwrap()
+}
+
+/// A response case's config: its own `config`, or [`config`].
+pub fn case_config(case: &Value) -> Config {
+    match case.get("config").and_then(Value::as_object) {
+        Some(own) => config_from(own).unwrap(),
+        None => config(),
+    }
+}
+
+/// A vector's `config` object as a [`Config`].
+pub fn config_from(c: &Map<String, Value>) -> Result<Config, Error> {
+    let mut b = Config::builder(c["base_url"].as_str().unwrap());
+    if let Some(v) = c.get("project") {
+        b = b.project(v.as_str().unwrap());
+    }
+    if let Some(v) = c.get("project_folder") {
+        b = b.project_folder(v.as_str().unwrap());
+    }
+    if let Some(v) = c.get("access_token") {
+        b = b.access_token(v.as_str().unwrap());
+    }
+    if let Some(v) = c.get("company_id") {
+        b = b.company_id(id(v));
+    }
+    if let Some(v) = c.get("year_id") {
+        b = b.year_id(id(v));
+    }
+    if let Some(v) = c.get("allow_insecure_http") {
+        b = b.allow_insecure_http(v.as_bool().unwrap());
+    }
+    if let Some(v) = c.get("ajax_token") {
+        b = b.ajax_token(v.as_bool().unwrap());
+    }
+    b.build()
+}
+
+/// An id as the vectors write it: a string stays a string, an integer an
+/// integer.
+pub fn id(v: &Value) -> Id {
+    match v {
+        Value::String(s) => Id::from(s.as_str()),
+        Value::Number(n) => Id::from(n.as_i64().expect("integer id")),
+        other => panic!("id must be a string or integer, got {other}"),
+    }
 }
 
 /// A value as the vectors write it: numbers as `{"$number": text}`,

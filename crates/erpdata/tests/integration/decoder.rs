@@ -6,7 +6,8 @@ use crate::common;
 use common::config;
 
 use erpdata::{
-    unify_schemas, Batch, Cell, ColumnData, ColumnType, DecoderOptions, Error, Row, TableDecoder,
+    unify_schemas, Batch, Cell, ColumnData, ColumnType, Config, DecoderOptions, Error, Row,
+    TableDecoder,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -24,11 +25,17 @@ fn stream<'a>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
     batch_rows: usize,
 ) -> Result<Streamed, Error> {
-    let mut d = TableDecoder::new(
-        &config(),
-        status,
-        DecoderOptions::with_batch_rows(batch_rows),
-    );
+    stream_as(&config(), status, chunks, batch_rows)
+}
+
+/// [`stream`] with a config of its own (a vector's token).
+fn stream_as<'a>(
+    config: &Config,
+    status: u16,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    batch_rows: usize,
+) -> Result<Streamed, Error> {
+    let mut d = TableDecoder::new(config, status, DecoderOptions::with_batch_rows(batch_rows));
     let mut batches = Vec::new();
     for chunk in chunks {
         batches.extend(d.feed(chunk)?);
@@ -236,21 +243,24 @@ fn vectors_whole_and_byte_by_byte() {
         let name = case["name"].as_str().unwrap();
         let status = case["response"]["status"].as_u64().unwrap() as u16;
         let body = common::body(case);
-        let whole = whole(status, &body, 65_536);
+        let config = common::case_config(case);
+        let stream =
+            |chunks: Vec<&[u8]>, batch_rows| stream_as(&config, status, chunks, batch_rows);
+        let whole = stream(vec![&body], 65_536);
         check_vector(case, &whole);
         for batch_rows in [1, 2, 65_536] {
-            let w = stream(status, [&body[..]], batch_rows);
-            let b = bytewise(status, &body, batch_rows);
+            let w = stream(vec![&body], batch_rows);
+            let b = stream(body.chunks(1).collect(), batch_rows);
             assert_eq!(w, b, "{name}: byte by byte, batches of {batch_rows}");
             check_vector(case, &b);
         }
         // Every single cut point, too.
         for cut in 0..=body.len() {
-            let r = stream(status, pieces(&body, &[cut]), 65_536);
+            let r = stream(pieces(&body, &[cut]), 65_536);
             assert_eq!(r, whole, "{name}: cut at {cut}");
         }
         // The whole-body parser runs the same decoder.
-        match (config().parse_table(status, &body), &whole) {
+        match (config.parse_table(status, &body), &whole) {
             (Ok(t), Ok(s)) => {
                 assert_eq!(t.notices, s.notices, "{name}");
                 assert_eq!(t.rows.len() as u64, s.total_rows, "{name}");
@@ -275,8 +285,9 @@ proptest! {
         let case = &cases[index % cases.len()];
         let status = case["response"]["status"].as_u64().unwrap() as u16;
         let body = common::body(case);
-        let w = whole(status, &body, batch_rows);
-        let s = stream(status, pieces(&body, &cuts), batch_rows);
+        let config = common::case_config(case);
+        let w = stream_as(&config, status, [&body[..]], batch_rows);
+        let s = stream_as(&config, status, pieces(&body, &cuts), batch_rows);
         prop_assert_eq!(&s, &w);
         check_vector(case, &s);
     }

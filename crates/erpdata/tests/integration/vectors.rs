@@ -2,69 +2,18 @@
 
 use crate::common;
 
-use erpdata::{AjaxQuery, AjaxValue, Config, DuesKind, DuesQuery, Error, Id, Method, TableQuery};
-use serde_json::{Map, Value};
-
-fn id(v: &Value) -> Id {
-    match v {
-        Value::String(s) => Id::from(s.as_str()),
-        Value::Number(n) => Id::from(n.as_i64().expect("integer id")),
-        other => panic!("id must be a string or integer, got {other}"),
-    }
-}
-
-fn config(c: &Map<String, Value>) -> Result<Config, Error> {
-    let mut b = Config::builder(c["base_url"].as_str().unwrap());
-    if let Some(v) = c.get("project") {
-        b = b.project(v.as_str().unwrap());
-    }
-    if let Some(v) = c.get("project_folder") {
-        b = b.project_folder(v.as_str().unwrap());
-    }
-    if let Some(v) = c.get("access_token") {
-        b = b.access_token(v.as_str().unwrap());
-    }
-    if let Some(v) = c.get("company_id") {
-        b = b.company_id(id(v));
-    }
-    if let Some(v) = c.get("year_id") {
-        b = b.year_id(id(v));
-    }
-    if let Some(v) = c.get("allow_insecure_http") {
-        b = b.allow_insecure_http(v.as_bool().unwrap());
-    }
-    if let Some(v) = c.get("ajax_token") {
-        b = b.ajax_token(v.as_bool().unwrap());
-    }
-    b.build()
-}
+use erpdata::{AjaxQuery, AjaxValue, Config, DuesKind, DuesQuery, Error, Method, TableQuery};
+use serde_json::Value;
 
 /// A response case's config (its own or the default), status and body.
 fn response_of(case: &Value) -> (Config, u16, Vec<u8>) {
-    let cfg = config(
-        case.get("config")
-            .and_then(Value::as_object)
-            .unwrap_or(&default_config()),
-    )
-    .unwrap();
     let status = case["response"]["status"].as_u64().unwrap() as u16;
-    (cfg, status, common::body(case))
-}
-
-fn default_config() -> Map<String, Value> {
-    serde_json::json!({
-        "base_url": "https://erp.example.com/",
-        "project": "demo",
-        "access_token": "fake-token-for-tests"
-    })
-    .as_object()
-    .unwrap()
-    .clone()
+    (common::case_config(case), status, common::body(case))
 }
 
 fn dues_query(args: &Value) -> Result<DuesQuery, Error> {
     let kind: DuesKind = args["kind"].as_str().unwrap().parse()?;
-    let mut q = DuesQuery::new(id(&args["acid"]), kind);
+    let mut q = DuesQuery::new(common::id(&args["acid"]), kind);
     if let Some(v) = args.get("send_token") {
         q = q.send_token(v.as_bool().unwrap());
     }
@@ -82,7 +31,7 @@ fn text(args: &Value, key: &str) -> String {
 fn ajax_query(call: &str, args: &Value) -> Result<AjaxQuery, Error> {
     let mut q = match call {
         "dues_summary" => AjaxQuery::dues_summary(),
-        "avg_pay_days" => AjaxQuery::avg_pay_days(id(&args["acid"])),
+        "avg_pay_days" => AjaxQuery::avg_pay_days(common::id(&args["acid"])),
         "net_profit" => AjaxQuery::net_profit(text(args, "start"), text(args, "end")),
         "gross_profit" => AjaxQuery::gross_profit(text(args, "start"), text(args, "end")),
         "schedule_accounts" => AjaxQuery::schedule_accounts(
@@ -111,17 +60,17 @@ fn ajax_query(call: &str, args: &Value) -> Result<AjaxQuery, Error> {
 }
 
 fn build_request(case: &Value) -> Result<http::Request<Vec<u8>>, Error> {
-    let config = config(case["config"].as_object().unwrap())?;
+    let config = common::config_from(case["config"].as_object().unwrap())?;
     let args = &case["args"];
     match case["call"].as_str().unwrap() {
         "dues" => config.dues_request(&dues_query(args)?),
         "table" => {
             let mut q = TableQuery::new(args["table"].as_str().unwrap());
             if let Some(v) = args.get("company_id") {
-                q = q.company_id(id(v));
+                q = q.company_id(common::id(v));
             }
             if let Some(v) = args.get("year_id") {
-                q = q.year_id(id(v));
+                q = q.year_id(common::id(v));
             }
             if let Some(v) = args.get("method") {
                 q = q.method(v.as_str().unwrap().parse::<Method>()?);
@@ -233,7 +182,7 @@ fn dues_table_vectors() {
     let cases = common::cases("dues-tables");
     for case in &cases {
         let name = case["name"].as_str().unwrap();
-        let cfg = config(&default_config()).unwrap();
+        let cfg = common::config();
         let dues: Vec<_> = case["dues"]
             .as_array()
             .unwrap()
