@@ -563,7 +563,11 @@ def test_bad_input_is_a_tool_error_naming_the_field(stdio: Transcript) -> None:
     assert "invalid input `acid`" in blank
     reversed_range = error_of(stdio, "net_profit", start="2025-06-30", end="2025-01-01")
     assert "invalid input" in reversed_range and "end" in reversed_range
-    assert "invalid input `as_of`" in error_of(stdio, "aging", as_of="2025-02-30")
+    # The field is named once, before the reason.
+    assert error_of(stdio, "aging", as_of="2025-02-30") == (
+        "Error executing tool aging: invalid input `as_of`: must be a calendar date as "
+        'YYYY-MM-DD, got "2025-02-30". Correct the argument and call again.'
+    )
 
 
 def test_a_failing_service_is_a_tool_error(stdio: Transcript, failing: Transcript) -> None:

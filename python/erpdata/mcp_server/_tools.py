@@ -83,11 +83,13 @@ def catalogue_operations() -> list[dict[str, Any]]:
 def error_text(exc: ErpError) -> str:
     """An erpdata error as the model reads it: what kind of failure, the
     field when an argument was wrong, and the core's message (the token
-    already redacted by the core)."""
+    already redacted by the core). Bad input gives the field and its
+    reason, not the message, which names the field again."""
     message = " ".join(str(exc).split())
     if isinstance(exc, InvalidInputError):
         field = f" `{exc.field}`" if exc.field else ""
-        return f"invalid input{field}: {message}. Correct the argument and call again."
+        reason = " ".join(exc.reason.split()) or message
+        return f"invalid input{field}: {reason}. Correct the argument and call again."
     if isinstance(exc, TransportError):
         return f"the ERP could not be reached ({exc.transport_kind}): {message}. Try again later."
     if isinstance(exc, HttpStatusError):
