@@ -11,12 +11,23 @@ import https from "node:https";
 import { pipeline } from "node:stream";
 import zlib from "node:zlib";
 
+// Flushed as fetch (undici) flushes them, as curl does: the stream ends
+// with what arrived. zlib's default demands a complete stream, and turned
+// an empty body labelled gzip (a proxy's answer to an error) and one cut
+// short into a TransportError, where fetch gives the status's error, or
+// the body read and found empty or cut short.
+const SYNC = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+const BROTLI_SYNC = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
+
 /** Decoders of the content codings fetch decodes. */
 const DECODERS = {
-  gzip: () => zlib.createGunzip(),
-  "x-gzip": () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
+  gzip: () => zlib.createGunzip(SYNC),
+  "x-gzip": () => zlib.createGunzip(SYNC),
+  deflate: () => zlib.createInflate(SYNC),
+  br: () => zlib.createBrotliDecompress(BROTLI_SYNC),
 };
 
 /**
