@@ -52,6 +52,13 @@ function environment() {
   return env ?? {};
 }
 
+/** What a value is, as the core says it ("a string", "an object"), never the value itself. */
+function kindOf(value) {
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
+
 function checkSignal(signal) {
   if (
     signal !== undefined &&
@@ -147,7 +154,12 @@ export class ErpClient extends AjaxFunctions {
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
     }
-    const fetchFn = options.fetch ?? defaultFetch ?? globalThis.fetch;
+    const passed = options.fetch;
+    if (passed !== undefined && passed !== null && typeof passed !== "function") {
+      // The value passed is what is wrong, whether or not there is a global fetch.
+      throw invalidInput("fetch", `must be a function, got ${kindOf(passed)}`);
+    }
+    const fetchFn = passed ?? defaultFetch ?? globalThis.fetch;
     if (typeof fetchFn !== "function") {
       throw invalidInput(
         "fetch",

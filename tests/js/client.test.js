@@ -208,6 +208,24 @@ describe("table", () => {
   });
 });
 
+test("a fetch that is not a function is refused as given", () => {
+  for (const [fetch, got] of [
+    ["https://proxy.example.com/", "a string"],
+    [{}, "an object"],
+    [42, "a number"],
+  ]) {
+    assert.throws(
+      () => client({ fetch }),
+      (err) => {
+        assert.ok(err instanceof InvalidInputError);
+        assert.equal(err.field, "fetch");
+        assert.equal(err.message, `invalid fetch: must be a function, got ${got}`);
+        return true;
+      },
+    );
+  }
+});
+
 describe("configuration from the environment", () => {
   const NAMES = [
     "ERPDATA_BASE_URL",
