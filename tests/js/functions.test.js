@@ -181,3 +181,23 @@ test("a plan's first failure is thrown and the calls still running are abandoned
   assert.equal(calls.started, 2, "nothing started after the failure");
   assert.equal(calls.aborted, 1, "the other call was abandoned");
 });
+
+test("a plan of more than ten calls at a time makes Node warn of no listener leak", async () => {
+  const warnings = [];
+  const onWarning = (warning) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on("warning", onWarning);
+  try {
+    const acids = Array.from({ length: 12 }, (_, i) => `C${String(i + 1).padStart(3, "0")}`);
+    const controller = new AbortController();
+    const table = await client(sandbox.url).duesTable(acids, "RECEIPT", {
+      concurrency: 12,
+      signal: controller.signal,
+    });
+    assert.ok(table.rows.length > 0);
+    // Node emits its warnings on a later tick.
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off("warning", onWarning);
+  }
+  assert.deepEqual(warnings, []);
+});
