@@ -2,6 +2,7 @@
 // loaded on first use): each column in the Arrow type of the core's type,
 // so a Node backend can hand the data to DuckDB, Perspective or Arrow
 // Flight. Conversion only: the types were decided by the core.
+import { chunkSlices } from "./columns.js";
 
 /** apache-arrow, or an error saying how to get it. */
 async function arrowModule() {
@@ -38,7 +39,15 @@ function decimalWords(values) {
   return words;
 }
 
-function vectorOf(arrow, column) {
+/**
+ * The field metadata the core's Arrow gives a json column (Rust's and
+ * Python's, erpdata::TYPE_METADATA_KEY = JSON_TYPE), so that a reader can
+ * tell its JSON texts from plain strings.
+ */
+const JSON_METADATA = [["erpdata.type", "json"]];
+
+/** `column` (a Column) as an Arrow vector; `raw` is its column of the core's batch. */
+function vectorOf(arrow, column, raw) {
   const { type, length, validity } = column;
   const nullBitmap = validity ?? undefined;
   const nullCount = validity ? length - countValid(validity, length) : 0;
@@ -71,8 +80,14 @@ function vectorOf(arrow, column) {
       );
       return make(new arrow.Decimal(column.scale, column.precision, 128), decimalWords(values));
     }
+    case "json": {
+      // Each value's JSON text as the core holds it: the Column's values
+      // are the parsed values, which String() would make "[object Object]".
+      const texts = chunkSlices(raw.chunks).map((t, i) => (column.isValid(i) ? t : null));
+      return arrow.vectorFromArray(texts, new arrow.Utf8());
+    }
     default: {
-      // string and json: text values.
+      // string: text values.
       const texts = column.values.map((t, i) => (column.isValid(i) ? t : null));
       return arrow.vectorFromArray(texts, new arrow.Utf8());
     }
@@ -85,16 +100,26 @@ function countValid(bitmap, length) {
   return n;
 }
 
-/** The columns as an apache-arrow Table. */
-export async function toArrow(columns) {
+/** The columns (a table's Columns, and the core's `batch` they were made of) as an apache-arrow Table. */
+export async function toArrow(columns, batch) {
   const arrow = await arrowModule();
   const vectors = {};
-  for (const column of Object.values(columns)) vectors[column.name] = vectorOf(arrow, column);
-  return new arrow.Table(vectors);
+  for (const raw of batch.columns) vectors[raw.name] = vectorOf(arrow, columns[raw.name], raw);
+  const table = new arrow.Table(vectors);
+  const json = new Set(batch.columns.filter((c) => c.type === "json").map((c) => c.name));
+  if (json.size === 0) return table;
+  const fields = table.schema.fields.map((f) =>
+    json.has(f.name) ? new arrow.Field(f.name, f.type, f.nullable, new Map(JSON_METADATA)) : f,
+  );
+  const schema = new arrow.Schema(fields, table.schema.metadata);
+  return new arrow.Table(
+    schema,
+    table.batches.map((b) => new arrow.RecordBatch(schema, b.data)),
+  );
 }
 
 /** The columns as Arrow IPC stream bytes. */
-export async function toArrowIPC(columns) {
+export async function toArrowIPC(columns, batch) {
   const arrow = await arrowModule();
-  return arrow.tableToIPC(await toArrow(columns), "stream");
+  return arrow.tableToIPC(await toArrow(columns, batch), "stream");
 }

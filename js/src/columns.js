@@ -55,7 +55,7 @@ function slices({ text, offsets }, length = offsets.length - 1) {
 }
 
 /** The strings of a column's `chunks` (one `{text, offsets}` per core batch), back to back. */
-function chunkSlices(chunks) {
+export function chunkSlices(chunks) {
   if (chunks.length === 1) return slices(chunks[0]);
   const out = [];
   for (const c of chunks) {

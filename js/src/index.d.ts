@@ -500,7 +500,8 @@ export declare class Table implements Iterable<Row> {
    * The table as an apache-arrow `Table` (install `apache-arrow`, an
    * optional peer dependency): int64, decimal128 (exact with
    * `numbers: "string"`; float64 with JS numbers), date32, timestamp[us],
-   * bool, utf8.
+   * bool, utf8 (a json column: each value's JSON text, the field's
+   * metadata `erpdata.type` = `json`).
    */
   toArrow(): Promise<ArrowTable>;
   /** The table as Arrow IPC stream bytes (needs `apache-arrow`). */

@@ -73,15 +73,16 @@ export class Table {
   /**
    * The table as an apache-arrow Table (apache-arrow must be installed):
    * int64, decimal128 (exact with `numbers: "string"`, float64 with JS
-   * numbers), date32 (days), timestamp[us], bool, utf8.
+   * numbers), date32 (days), timestamp[us], bool, utf8 (a json column's
+   * JSON texts, marked as the core's Arrow marks them).
    */
   toArrow() {
-    return toArrow(this.columns());
+    return toArrow(this.columns(), this.#batch);
   }
 
   /** The table as Arrow IPC stream bytes (a `Uint8Array`; needs apache-arrow). */
   toArrowIPC() {
-    return toArrowIPC(this.columns());
+    return toArrowIPC(this.columns(), this.#batch);
   }
 
   /** @internal The core's batch and the numbers mode it was read with. */

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 
 import { ErpClient } from "../../js/src/index.js";
-import { SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+import { demoClient, rawServer, SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
 
 // The package's own dev dependencies (the tests folder has no node_modules).
 const requireDev = createRequire(new URL("../../js/package.json", import.meta.url));
@@ -156,4 +156,39 @@ test("DuckDB's Node package reads the IPC bytes: exact decimal sum, dates, nulls
   assert.match(row.type, /^DECIMAL\(\d+,2\)$/);
   assert.equal(Number(row.no_remarks), table.rows.filter((r) => r.remarks === null).length);
   conn.close();
+});
+
+/**
+ * The table a loopback server answers with `data` (the rows' JSON text):
+ * values the sandbox never sends.
+ */
+async function answered(data, options) {
+  const body = `{"status":"success","data":${data}}`;
+  const server = await rawServer((socket) => {
+    socket.once("data", () => {
+      socket.end(
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+  });
+  try {
+    return await demoClient(server.url).table("t", options);
+  } finally {
+    await server.close();
+  }
+}
+
+test("a json column is each value's JSON text, its field marked erpdata.type = json", async () => {
+  const table = await answered('[{"j":{"x":1}},{"j":[1,2.50]},{"j":"s"},{"j":null}]');
+  assert.equal(table.schema.j, "json");
+  const texts = ['{"x":1}', "[1,2.50]", '"s"', null];
+  for (const arrow of [await table.toArrow(), tableFromIPC(await table.toArrowIPC())]) {
+    const [field] = arrow.schema.fields;
+    assert.equal(String(field.type), "Utf8");
+    assert.equal(field.metadata.get("erpdata.type"), "json");
+    assert.deepEqual([...arrow.getChild("j")], texts);
+  }
+  // Only a json column is marked.
+  const plain = await (await answered('[{"s":"x"}]')).toArrow();
+  assert.equal(plain.schema.fields[0].metadata.size, 0);
 });
