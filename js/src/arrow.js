@@ -3,6 +3,8 @@
 // so a Node backend can hand the data to DuckDB, Perspective or Arrow
 // Flight. Conversion only: the types were decided by the core.
 import { chunkSlices } from "./columns.js";
+import { fromCore } from "./errors.js";
+import { loadWasm } from "./wasm.js";
 
 /** apache-arrow, or an error saying how to get it. */
 async function arrowModule() {
@@ -17,26 +19,17 @@ async function arrowModule() {
   }
 }
 
-/** Unscaled BigInt of a plain decimal text at `scale` (the core's canonical text). */
-function unscaled(text, scale) {
-  const negative = text.startsWith("-");
-  const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".");
-  const digits = BigInt(whole + fraction.padEnd(scale, "0"));
-  return negative ? -digits : digits;
-}
-
-/** 128-bit little-endian words of `values` (BigInts), as Arrow's Decimal128 stores them. */
-function decimalWords(values) {
-  const words = new Uint32Array(values.length * 4);
-  const mask = 0xffffffffn;
-  for (let i = 0; i < values.length; i++) {
-    let v = BigInt.asUintN(128, values[i]);
-    for (let w = 0; w < 4; w++) {
-      words[i * 4 + w] = Number(v & mask);
-      v >>= 32n;
-    }
+/**
+ * A decimal column's values as Decimal128 holds them (four little-endian
+ * 32-bit words a value), read by the core from the texts sent: a text JSON
+ * wrote with an exponent (`1.0e-5`) is as exact as a plain one.
+ */
+function decimalWords(raw, length) {
+  try {
+    return loadWasm().decimalWords(raw, length);
+  } catch (err) {
+    throw fromCore(err);
   }
-  return words;
 }
 
 /**
@@ -74,12 +67,11 @@ function vectorOf(arrow, column, raw) {
       return make(new arrow.DateDay(), column.values);
     case "timestamp":
       return make(new arrow.TimestampMicrosecond(), column.values);
-    case "decimal": {
-      const values = column.values.map((t, i) =>
-        column.isValid(i) && t !== null ? unscaled(t, column.scale) : 0n,
+    case "decimal":
+      return make(
+        new arrow.Decimal(column.scale, column.precision, 128),
+        decimalWords(raw, length),
       );
-      return make(new arrow.Decimal(column.scale, column.precision, 128), decimalWords(values));
-    }
     case "json": {
       // Each value's JSON text as the core holds it: the Column's values
       // are the parsed values, which String() would make "[object Object]".

@@ -192,3 +192,20 @@ test("a json column is each value's JSON text, its field marked erpdata.type = j
   const plain = await (await answered('[{"s":"x"}]')).toArrow();
   assert.equal(plain.schema.fields[0].metadata.size, 0);
 });
+
+test("numbers: 'string': decimals sent with an exponent are exact in decimal128", async () => {
+  const table = await answered(
+    '[{"a":1.5},{"a":1.0e-5},{"a":-2.5E+3},{"a":1.2345678901234567890123456789e20},{"a":null}]',
+    { numbers: "string" },
+  );
+  assert.equal(table.schema.a, "decimal(38,8)");
+  const unscaled = [150_000_000n, 1_000n, -250_000_000_000n, 12345678901234567890123456789n, null];
+  for (const arrow of [await table.toArrow(), tableFromIPC(await table.toArrowIPC())]) {
+    assert.equal(String(arrow.schema.fields[0].type), "Decimal[38e+8]");
+    const a = arrow.getChild("a");
+    assert.deepEqual(
+      unscaled.map((_, i) => (a.get(i) === null ? null : decimalValue(a.get(i)))),
+      unscaled,
+    );
+  }
+});

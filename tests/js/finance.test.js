@@ -147,6 +147,14 @@ test("JS numbers come back exact, or the error says to read text", () => {
   );
 });
 
+test("aging() of exact texts sent with an exponent", () => {
+  const dues = table(
+    '[{"acid":"C1","due_date":"2025-06-01","balance":1.0e-5},{"acid":"C1","due_date":"2025-06-02","balance":2.5E+1}]',
+  );
+  assert.equal(dues.schema.balance, "decimal(38,6)");
+  assert.equal(aging(dues, { asOf: "2025-07-01" }).rows[0].total, "25.000010");
+});
+
 let sandbox;
 before(async () => {
   sandbox = await startSandbox();

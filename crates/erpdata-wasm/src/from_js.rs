@@ -7,11 +7,17 @@
 //! back as sent); otherwise the error says to fetch the table with
 //! `numbers: "string"`, whose exact texts come back as sent.
 
-use erpdata::{parse_plain_decimal, Batch, Bitmap, Column, ColumnData, Error, Sent, Texts};
-use js_sys::{Array, BigInt64Array, Float64Array, Int32Array, JsString, Reflect, Uint8Array};
+use erpdata::{
+    parse_decimal, parse_plain_decimal, Batch, Bitmap, Column, ColumnData, Error, Sent, Texts,
+};
+use js_sys::{
+    Array, BigInt64Array, Float64Array, Int32Array, JsString, Reflect, Uint32Array, Uint8Array,
+};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::convert::invalid;
+use crate::errors::JsResult;
 
 fn get(obj: &JsValue, key: &str) -> JsValue {
     Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -40,6 +46,31 @@ pub(crate) fn batch(value: &JsValue, field: &str) -> Result<Batch, Error> {
         num_rows,
         columns: out,
     })
+}
+
+/// The exact values of a decimal column of a JS batch (`column`, of a
+/// batch of `numRows` rows) as Arrow's Decimal128 holds them: each value
+/// unscaled at the column's scale, in four little-endian 32-bit words (two's
+/// complement), 0 where a row has none. Read by the core from the texts
+/// sent (`numbers: "string"`), whatever their form, so that JS never parses
+/// a decimal itself.
+#[wasm_bindgen(js_name = decimalWords)]
+pub fn decimal_words(column: &JsValue, num_rows: usize) -> JsResult<Uint32Array> {
+    let name = get(column, "name").as_string().unwrap_or_default();
+    let ColumnData::Decimal { values, .. } = self::column(column, num_rows, "columns", &name)?
+    else {
+        return Err(invalid(
+            "columns",
+            format!("column {name:?} is not a decimal column"),
+        )
+        .into());
+    };
+    let mut words = Vec::with_capacity(values.len() * 4);
+    for value in values {
+        let bits = value as u128;
+        words.extend((0..4).map(|w| (bits >> (32 * w)) as u32));
+    }
+    Ok(Uint32Array::from(words.as_slice()))
 }
 
 fn validity(c: &JsValue, len: usize) -> Option<Bitmap> {
@@ -124,6 +155,8 @@ fn column(c: &JsValue, len: usize, field: &str, name: &str) -> Result<ColumnData
             }
         }
         "decimal" => {
+            // Each value's text as sent: a number JSON wrote with an
+            // exponent (`1.0e-5`) included.
             let texts = strings(c, len)?;
             let mut out = Vec::with_capacity(len);
             for i in 0..len {
@@ -131,11 +164,11 @@ fn column(c: &JsValue, len: usize, field: &str, name: &str) -> Result<ColumnData
                     out.push(0);
                     continue;
                 }
-                out.push(parse_plain_decimal(texts.get(i), scale).ok_or_else(|| {
+                out.push(parse_decimal(texts.get(i), scale).ok_or_else(|| {
                     invalid(
                         field,
                         format!(
-                            "column {name:?} row {i}: {:?} is not a plain decimal",
+                            "column {name:?} row {i}: {:?} is not a decimal at scale {scale}",
                             texts.get(i)
                         ),
                     )

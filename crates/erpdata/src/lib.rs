@@ -180,10 +180,10 @@ pub use credit::{
     account_ids, credit_status, credit_status_of, pay_days, pay_days_of_text, PAY_DAYS_FIELDS,
 };
 pub use decode::{
-    civil_from_days, parse_plain_decimal, timestamp_parts, unify_schemas, write_timestamp, Batch,
-    Bitmap, Column, ColumnData, ColumnType, DeclaredSchema, DeclaredType, DecoderOptions, Digits,
-    Finished, Interner, Numbering, RowsFrom, Schema, Sent, TableDecoder, Texts, ZERO_DATE_MARK,
-    ZERO_TIMESTAMP_MARK,
+    civil_from_days, parse_decimal, parse_plain_decimal, timestamp_parts, unify_schemas,
+    write_timestamp, Batch, Bitmap, Column, ColumnData, ColumnType, DeclaredSchema, DeclaredType,
+    DecoderOptions, Digits, Finished, Interner, Numbering, RowsFrom, Schema, Sent, TableDecoder,
+    Texts, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
 #[cfg(feature = "parallel")]
 pub use decode::{Decoded, ParallelOptions};

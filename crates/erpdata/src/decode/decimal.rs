@@ -1,7 +1,7 @@
 //! Exact decimals as `unscaled × 10^-scale` in an `i128` of at most 38
 //! digits (Arrow's `Decimal128`, SQL's widest `DECIMAL`).
 
-use super::scanner::{Number, MAX_38_DIGITS};
+use super::scanner::{scan_number, After, Number, Scan, MAX_38_DIGITS};
 
 /// The most digits a decimal holds, and the precision of every decimal
 /// column whose type its values decide (so that the type does not depend
@@ -92,6 +92,38 @@ pub fn parse_plain_decimal(text: &str, scale: u8) -> Option<i128> {
     (value.unsigned_abs() <= MAX_38_DIGITS).then_some(if negative { -value } else { value })
 }
 
+/// A JSON number's text (`1.5`, `1.0e-5`, `-2E+3`) as `(unscaled, scale)`,
+/// as [`of`] reads the number: `None` for any other text (`n/a`, ` 12`,
+/// `+1`, `NaN`) and for a number of more than 38 digits.
+pub(crate) fn of_text(text: &str) -> Option<(i128, u8)> {
+    if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        return None;
+    }
+    match scan_number(text.as_bytes(), 0, After::Eof) {
+        Scan::Done(n, end) if end == text.len() => of(&n),
+        _ => None,
+    }
+}
+
+/// A decimal written as JSON writes a number, exponent and all (`1.0e-5`:
+/// what a PHP service's `json_encode` writes for a small float, and so the
+/// text a decimal column gives back as sent), as its unscaled value at
+/// `scale`: `("1.0e-5", 6)` is `10`. `None` when it is not such a number,
+/// has more significant digits after the point than `scale`, or needs more
+/// than 38 digits there. Trailing zeros past `scale` are no digits:
+/// `("1.50", 1)` is `15`.
+pub fn parse_decimal(text: &str, scale: u8) -> Option<i128> {
+    if scale > MAX_PRECISION {
+        return None;
+    }
+    let (value, own) = of_text(text)?;
+    if own <= scale {
+        return rescale(value, scale - own);
+    }
+    let divisor = pow10(u32::from(own - scale)) as i128;
+    (value % divisor == 0).then_some(value / divisor)
+}
+
 /// The largest absolute value of `values` (`None` for none).
 pub(crate) fn max_abs(values: &[i128]) -> Option<u128> {
     values.iter().map(|v| v.unsigned_abs()).max()
@@ -134,7 +166,6 @@ pub(crate) fn format(value: i128, scale: u8, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::scanner::{scan_number, After, Scan};
 
     fn dec(text: &str) -> Option<(i128, u8)> {
         let Scan::Done(n, _) = scan_number(text.as_bytes(), 0, After::Eof) else {
@@ -181,6 +212,34 @@ mod tests {
         assert_eq!(digits(MAX_38_DIGITS), 38);
         assert_eq!(rescale(5, 2), Some(500));
         assert_eq!(rescale(MAX_38_DIGITS as i128, 1), None);
+    }
+
+    #[test]
+    fn json_numbers_at_a_scale() {
+        assert_eq!(parse_decimal("1.0e-5", 6), Some(10));
+        assert_eq!(parse_decimal("1.5", 6), Some(1_500_000));
+        assert_eq!(parse_decimal("-2.5E+3", 0), Some(-2500));
+        assert_eq!(parse_decimal("-2.5E+3", 2), Some(-250_000));
+        assert_eq!(parse_decimal("1.50", 1), Some(15));
+        assert_eq!(parse_decimal("1.55", 1), None);
+        assert_eq!(parse_decimal("1e-7", 6), None);
+        assert_eq!(parse_decimal("-0.00", 2), Some(0));
+        assert_eq!(
+            parse_decimal("1.2345678901234567890123456789e20", 8),
+            Some(12_345_678_901_234_567_890_123_456_789)
+        );
+        assert_eq!(
+            parse_decimal(&"9".repeat(38), 0),
+            Some(MAX_38_DIGITS as i128)
+        );
+        assert_eq!(parse_decimal(&"9".repeat(38), 1), None);
+        assert_eq!(parse_decimal("1", 39), None);
+        for bad in [
+            "", "n/a", " 12", "12 ", "+1", ".5", "1.", "NaN", "1,5", "0x1", "--1", "1e",
+        ] {
+            assert_eq!(parse_decimal(bad, 2), None, "{bad:?}");
+            assert_eq!(of_text(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -127,7 +127,7 @@ pub use columns::{
 pub use date::civil_from_days;
 pub(crate) use date::parse as parse_date;
 pub(crate) use decimal::format as format_decimal;
-pub use decimal::parse_plain_decimal;
+pub use decimal::{parse_decimal, parse_plain_decimal};
 pub use declared::{DeclaredSchema, DeclaredType};
 pub use interner::{Interner, Numbering};
 #[cfg(feature = "parallel")]

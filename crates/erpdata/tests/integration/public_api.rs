@@ -9,22 +9,22 @@
 use erpdata::ClientOptions;
 use erpdata::{
     account_ids, aging, check_batch_rows, check_concurrency, check_max_retries, civil_from_days,
-    closest, credit_status, credit_status_of, js_name, operation, parse_plain_decimal, pay_days,
-    pay_days_of_text, timestamp_parts, unify_schemas, write_timestamp, AccessToken, Action,
-    AgingOptions, AgingPlan, AjaxAnswer, AjaxFunction, AjaxOptions, AjaxQuery, AjaxValue, Answer,
-    Arg, Args, Batch, Bitmap, Call, CallInfo, CallOptions, Cell, Column, ColumnData, ColumnType,
-    Config, ConfigBuilder, CreditStatusPlan, Decision, DeclaredSchema, DeclaredType,
-    DecoderOptions, Digits, Dues, DuesKind, DuesQuery, Error, Finished, Head, Id, Interner,
-    Invocation, Method, Numbering, Operation, OperationSink, Outcome, Output, Parsed, Plan,
-    PlanStep, PlannedCall, Result, RetryPolicy, Row, RowsFrom, Schema, Sent, Sink, StreamEnd,
-    Table, TableBatches, TableDecoder, TableQuery, TableStream, Texts, Timeouts, TransportKind,
-    TransportSource, TypedRows, WholeBody, WholeTable, ACCESS_TOKEN_VAR, BALANCE_COLUMNS,
-    BASE_URL_VAR, COMPANY_ID_VAR, DEFAULT_BATCH_ROWS, DEFAULT_BUCKETS, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT,
-    DUE_DATE_COLUMNS, FORM_CONTENT_TYPE, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_REDIRECTS,
-    MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS, OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR,
-    PROJECT_VAR, REDACTED, RESERVED_PARAMS, USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK,
-    ZERO_TIMESTAMP_MARK,
+    closest, credit_status, credit_status_of, js_name, operation, parse_decimal,
+    parse_plain_decimal, pay_days, pay_days_of_text, timestamp_parts, unify_schemas,
+    write_timestamp, AccessToken, Action, AgingOptions, AgingPlan, AjaxAnswer, AjaxFunction,
+    AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap, Call, CallInfo,
+    CallOptions, Cell, Column, ColumnData, ColumnType, Config, ConfigBuilder, CreditStatusPlan,
+    Decision, DeclaredSchema, DeclaredType, DecoderOptions, Digits, Dues, DuesKind, DuesQuery,
+    Error, Finished, Head, Id, Interner, Invocation, Method, Numbering, Operation, OperationSink,
+    Outcome, Output, Parsed, Plan, PlanStep, PlannedCall, Result, RetryPolicy, Row, RowsFrom,
+    Schema, Sent, Sink, StreamEnd, Table, TableBatches, TableDecoder, TableQuery, TableStream,
+    Texts, Timeouts, TransportKind, TransportSource, TypedRows, WholeBody, WholeTable,
+    ACCESS_TOKEN_VAR, BALANCE_COLUMNS, BASE_URL_VAR, COMPANY_ID_VAR, DEFAULT_BATCH_ROWS,
+    DEFAULT_BUCKETS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
+    DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, DUE_DATE_COLUMNS, FORM_CONTENT_TYPE,
+    MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_REDIRECTS, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
+    OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR, PROJECT_VAR, REDACTED, RESERVED_PARAMS,
+    USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
@@ -68,6 +68,7 @@ fn the_core_surface() {
     let _: fn(&[Batch], DuesKind) -> Result<Vec<String>> = account_ids;
     let _: fn(&str, &AjaxAnswer) -> Result<Cell> = pay_days;
     let _: fn(&str, u8) -> Option<i128> = parse_plain_decimal;
+    let _: fn(&str, u8) -> Option<i128> = parse_decimal;
     let _: fn(&Config, &Arg, &Arg, i64, DecoderOptions) -> Result<Plan> = Plan::dues_table;
     let _: fn(&Config, &AgingPlan, DecoderOptions) -> Result<Plan> = Plan::aging;
     let _: fn(&Config, &CreditStatusPlan, DecoderOptions) -> Result<Plan> = Plan::credit_status;
