@@ -155,6 +155,41 @@ test("aging() of exact texts sent with an exponent", () => {
   assert.equal(aging(dues, { asOf: "2025-07-01" }).rows[0].total, "25.000010");
 });
 
+/** An account table of two customers, and C001's dues, for creditStatus(). */
+function twoCustomers() {
+  return [
+    table(
+      '[{"acid":"C001","name":"One","credit_limit":"100.00","kind":"customer"},{"acid":"C002","name":"Two","credit_limit":"50.00","kind":"customer"}]',
+    ),
+    table('[{"acid":"C001","due_date":"2025-01-01","balance":"10.00"}]'),
+  ];
+}
+
+test("creditStatus() refuses a payDays text that is no number, naming its account", () => {
+  const [accounts, dues] = twoCustomers();
+  const asOf = "2025-12-31";
+  for (const days of ["n/a", "", " 12", "1,5", "NaN"]) {
+    assert.throws(
+      () => creditStatus(accounts, dues, { asOf, payDays: { C001: days } }),
+      (e) =>
+        e instanceof InvalidInputError &&
+        e.field === "payDays" &&
+        e.message.includes('"C001"') &&
+        e.message.includes(JSON.stringify(days)),
+      JSON.stringify(days),
+    );
+  }
+  // Numbers in any form JSON writes them are taken, as given.
+  const report = creditStatus(accounts, dues, { asOf, payDays: { C001: "12.5", C002: "1e1" } });
+  assert.deepEqual(
+    report.rows.map((r) => [r.acid, r.avg_pay_days]),
+    [
+      ["C001", "12.5"],
+      ["C002", "1e1"],
+    ],
+  );
+});
+
 let sandbox;
 before(async () => {
   sandbox = await startSandbox();

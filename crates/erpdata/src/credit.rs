@@ -60,6 +60,7 @@ fn status(
     only: Option<&[String]>,
 ) -> Result<TypedRows> {
     let as_of_day = crate::aging::as_of_day(as_of)?;
+    check_pay_days(pay_days)?;
     let account_schema = crate::response::unify(accounts.to_vec()).0;
     let account_names: Vec<&str> = account_schema.iter().map(|(n, _)| n.as_str()).collect();
     for needed in ["acid", "credit_limit"] {
@@ -209,6 +210,31 @@ fn status(
         ..DecoderOptions::default()
     };
     type_rows(&loopback(), rows, &typing, b"")
+}
+
+/// Refuses an average that is not a number, naming its account, before
+/// anything is computed: a text given for one (`"n/a"`) would otherwise
+/// reach the typing of the `avg_pay_days` column and fail there with words
+/// about a body that was never sent.
+fn check_pay_days(pay_days: &[(String, Cell)]) -> Result<()> {
+    for (acid, days) in pay_days {
+        let shown = match days {
+            Cell::Null | Cell::Int(_) => continue,
+            Cell::Number(text) if crate::decode::decimal_of_text(text).is_some() => continue,
+            Cell::Number(text) | Cell::String(text) | Cell::Json(text) => {
+                format!("{:?}", text.chars().take(40).collect::<String>())
+            }
+            Cell::Bool(b) => b.to_string(),
+        };
+        return Err(Error::invalid(
+            "pay_days",
+            format!(
+                "{acid:?}: {shown} is not a number (decimal text of at most 38 digits, \
+                 as JSON writes numbers)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The rows of the customers `only`, in that order, each acid once (a

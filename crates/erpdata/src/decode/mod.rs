@@ -127,6 +127,7 @@ pub use columns::{
 pub use date::civil_from_days;
 pub(crate) use date::parse as parse_date;
 pub(crate) use decimal::format as format_decimal;
+pub(crate) use decimal::of_text as decimal_of_text;
 pub use decimal::{parse_decimal, parse_plain_decimal};
 pub use declared::{DeclaredSchema, DeclaredType};
 pub use interner::{Interner, Numbering};

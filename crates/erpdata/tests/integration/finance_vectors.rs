@@ -79,6 +79,34 @@ fn credit_status_vectors() {
 }
 
 #[test]
+fn a_pay_days_text_that_is_no_number_is_refused_naming_its_account() {
+    let accounts = decode(
+        r#"[{"acid":"C1","credit_limit":"10.00"}]"#,
+        DecoderOptions::default(),
+    );
+    let status = |days: Cell| credit_status(&accounts, &[], &[("C1".into(), days)], "2025-07-01");
+    for bad in ["n/a", "", " 12", "NaN", "1,5", "+1"] {
+        let err = status(Cell::Number(bad.into())).unwrap_err();
+        assert_eq!(err.field(), Some("pay_days"), "{bad:?}: {err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("\"C1\": {bad:?} is not a number")),
+            "{err}"
+        );
+    }
+    let err = status(Cell::String("12".into())).unwrap_err();
+    assert_eq!(err.field(), Some("pay_days"), "{err}");
+    // Numbers as JSON writes them are taken, their text kept as given.
+    for fine in ["12.5", "1.0e-5", "1E+2", "-3"] {
+        let report = status(Cell::Number(fine.into())).unwrap();
+        assert_eq!(
+            common::rows_json(&report.rows)[0]["avg_pay_days"]["$number"],
+            fine
+        );
+    }
+}
+
+#[test]
 fn aging_vectors() {
     let cases = common::cases("aging");
     for case in &cases {
