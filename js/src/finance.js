@@ -82,9 +82,10 @@ export function creditStatus(accounts, dues, options) {
   const entries =
     payDays instanceof Map ? [...payDays] : Object.entries(optionsOf(payDays, "payDays"));
   const pairs = entries.map(([acid, value]) => [String(acid), payDaysText(String(acid), value)]);
-  const wanted = acids === undefined || acids === null ? undefined : [...acids].map(String);
+  // `acids` as given: the core checks it is a list of ids (a single id is
+  // refused, not spread into its characters), and each text in `pairs`.
   const out = core(() =>
-    loadWasm().creditStatus(a.batch, d.batch, pairs, asOfOf(asOf), wanted, a.numbers),
+    loadWasm().creditStatus(a.batch, d.batch, pairs, asOfOf(asOf), acids, a.numbers),
   );
   return new Table({ ...out, numbers: a.numbers });
 }

@@ -165,6 +165,27 @@ function twoCustomers() {
   ];
 }
 
+test("creditStatus() refuses acids given as one id; any list of ids is taken", () => {
+  const [accounts, dues] = twoCustomers();
+  const asOf = "2025-12-31";
+  assert.throws(
+    () => creditStatus(accounts, dues, { asOf, acids: "C001" }),
+    (e) =>
+      e instanceof InvalidInputError &&
+      e.field === "acids" &&
+      e.message.includes("not a single id") &&
+      e.message.includes('"C001"'),
+  );
+  const report = creditStatus(accounts, dues, { asOf, acids: new Set(["C002", "C001"]) });
+  assert.deepEqual(
+    report.rows.map((r) => [r.acid, r.outstanding]),
+    [
+      ["C002", "0.00"],
+      ["C001", "10.00"],
+    ],
+  );
+});
+
 test("creditStatus() refuses a payDays text that is no number, naming its account", () => {
   const [accounts, dues] = twoCustomers();
   const asOf = "2025-12-31";

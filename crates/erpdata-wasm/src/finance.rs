@@ -30,13 +30,6 @@ fn day(field: &str, value: &JsValue) -> Result<String, erpdata::Error> {
     }
 }
 
-fn strings(field: &str, value: &JsValue) -> Result<Vec<String>, erpdata::Error> {
-    if !Array::is_array(value) {
-        return Err(invalid(field, "must be an array of strings"));
-    }
-    Array::from(value).iter().map(|v| text(field, &v)).collect()
-}
-
 /// The bucket bounds JS gave: an array of whole, positive day counts, or
 /// undefined for the default.
 fn bounds(buckets: &JsValue) -> Result<Option<Vec<u32>>, erpdata::Error> {
@@ -90,7 +83,9 @@ pub fn aging(
 }
 
 /// The credit status of an account table's customers. `payDays`: an array
-/// of `[acid, decimal text or null]`; `acids`: an array or undefined.
+/// of `[acid, decimal text or null]` (each checked by the core); `acids`:
+/// the caller's list of ids as given (checked by the core, naming `acids`),
+/// or undefined.
 #[wasm_bindgen(js_name = creditStatus)]
 pub fn credit_status(
     accounts: &JsValue,
@@ -110,11 +105,12 @@ pub fn credit_status(
         let days = opt_text("pay_days", &pair.get(1))?;
         pairs.push((acid, days.map_or(Cell::Null, Cell::Number)));
     }
-    let typed = if acids.is_undefined() || acids.is_null() {
-        erpdata::credit_status(&[accounts], &[dues], &pairs, &as_of)?
-    } else {
-        let acids = strings("accounts", acids)?;
-        erpdata::credit_status_of(&[accounts], &[dues], &pairs, &as_of, &acids)?
+    let typed = match arg(acids) {
+        None => erpdata::credit_status(&[accounts], &[dues], &pairs, &as_of)?,
+        Some(acids) => {
+            let acids = erpdata::CreditStatusPlan::account_ids("acids", &acids)?;
+            erpdata::credit_status_of(&[accounts], &[dues], &pairs, &as_of, &acids)?
+        }
     };
     table(&typed, numbers)
 }

@@ -103,6 +103,18 @@ impl CreditStatusPlan {
             concurrency: 8,
         }
     }
+
+    /// Account ids given as an argument (a list of text or integer ids),
+    /// checked as [`Plan::credit_status`](super::Plan::credit_status)
+    /// checks its accounts but naming `field`: for a binding's credit
+    /// status of tables it already has. One id on its own is refused, not
+    /// read as the list of its characters.
+    pub fn account_ids(field: &str, acids: &Arg) -> Result<Vec<String>> {
+        let Arg::List(items) = acids else {
+            return Err(not_a_list(field, acids));
+        };
+        account_list(items)
+    }
 }
 
 /// What a flow computes at its end.

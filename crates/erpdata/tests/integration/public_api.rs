@@ -69,6 +69,7 @@ fn the_core_surface() {
     let _: fn(&str, &AjaxAnswer) -> Result<Cell> = pay_days;
     let _: fn(&str, u8) -> Option<i128> = parse_plain_decimal;
     let _: fn(&str, u8) -> Option<i128> = parse_decimal;
+    let _: fn(&str, &Arg) -> Result<Vec<String>> = CreditStatusPlan::account_ids;
     let _: fn(&Config, &Arg, &Arg, i64, DecoderOptions) -> Result<Plan> = Plan::dues_table;
     let _: fn(&Config, &AgingPlan, DecoderOptions) -> Result<Plan> = Plan::aging;
     let _: fn(&Config, &CreditStatusPlan, DecoderOptions) -> Result<Plan> = Plan::credit_status;
