@@ -166,22 +166,26 @@ export class ErpClient extends AjaxFunctions {
         "must be a function; this runtime has no global fetch, so pass one",
       );
     }
+    // The settings given here, and the variables of those not given: the
+    // core reads those as it reads them for Rust (ConfigBuilder::from_vars),
+    // so that a value it refuses is named by its variable
+    // (ERPDATA_BASE_URL), where it can be fixed. The variable of a setting
+    // given is not read at all (a runtime may ask leave to read it).
     const env = environment();
-    const settings = {};
+    const settings = given(options, [...Object.keys(ENV), "allowInsecureHttp", "ajaxToken"]);
+    const vars = {};
     for (const [key, name] of Object.entries(ENV)) {
-      settings[key] = options[key] ?? env[name];
+      if (!(key in settings) && env[name] !== undefined) vars[name] = env[name];
     }
-    if (settings.baseUrl === undefined || settings.baseUrl === null) {
+    if (!("baseUrl" in settings || ENV.baseUrl in vars)) {
       throw invalidInput("baseUrl", "is required: pass one or set ERPDATA_BASE_URL");
     }
-    settings.allowInsecureHttp = options.allowInsecureHttp;
-    settings.ajaxToken = options.ajaxToken;
     const wasm = loadWasm();
     // `null`, like `undefined`, means "not set", as for every other option;
     // the core checks each against its range and names the field.
     this.#defaults = given(options, CALL_OPTIONS);
     core(() => wasm.checkCallOptions(this.#defaults));
-    this.#core = core(() => new wasm.Core(settings));
+    this.#core = core(() => new wasm.Core(settings, vars));
     // Called unbound: a fetch that needs `this` (window.fetch) breaks
     // otherwise; the global one looked up at each call, as a caller who
     // replaces it expects.

@@ -278,6 +278,49 @@ describe("configuration from the environment", () => {
     );
   });
 
+  test("a bad value from a variable names the variable; one given in code, the option", () => {
+    const refused = (options, field, text) =>
+      assert.throws(
+        () => new ErpClient(options),
+        (err) => {
+          assert.ok(err instanceof InvalidInputError, String(err));
+          assert.equal(err.field, field);
+          assert.ok(err.message.startsWith(`invalid ${field}: `), err.message);
+          if (text) assert.ok(err.message.includes(text), err.message);
+          assert.ok(!err.message.includes("abc123"), "never the token");
+          return true;
+        },
+      );
+    for (const name of NAMES) delete process.env[name];
+    process.env.ERPDATA_BASE_URL = "erp.example.com";
+    refused({}, "ERPDATA_BASE_URL", "not an absolute URL");
+    refused({ baseUrl: "erp.example.com" }, "baseUrl", "not an absolute URL");
+    process.env.ERPDATA_BASE_URL = "http://127.0.0.1:1";
+    process.env.ERPDATA_ACCESS_TOKEN = "abc123\n";
+    refused({}, "ERPDATA_ACCESS_TOKEN", "U+000A");
+    refused({ accessToken: "abc123\n" }, "accessToken", "U+000A");
+    // An option given wins: its variable is not read at all.
+    new ErpClient({ accessToken: "abc123" });
+    delete process.env.ERPDATA_ACCESS_TOKEN;
+    for (const [name, option] of [
+      ["ERPDATA_PROJECT", "project"],
+      ["ERPDATA_PROJECT_FOLDER", "projectFolder"],
+      ["ERPDATA_COMPANY_ID", "companyId"],
+      ["ERPDATA_YEAR_ID", "yearId"],
+    ]) {
+      process.env[name] = "";
+      refused({}, name, "empty");
+      new ErpClient({ [option]: "1" });
+      delete process.env[name];
+    }
+    // The base URL from its variable, the token from code: the plain-http
+    // refusal names the variable, and the option that allows it as JS
+    // spells it.
+    process.env.ERPDATA_BASE_URL = "http://erp.example.com";
+    refused({ accessToken: "abc123" }, "ERPDATA_BASE_URL", "set allowInsecureHttp");
+    new ErpClient({ accessToken: "abc123", allowInsecureHttp: true });
+  });
+
   test("no base URL anywhere is an InvalidInputError", () => {
     delete process.env.ERPDATA_BASE_URL;
     assert.throws(

@@ -1,7 +1,11 @@
 //! JS values -> core inputs. Types only: what counts as a valid value is
 //! the core's business (`erpdata::validate`), not this file's.
 
-use erpdata::{Arg, Config, DeclaredSchema, DecoderOptions, Error, Id};
+use std::ffi::OsString;
+
+use erpdata::{
+    Arg, Config, ConfigBuilder, DeclaredSchema, DecoderOptions, Error, Id, BASE_URL_VAR,
+};
 use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -94,10 +98,14 @@ fn member(options: &JsValue, key: &str) -> JsValue {
     Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// The config from the options object; field names in errors are the
-/// core's (`base_url`, `company_id`, ...), which `errors::to_js` spells as
-/// JS does (`baseUrl`, `companyId`).
-pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
+/// The config from the options object, and for each setting it does not
+/// give, from the `ERPDATA_*` variables of `vars` (an object of variable
+/// names to values, or undefined), read by the core
+/// (`ConfigBuilder::from_vars`, `or_from_vars`). Field names in errors are
+/// the core's (`base_url`, `company_id`, ...), which `errors::to_js` spells
+/// as JS does (`baseUrl`, `companyId`), or for a value read from a
+/// variable, the variable (`ERPDATA_BASE_URL`).
+pub(crate) fn config(options: &JsValue, vars: &JsValue) -> Result<Config, Error> {
     if !options.is_object() {
         return Err(invalid(
             "options",
@@ -105,9 +113,17 @@ pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
         ));
     }
     let get = |key| member(options, key);
-    let base_url =
-        opt_text("base_url", &get("baseUrl"))?.ok_or_else(|| invalid("base_url", "is required"))?;
-    let mut builder = Config::builder(base_url);
+    let lookup = |name: &str| {
+        given(vars)
+            .then(|| member(vars, name).as_string())
+            .flatten()
+            .map(OsString::from)
+    };
+    let mut builder = match opt_text("base_url", &get("baseUrl"))? {
+        Some(base_url) => Config::builder(base_url),
+        None if lookup(BASE_URL_VAR).is_some() => ConfigBuilder::from_vars(lookup)?,
+        None => return Err(invalid("base_url", "is required")),
+    };
     if let Some(project) = opt_text("project", &get("project"))? {
         builder = builder.project(project);
     }
@@ -143,7 +159,7 @@ pub(crate) fn config(options: &JsValue) -> Result<Config, Error> {
         })?;
         builder = builder.ajax_token(send);
     }
-    builder.build()
+    builder.or_from_vars(lookup)?.build()
 }
 
 /// The typing options of a table, stream or dues call (`{schema,

@@ -53,11 +53,14 @@ pub struct Core {
 #[wasm_bindgen]
 impl Core {
     /// `options`: `{baseUrl, project, projectFolder, accessToken, companyId,
-    /// yearId, allowInsecureHttp}`; `undefined`/`null` members are unset.
+    /// yearId, allowInsecureHttp, ajaxToken}`; `undefined`/`null` members
+    /// are unset. `vars` (optional): the `ERPDATA_*` environment variables
+    /// of the settings `options` does not give, by name; an error about a
+    /// value of one names the variable.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: &JsValue) -> JsResult<Core> {
+    pub fn new(options: &JsValue, vars: &JsValue) -> JsResult<Core> {
         Ok(Core {
-            config: convert::config(options)?,
+            config: convert::config(options, vars)?,
         })
     }
 

@@ -37,6 +37,10 @@ pub struct ConfigBuilder {
     year_id: Option<Id>,
     allow_insecure_http: bool,
     ajax_token: bool,
+    /// The settings whose values were read from a variable, each with its
+    /// variable (see `env`): an error about such a value names the
+    /// variable, where the value can be fixed.
+    from_vars: Vec<(&'static str, &'static str)>,
 }
 
 impl Config {
@@ -52,6 +56,7 @@ impl Config {
             year_id: None,
             allow_insecure_http: false,
             ajax_token: false,
+            from_vars: Vec::new(),
         }
     }
 
@@ -141,32 +146,32 @@ impl ConfigBuilder {
     /// The ERP project name (the table fetch's `project`).
     pub fn project(mut self, project: impl Into<String>) -> Self {
         self.project = Some(project.into());
-        self
+        self.given("project")
     }
 
     /// The project folder (the dues query's `sys_projectfolder`); defaults to
     /// the project name.
     pub fn project_folder(mut self, folder: impl Into<String>) -> Self {
         self.project_folder = Some(folder.into());
-        self
+        self.given("project_folder")
     }
 
     /// The access token the table fetch requires.
     pub fn access_token(mut self, token: impl Into<AccessToken>) -> Self {
         self.access_token = Some(token.into());
-        self
+        self.given("access_token")
     }
 
     /// The company id used when a table query gives none.
     pub fn company_id(mut self, id: impl Into<Id>) -> Self {
         self.company_id = Some(id.into());
-        self
+        self.given("company_id")
     }
 
     /// The year id used when a table query gives none.
     pub fn year_id(mut self, id: impl Into<Id>) -> Self {
         self.year_id = Some(id.into());
-        self
+        self.given("year_id")
     }
 
     /// Allows sending the token over plain http to a host that is not
@@ -186,8 +191,49 @@ impl ConfigBuilder {
         self
     }
 
-    /// Validates every field and returns the configuration.
+    /// Whether `setting` (the core's name: `project`, `company_id`...) has
+    /// a value; the base URL always has one.
+    pub(crate) fn has(&self, setting: &str) -> bool {
+        match setting {
+            "project" => self.project.is_some(),
+            "project_folder" => self.project_folder.is_some(),
+            "access_token" => self.access_token.is_some(),
+            "company_id" => self.company_id.is_some(),
+            "year_id" => self.year_id.is_some(),
+            _ => true,
+        }
+    }
+
+    /// Marks `setting`'s value as read from `variable`.
+    pub(crate) fn read_from(mut self, setting: &'static str, variable: &'static str) -> Self {
+        self.from_vars.push((setting, variable));
+        self
+    }
+
+    /// `setting` given in code: no longer its variable's.
+    fn given(mut self, setting: &str) -> Self {
+        self.from_vars.retain(|(s, _)| *s != setting);
+        self
+    }
+
+    /// Validates every field and returns the configuration. An error about
+    /// a value read from a variable names the variable (`invalid
+    /// ERPDATA_PROJECT: ...`), one about a value given in code the setting.
     pub fn build(self) -> Result<Config> {
+        let from_vars = self.from_vars.clone();
+        self.checked().map_err(|err| match err {
+            Error::InvalidInput { field, reason } => Error::InvalidInput {
+                field: from_vars
+                    .iter()
+                    .find(|(setting, _)| *setting == field)
+                    .map_or(field, |(_, variable)| (*variable).to_owned()),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    fn checked(self) -> Result<Config> {
         let base_url = parse_base_url(&self.base_url)?;
         if let Some(p) = &self.project {
             validate::text("project", p)?;

@@ -282,4 +282,34 @@ impl ConfigBuilder {
     {
         env::builder_from_vars(lookup)
     }
+
+    /// This builder with each setting it has not been given (project,
+    /// project folder, access token, company id, year id) read from its
+    /// `ERPDATA_*` variable, where `lookup` gives one: settings given in
+    /// code win. [`ConfigBuilder::build`]'s error about a value read so
+    /// names the variable, where it can be fixed; one about a value given
+    /// in code names the setting.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    ///
+    /// let vars = HashMap::from([("ERPDATA_PROJECT", "demo"), ("ERPDATA_YEAR_ID", "")]);
+    /// let lookup = |name: &str| vars.get(name).map(Into::into);
+    /// let builder = erpdata::Config::builder("https://erp.example.com/").or_from_vars(lookup)?;
+    /// let err = builder.build().unwrap_err();
+    /// assert_eq!(err.field(), Some("ERPDATA_YEAR_ID"));
+    ///
+    /// let config = erpdata::Config::builder("https://erp.example.com/")
+    ///     .year_id(2025)
+    ///     .or_from_vars(lookup)?
+    ///     .build()?;
+    /// assert_eq!(config.project(), Some("demo"));
+    /// # Ok::<(), erpdata::Error>(())
+    /// ```
+    pub fn or_from_vars<F>(self, lookup: F) -> Result<ConfigBuilder>
+    where
+        F: FnMut(&str) -> Option<std::ffi::OsString>,
+    {
+        env::or_from_vars(self, lookup)
+    }
 }

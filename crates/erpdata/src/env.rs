@@ -18,7 +18,7 @@ pub const COMPANY_ID_VAR: &str = "ERPDATA_COMPANY_ID";
 pub const YEAR_ID_VAR: &str = "ERPDATA_YEAR_ID";
 
 /// Each setting with its variable, as [`Config::from_env`] names them in
-/// errors.
+/// errors, in the order they are read.
 const FIELDS: [(&str, &str); 6] = [
     ("base_url", BASE_URL_VAR),
     ("project", PROJECT_VAR),
@@ -33,9 +33,7 @@ pub(crate) fn from_vars<F>(lookup: F) -> Result<Config>
 where
     F: FnMut(&str) -> Option<std::ffi::OsString>,
 {
-    builder_from_vars(lookup)?
-        .build()
-        .map_err(name_the_variable)
+    builder_from_vars(lookup)?.build()
 }
 
 /// A builder from the variables `lookup` gives ([`ConfigBuilder::from_vars`]).
@@ -43,54 +41,56 @@ pub(crate) fn builder_from_vars<F>(mut lookup: F) -> Result<ConfigBuilder>
 where
     F: FnMut(&str) -> Option<std::ffi::OsString>,
 {
-    let mut get = |name: &str| -> Result<Option<String>> {
-        match lookup(name) {
-            None => Ok(None),
-            Some(value) => value
-                .into_string()
-                .map(Some)
-                .map_err(|_| Error::invalid(name, "is not valid Unicode".to_owned())),
-        }
-    };
-    let base_url = get(BASE_URL_VAR)?.ok_or_else(|| {
+    let base_url = read(&mut lookup, BASE_URL_VAR)?.ok_or_else(|| {
         Error::invalid(
             BASE_URL_VAR,
             "is not set: set it to the service's base URL (e.g. https://erp.example.com/) \
              or pass one to Config::builder",
         )
     })?;
-    let mut builder = Config::builder(base_url);
-    if let Some(v) = get(PROJECT_VAR)? {
-        builder = builder.project(v);
-    }
-    if let Some(v) = get(PROJECT_FOLDER_VAR)? {
-        builder = builder.project_folder(v);
-    }
-    if let Some(v) = get(ACCESS_TOKEN_VAR)? {
-        builder = builder.access_token(v);
-    }
-    if let Some(v) = get(COMPANY_ID_VAR)? {
-        builder = builder.company_id(v);
-    }
-    if let Some(v) = get(YEAR_ID_VAR)? {
-        builder = builder.year_id(v);
+    let builder = Config::builder(base_url).read_from("base_url", BASE_URL_VAR);
+    or_from_vars(builder, lookup)
+}
+
+/// `builder` with each setting it has not been given read from its
+/// variable, where `lookup` gives one ([`ConfigBuilder::or_from_vars`]);
+/// the builder remembers which, so that its `build` names the variable in
+/// an error about such a value.
+pub(crate) fn or_from_vars<F>(mut builder: ConfigBuilder, mut lookup: F) -> Result<ConfigBuilder>
+where
+    F: FnMut(&str) -> Option<std::ffi::OsString>,
+{
+    for (setting, variable) in FIELDS {
+        if builder.has(setting) {
+            continue;
+        }
+        let Some(value) = read(&mut lookup, variable)? else {
+            continue;
+        };
+        builder = match setting {
+            "project" => builder.project(value),
+            "project_folder" => builder.project_folder(value),
+            "access_token" => builder.access_token(value),
+            "company_id" => builder.company_id(value),
+            "year_id" => builder.year_id(value),
+            _ => builder,
+        }
+        .read_from(setting, variable);
     }
     Ok(builder)
 }
 
-/// `invalid project: ...` becomes `invalid ERPDATA_PROJECT: ...`, so the
-/// message points at where the value came from.
-fn name_the_variable(err: Error) -> Error {
-    match err {
-        Error::InvalidInput { field, reason } => {
-            let field = FIELDS
-                .iter()
-                .find(|(f, _)| *f == field)
-                .map(|(_, var)| (*var).to_owned())
-                .unwrap_or(field);
-            Error::InvalidInput { field, reason }
-        }
-        other => other,
+/// A variable's value, `None` when unset; not Unicode is an error naming it.
+fn read<F>(lookup: &mut F, name: &str) -> Result<Option<String>>
+where
+    F: FnMut(&str) -> Option<std::ffi::OsString>,
+{
+    match lookup(name) {
+        None => Ok(None),
+        Some(value) => value
+            .into_string()
+            .map(Some)
+            .map_err(|_| Error::invalid(name, "is not valid Unicode".to_owned())),
     }
 }
 
@@ -147,6 +147,51 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains(BASE_URL_VAR), "{err}");
         assert!(!format!("{err} {err:?}").contains("fake-secret-value"));
+    }
+
+    #[test]
+    fn settings_given_in_code_win_and_errors_name_where_a_value_came_from() {
+        let vars: HashMap<&str, &str> = HashMap::from([
+            (PROJECT_VAR, " "),
+            (COMPANY_ID_VAR, "01"),
+            (YEAR_ID_VAR, ""),
+        ]);
+        let lookup = |name: &str| vars.get(name).map(OsString::from);
+        let field = |b: ConfigBuilder| b.build().unwrap_err().field().map(str::to_owned);
+        // Filled from the variables: the refused one names its variable.
+        let filled = Config::builder("https://h/").or_from_vars(lookup).unwrap();
+        assert_eq!(field(filled.clone()).as_deref(), Some(PROJECT_VAR));
+        // Given in code: the variable is not read, and an error names the setting.
+        let given = Config::builder("https://h/")
+            .project("demo")
+            .or_from_vars(lookup)
+            .unwrap();
+        assert_eq!(field(given).as_deref(), Some(YEAR_ID_VAR));
+        let config = Config::builder("https://h/")
+            .project("demo")
+            .year_id(2025)
+            .or_from_vars(lookup)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(config.company_id().unwrap().as_str(), "01");
+        // Overridden after being read: the setting's own again.
+        let overridden = filled.project("").year_id(1);
+        assert_eq!(field(overridden).as_deref(), Some("project"));
+        // The base URL and the plain-http refusal it carries.
+        let err = Config::builder("http://erp.example.com/")
+            .access_token("fake-token")
+            .build()
+            .unwrap_err();
+        assert_eq!(err.field(), Some("base_url"));
+        let err = ConfigBuilder::from_vars(|name| {
+            (name == BASE_URL_VAR).then(|| OsString::from("http://erp.example.com/"))
+        })
+        .unwrap()
+        .access_token("fake-token")
+        .build()
+        .unwrap_err();
+        assert_eq!(err.field(), Some(BASE_URL_VAR));
     }
 
     #[cfg(unix)]

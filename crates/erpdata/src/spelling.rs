@@ -37,11 +37,17 @@ const SNAKE_NAMES: &[&str] = &[
 ];
 
 /// The fields whose reasons are all the core's own words (the settings of
-/// a client and of a call), so that an option named in them is one of the
+/// a client, given in code or by their variables, and of a call), so that an option named in them is one of the
 /// core's names: "give the client a project or a project_folder". The
 /// finance views' reasons list the caller's columns and answer fields
 /// (`company_id` may be a column), which keep their spelling.
 const OWN_WORDS: &[&str] = &[
+    "ERPDATA_ACCESS_TOKEN",
+    "ERPDATA_BASE_URL",
+    "ERPDATA_COMPANY_ID",
+    "ERPDATA_PROJECT",
+    "ERPDATA_PROJECT_FOLDER",
+    "ERPDATA_YEAR_ID",
     "access_token",
     "ajax_token",
     "allow_insecure_http",
@@ -307,6 +313,13 @@ mod tests {
             err.to_string()
                 .ends_with("looked for avg_pay_days, pay_days"),
             "{err}"
+        );
+        // A setting read from its variable: the variable as it is, the
+        // option its reason names as JS spells it.
+        let err = invalid("ERPDATA_BASE_URL", "use https, or set allow_insecure_http").js_spelled();
+        assert_eq!(
+            err.to_string(),
+            "invalid ERPDATA_BASE_URL: use https, or set allowInsecureHttp"
         );
         // A URL keeps its path.
         let err = invalid("base_url", "use https://h/project_folder/").js_spelled();
