@@ -225,6 +225,23 @@ export interface FunctionOptions extends CallOptions, AjaxOptions {}
 /** A date argument: `"YYYY-MM-DD"` text, or a Date at exactly midnight UTC. */
 export type DateArg = string | Date;
 
+/**
+ * A value of a parameter of `ajax()`: text, an integer (a number within
+ * `Number.MAX_SAFE_INTEGER`, or a bigint), or a Date at exactly midnight
+ * UTC (sent as its `YYYY-MM-DD`). Each is checked by the core before
+ * anything is sent.
+ */
+export type AjaxParamValue = string | number | bigint | Date;
+
+/**
+ * The parameters of `ajax()`, in the order they are sent: a plain object,
+ * a Map, or `[name, value]` pairs (what `Object.entries` gives).
+ */
+export type AjaxParams =
+  | Readonly<Record<string, AjaxParamValue>>
+  | ReadonlyMap<string, AjaxParamValue>
+  | ReadonlyArray<readonly [string, AjaxParamValue]>;
+
 export interface DuesOptions extends CallOptions, AjaxOptions {
   acid: Id;
   kind: DuesKind;
@@ -536,11 +553,7 @@ export declare class ErpClient {
    * Any function of ajax.php by name, its parameters in order
    * (`ajax("avgPayDays", { acid: "C001" })`).
    */
-  ajax(
-    func: string,
-    params?: Record<string, string | number>,
-    options?: FunctionOptions,
-  ): Promise<AjaxAnswer>;
+  ajax(func: string, params?: AjaxParams, options?: FunctionOptions): Promise<AjaxAnswer>;
   /**
    * Every row of an ERP table (POST unless `method: "GET"`); each column's
    * type is decided over the whole table.

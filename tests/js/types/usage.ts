@@ -2,6 +2,8 @@
 // must describe what users write.
 import {
   type AjaxAnswer,
+  type AjaxParams,
+  type AjaxParamValue,
   aging,
   Column,
   creditStatus,
@@ -141,6 +143,20 @@ async function main(): Promise<void> {
   await guarded.grossProfit("2025-04-01", "2026-03-31", { timeoutMs: 5_000 });
   await guarded.scheduleAccounts("Sundry Debtors", "2025-04-01", "2026-03-31");
   const generic = await guarded.ajax("avgPayDays", { acid: "C001", limit: 5 }, { sendToken: true });
+  // Every shape and value the core takes: text, integers, bigints, Dates,
+  // an object, a Map or [name, value] pairs.
+  await guarded.ajax("netProfit", { sdate: new Date(Date.UTC(2025, 3, 1)), edate: "2026-03-31" });
+  await guarded.ajax("fn", new Map<string, AjaxParamValue>([["id", 9_007_199_254_740_993n]]));
+  await guarded.ajax("fn", [
+    ["a", 1],
+    ["b", "two"],
+  ] as const);
+  const params: AjaxParams = Object.entries({ a: 1 });
+  await guarded.ajax("fn", params);
+  // @ts-expect-error: a parameter is text, an integer or a date, not a boolean
+  await guarded.ajax("fn", { flag: true });
+  // @ts-expect-error: nor a list
+  await guarded.ajax("fn", { ids: [1, 2] });
   console.log(generic.value, generic.notices.length);
   const joined: Table = await guarded.duesTable(["C001", 7], "RECEIPT", { concurrency: 4 });
   await guarded.receivables("C001", { sendToken: true });
