@@ -281,7 +281,10 @@ export function exactRows(batch, numbers, rowsBefore, widthBefore, later) {
 
 /**
  * A column of a table: typed values plus a validity bitmap. `get(i)` gives
- * row i's value as `rows` has it (null where there is none).
+ * row i's value as `rows` has it (null where there is none), except an
+ * integer, which stays what `values` holds (a number in an int32 column, a
+ * bigint in an int64 one) whatever `numbers` says: a typed column keeps
+ * its type.
  */
 export class Column {
   /** Row i's value when `values` is made only if asked for (validity aside). */
@@ -334,7 +337,7 @@ export class Column {
     return isValidIn(this.validity, i);
   }
 
-  /** Row `i`'s value as in `rows` (dates and timestamps as text, int64 as bigint). */
+  /** Row `i`'s value as in `rows` (dates and timestamps as text), an integer as `values` holds it (int32 a number, int64 a bigint). */
   get(i) {
     if (!this.isValid(i)) return null;
     const v = this.#read ? this.#read(i) : this.values?.[i];

@@ -476,7 +476,12 @@ export declare class Column {
   readonly indices?: Int32Array;
   /** Whether row `i` has a value. */
   isValid(i: number): boolean;
-  /** Row `i`'s value (a date as `YYYY-MM-DD`, a timestamp as in rows, an int64 as a bigint), or null. */
+  /**
+   * Row `i`'s value as rows give it (a date as `YYYY-MM-DD`, a timestamp
+   * as in rows, a decimal as a number or, with `numbers: "string"`, its
+   * text), except an integer: a number in an int32 column and a bigint in
+   * an int64 one, whatever `numbers` says; null where there is none.
+   */
   get(i: number): Value | bigint;
   /** Every value, as `get` gives them. */
   toArray(): (Value | bigint)[];

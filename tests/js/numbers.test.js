@@ -90,6 +90,22 @@ describe("numbers", () => {
     assert.deepEqual([...cols.amount.values], [1234.5, 0]);
   });
 
+  test("columns(): get() and toArray() give decimals as rows do, integers as their column holds them", async () => {
+    body = BODY;
+    for (const numbers of ["number", "string"]) {
+      const table = await client().table("t", { numbers });
+      const cols = table.columns();
+      assert.deepEqual(
+        cols.amount.toArray(),
+        table.rows.map((r) => r.amount),
+        numbers,
+      );
+      assert.deepEqual(cols.small.toArray(), [7, -8], numbers);
+      assert.deepEqual(cols.id.toArray(), [BigInt(BIG), 1n], numbers);
+      assert.equal(cols.id.get(0), BigInt(BIG), numbers);
+    }
+  });
+
   test("dues: numbers too", async () => {
     body = `{"status":"success","data":[{"doc_no":"INV-1","balance":1034.50,"n":${BIG}}]}`;
     const dues = await client().receivables("C001");
