@@ -15,7 +15,6 @@ import httpx
 from ._checks import check_batch_rows, check_flag, check_http_client, check_max_retries
 from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
 from ._core import DEFAULT_MAX_RETRIES, Batch, Call, Config, Invocation
-from ._errors import InvalidInputError
 from ._log import watch
 from ._models import Id
 from ._stream import BatchFormat, converter
@@ -34,11 +33,6 @@ _C = TypeVar("_C", bound="ClientBase[Any, Any, Any]")
 _Http = TypeVar("_Http", httpx.Client, httpx.AsyncClient)
 _RowsStream = TypeVar("_RowsStream")
 _AnyStream = TypeVar("_AnyStream")
-
-
-def _setting(value: Id | None, env: str) -> Id | None:
-    """An explicit argument wins; else the environment variable, if set."""
-    return value if value is not None else os.environ.get(env)
 
 
 class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
@@ -63,30 +57,23 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         ajax_token: bool = False,
     ) -> None:
         check_http_client(http_client, self._http_class)
-        base_url = base_url if base_url is not None else os.environ.get("ERPDATA_BASE_URL")
-        if base_url is None:
-            reason = "not given; pass base_url or set ERPDATA_BASE_URL"
-            raise InvalidInputError(f"invalid base_url: {reason}", field="base_url", reason=reason)
         check_max_retries(max_retries)
         check_flag("allow_insecure_http", allow_insecure_http)
         check_flag("ajax_token", ajax_token)
-        # The core validates everything; it runs before an httpx client is
-        # made so an invalid setting leaks no connection pool.
+        # The core validates everything, and reads each setting not given
+        # from its ERPDATA_* variable, naming the variable when it refuses
+        # such a value. It runs before an httpx client is made so an
+        # invalid setting leaks no connection pool.
         self._config = Config(
             base_url,
-            project=os.environ.get("ERPDATA_PROJECT") if project is None else project,
-            access_token=(
-                os.environ.get("ERPDATA_ACCESS_TOKEN") if access_token is None else access_token
-            ),
-            project_folder=(
-                os.environ.get("ERPDATA_PROJECT_FOLDER")
-                if project_folder is None
-                else project_folder
-            ),
-            company_id=_setting(company_id, "ERPDATA_COMPANY_ID"),
-            year_id=_setting(year_id, "ERPDATA_YEAR_ID"),
+            project=project,
+            access_token=access_token,
+            project_folder=project_folder,
+            company_id=company_id,
+            year_id=year_id,
             allow_insecure_http=allow_insecure_http,
             ajax_token=ajax_token,
+            environ=os.environ,
         )
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)

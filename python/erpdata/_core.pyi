@@ -215,7 +215,7 @@ class Config:
 
     def __new__(
         cls,
-        base_url: str,
+        base_url: str | None = None,
         *,
         project: str | None = None,
         project_folder: str | None = None,
@@ -224,6 +224,7 @@ class Config:
         year_id: Id | None = None,
         allow_insecure_http: bool = False,
         ajax_token: bool = False,
+        environ: Mapping[str, str] | None = None,
     ) -> Config: ...
     @property
     def base_url(self) -> str: ...
@@ -421,7 +422,7 @@ def credit_status(
     dues: object,
     pay_days: list[tuple[str, str | None]],
     as_of: str,
-    acids: list[str] | None,
+    acids: object,
 ) -> Table:
     """The core's credit status of an account table's customers."""
 

@@ -971,7 +971,7 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
     plain http URL names ``--allow-insecure-http``, and a missing setting
     the option that gives it."""
     message = str(exc)
-    if exc.field == "base_url" and "allow_insecure_http" in message:
+    if exc.field in ("base_url", "ERPDATA_BASE_URL") and "allow_insecure_http" in message:
         if INSECURE_HTTP in message:
             return message.replace(INSECURE_HTTP, "pass --allow-insecure-http")
         return f"{message} (--allow-insecure-http allows it)"

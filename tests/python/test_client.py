@@ -232,6 +232,38 @@ def test_configuration_from_the_environment(
         assert c.receivables("C001").rows
 
 
+@pytest.mark.parametrize(
+    ("variable", "value", "reason"),
+    [
+        ("ERPDATA_BASE_URL", "erp.example.com", "is not an absolute URL"),
+        ("ERPDATA_PROJECT", "", "must not be empty"),
+        ("ERPDATA_ACCESS_TOKEN", f"{FAKE_TOKEN}\n", "control character U+000A"),
+        ("ERPDATA_COMPANY_ID", " ", "must not be"),
+        ("ERPDATA_PROJECT", "\udcff", "is not valid Unicode"),  # a byte not UTF-8
+    ],
+)
+def test_a_bad_value_from_a_variable_names_the_variable(
+    clean_env: pytest.MonkeyPatch, variable: str, value: str, reason: str
+) -> None:
+    """Where the value can be fixed: the variable, not the argument."""
+    clean_env.setenv("ERPDATA_BASE_URL", "https://erp.example.com/")
+    clean_env.setenv(variable, value)
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Client()
+    assert info.value.field == variable
+    assert str(info.value).startswith(f"invalid {variable}: ") and reason in str(info.value)
+    assert FAKE_TOKEN not in str(info.value)
+    # The same value given as an argument names the argument; an argument
+    # given is not read from its variable at all.
+    argument = variable.removeprefix("ERPDATA_").lower()
+    if argument != "base_url":
+        given: dict[str, Any] = {argument: value}
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            Client(**given)
+        assert info.value.field == argument
+        Client(**{**given, argument: "1"}).close()
+
+
 def test_missing_base_url(clean_env: pytest.MonkeyPatch) -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
         Client(project="demo")

@@ -1,5 +1,7 @@
 //! `erpdata._core.Config` and `erpdata._core.Request`.
 
+use std::ffi::OsString;
+
 use erpdata::{Error, TransportKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -53,6 +55,32 @@ impl Request {
 }
 
 /// Python's `repr` of an optional string, so reprs read like Python.
+/// The variable `name` of `environ` (a mapping, as `os.environ`), `None`
+/// when unset. A value that is not text as Rust reads it (`os.environ`
+/// holds bytes that are not UTF-8 as lone surrogates) reaches the core as
+/// such, which refuses it naming the variable, rather than being taken
+/// for unset.
+fn variable(environ: &Bound<'_, PyAny>, name: &str) -> Option<OsString> {
+    let value = environ.call_method1("get", (name,)).ok()?;
+    if value.is_none() {
+        return None;
+    }
+    match value.extract::<String>() {
+        Ok(text) => Some(OsString::from(text)),
+        Err(_) => Some(not_unicode()),
+    }
+}
+
+#[cfg(unix)]
+fn not_unicode() -> OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(vec![0xff])
+}
+
+#[cfg(windows)]
+fn not_unicode() -> OsString {
+    std::os::windows::ffi::OsStringExt::from_wide(&[0xd800])
+}
+
 fn py_repr(py: Python<'_>, text: Option<&str>) -> PyResult<String> {
     match text {
         Some(t) => Ok(PyString::new(py, t).repr()?.to_string()),
@@ -64,12 +92,13 @@ fn py_repr(py: Python<'_>, text: Option<&str>) -> PyResult<String> {
 impl Config {
     #[new]
     #[pyo3(signature = (
-        base_url, *, project=None, project_folder=None, access_token=None,
-        company_id=None, year_id=None, allow_insecure_http=false, ajax_token=false
+        base_url=None, *, project=None, project_folder=None, access_token=None,
+        company_id=None, year_id=None, allow_insecure_http=false, ajax_token=false,
+        environ=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        base_url: &Bound<'_, PyAny>,
+        base_url: Option<&Bound<'_, PyAny>>,
         project: Option<&Bound<'_, PyAny>>,
         project_folder: Option<&Bound<'_, PyAny>>,
         access_token: Option<&Bound<'_, PyAny>>,
@@ -77,9 +106,39 @@ impl Config {
         year_id: Option<&Bound<'_, PyAny>>,
         allow_insecure_http: bool,
         ajax_token: bool,
+        environ: Option<&Bound<'_, PyAny>>,
     ) -> Result<Self> {
+        // A setting not given is read from its ERPDATA_* variable in
+        // `environ` (os.environ) by the core, which then names the variable
+        // in an error about its value, where the value can be fixed.
+        // The variable of a setting given is not read at all.
+        let given = [
+            (erpdata::PROJECT_VAR, project),
+            (erpdata::PROJECT_FOLDER_VAR, project_folder),
+            (erpdata::ACCESS_TOKEN_VAR, access_token),
+            (erpdata::COMPANY_ID_VAR, company_id),
+            (erpdata::YEAR_ID_VAR, year_id),
+        ];
+        let unset = |name: &str| {
+            !given
+                .iter()
+                .any(|(var, value)| *var == name && value.is_some_and(|v| !v.is_none()))
+        };
+        let lookup = |name: &str| unset(name).then(|| variable(environ?, name)).flatten();
         let build = || -> std::result::Result<erpdata::Config, Error> {
-            let mut b = erpdata::Config::builder(convert::text("base_url", base_url)?)
+            let mut b = match convert::opt_text("base_url", base_url)? {
+                Some(url) => erpdata::Config::builder(url),
+                None if lookup(erpdata::BASE_URL_VAR).is_some() => {
+                    erpdata::ConfigBuilder::from_vars(lookup)?
+                }
+                None => {
+                    return Err(Error::InvalidInput {
+                        field: "base_url".to_owned(),
+                        reason: "not given; pass base_url or set ERPDATA_BASE_URL".to_owned(),
+                    })
+                }
+            };
+            b = b
                 .allow_insecure_http(allow_insecure_http)
                 .ajax_token(ajax_token);
             if let Some(p) = convert::opt_text("project", project)? {
@@ -97,7 +156,7 @@ impl Config {
             if let Some(y) = convert::opt_id("year_id", year_id)? {
                 b = b.year_id(y);
             }
-            b.build()
+            b.or_from_vars(lookup)?.build()
         };
         Ok(Config { inner: build()? })
     }
