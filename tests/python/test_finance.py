@@ -205,10 +205,25 @@ def test_credit_status_pay_days_inputs() -> None:
     ):
         report = erpdata.credit_status(accounts, dues, pay_days={"C1": value}, as_of="2025-07-01")
         assert report[0]["avg_pay_days"] == expected
-    for bad in (1.5, True, "soon"):
+    # Decimal() takes "NaN", " 12" and "1_0"; the core takes numbers as
+    # JSON writes them, naming the account.
+    for bad in (1.5, True, "soon", "NaN", " 12", "1_0", Decimal("Infinity")):
         with pytest.raises(erpdata.InvalidInputError) as info:
             erpdata.credit_status(accounts, dues, pay_days={"C1": bad}, as_of="2025-07-01")  # type: ignore[dict-item]
         assert info.value.field == "pay_days"
+        assert "'C1'" in str(info.value) or '"C1"' in str(info.value), info.value
+
+
+def test_credit_status_acids_as_one_id_is_refused() -> None:
+    """One id is not a list of ids, nor the list of its characters."""
+    accounts = decode('[{"acid":"C1","name":"A","kind":"customer","credit_limit":"10.00"}]')
+    dues = decode(DUES)
+    for one in ("C1", b"C1", 7):
+        with pytest.raises(erpdata.InvalidInputError) as info:
+            erpdata.credit_status(accounts, dues, as_of="2025-07-01", acids=one)  # type: ignore[arg-type]
+        assert info.value.field == "acids", info.value
+    report = erpdata.credit_status(accounts, dues, as_of="2025-07-01", acids=("C1",))
+    assert [r["acid"] for r in report] == ["C1"]
 
 
 def test_client_aging_matches_the_dues(client: erpdata.Client) -> None:

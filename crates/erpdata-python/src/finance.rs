@@ -93,7 +93,9 @@ pub(crate) fn aging<'py>(
 
 /// The credit status of the customers of `accounts` as of `as_of`.
 /// `pay_days` pairs each acid with its average payment days as decimal
-/// text, or `None`; `acids` keeps only those customers.
+/// text, or `None` (the core refuses a text that is no number); `acids`,
+/// the caller's argument as given, keeps only those customers (the core
+/// checks it is a list, naming `acids`).
 #[pyfunction]
 #[pyo3(signature = (accounts, dues, pay_days, as_of, acids))]
 pub(crate) fn credit_status<'py>(
@@ -102,8 +104,12 @@ pub(crate) fn credit_status<'py>(
     dues: &Bound<'py, PyAny>,
     pay_days: Vec<(String, Option<String>)>,
     as_of: &Bound<'py, PyAny>,
-    acids: Option<Vec<String>>,
+    acids: Option<&Bound<'py, PyAny>>,
 ) -> Result<Bound<'py, PyAny>> {
+    let acids = match acids.map(crate::args::arg).transpose()?.flatten() {
+        Some(given) => Some(erpdata::CreditStatusPlan::account_ids("acids", &given)?),
+        None => None,
+    };
     let as_of = text("as_of", as_of)?;
     let accounts = batches_of(accounts, "accounts")?;
     let dues = batches_of(dues, "dues")?;
