@@ -84,37 +84,12 @@ impl AsyncClient {
     }
 
     /// A client with the given options. Fails if a limit is out of the
-    /// core's range, or if TLS cannot be set up (e.g. the system's
-    /// certificate store is unreadable, or the options' root certificates
-    /// hold none).
+    /// core's range, or if the options' root certificates hold none or one
+    /// that is not a valid root. A system without a readable certificate
+    /// store gets Mozilla's roots.
     pub fn with_options(config: Config, options: ClientOptions) -> Result<AsyncClient> {
         options.validate()?;
-        let tls = match tls::client_config(options.root_certificates.as_ref()) {
-            Ok(tls) => tls,
-            Err(tls::Setup::Roots(e)) => return Err(e),
-            Err(tls::Setup::Tls(e)) => {
-                return Err(config.transport_error_with_source(
-                    TransportKind::Other,
-                    "could not set up TLS",
-                    &e,
-                ))
-            }
-        };
-        let http = reqwest::Client::builder()
-            // The core decides every redirect; reqwest would resend the form
-            // body, token included, to wherever a 307 points.
-            .redirect(reqwest::redirect::Policy::none())
-            .retry(reqwest::retry::never())
-            .connect_timeout(options.call.timeouts.connect)
-            .tls_backend_preconfigured(tls)
-            .build()
-            .map_err(|e| {
-                config.transport_error_with_source(
-                    TransportKind::Other,
-                    "could not set up the HTTP client",
-                    &e,
-                )
-            })?;
+        let http = http_client(&config, &options)?;
         Ok(AsyncClient {
             inner: Arc::new(Inner {
                 config,
@@ -135,7 +110,9 @@ impl AsyncClient {
     }
 
     /// This client with other time limits, for the calls made through it
-    /// (`client.with_timeouts(t).table("x")`); it shares the connections.
+    /// (`client.with_timeouts(t)?.table("x").await`). It shares the
+    /// connections, unless the connect limit is another: reqwest holds that
+    /// one per client, so such a client has connections of its own.
     pub fn with_timeouts(&self, timeouts: Timeouts) -> Result<AsyncClient> {
         self.derive(self.inner.options.clone().timeouts(timeouts))
     }
@@ -148,11 +125,16 @@ impl AsyncClient {
 
     fn derive(&self, options: ClientOptions) -> Result<AsyncClient> {
         options.validate()?;
+        let http = if options.call.timeouts.connect == self.inner.options.call.timeouts.connect {
+            self.inner.http.clone()
+        } else {
+            http_client(&self.inner.config, &options)?
+        };
         Ok(AsyncClient {
             inner: Arc::new(Inner {
                 config: self.inner.config.clone(),
                 options,
-                http: self.inner.http.clone(),
+                http,
             }),
         })
     }
@@ -217,21 +199,27 @@ impl AsyncClient {
         let end = Arc::new(Mutex::new(None));
         // The first batch (or the end, or the error) is awaited here, so
         // that a call that fails before any row fails `stream_table`.
-        let first = driver.advance().await;
-        let first = match first? {
-            Step::Batch(batch) => Some(batch),
+        let (first, driver) = match driver.advance().await? {
+            Step::Batch(batch) => (Some(batch), Some(driver)),
+            // A table without rows ends here: the call is over, and asked
+            // for another step it would answer that none is left.
             Step::Done(finished) => {
                 *end.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
-                None
+                (None, None)
             }
         };
         let state = StreamState {
-            driver: Some(driver),
+            driver,
             first,
             end: end.clone(),
         };
         Ok(BatchStream {
-            inner: Box::pin(futures_util::stream::unfold(state, StreamState::step)),
+            // Fused: asked again after it ended, it ends again (an unfold
+            // alone would panic).
+            inner: Box::pin(futures_util::StreamExt::fuse(futures_util::stream::unfold(
+                state,
+                StreamState::step,
+            ))),
             end,
         })
     }
@@ -393,6 +381,37 @@ fn kind_of(e: &reqwest::Error) -> TransportKind {
     } else {
         TransportKind::Other
     }
+}
+
+/// reqwest's client for `options`: its TLS, and its connect limit, which
+/// reqwest holds per client, not per request.
+fn http_client(config: &Config, options: &ClientOptions) -> Result<reqwest::Client> {
+    let tls = match tls::client_config(options.root_certificates.as_ref()) {
+        Ok(tls) => tls,
+        Err(tls::Setup::Roots(e)) => return Err(e),
+        Err(tls::Setup::Tls(e)) => {
+            return Err(config.transport_error_with_source(
+                TransportKind::Other,
+                "could not set up TLS",
+                &e,
+            ))
+        }
+    };
+    reqwest::Client::builder()
+        // The core decides every redirect; reqwest would resend the form
+        // body, token included, to wherever a 307 points.
+        .redirect(reqwest::redirect::Policy::none())
+        .retry(reqwest::retry::never())
+        .connect_timeout(options.call.timeouts.connect)
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|e| {
+            config.transport_error_with_source(
+                TransportKind::Other,
+                "could not set up the HTTP client",
+                &e,
+            )
+        })
 }
 
 /// The batches of a streamed table (from [`AsyncClient::stream_table`]).

@@ -281,6 +281,29 @@ async fn a_body_cut_short_is_an_error_not_fewer_rows() {
     assert!(stream.end().is_none(), "an incomplete table has no end");
 }
 
+#[tokio::test]
+async fn a_table_without_rows_streams_no_batch_and_ends() {
+    let url = raw_server(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n\
+          \nNotice: Undefined index: sort in /var/www/apis/dataapi.php on line 8\n\
+          {\"status\":\"success\",\"data\":[]}",
+        Then::Close,
+    );
+    let c = AsyncClient::with_options(config(&url), quick(0)).unwrap();
+    let mut stream = c.stream_table("sales_invoice").await.unwrap();
+    assert!(
+        stream.try_next().await.unwrap().is_none(),
+        "no batch, no error"
+    );
+    assert!(
+        stream.try_next().await.unwrap().is_none(),
+        "and it stays ended"
+    );
+    let end = stream.end().expect("the body ended without error");
+    assert_eq!(end.total_rows, 0);
+    assert_eq!(end.notices.len(), 1, "{:?}", end.notices);
+}
+
 /// The rows a stream hands out before the error it must end with.
 async fn rows_until_error(stream: &mut BatchStream) -> (usize, Error) {
     let mut rows = 0;
