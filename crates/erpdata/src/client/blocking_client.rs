@@ -4,19 +4,19 @@ use std::fmt;
 use std::io::{self, Read};
 use std::time::{Duration, Instant};
 
-use ureq::tls::{parse_pem, PemItem, RootCerts, TlsConfig};
+use ureq::tls::{Certificate, RootCerts, TlsConfig};
 use ureq::Agent;
 
 use super::read_ahead::thread::{Ahead, ReadAhead};
 use super::read_ahead::READ_AHEAD_AFTER;
-use super::{head, start, ClientOptions};
+use super::{head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
 use crate::catalogue::{Arg, Query};
 use crate::config::Config;
 use crate::decode::Batch;
-use crate::error::{Error, Result, TransportKind};
+use crate::error::{Result, TransportKind};
 use crate::id::Id;
 use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep};
 use crate::query::{DuesKind, DuesQuery, TableQuery};
@@ -82,12 +82,24 @@ impl BlockingClient {
     }
 
     /// A client with the given options. Fails if a limit is out of the
-    /// core's range, or if the options' root certificates hold none.
+    /// core's range, or if the options' root certificates hold none or one
+    /// that is not a valid root. A system without a readable certificate
+    /// store gets Mozilla's roots.
     pub fn with_options(config: Config, options: ClientOptions) -> Result<BlockingClient> {
         options.validate()?;
         let roots = match &options.root_certificates {
-            Some(pem) => root_certs(&pem.0)?,
-            None => RootCerts::PlatformVerifier,
+            Some(pem) => {
+                let certs = tls::root_certificates(pem)?;
+                let certs: Vec<_> = certs
+                    .iter()
+                    .map(|der| Certificate::from_der(der.as_ref()).to_owned())
+                    .collect();
+                RootCerts::new_with_certs(&certs)
+            }
+            None if tls::system_roots_readable() => RootCerts::PlatformVerifier,
+            // ureq's verifier would fail every handshake on a system with no
+            // store; Mozilla's roots, as the async client has them.
+            None => RootCerts::WebPki,
         };
         let agent = Agent::config_builder()
             // The core decides every redirect; followed here, a 307 would
@@ -347,22 +359,6 @@ impl<S: Sink> Driver<S> {
         }
         Ok(())
     }
-}
-
-/// The certificates of a PEM text, to trust instead of the system's.
-fn root_certs(pem: &[u8]) -> Result<RootCerts> {
-    let invalid = |why: &str| Error::invalid("root_certificates", why);
-    let mut certs = Vec::new();
-    for item in parse_pem(pem) {
-        match item.map_err(|_| invalid("not readable as PEM"))? {
-            PemItem::Certificate(cert) => certs.push(cert),
-            _ => continue,
-        }
-    }
-    if certs.is_empty() {
-        return Err(invalid("no certificate in the PEM text"));
-    }
-    Ok(RootCerts::new_with_certs(&certs))
 }
 
 /// The kind of a failed read: ureq wraps its own errors in `io::Error`.

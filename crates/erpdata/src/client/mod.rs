@@ -17,7 +17,7 @@ mod blocking_client;
 mod options;
 #[cfg(any(feature = "blocking", feature = "reqwest"))]
 mod read_ahead;
-#[cfg(feature = "reqwest")]
+#[cfg(any(feature = "blocking", feature = "reqwest"))]
 mod tls;
 
 use std::time::{Duration, Instant, SystemTime};

@@ -44,5 +44,7 @@ mod readme;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod retry_budget;
 mod round_trip;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod tls;
 mod type_vectors;
 mod vectors;

@@ -1,0 +1,64 @@
+//! Both clients' trust: the caller's root certificates read alike, and
+//! Mozilla's roots on a system without a certificate store.
+
+use crate::clients::{error_text, Client, FLAVOURS};
+use crate::sandbox::{config, quick, Sandbox};
+
+use std::process::Command;
+
+use erpdata::{ClientOptions, Error};
+
+/// A CERTIFICATE block whose bytes are no certificate: refused by both
+/// clients when made, naming the option, not at every call's handshake.
+#[test]
+fn a_root_certificate_that_is_none_is_refused_by_both() {
+    let pem = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+    for flavour in FLAVOURS {
+        let options = ClientOptions::default().root_certificates_pem(pem);
+        let err = Client::new(flavour, config("https://erp.example.com"), options).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput { field, reason }
+                if field == "root_certificates" && reason.contains("not a valid root")),
+            "{flavour}: {err:?}"
+        );
+    }
+}
+
+/// Set in the child process of the test below.
+const EMPTY_STORE: &str = "ERPDATA_TEST_EMPTY_STORE";
+
+/// With no certificate store (SSL_CERT_FILE and SSL_CERT_DIR, which the
+/// system store is read from first, pointing at nothing), each client
+/// trusts Mozilla's roots: an https call gets as far as the handshake and
+/// is refused there, the sandbox's certificate being signed by no public
+/// root, instead of failing to set up TLS at every call.
+#[test]
+fn without_a_system_store_both_clients_trust_mozillas_roots() {
+    if std::env::var_os(EMPTY_STORE).is_none() {
+        let name = "tls::without_a_system_store_both_clients_trust_mozillas_roots";
+        let run = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--nocapture"])
+            .env(EMPTY_STORE, "1")
+            .env("SSL_CERT_FILE", "/nonexistent/erpdata-no-roots.pem")
+            .env("SSL_CERT_DIR", "/nonexistent")
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "the run without a store failed:\n{}{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        return;
+    }
+    let pem = std::env::temp_dir().join(format!("erpdata-no-store-{}.pem", std::process::id()));
+    let tls = Sandbox::start_with(&["--tls-cert", pem.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&pem);
+    for flavour in FLAVOURS {
+        let client = Client::new(flavour, config(&tls.url), quick(0)).unwrap();
+        let err = client.table("account").unwrap_err();
+        let text = error_text(&err);
+        assert!(!text.contains("No CA certificates"), "{flavour}: {text}");
+        assert!(text.contains("UnknownIssuer"), "{flavour}: {text}");
+    }
+}
