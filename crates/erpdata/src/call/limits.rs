@@ -194,6 +194,17 @@ pub struct CallOptions {
     pub retry: RetryPolicy,
 }
 
+impl CallOptions {
+    /// Checks every limit is in the core's range ([`Timeouts::validate`],
+    /// [`check_max_retries`]); [`Call::new`](super::Call::new) does, and
+    /// a call with options out of range fails before sending anything.
+    pub fn validate(&self) -> Result<()> {
+        self.timeouts.validate()?;
+        check_max_retries(i64::from(self.retry.max_retries))?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 //! One call as a state machine: see [`Call`].
 
+mod debug;
 mod limits;
 mod sink;
 
@@ -24,7 +25,8 @@ use crate::source::TransportSource;
 ///
 /// Whenever the action is `Send`, `Sleep`, `Done` or `Failed`, an answer
 /// still open from before is finished with: the host closes it unread.
-#[derive(Debug)]
+///
+/// Its `Debug` never shows the access token (see `debug.rs`).
 // One action at a time is made and moved once: boxing the request would
 // cost an allocation per attempt for nothing.
 #[allow(clippy::large_enum_variant)]
@@ -191,7 +193,11 @@ impl<S: Sink> Call<S> {
     /// A call sending `request` (built by the config, so already
     /// validated) under `options`, its accepted answer's body going to
     /// `sink`. `now` is the host's monotonic clock, `seed` any random
-    /// number (the backoff's jitter).
+    /// number (the backoff's jitter). Options out of the core's range
+    /// ([`CallOptions::validate`]: a limit past a day, more retries than
+    /// allowed) make the first [`next`](Self::next) a
+    /// [`Action::Failed`] with [`Error::InvalidInput`] naming the field,
+    /// before anything is sent.
     pub fn new(
         config: &Config,
         request: Request<Vec<u8>>,
@@ -200,12 +206,16 @@ impl<S: Sink> Call<S> {
         now: Duration,
         seed: u64,
     ) -> Self {
+        let state = match options.validate() {
+            Ok(()) => State::Send,
+            Err(invalid) => State::Failed(invalid),
+        };
         Call {
             config: config.clone(),
             request,
             options,
             sink,
-            state: State::Send,
+            state,
             rng: seed,
             started: now,
             paused: Duration::ZERO,
@@ -262,8 +272,9 @@ impl<S: Sink> Call<S> {
                     };
                     let left = self.left(now);
                     let connect = self.options.timeouts.connect.min(left);
-                    let wait =
-                        (self.options.timeouts.connect + self.options.timeouts.read).min(left);
+                    let wait = (self.options.timeouts.connect)
+                        .saturating_add(self.options.timeouts.read)
+                        .min(left);
                     let limit = if wait == left { Limit::Total } else { limit };
                     self.attempts += 1;
                     self.reading = false;

@@ -609,3 +609,47 @@ fn failures_that_would_fail_again_do_not_spend_the_budget() {
     }
     assert_eq!(config.retry_budget().tokens(), crate::RETRY_BUDGET_TOKENS);
 }
+
+#[test]
+fn debug_of_a_send_withholds_the_token() {
+    let c = config();
+    for method in [crate::query::Method::Post, crate::query::Method::Get] {
+        let request = c
+            .table_request(&TableQuery::new("sales_invoice").method(method))
+            .unwrap();
+        let mut call = Call::new(
+            &c,
+            request,
+            CallOptions::default(),
+            WholeBody::default(),
+            Duration::ZERO,
+            1,
+        );
+        let shown = format!("{:?}", call.next(ms(0)));
+        assert!(!shown.contains(TOKEN), "{shown}");
+        // Nor the body's bytes, which would spell it as numbers.
+        assert!(!shown.contains("body: ["), "{shown}");
+        assert!(shown.contains("accesstoken=[REDACTED]"), "{shown}");
+        assert!(
+            shown.contains("dataapi.php") && shown.contains("sales_invoice"),
+            "{shown}"
+        );
+        assert!(shown.starts_with("Send {"), "{shown}");
+    }
+}
+
+#[test]
+fn options_out_of_range_fail_before_anything_is_sent() {
+    let mut retries = CallOptions::default();
+    retries.retry.max_retries = 1000;
+    let mut forever = CallOptions::default();
+    forever.timeouts.read = Duration::MAX;
+    forever.timeouts.connect = Duration::MAX;
+    for (options, field) in [(retries, "max_retries"), (forever, "timeout")] {
+        let mut call = dues_call(options);
+        match expect_failed(call.next(ms(0))) {
+            Error::InvalidInput { field: f, .. } => assert_eq!(f, field),
+            other => panic!("{other:?}"),
+        }
+    }
+}
