@@ -10,8 +10,8 @@
 //! ERPDATA_BASE_URL=http://127.0.0.1:8787 cargo run -p erpdata --example sans_io
 //! ```
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant, SystemTime};
 
 use erpdata::{
@@ -76,18 +76,27 @@ fn run<S: Sink>(
     let mut body = None;
     loop {
         match call.next(now()) {
-            Action::Send { request, read, .. } => match send(&request, read) {
-                Ok((status, retry_after, answer)) => {
+            Action::Send {
+                request,
+                connect,
+                read,
+                ..
+            } => match send(&request, connect, read) {
+                Ok(answer) => {
+                    // The call decides on a redirect (same origin only) and
+                    // on a retry (`Retry-After`) from the head.
                     let head = Head {
-                        status,
-                        retry_after: retry_after.as_deref(),
+                        status: answer.status,
+                        location: answer.location.as_deref(),
+                        retry_after: answer.retry_after.as_deref(),
                         date: Some(SystemTime::now()),
-                        ..Head::default()
                     };
                     call.head(now(), head);
-                    body = Some(answer);
+                    body = Some(answer.body);
                 }
-                Err(e) => call.failed(now(), TransportKind::Other, &e.to_string()),
+                // The kind decides whether the call retries: a refused
+                // connection or a timeout may succeed again, "other" not.
+                Err(e) => call.failed(now(), kind_of(&e), &e.to_string()),
             },
             Action::Read { .. } => match body.take() {
                 Some(bytes) => call.chunk(now(), &bytes),
@@ -101,18 +110,51 @@ fn run<S: Sink>(
     }
 }
 
-/// Status, `Retry-After` and body of one answer.
-type Answer = (u16, Option<String>, Vec<u8>);
+/// What the call needs of one answer.
+struct Answer {
+    status: u16,
+    location: Option<String>,
+    retry_after: Option<String>,
+    body: Vec<u8>,
+}
 
-/// One HTTP/1.1 exchange; understands `Content-Length` and chunked bodies.
+/// The kind of a failure, as [`Call::failed`] takes it.
+fn kind_of(e: &io::Error) -> TransportKind {
+    match e.kind() {
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::AddrNotAvailable => {
+            TransportKind::Connect
+        }
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => TransportKind::Timeout,
+        io::ErrorKind::ConnectionReset
+        | io::ErrorKind::ConnectionAborted
+        | io::ErrorKind::BrokenPipe
+        | io::ErrorKind::UnexpectedEof => TransportKind::Reset,
+        _ => TransportKind::Other,
+    }
+}
+
+/// One HTTP/1.1 exchange over plain TCP; understands `Content-Length` and
+/// chunked bodies. An https URL is refused: this transport has no TLS.
 fn send(
     request: &http::Request<Vec<u8>>,
+    connect_timeout: Duration,
     read_timeout: Duration,
-) -> Result<Answer, Box<dyn std::error::Error>> {
+) -> io::Result<Answer> {
+    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
     let uri = request.uri();
-    let host = uri.host().ok_or("no host")?;
+    if uri.scheme_str() != Some("http") {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this example speaks plain http only (the sandbox's); use the blocking or reqwest feature for https",
+        ));
+    }
+    let host = uri.host().ok_or_else(|| bad("no host"))?;
     let port = uri.port_u16().unwrap_or(80);
-    let mut stream = TcpStream::connect((host, port))?;
+    let address = (host, port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| bad("the host has no address"))?;
+    let mut stream = TcpStream::connect_timeout(&address, connect_timeout)?;
     stream.set_read_timeout(Some(read_timeout))?;
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let mut head = format!(
@@ -121,7 +163,10 @@ fn send(
         request.body().len()
     );
     for (name, value) in request.headers() {
-        head.push_str(&format!("{name}: {}\r\n", value.to_str()?));
+        let value = value
+            .to_str()
+            .map_err(|_| bad("a header that is not text"))?;
+        head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
     stream.write_all(head.as_bytes())?;
@@ -133,9 +178,9 @@ fn send(
     let status: u16 = line
         .split_whitespace()
         .nth(1)
-        .ok_or("bad status line")?
-        .parse()?;
-    let (mut chunked, mut retry_after) = (false, None);
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| bad("bad status line"))?;
+    let (mut chunked, mut location, mut retry_after) = (false, None, None);
     loop {
         line.clear();
         reader.read_line(&mut line)?;
@@ -148,6 +193,9 @@ fn send(
             if name.eq_ignore_ascii_case("transfer-encoding") && value.contains("chunked") {
                 chunked = true;
             }
+            if name.eq_ignore_ascii_case("location") {
+                location = Some(value.to_owned());
+            }
             if name.eq_ignore_ascii_case("retry-after") {
                 retry_after = Some(value.to_owned());
             }
@@ -158,7 +206,7 @@ fn send(
         loop {
             line.clear();
             reader.read_line(&mut line)?;
-            let size = usize::from_str_radix(line.trim(), 16)?;
+            let size = usize::from_str_radix(line.trim(), 16).map_err(|_| bad("bad chunk size"))?;
             if size == 0 {
                 break;
             }
@@ -171,5 +219,10 @@ fn send(
     } else {
         reader.read_to_end(&mut body)?;
     }
-    Ok((status, retry_after, body))
+    Ok(Answer {
+        status,
+        location,
+        retry_after,
+        body,
+    })
 }

@@ -151,7 +151,7 @@ pub struct DecoderOptions {
     /// Rows per batch (default 65,536). A batch also ends early once its
     /// rows take 256 MiB of the body (its text columns then hold no more
     /// than that); a single text value over 64 MiB is a
-    /// `Decode` error here (not in [`Config::parse_table`]).
+    /// `Decode` error, here and in [`Config::parse_table`] alike.
     pub batch_rows: usize,
     /// Type strings from their text (`"1500.00"` a decimal, `"2025-04-01"`
     /// a date); default on. Off, every JSON string is a string.
