@@ -99,10 +99,14 @@ impl Timeouts {
         check_seconds("total", total)?;
         check_seconds("connect", connect)?;
         check_seconds("read", read)?;
+        // A limit above zero stays above zero: one under a nanosecond,
+        // Duration's step, is a nanosecond, not the zero that
+        // `validate` (run again by every call) refuses.
+        let limit = |secs: f64| Duration::from_secs_f64(secs).max(Duration::from_nanos(1));
         Ok(Timeouts {
-            total: Duration::from_secs_f64(total),
-            connect: Duration::from_secs_f64(connect),
-            read: Duration::from_secs_f64(read),
+            total: limit(total),
+            connect: limit(connect),
+            read: limit(read),
         })
     }
 
@@ -241,6 +245,14 @@ mod tests {
             Timeouts::from_secs_f64(1.5, 0.01, 86_400.0).unwrap()
         );
         assert!(Timeouts::from_millis_f64(86_400_001.0, 1.0, 1.0).is_err());
+        // Taken as above zero, they stay so for every later check.
+        let tiny = Timeouts::from_secs_f64(2e-122, 1e-10, 5e-324).unwrap();
+        tiny.validate().unwrap();
+        assert_eq!(tiny.total, Duration::from_nanos(1));
+        Timeouts::from_millis_f64(1e-300, 1e-7, 1.0)
+            .unwrap()
+            .validate()
+            .unwrap();
         assert_eq!(check_max_retries(3).unwrap(), 3);
         assert!(check_max_retries(-1).is_err());
         assert!(check_max_retries(11).is_err());
