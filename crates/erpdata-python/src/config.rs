@@ -54,7 +54,6 @@ impl Request {
     }
 }
 
-/// Python's `repr` of an optional string, so reprs read like Python.
 /// The variable `name` of `environ` (a mapping, as `os.environ`), `None`
 /// when unset. A value that is not text as Rust reads it (`os.environ`
 /// holds bytes that are not UTF-8 as lone surrogates) reaches the core as
@@ -81,6 +80,7 @@ fn not_unicode() -> OsString {
     std::os::windows::ffi::OsStringExt::from_wide(&[0xd800])
 }
 
+/// Python's `repr` of an optional string, so reprs read like Python.
 fn py_repr(py: Python<'_>, text: Option<&str>) -> PyResult<String> {
     match text {
         Some(t) => Ok(PyString::new(py, t).repr()?.to_string()),
