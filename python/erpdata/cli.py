@@ -476,6 +476,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             # The exit code of the first failure, as for any other command.
             transport = isinstance(exc.__cause__, _errors.TransportError)
             return _fail(EXIT_TRANSPORT if transport else EXIT_SERVICE, str(exc))
+    if args.resume and not result.partitions:
+        # Every partition asked for was in the manifest, written.
+        print(f"nothing to fetch: every partition asked for is in {result.to}", file=sys.stderr)
+        return EXIT_OK
     print(
         f"{counted(result.rows, 'row')} in {counted(len(result.partitions), 'partition')}"
         f" written to {result.to}",

@@ -528,6 +528,19 @@ def test_the_cli_says_how_to_resume(sandbox_url: str, tmp_path: Path) -> None:
     assert "the export stopped after" in line and "--resume" in line, line
 
 
+def test_the_cli_resumes_and_says_when_nothing_is_left(sandbox_url: str, tmp_path: Path) -> None:
+    env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    args = ["export", "account", "--years", "2025", "--to", str(tmp_path / "x.duckdb")]
+    first = cli(args, env)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.strip().endswith("in 1 partition written to " + str(tmp_path / "x.duckdb"))
+    again = cli([*args, "--resume"], env)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.strip() == (
+        f"nothing to fetch: every partition asked for is in {tmp_path / 'x.duckdb'}"
+    )
+
+
 def test_nothing_is_printed_at_exit_after_a_failed_export(sandbox_url: str, tmp_path: Path) -> None:
     # A fresh interpreter that keeps the error (and so its traceback's
     # frames) until it exits: DuckDB's binding, left holding an object,
