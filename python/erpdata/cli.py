@@ -232,6 +232,7 @@ def _client(args: argparse.Namespace) -> Client:
         timeout=args.timeout,
         max_retries=args.max_retries,
         allow_insecure_http=args.allow_insecure_http,
+        ajax_token=args.ajax_token,
     )
 
 
@@ -708,6 +709,12 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow a plain http URL to a host that is not loopback "
         "(the token would travel unencrypted)",
+    )
+    group.add_argument(
+        "--ajax-token",
+        action="store_true",
+        help="send the access token with every ajax.php call too (in a POST body), "
+        "for a service that requires it there",
     )
     group.add_argument(
         "--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call [300]"

@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import termios
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN, _first_line
+from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN, _first_line, _sandbox
 from erpdata import Client
 from erpdata import cli as command_line
 
@@ -194,6 +195,34 @@ def test_token_from_the_environment_and_never_printed(
     assert "GET" in done.stderr  # -vv logs the requests, redacted
     assert SECRET_TOKEN not in done.stdout + done.stderr
     assert "[REDACTED]" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def guarded_url() -> Iterator[str]:
+    """A sandbox whose ajax.php wants the access token (SECRET_TOKEN) too."""
+    yield from _sandbox(["--quiet", "--ajax-token"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN})
+
+
+def test_ajax_token_sends_the_token_to_ajax_php(guarded_url: str, token_file: Path) -> None:
+    """For a service that wants the token on ajax.php too: every command
+    that calls it, `erpdata mcp` included, takes --ajax-token."""
+    env = env_for(guarded_url)
+    token = ["--access-token-file", str(token_file)]
+    refused = cli(["dues", "C001", "--kind", "receipt", *token], env)
+    assert refused.returncode == 3 and "Invalid access token" in refused.stderr, refused.stderr
+    for command, shown in (
+        (["dues", "C001", "--kind", "receipt"], "INV-2025-0001"),
+        (["aging", "--accounts", "C001", "--format", "csv"], "C001"),
+        (["credit-status", "--accounts", "C001", "--format", "csv"], "C001"),
+        (["dues-summary", "--format", "csv"], "C001"),
+    ):
+        done = cli([*command, *token, "--ajax-token", "-vv"], env)
+        assert done.returncode == 0, done.stderr
+        assert shown in done.stdout, done.stdout
+        assert "accesstoken=[REDACTED]" in done.stderr  # -vv: the POST body, redacted
+        for form in (SECRET_TOKEN, "fake%2Bsecret", "fake+secret"):
+            assert form not in done.stdout + done.stderr
+    assert "--ajax-token" in cli(["mcp", "--help"], env).stdout
 
 
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
