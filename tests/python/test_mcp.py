@@ -38,6 +38,7 @@ import erpdata
 from conftest import SECRET_TOKEN
 from erpdata import _core, cli
 from erpdata.mcp_server import Limits, build_server
+from erpdata.mcp_server._answers import MAX_TEXT, rows_answer
 from erpdata.mcp_server._sql import TableStore
 from fault_api import count, new_key, prefix
 from leaks import assert_clean
@@ -342,6 +343,40 @@ def test_each_tool_is_typed_described_and_read_only(stdio: Transcript) -> None:
                 assert properties[param["name"]]["format"] == "date"
             if param["kind"] == "dues_kind":
                 assert properties[param["name"]]["enum"] == ["receipt", "payment"]
+
+
+def test_the_table_tools_describe_their_company_and_year(stdio: Transcript) -> None:
+    """describe_table and query read any table: not "of the account table"."""
+    for tool in stdio.tools:
+        if tool.name in ("describe_table", "query"):
+            properties = tool.input_schema["properties"]
+            for name in ("company_id", "year_id"):
+                assert "tables are read" in properties[name]["description"], tool.name
+
+
+def test_a_total_in_the_first_column_is_marked() -> None:
+    columns = [("total", "decimal(38,2)"), ("customer", "string")]
+    rows = [
+        {"total": Decimal("1.50"), "customer": "C1"},
+        {"total": Decimal("2.25"), "customer": "C2"},
+    ]
+    text = rows_answer("query", columns, rows, max_rows=10, narrow="").text
+    assert text.splitlines()[-1] == "| **total** 3.75 |  |"
+
+
+def test_long_text_is_cut_in_the_structured_rows_too() -> None:
+    columns = [("blob", "string"), ("n", "int")]
+    rows = [{"blob": "x" * 200_000, "n": i} for i in range(3)] + [{"blob": "short", "n": 3}]
+    answer = rows_answer("query", columns, rows, max_rows=2, narrow="add a LIMIT.")
+    kept = answer.structured["rows"]
+    assert [len(r["blob"]) for r in kept] == [MAX_TEXT, MAX_TEXT]
+    assert all(r["blob"].endswith("…") for r in kept)
+    note = answer.structured["note"]
+    assert note.startswith("2 of 4 rows left out") and "2 text values longer than" in note
+    assert len(json.dumps(answer.structured)) < 3 * MAX_TEXT
+    assert "substr(" in answer.text
+    one = rows_answer("query", columns, rows[2:], max_rows=10, narrow="")
+    assert one.structured["note"].startswith("1 text value longer than 2,000 characters")
 
 
 def test_a_new_catalogue_operation_becomes_a_tool(monkeypatch: pytest.MonkeyPatch) -> None:

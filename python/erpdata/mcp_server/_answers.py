@@ -16,7 +16,12 @@ from typing import Any
 __all__ = ["Answer", "json_value", "rows_answer", "function_answer", "summed_columns", "text_cell"]
 
 CELL_WIDTH = 40
-"""Longer text is cut in the text table (never in the structured rows)."""
+"""Longer text is cut in the text table."""
+
+MAX_TEXT = 2_000
+"""Longer text is cut in the structured rows too, with a note: a row cap
+alone lets one answer of long values (`repeat('x', 200000)`, a
+`string_agg` over a table) run to megabytes, more than a model reads."""
 
 
 def json_value(value: Any) -> Any:
@@ -107,8 +112,10 @@ def _markdown(
     lines.extend("| " + " | ".join(text_cell(row.get(c)) for c in columns) + " |" for row in rows)
     if totals:
         cells = [totals.get(c, "") for c in columns]
-        if columns and not cells[0]:
-            cells[0] = "**total**"
+        # Marked whatever its first column holds: a sum there would read
+        # as one more row.
+        if columns:
+            cells[0] = f"**total** {cells[0]}".rstrip()
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -135,10 +142,12 @@ def rows_answer(
     left_out = total_rows - len(shown)
     totals = dict(_totals(columns, rows) if totals is None else totals)
     names = [name for name, _ in columns]
+    values = [{name: json_value(row.get(name)) for name in names} for row in shown]
+    cut = _cut_long_text(values)
     structured: dict[str, Any] = {
         "shape": "rows",
         "columns": [{"name": name, "type": kind} for name, kind in columns],
-        "rows": [{name: json_value(row.get(name)) for name in names} for row in shown],
+        "rows": values,
         "row_count": total_rows,
         "rows_left_out": left_out,
         "totals": totals,
@@ -155,9 +164,29 @@ def rows_answer(
         )
         structured["note"] = note
         lines += ["", note]
+    if cut:
+        cut_note = (
+            f"{cut:,} text value{'' if cut == 1 else 's'} longer than {MAX_TEXT:,} characters "
+            f"cut to {MAX_TEXT:,} (ending in …). To see more of one, select a part of it "
+            "(substr(column, 2001, 2000))."
+        )
+        structured["note"] = f"{structured['note']} {cut_note}" if left_out else cut_note
+        lines += ["", cut_note]
     if extra:
         structured.update(extra)
     return Answer(structured, "\n".join(lines))
+
+
+def _cut_long_text(rows: list[dict[str, Any]]) -> int:
+    """Cuts each text value of ``rows`` longer than :data:`MAX_TEXT` to it
+    (its last character an ellipsis), in place; how many were cut."""
+    cut = 0
+    for row in rows:
+        for name, value in row.items():
+            if isinstance(value, str) and len(value) > MAX_TEXT:
+                row[name] = value[: MAX_TEXT - 1] + "…"
+                cut += 1
+    return cut
 
 
 def function_answer(

@@ -252,6 +252,14 @@ YearId = Annotated[
     Optional[Union[str, int]],
     Field(description="The financial year of the account table (default: the server's)."),
 ]
+TablesCompanyId = Annotated[
+    Optional[Union[str, int]],
+    Field(description="The company whose tables are read (default: the server's)."),
+]
+TablesYearId = Annotated[
+    Optional[Union[str, int]],
+    Field(description="The financial year whose tables are read (default: the server's)."),
+]
 SomeAccounts = Annotated[
     Optional[list[AccountId]],
     Field(
@@ -396,8 +404,8 @@ Refresh = Annotated[
 def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
     class DescribeArguments(ArgModelBase):
         name: TableName
-        company_id: CompanyId = None
-        year_id: YearId = None
+        company_id: TablesCompanyId = None
+        year_id: TablesYearId = None
         refresh: Refresh = False
 
     async def describe_table(**args: Any) -> CallToolResult:
@@ -434,13 +442,15 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             Field(
                 description="One SELECT statement (WITH, joins, GROUP BY, window functions: "
                 "DuckDB's SQL). Tables are named as in the ERP, e.g. "
-                "SELECT customer, sum(amount) FROM sales_invoice GROUP BY customer.",
+                "SELECT customer, sum(amount) FROM sales_invoice GROUP BY customer. "
+                "sum keeps money exact; avg and division give floats: round them and "
+                "cast back, e.g. round(avg(total), 2)::DECIMAL(18,2).",
                 min_length=1,
                 max_length=20_000,
             ),
         ]
-        company_id: CompanyId = None
-        year_id: YearId = None
+        company_id: TablesCompanyId = None
+        year_id: TablesYearId = None
         refresh: Refresh = False
 
     async def query(**args: Any) -> CallToolResult:
