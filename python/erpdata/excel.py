@@ -55,6 +55,7 @@ import importlib
 import json
 import os
 import tempfile
+import unicodedata
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -182,6 +183,19 @@ def _abandon(book: Any) -> None:
             rows.close()
 
 
+def _name_length(name: str) -> int:
+    """A sheet name's length as Excel counts it: in UTF-16 units, so a
+    character past U+FFFF (an emoji) counts two."""
+    return len(name.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _control(char: str) -> bool:
+    """Whether ``char`` is a control character (or one XML cannot hold):
+    in a sheet name, the workbook's XML would be broken or the name
+    changed by the reader."""
+    return unicodedata.category(char) in ("Cc", "Cs") or char in "\ufffe\uffff"
+
+
 def _check_name(name: object) -> str:
     """``name`` if Excel takes it as a sheet name."""
     if not isinstance(name, str) or not name.strip():
@@ -189,8 +203,14 @@ def _check_name(name: object) -> str:
     bad = sorted(_BAD_NAME_CHARS & set(name))
     if bad:
         invalid("sheets", f"sheet name {name!r} holds {''.join(bad)!r}, which Excel refuses")
-    if len(name) > 31:
-        invalid("sheets", f"sheet name {name!r} is {len(name)} characters; Excel takes 31")
+    if any(_control(c) for c in name):
+        invalid("sheets", f"sheet name {name!r} holds a control character, which Excel refuses")
+    if _name_length(name) > 31:
+        invalid(
+            "sheets",
+            f"sheet name {name!r} is {_name_length(name)} characters as Excel counts them "
+            "(one past U+FFFF, such as an emoji, counts two); Excel takes 31",
+        )
     if name.startswith("'") or name.endswith("'"):
         invalid("sheets", f"sheet name {name!r} starts or ends with a quote, which Excel refuses")
     if name.casefold() in ("history", ABOUT_SHEET.casefold()):
@@ -204,7 +224,9 @@ def _part_name(name: str, part: int) -> str:
     if part == 1:
         return name
     suffix = f" ({part})"
-    return name[: 31 - len(suffix)] + suffix
+    while _name_length(name) > 31 - len(suffix):
+        name = name[:-1]
+    return name + suffix
 
 
 def _quoted(name: str) -> str:

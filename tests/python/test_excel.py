@@ -401,6 +401,30 @@ def test_bad_arguments_name_the_field(client: erpdata.Client, tmp_path: Path) ->
     assert path.read_bytes() == b"the old file"
 
 
+def test_sheet_names_are_checked_as_excel_reads_them(tmp_path: Path) -> None:
+    path = tmp_path / "names.xlsx"
+    # A control character would be written into the workbook's XML (a
+    # file no reader opens), or changed by the reader (a tab): refused.
+    for name, words in [
+        ("Dues\x01", "control character"),
+        ("Dues\tC001", "control character"),
+        # Excel counts UTF-16 units: 16 emoji are 32 (xlsxwriter refused
+        # them late, with an error of its own).
+        ("\U0001f4b0" * 16, "32 characters as Excel counts them"),
+    ]:
+        with pytest.raises(erpdata.InvalidInputError) as caught:
+            write_excel(path, {name: [{"a": 1}]})
+        assert caught.value.field == "sheets" and words in str(caught.value), name
+    assert not path.exists()
+    # A long table's continuation names are cut to Excel's 31 as well.
+    name = "\U0001f4b0" * 15
+    result = write_excel(path, {name: [{"a": i} for i in range(5)]}, rows_per_sheet=2)
+    assert list(result.sheets.values()) == [2, 2, 1]
+    names = load(path).sheetnames
+    assert names[0] == name and names[1:3] == [name[:13] + " (2)", name[:13] + " (3)"]
+    assert all(len(n.encode("utf-16-le")) // 2 <= 31 for n in names)
+
+
 def test_without_xlsxwriter_the_error_names_the_extra(
     client: erpdata.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
