@@ -22,7 +22,8 @@ Each value keeps its type:
   shows 15 digits. A longer one (``12345678901234567.89``) would be
   rounded, so it is written as its exact text, with a note on the cell.
   Integers follow the same rule (an id past 15 digits is text, with a
-  note).
+  note), and so does a number past Excel's range (1E-307 to
+  9.99999999999999E+307), which a double would make zero or infinity.
 - a date or timestamp is an Excel date (``yyyy-mm-dd``,
   ``yyyy-mm-dd hh:mm:ss``); one before 1900, where Excel's dates begin,
   is ISO text with a note.
@@ -114,6 +115,8 @@ _TEXT = "@"
 _BOOL = '"TRUE";"TRUE";"FALSE"'
 _FIRST_DAY = datetime.date(1900, 1, 1)
 _BIG_INT = 10**EXACT_DIGITS
+_LARGEST = 10**308
+_SMALLEST = Decimal("1E-307")
 
 Source = Union[Table, Dues, AjaxAnswer, Iterable[Any]]
 """What a sheet is made of: a :class:`Table`, a :class:`Dues`, a function's
@@ -144,8 +147,8 @@ class ExcelResult:
     """What :func:`write_excel` wrote: the file, each worksheet's data rows
     (a long table's continuation sheets included; the About sheet not),
     and how many values were written otherwise than given, each with a
-    note: numbers of more than 15 significant digits and dates before 1900
-    as text, text cut to Excel's 32,767 characters."""
+    note: numbers of more than 15 significant digits or past Excel's range
+    and dates before 1900 as text, text cut to Excel's 32,767 characters."""
 
     path: str
     sheets: dict[str, int]
@@ -294,8 +297,9 @@ def _scale(kind: str) -> int | None:
 
 
 def _exact_decimal(value: Decimal) -> bool:
-    """Whether a double, as Excel shows it, is ``value`` to the digit."""
-    if not value.is_finite():
+    """Whether a double, as Excel shows it, is ``value`` to the digit
+    (and within the numbers Excel holds)."""
+    if not value.is_finite() or not _in_range(value):
         return False
     digits = value.as_tuple().digits
     if len(digits) <= EXACT_DIGITS:
@@ -305,7 +309,16 @@ def _exact_decimal(value: Decimal) -> bool:
 
 
 def _exact_int(value: int) -> bool:
-    return -_BIG_INT < value < _BIG_INT or len(str(abs(value)).rstrip("0")) <= EXACT_DIGITS
+    if -_BIG_INT < value < _BIG_INT:
+        return True
+    return abs(value) < _LARGEST and len(str(abs(value)).rstrip("0")) <= EXACT_DIGITS
+
+
+def _in_range(value: Decimal) -> bool:
+    """Whether Excel holds ``value``'s magnitude: 0, or from 1E-307 up to
+    its largest number (9.99999999999999E+307). Past either end a double
+    would turn it into infinity (which no workbook holds) or zero."""
+    return not value or _SMALLEST <= abs(value) < _LARGEST
 
 
 _EPOCH = datetime.date(1899, 12, 30).toordinal()
@@ -449,10 +462,18 @@ class _Cells:
             why = "before 1900, where Excel's dates begin: written as text"
         else:
             text = str(value)
-            why = (
-                f"more than {EXACT_DIGITS} significant digits, more than Excel keeps in a "
-                "number: written as text, exact"
-            )
+            if isinstance(value, Decimal) and not value.is_finite():
+                why = "not a number Excel holds: written as text"
+            elif (isinstance(value, Decimal) and not _in_range(value)) or abs(value) >= _LARGEST:
+                why = (
+                    "outside the numbers Excel holds (1E-307 to 9.99999999999999E+307): "
+                    "written as text, exact"
+                )
+            else:
+                why = (
+                    f"more than {EXACT_DIGITS} significant digits, more than Excel keeps in a "
+                    "number: written as text, exact"
+                )
         self.text_values += 1
         notes.add(ws, row, col, f"{text}: {why}")
         ws.write_string(row, col, text, self.formats.get(_TEXT, highlight))
@@ -729,7 +750,8 @@ class _SheetWriter:
                     r,
                     i,
                     f"{self.sum_text[i]:,} values of this column are text (more than "
-                    f"{EXACT_DIGITS} significant digits) and are not in this sum",
+                    f"{EXACT_DIGITS} significant digits, or past Excel's range) and are not "
+                    "in this sum",
                 )
 
 
@@ -791,8 +813,8 @@ def _write_about(
             0,
             f"{text_values:,} values are written as text, each with a note (the first "
             f"{MAX_NOTES:,} of a sheet): numbers of more than {EXACT_DIGITS} significant "
-            "digits, which Excel would round, dates before 1900, and text cut to the "
-            f"{TEXT_LIMIT:,} characters of a cell.",
+            "digits, which Excel would round, or past its range, dates before 1900, and "
+            f"text cut to the {TEXT_LIMIT:,} characters of a cell.",
         )
     for col, width in enumerate(widths):
         ws.set_column(col, col, min(width, MAX_WIDTH) + 2)

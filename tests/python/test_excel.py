@@ -182,6 +182,29 @@ def test_what_excel_cannot_hold_is_exact_text_with_a_note(tmp_path: Path) -> Non
     assert any("5 values are written as text" in str(r[0]) for r in values(wb["About"]))
 
 
+def test_numbers_past_excels_range_are_exact_text(tmp_path: Path) -> None:
+    # Row dicts may hold what no decimal(38,s) column does: a double
+    # would make these infinity (refused by xlsxwriter) or zero (silently).
+    given = [
+        {"n": 10**400, "amount": Decimal("1E+400")},
+        {"n": 10**308, "amount": Decimal("1E-400")},
+        {"n": -(10**307), "amount": Decimal("NaN")},
+        {"n": 5, "amount": Decimal("-9.99999999999999E+307")},
+    ]
+    path = tmp_path / "range.xlsx"
+    result = write_excel(path, {"S": Sheet(given, totals=["amount"])})
+    assert result.text_values == 5
+    ws = load(path)["S"]
+    got = values(ws)[1:5]
+    assert [r[0] for r in got] == [str(10**400), str(10**308), -1e307, 5]
+    assert [r[1] for r in got[:3]] == ["1E+400", "1E-400", "NaN"]
+    assert got[3][1] == float("-9.99999999999999E+307")
+    assert "outside the numbers Excel holds" in ws["A2"].comment.text
+    assert "outside the numbers Excel holds" in ws["B3"].comment.text
+    assert "not a number" in ws["B4"].comment.text
+    assert "3 values of this column are text" in ws["B6"].comment.text
+
+
 # -- aging and credit status ---------------------------------------------------------
 
 
