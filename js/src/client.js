@@ -167,18 +167,16 @@ export class ErpClient extends AjaxFunctions {
       );
     }
     // The settings given here, and the variables of those not given: the
-    // core reads those as it reads them for Rust (ConfigBuilder::from_vars),
+    // core reads those as it reads them for Rust (ConfigBuilder::or_from_vars),
     // so that a value it refuses is named by its variable
-    // (ERPDATA_BASE_URL), where it can be fixed. The variable of a setting
-    // given is not read at all (a runtime may ask leave to read it).
+    // (ERPDATA_BASE_URL), where it can be fixed, and says how to give a
+    // base URL when there is none. The variable of a setting given is not
+    // read from the environment at all (a runtime may ask leave to read it).
     const env = environment();
     const settings = given(options, [...Object.keys(ENV), "allowInsecureHttp", "ajaxToken"]);
     const vars = {};
     for (const [key, name] of Object.entries(ENV)) {
       if (!(key in settings) && env[name] !== undefined) vars[name] = env[name];
-    }
-    if (!("baseUrl" in settings || ENV.baseUrl in vars)) {
-      throw invalidInput("baseUrl", "is required: pass one or set ERPDATA_BASE_URL");
     }
     const wasm = loadWasm();
     // `null`, like `undefined`, means "not set", as for every other option;

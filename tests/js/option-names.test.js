@@ -58,7 +58,10 @@ describe("errors name options and parameters as JS spells them", () => {
 
   test("a missing baseUrl, project or accessToken, and what a reason names", async () => {
     const noUrl = await refused(() => new ErpClient({ project: "demo" }));
-    assert.equal(noUrl.message, "invalid baseUrl: is required: pass one or set ERPDATA_BASE_URL");
+    assert.equal(
+      noUrl.message,
+      "invalid baseUrl: is required: pass the service's base URL (e.g. https://erp.example.com/) or set ERPDATA_BASE_URL",
+    );
     const noToken = await refused(() => client({ accessToken: undefined }).table("account"));
     assert.equal(noToken.field, "accessToken");
     assert.match(noToken.message, /or set ERPDATA_ACCESS_TOKEN$/);

@@ -43,6 +43,7 @@ def load(pattern: str) -> list[Any]:
 
 REQUEST_CASES = load("requests*.json")
 RESPONSE_CASES = load("responses*.json")
+CONFIG_CASES = load("config.json")
 
 
 def test_vectors_exist() -> None:
@@ -50,6 +51,7 @@ def test_vectors_exist() -> None:
     assert REQUEST_CASES, f"no request cases in {VECTORS}"
     assert RESPONSE_CASES, f"no response cases in {VECTORS}"
     assert DUES_TABLE_CASES, f"no dues table cases in {VECTORS}"
+    assert CONFIG_CASES, f"no config cases in {VECTORS}"
 
 
 def make_config(settings: dict[str, Any]) -> Config:
@@ -77,6 +79,52 @@ def check_error(err: BaseException, expected: dict[str, Any]) -> None:
     everything = " ".join([text, repr(err), *(str(v) for v in vars(err).values())])
     for secret in expected.get("not_contains", []):
         assert secret not in everything
+
+
+class Environ(dict[str, str]):
+    """A case's variables, as os.environ; remembers which were read."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        super().__init__(values)
+        self.read: list[str] = []
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.read.append(key)
+        return super().get(key, default)
+
+
+VARIABLES = {
+    "base_url": "ERPDATA_BASE_URL",
+    "project": "ERPDATA_PROJECT",
+    "project_folder": "ERPDATA_PROJECT_FOLDER",
+    "access_token": "ERPDATA_ACCESS_TOKEN",
+    "company_id": "ERPDATA_COMPANY_ID",
+    "year_id": "ERPDATA_YEAR_ID",
+}
+
+
+@pytest.mark.parametrize("case", CONFIG_CASES)
+def test_config(case: dict[str, Any]) -> None:
+    environ = Environ(case["vars"])
+    try:
+        config = Config(**case["settings"], environ=environ)
+    except erpdata.ErpError as err:
+        assert "expect_error" in case, f"unexpected error: {err}"
+        check_error(err, case["expect_error"])
+    else:
+        assert "expect" in case, "expected an error"
+        shown = {
+            "base_url": config.base_url,
+            "project": config.project,
+            "project_folder": config.project_folder,
+            "company_id": config.company_id,
+            "year_id": config.year_id,
+            "has_access_token": config.has_access_token,
+        }
+        assert shown == case["expect"]
+    for setting in case["settings"]:
+        if setting in VARIABLES:
+            assert VARIABLES[setting] not in environ.read, f"read though {setting} was given"
 
 
 @pytest.mark.parametrize("case", REQUEST_CASES)

@@ -109,38 +109,17 @@ impl Config {
         environ: Option<&Bound<'_, PyAny>>,
     ) -> Result<Self> {
         // A setting not given is read from its ERPDATA_* variable in
-        // `environ` (os.environ) by the core, which then names the variable
-        // in an error about its value, where the value can be fixed.
-        // The variable of a setting given is not read at all.
-        let given = [
-            (erpdata::PROJECT_VAR, project),
-            (erpdata::PROJECT_FOLDER_VAR, project_folder),
-            (erpdata::ACCESS_TOKEN_VAR, access_token),
-            (erpdata::COMPANY_ID_VAR, company_id),
-            (erpdata::YEAR_ID_VAR, year_id),
-        ];
-        let unset = |name: &str| {
-            !given
-                .iter()
-                .any(|(var, value)| *var == name && value.is_some_and(|v| !v.is_none()))
-        };
-        let lookup = |name: &str| unset(name).then(|| variable(environ?, name)).flatten();
+        // `environ` (os.environ) by the core, which reads no variable of a
+        // setting given and names the variable in an error about its
+        // value, where the value can be fixed.
+        let lookup = |name: &str| variable(environ?, name);
         let build = || -> std::result::Result<erpdata::Config, Error> {
-            let mut b = match convert::opt_text("base_url", base_url)? {
-                Some(url) => erpdata::Config::builder(url),
-                None if lookup(erpdata::BASE_URL_VAR).is_some() => {
-                    erpdata::ConfigBuilder::from_vars(lookup)?
-                }
-                None => {
-                    return Err(Error::InvalidInput {
-                        field: "base_url".to_owned(),
-                        reason: "not given; pass base_url or set ERPDATA_BASE_URL".to_owned(),
-                    })
-                }
-            };
-            b = b
+            let mut b = erpdata::ConfigBuilder::new()
                 .allow_insecure_http(allow_insecure_http)
                 .ajax_token(ajax_token);
+            if let Some(url) = convert::opt_text("base_url", base_url)? {
+                b = b.base_url(url);
+            }
             if let Some(p) = convert::opt_text("project", project)? {
                 b = b.project(p);
             }

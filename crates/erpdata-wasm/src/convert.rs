@@ -3,9 +3,7 @@
 
 use std::ffi::OsString;
 
-use erpdata::{
-    Arg, Config, ConfigBuilder, DeclaredSchema, DecoderOptions, Error, Id, BASE_URL_VAR,
-};
+use erpdata::{Arg, Config, ConfigBuilder, DeclaredSchema, DecoderOptions, Error, Id};
 use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -101,7 +99,8 @@ fn member(options: &JsValue, key: &str) -> JsValue {
 /// The config from the options object, and for each setting it does not
 /// give, from the `ERPDATA_*` variables of `vars` (an object of variable
 /// names to values, or undefined), read by the core
-/// (`ConfigBuilder::from_vars`, `or_from_vars`). Field names in errors are
+/// (`ConfigBuilder::or_from_vars`, which also says how to give a base URL
+/// when there is none). Field names in errors are
 /// the core's (`base_url`, `company_id`, ...), which `errors::to_js` spells
 /// as JS does (`baseUrl`, `companyId`), or for a value read from a
 /// variable, the variable (`ERPDATA_BASE_URL`).
@@ -119,11 +118,10 @@ pub(crate) fn config(options: &JsValue, vars: &JsValue) -> Result<Config, Error>
             .flatten()
             .map(OsString::from)
     };
-    let mut builder = match opt_text("base_url", &get("baseUrl"))? {
-        Some(base_url) => Config::builder(base_url),
-        None if lookup(BASE_URL_VAR).is_some() => ConfigBuilder::from_vars(lookup)?,
-        None => return Err(invalid("base_url", "is required")),
-    };
+    let mut builder = ConfigBuilder::new();
+    if let Some(base_url) = opt_text("base_url", &get("baseUrl"))? {
+        builder = builder.base_url(base_url);
+    }
     if let Some(project) = opt_text("project", &get("project"))? {
         builder = builder.project(project);
     }

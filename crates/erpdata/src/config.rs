@@ -27,9 +27,11 @@ pub struct Config {
 }
 
 /// Collects a [`Config`]; [`ConfigBuilder::build`] validates every field.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ConfigBuilder {
-    base_url: String,
+    /// `None` until given or read from `ERPDATA_BASE_URL`; `build` says
+    /// how to give one.
+    base_url: Option<String>,
     project: Option<String>,
     project_folder: Option<String>,
     access_token: Option<AccessToken>,
@@ -47,17 +49,7 @@ impl Config {
     /// Starts a configuration for the service at `base_url`
     /// (e.g. `https://erp.example.com/` or `https://host/erp/`).
     pub fn builder(base_url: impl Into<String>) -> ConfigBuilder {
-        ConfigBuilder {
-            base_url: base_url.into(),
-            project: None,
-            project_folder: None,
-            access_token: None,
-            company_id: None,
-            year_id: None,
-            allow_insecure_http: false,
-            ajax_token: false,
-            from_vars: Vec::new(),
-        }
+        ConfigBuilder::new().base_url(base_url)
     }
 
     /// The service's base URL (always ends with `/`).
@@ -143,6 +135,33 @@ impl Config {
 }
 
 impl ConfigBuilder {
+    /// A builder with nothing set, not even the base URL: for a binding or
+    /// a host that takes every setting as optional and fills the rest from
+    /// the variables ([`ConfigBuilder::or_from_vars`], which then reads
+    /// `ERPDATA_BASE_URL` too). [`ConfigBuilder::build`] without a base URL
+    /// says how to give one.
+    ///
+    /// ```
+    /// let err = erpdata::ConfigBuilder::new().build().unwrap_err();
+    /// assert_eq!(err.field(), Some("base_url"));
+    ///
+    /// let config = erpdata::ConfigBuilder::new()
+    ///     .base_url("https://erp.example.com")
+    ///     .build()?;
+    /// assert_eq!(config.base_url().as_str(), "https://erp.example.com/");
+    /// # Ok::<(), erpdata::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The service's base URL (e.g. `https://erp.example.com/` or
+    /// `https://host/erp/`); checked by `build`.
+    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = Some(base_url.into());
+        self.given("base_url")
+    }
+
     /// The ERP project name (the table fetch's `project`).
     pub fn project(mut self, project: impl Into<String>) -> Self {
         self.project = Some(project.into());
@@ -191,10 +210,11 @@ impl ConfigBuilder {
         self
     }
 
-    /// Whether `setting` (the core's name: `project`, `company_id`...) has
-    /// a value; the base URL always has one.
+    /// Whether `setting` (the core's name: `base_url`, `company_id`...)
+    /// has a value.
     pub(crate) fn has(&self, setting: &str) -> bool {
         match setting {
+            "base_url" => self.base_url.is_some(),
             "project" => self.project.is_some(),
             "project_folder" => self.project_folder.is_some(),
             "access_token" => self.access_token.is_some(),
@@ -234,7 +254,19 @@ impl ConfigBuilder {
     }
 
     fn checked(self) -> Result<Config> {
-        let base_url = parse_base_url(&self.base_url)?;
+        let base_url = match &self.base_url {
+            Some(text) => parse_base_url(text)?,
+            None => {
+                return Err(Error::invalid(
+                    "base_url",
+                    format!(
+                        "is required: pass the service's base URL (e.g. \
+                         https://erp.example.com/) or set {}",
+                        crate::env::BASE_URL_VAR
+                    ),
+                ))
+            }
+        };
         if let Some(p) = &self.project {
             validate::text("project", p)?;
         }

@@ -283,8 +283,8 @@ impl ConfigBuilder {
         env::builder_from_vars(lookup)
     }
 
-    /// This builder with each setting it has not been given (project,
-    /// project folder, access token, company id, year id) read from its
+    /// This builder with each setting it has not been given (base URL,
+    /// project, project folder, access token, company id, year id) read from its
     /// `ERPDATA_*` variable, where `lookup` gives one: settings given in
     /// code win. [`ConfigBuilder::build`]'s error about a value read so
     /// names the variable, where it can be fixed; one about a value given

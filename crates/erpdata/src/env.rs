@@ -41,15 +41,15 @@ pub(crate) fn builder_from_vars<F>(mut lookup: F) -> Result<ConfigBuilder>
 where
     F: FnMut(&str) -> Option<std::ffi::OsString>,
 {
-    let base_url = read(&mut lookup, BASE_URL_VAR)?.ok_or_else(|| {
-        Error::invalid(
+    let builder = or_from_vars(ConfigBuilder::new(), &mut lookup)?;
+    if !builder.has("base_url") {
+        return Err(Error::invalid(
             BASE_URL_VAR,
             "is not set: set it to the service's base URL (e.g. https://erp.example.com/) \
              or pass one to Config::builder",
-        )
-    })?;
-    let builder = Config::builder(base_url).read_from("base_url", BASE_URL_VAR);
-    or_from_vars(builder, lookup)
+        ));
+    }
+    Ok(builder)
 }
 
 /// `builder` with each setting it has not been given read from its
@@ -68,6 +68,7 @@ where
             continue;
         };
         builder = match setting {
+            "base_url" => builder.base_url(value),
             "project" => builder.project(value),
             "project_folder" => builder.project_folder(value),
             "access_token" => builder.access_token(value),
@@ -191,6 +192,61 @@ mod tests {
         .access_token("fake-token")
         .build()
         .unwrap_err();
+        assert_eq!(err.field(), Some(BASE_URL_VAR));
+    }
+
+    #[test]
+    fn a_builder_without_a_base_url_reads_its_variable_and_only_the_unset_ones() {
+        let vars: HashMap<&str, &str> = HashMap::from([
+            (BASE_URL_VAR, "https://from-var/"),
+            (PROJECT_VAR, ""),
+            (YEAR_ID_VAR, "2025"),
+        ]);
+        let mut asked = Vec::new();
+        let lookup = |name: &str| {
+            asked.push(name.to_owned());
+            vars.get(name).map(OsString::from)
+        };
+        // The project is given, so its (empty, refused) variable is never read.
+        let config = ConfigBuilder::new()
+            .project("demo")
+            .or_from_vars(lookup)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(config.base_url().as_str(), "https://from-var/");
+        assert_eq!(config.project(), Some("demo"));
+        assert_eq!(config.year_id().unwrap().as_str(), "2025");
+        assert!(!asked.iter().any(|n| n == PROJECT_VAR), "{asked:?}");
+        // A base URL given in code wins, and its variable is not read.
+        let mut asked = Vec::new();
+        let config = ConfigBuilder::new()
+            .base_url("https://given/")
+            .or_from_vars(|name: &str| {
+                asked.push(name.to_owned());
+                vars.get(name).map(OsString::from)
+            })
+            .unwrap();
+        assert!(!asked.iter().any(|n| n == BASE_URL_VAR), "{asked:?}");
+        assert_eq!(
+            config.build().unwrap_err().field(),
+            Some(PROJECT_VAR),
+            "the empty project read from its variable is refused, named by it"
+        );
+        // Neither given nor set: one error, naming the setting and both ways to give it.
+        let err = ConfigBuilder::new()
+            .or_from_vars(|_| None)
+            .unwrap()
+            .build()
+            .unwrap_err();
+        assert_eq!(err.field(), Some("base_url"));
+        assert!(err.to_string().contains(BASE_URL_VAR), "{err}");
+        // Read from its variable and refused: named by the variable.
+        let err = ConfigBuilder::new()
+            .or_from_vars(|name| (name == BASE_URL_VAR).then(|| OsString::from("erp.example.com")))
+            .unwrap()
+            .build()
+            .unwrap_err();
         assert_eq!(err.field(), Some(BASE_URL_VAR));
     }
 

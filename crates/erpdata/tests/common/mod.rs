@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use erpdata::{Cell, Config, Error, Id, Row, Schema};
+use erpdata::{Cell, Config, ConfigBuilder, Error, Id, Row, Schema};
 use serde_json::{Map, Value};
 
 /// The cases of every vector file whose name starts with `prefix`
@@ -93,7 +93,16 @@ pub fn case_config(case: &Value) -> Config {
 
 /// A vector's `config` object as a [`Config`].
 pub fn config_from(c: &Map<String, Value>) -> Result<Config, Error> {
-    let mut b = Config::builder(c["base_url"].as_str().unwrap());
+    builder_from(c).build()
+}
+
+/// A vector's `config` (or `settings`) object as a builder; keys left out
+/// are not given.
+pub fn builder_from(c: &Map<String, Value>) -> ConfigBuilder {
+    let mut b = ConfigBuilder::new();
+    if let Some(v) = c.get("base_url") {
+        b = b.base_url(v.as_str().unwrap());
+    }
     if let Some(v) = c.get("project") {
         b = b.project(v.as_str().unwrap());
     }
@@ -115,7 +124,7 @@ pub fn config_from(c: &Map<String, Value>) -> Result<Config, Error> {
     if let Some(v) = c.get("ajax_token") {
         b = b.ajax_token(v.as_bool().unwrap());
     }
-    b.build()
+    b
 }
 
 /// An id as the vectors write it: a string stays a string, an integer an

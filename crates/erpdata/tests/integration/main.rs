@@ -24,6 +24,7 @@ mod async_client;
 mod bad_input;
 #[cfg(feature = "blocking")]
 mod blocking_client;
+mod config_vectors;
 mod decoder;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod fault_matrix;
