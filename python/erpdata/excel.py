@@ -541,6 +541,9 @@ class _SheetWriter:
         self.sum_scales: dict[int, int] = {}
         self.sum_text: dict[int, int] = {}
         self.not_numeric: set[int] = set()
+        # Summed columns that held floats: their total is shown as their
+        # cells are (General), not at a decimal scale of 0.
+        self.sum_floats: set[int] = set()
 
     def write(self) -> None:
         columns, types, chunks = _source(self.sheet.data)
@@ -688,6 +691,7 @@ class _SheetWriter:
             if value != value or value in (float("inf"), float("-inf")):
                 self.not_numeric.add(i)
                 return None
+            self.sum_floats.add(i)
             return Decimal(repr(value))
         if value is not None:
             self.not_numeric.add(i)
@@ -734,11 +738,13 @@ class _SheetWriter:
             formula = f"=SUM({','.join(ranges)})" if ranges else "=0"
             total = self.sums[i]
             scale = self.scales[i]
-            if scale is None:
-                scale = self.sum_scales[i]
-            num_format = (
-                _INT if self.types.get(self.columns[i]) == "int" else _decimal_format(scale)
-            )
+            num_format: str | None
+            if self.types.get(self.columns[i]) == "int":
+                num_format = _INT
+            elif scale is None and i in self.sum_floats:
+                num_format = None  # as the floats' own cells
+            else:
+                num_format = _decimal_format(self.sum_scales[i] if scale is None else scale)
             cached: float | int = int(total) if total == total.to_integral_value() else float(total)
             ws.write_formula(r, i, formula, formats.get(num_format, bold=True), cached)
             width = len(f"{total:,}") + 1

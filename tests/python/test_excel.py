@@ -205,6 +205,20 @@ def test_numbers_past_excels_range_are_exact_text(tmp_path: Path) -> None:
     assert "3 values of this column are text" in ws["B6"].comment.text
 
 
+def test_the_total_of_floats_is_shown_as_they_are(tmp_path: Path) -> None:
+    # Row dicts from elsewhere (pandas' records) may hold floats: written
+    # in General, as their total must be (it showed 4 for 3.85 at the
+    # format #,##0).
+    given = [{"amount": 1.25, "paid": Decimal("2.50")}, {"amount": 2.5, "paid": Decimal(1)}]
+    given.append({"amount": 0.1, "paid": None})
+    path = tmp_path / "floats.xlsx"
+    write_excel(path, {"S": Sheet(given, totals=True)})
+    ws, cached = load(path)["S"], load(path, data_only=True)["S"]
+    assert ws["A5"].value == "=SUM(A2:A4)" and ws["A5"].number_format == "General"
+    assert cached["A5"].value == 3.85
+    assert ws["B5"].number_format == "#,##0.00" and cached["B5"].value == 3.5
+
+
 # -- aging and credit status ---------------------------------------------------------
 
 
