@@ -18,6 +18,7 @@ import datetime
 import importlib
 import io
 import sys
+import unicodedata
 from decimal import Decimal
 from html import escape
 from typing import IO, Any
@@ -58,6 +59,26 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+# Characters that reorder the text around them (the Unicode bidi controls):
+# a terminal would show a cell's figures in another order than they are.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _terminal(text: str) -> str:
+    """``text`` as a terminal may show it: each control character (the
+    ESC of an escape sequence, a carriage return, a newline) and bidi
+    control as its escape (``\\x1b``), so that the ERP's data can neither
+    drive the terminal nor break the table's lines."""
+    if text.isprintable() and not _BIDI.intersection(text):
+        return text
+    return "".join(
+        c.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(c) == "Cc" or c in _BIDI
+        else c
+        for c in text
+    )
+
+
 def print_table(
     table: Table,
     *,
@@ -69,26 +90,35 @@ def print_table(
     thousands separators, a totals row of the numeric columns
     (``with_totals``). A rich table when rich is installed
     (``erpdata[report]``), else the same as plain aligned text."""
-    schema = table.schema
-    cells = [[_text(row[name]) for name, _ in schema] for row in table]
+    schema = [(_terminal(name), kind) for name, kind in table.schema]
+    cells = [[_terminal(_text(row[name])) for name, _ in table.schema] for row in table]
     sums = totals(table) if with_totals else {}
     footer = [
         _text(sums[name]) if name in sums and _summable(name) else ("Total" if i == 0 else "")
-        for i, (name, _) in enumerate(schema)
+        for i, (name, _) in enumerate(table.schema)
     ]
+    if title is not None:
+        title = _terminal(title)
     show_footer = with_totals and len(cells) > 0
     right = [_is_number(kind) for _, kind in schema]
     try:
         rich_console = importlib.import_module("rich.console")
         rich_table = importlib.import_module("rich.table")
+        rich_text = importlib.import_module("rich.text")
     except ImportError:
         _print_plain(schema, cells, footer if show_footer else None, right, title, file)
         return
-    out = rich_table.Table(title=title, show_footer=show_footer)
+    # Text objects, not strings: rich would read a string's [brackets] as
+    # markup (a customer "Acme [ltd]" shown as "Acme", "[/]" an error) and
+    # :names: as emoji.
+    text = rich_text.Text
+    out = rich_table.Table(title=None if title is None else text(title), show_footer=show_footer)
     for (name, _), foot, numeric in zip(schema, footer, right):
-        out.add_column(name, justify="right" if numeric else "left", footer=foot, no_wrap=True)
+        out.add_column(
+            text(name), justify="right" if numeric else "left", footer=text(foot), no_wrap=True
+        )
     for row_cells in cells:
-        out.add_row(*row_cells)
+        out.add_row(*map(text, row_cells))
     widths = [max(len(name), 5, len(foot)) for (name, _), foot in zip(schema, footer)]
     for row_cells in cells:
         widths = [max(w, len(c)) for w, c in zip(widths, row_cells)]

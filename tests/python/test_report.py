@@ -12,13 +12,16 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import unicodedata
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 import erpdata
-from conftest import SANDBOX_TOKEN
+import erpdata.report
+from conftest import FAKE_TOKEN, SANDBOX_TOKEN
 from test_cli import cli, env_for, plain_cli
 
 AS_OF = "2025-12-31"
@@ -233,3 +236,39 @@ def test_html_reprs_for_notebooks(client: erpdata.Client) -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert odd.notices and "notice: Notice: Undefined index: &lt;i&gt;x&lt;/i&gt;" in html
     assert len(repr(table).splitlines()) == 1 and len(repr(table)) < 200
+
+
+def parsed(rows: list[dict[str, str]]) -> erpdata.Table:
+    """A table from the rows of an answer, as the core parses it."""
+    config = erpdata._core.Config(
+        "https://erp.example.com/", project="demo", access_token=FAKE_TOKEN
+    )
+    body = json.dumps({"status": "success", "data": rows}).encode()
+    table: erpdata.Table = config.parse_table(200, body)
+    return table
+
+
+# What an account's name may hold: text that rich reads as markup or emoji,
+# an escape sequence that would clear the terminal, a newline, and a bidi
+# override that would show the row's figures reversed.
+ODD_NAMES = ["Acme [ltd]", "[/]", ":warning: Co", "x\x1b[2Jy", "two\nlines", "\u202e123"]
+
+
+@pytest.mark.parametrize("rich", [True, False], ids=["rich", "plain"])
+def test_terminal_tables_show_the_data_as_it_is(
+    rich: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not rich:
+        monkeypatch.setitem(sys.modules, "rich.console", None)
+    table = parsed([{"acid": name, "balance": "1.00"} for name in ODD_NAMES])
+    out = io.StringIO()
+    erpdata.report.print_table(table, title="Dues [draft]\x1b[8m", file=out)
+    text = out.getvalue()
+    for shown in ["Acme [ltd]", "[/]", ":warning: Co", "x\\x1b[2Jy", "two\\nlines"]:
+        assert shown in text, (shown, text)
+    assert "\\u202e123" in text and "Dues [draft]\\x1b[8m" in text
+    # No control character but the lines' ends, no bidi override.
+    assert not {c for c in text if c != "\n" and unicodedata.category(c) == "Cc"}
+    assert "\u202e" not in text
+    assert len(text.splitlines()) == len(ODD_NAMES) + (7 if rich else 5)  # one a row
+    assert "6.00" in text.splitlines()[-2 if rich else -1]
