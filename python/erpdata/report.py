@@ -179,6 +179,13 @@ def _thousands(axis: Any) -> None:
     axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
 
 
+def _label(text: str) -> str:
+    """Text for the chart as it is: matplotlib reads text between two
+    ``$`` as math (a customer ``$x^2$`` drawn as a formula, one holding
+    ``$\\frac$`` an error that failed the report)."""
+    return text.replace("$", r"\$")
+
+
 def aging_chart(table: Table, title: str) -> str:
     """A bar chart of the aging buckets' totals, as base64 PNG."""
     plt = _pyplot()
@@ -186,9 +193,9 @@ def aging_chart(table: Table, title: str) -> str:
     buckets = [n for n, _ in table.schema if n not in _NOT_BUCKETS]
     figure, axes = plt.subplots(figsize=(7, 3.2))
     values = [float(sums.get(b, 0)) for b in buckets]
-    bars = axes.bar(buckets, values, color="#1f77b4")
+    bars = axes.bar([_label(b) for b in buckets], values, color="#1f77b4")
     axes.bar_label(bars, labels=[f"{sums.get(b, 0):,.0f}" for b in buckets], fontsize=8)
-    axes.set_title(title)
+    axes.set_title(_label(title))
     axes.set_ylabel("balance")
     _thousands(axes.yaxis)
     axes.spines[["top", "right"]].set_visible(False)
@@ -202,7 +209,7 @@ def credit_chart(table: Table, title: str) -> str:
     """Outstanding against credit limit per customer, as base64 PNG."""
     plt = _pyplot()
     rows = list(table)
-    names = [str(r["acid"]) for r in rows]
+    names = [_label(str(r["acid"])) for r in rows]
     figure, axes = plt.subplots(figsize=(7, 0.35 * max(len(rows), 4) + 1))
     limits = [float(r["credit_limit"] or 0) for r in rows]
     owed = [float(r["outstanding"] or 0) for r in rows]
@@ -217,7 +224,7 @@ def credit_chart(table: Table, title: str) -> str:
     axes.invert_yaxis()
     _thousands(axes.xaxis)
     axes.legend(loc="lower right", fontsize=8)
-    axes.set_title(title)
+    axes.set_title(_label(title))
     axes.spines[["top", "right"]].set_visible(False)
     try:
         return _png(figure)

@@ -16,6 +16,7 @@ import sys
 import unicodedata
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -238,7 +239,7 @@ def test_html_reprs_for_notebooks(client: erpdata.Client) -> None:
     assert len(repr(table).splitlines()) == 1 and len(repr(table)) < 200
 
 
-def parsed(rows: list[dict[str, str]]) -> erpdata.Table:
+def parsed(rows: list[dict[str, Any]]) -> erpdata.Table:
     """A table from the rows of an answer, as the core parses it."""
     config = erpdata._core.Config(
         "https://erp.example.com/", project="demo", access_token=FAKE_TOKEN
@@ -272,3 +273,15 @@ def test_terminal_tables_show_the_data_as_it_is(
     assert "\u202e" not in text
     assert len(text.splitlines()) == len(ODD_NAMES) + (7 if rich else 5)  # one a row
     assert "6.00" in text.splitlines()[-2 if rich else -1]
+
+
+def test_html_reports_draw_dollar_signs_as_text() -> None:
+    pytest.importorskip("matplotlib")
+    # matplotlib reads text between two $ as math: an account "$\frac$"
+    # failed the report (ValueError), "$x^2$" was drawn as a formula.
+    rows = [
+        {"acid": acid, "credit_limit": "100.00", "outstanding": "150.00", "over_limit": True}
+        for acid in ["$\\frac$", "$x^2$"]
+    ]
+    page = erpdata.report.credit_status_html(parsed(rows), as_of=AS_OF, title="$\\frac$ due")
+    assert '<td class="">$\\frac$</td>' in page and "<h1>$\\frac$ due</h1>" in page
