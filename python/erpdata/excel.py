@@ -902,6 +902,9 @@ def write_excel(
     target = Path(os.fspath(path))
     if not target.parent.is_dir():
         invalid("path", f"{str(target)!r}: folder {str(target.parent)!r} does not exist")
+    if target.is_dir():
+        # Said before the rows are written, not by the rename at the end.
+        invalid("path", f"{str(target)!r} is a folder; name a file in it")
     # Beside the target, so the rename at the end is atomic.
     partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.partial")
     written = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0, tzinfo=None)

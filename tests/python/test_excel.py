@@ -438,6 +438,17 @@ def test_bad_arguments_name_the_field(client: erpdata.Client, tmp_path: Path) ->
     assert path.read_bytes() == b"the old file"
 
 
+def test_a_folder_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    def rows() -> Iterator[list[dict[str, Any]]]:
+        yield [{"a": 1}]
+        raise AssertionError("read rows for a workbook it cannot write")
+
+    with pytest.raises(erpdata.InvalidInputError) as caught:
+        write_excel(tmp_path, {"S": rows()})
+    assert caught.value.field == "path" and "is a folder" in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sheet_names_are_checked_as_excel_reads_them(tmp_path: Path) -> None:
     path = tmp_path / "names.xlsx"
     # A control character would be written into the workbook's XML (a
