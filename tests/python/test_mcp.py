@@ -109,6 +109,11 @@ def script() -> list[tuple[str, dict[str, Any]]]:
         ("avg_pay_days", {"acid": "   "}),
         ("net_profit", {"start": "2025-06-30", "end": "2025-01-01"}),
         ("aging", {"as_of": "2025-02-30"}),
+        ("aging", {"as_of": "31/12/2025"}),
+        ("aging", {"asof": "2025-12-31"}),
+        ("dues_table", {"accounts": "C001", "kind": "receipt"}),
+        ("credit_status", {"accounts": [["C001"]], "pay_days": "maybe"}),
+        ("net_profit", {"start": "2025-1-1"}),
         ("describe_table", {"name": "no_such_table"}),
         ("query", {"sql": "DELETE FROM account"}),
         ("query", {"sql": "SELECT 1; SELECT 2"}),
@@ -603,6 +608,38 @@ def test_bad_input_is_a_tool_error_naming_the_field(stdio: Transcript) -> None:
         "Error executing tool aging: invalid input `as_of`: must be a calendar date as "
         'YYYY-MM-DD, got "2025-02-30". Correct the argument and call again.'
     )
+
+
+def test_arguments_the_schema_refuses_are_refused_as_erpdata_refuses_them(
+    stdio: Transcript,
+) -> None:
+    # What a pattern describes is the core's check, in the core's words.
+    assert error_of(stdio, "aging", as_of="31/12/2025") == (
+        "Error executing tool aging: invalid input `as_of`: must be a calendar date as "
+        'YYYY-MM-DD, got "31/12/2025". Correct the argument and call again.'
+    )
+    # A misspelt argument is refused, not dropped (the answer would be today's).
+    assert error_of(stdio, "aging", asof="2025-12-31") == (
+        "Error executing tool aging: invalid input `asof`: is not an argument of this tool; "
+        "it takes kind, accounts, as_of, buckets, company_id, year_id. "
+        "Correct the argument and call again."
+    )
+    assert error_of(stdio, "dues_table", accounts="C001", kind="receipt") == (
+        "Error executing tool dues_table: invalid input `accounts`: must be a list, "
+        'e.g. ["C001"], got "C001". Correct the argument and call again.'
+    )
+    # Every problem, each named once (a union's members do not each say it).
+    assert error_of(stdio, "credit_status", accounts=[["C001"]], pay_days="maybe") == (
+        "Error executing tool credit_status: invalid input `accounts[0]`: must be a text "
+        'or a whole number, got a list; `pay_days`: must be true or false, got "maybe". '
+        "Correct the argument and call again."
+    )
+    both = error_of(stdio, "net_profit", start="2025-1-1")
+    assert "`end`: is required" in both and "pydantic" not in both
+    tools = {tool.name: tool for tool in stdio.tools}
+    for tool in tools.values():
+        assert tool.input_schema.get("additionalProperties") is False, tool.name
+    assert tools["aging"].input_schema["properties"]["as_of"]["anyOf"][0]["pattern"]
 
 
 def test_a_failing_service_is_a_tool_error(stdio: Transcript, failing: Transcript) -> None:

@@ -88,7 +88,7 @@ class Environ(dict[str, str]):
         super().__init__(values)
         self.read: list[str] = []
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         self.read.append(key)
         return super().get(key, default)
 

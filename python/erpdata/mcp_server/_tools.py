@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BeforeValidator, Field, create_model
 
@@ -33,6 +33,7 @@ from .. import (
     _core,
 )
 from ._answers import Answer, function_answer, rows_answer
+from ._arguments import CheckedArguments, checked, lenient, published
 from ._schemas import (
     ANSWER_SCHEMA,
     DESCRIBE_SCHEMA,
@@ -131,14 +132,15 @@ def _tool(
     title: str,
 ) -> Tool:
     """A tool with a hand-made argument model (the catalogue's, not a
-    Python signature's) and a published output schema."""
+    Python signature's), checked as `_arguments` says, and a published
+    output schema."""
     return Tool(
-        fn=run,
+        fn=checked(run),
         name=name,
         title=title,
         description=description,
-        parameters=arguments.model_json_schema(by_alias=True),
-        fn_metadata=FuncMetadata(arg_model=arguments, output_schema=output_schema),
+        parameters=published(arguments),
+        fn_metadata=CheckedArguments(arg_model=lenient(arguments), output_schema=output_schema),
         is_async=True,
         context_kwarg=None,
         annotations=READ_ONLY,
