@@ -234,18 +234,24 @@ impl Builder {
         ty
     }
 
-    /// Why `value` does not fit, for the error.
+    /// Why `value` does not fit, for the error, and what to declare to
+    /// read it (another type when the caller declared this one).
     pub(super) fn misfit(&self, value: CellRef<'_>, row: u64) -> String {
         let what = describe(value);
-        let (ty, how) = match self.rule {
-            Rule::Declared(t) => (t.to_string(), "declared"),
-            Rule::Locked { ty, lenient: true } => (ty.name(), "declared"),
-            Rule::Locked { ty, .. } => (ty.name(), "fixed by the stream's first batch"),
-            Rule::Infer => (self.type_now().name(), "inferred"),
+        let (ty, how, declared) = match self.rule {
+            Rule::Declared(t) => (t.to_string(), "declared", true),
+            Rule::Locked { ty, lenient: true } => (ty.name(), "declared", true),
+            Rule::Locked { ty, .. } => (ty.name(), "fixed by the stream's first batch", false),
+            Rule::Infer => (self.type_now().name(), "inferred", false),
+        };
+        let fix = if declared {
+            "declare another type for the column (for example \"string\", which takes every \
+             value as sent) to read it"
+        } else {
+            "declare the column's type (for example \"string\") to read it"
         };
         format!(
-            "column `{}`, row {row}: {what} does not fit its type {ty} ({how}); declare the \
-             column's type (for example \"string\") to read it",
+            "column `{}`, row {row}: {what} does not fit its type {ty} ({how}); {fix}",
             self.name
         )
     }
