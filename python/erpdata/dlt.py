@@ -41,6 +41,7 @@ except ImportError as exc:
 from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
+from ._errors import InvalidInputError
 from ._models import Id
 from .export import default_id, partition_ids
 
@@ -76,17 +77,30 @@ def erpdata_source(
         "project_folder": project_folder,
         "access_token": access_token,
     }
-    with _client(settings) as client:
-        company_ids = partition_ids(
-            "companies", companies if companies is not None else default_id(client, "company_id")
+    try:
+        with _client(settings) as client:
+            company_ids = partition_ids(
+                "companies",
+                companies if companies is not None else default_id(client, "company_id"),
+            )
+            year_ids = partition_ids(
+                "years", years if years is not None else default_id(client, "year_id")
+            )
+            for table in names:
+                for compid in company_ids:
+                    for yearid in year_ids:
+                        client.check_table(table, company_id=compid, year_id=yearid)
+    except InvalidInputError as exc:
+        if exc.field not in settings:
+            raise
+        # erpdata's message names the argument and its ERPDATA_* variable;
+        # a dlt user gives settings in dlt's configuration.
+        place = "secrets" if exc.field == "access_token" else "config"
+        invalid(
+            exc.field,
+            f"{exc.reason}; with dlt, sources.erpdata.{exc.field} in .dlt/{place}.toml "
+            f"or SOURCES__ERPDATA__{exc.field.upper()}",
         )
-        year_ids = partition_ids(
-            "years", years if years is not None else default_id(client, "year_id")
-        )
-        for table in names:
-            for compid in company_ids:
-                for yearid in year_ids:
-                    client.check_table(table, company_id=compid, year_id=yearid)
     return [
         dlt.resource(
             _read(settings, table, company_ids, year_ids, batch_rows),
@@ -128,7 +142,22 @@ def _read(
                 )
                 with stream:
                     for batch in stream:
-                        yield _with_partition(batch, compid, yearid)
+                        loaded = _with_partition(batch, compid, yearid)
+                        naive = _naive_timestamps(loaded.schema)
+                        if naive:
+                            loaded = dlt.mark.with_hints(loaded, dlt.mark.make_hints(columns=naive))
+                        yield loaded
+
+
+def _naive_timestamps(schema: pa.Schema) -> list[dict[str, Any]]:
+    """The ERP's timestamps are local times without a zone: dlt would load
+    them as UTC (TIMESTAMP WITH TIME ZONE in DuckDB, shown shifted by a
+    session in another zone), unless told they have none."""
+    return [
+        {"name": field.name, "data_type": "timestamp", "timezone": False}
+        for field in schema
+        if pa.types.is_timestamp(field.type) and field.type.tz is None
+    ]
 
 
 def _with_partition(batch: pa.RecordBatch, compid: Id, yearid: Id) -> pa.Table:

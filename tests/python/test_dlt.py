@@ -70,7 +70,15 @@ def test_tables_load_typed_per_company_and_year(
     )
     assert types["total"].startswith("DECIMAL(")
     assert types["date"] == "DATE"
-    assert types["posted_at"].startswith("TIMESTAMP")
+    # The ERP's local times, without a zone, as sent: not taken for UTC
+    # (TIMESTAMP WITH TIME ZONE), which a session elsewhere shows shifted.
+    assert types["posted_at"] == "TIMESTAMP"
+    con.execute("SET TimeZone = 'Asia/Kolkata'")
+    sent = client.table("sales_invoice").to_arrow()["posted_at"].to_pylist()
+    loaded = con.execute(
+        "SELECT posted_at FROM erp.sales_invoice WHERE compid = 1 AND yearid = 2025"
+    ).fetchall()
+    assert sorted(v for (v,) in loaded if v) == sorted(v for v in sent if v)
     assert types["compid"] == "BIGINT"
     expected_total = pc.sum(client.table("sales_invoice").to_arrow()["total"]).as_py()
     assert isinstance(expected_total, Decimal)
@@ -124,6 +132,23 @@ def test_token_from_dlt_config_stays_out_of_what_dlt_keeps(
             kept.append(path.read_bytes().decode("latin-1"))
     assert len(kept) > 10
     assert not [text[:80] for text in kept if SANDBOX_TOKEN in text]
+
+
+def test_a_missing_setting_says_where_dlt_reads_it(
+    sandbox_url: str, monkeypatch: pytest.MonkeyPatch, clean_env: Any
+) -> None:
+    monkeypatch.setenv("SOURCES__ERPDATA__BASE_URL", sandbox_url)
+    monkeypatch.setenv("SOURCES__ERPDATA__PROJECT", "demo")
+    with pytest.raises(Exception) as caught:
+        erpdata_source("sales_invoice", companies=1, years=2025)
+    error = caught.value
+    while not isinstance(error, erpdata.InvalidInputError) and error.__cause__:
+        error = error.__cause__  # type: ignore[assignment]
+    assert isinstance(error, erpdata.InvalidInputError), repr(caught.value)
+    assert error.field == "access_token"
+    assert "ERPDATA_ACCESS_TOKEN" in str(error)
+    assert "sources.erpdata.access_token in .dlt/secrets.toml" in str(error)
+    assert "SOURCES__ERPDATA__ACCESS_TOKEN" in str(error)
 
 
 def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
