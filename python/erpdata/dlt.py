@@ -34,6 +34,7 @@ from ._models import missing_extra
 try:
     import dlt
     import pyarrow as pa
+    from dlt.common.schema.typing import TColumnSchema
     from dlt.common.typing import TSecretStrValue
 except ImportError as exc:
     raise missing_extra(exc, "erpdata.dlt", "dlt") from exc
@@ -149,12 +150,12 @@ def _read(
                         yield loaded
 
 
-def _naive_timestamps(schema: pa.Schema) -> list[dict[str, Any]]:
+def _naive_timestamps(schema: pa.Schema) -> list[TColumnSchema]:
     """The ERP's timestamps are local times without a zone: dlt would load
     them as UTC (TIMESTAMP WITH TIME ZONE in DuckDB, shown shifted by a
     session in another zone), unless told they have none."""
     return [
-        {"name": field.name, "data_type": "timestamp", "timezone": False}
+        TColumnSchema(name=field.name, data_type="timestamp", timezone=False)
         for field in schema
         if pa.types.is_timestamp(field.type) and field.type.tz is None
     ]
