@@ -235,6 +235,8 @@ for (const project of PROJECTS) {
       assert.equal(accounts.C005.active, 0);
       assert.equal(accounts.C001.credit_days, 30);
       assert.equal(accounts.C001.updated_at, "2025-04-01 13:45:00.123456");
+      // A whole second of DATETIME(6): the fraction's six zeros are not kept.
+      assert.equal(accounts.C011.updated_at, "2025-01-01 00:00:00");
       assert.equal(accounts.C005.updated_at, null); // '0000-00-00 00:00:00.000000'
       assert.equal(accounts.C005.created_at, null); // '0000-00-00 00:00:00'
       assert.equal(accounts.C007.updated_at, null); // NULL
