@@ -745,9 +745,14 @@ class _SheetWriter:
                 num_format = None  # as the floats' own cells
             else:
                 num_format = _decimal_format(self.sum_scales[i] if scale is None else scale)
+            width = len(f"{total:,}") + 1
+            if i == 0:
+                # No cell left for the label: the number's format shows it
+                # ("Total 1,234.00"), or the row would read as one more.
+                num_format = _labelled(num_format or "General")
+                width += 6
             cached: float | int = int(total) if total == total.to_integral_value() else float(total)
             ws.write_formula(r, i, formula, formats.get(num_format, bold=True), cached)
-            width = len(f"{total:,}") + 1
             if width > self.widths[i]:
                 self.widths[i] = width
             if self.sum_text[i]:
@@ -759,6 +764,12 @@ class _SheetWriter:
                     f"{EXACT_DIGITS} significant digits, or past Excel's range) and are not "
                     "in this sum",
                 )
+
+
+def _labelled(num_format: str) -> str:
+    """``num_format`` with "Total " before the number, a negative one's
+    minus sign after it ("Total -5.00", not "-Total 5.00")."""
+    return f'"Total "{num_format};"Total "-{num_format}'
 
 
 def _column_letter(index: int) -> str:

@@ -94,7 +94,7 @@ def print_table(
     cells = [[_terminal(_text(row[name])) for name, _ in table.schema] for row in table]
     sums = totals(table) if with_totals else {}
     footer = [
-        _text(sums[name]) if name in sums and _summable(name) else ("Total" if i == 0 else "")
+        _total_label(i, _text(sums[name])) if name in sums and _summable(name) else _total_label(i)
         for i, (name, _) in enumerate(table.schema)
     ]
     if title is not None:
@@ -248,9 +248,9 @@ def _page(title: str, subtitle: str, chart: str, chart_alt: str, table: Table) -
         for row in table
     )
     foot = "".join(
-        f'<td class="num" data-column="{escape(n)}">{escape(_text(sums[n]))}</td>'
+        f'<td class="num" data-column="{escape(n)}">{escape(_total_label(i, _text(sums[n])))}</td>'
         if n in sums and _summable(n)
-        else ("<td>Total</td>" if i == 0 else "<td></td>")
+        else f"<td>{_total_label(i)}</td>"
         for i, (n, _) in enumerate(schema)
     )
     return f"""<!DOCTYPE html>
@@ -272,6 +272,14 @@ tfoot td{{font-weight:bold;border-top:2px solid #222}}
 <tfoot><tr class="totals">{foot}</tr></tfoot></table>
 </body></html>
 """
+
+
+def _total_label(column: int, total: str = "") -> str:
+    """A cell of the totals row: the first says "Total", before its sum
+    when it has one (a sum alone there would read as one more row)."""
+    if column != 0:
+        return total
+    return f"Total {total}".rstrip()
 
 
 def _summable(name: str) -> bool:

@@ -209,14 +209,29 @@ def test_the_total_of_floats_is_shown_as_they_are(tmp_path: Path) -> None:
     # Row dicts from elsewhere (pandas' records) may hold floats: written
     # in General, as their total must be (it showed 4 for 3.85 at the
     # format #,##0).
-    given = [{"amount": 1.25, "paid": Decimal("2.50")}, {"amount": 2.5, "paid": Decimal(1)}]
-    given.append({"amount": 0.1, "paid": None})
+    given: list[dict[str, Any]] = [
+        {"acid": "C001", "amount": 1.25, "paid": Decimal("2.50")},
+        {"acid": "C002", "amount": 2.5, "paid": Decimal(1)},
+        {"acid": "C003", "amount": 0.1, "paid": None},
+    ]
     path = tmp_path / "floats.xlsx"
     write_excel(path, {"S": Sheet(given, totals=True)})
     ws, cached = load(path)["S"], load(path, data_only=True)["S"]
-    assert ws["A5"].value == "=SUM(A2:A4)" and ws["A5"].number_format == "General"
-    assert cached["A5"].value == 3.85
-    assert ws["B5"].number_format == "#,##0.00" and cached["B5"].value == 3.5
+    assert ws["B5"].value == "=SUM(B2:B4)" and ws["B5"].number_format == "General"
+    assert cached["B5"].value == 3.85
+    assert ws["C5"].number_format == "#,##0.00" and cached["C5"].value == 3.5
+
+
+def test_a_total_in_the_first_column_says_it_is_the_total(tmp_path: Path) -> None:
+    # No cell is left for the label "Total" when the first column is
+    # summed: the number's format says it, or the row reads as one more.
+    given = [{"amount": Decimal("-10.25"), "n": 1}, {"amount": Decimal("2.00"), "n": 2}]
+    path = tmp_path / "first.xlsx"
+    write_excel(path, {"S": Sheet(given, totals=True)})
+    ws = load(path)["S"]
+    assert values(ws)[-1] == ["=SUM(A2:A3)", "=SUM(B2:B3)"]
+    assert ws["A4"].number_format == '"Total "#,##0.00;"Total "-#,##0.00'
+    assert ws["B4"].number_format == "#,##0"
 
 
 # -- aging and credit status ---------------------------------------------------------

@@ -285,3 +285,23 @@ def test_html_reports_draw_dollar_signs_as_text() -> None:
     ]
     page = erpdata.report.credit_status_html(parsed(rows), as_of=AS_OF, title="$\\frac$ due")
     assert '<td class="">$\\frac$</td>' in page and "<h1>$\\frac$ due</h1>" in page
+
+
+@pytest.mark.parametrize("rich", [True, False], ids=["rich", "plain"])
+def test_a_total_in_the_first_column_says_it_is_the_total(
+    rich: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not rich:
+        monkeypatch.setitem(sys.modules, "rich.console", None)
+    table = parsed([{"balance": "1.50", "acid": "C001"}, {"balance": "-4.00", "acid": "C002"}])
+    out = io.StringIO()
+    erpdata.report.print_table(table, file=out)
+    lines = out.getvalue().splitlines()
+    assert "Total -2.50" in lines[-2 if rich else -1]
+    if not rich:
+        pytest.importorskip("matplotlib")
+        page = erpdata.report.aging_html(table, as_of=AS_OF)
+        assert (
+            '<tfoot><tr class="totals"><td class="num" data-column="balance">Total -2.50</td>'
+            in page
+        )
