@@ -44,7 +44,7 @@ export class InvalidInputError extends ErpError {
 export class TransportError extends ErpError {
   constructor(message, { transportKind = "other", ...rest } = {}) {
     super(message, { ...rest, kind: "transport" });
-    /** `"connect"`, `"timeout"`, `"reset"` or `"other"`. */
+    /** `"connect"`, `"timeout"`, `"reset"`, `"tls"` (the server's certificate refused) or `"other"`. */
     this.transportKind = transportKind;
   }
 }

@@ -641,7 +641,7 @@ export declare class InvalidInputError extends ErpError {
   readonly reason: string;
 }
 
-export type TransportKind = "connect" | "timeout" | "reset" | "other";
+export type TransportKind = "connect" | "timeout" | "reset" | "tls" | "other";
 
 /** The request did not complete: connection refused, reset, timeout. */
 export declare class TransportError extends ErpError {

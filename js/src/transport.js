@@ -14,10 +14,22 @@ const CODES = {
     "ENETUNREACH",
     "EADDRNOTAVAIL",
     "UND_ERR_CONNECT",
+  ],
+  // The server's certificate refused (OpenSSL's verify codes, as Node
+  // names them): not retried, the same certificate would be refused again.
+  tls: [
     "CERT_HAS_EXPIRED",
+    "CERT_NOT_YET_VALID",
+    "CERT_REVOKED",
+    "CERT_UNTRUSTED",
+    "CERT_REJECTED",
+    "CERT_SIGNATURE_FAILURE",
     "DEPTH_ZERO_SELF_SIGNED_CERT",
     "SELF_SIGNED_CERT_IN_CHAIN",
+    "UNABLE_TO_GET_ISSUER_CERT",
+    "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
     "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    "HOSTNAME_MISMATCH",
     "ERR_TLS_CERT_ALTNAME_INVALID",
   ],
   timeout: [

@@ -12,6 +12,7 @@ open is closed unread.
 from __future__ import annotations
 
 import logging
+import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -83,11 +84,26 @@ def _transport_kind(exc: httpx.HTTPError) -> str:
     core decides what happens next)."""
     if isinstance(exc, httpx.TimeoutException):
         return "timeout"
+    if _refused_certificate(exc):
+        return "tls"
     if isinstance(exc, (httpx.ConnectError, httpx.ProxyError)):
         return "connect"
     if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):
         return "reset"
     return "other"
+
+
+def _refused_certificate(exc: BaseException) -> bool:
+    """Whether ssl refused the server's certificate somewhere below
+    ``exc`` (httpx raises its ConnectError from httpcore's, from ssl's)."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # bounded: a chain that loops would not end
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _report_failure(call: Call, exc: httpx.HTTPError) -> None:

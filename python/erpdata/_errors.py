@@ -84,7 +84,8 @@ class InvalidInputError(ErpError, ValueError):
 class TransportError(ErpError):
     """The request did not complete: connection refused or reset, TLS, ...
 
-    ``transport_kind`` is ``"connect"``, ``"timeout"``, ``"reset"`` or
+    ``transport_kind`` is ``"connect"``, ``"timeout"``, ``"reset"``,
+    ``"tls"`` (the server's certificate was refused: not retried) or
     ``"other"``; ``message`` is the account of the failure, with the token
     redacted.
     """

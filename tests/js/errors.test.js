@@ -12,7 +12,7 @@ import {
   InvalidInputError,
   TransportError,
 } from "../../js/src/index.js";
-import { closedPortUrl, rawServer } from "./sandbox.js";
+import { closedPortUrl, rawServer, startSandbox } from "./sandbox.js";
 
 const TOKEN = "tok-/+=-secret-4711";
 
@@ -182,6 +182,29 @@ describe("transport failures", () => {
       assert.ok(err.cause instanceof Error, "undici's error is kept: it has no token in it");
       return true;
     });
+  });
+
+  test("a certificate the client does not trust: kind tls, sent once", async () => {
+    // The sandbox's certificate is self-signed: neither Node's own
+    // transport (the default) nor its global fetch (undici) trusts it.
+    // Retrying would meet the same certificate.
+    const tls = await startSandbox(["--tls"]);
+    try {
+      for (const transport of [{}, { fetch: globalThis.fetch }]) {
+        await assert.rejects(client(tls.url, transport).table("account"), (err) => {
+          check(err, TransportError);
+          assert.equal(err.transportKind, "tls", err.message);
+          assert.equal(err.attempts, 1, err.message);
+          assert.match(
+            err.message,
+            /TLS certificate of https:\/\/127\.0\.0\.1:\d+ was not accepted/,
+          );
+          return true;
+        });
+      }
+    } finally {
+      await tls.stop();
+    }
   });
 
   test("a server that accepts and never answers times out", async () => {

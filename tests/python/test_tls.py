@@ -67,6 +67,28 @@ def test_the_certificate_file_in_the_environment_is_trusted_by_clients_made_afte
         rows_over_tls(tls_sandbox.url)
 
 
+def test_a_certificate_not_trusted_is_a_tls_failure_sent_once(
+    tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
+) -> None:
+    # Retrying would meet the same certificate: one request, kind "tls".
+    retried = {**settings(tls_sandbox.url), "max_retries": 3}
+    with erpdata.Client(**retried) as client:  # type: ignore[arg-type]
+        with pytest.raises(erpdata.TransportError) as info:
+            client.table("account")
+
+    async def table_async() -> None:
+        async with erpdata.AsyncClient(**retried) as client:  # type: ignore[arg-type]
+            await client.table("account")
+
+    with pytest.raises(erpdata.TransportError) as info_async:
+        asyncio.run(table_async())
+    for error in (info.value, info_async.value):
+        assert error.transport_kind == "tls", str(error)
+        assert error.attempts == 1, str(error)
+        assert "TLS certificate of https://127.0.0.1" in str(error)
+        assert "CERTIFICATE_VERIFY_FAILED" in str(error)
+
+
 def test_clients_share_one_context_for_one_setting(
     tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
 ) -> None:

@@ -531,7 +531,7 @@ impl Call {
         Ok(())
     }
 
-    /// Sending or reading failed: `kind` is "connect", "timeout", "reset"
+    /// Sending or reading failed: `kind` is "connect", "timeout", "reset", "tls"
     /// or "other", `detail` the HTTP library's account (redacted here).
     fn failed(&mut self, py: Python<'_>, now: f64, kind: &str, detail: &str) -> PyResult<()> {
         let now = instant(now)?;

@@ -225,7 +225,7 @@ impl Config {
     }
 
     /// The exception (not raised) for a transport failure; `kind` is
-    /// "connect", "timeout", "reset" or "other", `message` is redacted.
+    /// "connect", "timeout", "reset", "tls" or "other", `message` is redacted.
     fn transport_error<'py>(
         &self,
         py: Python<'py>,

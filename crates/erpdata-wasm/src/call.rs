@@ -365,7 +365,7 @@ impl Call {
     }
 
     /// Sending, or reading the body, failed: `kind` is `"connect"`,
-    /// `"timeout"`, `"reset"` or `"other"`, `detail` the host's account
+    /// `"timeout"`, `"reset"`, `"tls"` or `"other"`, `detail` the host's account
     /// (redacted by the core; ignored for a timeout).
     pub fn failed(&mut self, now_ms: f64, kind: &str, detail: &str) {
         let kind = TransportKind::from_name(kind);

@@ -59,7 +59,7 @@ impl RetryPolicy {
     }
 
     /// After a transport failure of `kind` (`"connect"`, `"timeout"`,
-    /// `"reset"`, `"other"`): milliseconds to wait, or `undefined` to stop.
+    /// `"reset"`, `"tls"`, `"other"`): milliseconds to wait, or `undefined` to stop.
     #[wasm_bindgen(js_name = afterTransport)]
     pub fn after_transport(&self, retries_done: u32, kind: &str, random: f64) -> Option<f64> {
         let outcome = Outcome::Transport(TransportKind::from_name(kind));

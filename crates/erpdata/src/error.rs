@@ -7,12 +7,17 @@ use crate::source::TransportSource;
 /// request, because only it sees sockets and clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TransportKind {
-    /// The connection could not be made (refused, DNS, TLS handshake).
+    /// The connection could not be made (refused, DNS, a TLS handshake
+    /// that broke off).
     Connect,
     /// The connect, read or whole-call deadline passed.
     Timeout,
     /// The connection broke after it was made (reset, closed mid-body).
     Reset,
+    /// The server's TLS certificate was not accepted: signed by no root the
+    /// client trusts, expired, or for another name. Not retried: the same
+    /// certificate would be refused again.
+    Tls,
     /// Anything else the host stack reported.
     Other,
 }
@@ -24,6 +29,7 @@ impl TransportKind {
             TransportKind::Connect => "connect",
             TransportKind::Timeout => "timeout",
             TransportKind::Reset => "reset",
+            TransportKind::Tls => "tls",
             TransportKind::Other => "other",
         }
     }
@@ -34,6 +40,7 @@ impl TransportKind {
             "connect" => TransportKind::Connect,
             "timeout" => TransportKind::Timeout,
             "reset" => TransportKind::Reset,
+            "tls" => TransportKind::Tls,
             _ => TransportKind::Other,
         }
     }

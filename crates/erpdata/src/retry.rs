@@ -22,10 +22,14 @@ pub enum Outcome<'a> {
 
 impl Outcome<'_> {
     /// Whether the outcome may pass if tried later (a connection refused,
-    /// reset or timed out; 429, 502, 503, 504), whatever the count.
+    /// reset or timed out; 429, 502, 503, 504), whatever the count. A
+    /// certificate refused would be refused again.
     pub fn may_pass_later(&self) -> bool {
         match *self {
-            Outcome::Transport(kind) => kind != TransportKind::Other,
+            Outcome::Transport(kind) => matches!(
+                kind,
+                TransportKind::Connect | TransportKind::Timeout | TransportKind::Reset
+            ),
             Outcome::Status { status, .. } => RetryPolicy::is_retryable_status(status),
         }
     }
@@ -187,10 +191,13 @@ mod tests {
                 "{s}"
             );
         }
-        assert_eq!(
-            P.decide(0, Outcome::Transport(TransportKind::Other), 0.0, None),
-            Decision::Stop
-        );
+        for k in [TransportKind::Tls, TransportKind::Other] {
+            assert_eq!(
+                P.decide(0, Outcome::Transport(k), 0.0, None),
+                Decision::Stop,
+                "{k:?}"
+            );
+        }
     }
 
     #[test]

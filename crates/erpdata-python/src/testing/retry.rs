@@ -30,7 +30,7 @@ impl RetryPolicy {
 
     /// Seconds to wait before the next attempt, or `None` to stop. Give
     /// either `status` (with the `Retry-After` header, if any) or
-    /// `transport` ("connect", "timeout", "reset", "other"); `random` is
+    /// `transport` ("connect", "timeout", "reset", "tls", "other"); `random` is
     /// uniform in [0, 1); `now` (Unix seconds) is used for HTTP-date
     /// `Retry-After` values.
     #[pyo3(signature = (retries_done, *, random, status=None, transport=None, retry_after=None, now=None))]

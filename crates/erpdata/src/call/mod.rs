@@ -569,6 +569,11 @@ impl<S: Sink> Call<S> {
                 seconds(t.read)
             ),
             (TransportKind::Connect, _) => format!("could not connect to {origin}"),
+            (TransportKind::Tls, _) => format!(
+                "the TLS certificate of {origin} was not accepted (not retried: it would be \
+                 refused again; a service with a certificate of a private CA needs that CA \
+                 trusted by this client)"
+            ),
             (TransportKind::Reset, _) => {
                 format!("the connection to {origin} broke before the answer was complete")
             }

@@ -370,7 +370,9 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
 
 /// What kind of failure, as the call sees it.
 fn kind_of(e: &reqwest::Error) -> TransportKind {
-    if e.is_timeout() {
+    if tls::refused_certificate(e) {
+        TransportKind::Tls
+    } else if e.is_timeout() {
         TransportKind::Timeout
     } else if e.is_connect() {
         TransportKind::Connect

@@ -371,6 +371,15 @@ fn io_kind_of(e: &io::Error) -> TransportKind {
 
 fn ureq_kind(e: &ureq::Error) -> TransportKind {
     use ureq::Error as E;
+    // ureq gives rustls's refusal as an io::Error (`Io`) during the
+    // handshake, whose `source` skips it.
+    let refused = match e {
+        E::Io(io) => tls::refused_certificate(io),
+        other => tls::refused_certificate(other),
+    };
+    if refused {
+        return TransportKind::Tls;
+    }
     match e {
         E::Timeout(_) => TransportKind::Timeout,
         E::HostNotFound

@@ -45,6 +45,31 @@ pub(crate) fn root_certificates(roots: &RootCertificates) -> Result<Vec<Certific
     Ok(certs)
 }
 
+/// Whether `error`, or an error below it, is rustls refusing the server's
+/// certificate (untrusted, expired, for another name): a failure of its
+/// own kind, [`crate::TransportKind::Tls`], which is not retried.
+pub(crate) fn refused_certificate(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    // Bounded: a chain is a handful of links; a loop in one would not end.
+    for _ in 0..16 {
+        let Some(e) = next else { break };
+        if let Some(rustls::Error::InvalidCertificate(_)) = e.downcast_ref::<rustls::Error>() {
+            return true;
+        }
+        // An io::Error's `source` is its inner error's source, skipping
+        // the inner error itself, where hyper and ureq keep rustls's (in
+        // an io::Error of its own, with hyper).
+        next = match e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        };
+    }
+    false
+}
+
 #[cfg(feature = "reqwest")]
 pub(crate) use async_config::{client_config, Setup};
 

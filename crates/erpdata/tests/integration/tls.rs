@@ -6,7 +6,7 @@ use crate::sandbox::{config, quick, Sandbox};
 
 use std::process::Command;
 
-use erpdata::{ClientOptions, Error};
+use erpdata::{ClientOptions, Error, TransportKind};
 
 /// A CERTIFICATE block whose bytes are no certificate: refused by both
 /// clients when made, naming the option, not at every call's handshake.
@@ -60,5 +60,24 @@ fn without_a_system_store_both_clients_trust_mozillas_roots() {
         let text = error_text(&err);
         assert!(!text.contains("No CA certificates"), "{flavour}: {text}");
         assert!(text.contains("UnknownIssuer"), "{flavour}: {text}");
+    }
+}
+
+/// A certificate the client does not trust is a failure of its own kind,
+/// `Tls`, sent once: retrying would meet the same certificate.
+#[test]
+fn an_untrusted_certificate_is_a_tls_failure_tried_once() {
+    let tls = Sandbox::start_with(&["--tls"]);
+    for flavour in FLAVOURS {
+        let client = Client::new(flavour, config(&tls.url), quick(2)).unwrap();
+        let err = client.table("account").unwrap_err();
+        let text = error_text(&err);
+        assert_eq!(
+            err.transport_kind(),
+            Some(TransportKind::Tls),
+            "{flavour}: {text}"
+        );
+        assert_eq!(err.call().map(|c| c.attempts), Some(1), "{flavour}: {text}");
+        assert!(text.contains("certificate"), "{flavour}: {text}");
     }
 }
