@@ -2,7 +2,7 @@
 // loaded on first use): each column in the Arrow type of the core's type,
 // so a Node backend can hand the data to DuckDB, Perspective or Arrow
 // Flight. Conversion only: the types were decided by the core.
-import { chunkSlices } from "./columns.js";
+import { chunkSlices, setField } from "./columns.js";
 import { fromCore } from "./errors.js";
 import { loadWasm } from "./wasm.js";
 
@@ -96,7 +96,9 @@ function countValid(bitmap, length) {
 export async function toArrow(columns, batch) {
   const arrow = await arrowModule();
   const vectors = {};
-  for (const raw of batch.columns) vectors[raw.name] = vectorOf(arrow, columns[raw.name], raw);
+  for (const raw of batch.columns) {
+    setField(vectors, raw.name, vectorOf(arrow, columns[raw.name], raw));
+  }
   const table = new arrow.Table(vectors);
   const json = new Set(batch.columns.filter((c) => c.type === "json").map((c) => c.name));
   if (json.size === 0) return table;

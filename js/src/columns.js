@@ -183,7 +183,7 @@ function getterOf({ array, get }) {
 }
 
 /** Sets `row[key]`; `__proto__` as an own property, as JSON.parse makes it. */
-function setField(row, key, value) {
+export function setField(row, key, value) {
   if (key === "__proto__") {
     Object.defineProperty(row, key, {
       value,
@@ -389,14 +389,10 @@ export function tableColumns(batch, numbers) {
       const reader = cellReader(col, numbers);
       values = reader.array ?? Array.from({ length: numRows }, (_, i) => reader.get(i));
     }
-    out[col.name] = new Column(
+    setField(
+      out,
       col.name,
-      col.type,
-      col.dataType,
-      numRows,
-      values,
-      col.validity,
-      extra,
+      new Column(col.name, col.type, col.dataType, numRows, values, col.validity, extra),
     );
   }
   return out;

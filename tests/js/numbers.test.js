@@ -198,6 +198,16 @@ describe("rows that differ in their keys", () => {
     assert.deepEqual(table.rows, JSON.parse(body).data);
     assert.equal(Object.getPrototypeOf(table.rows[0]), Object.prototype);
     assert.ok(Object.hasOwn(table.rows[1], "__proto__"));
+    // The columns too (a plain assignment set the object's prototype and
+    // dropped the column), and so the Arrow table made from them.
+    const columns = table.columns();
+    assert.deepEqual(Object.keys(columns), ["__proto__", "b"]);
+    assert.equal(Object.getPrototypeOf(columns), Object.prototype);
+    assert.deepEqual(columns.__proto__.toArray(), [{ x: 1 }, { x: 2 }]);
+    assert.deepEqual(
+      (await table.toArrow()).schema.fields.map((f) => f.name),
+      ["__proto__", "b"],
+    );
   });
 
   test("values of mixed types in one column: a string column of each value's text as sent", async () => {
