@@ -203,7 +203,10 @@ describe("rows that differ in their keys", () => {
     const columns = table.columns();
     assert.deepEqual(Object.keys(columns), ["__proto__", "b"]);
     assert.equal(Object.getPrototypeOf(columns), Object.prototype);
-    assert.deepEqual(columns.__proto__.toArray(), [{ x: 1 }, { x: 2 }]);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(columns, "__proto__").value.toArray(), [
+      { x: 1 },
+      { x: 2 },
+    ]);
     assert.deepEqual(
       (await table.toArrow()).schema.fields.map((f) => f.name),
       ["__proto__", "b"],
