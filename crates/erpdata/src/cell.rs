@@ -12,8 +12,10 @@ pub enum Cell {
     /// Any other JSON number, as its exact decimal text (`1234.50`, `1e-7`,
     /// `-0`, `12345678901234567890`), so money is never rounded.
     Number(String),
-    /// A JSON string (a number sent as a string stays a string: the SDK
-    /// shows what the service sent).
+    /// A JSON string as sent. In a typed table's rows a column's type
+    /// decides instead: a decimal column's `"1500.00"` is a
+    /// [`Cell::Number`] with that text, a date or timestamp is a string in
+    /// its canonical form.
     String(String),
     /// A nested object or array, as its JSON text.
     Json(String),

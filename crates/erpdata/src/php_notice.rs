@@ -137,7 +137,7 @@ fn html_diagnostic(s: &str, until: Until) -> Found {
     let Some(end) = after_level.find("<br />") else {
         return maybe(until == Until::More);
     };
-    let message = after_level[..end].replace("<b>", "").replace("</b>", "");
+    let message = unescape_html(&after_level[..end].replace("<b>", "").replace("</b>", ""));
     let notice = format!(
         "{level}: {}",
         message.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -227,15 +227,53 @@ pub(crate) fn failure_at(text: &str) -> Option<String> {
         })
         .min_by_key(|(i, _)| *i)?;
     let (level, marker) = level;
+    let html = marker > level.len() + 1;
     let rest = &text[start + marker..];
     let end = ["<br />", "Stack trace:", "\n"]
         .iter()
         .filter_map(|stop| rest.find(stop))
         .min()
         .unwrap_or(rest.len());
-    let message = rest[..end].replace("<b>", "").replace("</b>", "");
+    let mut message = rest[..end].replace("<b>", "").replace("</b>", "");
+    if html {
+        message = unescape_html(&message);
+    }
     let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
     Some(format!("PHP {level}: {message}"))
+}
+
+/// A message PHP printed with `html_errors` as it was written: PHP escapes
+/// it for HTML (`unexpected identifier &quot;row&quot;`), which is noise in
+/// an error or a notice. One pass, so `&amp;quot;` is `&quot;`; anything
+/// else PHP does not write stays as it is.
+fn unescape_html(s: &str) -> String {
+    const REFERENCES: [(&str, char); 7] = [
+        ("&quot;", '"'),
+        ("&#039;", '\''),
+        ("&#39;", '\''),
+        ("&apos;", '\''),
+        ("&lt;", '<'),
+        ("&gt;", '>'),
+        ("&amp;", '&'),
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match REFERENCES.iter().find(|(name, _)| rest.starts_with(name)) {
+            Some((name, c)) => {
+                out.push(*c);
+                rest = &rest[name.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The largest char boundary of `s` at or below `at`.
@@ -275,6 +313,23 @@ mod tests {
         assert_eq!(
             failure_at(parse).as_deref(),
             Some("PHP Parse error: syntax error, unexpected token \"}\" in /x.php on line 3")
+        );
+        // With html_errors PHP escapes the message; it is said as written
+        // (once: `&amp;quot;` is the text `&quot;`).
+        let escaped = "<br />\n<b>Parse error</b>:  syntax error, unexpected identifier &quot;row&quot;, expecting &quot;,&quot; or &quot;;&quot; near &lt;tag&gt; &amp;quot; &#039;x&#039; in <b>/x.php</b> on line <b>3</b><br />";
+        assert_eq!(
+            failure_at(escaped).as_deref(),
+            Some("PHP Parse error: syntax error, unexpected identifier \"row\", expecting \",\" or \";\" near <tag> &quot; 'x' in /x.php on line 3")
+        );
+        let (_, notices) = split("<br />\n<b>Warning</b>:  Undefined array key &quot;acid&quot; in <b>/x.php</b> on line <b>4</b><br />\n{}");
+        assert_eq!(
+            notices,
+            ["Warning: Undefined array key \"acid\" in /x.php on line 4"]
+        );
+        // Without html_errors PHP writes the message as it is.
+        assert_eq!(
+            failure_at("PHP Warning:  a &amp; b in /x.php on line 1\n").as_deref(),
+            Some("PHP Warning: a &amp; b in /x.php on line 1")
         );
         // A level's name as data is no PHP error; nor is one far away.
         assert_eq!(failure_at("{\"note\":\"Fatal error on site\"}"), None);

@@ -39,8 +39,10 @@ pub struct Table {
     /// [`TableDecoder`](crate::TableDecoder) for the rule).
     pub schema: Schema,
     /// The rows in the order sent, each with the keys it was sent with;
-    /// values as their column's type gives them (a decimal at the column's
-    /// scale, a zero date null).
+    /// values as their column's type gives them (a decimal as the text it
+    /// was sent as, a number sent as a string included; a date or
+    /// timestamp in its canonical form; a zero date null: see
+    /// [`ColumnData::cell`](crate::ColumnData::cell)).
     pub rows: Vec<Row>,
     /// PHP notices or warnings that preceded the JSON, if any.
     pub notices: Vec<String>,
