@@ -9,8 +9,9 @@ destination.
 
 Each resource reads its table for every (company, year) with erpdata's own
 client (retries, redirects and typing as everywhere) and yields Arrow
-batches with ``compid`` and ``yearid`` columns added, so decimals, dates
-and timestamps reach the destination typed.
+batches with ``compid`` and ``yearid`` columns added where the table has
+none of its own, so decimals, dates and timestamps reach the destination
+typed.
 
 Settings left out come from dlt's configuration (``sources.erpdata.*`` in
 ``.dlt/secrets.toml`` and ``config.toml``, or ``SOURCES__ERPDATA__ACCESS_TOKEN``
@@ -168,9 +169,17 @@ def _with_partition(batch: pa.RecordBatch, compid: Id, yearid: Id) -> pa.Table:
         # dlt loads dictionary-encoded text as its values.
         if pa.types.is_dictionary(column.type):
             column = column.cast(column.type.value_type)
-        fields.append(pa.field(field.name, column.type))
+        # A merge key column of the table's own, not null, as dlt's merge
+        # key says (else dlt warns that the hints differ).
+        key = field.name in ("compid", "yearid") and column.null_count == 0
+        fields.append(pa.field(field.name, column.type, nullable=not key))
         arrays.append(column)
     for name, value in (("compid", compid), ("yearid", yearid)):
+        if name in batch.schema.names:
+            # The table's own column (a PHP service's `SELECT *` has them):
+            # a second one of that name made dlt load the columns shifted,
+            # company 1's rows with compid 2025.
+            continue
         kind = pa.int64() if isinstance(value, int) else pa.string()
         # Not nullable, as dlt's merge key says.
         fields.append(pa.field(name, kind, nullable=False))

@@ -12,7 +12,9 @@
 One partition per (table, company, year): each is read on an executor by
 erpdata's own client (retries, redirects and typing as everywhere), and
 handed to Spark as Arrow batches. The DataFrame has the table's columns,
-then ``table``, ``compid`` and ``yearid`` (text, as given).
+then ``table``, ``compid`` and ``yearid`` (text, as given) where the table
+has no column of that name (a PHP service's tables often carry their own
+``compid`` and ``yearid``, which are kept).
 
 The schema is the one given to ``spark.read.schema(...)``, or else the
 typing rule's on the first partition's first rows; every partition is
@@ -54,7 +56,7 @@ except ImportError as exc:
     # Python data sources came with Spark 4: an older pyspark fails here too.
     raise missing_extra(exc, "erpdata.spark (Spark 4 or later)", "spark") from exc
 
-from ._checks import invalid
+from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
 
@@ -82,14 +84,36 @@ def _list(options: Mapping[str, str], name: str, env: str | None) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def _number(options: Mapping[str, str], name: str, kind: type[float] | type[int]) -> Any:
+    """Option ``name``'s text as a number (the client checks its range), or
+    ``None``; text that is none is an error naming the option."""
+    text = _option(options, name)
+    if text is None:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number of seconds"
+        invalid(name, f"must be {what}, got {text!r} (option {name!r})")
+
+
+def _batch_rows(options: Mapping[str, str]) -> int:
+    rows = _number(options, "batchRows", int)
+    return check_batch_rows(DEFAULT_BATCH_ROWS if rows is None else rows)
+
+
+def _method(options: Mapping[str, str]) -> str:
+    return _option(options, "method") or "POST"
+
+
 def _client(options: Mapping[str, str]) -> Client:
-    timeout = _option(options, "timeout")
-    retries = _option(options, "maxRetries")
+    timeout = _number(options, "timeout", float)
+    retries = _number(options, "maxRetries", int)
     kwargs: dict[str, Any] = {}
     if timeout is not None:
-        kwargs["timeout"] = float(timeout)
+        kwargs["timeout"] = timeout
     if retries is not None:
-        kwargs["max_retries"] = int(retries)
+        kwargs["max_retries"] = retries
     return Client(
         _option(options, "baseUrl"),
         project=_option(options, "project"),
@@ -141,28 +165,47 @@ class ErpDataSource(DataSource):
         years = _list(self.options, "years", "ERPDATA_YEAR_ID")
         return [(t, c, y) for t in tables for c in companies for y in years]
 
-    def schema(self) -> StructType:
+    def _checked(self, client: Client) -> list[tuple[str, str, str]]:
+        """The partitions' keys, every option and request checked on the
+        driver before the first request is sent (not on an executor, after
+        the schema was read)."""
         keys = self._keys()
+        _batch_rows(self.options)
+        for table, compid, yearid in keys:
+            client.check_table(
+                table, company_id=compid, year_id=yearid, method=_method(self.options)
+            )
+        return keys
+
+    def schema(self) -> StructType:
         with _client(self.options) as client:
-            # Every request is checked before the first is sent.
-            for table, compid, yearid in keys:
-                client.check_table(table, company_id=compid, year_id=yearid)
+            keys = self._checked(client)
             table, compid, yearid = keys[0]
             stream = client.stream_table(
                 table, company_id=compid, year_id=yearid, batch_rows=1024, batch_format="arrow"
             )
             with stream:
                 first = next(iter(stream), None)
+        names = [] if first is None else first.schema.names
         fields = (
             []
             if first is None
             else [StructField(f.name, _spark_type(f.type), True) for f in first.schema]
         )
-        fields += [StructField(name, StringType(), False) for name in PARTITION_COLUMNS]
+        # Those the table has no column of: a PHP service's `SELECT *` sends
+        # compid and yearid, and a second column of a name made every use
+        # of it ambiguous (AMBIGUOUS_REFERENCE).
+        fields += [
+            StructField(name, StringType(), False)
+            for name in PARTITION_COLUMNS
+            if name not in names
+        ]
         return StructType(fields)
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return ErpReader(dict(self.options), schema, self._keys())
+        with _client(self.options) as client:
+            keys = self._checked(client)
+        return ErpReader(dict(self.options), schema, keys)
 
     def __repr__(self) -> str:
         return "ErpDataSource()"
@@ -183,22 +226,25 @@ class ErpReader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         table, compid, yearid = partition.value
-        columns = [f for f in self._schema.fields if f.name not in PARTITION_COLUMNS]
         # Nullability as the schema says: Spark compares it too.
         target = pa.schema(
             [pa.field(f.name, _arrow_type(f.dataType), f.nullable) for f in self._schema.fields]
         )
-        rows = int(_option(self._options, "batchRows") or DEFAULT_BATCH_ROWS)
-        method = _option(self._options, "method") or "POST"
         with _client(self._options) as client:
             stream = client.stream_table(
                 table,
                 company_id=compid,
                 year_id=yearid,
-                method=method,
-                batch_rows=rows,
+                method=_method(self._options),
+                batch_rows=_batch_rows(self._options),
                 batch_format="arrow",
-                schema_overrides={f.name: _declared(f.dataType) for f in columns},
+                # The table's columns declared; not the partition's (a
+                # stream gives a declared column the table lacks, as nulls).
+                schema_overrides={
+                    f.name: _declared(f.dataType)
+                    for f in self._schema.fields
+                    if f.name not in PARTITION_COLUMNS
+                },
             )
             with stream:
                 for batch in stream:
@@ -226,19 +272,20 @@ def _arrow_type(spark: DataType) -> pa.DataType:
 
 def _conform(batch: pa.RecordBatch, target: pa.Schema, partition: dict[str, str]) -> pa.RecordBatch:
     """``batch`` in the declared schema: each column cast (dictionaries to
-    plain strings), a column the partition lacks as nulls, and the
-    partition's own columns at the end."""
+    plain strings), the partition's own columns (table, compid, yearid)
+    where the table has none of that name, and a column the partition
+    lacks as nulls."""
     n = batch.num_rows
     arrays = []
     for field in target:
-        if field.name in PARTITION_COLUMNS:
-            value = partition[field.name]
-            arrays.append(pa.array([value] * n, pa.string()))
-        elif field.name in batch.schema.names:
+        if field.name in batch.schema.names:
             column = batch.column(field.name)
             if pa.types.is_dictionary(column.type):
                 column = column.cast(column.type.value_type)
             arrays.append(column.cast(field.type))
+        elif field.name in partition:
+            value = partition[field.name]
+            arrays.append(pa.array([value] * n, pa.string()).cast(field.type))
         else:
             arrays.append(pa.nulls(n, field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=target)

@@ -422,3 +422,60 @@ def test_the_summary_is_the_sum_of_the_dues(client: erpdata.Client) -> None:
     for row in summary.rows:
         owed = sum((r["balance"] for r in table if r["acid"] == row["acid"]), Decimal(0))
         assert owed == row["balance"], row["acid"]
+
+
+# --- the dlt source over a service whose tables carry compid and yearid ---------
+
+
+def test_dlt_keeps_the_tables_own_compid_and_yearid(
+    php_url: str, project: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A PHP service's `SELECT *` sends the compid and yearid columns; the
+    # source added a second of each, and dlt loaded the columns shifted
+    # (company 1's rows with compid 2025).
+    import dlt  # pinned in requirements-dev.txt: a missing one fails, never skips
+    import duckdb
+
+    from erpdata.dlt import erpdata_source
+
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "warehouse.duckdb"
+    pipeline = dlt.pipeline(
+        pipeline_name=f"php_{project}",
+        pipelines_dir=str(tmp_path / "pipelines"),
+        destination=dlt.destinations.duckdb(str(db)),
+        dataset_name="erp",
+    )
+    source = erpdata_source(
+        ["sales_invoice", "account"],
+        companies=[1, 2],
+        years=[2025],
+        base_url=php_url,
+        project=project,
+        access_token=TOKEN,
+        write_disposition="merge",
+    )
+    assert not pipeline.run(source).has_failed_jobs
+    con = duckdb.connect(str(db))
+    try:
+        invoices = con.execute(
+            "SELECT compid, yearid, count(*) FROM erp.sales_invoice GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        accounts = con.execute(
+            "SELECT compid, count(*) FROM erp.account GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        columns = [
+            name
+            for (name,) in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = 'erp' AND table_name = 'sales_invoice'"
+            ).fetchall()
+        ]
+    finally:
+        con.close()
+    for compid in (1, 2):
+        rows = int(expected(php_url, "sales_invoice", "amount", compid, 2025)["rows"])
+        assert (compid, 2025, rows) in invoices, invoices
+    assert {c for c, _ in accounts} == {1, 2}
+    assert columns.count("compid") == columns.count("yearid") == 1

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import http.server
 import io
+import json
 import os
 import re
 import subprocess
 import sys
+import threading
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,6 +156,75 @@ def test_bad_options_are_refused_before_anything_is_sent(
             "companies", "1"
         ).option("years", "2025").load()
     assert "table" in str(err.value)
+    # Each on the driver, naming the option: not a ValueError of float(),
+    # nor, for batchRows and method, a failure of the first task.
+    for name, value, said in [
+        ("timeout", "ten", "invalid timeout: must be a number of seconds, got 'ten'"),
+        ("maxRetries", "2.5", "invalid maxRetries: must be a whole number, got '2.5'"),
+        ("batchRows", "lots", "invalid batchRows: must be a whole number, got 'lots'"),
+        ("batchRows", "0", "batch_rows"),
+        ("method", "PUT", "method"),
+    ]:
+        options = (
+            reader(spark, sandbox_url)
+            .option("tables", "sales_invoice")  # type: ignore[attr-defined]
+            .option("companies", "1")
+            .option("years", "2025")
+            .option(name, value)
+        )
+        with pytest.raises(Exception) as err:
+            options.load()  # the schema read on the driver
+        assert said in str(err.value), (name, value, str(err.value)[:300])
+        with pytest.raises(Exception) as err:
+            options.schema("invoice_no STRING").load().count()  # the reader made on the driver
+        assert said in str(err.value), (name, value, str(err.value)[:300])
+
+
+class _PhpLikeService(http.server.BaseHTTPRequestHandler):
+    """A table fetch answered as a PHP service's `SELECT *` answers it:
+    each row carries its own compid and yearid columns."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        compid, yearid = int(form["compid"][0]), int(form["yearid"][0])
+        rows = [
+            {"id": i, "compid": compid, "yearid": yearid, "amount": f"{compid}{i}.50"}
+            for i in range(compid + 1)
+        ]
+        body = json.dumps({"status": "success", "data": rows}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_tables_own_compid_and_yearid_are_kept_not_doubled(spark: SparkSession) -> None:
+    # Two columns of one name made every use of it ambiguous
+    # (AMBIGUOUS_REFERENCE); the table's own are kept, `table` added.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PhpLikeService)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        df = (
+            reader(spark, url)
+            .option("tables", "sales_invoice")  # type: ignore[attr-defined]
+            .option("companies", "1,2")
+            .option("years", "2025")
+            .load()
+        )
+        assert df.columns == ["id", "compid", "yearid", "amount", "table"]
+        counts = sorted(tuple(r) for r in df.groupBy("compid", "yearid").count().collect())
+        assert counts == [(1, 2025, 2), (2, 2025, 3)]
+        assert {r[0] for r in df.select("table").distinct().collect()} == {"sales_invoice"}
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_documented_examples_run(
