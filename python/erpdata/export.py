@@ -12,11 +12,14 @@ Each (table, company, year) is a **partition**, streamed from the service
 in batches (memory stays bounded by the batch size and the queue between
 the readers and the writer) and written whole or not at all:
 
-- DuckDB: one table per ERP table, with ``compid`` and ``yearid`` columns;
-  a partition's old rows are deleted and its batches appended in one
-  transaction, committed at its end. A failure leaves the last good copy.
+- DuckDB: one table per ERP table, with ``compid`` and ``yearid`` columns
+  (the table's own, where it sends them); a partition's old rows are
+  deleted and its batches appended in one transaction, committed at its
+  end. A failure leaves the last good copy.
 - Parquet: ``table=…/compid=…/yearid=…/part-0.parquet``, written to a
-  temporary file beside it and renamed over the old one.
+  temporary file beside it and renamed over the old one; the ids are the
+  folders' names, as hive partitioning has them (a table's own ``compid``
+  and ``yearid`` columns are not repeated in the files).
 
 A manifest records what was exported when: the DuckDB table
 ``_erpdata_manifest``, or ``_manifest.json`` at the dataset's root; one
@@ -323,7 +326,9 @@ class _DuckDB(_Writer):
         # Outside the partition's transaction: two partitions of a new
         # table would otherwise both create it and one would fail.
         if not self._exists(self._con, table):
-            self._con.execute(f'CREATE TABLE "{table}" AS SELECT *, {_ids_sql(key)} FROM empty')
+            self._con.execute(
+                f'CREATE TABLE "{table}" AS SELECT {_columns_sql(key, schema.names)} FROM empty'
+            )
             self._created.add(table)
         self._delete(self._begin(key), key)
 
@@ -346,7 +351,8 @@ class _DuckDB(_Writer):
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
         self._open[key].execute(
-            f'INSERT INTO "{key[0]}" BY NAME SELECT *, {_ids_sql(key)} FROM batch'
+            f'INSERT INTO "{key[0]}" BY NAME SELECT {_columns_sql(key, batch.schema.names)} '
+            "FROM batch"
         )
 
     def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
@@ -467,8 +473,16 @@ class _DuckDB(_Writer):
                 path.unlink(missing_ok=True)
 
 
-def _ids_sql(key: tuple[str, Id, Id]) -> str:
-    return f"{_literal(key[1])} AS compid, {_literal(key[2])} AS yearid"
+IDS = ("compid", "yearid")
+"""The partition's columns a copy adds where the table has none of its own."""
+
+
+def _columns_sql(key: tuple[str, Id, Id], names: list[str]) -> str:
+    """Every column of the rows, then the partition's ids the rows lack: a
+    PHP service's `SELECT *` sends its tables' own compid and yearid, and a
+    second column of the name failed the insert ("Duplicate column name")."""
+    ids = [f"{_literal(value)} AS {name}" for name, value in zip(IDS, key[1:]) if name not in names]
+    return ", ".join(["*", *ids])
 
 
 def _literal(value: Id) -> str:
@@ -505,11 +519,22 @@ class _Parquet(_Writer):
         self._mkdir(folder)
         final = folder / "part-0.parquet"
         temp = folder / f".part-0.parquet.{os.getpid()}.{threading.get_ident()}.tmp"
+        for name in IDS:
+            if name in schema.names:
+                schema = schema.remove(schema.get_field_index(name))
         writer = self._pq.ParquetWriter(str(temp), schema, compression="zstd")
         self._writers[key] = (writer, temp, final)
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
-        self._writers[key][0].write_batch(batch)
+        # The partition's ids are its folders' names (compid=…/yearid=…),
+        # as hive partitioning has them; a table's own columns of those
+        # names in the file too made readers fail to merge the two
+        # (pyarrow: "Field compid has incompatible types: int64 vs int32").
+        writer = self._writers[key][0]
+        keep = [i for i, name in enumerate(batch.schema.names) if name not in IDS]
+        if len(keep) < batch.num_columns:
+            batch = type(batch).from_arrays([batch.column(i) for i in keep], schema=writer.schema)
+        writer.write_batch(batch)
 
     def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
         writer, temp, final = self._writers.pop(key)

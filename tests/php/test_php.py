@@ -479,3 +479,45 @@ def test_dlt_keeps_the_tables_own_compid_and_yearid(
         assert (compid, 2025, rows) in invoices, invoices
     assert {c for c, _ in accounts} == {1, 2}
     assert columns.count("compid") == columns.count("yearid") == 1
+
+
+def test_export_keeps_the_tables_own_compid_and_yearid(
+    php_url: str, project: str, tmp_path: Any
+) -> None:
+    # DuckDB: the insert failed ("Duplicate column name compid"); Parquet:
+    # the files repeated the folders' compid and yearid, and a reader
+    # failed to merge the two. Twice, to show a re-run replaces.
+    import duckdb
+    import pyarrow.dataset as ds
+
+    from erpdata.export import export
+
+    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
+        for _ in range(2):
+            for to in (tmp_path / "erp.duckdb", tmp_path / "parquet"):
+                export(
+                    client,
+                    ["sales_invoice", "account"],
+                    companies=[1, 2],
+                    years=[2025],
+                    to=to,
+                    progress=False,
+                )
+    invoices = {
+        c: int(expected(php_url, "sales_invoice", "amount", c, 2025)["rows"]) for c in (1, 2)
+    }
+    con = duckdb.connect(str(tmp_path / "erp.duckdb"))
+    try:
+        got = con.execute(
+            "SELECT compid, count(*) FROM sales_invoice GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        columns = [
+            c for (c,) in con.execute("SELECT name FROM pragma_table_info('account')").fetchall()
+        ]
+    finally:
+        con.close()
+    assert dict(got) == invoices
+    assert columns.count("compid") == columns.count("yearid") == 1
+    dataset = ds.dataset(tmp_path / "parquet" / "table=sales_invoice", partitioning="hive")
+    counts = dataset.to_table().group_by("compid").aggregate([("id", "count")]).to_pylist()
+    assert {row["compid"]: row["id_count"] for row in counts} == invoices
