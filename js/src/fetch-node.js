@@ -8,7 +8,7 @@
 // and callers who pass `fetch`, keep fetch.
 import http from "node:http";
 import https from "node:https";
-import { pipeline } from "node:stream";
+import { pipeline, Transform } from "node:stream";
 import zlib from "node:zlib";
 
 // Flushed as fetch (undici) flushes them, as curl does: the stream ends
@@ -22,11 +22,43 @@ const BROTLI_SYNC = {
   finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
 };
 
+/**
+ * `deflate` as fetch reads it: zlib's format (RFC 1950), or the raw
+ * deflate data some servers send under that name (RFC 1951), told apart by
+ * the first byte, whose low four bits name method 8 in a zlib header.
+ */
+class Inflate extends Transform {
+  #inner = null;
+
+  _transform(chunk, _encoding, done) {
+    if (this.#inner === null) {
+      if (chunk.length === 0) {
+        done();
+        return;
+      }
+      const zlibFormat = (chunk[0] & 0x0f) === 0x08;
+      this.#inner = zlibFormat ? zlib.createInflate(SYNC) : zlib.createInflateRaw(SYNC);
+      this.#inner.on("data", (data) => this.push(data));
+      this.#inner.on("error", (err) => this.destroy(err));
+    }
+    this.#inner.write(chunk, done);
+  }
+
+  _flush(done) {
+    if (this.#inner === null) {
+      done();
+      return;
+    }
+    this.#inner.once("end", () => done());
+    this.#inner.end();
+  }
+}
+
 /** Decoders of the content codings fetch decodes. */
 const DECODERS = {
   gzip: () => zlib.createGunzip(SYNC),
   "x-gzip": () => zlib.createGunzip(SYNC),
-  deflate: () => zlib.createInflate(SYNC),
+  deflate: () => new Inflate(),
   br: () => zlib.createBrotliDecompress(BROTLI_SYNC),
 };
 

@@ -15,7 +15,11 @@ const ENCODERS = {
   gzip: () => zlib.createGzip(),
   deflate: () => zlib.createDeflate(),
   br: () => zlib.createBrotliCompress(),
+  // Labelled deflate, sent as raw deflate data without zlib's header, as
+  // some servers (IIS, old PHP setups) send it.
+  "deflate-raw": () => zlib.createDeflateRaw(),
 };
+const LABELS = { "deflate-raw": "deflate" };
 
 let sandbox;
 let proxy;
@@ -49,7 +53,8 @@ function startProxy(target) {
           return;
         }
         const codings = coding.split(",");
-        res.writeHead(answer.statusCode, { ...headers, "content-encoding": coding });
+        const label = codings.map((c) => LABELS[c] ?? c).join(",");
+        res.writeHead(answer.statusCode, { ...headers, "content-encoding": label });
         let body = answer;
         for (const c of codings) body = ENCODERS[c] ? body.pipe(ENCODERS[c]()) : body;
         body.pipe(res);
@@ -84,6 +89,14 @@ describe("Node's own transport", () => {
       // Loopback http: gzip and deflate, as undici's fetch asks.
       assert.deepEqual(asked, ["gzip, deflate"], coding);
     }
+  });
+
+  test("raw deflate data labelled deflate decodes as fetch decodes it", async () => {
+    const direct = (await demoClient(sandbox.url).table("sales_invoice")).rows;
+    const url = through("deflate-raw");
+    const viaFetch = await demoClient(url, { fetch: globalThis.fetch }).table("sales_invoice");
+    assert.deepEqual(viaFetch.rows, direct);
+    assert.deepEqual((await demoClient(url).table("sales_invoice")).rows, direct);
   });
 
   test("a stream reads a compressed body batch by batch", async () => {
