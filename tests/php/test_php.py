@@ -521,3 +521,27 @@ def test_export_keeps_the_tables_own_compid_and_yearid(
     dataset = ds.dataset(tmp_path / "parquet" / "table=sales_invoice", partitioning="hive")
     counts = dataset.to_table().group_by("compid").aggregate([("id", "count")]).to_pylist()
     assert {row["compid"]: row["id_count"] for row in counts} == invoices
+
+
+def test_mcp_answers_keep_money_text_at_scale_0(client: erpdata.Client) -> None:
+    """The aging of a customer that owes nothing (C012) is of scale 0, whose
+    rows hold ints: the MCP answer sends them as decimal text, like every
+    other money value, and totals them."""
+    from erpdata.mcp_server._answers import rows_answer
+
+    aged = client.aging(accounts=["C012"], as_of="2025-04-30")
+    assert aged.schema[-1] == ("total", "decimal(38,0)")
+    answer = rows_answer("aging", aged.schema, aged, max_rows=10, narrow="")
+    assert answer.structured["rows"] == [
+        {
+            "acid": "C012",
+            "current": "0",
+            "1-30": "0",
+            "31-60": "0",
+            "61-90": "0",
+            "91+": "0",
+            "undated": "0",
+            "total": "0",
+        }
+    ]
+    assert answer.structured["totals"]["total"] == "0"

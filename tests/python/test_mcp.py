@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 import httpx
 import mcp_types
+import pyarrow as pa
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -38,7 +39,7 @@ import erpdata
 from conftest import SECRET_TOKEN
 from erpdata import _core, cli
 from erpdata.mcp_server import Limits, build_server
-from erpdata.mcp_server._answers import MAX_TEXT, rows_answer
+from erpdata.mcp_server._answers import MAX_TEXT, function_answer, rows_answer
 from erpdata.mcp_server._sql import TableStore
 from fault_api import count, new_key, prefix
 from leaks import assert_clean
@@ -382,6 +383,49 @@ def test_long_text_is_cut_in_the_structured_rows_too() -> None:
     assert "substr(" in answer.text
     one = rows_answer("query", columns, rows[2:], max_rows=10, narrow="")
     assert one.structured["note"].startswith("1 text value longer than 2,000 characters")
+
+
+def test_decimals_of_scale_0_are_text_and_totalled() -> None:
+    """Rows hold a decimal of scale 0 as an int (docs/types.md): the aging
+    of whole-number balances (an ERP that keeps amounts as INT or
+    DECIMAL(14,0)), or of accounts that owe nothing. Its money is still
+    decimal text, and totalled: the totals were 0 and the rows JSON
+    numbers."""
+    dues = pa.table(
+        {
+            "acid": ["C001", "C002"],
+            "due_date": [datetime.date(2025, 1, 1), datetime.date(2025, 4, 20)],
+            "balance": pa.array([1500, 250], pa.int64()),
+        }
+    )
+    aged = erpdata.aging(dues, as_of="2025-04-30")
+    assert aged.schema[-1] == ("total", "decimal(38,0)")
+    answer = rows_answer("aging", aged.schema, aged, max_rows=10, narrow="")
+    rows = answer.structured["rows"]
+    assert [r["total"] for r in rows] == ["1500", "250"]
+    assert (rows[0]["91+"], rows[1]["1-30"], rows[0]["current"]) == ("1500", "250", "0")
+    assert answer.structured["totals"] == {
+        "current": "0",
+        "1-30": "250",
+        "31-60": "0",
+        "61-90": "0",
+        "91+": "1500",
+        "undated": "0",
+        "total": "1750",
+    }
+    assert answer.text.splitlines()[-1] == "| **total** | 0 | 250 | 0 | 0 | 1500 | 0 | 1750 |"
+    # One record and one value of a function, typed decimal(38,0).
+    record = function_answer(
+        "f",
+        "object",
+        [("n", "int"), ("big", "decimal(38,0)")],
+        {"n": 4, "big": 2**70},
+        max_rows=10,
+        narrow="",
+    )
+    assert record.structured["fields"] == {"n": 4, "big": str(2**70)}
+    value = function_answer("f", "value", [("value", "decimal(38,0)")], 7, max_rows=10, narrow="")
+    assert value.structured["value"] == "7"
 
 
 def test_a_new_catalogue_operation_becomes_a_tool(monkeypatch: pytest.MonkeyPatch) -> None:

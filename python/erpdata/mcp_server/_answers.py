@@ -47,6 +47,20 @@ def json_value(value: Any) -> Any:
     return str(value)
 
 
+def _exact(value: Any) -> Any:
+    """A decimal column's value as a ``Decimal``: rows hold a decimal of
+    scale 0 as an ``int`` (docs/types.md), which would otherwise go out as
+    a JSON number and be left out of the totals."""
+    if type(value) is int:
+        return Decimal(value)
+    return value
+
+
+def _decimal_columns(columns: Sequence[tuple[str, str]]) -> set[str]:
+    """The names of the decimal columns of ``columns``."""
+    return {name for name, kind in columns if kind.startswith("decimal")}
+
+
 def text_cell(value: Any) -> str:
     """A value as the text table shows it: one line, at most CELL_WIDTH
     characters, the pipe that separates cells escaped."""
@@ -96,7 +110,7 @@ def _totals(
     sums: dict[str, Decimal] = {name: Decimal(0) for name in money}
     for row in rows:
         for name in money:
-            value = row.get(name)
+            value = _exact(row.get(name))
             if isinstance(value, Decimal) and value.is_finite():
                 sums[name] += value
     return {name: str(total) for name, total in sums.items()}
@@ -142,7 +156,14 @@ def rows_answer(
     left_out = total_rows - len(shown)
     totals = dict(_totals(columns, rows) if totals is None else totals)
     names = [name for name, _ in columns]
-    values = [{name: json_value(row.get(name)) for name in names} for row in shown]
+    decimals = _decimal_columns(columns)
+    values = [
+        {
+            name: json_value(_exact(row.get(name)) if name in decimals else row.get(name))
+            for name in names
+        }
+        for row in shown
+    ]
     cut = _cut_long_text(values)
     structured: dict[str, Any] = {
         "shape": "rows",
@@ -202,8 +223,9 @@ def function_answer(
     makes them, one object as its fields, one value as itself."""
     if shape == "rows":
         return rows_answer(title, schema, value, max_rows=max_rows, narrow=narrow)
+    decimals = _decimal_columns(schema)
     if shape == "object":
-        fields = {str(k): json_value(v) for k, v in value.items()}
+        fields = {str(k): json_value(_exact(v) if k in decimals else v) for k, v in value.items()}
         structured: dict[str, Any] = {
             "shape": "object",
             "columns": [{"name": name, "type": kind} for name, kind in schema],
@@ -214,6 +236,6 @@ def function_answer(
     structured = {
         "shape": "value",
         "columns": [{"name": name, "type": kind} for name, kind in schema],
-        "value": json_value(value),
+        "value": json_value(_exact(value) if decimals else value),
     }
     return Answer(structured, f"{title}: {text_cell(value) or 'null'}")
