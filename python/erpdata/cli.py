@@ -237,8 +237,9 @@ def _client(args: argparse.Namespace) -> Client:
 
 
 def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) -> int:
-    """A function's answer: rows in the table formats, one object or value
-    as JSON, or the JSON the service sent (``raw``)."""
+    """A function's answer: rows in the table formats; one object as one
+    row of CSV or as JSON, one value under a ``value`` header or as JSON;
+    or the JSON the service sent (``raw``)."""
     if args.format == "xlsx":
         if answer.shape != "rows":
             raise _Usage(f"--format xlsx needs rows; the answer is one {answer.shape}")
@@ -262,6 +263,13 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
             out.write(answer.raw.rstrip("\n") + "\n")
         elif answer.shape == "rows":
             write_rows(answer.to_table(), args.format, out)
+        elif args.format == "csv":
+            # What was asked for, not JSON: a spreadsheet takes the record
+            # as it takes rows.
+            record = answer.value if answer.shape == "object" else {"value": answer.value}
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(record)
+            writer.writerow([csv_value(v) for v in record.values()])
         else:
             out.write(json_value(answer.value) + "\n")
     finally:
@@ -810,7 +818,10 @@ def parser() -> argparse.ArgumentParser:
         "--method", choices=("GET", "POST"), type=str.upper, help="GET puts the token in the URL"
     )
     sending.add_argument(
-        "--format", choices=(*FORMATS, "raw"), default="json", help="rows as a table, else JSON"
+        "--format",
+        choices=(*FORMATS, "raw"),
+        default="json",
+        help="csv, jsonl, json; parquet and xlsx of rows [json]",
     )
     sending.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     parents = [connection, typing, ajax_options]

@@ -336,6 +336,12 @@ def test_the_functions_of_ajax_php(secret_sandbox_url: str) -> None:
     assert json.loads(done.stdout, parse_float=Decimal) == {
         k: as_sent(v) for k, v in avg.fields.items()
     }
+    # One record as CSV is one row under its fields' names (it was JSON).
+    done = cli(["avg-pay-days", "C001", "--format", "csv"], env)
+    assert done.returncode == 0, done.stderr
+    assert list(csv.DictReader(io.StringIO(done.stdout))) == [
+        {k: str(v) for k, v in avg.fields.items()}
+    ]
     done = cli(["net-profit", "2025-01-01", "2025-06-30", "--format", "raw"], env)
     assert json.loads(done.stdout)["status"] == "success"
     done = cli(["schedule", "Sundry Debtors", "2025-01-01", "2025-12-31", "--format", "csv"], env)
