@@ -58,6 +58,11 @@ class State:
             self.notices, self.rows_received = action.output
         elif isinstance(getattr(action.output, "num_rows", None), int):  # a whole table
             self.rows_received = action.output.num_rows
+        notices = self.notices or getattr(action.output, "notices", None) or []
+        for notice in notices:
+            # What the service printed before its answer (redacted by the
+            # core), which the answer keeps on `notices`: shown with -v.
+            logger.info("the service printed before its answer: %s", notice)
         if self.progress is not None:
             # The last word: every byte and row (the decoder counts rows by
             # whole batches while the body arrives).

@@ -678,3 +678,19 @@ def test_an_output_that_cannot_be_written_is_refused_before_fetching(
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
         assert words in one_line_error(done), args
+
+
+def test_php_notices_are_shown_with_verbose(secret_sandbox_url: str) -> None:
+    # What the service printed before its answer was kept on the answer
+    # only: the command line never showed it, even with -vv.
+    env = env_for(
+        f"{secret_sandbox_url}/_faults/notice/cli-notice/", ERPDATA_ACCESS_TOKEN=SECRET_TOKEN
+    )
+    said = "the service printed before its answer: Notice: Undefined index: x"
+    for command in (["table", "account"], ["dues", "C001", "--kind", "receipt"]):
+        done = cli([*command, "-v"], env)
+        assert done.returncode == 0, done.stderr
+        assert said in done.stderr, (command, done.stderr)
+        assert SECRET_TOKEN not in done.stdout + done.stderr
+        quiet = cli(command, env)
+        assert quiet.returncode == 0 and said not in quiet.stderr
