@@ -174,9 +174,14 @@ pub fn check_concurrency(n: i64) -> Result<usize> {
         })
 }
 
-/// Checks a batch size a caller gave; the error names field `batch_rows`.
-pub fn check_batch_rows(n: i64) -> Result<usize> {
-    usize::try_from(n)
+/// Checks a batch size a caller gave (a binding's `i64`, or a Rust
+/// caller's `usize`); the error names field `batch_rows` and the number
+/// given.
+pub fn check_batch_rows<N>(n: N) -> Result<usize>
+where
+    N: TryInto<usize> + std::fmt::Display + Copy,
+{
+    n.try_into()
         .ok()
         .filter(|n| (MIN_BATCH_ROWS..=MAX_BATCH_ROWS).contains(n))
         .ok_or_else(|| {

@@ -129,22 +129,8 @@ impl ClientOptions {
 
     /// Checks every limit against the core's ranges.
     pub(crate) fn validate(&self) -> crate::Result<()> {
-        self.call.timeouts.validate()?;
-        crate::call::check_max_retries(i64::from(self.call.retry.max_retries))?;
-        // Past i64 (usize::MAX) is out of range as i64::MAX is, and said so
-        // with the number given rather than its wrap-around (-1).
-        crate::call::check_batch_rows(i64::try_from(self.decoder.batch_rows).unwrap_or(i64::MAX))
-            .map_err(|_| {
-            crate::Error::invalid(
-                "batch_rows",
-                format!(
-                    "must be a whole number from {} to {}, got {}",
-                    crate::call::MIN_BATCH_ROWS,
-                    crate::call::MAX_BATCH_ROWS,
-                    self.decoder.batch_rows
-                ),
-            )
-        })?;
+        self.call.validate()?;
+        crate::call::check_batch_rows(self.decoder.batch_rows)?;
         Ok(())
     }
 }
