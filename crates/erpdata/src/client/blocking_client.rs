@@ -89,7 +89,7 @@ impl BlockingClient {
         options.validate()?;
         let roots = match &options.root_certificates {
             Some(pem) => {
-                let certs = tls::root_certificates(pem)?;
+                let (_, certs) = tls::root_certificates(pem)?;
                 let certs: Vec<_> = certs
                     .iter()
                     .map(|der| Certificate::from_der(der.as_ref()).to_owned())

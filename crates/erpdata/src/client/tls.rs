@@ -27,8 +27,11 @@ pub(crate) fn system_roots_readable() -> bool {
 
 /// The certificates of the caller's PEM text, each checked to be a valid
 /// root (a CERTIFICATE block that does not parse is an error here, not a
-/// failed handshake later).
-pub(crate) fn root_certificates(roots: &RootCertificates) -> Result<Vec<CertificateDer<'static>>> {
+/// failed handshake later) by adding it to the store returned with them:
+/// the async client's rustls takes the store, ureq the certificates.
+pub(crate) fn root_certificates(
+    roots: &RootCertificates,
+) -> Result<(RootCertStore, Vec<CertificateDer<'static>>)> {
     let invalid = |why: &str| Error::invalid("root_certificates", why);
     let mut store = RootCertStore::empty();
     let mut certs = Vec::new();
@@ -42,7 +45,7 @@ pub(crate) fn root_certificates(roots: &RootCertificates) -> Result<Vec<Certific
     if certs.is_empty() {
         return Err(invalid("no certificate in the PEM text"));
     }
-    Ok(certs)
+    Ok((store, certs))
 }
 
 /// Whether `error`, or an error below it, is rustls refusing the server's
@@ -94,9 +97,7 @@ mod async_config {
             .with_safe_default_protocol_versions()
             .map_err(Setup::Tls)?;
         if let Some(roots) = roots {
-            let mut store = RootCertStore::empty();
-            // Each one was added once already, to check it.
-            store.add_parsable_certificates(root_certificates(roots).map_err(Setup::Roots)?);
+            let (store, _) = root_certificates(roots).map_err(Setup::Roots)?;
             return Ok(builder.with_root_certificates(store).with_no_client_auth());
         }
         Ok(match builder.clone().with_platform_verifier() {
