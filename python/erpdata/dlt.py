@@ -45,7 +45,7 @@ from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
 from ._errors import InvalidInputError
 from ._models import Id
-from .export import default_id, partition_ids
+from .export import IDS, default_id, partition_ids
 
 __all__ = ["erpdata_source"]
 
@@ -108,7 +108,7 @@ def erpdata_source(
             _read(settings, table, company_ids, year_ids, batch_rows),
             name=table,
             write_disposition=write_disposition,
-            merge_key=["compid", "yearid"],
+            merge_key=list(IDS),
         )
         for table in names
     ]
@@ -171,10 +171,10 @@ def _with_partition(batch: pa.RecordBatch, compid: Id, yearid: Id) -> pa.Table:
             column = column.cast(column.type.value_type)
         # A merge key column of the table's own, not null, as dlt's merge
         # key says (else dlt warns that the hints differ).
-        key = field.name in ("compid", "yearid") and column.null_count == 0
+        key = field.name in IDS and column.null_count == 0
         fields.append(pa.field(field.name, column.type, nullable=not key))
         arrays.append(column)
-    for name, value in (("compid", compid), ("yearid", yearid)):
+    for name, value in zip(IDS, (compid, yearid)):
         if name in batch.schema.names:
             # The table's own column (a PHP service's `SELECT *` has them):
             # a second one of that name made dlt load the columns shifted,

@@ -474,7 +474,8 @@ class _DuckDB(_Writer):
 
 
 IDS = ("compid", "yearid")
-"""The partition's columns a copy adds where the table has none of its own."""
+"""The partition's columns a copy adds where the table has none of its own
+(here and in the dlt source)."""
 
 
 def _columns_sql(key: tuple[str, Id, Id], names: list[str]) -> str:
