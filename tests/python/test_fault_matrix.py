@@ -375,7 +375,8 @@ def check(
             f"{where}: {err.rows_delivered} rows reported delivered, {got.rows_before_error} were"
         )
         if got.rows_before_error:
-            assert f"{err.rows_received} rows had arrived" in str(err)
+            n = err.rows_received
+            assert f"{n} row{'s' if n != 1 else ''} had arrived" in str(err)
         if "rows_delivered" in expect:
             assert got.rows_before_error >= expect["rows_delivered"], (
                 f"{where}: {got.rows_before_error} rows delivered before the error"

@@ -197,8 +197,9 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             ..
         }) if *received > 0 || rows_delivered.is_some_and(|d| d > 0) => {
             let delivered = rows_delivered.unwrap_or(0);
+            let rows = if *received == 1 { "row" } else { "rows" };
             format!(
-                " ({received} rows had arrived, {delivered} of them delivered in complete batches)"
+                " ({received} {rows} had arrived, {delivered} of them delivered in complete batches)"
             )
         }
         _ => String::new(),

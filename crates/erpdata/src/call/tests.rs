@@ -234,6 +234,21 @@ fn a_stream_cut_after_a_batch_fails_at_once_saying_how_far_it_got() {
     assert!(text.contains("connection reset by peer"), "{text}");
 }
 
+#[test]
+fn a_stream_cut_after_one_row_says_one_row() {
+    let mut call = stream_call(options(secs(60), secs(5), 3));
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    call.next(ms(1));
+    call.chunk(ms(2), br#"{"status":"success","data":[{"a":1},"#);
+    while let Action::Emit(_) = call.next(ms(3)) {}
+    call.failed(ms(4), TransportKind::Reset, "connection reset by peer");
+    let e = expect_failed(call.next(ms(4)));
+    assert_eq!(e.call().unwrap().rows_received, Some(1));
+    let text = e.to_string();
+    assert!(text.contains(" (1 row had arrived, "), "{text}");
+}
+
 /// A stream's sink whose batches complete later than the chunks that
 /// hold them, as a decoder on another thread hands them over: each batch
 /// is held until the sink is asked to catch up (`check`, `finish`) or its
