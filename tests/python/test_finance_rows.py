@@ -123,3 +123,23 @@ def test_client_gives_every_account_asked_for_a_row(client: erpdata.Client) -> N
     assert [r["acid"] for r in client.aging(as_of="2025-12-31")] == [
         r["acid"] for r in client.credit_status(as_of="2025-12-31", pay_days=False)
     ]
+
+
+def test_tables_of_no_rows_keep_their_columns(client: erpdata.Client) -> None:
+    # Nobody owes anything: the dues table still has its acid column, and
+    # the aging of it, or of any empty table (which Arrow may hand over as
+    # no batches at all), its acid column and the balance's scale.
+    dues = client.dues_table(["C008"], "receipt")
+    assert len(dues) == 0 and dues.columns == ["acid"]
+    assert list(dues.to_pandas().columns) == ["acid"]
+    assert erpdata.aging(dues, as_of=AS_OF).columns[0] == "acid"
+    empty = pa.table(
+        {
+            "acid": pa.array([], pa.string()),
+            "due_date": pa.array([], pa.date32()),
+            "balance": pa.array([], pa.decimal128(12, 2)),
+        }
+    )
+    report = erpdata.aging(empty, as_of=AS_OF).to_arrow()
+    assert report.num_rows == 0 and report.schema.names[0] == "acid"
+    assert report.schema.field("total").type == pa.decimal128(38, 2)

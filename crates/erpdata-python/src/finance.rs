@@ -9,6 +9,7 @@
 use std::ffi::CStr;
 
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+use arrow_array::{RecordBatch, RecordBatchReader};
 use erpdata::{AgingOptions, Cell, Error};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -49,6 +50,10 @@ fn batches_of(table: &Bound<'_, PyAny>, field: &str) -> Result<Vec<erpdata::Batc
         RecordBatchStreamReader::from_raw(pointer.as_ptr().cast::<FFI_ArrowArrayStream>())
     }
     .map_err(|e| invalid(field, format!("Arrow import: {e}")))?;
+    // A table of no rows may come as no batches; its schema still says
+    // which columns it has (an empty dues table's `acid`), so the core is
+    // given one empty batch of them.
+    let empty = RecordBatch::new_empty(reader.schema());
     let mut out = Vec::new();
     let mut first_row = 0;
     for batch in reader {
@@ -57,6 +62,9 @@ fn batches_of(table: &Bound<'_, PyAny>, field: &str) -> Result<Vec<erpdata::Batc
             &batch, field, first_row,
         )?);
         first_row += batch.num_rows();
+    }
+    if out.is_empty() {
+        out.push(erpdata::Batch::from_record_batch_at(&empty, field, 0)?);
     }
     Ok(out)
 }

@@ -240,7 +240,14 @@ pub(crate) fn dues_table(
         .collect();
     let mut options = options.clone();
     options.schema = options.schema.declare("acid", DeclaredType::String);
-    type_rows(config, rows, &options, b"")
+    let mut typed = type_rows(config, rows, &options, b"")?;
+    // Nobody owes anything: the other columns are the service's and not
+    // known without a row, but `acid` is always there, so code that
+    // selects or joins on it works on an empty table too.
+    if typed.schema.is_empty() {
+        typed.schema.push(("acid".to_owned(), ColumnType::String));
+    }
+    Ok(typed)
 }
 
 enum Payload<'a> {

@@ -145,7 +145,9 @@ impl Config {
     /// (always text, the ids as given), then every column of the dues rows
     /// in first-seen order, typed over all the rows together by the rule
     /// (and `options`). A dues row's own `acid` field, if it has one, gives
-    /// way to the account asked about.
+    /// way to the account asked about. Where no account owes anything the
+    /// table has no rows and the `acid` column alone (the service's other
+    /// columns are not known without a row).
     ///
     /// All the dues must be of one kind: receivables and payables in one
     /// table would be summed together by mistake.
