@@ -59,7 +59,9 @@ describe("plan vectors", () => {
         );
         return;
       }
-      asVector(runPlan(c), c.expect);
+      const table = runPlan(c);
+      asVector(table, c.expect);
+      assert.deepEqual(table.notices, c.expect.notices ?? []);
     });
   }
 });

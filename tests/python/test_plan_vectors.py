@@ -175,6 +175,7 @@ def test_plan(case: dict[str, Any]) -> None:
     expect = case["expect"]
     assert made == len(case["calls"]), "calls made"
     assert [list(s) for s in table.schema] == expect["schema"]
+    assert table.notices == expect.get("notices", [])
     rows = [{k: json_value(v) for k, v in row.items()} for row in table]
     assert rows == [{k: expected_value(v) for k, v in row.items()} for row in expect["rows"]]
     # Exact: a decimal column's values are Decimals at its scale, an int

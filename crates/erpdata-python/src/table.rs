@@ -183,7 +183,7 @@ impl TableData {
     /// Typed rows as a table: with no rows, its columns are still the
     /// schema's.
     pub(crate) fn typed(typed: erpdata::TypedRows) -> Result<Self, Error> {
-        Self::build_with(typed.batches, Vec::new(), &typed.schema)
+        Self::build_with(typed.batches, typed.notices, &typed.schema)
     }
 
     /// `schema` gives the columns when there are no batches.

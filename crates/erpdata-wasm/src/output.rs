@@ -159,7 +159,8 @@ pub(crate) fn whole_js(table: Whole, numbers: Numbers) -> JsValue {
 pub(crate) fn typed_js(typed: &TypedRows, numbers: Numbers) -> JsValue {
     let out = Object::new();
     set_table(&out, typed, numbers);
-    set(&out, "notices", &Array::new());
+    let notices: Array = typed.notices.iter().map(|n| JsValue::from_str(n)).collect();
+    set(&out, "notices", &notices);
     out.into()
 }
 

@@ -43,6 +43,11 @@ pub struct TypedRows {
     pub rows: Vec<Row>,
     /// The same rows as typed columns (for Arrow and data frames).
     pub batches: Vec<Batch>,
+    /// For the table of a plan (dues of many accounts, aging, credit
+    /// status): the PHP notices or warnings printed before the answers of
+    /// its calls, each text once. Empty elsewhere (a function's answer
+    /// keeps its own on [`AjaxAnswer::notices`]).
+    pub notices: Vec<String>,
 }
 
 /// What an `ajax.php` function answered.

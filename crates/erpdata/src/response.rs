@@ -327,6 +327,7 @@ pub(crate) fn type_rows(
         schema,
         rows: typed_rows(rows, &batches),
         batches,
+        notices: Vec::new(),
     })
 }
 

@@ -149,6 +149,9 @@ pub(crate) struct Flow {
     acids: Vec<String>,
     dues: Vec<Option<Dues>>,
     pay_days: Vec<Option<Cell>>,
+    /// The notices of each average-payment-days answer, by account (the
+    /// answer itself is kept as its number only).
+    pay_day_notices: Vec<Vec<String>>,
     /// A `DuesEach` flow's answers, once it is done.
     answered: Vec<Dues>,
 }
@@ -170,6 +173,7 @@ impl Flow {
             acids: Vec::new(),
             dues: Vec::new(),
             pay_days: Vec::new(),
+            pay_day_notices: Vec::new(),
             answered: Vec::new(),
         }
     }
@@ -347,6 +351,7 @@ impl Flow {
         }
         if let Goal::Credit { pay_days: true, .. } = self.goal {
             self.pay_days = vec![None; self.acids.len()];
+            self.pay_day_notices = vec![Vec::new(); self.acids.len()];
             for (i, acid) in self.acids.iter().enumerate() {
                 let args = Args::new().with("acid", acid.as_str());
                 calls.push((
@@ -365,6 +370,7 @@ impl Flow {
             (Purpose::Dues(i), Output::Dues(dues)) => self.dues[i] = Some(dues),
             (Purpose::PayDays(i), Output::Function(answer)) => {
                 self.pay_days[i] = Some(pay_days(&self.acids[i], &answer)?);
+                self.pay_day_notices[i] = answer.notices;
             }
             (purpose, output) => {
                 return Err(Error::invalid(
@@ -377,6 +383,28 @@ impl Flow {
     }
 
     fn finish(&mut self, config: &Config, options: &DecoderOptions) -> Result<TypedRows> {
+        let notices = self.notices();
+        let mut rows = self.finish_rows(config, options)?;
+        rows.notices = notices;
+        Ok(rows)
+    }
+
+    /// What PHP printed before the answers of the calls made, each text
+    /// once (a script warns alike on every call), in a fixed order: the
+    /// account table's, then each account's dues and payment days.
+    fn notices(&self) -> Vec<String> {
+        let accounts = self.accounts.iter().map(|t| &t.notices);
+        let dues = self.dues.iter().flatten().map(|d| &d.notices);
+        let mut notices: Vec<String> = Vec::new();
+        for notice in accounts.chain(dues).chain(&self.pay_day_notices).flatten() {
+            if !notices.contains(notice) {
+                notices.push(notice.clone());
+            }
+        }
+        notices
+    }
+
+    fn finish_rows(&mut self, config: &Config, options: &DecoderOptions) -> Result<TypedRows> {
         let dues: Vec<Dues> = self.dues.drain(..).flatten().collect();
         if let Goal::DuesEach = self.goal {
             self.answered = dues;

@@ -217,10 +217,14 @@ fn plan_vectors() {
             case["calls"].as_array().unwrap().len(),
             "{name}: calls made"
         );
-        let got = serde_json::json!({
+        let mut got = serde_json::json!({
             "schema": common::schema_json(&rows.schema),
             "rows": common::rows_json(&rows.rows),
         });
+        // `notices` is left out of a case where there are none.
+        if !rows.notices.is_empty() {
+            got["notices"] = serde_json::json!(rows.notices);
+        }
         match case.get("expect") {
             Some(expect) => assert_eq!(&got, expect, "{name}"),
             None => missing.push(serde_json::json!({"name": name, "expect": got})),
