@@ -39,7 +39,7 @@ import erpdata
 from conftest import SECRET_TOKEN
 from erpdata import _core, cli
 from erpdata.mcp_server import Limits, build_server
-from erpdata.mcp_server._answers import MAX_TEXT, function_answer, rows_answer
+from erpdata.mcp_server._answers import MAX_TEXT, function_answer, noted, rows_answer
 from erpdata.mcp_server._sql import TableStore
 from fault_api import count, new_key, prefix
 from leaks import assert_clean
@@ -295,6 +295,19 @@ def failing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -
     base = prefix(secret_sandbox_url, "service-error", new_key("mcp"))
     copy = tmp_path_factory.mktemp("failing") / "stdout"
     return stdio_conversation(base, [("dues", {"acid": "C001", "kind": "receipt"})], copy)
+
+
+@pytest.fixture(scope="module")
+def noticing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    """A server whose ERP prints a PHP notice before every answer."""
+    base = prefix(secret_sandbox_url, "notice", new_key("mcp"))
+    copy = tmp_path_factory.mktemp("noticing") / "stdout"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("dues", {"acid": "C001", "kind": "receipt"}),
+        ("dues_table", {"accounts": ["C001", "C002"], "kind": "receipt"}),
+        ("aging", {"accounts": ["C001"], "as_of": AS_OF}),
+    ]
+    return stdio_conversation(base, calls, copy)
 
 
 # -- what the Python API answers -----------------------------------------------------
@@ -691,6 +704,31 @@ def test_a_failing_service_is_a_tool_error(stdio: Transcript, failing: Transcrip
     assert "the ERP refused the request" in error
     missing = error_of(stdio, "describe_table", name="no_such_table")
     assert "no_such_table" in missing
+
+
+def test_what_php_printed_before_an_answer_is_in_the_answer(
+    stdio: Transcript, noticing: Transcript
+) -> None:
+    # The service answered, but warned: the model is told, to tell the user.
+    for call in noticing.calls:
+        data = call.data
+        assert data["notice_count"] == 1, call.tool
+        assert data["notices"] == [
+            "Notice: Undefined index: x in /var/www/html/apis/dataapi.php on line 12"
+        ]
+        assert "The service printed 1 notice before its answer" in call.text
+        assert "Undefined index: x" in call.text
+    assert all("notices" not in call.data for call in stdio.calls if not call.result.is_error)
+
+
+def test_notices_are_capped_and_cut() -> None:
+    answer = rows_answer("t", [("a", "int")], [{"a": 1}], max_rows=10, narrow="")
+    many = noted(answer, ["x" * 600] + [f"n{i}" for i in range(9)])
+    assert many.structured["notice_count"] == 10
+    assert len(many.structured["notices"]) == 5
+    assert many.structured["notices"][0] == "x" * 499 + "…"
+    assert "… and 5 more" in many.text
+    assert noted(answer, []) is answer
 
 
 def test_sql_that_is_refused_or_wrong_is_a_tool_error(stdio: Transcript) -> None:

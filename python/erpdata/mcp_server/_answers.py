@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Answer", "json_value", "rows_answer", "function_answer", "summed_columns", "text_cell"]
+__all__ = [
+    "Answer",
+    "json_value",
+    "rows_answer",
+    "function_answer",
+    "noted",
+    "summed_columns",
+    "text_cell",
+]
 
 CELL_WIDTH = 40
 """Longer text is cut in the text table."""
@@ -22,6 +30,13 @@ MAX_TEXT = 2_000
 """Longer text is cut in the structured rows too, with a note: a row cap
 alone lets one answer of long values (`repeat('x', 200000)`, a
 `string_agg` over a table) run to megabytes, more than a model reads."""
+
+
+MAX_NOTICES = 5
+"""Notices shown in an answer: a PHP loop can print one per row."""
+
+MAX_NOTICE = 500
+"""Longer notices are cut (a notice can quote a whole SQL statement)."""
 
 
 def json_value(value: Any) -> Any:
@@ -239,3 +254,26 @@ def function_answer(
         "value": json_value(_exact(value) if decimals else value),
     }
     return Answer(structured, f"{title}: {text_cell(value) or 'null'}")
+
+
+def noted(answer: Answer, notices: Sequence[str]) -> Answer:
+    """``answer`` with the notices or warnings PHP printed before it: the
+    service answered, but may have answered from a default it fell back
+    on (``Undefined array key "limit"``), which the model should tell the
+    user rather than take the rows as the whole truth."""
+    if not notices:
+        return answer
+    shown = [
+        n if len(n) <= MAX_NOTICE else n[: MAX_NOTICE - 1] + "…" for n in notices[:MAX_NOTICES]
+    ]
+    more = len(notices) - len(shown)
+    structured = {**answer.structured, "notices": shown, "notice_count": len(notices)}
+    lines = [
+        f"The service printed {len(notices):,} notice{'' if len(notices) == 1 else 's'} "
+        "before its answer (PHP warnings: the answer may be incomplete or use defaults; "
+        "tell the user):",
+        *(f"- {' '.join(n.split())}" for n in shown),
+    ]
+    if more:
+        lines.append(f"- … and {more:,} more")
+    return Answer(structured, answer.text + "\n\n" + "\n".join(lines))

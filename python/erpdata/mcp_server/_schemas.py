@@ -139,6 +139,13 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "note": {"type": "string", "description": "What was left out and how to narrow."},
         "fields": {"type": "object"},
         "value": {"description": "The one value (decimals and dates as text)."},
+        "notices": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "PHP notices or warnings the service printed before its answer "
+            "(the first few): the answer may be incomplete or use defaults.",
+        },
+        "notice_count": {"type": "integer", "description": "All the notices printed."},
     },
     "required": ["shape", "columns"],
 }

@@ -32,7 +32,7 @@ from .. import (
     TransportError,
     _core,
 )
-from ._answers import Answer, function_answer, rows_answer
+from ._answers import Answer, function_answer, noted, rows_answer
 from ._arguments import CheckedArguments, checked, lenient, published
 from ._schemas import (
     ANSWER_SCHEMA,
@@ -178,6 +178,10 @@ def _described(doc: str, answer: str, params: list[dict[str, Any]]) -> str:
 
 
 def _to_answer(op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits) -> Answer:
+    return noted(_answer(op, args, result, limits), getattr(result, "notices", ()))
+
+
+def _answer(op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits) -> Answer:
     title = f"{op['name']}({_shown_args(args)})"
     narrow = NARROW[op["answer"]]
     if isinstance(result, Dues):
@@ -277,7 +281,8 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
     narrow = "name fewer accounts in `accounts`."
 
     def table_answer(title: str, table: Table) -> Answer:
-        return rows_answer(title, table.schema, table, max_rows=limits.max_rows, narrow=narrow)
+        answer = rows_answer(title, table.schema, table, max_rows=limits.max_rows, narrow=narrow)
+        return noted(answer, table.notices)
 
     class AgingArguments(ArgModelBase):
         kind: Kind = "receipt"
