@@ -1,5 +1,11 @@
 //! The tables of the data fetch and their JSON rows, written straight into
 //! byte buffers in chunks so that a table of millions of rows streams.
+//!
+//! A PHP service answers the fetch with `SELECT *`, so every row carries
+//! the table's own `compid` and `yearid` columns (`account`: `compid`
+//! only), where its MySQL schema has them: first (after an `id` the
+//! sandbox's tables do not have). Clients that add the ledger's ids to
+//! rows they copy meet those columns here as they would there.
 
 use std::sync::Arc;
 
@@ -53,6 +59,15 @@ impl Table {
     }
 }
 
+/// `{"compid":C,"yearid":Y`: the ledger's ids as a document table's INT
+/// columns, typed as the style `E` types INT.
+fn doc_ids<E: Encoding>(buf: &mut Vec<u8>, ledger: &Ledger) {
+    buf.extend_from_slice(b"{\"compid\":");
+    json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.company));
+    buf.extend_from_slice(b",\"yearid\":");
+    json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.year));
+}
+
 /// Row `i` of `table`, typed as the style `E` types values.
 pub(crate) fn write_row<E: Encoding>(
     buf: &mut Vec<u8>,
@@ -64,7 +79,10 @@ pub(crate) fn write_row<E: Encoding>(
     match table {
         Table::Account => {
             let a = &ACCOUNTS[i as usize];
-            buf.extend_from_slice(b"{\"acid\":");
+            // Accounts belong to a company, in every year: no `yearid`.
+            buf.extend_from_slice(b"{\"compid\":");
+            json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.company));
+            buf.extend_from_slice(b",\"acid\":");
             json::string(buf, a.acid);
             buf.extend_from_slice(b",\"name\":");
             buf.extend_from_slice(&data.quoted_names[i as usize]);
@@ -102,17 +120,18 @@ fn write_doc<E: Encoding>(
     let doc = ledger.doc(kind, i);
     let (no, party, party_name) = match kind {
         DocKind::Invoice => (
-            &b"{\"invoice_no\":"[..],
+            &b",\"invoice_no\":"[..],
             &b",\"customer\":"[..],
             &b",\"customer_name\":"[..],
         ),
         DocKind::Bill => (
-            &b"{\"bill_no\":"[..],
+            &b",\"bill_no\":"[..],
             &b",\"supplier\":"[..],
             &b",\"supplier_name\":"[..],
         ),
     };
     let day = data.days.get(doc.day);
+    doc_ids::<E>(buf, ledger);
     buf.extend_from_slice(no);
     json::doc_no(buf, kind.prefix(), ledger.year, doc.number);
     buf.extend_from_slice(b",\"date\":");
@@ -158,17 +177,18 @@ fn write_settlement<E: Encoding>(
     let s: &Settlement = &ledger.settlements(kind)[i as usize];
     let (no, party, doc) = match kind {
         DocKind::Invoice => (
-            &b"{\"receipt_no\":"[..],
+            &b",\"receipt_no\":"[..],
             &b",\"customer\":"[..],
             &b",\"invoice_no\":"[..],
         ),
         DocKind::Bill => (
-            &b"{\"payment_no\":"[..],
+            &b",\"payment_no\":"[..],
             &b",\"supplier\":"[..],
             &b",\"bill_no\":"[..],
         ),
     };
     let day = data.days.get(s.day);
+    doc_ids::<E>(buf, ledger);
     buf.extend_from_slice(no);
     json::doc_no(buf, kind.settlement_prefix(), ledger.year, s.number);
     buf.extend_from_slice(b",\"date\":");

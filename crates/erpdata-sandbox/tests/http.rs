@@ -469,7 +469,7 @@ fn integer(n: &str) -> bool {
 }
 
 const MONEY: [&str; 6] = ["amount", "tax", "total", "credit_limit", "paid", "balance"];
-const INTS: [&str; 3] = ["items", "credit_days", "active"];
+const INTS: [&str; 5] = ["compid", "yearid", "items", "credit_days", "active"];
 
 /// `v` unquoted if `quoted` says it is in quotes, else as it is; `None` if
 /// the quotes are not as said.
@@ -713,18 +713,18 @@ const STYLES: [(Style, &str); 3] = [
 const FIRST_ROWS: [(&str, &str, &str); 3] = [
     (
         "native",
-        r#"{"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":500000.00,"credit_days":30,"active":1,"created_at":"2019-04-01 10:15:00"}"#,
-        r#"{"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":40221.21,"tax":4022.12,"total":44243.33,"currency":"USD","items":12,"posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
+        r#"{"compid":1,"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":500000.00,"credit_days":30,"active":1,"created_at":"2019-04-01 10:15:00"}"#,
+        r#"{"compid":1,"yearid":2025,"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":40221.21,"tax":4022.12,"total":44243.33,"currency":"USD","items":12,"posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
     ),
     (
         "mysqlnd",
-        r#"{"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":"500000.00","credit_days":30,"active":1,"created_at":"2019-04-01 10:15:00"}"#,
-        r#"{"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":"40221.21","tax":"4022.12","total":"44243.33","currency":"USD","items":12,"posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
+        r#"{"compid":1,"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":"500000.00","credit_days":30,"active":1,"created_at":"2019-04-01 10:15:00"}"#,
+        r#"{"compid":1,"yearid":2025,"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":"40221.21","tax":"4022.12","total":"44243.33","currency":"USD","items":12,"posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
     ),
     (
         "strings",
-        r#"{"acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":"500000.00","credit_days":"30","active":"1","created_at":"2019-04-01 10:15:00"}"#,
-        r#"{"invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":"40221.21","tax":"4022.12","total":"44243.33","currency":"USD","items":"12","posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
+        r#"{"compid":"1","acid":"C001","name":"Acme Traders","kind":"customer","city":"Springfield","credit_limit":"500000.00","credit_days":"30","active":"1","created_at":"2019-04-01 10:15:00"}"#,
+        r#"{"compid":"1","yearid":"2025","invoice_no":"INV-2025-0001","date":"2025-01-01","due_date":"2025-01-31","customer":"C001","customer_name":"Acme Traders","amount":"40221.21","tax":"4022.12","total":"44243.33","currency":"USD","items":"12","posted_at":"2025-01-01 09:31:46","cleared_on":"0000-00-00","remarks":null}"#,
     ),
 ];
 
@@ -766,17 +766,17 @@ async fn each_style_sends_its_exact_text() {
     let accounts = post_table(prefixed, &table_params("account", "1", "2025")).await;
     assert_eq!(
         row_text(&accounts, 9),
-        r#"{"acid":"C010","name":"Summit Electronics","kind":"customer","city":null,"credit_limit":"350000.00","credit_days":60,"active":1,"created_at":"2022-04-04 12:34:56"}"#
+        r#"{"compid":1,"acid":"C010","name":"Summit Electronics","kind":"customer","city":null,"credit_limit":"350000.00","credit_days":60,"active":1,"created_at":"2022-04-04 12:34:56"}"#
     );
     let invoices = post_table(prefixed, &table_params("sales_invoice", "1", "2025")).await;
     assert_eq!(
         row_text(&invoices, 2),
-        r#"{"invoice_no":"INV-2025-0003","date":"2025-01-21","due_date":"2025-02-20","customer":"C002","customer_name":"Smith & Sons","amount":"61548.71","tax":"6154.87","total":"67703.58","currency":"USD","items":3,"posted_at":"2025-01-21 15:54:03","cleared_on":"2025-02-17","remarks":"Net 30 \/ M\u00fcller"}"#
+        r#"{"compid":1,"yearid":2025,"invoice_no":"INV-2025-0003","date":"2025-01-21","due_date":"2025-02-20","customer":"C002","customer_name":"Smith & Sons","amount":"61548.71","tax":"6154.87","total":"67703.58","currency":"USD","items":3,"posted_at":"2025-01-21 15:54:03","cleared_on":"2025-02-17","remarks":"Net 30 \/ M\u00fcller"}"#
     );
     let receipts = post_table(prefixed, &table_params("receipt", "1", "2025")).await;
     assert_eq!(
         row_text(&receipts, 0),
-        r#"{"receipt_no":"RCP-2025-0001","date":"2025-01-19","customer":"C007","invoice_no":"INV-2025-0002","amount":"24016.00","mode":"cheque","posted_at":"2025-01-19 11:51:33"}"#
+        r#"{"compid":1,"yearid":2025,"receipt_no":"RCP-2025-0001","date":"2025-01-19","customer":"C007","invoice_no":"INV-2025-0002","amount":"24016.00","mode":"cheque","posted_at":"2025-01-19 11:51:33"}"#
     );
     // Dues: money in the style, the rest as ever.
     let q = "sys_projectfolder=demo&func=getduesDet&acid=C001&type=RECEIPT";
@@ -792,6 +792,35 @@ async fn each_style_sends_its_exact_text() {
             .text()
             .to_owned();
         assert!(text.starts_with(&format!("{first_due}{amount}")), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn rows_carry_their_tables_compid_and_yearid_first() {
+    // As a PHP service's `SELECT *` sends them, where its schema has them:
+    // every table is a company's, the documents a year's too (account has
+    // no yearid). The values are the ledger's, whatever the request's text
+    // (`01` is company 1), typed as the style types INT.
+    let addr = start(Config::default()).await;
+    for (name, q) in [("native", ""), ("mysqlnd", ""), ("strings", "\"")] {
+        let target = format!("/_style/{name}/apis/dataapi.php");
+        for (company, year, (c, y)) in [("01", "2025", (1, 2025)), ("2", "2024", (2, 2024))] {
+            for table in TABLES {
+                let params = table_params(table, company, year);
+                let reply = request(addr, "POST", &target, Some(&form(&params))).await;
+                let ids = if table == "account" {
+                    format!(r#"{{"compid":{q}{c}{q},"acid":"#)
+                } else {
+                    format!(r#"{{"compid":{q}{c}{q},"yearid":{q}{y}{q},""#)
+                };
+                let rows = reply.rows();
+                assert!(!rows.is_empty(), "{table}");
+                for i in 0..rows.len() {
+                    let row = row_text(&reply, i);
+                    assert!(row.starts_with(&ids), "{name} {table} {company}: {row}");
+                }
+            }
+        }
     }
 }
 
