@@ -120,6 +120,8 @@ describe("table", () => {
     assert.ok(post.rows.length > 0);
     assert.deepEqual(get.toJSON(), post.toJSON());
     assert.deepEqual(post.columnNames, [
+      "compid",
+      "yearid",
       "invoice_no",
       "date",
       "due_date",

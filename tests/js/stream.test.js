@@ -199,6 +199,8 @@ describe("table().columns()", () => {
     assert.equal(table.length, ROWS);
     assert.equal(table.rows.length, ROWS);
     assert.deepEqual(table.columnNames, [
+      "compid",
+      "yearid",
       "invoice_no",
       "date",
       "due_date",

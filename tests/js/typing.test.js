@@ -460,8 +460,12 @@ describe("answer styles", () => {
     assert.equal(typeof first("mysqlnd").amount, "string");
     assert.equal(typeof first("mysqlnd").items, "number");
     assert.equal(typeof first("strings").items, "string");
+    assert.equal(typeof first("mysqlnd").compid, "number");
+    assert.equal(typeof first("strings").yearid, "string");
     const base = tables.mysqlnd;
     assert.deepEqual(base.table.columnNames, [
+      "compid",
+      "yearid",
       "invoice_no",
       "date",
       "due_date",
@@ -477,6 +481,8 @@ describe("answer styles", () => {
       "remarks",
     ]);
     assert.deepEqual(Object.values(base.table.schema), [
+      "int",
+      "int",
       "string",
       "date",
       "date",

@@ -80,6 +80,18 @@ def test_tables_load_typed_per_company_and_year(
     ).fetchall()
     assert sorted(v for (v,) in loaded if v) == sorted(v for v in sent if v)
     assert types["compid"] == "BIGINT"
+    # The tables' own ids kept, not doubled (the sandbox sends them, as a
+    # PHP service's SELECT * does); account's yearid added, as it has none.
+    for table in tables:
+        names = [
+            n
+            for (n,) in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = 'erp' AND table_name = ?",
+                [table],
+            ).fetchall()
+        ]
+        assert names.count("compid") == names.count("yearid") == 1, (table, names)
     expected_total = pc.sum(client.table("sales_invoice").to_arrow()["total"]).as_py()
     assert isinstance(expected_total, Decimal)
     got_total = con.execute(

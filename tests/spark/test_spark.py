@@ -87,22 +87,41 @@ def test_one_partition_per_table_company_year(spark: SparkSession, sandbox_url: 
     assert types["total"].startswith("decimal(")
     assert types["date"] == "date"
     assert types["posted_at"] == "timestamp_ntz"
+    # The table's own compid and yearid (the sandbox sends them, as a PHP
+    # service's SELECT * does) are kept once, typed as sent; `table` added.
+    assert df.columns[:3] == ["compid", "yearid", "invoice_no"]
+    assert df.columns[-1] == "table" and df.columns.count("compid") == 1
+    assert types["compid"] == types["yearid"] == "bigint"
     counts = {
         (r["compid"], r["yearid"]): r["count"]
         for r in df.groupBy("compid", "yearid").count().collect()
     }
     with erpdata.Client(sandbox_url, project="demo", access_token=TOKEN) as client:
-        for compid in ("1", "2"):
-            for yearid in ("2024", "2025"):
+        for compid in (1, 2):
+            for yearid in (2024, 2025):
                 table = client.table("sales_invoice", company_id=compid, year_id=yearid)
                 assert counts[(compid, yearid)] == len(table)
                 total = sum((row["total"] for row in table), decimal.Decimal(0))
                 got = (
-                    df.where(f"compid = '{compid}' AND yearid = '{yearid}'")
+                    df.where(f"compid = {compid} AND yearid = {yearid}")
                     .agg({"total": "sum"})
                     .first()
                 )
                 assert got is not None and got[0] == total
+    # account has a compid of its own and no yearid: the partition's is
+    # added, as text, as given.
+    accounts = (
+        reader(spark, sandbox_url)
+        .option("tables", "account")  # type: ignore[attr-defined]
+        .option("companies", "1,2")
+        .option("years", "2025")
+        .load()
+    )
+    assert accounts.columns[:2] == ["compid", "acid"]
+    assert accounts.columns[-2:] == ["table", "yearid"]
+    assert dict(accounts.dtypes)["yearid"] == "string"
+    by_company = accounts.groupBy("compid", "yearid").count().collect()
+    assert sorted(tuple(r) for r in by_company) == [(1, "2025", 20), (2, "2025", 20)]
 
 
 def test_a_given_schema_declares_the_types(spark: SparkSession, sandbox_url: str) -> None:
