@@ -15,7 +15,7 @@
 use std::io::Read;
 use std::time::Instant;
 
-use erpdata::{AsyncClient, BlockingClient, TableQuery};
+use erpdata::{AsyncClient, BlockingClient, Dictionary, TableQuery};
 use futures_util::TryStreamExt;
 
 // The clients' integration tests start the sandbox the same way.
@@ -90,7 +90,11 @@ fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contende
                 let mut kept = Vec::new();
                 for batch in blocking.stream_table("sales_invoice").expect("a stream") {
                     let batch = batch.expect("a batch");
-                    kept.push(batch.into_record_batch().expect("converts"));
+                    kept.push(
+                        batch
+                            .into_record_batch_with(Dictionary::Auto)
+                            .expect("converts"),
+                    );
                 }
                 kept.iter().map(|b| b.num_rows()).sum()
             }),
@@ -105,7 +109,11 @@ fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contende
                         .await
                         .expect("a stream");
                     while let Some(batch) = batches.try_next().await.expect("a batch") {
-                        kept.push(batch.into_record_batch().expect("converts"));
+                        kept.push(
+                            batch
+                                .into_record_batch_with(Dictionary::Auto)
+                                .expect("converts"),
+                        );
                     }
                     kept.iter().map(|b| b.num_rows()).sum()
                 })

@@ -18,6 +18,7 @@
 //! ```
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use erpdata::Dictionary;
 use erpdata_bench::{config, streamed as decode, ROWS};
 
 fn benches(c: &mut Criterion) {
@@ -40,7 +41,11 @@ fn benches(c: &mut Criterion) {
     group.bench_function("arrow", |b| {
         b.iter(|| {
             decode(&config, &body, |batch| {
-                drop(batch.into_record_batch().expect("converts"));
+                drop(
+                    batch
+                        .into_record_batch_with(Dictionary::Auto)
+                        .expect("converts"),
+                );
             })
         });
     });
@@ -86,7 +91,11 @@ fn parallel_benches(
                     body,
                     options.clone(),
                     on(threads),
-                    |batch| batch.into_record_batch().expect("converts"),
+                    |batch| {
+                        batch
+                            .into_record_batch_with(Dictionary::Auto)
+                            .expect("converts")
+                    },
                 )
                 .expect("decodes")
                 .total_rows

@@ -38,7 +38,7 @@ const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
 
 use std::time::{Duration, Instant};
 
-use erpdata::{Batch, Config, DecoderOptions, TableDecoder};
+use erpdata::{Batch, Config, DecoderOptions, Dictionary, TableDecoder};
 use erpdata_bench::{config, streamed, ROWS};
 use erpdata_sandbox::Style;
 
@@ -62,14 +62,22 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
         "decoder → Arrow",
         Box::new(move || {
             streamed(config, body, |b| {
-                drop(b.into_record_batch().expect("converts"));
+                drop(
+                    b.into_record_batch_with(Dictionary::Auto)
+                        .expect("converts"),
+                );
             })
         }),
     ));
     // The whole table kept, as a caller of `decode_parallel_map` does.
     all.push((
         "decoder → Arrow, 2 threads",
-        Box::new(move || two_threads(config, body, |b| b.into_record_batch().expect("converts"))),
+        Box::new(move || {
+            two_threads(config, body, |b| {
+                b.into_record_batch_with(Dictionary::Auto)
+                    .expect("converts")
+            })
+        }),
     ));
     // The same work as the one-thread row (each batch converted, then
     // dropped) on two threads: the decoding's own scaling, apart from
@@ -79,7 +87,10 @@ fn contenders<'a>(config: &'a Config, body: &'a [u8], only: Option<&str>) -> Vec
         "decoder → Arrow, 2 threads, batches dropped",
         Box::new(move || {
             two_threads(config, body, |b| {
-                drop(b.into_record_batch().expect("converts"));
+                drop(
+                    b.into_record_batch_with(Dictionary::Auto)
+                        .expect("converts"),
+                );
             })
         }),
     ));

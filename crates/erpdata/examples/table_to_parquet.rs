@@ -14,7 +14,7 @@
 use std::fs::File;
 use std::time::Instant;
 
-use erpdata::{BlockingClient, ClientOptions, Config, Dictionary};
+use erpdata::{BlockingClient, ClientOptions, Config};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -30,13 +30,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     // A stream keeps one schema for all its batches (a value that does not
     // fit the first batch's types is an error naming it), which is what a
-    // Parquet file needs. Strings stay plain Utf8: dictionary encoding
-    // chosen per batch could differ between batches; Parquet dictionary-
-    // encodes pages by itself.
+    // Parquet file needs. Strings stay plain Utf8 (the default):
+    // dictionary encoding chosen per batch could differ between batches;
+    // Parquet dictionary-encodes pages by itself.
     let mut writer: Option<ArrowWriter<File>> = None;
     let (mut rows, mut batches) = (0, 0);
     for batch in client.stream_table(table.as_str())? {
-        let batch = batch?.into_record_batch_with(Dictionary::Never)?;
+        let batch = batch?.into_record_batch()?;
         let writer = match &mut writer {
             Some(w) => w,
             None => {

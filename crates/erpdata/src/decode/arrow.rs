@@ -31,6 +31,10 @@ pub const DICTIONARY_MIN_VALUES: usize = 32;
 pub const DICTIONARY_SAMPLE: usize = 1024;
 
 /// How String columns are encoded.
+///
+/// The default is [`Dictionary::Never`]: batches of one schema (a
+/// stream's) then have one Arrow schema, which a writer of one file
+/// (Parquet, Arrow IPC) needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Dictionary {
     /// `Dictionary(Int32, Utf8)` when it pays, per batch and column: at
@@ -38,11 +42,11 @@ pub enum Dictionary {
     /// half are distinct — checked first on the first
     /// [`DICTIONARY_SAMPLE`] values, so that a column of unique values
     /// (invoice numbers) costs little. Types can then differ between
-    /// batches; use [`Dictionary::Never`] or [`Dictionary::Always`] for one
-    /// fixed schema.
-    #[default]
+    /// batches of one schema (a short last batch has too few values):
+    /// for batches kept apart, or a whole table in one batch.
     Auto,
-    /// Always `Utf8`.
+    /// Always `Utf8` (the default).
+    #[default]
     Never,
     /// Always `Dictionary(Int32, Utf8)`.
     Always,
@@ -86,21 +90,27 @@ impl ColumnType {
 }
 
 impl Batch {
-    /// This batch as an Arrow record batch, strings dictionary-encoded when
-    /// it pays ([`Dictionary::Auto`]). Copies the buffers; see
-    /// [`Batch::into_record_batch`] to move them.
+    /// This batch as an Arrow record batch, strings as plain `Utf8`
+    /// ([`Dictionary::Never`]), so that every batch of one schema, as a
+    /// stream's are, has the same Arrow schema and can go to one writer.
+    /// Copies the buffers; see [`Batch::into_record_batch`] to move them,
+    /// and [`Batch::into_record_batch_with`] for dictionary-encoded
+    /// strings.
     pub fn to_record_batch(&self) -> Result<RecordBatch, ArrowError> {
         self.clone().into_record_batch()
     }
 
-    /// This batch as an Arrow record batch, moving its buffers.
+    /// This batch as an Arrow record batch, moving its buffers; strings as
+    /// [`Batch::to_record_batch`] gives them.
     pub fn into_record_batch(self) -> Result<RecordBatch, ArrowError> {
-        self.into_record_batch_with(Dictionary::Auto)
+        self.into_record_batch_with(Dictionary::Never)
     }
 
-    /// This batch as an Arrow record batch with the given string encoding.
-    /// For one schema over many batches, [cast](Batch::cast) each to a
-    /// unified schema first and use `Never` or `Always`.
+    /// This batch as an Arrow record batch with the given string encoding:
+    /// [`Dictionary::Auto`] dictionary-encodes repeated strings where it
+    /// pays, batch by batch. For one schema over batches that differ,
+    /// [cast](Batch::cast) each to a unified schema first and use `Never`
+    /// or `Always`.
     pub fn into_record_batch_with(self, dictionary: Dictionary) -> Result<RecordBatch, ArrowError> {
         let num_rows = self.num_rows;
         let mut fields = Vec::with_capacity(self.columns.len());

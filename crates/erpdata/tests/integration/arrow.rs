@@ -39,7 +39,9 @@ fn sales(rows: usize) -> String {
 #[test]
 fn types_values_and_nulls() {
     let b = batches(&sales(100), 1000).remove(0);
-    let rb = b.to_record_batch().unwrap();
+    // Repeated strings as a dictionary, asked for: a whole table in one
+    // batch, where no other batch's schema has to match.
+    let rb = b.clone().into_record_batch_with(Dictionary::Auto).unwrap();
     assert_eq!(rb.num_rows(), 100);
     let types: Vec<DataType> = rb
         .schema()
@@ -79,8 +81,12 @@ fn types_values_and_nulls() {
     );
     assert_eq!(rb.column(6).as_string::<i32>().value(5), "[1,2]");
     assert!(rb.column(6).is_null(1));
-    // Moving the buffers gives the same batch.
-    assert_eq!(b.into_record_batch().unwrap(), rb);
+    // Copying or moving the buffers gives the same batch, its strings
+    // plain by default.
+    let plain = b.to_record_batch().unwrap();
+    assert_eq!(plain.schema().field(2).data_type(), &DataType::Utf8);
+    assert_eq!(plain.column(2).as_string::<i32>().value(9), "C002");
+    assert_eq!(b.into_record_batch().unwrap(), plain);
 }
 
 #[test]
@@ -139,4 +145,31 @@ fn one_schema_over_batches() {
         always.schema().field(1).data_type(),
         DataType::Dictionary(..)
     ));
+}
+
+#[test]
+fn a_streams_batches_are_one_arrow_schema() {
+    // A stream's batches share one schema, and each goes to the same
+    // writer (Parquet, Arrow IPC), which refuses a batch of another Arrow
+    // schema. Forty rows of seven customers in batches of 32: the first
+    // batch's customers repeat enough for a dictionary, the last eight's
+    // are too few, so encoding chosen per batch would change the type.
+    let config = Config::builder("https://erp.example.com/").build().unwrap();
+    let mut options = DecoderOptions::with_batch_rows(32);
+    options.one_schema = true;
+    let mut d = TableDecoder::new(&config, 200, options);
+    let mut bs = d.feed(sales(40).as_bytes()).unwrap();
+    bs.extend(d.finish().unwrap().batches);
+    assert_eq!(bs.len(), 2);
+    let schemas: Vec<_> = bs
+        .iter()
+        .map(|b| b.to_record_batch().unwrap().schema())
+        .collect();
+    assert_eq!(schemas[0], schemas[1]);
+    assert_eq!(schemas[0].field(2).data_type(), &DataType::Utf8);
+    let moved: Vec<_> = bs
+        .into_iter()
+        .map(|b| b.into_record_batch().unwrap().schema())
+        .collect();
+    assert_eq!(moved, schemas);
 }
