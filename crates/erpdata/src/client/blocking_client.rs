@@ -288,7 +288,7 @@ impl<S: Sink> Driver<S> {
                             let reader = response.into_body().into_reader();
                             self.body = Some(Body::Here(reader, 0));
                         }
-                        Err(e) => self.call.failed_with(self.now(), ureq_kind(&e), &e),
+                        Err(e) => self.call.failed_with(self.now(), send_kind(&e), &e),
                     }
                 }
                 Action::Read { wait } => self.read(wait),
@@ -369,6 +369,20 @@ fn io_kind_of(e: &io::Error) -> TransportKind {
     }
 }
 
+/// The kind of a failed send, which ends with the answer's head.
+fn send_kind(e: &ureq::Error) -> TransportKind {
+    match e {
+        // rustls failing before the answer (its refusal of the certificate
+        // aside, below) is a handshake that broke off, as reqwest has it:
+        // https to a server that answers in plain HTTP, say. ureq gives
+        // it as an io::Error, not as `Rustls`.
+        ureq::Error::Io(io) if !tls::refused_certificate(io) && tls::rustls_error(io).is_some() => {
+            TransportKind::Connect
+        }
+        other => ureq_kind(other),
+    }
+}
+
 fn ureq_kind(e: &ureq::Error) -> TransportKind {
     use ureq::Error as E;
     // ureq gives rustls's refusal as an io::Error (`Io`) during the
@@ -389,7 +403,10 @@ fn ureq_kind(e: &ureq::Error) -> TransportKind {
         | E::Rustls(_)
         | E::TlsRequired => TransportKind::Connect,
         E::Io(io) => io_kind(io.kind()),
-        E::BodyStalled => TransportKind::Reset,
+        // What the server sent is not HTTP/1.1 (a TLS server's alert to a
+        // plain request, a broken chunk): the connection's answer broke,
+        // as reqwest has it.
+        E::Protocol(_) | E::BodyStalled => TransportKind::Reset,
         _ => TransportKind::Other,
     }
 }

@@ -52,12 +52,22 @@ pub(crate) fn root_certificates(
 /// certificate (untrusted, expired, for another name): a failure of its
 /// own kind, [`crate::TransportKind::Tls`], which is not retried.
 pub(crate) fn refused_certificate(error: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        rustls_error(error),
+        Some(rustls::Error::InvalidCertificate(_))
+    )
+}
+
+/// rustls's error in `error` or below it, if TLS failed.
+pub(crate) fn rustls_error<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a rustls::Error> {
     let mut next = Some(error);
     // Bounded: a chain is a handful of links; a loop in one would not end.
     for _ in 0..16 {
-        let Some(e) = next else { break };
-        if let Some(rustls::Error::InvalidCertificate(_)) = e.downcast_ref::<rustls::Error>() {
-            return true;
+        let e = next?;
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls);
         }
         // An io::Error's `source` is its inner error's source, skipping
         // the inner error itself, where hyper and ureq keep rustls's (in
@@ -70,7 +80,7 @@ pub(crate) fn refused_certificate(error: &(dyn std::error::Error + 'static)) -> 
             None => e.source(),
         };
     }
-    false
+    None
 }
 
 #[cfg(feature = "reqwest")]

@@ -2,6 +2,7 @@
 //! Mozilla's roots on a system without a certificate store.
 
 use crate::clients::{error_text, Client, FLAVOURS};
+use crate::raw_server::{raw_server, Then};
 use crate::sandbox::{config, quick, Sandbox};
 
 use std::process::Command;
@@ -79,5 +80,42 @@ fn an_untrusted_certificate_is_a_tls_failure_tried_once() {
         );
         assert_eq!(err.call().map(|c| c.attempts), Some(1), "{flavour}: {text}");
         assert!(text.contains("certificate"), "{flavour}: {text}");
+    }
+}
+
+/// A base URL of the wrong scheme fails alike in both clients, as in the
+/// Python and JavaScript ones: https to a server that answers in plain
+/// HTTP is a TLS handshake that broke off (`Connect`), http to a server
+/// that answers in TLS is an answer that is not HTTP (`Reset`). The
+/// blocking client called both `Other`, so a caller's retry or message
+/// keyed on the kind went another way with it.
+#[test]
+fn a_base_url_of_the_wrong_scheme_is_the_same_kind_in_both_clients() {
+    // What an HTTP server answers to a TLS ClientHello, and what a TLS
+    // server answers to a plain request (an alert record: protocol
+    // version).
+    let plain = raw_server(
+        b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        Then::Close,
+    );
+    let tls = raw_server(b"\x15\x03\x01\x00\x02\x02\x46", Then::Close);
+    let cases = [
+        (
+            plain.replacen("http://", "https://", 1),
+            TransportKind::Connect,
+        ),
+        (tls, TransportKind::Reset),
+    ];
+    for (url, kind) in cases {
+        for flavour in FLAVOURS {
+            let client = Client::new(flavour, config(&url), quick(0)).unwrap();
+            let err = client.table("account").unwrap_err();
+            assert_eq!(
+                err.transport_kind(),
+                Some(kind),
+                "{flavour} {url}: {}",
+                error_text(&err)
+            );
+        }
     }
 }
