@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::credit::{account_ids, credit_status, credit_status_of, pay_days};
 use crate::decode::DecoderOptions;
 use crate::error::{Error, Result};
+use crate::id::Id;
 use crate::query::DuesKind;
 use crate::response::Dues;
 
@@ -27,8 +28,9 @@ pub struct AgingPlan {
     /// or supplier (payables) of the account table. Each gets its row, in
     /// this order (the table's), zeros where it owes nothing.
     pub accounts: Option<Arg>,
-    /// The day ages are counted to, `YYYY-MM-DD` (a client gives today's
-    /// date when its caller gives none: the core reads no clock).
+    /// The day ages are counted to, `YYYY-MM-DD`. The Python and
+    /// JavaScript clients give today's date (local time) when their caller
+    /// gives none; the core reads no clock, so in Rust it is always given.
     pub as_of: Arg,
     /// Bucket bounds in days (a list of integers), or `None` for 30, 60, 90.
     pub buckets: Option<Arg>,
@@ -58,6 +60,57 @@ impl AgingPlan {
         }
     }
 
+    /// These accounts only, each once, in the order given, instead of
+    /// every customer or supplier of the account table (sets
+    /// [`AgingPlan::accounts`](#structfield.accounts)).
+    ///
+    /// ```
+    /// use erpdata::{AgingPlan, DuesKind};
+    ///
+    /// let plan = AgingPlan::new(DuesKind::Receipt, "2025-12-31")
+    ///     .accounts(["C001", "C002"])
+    ///     .buckets([15, 45]) // current, 1-15, 16-45, 46+
+    ///     .concurrency(4);
+    /// # let _ = plan;
+    /// ```
+    pub fn accounts<A: Into<Id>>(mut self, acids: impl IntoIterator<Item = A>) -> Self {
+        self.accounts = Some(id_list(acids));
+        self
+    }
+
+    /// Bucket bounds in days past due, strictly increasing (checked when
+    /// the plan runs); default 30, 60, 90.
+    pub fn buckets(mut self, days: impl IntoIterator<Item = u32>) -> Self {
+        let days = days.into_iter().map(|d| Arg::Int(i64::from(d))).collect();
+        self.buckets = Some(Arg::List(days));
+        self
+    }
+
+    /// The account table's name (default `account`).
+    pub fn accounts_table(mut self, table: impl Into<String>) -> Self {
+        self.accounts_table = Some(Arg::Text(table.into()));
+        self
+    }
+
+    /// The account table's company (default: the configuration's).
+    pub fn company_id(mut self, id: impl Into<Id>) -> Self {
+        self.company_id = Some(Arg::from(&id.into()));
+        self
+    }
+
+    /// The account table's year (default: the configuration's).
+    pub fn year_id(mut self, id: impl Into<Id>) -> Self {
+        self.year_id = Some(Arg::from(&id.into()));
+        self
+    }
+
+    /// The most calls at a time, 1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)
+    /// (checked when the plan runs); default 8.
+    pub fn concurrency(mut self, calls: usize) -> Self {
+        self.concurrency = i64::try_from(calls).unwrap_or(i64::MAX);
+        self
+    }
+
     /// Bucket bounds given as an argument (a list of whole numbers of
     /// days, 1 to `u32::MAX`), checked as [`Plan::aging`](super::Plan::aging)
     /// checks them, naming `buckets`: for a binding's aging of a table it
@@ -65,6 +118,11 @@ impl AgingPlan {
     pub fn bucket_days(buckets: &Arg) -> Result<Vec<u32>> {
         bucket_list(buckets)
     }
+}
+
+/// Account ids as the list argument a plan takes.
+fn id_list<A: Into<Id>>(acids: impl IntoIterator<Item = A>) -> Arg {
+    Arg::List(acids.into_iter().map(|a| Arg::from(&a.into())).collect())
 }
 
 /// The inputs of a credit-status plan (each checked by
@@ -75,7 +133,8 @@ pub struct CreditStatusPlan {
     /// table. Each gets its row, in this order (the table's), zeros where
     /// it owes nothing; one that is not a customer there is an error.
     pub accounts: Option<Arg>,
-    /// The day overdue is counted to, `YYYY-MM-DD`.
+    /// The day overdue is counted to, `YYYY-MM-DD` (always given in Rust,
+    /// as [`AgingPlan::as_of`](AgingPlan#structfield.as_of) is).
     pub as_of: Arg,
     /// Ask the service for each account's average payment days.
     pub pay_days: Arg,
@@ -102,6 +161,55 @@ impl CreditStatusPlan {
             year_id: None,
             concurrency: 8,
         }
+    }
+
+    /// These customers only, each once, in the order given, instead of
+    /// every customer of the account table; one that is not a customer
+    /// there is an error (sets [`CreditStatusPlan::accounts`](#structfield.accounts)).
+    ///
+    /// ```
+    /// use erpdata::CreditStatusPlan;
+    ///
+    /// let plan = CreditStatusPlan::new("2025-12-31")
+    ///     .accounts(["C001", "C002"])
+    ///     .pay_days(false); // the service has no avgPayDays
+    /// # let _ = plan;
+    /// ```
+    pub fn accounts<A: Into<Id>>(mut self, acids: impl IntoIterator<Item = A>) -> Self {
+        self.accounts = Some(id_list(acids));
+        self
+    }
+
+    /// Whether each customer's average payment days are asked for
+    /// (`avgPayDays`; default on).
+    pub fn pay_days(mut self, ask: bool) -> Self {
+        self.pay_days = Arg::Flag(ask);
+        self
+    }
+
+    /// The account table's name (default `account`).
+    pub fn accounts_table(mut self, table: impl Into<String>) -> Self {
+        self.accounts_table = Some(Arg::Text(table.into()));
+        self
+    }
+
+    /// The account table's company (default: the configuration's).
+    pub fn company_id(mut self, id: impl Into<Id>) -> Self {
+        self.company_id = Some(Arg::from(&id.into()));
+        self
+    }
+
+    /// The account table's year (default: the configuration's).
+    pub fn year_id(mut self, id: impl Into<Id>) -> Self {
+        self.year_id = Some(Arg::from(&id.into()));
+        self
+    }
+
+    /// The most calls at a time, 1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)
+    /// (checked when the plan runs); default 8.
+    pub fn concurrency(mut self, calls: usize) -> Self {
+        self.concurrency = i64::try_from(calls).unwrap_or(i64::MAX);
+        self
     }
 
     /// Account ids given as an argument (a list of text or integer ids),

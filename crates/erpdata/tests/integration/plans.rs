@@ -102,3 +102,60 @@ fn plans_refuse_bad_input_and_report_the_first_failure() {
         assert_eq!(err.field(), Some("accounts"), "{flavour}: {err}");
     }
 }
+
+/// The plans' methods set what a caller otherwise writes as arguments
+/// (`Arg::List` of `Arg::Text`...), whose shapes are only checked when
+/// the plan runs: ids as `Id` takes them, buckets as day counts.
+#[test]
+fn plans_are_built_with_typed_methods() {
+    let plan = AgingPlan::new(DuesKind::Payment, "2025-12-31")
+        .accounts(["S001", "S002"])
+        .buckets([15, 45])
+        .accounts_table("account")
+        .company_id(1)
+        .year_id(2025)
+        .concurrency(2);
+    let mut by_fields = AgingPlan::new(DuesKind::Payment, "2025-12-31");
+    by_fields.accounts = Some(Arg::List(vec!["S001".into(), "S002".into()]));
+    by_fields.buckets = Some(Arg::List(vec![Arg::Int(15), Arg::Int(45)]));
+    by_fields.accounts_table = Some("account".into());
+    by_fields.company_id = Some("1".into());
+    by_fields.year_id = Some("2025".into());
+    by_fields.concurrency = 2;
+    assert_eq!(plan, by_fields);
+
+    let credit = CreditStatusPlan::new("2025-12-31")
+        .accounts(vec![String::from("C001")])
+        .pay_days(false)
+        .concurrency(1);
+    let mut by_fields = CreditStatusPlan::new("2025-12-31");
+    by_fields.accounts = Some(Arg::List(vec!["C001".into()]));
+    by_fields.pay_days = Arg::Flag(false);
+    by_fields.concurrency = 1;
+    assert_eq!(credit, by_fields);
+
+    let sb = Sandbox::start();
+    for flavour in FLAVOURS {
+        let c = Client::new(flavour, config(&sb.url), quick(0)).unwrap();
+        let aged = c.aging(&plan).unwrap();
+        let columns: Vec<&str> = aged.schema.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            columns,
+            ["acid", "current", "1-15", "16-45", "46+", "undated", "total"],
+            "{flavour}"
+        );
+        let acids: Vec<&Cell> = aged.rows.iter().filter_map(|r| r.get("acid")).collect();
+        assert_eq!(
+            acids,
+            [&Cell::String("S001".into()), &Cell::String("S002".into())],
+            "{flavour}"
+        );
+        let status = c.credit_status(&credit).unwrap();
+        assert_eq!(status.rows.len(), 1, "{flavour}");
+        let days = status.rows[0].get("avg_pay_days");
+        assert!(
+            matches!(days, None | Some(Cell::Null)),
+            "{flavour}: {days:?}"
+        );
+    }
+}
