@@ -153,8 +153,9 @@ const CASES = {
     return (await client(url, fromMemory(body)).table("sales_invoice")).columns();
   },
 };
-// What `read` counts rows by: every row's first key, and nothing else holds it.
-const ROW_KEY = Buffer.from('{"invoice_no"');
+// What `read` counts rows by: every row's first key (the table's own
+// compid, as a PHP service's SELECT * sends it), and nothing else holds it.
+const ROW_KEY = Buffer.from('{"compid"');
 const IN_MEMORY = Object.keys(CASES).filter((k) => k.startsWith("memory"));
 const END_TO_END = Object.keys(CASES).filter((k) => !k.startsWith("memory"));
 
