@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    import asyncio
+
     # Python 3.10's; only the type checker needs them.
     from typing_extensions import Concatenate, ParamSpec
 
@@ -230,8 +232,32 @@ async def afinish(
             done, value = advance(loop, await first(running))
         return cast(R, value)
     finally:
-        loop.close()
-        await asyncio.gather(*cast(set[asyncio.Future[Any]], running), return_exceptions=True)
+        loop.close()  # cancels the calls still running, once
+        await _ended(cast(set[asyncio.Future[Any]], running))
+
+
+async def _ended(tasks: set[asyncio.Future[Any]]) -> None:
+    """Waits until ``tasks`` (just cancelled) have ended, without
+    cancelling them again; a cancellation of the caller meanwhile is raised
+    once they have.
+
+    Not ``asyncio.gather``: cancelled, it cancels its tasks once more, and
+    anyio (Starlette's, FastAPI's) cancels the caller again on every turn
+    of the loop until it leaves the cancelled scope. A second cancel stops
+    httpx's cleanup of the task's connection midway, which then stays busy
+    in the pool for good: a shared client ran out of connections."""
+    import asyncio
+
+    pending = {task for task in tasks if not task.done()}
+    cancelled: BaseException | None = None
+    while pending:
+        try:
+            await asyncio.wait(pending)
+        except asyncio.CancelledError as exc:
+            cancelled = exc
+        pending = {task for task in pending if not task.done()}
+    if cancelled is not None:
+        raise cancelled
 
 
 def _signature(spec: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, Any]]:

@@ -1,0 +1,64 @@
+"""AsyncClient as a web backend uses it: one client shared by every request,
+calls cancelled midway (a timeout, a task group, an HTTP client gone) under
+asyncio, anyio and trio, the client usable afterwards with no connection,
+task or thread left behind."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+import fault_api
+from conftest import SANDBOX_TOKEN
+from erpdata import AsyncClient
+
+SETTINGS: dict[str, Any] = dict(
+    project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025
+)
+CUSTOMERS = [f"C{n:03d}" for n in range(1, 13)]
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_many_calls_cancelled_by_an_anyio_scope_give_back_their_connections(
+    sandbox_url: str, backend: str
+) -> None:
+    # anyio (which Starlette and FastAPI run on) cancels a task again and
+    # again until it leaves the cancelled scope. The calls' tasks, cancelled
+    # once, must be let finish closing their connections: cancelled a
+    # second time, httpx's cleanup stopped midway and left each connection
+    # busy in the pool for good, so after a few such cancellations a shared
+    # client had no connection left to send with.
+    slow = fault_api.prefix(sandbox_url, "latency-3000", fault_api.new_key("anyio-cancel"))
+
+    async def main() -> int:
+        limits = httpx.Limits(max_connections=4)
+        async with httpx.AsyncClient(limits=limits) as http:
+            async with AsyncClient(slow, **SETTINGS, http_client=http) as late:
+                for _ in range(2):
+                    with anyio.move_on_after(0.3) as scope:
+                        await late.dues_many(CUSTOMERS, "receipt", concurrency=4)
+                    assert scope.cancelled_caught
+                    with anyio.move_on_after(0.3) as scope:
+                        await late.aging(accounts=CUSTOMERS, as_of="2025-12-31", concurrency=4)
+                    assert scope.cancelled_caught
+            async with AsyncClient(sandbox_url, **SETTINGS, http_client=http) as client:
+                dues = await client.dues_many(CUSTOMERS, "receipt", concurrency=4, timeout=2)
+                return len(dues)
+
+    assert anyio.run(main, backend=backend) == len(CUSTOMERS)
+
+
+def test_many_calls_cancelled_by_asyncio_leave_no_task(sandbox_url: str) -> None:
+    slow = fault_api.prefix(sandbox_url, "latency-3000", fault_api.new_key("asyncio-cancel"))
+
+    async def main() -> list[asyncio.Task[Any]]:
+        async with AsyncClient(slow, **SETTINGS) as client:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(client.dues_many(CUSTOMERS, "receipt"), 0.3)
+            return [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+
+    assert asyncio.run(main()) == []
