@@ -111,8 +111,10 @@ impl AsyncClient {
 
     /// This client with other time limits, for the calls made through it
     /// (`client.with_timeouts(t)?.table("x").await`). It shares the
-    /// connections, unless the connect limit is another: reqwest holds that
-    /// one per client, so such a client has connections of its own.
+    /// connections, unless the connect limit is another and tighter than
+    /// the new total (as `Timeouts::total` makes it, it is not): reqwest
+    /// holds that one per client, so such a client has connections of its
+    /// own.
     pub fn with_timeouts(&self, timeouts: Timeouts) -> Result<AsyncClient> {
         self.derive(self.inner.options.clone().timeouts(timeouts))
     }
@@ -125,7 +127,8 @@ impl AsyncClient {
 
     fn derive(&self, options: ClientOptions) -> Result<AsyncClient> {
         options.validate()?;
-        let http = if options.call.timeouts.connect == self.inner.options.call.timeouts.connect {
+        let http = if same_connect_limit(&self.inner.options.call.timeouts, &options.call.timeouts)
+        {
             self.inner.http.clone()
         } else {
             http_client(&self.inner.config, &options)?
@@ -366,6 +369,15 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
             Err(_) => self.call.failed(now, TransportKind::Timeout, ""),
         }
     }
+}
+
+/// Whether calls with limits `new` may use the reqwest client made for
+/// `old`, whose connect limit reqwest holds per client. A call never waits
+/// longer than its total for an answer (the call's `wait` bounds each
+/// send), so two connect limits that are both at least the new total never
+/// bind, and are the same to it.
+fn same_connect_limit(old: &Timeouts, new: &Timeouts) -> bool {
+    old.connect == new.connect || (old.connect >= new.total && new.connect >= new.total)
 }
 
 /// What kind of failure, as the call sees it.

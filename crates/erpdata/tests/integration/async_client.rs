@@ -415,3 +415,93 @@ async fn a_truncated_answer_from_the_sandbox_is_an_error() {
     };
     assert!(matches!(batches, Err(Error::Decode { .. })), "{batches:?}");
 }
+
+/// A keep-alive server that answers every request with an empty table and
+/// counts the connections it accepted.
+fn counting_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = accepted.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            count.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                loop {
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if std::io::Read::read_exact(&mut reader, &mut body).is_err() {
+                        return;
+                    }
+                    let answer = br#"{"status":"success","data":[]}"#;
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        answer.len()
+                    );
+                    let stream = reader.get_mut();
+                    if stream.write_all(head.as_bytes()).is_err()
+                        || stream.write_all(answer).is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, accepted)
+}
+
+/// A client for one call's shorter total (`Timeouts::total`, which also
+/// lowers the connect limit to it) keeps using the client's connections:
+/// no call waits past its total, so the connect limit reqwest holds per
+/// client binds before it in neither. It made a client of its own, a TLS
+/// setup and a new connection on every call that asked for it.
+#[tokio::test]
+async fn a_shorter_total_for_one_call_shares_the_connections() {
+    use std::sync::atomic::Ordering;
+
+    let (url, accepted) = counting_server();
+    let c = client(&url);
+    c.table("account").await.unwrap();
+    for total in [5, 2] {
+        let quick = c
+            .with_timeouts(erpdata::Timeouts::total(Duration::from_secs(total)))
+            .unwrap();
+        quick.table("account").await.unwrap();
+    }
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "one connection for all three"
+    );
+    // A connect limit tighter than the total is reqwest's to keep: that
+    // client has connections of its own.
+    let tight = erpdata::Timeouts {
+        connect: Duration::from_millis(500),
+        ..erpdata::Timeouts::default()
+    };
+    c.with_timeouts(tight)
+        .unwrap()
+        .table("account")
+        .await
+        .unwrap();
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}
