@@ -10,9 +10,11 @@ export's writes), and many calls as tasks (``dues_many``, ``dues_table``,
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ._work import Many, Settled, advance, afinish, asettle, calls
+from ._work import ended as ended_tasks
 
 if TYPE_CHECKING:
     import asyncio
@@ -46,15 +48,54 @@ async def sleep(seconds: float) -> None:
         await asyncio.sleep(seconds)
 
 
-async def in_thread(run: Callable[[], R]) -> R:
-    """``run()`` on a worker thread, the event loop running meanwhile."""
+async def in_thread(run: Callable[[], R], stop: Callable[[], None]) -> R:
+    """``run()`` on a worker thread, the event loop running meanwhile.
+    Cancelled, it calls ``stop()`` (which asks ``run`` to return early) and
+    waits for ``run`` to return before the cancellation goes on: a thread
+    left running would go on writing the caller's files after the caller
+    was told the call had ended (asyncio's executor never stops a thread,
+    and trio waited for the whole export before the cancellation)."""
+    ended = threading.Event()
+
+    def tracked() -> R:
+        try:
+            return run()
+        finally:
+            ended.set()
+
     if _under_trio():
         import trio
 
-        return await trio.to_thread.run_sync(run)
+        try:
+            return await trio.to_thread.run_sync(tracked, **_abandoned())  # type: ignore[arg-type]
+        except trio.Cancelled:
+            stop()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(ended.wait)
+            raise
     import asyncio
 
-    return await asyncio.get_running_loop().run_in_executor(None, run)
+    future = asyncio.get_running_loop().run_in_executor(None, tracked)
+    try:
+        # Shielded: cancelling the executor's future would not stop the thread.
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        stop()
+        await ended_tasks({future})
+        if not future.cancelled():
+            future.exception()  # of no use now: marked as seen
+        raise
+
+
+def _abandoned() -> dict[str, bool]:
+    """trio's keyword for a thread whose caller may be cancelled meanwhile
+    (``cancellable`` before trio 0.23)."""
+    import inspect
+
+    import trio
+
+    parameters = inspect.signature(trio.to_thread.run_sync).parameters
+    return {"abandon_on_cancel" if "abandon_on_cancel" in parameters else "cancellable": True}
 
 
 async def run_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]) -> R:

@@ -8,6 +8,7 @@ need (this module loads with ``import erpdata``)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
@@ -52,7 +53,11 @@ _DOCS = {
     "stream_table": """Table ``name`` in batches of one schema as the answer arrives,
         for ``async for``; see :meth:`Client.stream_table`.""",
     "export": """:meth:`Client.export`, on worker threads (the writes to DuckDB or
-        Parquet block), so the event loop keeps running meanwhile.""",
+        Parquet block), so the event loop keeps running meanwhile.
+        Cancelled, it stops: no new partition is started, those being read
+        end with their current batch and are not written (each keeps its
+        last good copy; ``resume=True`` fetches them later), and the call
+        ends once the files are closed.""",
 }
 
 
@@ -104,14 +109,17 @@ class AsyncClient(
     async def _off_the_loop(self, work: Blocking[Any]) -> Any:
         """Blocking work (writing DuckDB or Parquet) on a worker thread with
         a synchronous client on this one's settings, so the event loop
-        keeps running meanwhile."""
+        keeps running meanwhile; cancelled, the work is asked to stop and
+        waited for."""
         from ._client import Client
+
+        stop = threading.Event()
 
         def run() -> Any:
             with Client._on_config_of(self) as client:
-                return work.run(client)
+                return work.run(client, stop)
 
-        return await _async.in_thread(run)
+        return await _async.in_thread(run, stop.set)
 
     async def _run_tasks(self, work: Many[Any]) -> Any:
         """The calls of ``work`` as tasks, at most its concurrency at a

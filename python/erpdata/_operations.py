@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -281,20 +282,21 @@ class Operations:
         partition replaced whole, with a manifest; needs
         ``erpdata[export]``. ``resume``: only the partitions not written
         yet. See :func:`erpdata.export.export`."""
-        from .export import export
+        from .export import _export
 
-        def run(client: Any) -> ExportResult:
-            return export(
+        def run(client: Any, stop: threading.Event) -> ExportResult:
+            return _export(
                 client,
                 tables,
-                companies=companies,
-                years=years,
-                to=to,
-                format=format,
-                concurrency=concurrency,
-                batch_rows=batch_rows,
-                progress=progress,
-                resume=resume,
+                companies,
+                years,
+                to,
+                format,
+                concurrency,
+                batch_rows,
+                progress,
+                resume,
+                cancel=stop,
             )
 
         return Blocking(run)

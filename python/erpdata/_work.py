@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Awaitable, Coroutine, Generator, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ __all__ = [
     "advance",
     "finish",
     "afinish",
+    "ended",
     "blocking",
     "awaiting",
 ]
@@ -113,9 +115,10 @@ class Many(Generic[R]):
 
 @dataclass
 class Blocking(Generic[R]):
-    """Work that blocks (writing files), given a synchronous client."""
+    """Work that blocks (writing files), given a synchronous client and an
+    event asking it to stop (set when an async caller is cancelled)."""
 
-    run: Callable[[Any], R]
+    run: Callable[[Any, threading.Event], R]
 
 
 Work = Union[One[R], Many[R], Blocking[R]]
@@ -233,10 +236,10 @@ async def afinish(
         return cast(R, value)
     finally:
         loop.close()  # cancels the calls still running, once
-        await _ended(cast(set[asyncio.Future[Any]], running))
+        await ended(cast(set[asyncio.Future[Any]], running))
 
 
-async def _ended(tasks: set[asyncio.Future[Any]]) -> None:
+async def ended(tasks: set[asyncio.Future[Any]]) -> None:
     """Waits until ``tasks`` (just cancelled) have ended, without
     cancelling them again; a cancellation of the caller meanwhile is raised
     once they have.

@@ -643,6 +643,46 @@ def export(
     failed in a row with the service failing (no new partition is
     started then). With ``resume``, only the partitions that ``to``'s
     manifest lacks or lists as not written are fetched."""
+    return _export(
+        client,
+        tables,
+        companies,
+        years,
+        to,
+        format,
+        concurrency,
+        batch_rows,
+        progress,
+        resume,
+        cancel=None,
+    )
+
+
+class _Cancelled(Exception):
+    """The export stopped because its caller was cancelled (the awaiting
+    side raises the cancellation instead: this never reaches a user)."""
+
+
+def _export(
+    client: Client,
+    tables: str | Sequence[str],
+    companies: Id | Iterable[Id] | None,
+    years: Id | Iterable[Id] | None,
+    to: str | os.PathLike[str],
+    format: Format | None,
+    concurrency: int,
+    batch_rows: int,
+    progress: bool | None,
+    resume: bool,
+    *,
+    cancel: threading.Event | None,
+) -> ExportResult:
+    """:func:`export`, which stops when ``cancel`` is set (from another
+    thread: ``AsyncClient.export`` cancelled): no new partition is
+    started, those being read end with their current batch and are not
+    written (each keeps its last good copy), and :class:`_Cancelled` is
+    raised once the files are closed and the manifest lists what was not
+    written."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
@@ -667,7 +707,9 @@ def export(
         have, pending = writer.manifest_keys(), writer.pending_keys()
         keys = [k for k in keys if _text_key(k) in pending or _text_key(k) not in have]
     try:
-        return _run(client, writer, path, fmt, asked, keys, concurrency, batch_rows, progress)
+        return _run(
+            client, writer, path, fmt, asked, keys, concurrency, batch_rows, progress, cancel
+        )
     finally:
         writer.close()
 
@@ -682,8 +724,10 @@ def _run(
     concurrency: int,
     batch_rows: int,
     progress: bool | None,
+    cancel: threading.Event | None = None,
 ) -> ExportResult:
-    """Fetches ``keys`` (of the ``asked`` partitions) into ``writer``."""
+    """Fetches ``keys`` (of the ``asked`` partitions) into ``writer``, until
+    ``cancel`` is set."""
     bar = _Progress(len(keys), progress)
     events: queue.Queue[tuple[Any, ...]] = queue.Queue(maxsize=2 * concurrency)
     todo: queue.Queue[tuple[str, Id, Id]] = queue.Queue()
@@ -734,9 +778,13 @@ def _run(
     errors: dict[Key, BaseException] = {}
     in_a_row = 0
     version = _core.__version__
+    cancelled = False
     try:
         while running:
-            event = events.get()
+            event = _next_event(events, cancel)
+            if event is None:
+                cancelled = True
+                break
             if event[0] is _DONE:
                 running -= 1
                 continue
@@ -804,12 +852,28 @@ def _run(
     }
     pending.update((_text_key(k), ("not started", None)) for k in not_started)
     writer.record_pending(asked, pending)
+    if cancelled:
+        raise _Cancelled()
     if errors:
         first = next(iter(errors.values()))
         if not isinstance(first, _errors.ErpError):
             raise first
         raise _export_error(result, list(errors), not_started, no_more.is_set(), first)
     return result
+
+
+def _next_event(
+    events: queue.Queue[tuple[Any, ...]], cancel: threading.Event | None
+) -> tuple[Any, ...] | None:
+    """The readers' next event, or ``None`` once ``cancel`` is set."""
+    if cancel is None:
+        return events.get()
+    while not cancel.is_set():
+        try:
+            return events.get(timeout=0.05)
+        except queue.Empty:
+            pass
+    return None
 
 
 def _export_error(

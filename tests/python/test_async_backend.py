@@ -6,14 +6,19 @@ task or thread left behind."""
 from __future__ import annotations
 
 import asyncio
+import json
+import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import pytest
 
+import erpdata
 import fault_api
-from conftest import SANDBOX_TOKEN
+from conftest import BIG_ROWS, SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata import AsyncClient
 
 SETTINGS: dict[str, Any] = dict(
@@ -62,3 +67,41 @@ def test_many_calls_cancelled_by_asyncio_leave_no_task(sandbox_url: str) -> None
             return [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
 
     assert asyncio.run(main()) == []
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_cancelled_export_stops_before_the_call_ends(
+    big_sandbox_url: str, tmp_path: Path, backend: str
+) -> None:
+    # The export writes on worker threads. Cancelled, it went on: asyncio
+    # let its threads write the whole dataset after the caller had moved
+    # on, and trio did not cancel it at all until it was done. A caller
+    # that tried again found the files still being written.
+    key = fault_api.new_key("export-cancel", backend)
+    slow = fault_api.prefix(big_sandbox_url, "trickle-32768x20", key)
+    settings = {**SETTINGS, "access_token": SECRET_TOKEN}
+    to = tmp_path / "erp"
+
+    async def export(base: str, **options: Any) -> erpdata.export.ExportResult:
+        async with AsyncClient(base, **settings) as client:
+            return await client.export(
+                "sales_invoice", years=[2024, 2025], to=to, batch_rows=1000, **options
+            )
+
+    async def main() -> float:
+        with anyio.move_on_after(0.5) as scope:
+            await export(slow, format="parquet", concurrency=1)
+        assert scope.cancelled_caught
+        return time.monotonic()
+
+    started = time.monotonic()
+    ended = anyio.run(main, backend=backend)
+    assert ended - started < 3, "the export ran on after it was cancelled"
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("erpdata-export")]
+    time.sleep(0.5)  # nothing is written after the call ended
+    assert not (to / "table=sales_invoice" / "compid=1" / "yearid=2025").exists()
+    pending = json.loads((to / "_pending.json").read_text())
+    assert [p["yearid"] for p in pending] == ["2025"], pending
+
+    rest = anyio.run(lambda: export(big_sandbox_url, resume=True), backend=backend)
+    assert [(p.yearid, p.rows) for p in rest.partitions] == [(2025, BIG_ROWS)]
