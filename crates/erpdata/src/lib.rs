@@ -109,6 +109,9 @@ for batch in client.stream_table("sales_invoice")? {
 //! variant; a [`Error::Transport`] keeps the host stack's error as its
 //! [`std::error::Error::source`], each message redacted.
 #![deny(missing_docs)]
+// docs.rs (`--cfg docsrs`, on nightly) marks each item a feature gates
+// with that feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The core's lower modules in import order: each imports only modules
 // listed before it, so none is in an import cycle and each can be read and

@@ -71,3 +71,23 @@ fn the_crate_readme_is_the_package_readme() {
     let lib = read("src/lib.rs");
     assert!(lib.contains("#[doc = include_str!(\"../README.md\")]"));
 }
+
+/// docs.rs builds the docs with every feature and `--cfg docsrs`, where
+/// the crate turns on rustdoc's `doc_cfg`: each item a feature gates
+/// (`AsyncClient`, `Batch::to_record_batch`, ...) says which, instead of
+/// reading as there in every build.
+#[test]
+fn docs_rs_marks_what_each_feature_gates() {
+    let manifest = read("Cargo.toml");
+    let metadata = manifest
+        .split("[package.metadata.docs.rs]")
+        .nth(1)
+        .expect("a [package.metadata.docs.rs] table");
+    let metadata = metadata.split("\n[").next().unwrap_or_default();
+    assert!(metadata.contains("all-features = true"), "{metadata}");
+    assert!(
+        metadata.contains(r#"rustdoc-args = ["--cfg", "docsrs"]"#),
+        "{metadata}"
+    );
+    assert!(read("src/lib.rs").contains("#![cfg_attr(docsrs, feature(doc_cfg))]"));
+}
