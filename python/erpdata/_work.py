@@ -313,6 +313,7 @@ def blocking(spec: Callable[Concatenate[Any, P], Work[R]]) -> Callable[Concatena
         return result
 
     method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
+    method.__qualname__ = f"Client.{spec.__name__}"
     return cast("Callable[Concatenate[Any, P], R]", method)
 
 
@@ -328,6 +329,10 @@ def awaiting(
         return result
 
     method.__signature__, method.__annotations__ = _signature(spec)  # type: ignore[attr-defined]
+    # The client's name, not the spec's: "coroutine 'AsyncClient.table' was
+    # never awaited" names what the caller forgot to await (it said
+    # 'Operations.table', a class no caller sees).
+    method.__qualname__ = f"AsyncClient.{spec.__name__}"
     if doc is not None:
         method.__doc__ = doc
     return cast("Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]", method)

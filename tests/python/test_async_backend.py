@@ -105,3 +105,22 @@ def test_a_cancelled_export_stops_before_the_call_ends(
 
     rest = anyio.run(lambda: export(big_sandbox_url, resume=True), backend=backend)
     assert [(p.yearid, p.rows) for p in rest.partitions] == [(2025, BIG_ROWS)]
+
+
+def test_a_call_not_awaited_is_named_as_the_caller_wrote_it(sandbox_url: str) -> None:
+    # Python's warning "coroutine ... was never awaited" names the
+    # coroutine: it said 'Operations.table', a class no caller sees.
+    async def main() -> list[str]:
+        async with AsyncClient(sandbox_url, **SETTINGS) as client:
+            calls = [client.table("account"), client.aging(), client.avg_pay_days("C001")]
+            names = [getattr(call, "__qualname__", "") for call in calls]
+            for call in calls:
+                call.close()
+            return names
+
+    assert asyncio.run(main()) == [
+        "AsyncClient.table",
+        "AsyncClient.aging",
+        "AsyncClient.avg_pay_days",
+    ]
+    assert erpdata.Client.table.__qualname__ == "Client.table"
