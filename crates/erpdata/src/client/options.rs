@@ -64,6 +64,13 @@ impl ClientOptions {
 
     /// Time allowed without a byte from the service: for an answer's
     /// head, and between parts of its body (default 30 s).
+    ///
+    /// `BlockingClient` (ureq) waits at most this for the head once the
+    /// request is sent. `AsyncClient` (reqwest) cannot tell connecting
+    /// from waiting for the head, as JavaScript's fetch cannot: there the
+    /// two share one wait of the connect limit plus this one (capped by
+    /// the total), so a head may come later than this after a quick
+    /// connect.
     pub fn read_timeout(mut self, timeout: Duration) -> Self {
         self.call.timeouts.read = timeout;
         self

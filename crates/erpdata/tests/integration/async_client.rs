@@ -505,3 +505,23 @@ async fn a_shorter_total_for_one_call_shares_the_connections() {
         .unwrap();
     assert_eq!(accepted.load(Ordering::SeqCst), 2);
 }
+
+/// reqwest, like fetch, cannot tell connecting from waiting for the
+/// answer's head, so the async client gives the two one wait of connect +
+/// read (as `ClientOptions::read_timeout` says); ureq can, and the
+/// blocking client gives the head the read limit alone.
+#[tokio::test]
+async fn the_head_may_take_connect_and_read_together() {
+    let sb = Sandbox::start();
+    let (base, _) = sb.faulty("latency-1500");
+    let options = quick(0)
+        .connect_timeout(Duration::from_secs(2))
+        .read_timeout(Duration::from_secs(1));
+    let c = AsyncClient::with_options(config(&base), options.clone()).unwrap();
+    c.table("account").await.unwrap();
+    let b = erpdata::BlockingClient::with_options(config(&base), options).unwrap();
+    let err = tokio::task::spawn_blocking(move || b.table("account").unwrap_err())
+        .await
+        .unwrap();
+    assert_eq!(err.transport_kind(), Some(TransportKind::Timeout), "{err}");
+}
