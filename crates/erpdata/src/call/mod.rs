@@ -425,8 +425,8 @@ impl<S: Sink> Call<S> {
         kind: TransportKind,
         source: &(dyn std::error::Error + 'static),
     ) {
-        let detail = source.to_string();
         let chain = TransportSource::capture(&self.config, source);
+        let detail = with_cause(&chain);
         let error = self.transport_error(kind, &detail, Some(chain));
         self.after_failure(now, kind, error);
     }
@@ -614,6 +614,25 @@ impl<S: Sink> Call<S> {
             retry_withheld: self.withheld,
         };
         error.with_call(info)
+    }
+}
+
+/// A host error's message, followed by the last link of its chain when
+/// the message does not already say it: reqwest's is "error sending
+/// request for url (...)" whatever happened, and the reason (connection
+/// refused, no such host) is only at the chain's end, which a caller
+/// printing the error does not see.
+fn with_cause(chain: &TransportSource) -> String {
+    let top = chain.message();
+    let mut last: &(dyn std::error::Error + 'static) = chain;
+    while let Some(next) = last.source() {
+        last = next;
+    }
+    let cause = last.to_string();
+    if cause.trim().is_empty() || top.contains(cause.as_str()) {
+        top.to_owned()
+    } else {
+        format!("{top}: {cause}")
     }
 }
 

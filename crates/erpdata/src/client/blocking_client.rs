@@ -379,7 +379,25 @@ fn send_kind(e: &ureq::Error) -> TransportKind {
         ureq::Error::Io(io) if !tls::refused_certificate(io) && tls::rustls_error(io).is_some() => {
             TransportKind::Connect
         }
+        // The resolver's failure, which ureq passes on as it is (its own
+        // `HostNotFound` is only for a name without addresses).
+        ureq::Error::Io(io) if lookup_failed(io) => TransportKind::Connect,
         other => ureq_kind(other),
+    }
+}
+
+/// Whether `io` is the standard library's failure to look a host name
+/// up: a message of its own on Unix (getaddrinfo's errors have no errno),
+/// a WSA code on Windows.
+fn lookup_failed(io: &io::Error) -> bool {
+    if cfg!(windows) {
+        // WSAHOST_NOT_FOUND, WSATRY_AGAIN, WSANO_RECOVERY, WSANO_DATA.
+        matches!(io.raw_os_error(), Some(11001..=11004))
+    } else {
+        io.raw_os_error().is_none()
+            && io
+                .to_string()
+                .starts_with("failed to lookup address information")
     }
 }
 

@@ -48,4 +48,5 @@ mod round_trip;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod tls;
 mod type_vectors;
+mod unreachable;
 mod vectors;
