@@ -80,9 +80,32 @@ impl From<String> for TableQuery {
     }
 }
 
+impl From<&String> for TableQuery {
+    /// As `From<&str>`, for a name held in a `String`
+    /// (`client.table(&name)`).
+    fn from(table: &String) -> Self {
+        TableQuery::new(table.as_str())
+    }
+}
+
 impl From<&TableQuery> for TableQuery {
     /// A copy, so that clients take a query by reference too.
     fn from(query: &TableQuery) -> Self {
         query.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_is_named_by_any_of_the_usual_strings() {
+        let name = String::from("sales_invoice");
+        let query = TableQuery::new("sales_invoice");
+        assert_eq!(TableQuery::from(&name), query);
+        assert_eq!(TableQuery::from(name.as_str()), query);
+        assert_eq!(TableQuery::from(&query), query);
+        assert_eq!(TableQuery::from(name), query);
     }
 }
