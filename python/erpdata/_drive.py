@@ -112,6 +112,10 @@ def _refused_certificate(exc: BaseException) -> bool:
 
 
 def _report_failure(call: Call, exc: httpx.HTTPError) -> None:
+    if isinstance(exc, httpx.PoolTimeout):
+        # Nothing was sent: the pool's connections were all busy.
+        call.no_free_connection(time.monotonic())
+        return
     # Only the kind and the text go to the core: the error it makes is not
     # chained to httpx's (which holds the request and its URL).
     call.failed(time.monotonic(), _transport_kind(exc), f"{type(exc).__name__}: {exc}")

@@ -124,3 +124,32 @@ def test_a_call_not_awaited_is_named_as_the_caller_wrote_it(sandbox_url: str) ->
         "AsyncClient.avg_pay_days",
     ]
     assert erpdata.Client.table.__qualname__ == "Client.table"
+
+
+def test_a_pool_with_no_free_connection_says_so(sandbox_url: str) -> None:
+    # More calls at a time than the HTTP client has connections: the one
+    # left waiting never reached the service, and the error says what ran
+    # out (it said no answer came from the service within its timeouts).
+    slow = fault_api.prefix(sandbox_url, "latency-1500", fault_api.new_key("pool"))
+
+    async def main() -> list[BaseException | None]:
+        async with httpx.AsyncClient(limits=httpx.Limits(max_connections=1)) as http:
+            async with AsyncClient(slow, **SETTINGS, http_client=http, max_retries=0) as client:
+                timeout = erpdata.Timeout(total=10, connect=0.3, read=5)
+
+                async def one() -> BaseException | None:
+                    try:
+                        await client.dues("C001", "receipt", timeout=timeout)
+                    except erpdata.TransportError as exc:
+                        return exc
+                    return None
+
+                return list(await asyncio.gather(one(), one()))
+
+    outcomes = asyncio.run(main())
+    assert outcomes.count(None) == 1, outcomes
+    (error,) = [e for e in outcomes if e is not None]
+    assert isinstance(error, erpdata.TransportError) and error.transport_kind == "timeout"
+    assert "no free connection to http://127.0.0.1:" in str(error)
+    assert "within the connect timeout of 0.3 s" in str(error)
+    assert "pool was busy with other calls" in str(error)

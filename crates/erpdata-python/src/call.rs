@@ -543,6 +543,15 @@ impl Call {
         Ok(())
     }
 
+    /// Every connection of the HTTP client's pool stayed busy until the
+    /// connect timeout (httpx's PoolTimeout): nothing was sent.
+    fn no_free_connection(&mut self, now: f64) -> PyResult<()> {
+        let now = instant(now)?;
+        each!(&mut self.inner, c => c.no_free_connection(now));
+        self.free_spent();
+        Ok(())
+    }
+
     /// Requests sent so far.
     #[getter]
     fn attempts(&self) -> u32 {

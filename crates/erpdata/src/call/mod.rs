@@ -417,6 +417,28 @@ impl<S: Sink> Call<S> {
         self.after_failure(now, kind, error);
     }
 
+    /// The request could not start: every connection of the host's pool
+    /// was busy with other calls until the connect timeout passed, so
+    /// nothing reached the service. Handled as a timeout (retried as one
+    /// is, kind `timeout`), with a message that says what ran out, rather
+    /// than one blaming a service never asked.
+    pub fn no_free_connection(&mut self, now: Duration) {
+        let message = format!(
+            "no free connection to {} within the connect timeout of {}: every connection \
+             of the client's pool was busy with other calls (allow the HTTP client more \
+             connections, or make fewer calls at a time)",
+            self.origin(),
+            seconds(self.options.timeouts.connect)
+        );
+        let error = Error::Transport {
+            kind: TransportKind::Timeout,
+            message: self.config.redact(&message),
+            source: None,
+            call: None,
+        };
+        self.after_failure(now, TransportKind::Timeout, error);
+    }
+
     /// [`Call::failed`] keeping the host stack's error as the source
     /// (each link redacted).
     pub fn failed_with(

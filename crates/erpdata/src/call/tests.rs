@@ -205,6 +205,28 @@ fn a_read_timeout_says_so_and_is_retried_while_nothing_was_delivered() {
 }
 
 #[test]
+fn no_free_connection_is_a_timeout_retried_that_says_what_ran_out() {
+    let mut call = dues_call(options(secs(60), ms(300), 1));
+    expect_send(call.next(ms(0)));
+    call.no_free_connection(ms(10_000));
+    assert!(matches!(call.next(ms(10_000)), Action::Sleep(_)));
+    expect_send(call.next(ms(10_500)));
+    call.no_free_connection(ms(20_500));
+    let e = expect_failed(call.next(ms(20_500)));
+    assert!(matches!(
+        e,
+        Error::Transport {
+            kind: TransportKind::Timeout,
+            ..
+        }
+    ));
+    let text = e.to_string();
+    assert!(text.contains("no free connection to https://"), "{text}");
+    assert!(text.contains("pool was busy with other calls"), "{text}");
+    assert_eq!(e.call().unwrap().attempts, 2);
+}
+
+#[test]
 fn a_stream_cut_after_a_batch_fails_at_once_saying_how_far_it_got() {
     let mut call = stream_call(options(secs(60), secs(5), 3));
     expect_send(call.next(ms(0)));
