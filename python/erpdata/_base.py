@@ -14,7 +14,7 @@ import httpx
 
 from ._checks import check_batch_rows, check_flag, check_http_client, check_max_retries
 from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
-from ._core import DEFAULT_MAX_RETRIES, Batch, Call, Config, Invocation
+from ._core import DEFAULT_MAX_RETRIES, DEFAULT_ROW_BATCH_ROWS, Batch, Call, Config, Invocation
 from ._log import watch
 from ._models import Id
 from ._stream import BatchFormat, converter
@@ -189,7 +189,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         company_id: Id | None = ...,
         year_id: Id | None = ...,
         method: str = ...,
-        batch_rows: int = ...,
+        batch_rows: int | None = ...,
         batch_format: Literal["rows"] = ...,
         timeout: TimeoutTypes = ...,
         schema_overrides: SchemaOverrides = ...,
@@ -205,7 +205,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         company_id: Id | None = ...,
         year_id: Id | None = ...,
         method: str = ...,
-        batch_rows: int = ...,
+        batch_rows: int | None = ...,
         batch_format: Literal["arrow"],
         timeout: TimeoutTypes = ...,
         schema_overrides: SchemaOverrides = ...,
@@ -220,19 +220,22 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         company_id: Id | None = None,
         year_id: Id | None = None,
         method: str = "POST",
-        batch_rows: int = DEFAULT_BATCH_ROWS,
+        batch_rows: int | None = None,
         batch_format: BatchFormat = "rows",
         timeout: TimeoutTypes = None,
         schema_overrides: SchemaOverrides = None,
         infer_strings: bool = True,
         use_threads: bool = False,
     ) -> Any:
-        """Table ``name`` in batches of up to ``batch_rows`` rows (default
-        65,536, from 1 to 1,048,576: the core's ``DEFAULT_BATCH_ROWS``,
-        ``MIN_BATCH_ROWS`` and ``MAX_BATCH_ROWS``), handed
-        out as the answer arrives, in memory bounded by the batch size:
-        lists of row dicts, or ``pyarrow.RecordBatch`` with
-        ``batch_format="arrow"``. The request is sent on the first
+        """Table ``name`` in batches of up to ``batch_rows`` rows (from 1
+        to 1,048,576), handed out as the answer arrives, in memory bounded
+        by the batch size: lists of row dicts (by default 4,096 rows each:
+        a row dict weighs about ten times its values in columns, and a
+        million rows streamed in lists of 65,536 peaked at three times the
+        memory), or ``pyarrow.RecordBatch`` with ``batch_format="arrow"``
+        (by default 65,536 rows each). The defaults are the core's
+        ``DEFAULT_ROW_BATCH_ROWS`` and ``DEFAULT_BATCH_ROWS``, as in
+        JavaScript. The request is sent on the first
         iteration; invalid arguments raise here, before anything is sent.
 
         Every batch has one schema (a Parquet writer can take them one by
@@ -252,6 +255,8 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         invocation = self._table_invocation(name, company_id, year_id, method)
         typing = typing_options(schema_overrides, infer_strings, one_schema=True)
         convert = converter(batch_format)
+        if batch_rows is None:
+            batch_rows = DEFAULT_ROW_BATCH_ROWS if batch_format == "rows" else DEFAULT_BATCH_ROWS
         rows = check_batch_rows(batch_rows)
         check_flag("use_threads", use_threads)
         resolve_timeout(timeout, self._timeout)

@@ -28,6 +28,7 @@ MAX_BATCH_ROWS: int
 MAX_CONCURRENCY: int
 """1,048,576: the most rows per batch."""
 DEFAULT_BATCH_ROWS: int
+DEFAULT_ROW_BATCH_ROWS: int
 """65,536: rows per batch by default."""
 
 def check_max_retries(value: int) -> int:
@@ -179,6 +180,7 @@ __all__ = [
     "MAX_BATCH_ROWS",
     "MAX_CONCURRENCY",
     "DEFAULT_BATCH_ROWS",
+    "DEFAULT_ROW_BATCH_ROWS",
     "check_max_retries",
     "check_batch_rows",
     "check_concurrency",

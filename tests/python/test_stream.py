@@ -95,6 +95,18 @@ def test_a_stream_decoded_on_a_thread_gives_the_same_batches(
         assert threaded == plain
 
 
+def test_row_dicts_come_in_smaller_batches_than_arrow_by_default(big_sandbox_url: str) -> None:
+    # A row dict weighs about ten times its values in columns: lists of
+    # 65,536 of them tripled a stream's peak memory. The defaults are the
+    # core's, the same as JavaScript's.
+    with big_client(big_sandbox_url) as c:
+        rows = [len(b) for b in c.stream_table("sales_invoice")]
+        arrow = [b.num_rows for b in c.stream_table("sales_invoice", batch_format="arrow")]
+    assert erpdata._core.DEFAULT_ROW_BATCH_ROWS == 4_096
+    assert max(rows) == 4_096 and sum(rows) == BIG_ROWS
+    assert arrow == [BIG_ROWS]  # under the 65,536 of erpdata._core.DEFAULT_BATCH_ROWS
+
+
 @pytest.mark.parametrize("use_threads", [False, True])
 def test_batches_come_while_the_body_is_still_arriving(
     big_sandbox_url: str, use_threads: bool

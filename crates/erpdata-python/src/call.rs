@@ -615,6 +615,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_BATCH_ROWS", erpdata::MAX_BATCH_ROWS)?;
     m.add("MAX_CONCURRENCY", erpdata::MAX_CONCURRENCY)?;
     m.add("DEFAULT_BATCH_ROWS", erpdata::DEFAULT_BATCH_ROWS)?;
+    m.add("DEFAULT_ROW_BATCH_ROWS", erpdata::DEFAULT_ROW_BATCH_ROWS)?;
     m.add_function(wrap_pyfunction!(check_max_retries, m)?)?;
     m.add_function(wrap_pyfunction!(check_batch_rows, m)?)?;
     m.add_function(wrap_pyfunction!(check_concurrency, m)?)?;
