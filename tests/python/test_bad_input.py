@@ -686,7 +686,8 @@ PARAMS = [
         "stream_table",
         "batch_rows",
         st.one_of(ints, wrong_type),
-        int_in("batch_rows", 1, MAX_BATCH_ROWS),
+        # None: the default for the batch format.
+        lambda v: good() if v is None else int_in("batch_rows", 1, MAX_BATCH_ROWS)(v),
     ),
     *(
         p
