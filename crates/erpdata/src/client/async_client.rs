@@ -16,7 +16,7 @@ use crate::ajax_answer::{AjaxAnswer, TypedRows};
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
 use crate::catalogue::{Arg, Query};
 use crate::config::Config;
-use crate::decode::Batch;
+use crate::decode::{Batch, DeclaredSchema};
 use crate::error::{Result, TransportKind};
 use crate::id::Id;
 use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep};
@@ -123,6 +123,21 @@ impl AsyncClient {
     /// it; it shares the connections.
     pub fn with_max_retries(&self, max_retries: u32) -> Result<AsyncClient> {
         self.derive(self.inner.options.clone().max_retries(max_retries))
+    }
+
+    /// This client with declared column types (see
+    /// [`ClientOptions::schema`]) in place of its own, for the calls made
+    /// through it: one table's types, where the client reads others too
+    /// (`client.with_schema(schema).table("account").await`). It shares
+    /// the connections.
+    pub fn with_schema(&self, schema: DeclaredSchema) -> AsyncClient {
+        AsyncClient {
+            inner: Arc::new(Inner {
+                config: self.inner.config.clone(),
+                options: self.inner.options.clone().schema(schema),
+                http: self.inner.http.clone(),
+            }),
+        }
     }
 
     fn derive(&self, options: ClientOptions) -> Result<AsyncClient> {

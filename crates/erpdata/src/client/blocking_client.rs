@@ -15,7 +15,7 @@ use crate::ajax_answer::{AjaxAnswer, TypedRows};
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
 use crate::catalogue::{Arg, Query};
 use crate::config::Config;
-use crate::decode::Batch;
+use crate::decode::{Batch, DeclaredSchema};
 use crate::error::{Result, TransportKind};
 use crate::id::Id;
 use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep};
@@ -136,6 +136,19 @@ impl BlockingClient {
     /// it; it shares the connections.
     pub fn with_max_retries(&self, max_retries: u32) -> Result<BlockingClient> {
         self.derive(self.options.clone().max_retries(max_retries))
+    }
+
+    /// This client with declared column types (see
+    /// [`ClientOptions::schema`]) in place of its own, for the calls made
+    /// through it: one table's types, where the client reads others too
+    /// (`client.with_schema(schema).table("account")`). It shares the
+    /// connections.
+    pub fn with_schema(&self, schema: DeclaredSchema) -> BlockingClient {
+        BlockingClient {
+            config: self.config.clone(),
+            options: self.options.clone().schema(schema),
+            agent: self.agent.clone(),
+        }
     }
 
     fn derive(&self, options: ClientOptions) -> Result<BlockingClient> {

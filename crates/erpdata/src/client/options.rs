@@ -105,7 +105,11 @@ impl ClientOptions {
     }
 
     /// Declared column types for `table` and `stream_table`, in place of
-    /// the typing rule (see [`DeclaredType`](crate::DeclaredType)).
+    /// the typing rule (see [`DeclaredType`](crate::DeclaredType)). They
+    /// apply to every table the client reads, and a stream's batches carry
+    /// every declared column (null where the table has none): for one
+    /// table's types, `client.with_schema(schema)` gives a client for its
+    /// calls that shares the connections.
     pub fn schema(mut self, schema: DeclaredSchema) -> Self {
         self.decoder.schema = schema;
         self
@@ -121,6 +125,12 @@ impl ClientOptions {
     /// The call's limits.
     pub fn call_options(&self) -> &CallOptions {
         &self.call
+    }
+
+    /// How answers are decoded: batch size, declared types, typing of
+    /// strings.
+    pub fn decoder_options(&self) -> &DecoderOptions {
+        &self.decoder
     }
 
     /// Trust exactly the certificates in this PEM text (one or more

@@ -525,3 +525,60 @@ async fn the_head_may_take_connect_and_read_together() {
         .unwrap();
     assert_eq!(err.transport_kind(), Some(TransportKind::Timeout), "{err}");
 }
+
+/// One table's declared types without a client of their own: a client
+/// reads many tables, and `ClientOptions::schema` applies to each (a
+/// stream's batches carry every declared column), so a service declared
+/// them per table by making a client per table, each with its own
+/// connections and TLS setup.
+#[tokio::test]
+async fn one_tables_schema_shares_the_clients_connections() {
+    use std::sync::atomic::Ordering;
+
+    use erpdata::{ColumnType, DeclaredSchema};
+
+    let (url, accepted) = counting_server();
+    let c = client(&url);
+    c.table("account").await.unwrap();
+    let schema = DeclaredSchema::parse("schema", [("credit_limit", "decimal(18,4)")]).unwrap();
+    let typed = c.with_schema(schema.clone());
+    typed.table("account").await.unwrap();
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "one connection for both"
+    );
+    assert_eq!(typed.options().decoder_options().schema, schema);
+    assert!(
+        c.options().decoder_options().schema.is_empty(),
+        "the client's own stay"
+    );
+
+    let sb = Sandbox::start();
+    for typed in [
+        client(&sb.url).with_schema(schema.clone()),
+        AsyncClient::with_options(config(&sb.url), quick(0).schema(DeclaredSchema::new()))
+            .unwrap()
+            .with_schema(schema.clone()),
+    ] {
+        let table = typed.table("account").await.unwrap();
+        let credit_limit = table.schema.iter().find(|(n, _)| n == "credit_limit");
+        assert_eq!(
+            credit_limit.map(|(_, t)| *t),
+            Some(ColumnType::Decimal {
+                precision: 18,
+                scale: 4
+            })
+        );
+    }
+    let blocking = erpdata::BlockingClient::new(config(&sb.url))
+        .unwrap()
+        .with_schema(schema);
+    let table = tokio::task::spawn_blocking(move || blocking.table("account").unwrap())
+        .await
+        .unwrap();
+    assert!(table
+        .schema
+        .iter()
+        .any(|(n, t)| n == "credit_limit" && t.name() == "decimal(18,4)"));
+}

@@ -153,6 +153,7 @@ fn the_blocking_client_surface() {
     let _ = |c: &BlockingClient, t: &str| -> Result<BatchIter> { c.stream_table(t) };
     let _: fn(&BlockingClient, Timeouts) -> Result<BlockingClient> = BlockingClient::with_timeouts;
     let _: fn(&BlockingClient, u32) -> Result<BlockingClient> = BlockingClient::with_max_retries;
+    let _: fn(&BlockingClient, DeclaredSchema) -> BlockingClient = BlockingClient::with_schema;
 }
 
 #[cfg(feature = "reqwest")]
@@ -187,4 +188,6 @@ fn the_async_client_surface() {
     let _ = uses;
     let _: fn(Config) -> Result<AsyncClient> = AsyncClient::new;
     let _: fn(&AsyncClient, Timeouts) -> Result<AsyncClient> = AsyncClient::with_timeouts;
+    let _: fn(&AsyncClient, DeclaredSchema) -> AsyncClient = AsyncClient::with_schema;
+    let _: fn(&ClientOptions) -> &DecoderOptions = ClientOptions::decoder_options;
 }
