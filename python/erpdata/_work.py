@@ -259,6 +259,11 @@ async def ended(tasks: set[asyncio.Future[Any]]) -> None:
         except asyncio.CancelledError as exc:
             cancelled = exc
         pending = {task for task in pending if not task.done()}
+    for task in tasks:
+        # Retrieved, as gather did: a task that ended in an error while
+        # it was being cancelled would be reported as never retrieved.
+        if not task.cancelled():
+            task.exception()
     if cancelled is not None:
         raise cancelled
 
