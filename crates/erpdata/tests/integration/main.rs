@@ -48,5 +48,6 @@ mod round_trip;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod tls;
 mod type_vectors;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod unreachable;
 mod vectors;
