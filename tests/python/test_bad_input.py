@@ -140,12 +140,22 @@ def text(field: str) -> Callable[[Any], Verdict]:
     return lambda v: good(v) if text_ok(v) else bad(field)
 
 
-def optional_text(field: str, when_none: Verdict) -> Callable[[Any], Verdict]:
-    return lambda v: when_none if v is None else text(field)(v)
+def setting(field: str) -> Callable[[Any], Verdict]:
+    """A text naming something of the ERP (project, company, year): no
+    whitespace at either end either."""
+    return lambda v: good(v) if text_ok(v) and v == v.strip() else bad(field)
 
 
-def an_id(field: str, when_none: Verdict | None = None) -> Callable[[Any], Verdict]:
-    """A str as given; an int as its decimal digits; never a bool."""
+def optional_setting(field: str, when_none: Verdict) -> Callable[[Any], Verdict]:
+    return lambda v: when_none if v is None else setting(field)(v)
+
+
+def an_id(
+    field: str, when_none: Verdict | None = None, *, is_setting: bool = False
+) -> Callable[[Any], Verdict]:
+    """A str as given; an int as its decimal digits; never a bool. A
+    company or year (``is_setting``) has no whitespace at either end."""
+    check = setting(field) if is_setting else text(field)
 
     def verdict(v: Any) -> Verdict:
         if v is None and when_none is not None:
@@ -153,8 +163,8 @@ def an_id(field: str, when_none: Verdict | None = None) -> Callable[[Any], Verdi
         if isinstance(v, int) and not isinstance(v, bool):
             if v.bit_length() > 12_000:  # far beyond 1024 digits
                 return bad(field)
-            return text(field)(str(v))
-        return text(field)(v)
+            return check(str(v))
+        return check(v)
 
     return verdict
 
@@ -552,7 +562,7 @@ PARAMS = [
         "init",
         "project",
         text_or_wrong,
-        optional_text("project", bad("project")),
+        optional_setting("project", bad("project")),
         "project",
         then="table",
     ),
@@ -560,7 +570,7 @@ PARAMS = [
         "init",
         "project_folder",
         text_or_wrong,
-        optional_text("project_folder", good("demo")),  # the project's name
+        optional_setting("project_folder", good("demo")),  # the project's name
         "sys_projectfolder",
     ),
     Param("init", "access_token", text_or_wrong, token, "accesstoken", then="table"),
@@ -568,11 +578,18 @@ PARAMS = [
         "init",
         "company_id",
         id_values,
-        an_id("company_id", bad("company_id")),
+        an_id("company_id", bad("company_id"), is_setting=True),
         "compid",
         then="table",
     ),
-    Param("init", "year_id", id_values, an_id("year_id", bad("year_id")), "yearid", then="table"),
+    Param(
+        "init",
+        "year_id",
+        id_values,
+        an_id("year_id", bad("year_id"), is_setting=True),
+        "yearid",
+        then="table",
+    ),
     Param("init", "timeout", st.one_of(numbers, wrong_type, st.builds(Timeout)), seconds),
     Param(
         "init", "max_retries", st.one_of(ints, wrong_type), int_in("max_retries", 0, MAX_RETRIES)
@@ -664,8 +681,20 @@ PARAMS = [
                 table_name,
                 "table",
             ),
-            Param(method, "company_id", id_values, an_id("company_id", good("1")), "compid"),
-            Param(method, "year_id", id_values, an_id("year_id", good("2025")), "yearid"),
+            Param(
+                method,
+                "company_id",
+                id_values,
+                an_id("company_id", good("1"), is_setting=True),
+                "compid",
+            ),
+            Param(
+                method,
+                "year_id",
+                id_values,
+                an_id("year_id", good("2025"), is_setting=True),
+                "yearid",
+            ),
             Param(
                 method,
                 "method",

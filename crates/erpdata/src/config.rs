@@ -268,10 +268,10 @@ impl ConfigBuilder {
             }
         };
         if let Some(p) = &self.project {
-            validate::text("project", p)?;
+            validate::setting("project", p)?;
         }
         if let Some(f) = &self.project_folder {
-            validate::text("project_folder", f)?;
+            validate::setting("project_folder", f)?;
         }
         if let Some(t) = &self.access_token {
             validate::token(t.expose_secret())?;
@@ -290,10 +290,10 @@ impl ConfigBuilder {
             ));
         }
         if let Some(c) = &self.company_id {
-            validate::text("company_id", c.as_str())?;
+            validate::setting("company_id", c.as_str())?;
         }
         if let Some(y) = &self.year_id {
-            validate::text("year_id", y.as_str())?;
+            validate::setting("year_id", y.as_str())?;
         }
         Ok(Config {
             base_url,

@@ -47,13 +47,13 @@ pub(crate) fn table_request(config: &Config, query: &TableQuery) -> Result<Reque
         .as_ref()
         .or(config.company_id())
         .ok_or_else(|| missing_default("company_id", COMPANY_ID_VAR))?;
-    validate::text("company_id", company.as_str())?;
+    validate::setting("company_id", company.as_str())?;
     let year = query
         .year_id
         .as_ref()
         .or(config.year_id())
         .ok_or_else(|| missing_default("year_id", YEAR_ID_VAR))?;
-    validate::text("year_id", year.as_str())?;
+    validate::setting("year_id", year.as_str())?;
 
     let mut form = form_urlencoded::Serializer::new(String::new());
     form.append_pair("req", "getdata")

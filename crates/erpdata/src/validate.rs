@@ -37,6 +37,23 @@ pub fn text(field: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// A setting that names something of the ERP (project, project folder,
+/// company, year): a [`text`] with no whitespace at either end. A value
+/// read from a file or a variable (`ERPDATA_COMPANY_ID="1 "`) keeps a
+/// stray space the eye does not see, and the service then answered
+/// `Invalid company or year` or `Unknown project` with nothing to point at
+/// the space.
+pub fn setting(field: &str, value: &str) -> Result<()> {
+    text(field, value)?;
+    if value.trim() != value {
+        return Err(Error::invalid(
+            field,
+            format!("has whitespace at its start or end ({value:?}); remove it"),
+        ));
+    }
+    Ok(())
+}
+
 /// A date parameter: `YYYY-MM-DD` naming a real calendar day (the
 /// service compares these in SQL, where `2025-02-30` would quietly match
 /// nothing or something else).
@@ -182,6 +199,24 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn settings_have_no_whitespace_at_either_end() {
+        assert!(setting("company_id", "01").is_ok());
+        assert!(setting("project", "my project").is_ok());
+        for value in ["1 ", " 1", "demo  ", "\u{a0}2025"] {
+            let e = setting("year_id", value).unwrap_err();
+            assert_eq!(e.field(), Some("year_id"));
+            assert!(
+                e.to_string().contains("whitespace at its start or end"),
+                "{e}"
+            );
+        }
+        assert!(setting("project", "  ")
+            .unwrap_err()
+            .to_string()
+            .contains("only whitespace"));
     }
 
     #[test]
