@@ -5,7 +5,11 @@ use crate::source::TransportSource;
 
 /// What went wrong at the transport level; set by the binding that sent the
 /// request, because only it sees sockets and clocks.
+///
+/// Non-exhaustive: a kind may be added (as `Tls` was), so a `match` keeps
+/// an arm for the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// The connection could not be made (refused, DNS, a TLS handshake
     /// that broke off).
