@@ -51,12 +51,36 @@ function chain(err) {
   return out;
 }
 
+// Runtimes whose fetch gives its errors no code, by their words. Deno's
+// (hyper's) messages: `fetch failed` caused by "error sending request for
+// url (...): client error (Connect): tcp connect error: Connection refused"
+// (or "dns error: ...", or "invalid peer certificate: UnknownIssuer"), a
+// bare "Connection reset by peer (os error 104)", and "error reading a
+// body from connection" for a body broken off. workerd's (Cloudflare
+// Workers'): "Network connection lost." for a refused connection and a
+// broken one alike, both worth another try. Without these, every one of
+// them was "other", which is never retried.
+const MESSAGES = [
+  ["tls", /invalid peer certificate|certificate verify failed/i],
+  ["connect", /client error \(Connect\)|tcp connect error|dns error|connection refused/i],
+  [
+    "reset",
+    /error reading a body from connection|connection reset|connection closed before message completed|broken pipe|network connection lost/i,
+  ],
+];
+
 function kindIn(errors) {
   for (const e of errors) {
     // AbortSignal.timeout() rejects with a DOMException named TimeoutError.
     if (e?.name === "TimeoutError") return "timeout";
     for (const [kind, codes] of Object.entries(CODES)) {
       if (codes.includes(e?.code)) return kind;
+    }
+  }
+  for (const e of errors) {
+    const text = typeof e?.message === "string" ? e.message : "";
+    for (const [kind, words] of MESSAGES) {
+      if (words.test(text)) return kind;
     }
   }
   return "other";

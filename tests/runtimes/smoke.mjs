@@ -33,7 +33,7 @@ async function rejection(promise, what) {
  * @param {{baseUrl: string, token: string}} sandbox
  */
 export async function smoke(erpdata, { baseUrl, token }) {
-  const { ErpClient, ErpError, ServiceError, InvalidInputError, Table } = erpdata;
+  const { ErpClient, ErpError, ServiceError, InvalidInputError, Table, TransportError } = erpdata;
   for (const name of ["ErpClient", "ErpError", "ServiceError", "InvalidInputError", "Table", "Column",
     "TransportError", "HttpStatusError", "DecodeError"]) {
     same(typeof erpdata[name], "function", `export ${name}`);
@@ -103,6 +103,23 @@ export async function smoke(erpdata, { baseUrl, token }) {
   same(invalid.kind, "invalid_input", "InvalidInputError kind");
   same(invalid.field, "table", "InvalidInputError field");
 
+  // A connection broken off mid-answer is retried: Deno's and workerd's
+  // fetch say what happened only in words (no error code), which the
+  // package reads as well as Node's and Bun's codes.
+  const resetKey = `smoke-reset-${Math.random().toString(36).slice(2)}`;
+  const broken = new ErpClient({
+    baseUrl: `${baseUrl}/_body/reset-5000/${resetKey}/`,
+    project: "demo",
+    accessToken: token,
+    companyId: 1,
+    yearId: 2025,
+    maxRetries: 1,
+  });
+  const reset = await rejection(broken.table("sales_invoice"), "a connection reset mid-answer");
+  check(reset instanceof TransportError, `a connection reset: not a TransportError: ${reset?.stack ?? reset}`);
+  same(reset.transportKind, "reset", `a connection reset's transportKind (${reset.message})`);
+  same(reset.attempts, 2, `a connection reset's attempts (${reset.message})`);
+
   return {
     dues: dues.rows.length,
     rows: table.rows.length,
@@ -110,13 +127,14 @@ export async function smoke(erpdata, { baseUrl, token }) {
     streamed,
     batches,
     error: `${unknown.name}(${JSON.stringify(unknown.serviceMessage)})`,
+    reset: `${reset.transportKind} after ${reset.attempts} attempts`,
   };
 }
 
 /** One line from a summary of `smoke`. */
 export function describe(summary) {
   return `dues ${summary.dues} rows, table ${summary.rows}x${summary.columns}, ` +
-    `stream ${summary.streamed} rows/${summary.batches} batches, ${summary.error}`;
+    `stream ${summary.streamed} rows/${summary.batches} batches, ${summary.error}, ${summary.reset}`;
 }
 
 /**
