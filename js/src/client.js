@@ -7,7 +7,7 @@ import { AjaxAnswer } from "./answer.js";
 import { optionsOf, refuseUnknown, today } from "./args.js";
 import { batchRows, exactRows } from "./columns.js";
 import { Dues } from "./dues.js";
-import { invalidInput } from "./errors.js";
+import { InvalidInputError, invalidInput } from "./errors.js";
 import { AjaxFunctions, invoke } from "./functions.js";
 import { drive, run } from "./send.js";
 import { core, Table } from "./table.js";
@@ -50,6 +50,43 @@ function inBrowser() {
 function environment() {
   const env = typeof process !== "undefined" ? process?.env : undefined;
   return env ?? {};
+}
+
+/** What `variable` gives for a variable the runtime did not let the package read. */
+const UNREAD = Symbol("unread");
+
+/**
+ * The variable `name` of `env`, or UNREAD. Deno reads a variable only with
+ * leave (`--allow-env`): without it, the read throws (NotCapable) or, on a
+ * terminal, stops the program to ask. A variable is only the fallback of
+ * a setting not given, so one without leave is not read at all: a program
+ * that gives every setting it needs runs without `--allow-env`, and is not
+ * asked about ERPDATA_PROJECT_FOLDER, which it never set.
+ */
+function variable(env, name) {
+  try {
+    const state = globalThis.Deno?.permissions?.querySync?.({ name: "env", variable: name })?.state;
+    if (state !== undefined && state !== "granted") return UNREAD;
+    return env[name];
+  } catch {
+    return UNREAD;
+  }
+}
+
+/**
+ * `err`, or where it is an InvalidInputError about a setting whose
+ * variable the runtime did not let the package read, the same saying so:
+ * the core's "or set ERPDATA_BASE_URL" would send one who did set it in
+ * circles.
+ */
+function sayingUnread(err, unread) {
+  const name = err instanceof InvalidInputError ? ENV[err.field] : undefined;
+  if (name === undefined || !unread.includes(name)) return err;
+  return invalidInput(
+    err.field,
+    `${err.reason} (${name} was not read: this runtime gives no leave to read it; ` +
+      `on Deno, run with --allow-env=${name})`,
+  );
 }
 
 /** What a value is, as the core says it ("a string", "an object"), never the value itself. */
@@ -146,6 +183,8 @@ export class ErpClient extends AjaxFunctions {
   #fetch;
   /** The call options given to the constructor (checked by the core). */
   #defaults;
+  /** The variables of settings not given that the runtime did not let be read. */
+  #unread = [];
 
   constructor(options) {
     super();
@@ -176,14 +215,17 @@ export class ErpClient extends AjaxFunctions {
     const settings = given(options, [...Object.keys(ENV), "allowInsecureHttp", "ajaxToken"]);
     const vars = {};
     for (const [key, name] of Object.entries(ENV)) {
-      if (!(key in settings) && env[name] !== undefined) vars[name] = env[name];
+      if (key in settings) continue;
+      const value = variable(env, name);
+      if (value === UNREAD) this.#unread.push(name);
+      else if (value !== undefined) vars[name] = value;
     }
     const wasm = loadWasm();
     // `null`, like `undefined`, means "not set", as for every other option;
     // the core checks each against its range and names the field.
     this.#defaults = given(options, CALL_OPTIONS);
     core(() => wasm.checkCallOptions(this.#defaults));
-    this.#core = core(() => new wasm.Core(settings, vars));
+    this.#core = this.#checked(() => new wasm.Core(settings, vars));
     // Called unbound: a fetch that needs `this` (window.fetch) breaks
     // otherwise; the global one looked up at each call, as a caller who
     // replaces it expects.
@@ -207,6 +249,15 @@ export class ErpClient extends AjaxFunctions {
    */
   #options(options, batchRows) {
     return { ...this.#defaults, ...given(options, CALL_OPTIONS), batchRows };
+  }
+
+  /** `core(make)`, its error saying which variable the runtime did not let be read. */
+  #checked(make) {
+    try {
+      return core(make);
+    } catch (err) {
+      throw sayingUnread(err, this.#unread);
+    }
   }
 
   /** How send.js carries out a call. */
@@ -242,7 +293,7 @@ export class ErpClient extends AjaxFunctions {
       if (!(param in all)) all[param] = options[param];
     }
     const reading = readingOf(options);
-    const invocation = core(() => this.#core.invoke(name, all, reading));
+    const invocation = this.#checked(() => this.#core.invoke(name, all, reading));
     let value;
     try {
       const call = core(() => invocation.call(this.#options(options), ...ErpClient.#start()));
@@ -285,7 +336,7 @@ export class ErpClient extends AjaxFunctions {
     const { signal } = options;
     checkSignal(signal);
     const planOptions = { ...readingOf(options), ...this.#options(options) };
-    const plan = core(() => make(this.#core, planOptions));
+    const plan = this.#checked(() => make(this.#core, planOptions));
     const abandon = new AbortController();
     const onAbort = () => abandon.abort(signal.reason);
     if (signal?.aborted) onAbort();
@@ -427,7 +478,7 @@ export class ErpClient extends AjaxFunctions {
     // Checked now, so that bad input throws here rather than when iterated.
     const args = { name, companyId, yearId, method };
     const reading = readingOf(options);
-    core(() => this.#core.invoke("table", args, reading)).free();
+    this.#checked(() => this.#core.invoke("table", args, reading)).free();
     core(() => loadWasm().checkCallOptions(callOptions));
     const wasmCore = this.#core;
     const host = this.#host(signal);

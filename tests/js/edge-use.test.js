@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { ErpClient, TransportError } from "../../js/src/index.js";
+import { ErpClient, InvalidInputError, TransportError } from "../../js/src/index.js";
 import { faultUrl, freshKey, SANDBOX_TOKEN, seenBySandbox, startSandbox } from "./sandbox.js";
 
 let sandbox;
@@ -139,5 +139,109 @@ describe("fetch failures as Deno and workerd report them", () => {
     assert.ok(err instanceof TransportError, String(err));
     assert.equal(err.transportKind, "tls", err.message);
     assert.equal(host.calls, 1);
+  });
+});
+
+/** A NotCapable as Deno throws it for a variable read without leave. */
+class NotCapable extends Error {
+  name = "NotCapable";
+}
+
+/**
+ * Runs `body` as under Deno with leave to read only the variables
+ * `allowed`: `Deno.permissions.querySync` says "prompt" for the others,
+ * and reading one of them from `process.env` throws NotCapable (as it
+ * does under --no-prompt or without a terminal). `vars` are set meanwhile.
+ */
+async function asOnDeno(allowed, vars, body) {
+  const env = process.env;
+  const reads = [];
+  const had = Object.hasOwn(globalThis, "Deno");
+  const before = globalThis.Deno;
+  globalThis.Deno = {
+    permissions: {
+      querySync: ({ name, variable }) => ({
+        state: name === "env" && allowed.includes(variable) ? "granted" : "prompt",
+      }),
+    },
+  };
+  process.env = new Proxy(
+    { ...env, ...vars },
+    {
+      get(target, key) {
+        if (typeof key === "string" && key.startsWith("ERPDATA_")) {
+          reads.push(key);
+          if (!allowed.includes(key)) {
+            throw new NotCapable(
+              `Requires env access to "${key}", run again with the --allow-env flag`,
+            );
+          }
+        }
+        return target[key];
+      },
+    },
+  );
+  try {
+    return await body(reads);
+  } finally {
+    process.env = env;
+    if (had) globalThis.Deno = before;
+    else delete globalThis.Deno;
+  }
+}
+
+describe("Deno without --allow-env", () => {
+  test("a client given its settings reads no variable, and works", async () => {
+    await asOnDeno([], {}, async (reads) => {
+      // The README's settings: projectFolder left to default to the project.
+      const c = client(sandbox.url);
+      assert.equal((await c.table("sales_invoice")).length, 40);
+      assert.ok((await c.receivables("C001")).rows.length > 0);
+      // Company and year given with each call instead.
+      const perCall = new ErpClient({
+        baseUrl: sandbox.url,
+        project: "demo",
+        accessToken: SANDBOX_TOKEN,
+      });
+      const table = await perCall.table("sales_invoice", { companyId: 1, yearId: 2025 });
+      assert.equal(table.length, 40);
+      assert.deepEqual(reads, []);
+    });
+  });
+
+  test("a setting left to a variable it may not read says so, and how to allow it", async () => {
+    await asOnDeno([], { ERPDATA_BASE_URL: sandbox.url }, async () => {
+      assert.throws(
+        () => new ErpClient({ project: "demo", accessToken: SANDBOX_TOKEN }),
+        (err) =>
+          err instanceof InvalidInputError &&
+          err.field === "baseUrl" &&
+          err.message.includes("ERPDATA_BASE_URL was not read") &&
+          err.message.includes("--allow-env=ERPDATA_BASE_URL"),
+      );
+      const c = new ErpClient({
+        baseUrl: sandbox.url,
+        project: "demo",
+        companyId: 1,
+        yearId: 2025,
+      });
+      await assert.rejects(
+        c.table("sales_invoice"),
+        (err) =>
+          err instanceof InvalidInputError &&
+          err.field === "accessToken" &&
+          err.message.includes("--allow-env=ERPDATA_ACCESS_TOKEN"),
+      );
+    });
+  });
+
+  test("the variables it may read are read", async () => {
+    const allowed = ["ERPDATA_BASE_URL", "ERPDATA_ACCESS_TOKEN"];
+    const vars = { ERPDATA_BASE_URL: sandbox.url, ERPDATA_ACCESS_TOKEN: SANDBOX_TOKEN };
+    await asOnDeno(allowed, vars, async (reads) => {
+      const c = new ErpClient({ project: "demo", companyId: 1, yearId: 2025 });
+      assert.equal((await c.table("sales_invoice")).length, 40);
+      assert.deepEqual(reads.sort(), [...allowed].sort());
+    });
   });
 });
