@@ -3,7 +3,12 @@
 // runtimes themselves can show runs in tests/runtimes; here, what their
 // fetch and their environment do to the client, imitated in Node.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import { ErpClient, InvalidInputError, TransportError } from "../../js/src/index.js";
 import { faultUrl, freshKey, SANDBOX_TOKEN, seenBySandbox, startSandbox } from "./sandbox.js";
@@ -243,5 +248,80 @@ describe("Deno without --allow-env", () => {
       assert.equal((await c.table("sales_invoice")).length, 40);
       assert.deepEqual(reads.sort(), [...allowed].sort());
     });
+  });
+});
+
+const JS_DIR = fileURLToPath(new URL("../../js/", import.meta.url));
+const TSC = join(JS_DIR, "node_modules/typescript/bin/tsc");
+
+/** A Worker in TypeScript, as the README's edge section has one write it. */
+const WORKER_TS = `
+import { ErpClient, ErpError, InvalidInputError, TransportError, initWasm, type Row } from "erpdata/edge";
+import wasm from "erpdata/erpdata_wasm_bg.wasm";
+
+initWasm(wasm);
+
+interface Env {
+  ERPDATA_BASE_URL: string;
+  ERPDATA_PROJECT: string;
+  ERPDATA_ACCESS_TOKEN: string;
+}
+
+let client: ErpClient | undefined;
+
+function failed(err: unknown): Response {
+  if (err instanceof InvalidInputError) return Response.json({ field: err.field }, { status: 400 });
+  if (err instanceof TransportError && err.transportKind === "timeout") return new Response(null, { status: 504 });
+  if (err instanceof ErpError) return Response.json({ kind: err.kind }, { status: 502 });
+  throw err;
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    client ??= new ErpClient({
+      baseUrl: env.ERPDATA_BASE_URL,
+      project: env.ERPDATA_PROJECT,
+      accessToken: env.ERPDATA_ACCESS_TOKEN,
+      companyId: 1,
+      yearId: 2025,
+    });
+    try {
+      const batches = client.streamTable("sales_invoice", { signal: request.signal });
+      const rows: Row[] = [];
+      for await (const batch of batches) rows.push(...batch);
+      const aged = await client.aging("receipt", { asOf: "2025-12-31", signal: request.signal });
+      return Response.json({ rows: rows.length, aged: aged.rows });
+    } catch (err) {
+      return failed(err);
+    }
+  },
+};
+`;
+
+describe("TypeScript", () => {
+  test("a Worker importing the wasm module compiles under --strict without casts", (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "erpdata-worker-ts-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // The package as installed: node_modules/erpdata is js/ itself.
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(JS_DIR, join(dir, "node_modules", "erpdata"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    writeFileSync(join(dir, "worker.ts"), WORKER_TS);
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      module: "es2022",
+      moduleResolution: "bundler",
+      target: "es2022",
+      lib: ["es2022", "dom", "dom.iterable", "dom.asynciterable"],
+      types: [],
+      skipLibCheck: false,
+    };
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions, files: ["worker.ts"] }),
+    );
+    const r = spawnSync(process.execPath, [TSC, "-p", dir], { encoding: "utf8", timeout: 120_000 });
+    assert.equal(r.status, 0, `tsc:\n${r.stdout}${r.stderr}`);
   });
 });
