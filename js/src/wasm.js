@@ -32,6 +32,18 @@ export function initModule(wasm, module) {
   try {
     wasm.initSync({ module });
   } catch (err) {
+    // V8's words where the embedder forbids compiling wasm from bytes
+    // (Cloudflare's workerd, Vercel Edge): the first `new ErpClient()` of
+    // `erpdata/edge` without `initWasm` said only that.
+    if (/code generation disallowed/i.test(String(err?.message))) {
+      throw new Error(
+        "erpdata: this runtime does not compile WebAssembly from bytes (Cloudflare Workers and " +
+          "Vercel Edge do not), so the package cannot load its wasm module itself: import it and " +
+          'hand it to initWasm before the first client: import wasm from "erpdata/erpdata_wasm_bg.wasm"; ' +
+          'import { initWasm } from "erpdata/edge"; initWasm(wasm);',
+        { cause: err },
+      );
+    }
     if (err instanceof WebAssembly.CompileError && !WebAssembly.validate(SIMD_PROBE)) {
       throw new Error(
         "erpdata: this JavaScript runtime has no WebAssembly SIMD, which the package's wasm " +

@@ -325,3 +325,54 @@ describe("TypeScript", () => {
     assert.equal(r.status, 0, `tsc:\n${r.stdout}${r.stderr}`);
   });
 });
+
+/**
+ * Runs `source` (an ES module) in a child Node where compiling wasm from
+ * bytes fails as in workerd; `EDGE` and `WASM` name the edge entry and the
+ * wasm file. Returns what it printed.
+ */
+function withoutWasmFromBytes(source) {
+  const prelude = `
+    const Module = WebAssembly.Module;
+    const EDGE = ${JSON.stringify(new URL("../../js/src/edge.js", import.meta.url).href)};
+    const WASM = ${JSON.stringify(join(JS_DIR, "pkg/erpdata_wasm_bg.wasm"))};
+    // workerd's refusal, as V8 words it for an embedder that forbids it.
+    WebAssembly.Module = function (bytes) {
+      if (bytes instanceof Module) return bytes;
+      throw new WebAssembly.CompileError("WebAssembly.Module(): Wasm code generation disallowed by embedder");
+    };
+    WebAssembly.Module.prototype = Module.prototype;
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", prelude + source], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+describe("erpdata/edge where wasm is not compiled from bytes (workerd)", () => {
+  test("a client made before initWasm says to import the wasm module and hand it over", () => {
+    const out = withoutWasmFromBytes(`
+      import { readFileSync } from "node:fs";
+      const { ErpClient, initWasm } = await import(EDGE);
+      const settings = { baseUrl: "http://127.0.0.1:8787", accessToken: "fake-edge-token" };
+      try {
+        new ErpClient(settings);
+        console.log("constructed");
+      } catch (err) {
+        console.log(JSON.stringify({ message: err.message, cause: String(err.cause) }));
+      }
+      // Handed over afterwards, the module is used.
+      initWasm(new Module(readFileSync(WASM)));
+      console.log(new ErpClient(settings).toJSON().accessToken);
+    `);
+    const [first, second] = out.split("\n");
+    const { message, cause } = JSON.parse(first);
+    assert.match(message, /does not compile WebAssembly from bytes/);
+    assert.ok(message.includes('import wasm from "erpdata/erpdata_wasm_bg.wasm"'), message);
+    assert.ok(message.includes("initWasm(wasm)"), message);
+    assert.match(cause, /code generation disallowed/);
+    assert.equal(second, "[REDACTED]");
+  });
+});

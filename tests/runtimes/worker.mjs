@@ -1,5 +1,6 @@
 // workerd's entry: a Worker using `erpdata/edge`, handed the wasm module as
-// a module import (workerd compiles no wasm from bytes), that runs the
+// a module import (workerd compiles no wasm from bytes: a client made
+// before must say how to hand it over), that runs the
 // smoke test against the sandbox (env.ERPDATA_BASE_URL) on each request and
 // answers with the result as JSON. `erpdata` is imported too: under the
 // `workerd` condition it must be the same module as `erpdata/edge`.
@@ -21,11 +22,30 @@ WebAssembly.Instance = class extends WebAssembly.Instance {
   }
 };
 
+/**
+ * What the first client says before `initWasm`: workerd compiles no wasm
+ * from bytes, so the package cannot load its module itself, and must say
+ * how to hand it over.
+ */
+function beforeInitWasm() {
+  try {
+    new edge.ErpClient({ baseUrl: "http://127.0.0.1:8787" });
+  } catch (err) {
+    if (String(err?.message).includes("initWasm(wasm)")) return;
+    throw new Error(`a client made before initWasm: ${err?.stack ?? err}`);
+  }
+  throw new Error("a client made before initWasm compiled the embedded wasm, which workerd forbids");
+}
+
+let initialised = false;
+
 export default {
   async fetch(request, env) {
     try {
       if (!(wasm instanceof WebAssembly.Module)) throw new Error(`the .wasm import is not a WebAssembly.Module: ${wasm}`);
+      if (!initialised) beforeInitWasm();
       edge.initWasm(wasm);
+      initialised = true;
       if (new URL(request.url).pathname === "/stream") return Response.json(await streamAll(env));
       if (root.ErpClient !== edge.ErpClient) throw new Error("erpdata under the workerd condition is not erpdata/edge");
       const sandbox = { baseUrl: env.ERPDATA_BASE_URL, token: env.ERPDATA_ACCESS_TOKEN };
