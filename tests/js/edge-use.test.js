@@ -4,7 +4,7 @@
 // fetch and their environment do to the client, imitated in Node.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -374,5 +374,88 @@ describe("erpdata/edge where wasm is not compiled from bytes (workerd)", () => {
     assert.ok(message.includes("initWasm(wasm)"), message);
     assert.match(cause, /code generation disallowed/);
     assert.equal(second, "[REDACTED]");
+  });
+});
+
+/** The js blocks of js/README.md's "In a server" section, as one module exporting its functions. */
+async function readmeServer(t) {
+  const readme = readFileSync(join(JS_DIR, "README.md"), "utf8");
+  const section = readme.split("\n## In a server\n")[1].split("\n## ")[0];
+  const blocks = [...section.matchAll(/```js\n(.*?)```/gs)].map((m) => m[1]);
+  const entry = new URL("../../js/src/index.js", import.meta.url).href;
+  const source = `${blocks.join("\n").replaceAll('from "erpdata"', `from ${JSON.stringify(entry)}`)}
+export { erpFailed, tableCsv };
+`;
+  const dir = mkdtempSync(join(tmpdir(), "erpdata-readme-server-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, "server.mjs");
+  writeFileSync(file, source);
+  return import(file);
+}
+
+describe("js/README.md: in a server", () => {
+  test("a table passed on as CSV, and each failure as its status", async (t) => {
+    const { erpFailed, tableCsv } = await readmeServer(t);
+    const c = client(sandbox.url);
+    const answer = async (name, signal, on = c) => {
+      try {
+        return await tableCsv(on, name, signal);
+      } catch (err) {
+        return erpFailed(err);
+      }
+    };
+
+    const ok = await answer("sales_invoice");
+    assert.equal(ok.status, 200);
+    const lines = (await ok.text()).trimEnd().split("\n");
+    assert.equal(lines.length, 41);
+    assert.ok(lines[0].startsWith("compid,yearid,invoice_no,"), lines[0]);
+    // Text with a comma is quoted.
+    assert.ok(lines.some((l) => l.includes('"Net 30 / Müller"') || l.includes("Net 30 / Müller")));
+
+    assert.equal((await answer("no_such_table")).status, 502);
+    const bad = await answer("");
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).field, "table");
+    assert.equal((await answer("sales_invoice", AbortSignal.abort())).status, 499);
+    const slow = client(faultUrl(sandbox.url, "hang", freshKey("readmehang")), {
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
+    assert.equal((await answer("sales_invoice", undefined, slow)).status, 504);
+  });
+
+  test("a client that goes away ends the stream's call", async (t) => {
+    const { tableCsv } = await readmeServer(t);
+    const large = await startSandbox(["--rows", "20000"]);
+    t.after(() => large.stop());
+    // The ERP's answer as the client reads it, to see it let go.
+    const upstream = { cancelled: false, done: false };
+    const watched = async (url, init) => {
+      const res = await fetch(url, init);
+      const reader = res.body.getReader();
+      const body = new ReadableStream({
+        async pull(controller) {
+          const part = await reader.read();
+          if (part.done) {
+            upstream.done = true;
+            controller.close();
+          } else controller.enqueue(part.value);
+        },
+        cancel(reason) {
+          upstream.cancelled = true;
+          return reader.cancel(reason);
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const c = client(large.url, { fetch: watched });
+    const res = await tableCsv(c, "sales_invoice", undefined);
+    const reader = res.body.getReader();
+    const first = await reader.read();
+    assert.equal(first.value.length > 0, true);
+    await reader.cancel();
+    assert.equal(upstream.cancelled, true, "the ERP's answer was let go");
+    assert.equal(upstream.done, false, "before it was all read");
   });
 });
