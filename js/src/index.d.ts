@@ -410,6 +410,12 @@ export interface StreamTableOptions extends TableOptions {
 
 /** What `streamTable` returns: its batches, then what the answer said. */
 export interface TableStream extends AsyncIterable<Row[]> {
+  /**
+   * The batches, the request sent on the first `next()`. `return()` ends
+   * the call early (its connection let go), as leaving a `for await` does:
+   * what a ReadableStream's `cancel` calls when it passes a table on.
+   */
+  [Symbol.asyncIterator](): AsyncGenerator<Row[], void, undefined>;
   /** The answer's notices, once the batches ended without an error. */
   readonly notices: string[] | undefined;
   /** The rows of the whole answer, once the batches ended without an error. */

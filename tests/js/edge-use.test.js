@@ -286,11 +286,26 @@ export default {
       yearId: 2025,
     });
     try {
-      const batches = client.streamTable("sales_invoice", { signal: request.signal });
-      const rows: Row[] = [];
-      for await (const batch of batches) rows.push(...batch);
-      const aged = await client.aging("receipt", { asOf: "2025-12-31", signal: request.signal });
-      return Response.json({ rows: rows.length, aged: aged.rows });
+      if (new URL(request.url).pathname === "/aging") {
+        const aged = await client.aging("receipt", { asOf: "2025-12-31", signal: request.signal });
+        return Response.json(aged.rows);
+      }
+      // A table passed on as it arrives (js/README.md, in a server).
+      const batches = client.streamTable("sales_invoice", { signal: request.signal })[Symbol.asyncIterator]();
+      let step: IteratorResult<Row[]> | undefined = await batches.next();
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          step ??= await batches.next();
+          if (step.done) return controller.close();
+          controller.enqueue(encoder.encode(JSON.stringify(step.value)));
+          step = undefined;
+        },
+        async cancel() {
+          await batches.return();
+        },
+      });
+      return new Response(body);
     } catch (err) {
       return failed(err);
     }
