@@ -18,6 +18,37 @@ use crate::id::Id;
 use crate::query::DuesKind;
 use crate::response::Dues;
 
+/// The builder methods the two plans over the account table share: which
+/// table, company and year it is read from, and how many calls at a time.
+macro_rules! account_table_methods {
+    () => {
+        /// The account table's name (default `account`).
+        pub fn accounts_table(mut self, table: impl Into<String>) -> Self {
+            self.accounts_table = Some(Arg::Text(table.into()));
+            self
+        }
+
+        /// The account table's company (default: the configuration's).
+        pub fn company_id(mut self, id: impl Into<Id>) -> Self {
+            self.company_id = Some(Arg::from(&id.into()));
+            self
+        }
+
+        /// The account table's year (default: the configuration's).
+        pub fn year_id(mut self, id: impl Into<Id>) -> Self {
+            self.year_id = Some(Arg::from(&id.into()));
+            self
+        }
+
+        /// The most calls at a time, 1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)
+        /// (checked when the plan runs); default 8.
+        pub fn concurrency(mut self, calls: usize) -> Self {
+            self.concurrency = i64::try_from(calls).unwrap_or(i64::MAX);
+            self
+        }
+    };
+}
+
 /// The inputs of an aging plan, as the caller gave them (each checked by
 /// [`Plan::aging`](super::Plan::aging), naming it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,30 +117,7 @@ impl AgingPlan {
         self
     }
 
-    /// The account table's name (default `account`).
-    pub fn accounts_table(mut self, table: impl Into<String>) -> Self {
-        self.accounts_table = Some(Arg::Text(table.into()));
-        self
-    }
-
-    /// The account table's company (default: the configuration's).
-    pub fn company_id(mut self, id: impl Into<Id>) -> Self {
-        self.company_id = Some(Arg::from(&id.into()));
-        self
-    }
-
-    /// The account table's year (default: the configuration's).
-    pub fn year_id(mut self, id: impl Into<Id>) -> Self {
-        self.year_id = Some(Arg::from(&id.into()));
-        self
-    }
-
-    /// The most calls at a time, 1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)
-    /// (checked when the plan runs); default 8.
-    pub fn concurrency(mut self, calls: usize) -> Self {
-        self.concurrency = i64::try_from(calls).unwrap_or(i64::MAX);
-        self
-    }
+    account_table_methods!();
 
     /// Bucket bounds given as an argument (a list of whole numbers of
     /// days, 1 to `u32::MAX`), checked as [`Plan::aging`](super::Plan::aging)
@@ -187,30 +195,7 @@ impl CreditStatusPlan {
         self
     }
 
-    /// The account table's name (default `account`).
-    pub fn accounts_table(mut self, table: impl Into<String>) -> Self {
-        self.accounts_table = Some(Arg::Text(table.into()));
-        self
-    }
-
-    /// The account table's company (default: the configuration's).
-    pub fn company_id(mut self, id: impl Into<Id>) -> Self {
-        self.company_id = Some(Arg::from(&id.into()));
-        self
-    }
-
-    /// The account table's year (default: the configuration's).
-    pub fn year_id(mut self, id: impl Into<Id>) -> Self {
-        self.year_id = Some(Arg::from(&id.into()));
-        self
-    }
-
-    /// The most calls at a time, 1 to [`MAX_CONCURRENCY`](crate::MAX_CONCURRENCY)
-    /// (checked when the plan runs); default 8.
-    pub fn concurrency(mut self, calls: usize) -> Self {
-        self.concurrency = i64::try_from(calls).unwrap_or(i64::MAX);
-        self
-    }
+    account_table_methods!();
 
     /// Account ids given as an argument (a list of text or integer ids),
     /// checked as [`Plan::credit_status`](super::Plan::credit_status)
