@@ -203,7 +203,12 @@ export interface Limits {
 /** Options every call takes (a key a call does not take is refused before sending). */
 export interface CallOptions extends TypingOptions, LimitOptions {
   numbers?: Numbers;
-  /** Aborts the call (and its retries); the call then rejects with a TransportError (`aborted: true`). */
+  /**
+   * Aborts the call (and its retries); the call then rejects with a
+   * TransportError (`aborted: true`), of `transportKind` `"timeout"` when
+   * the signal's reason is a TimeoutError (`AbortSignal.timeout(ms)`, also
+   * within `AbortSignal.any`), else `"other"`.
+   */
   signal?: AbortSignal;
 }
 
@@ -247,6 +252,12 @@ export interface DuesOptions extends CallOptions, AjaxOptions {
   kind: DuesKind;
 }
 
+/**
+ * The options of the calls of many queries (`duesTable`, `aging`,
+ * `creditStatus`): `timeoutMs` and the other limits bound each query, not
+ * the whole; a `signal` (`AbortSignal.timeout(ms)` for a deadline) ends
+ * them all.
+ */
 export interface DuesTableOptions extends CallOptions {
   /** Queries at a time (default 8; 1 to `ErpClient.limits.concurrency.max`, 256). */
   concurrency?: number;
@@ -654,7 +665,10 @@ export declare class TransportError extends ErpError {
   constructor(message: string, options?: { transportKind?: TransportKind; cause?: unknown });
   readonly kind: "transport";
   readonly transportKind: TransportKind;
-  /** Set when the caller's `signal` aborted the call. */
+  /**
+   * Set when the caller's `signal` aborted the call; `transportKind` is
+   * then `"timeout"` if the signal timed out (`AbortSignal.timeout`).
+   */
   readonly aborted?: true;
 }
 

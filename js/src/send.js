@@ -91,9 +91,13 @@ export async function run(call, host) {
   }
 }
 
-/** The error for a call the caller aborted, saying where it stood. */
+/**
+ * The error for a call the caller aborted, saying where it stood: a
+ * timeout when the signal's reason is a TimeoutError (a deadline set with
+ * `AbortSignal.timeout()`, alone or in `AbortSignal.any`).
+ */
 function aborted(call, signal) {
-  const err = fromCore(call.aborted(), signal?.reason);
+  const err = fromCore(call.aborted(signal?.reason?.name === "TimeoutError"), signal?.reason);
   err.aborted = true;
   return err;
 }

@@ -474,3 +474,55 @@ describe("js/README.md: in a server", () => {
     assert.equal(upstream.done, false, "before it was all read");
   });
 });
+
+describe("a deadline in the call's signal", () => {
+  const rejected = (promise) =>
+    promise.then(
+      () => assert.fail("resolved"),
+      (err) => err,
+    );
+
+  test("AbortSignal.timeout ends a call as a timeout, aborted", async () => {
+    const c = client(faultUrl(sandbox.url, "hang", freshKey("deadline")));
+    const err = await rejected(c.table("sales_invoice", { signal: AbortSignal.timeout(200) }));
+    assert.ok(err instanceof TransportError, String(err));
+    assert.equal(err.aborted, true);
+    assert.equal(err.transportKind, "timeout", err.message);
+    assert.match(err.message, /timed out/);
+    assert.equal(err.cause?.name, "TimeoutError");
+  });
+
+  test("in AbortSignal.any with the request's signal, over the many calls of duesTable", async () => {
+    const c = client(faultUrl(sandbox.url, "latency-3000", freshKey("deadline")));
+    const request = new AbortController();
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(200)]);
+    const started = performance.now();
+    const err = await rejected(c.duesTable(["C001", "C002", "C003"], "RECEIPT", { signal }));
+    assert.ok(performance.now() - started < 2000, "ended at the deadline");
+    assert.equal(err.aborted, true);
+    assert.equal(err.transportKind, "timeout", err.message);
+  });
+
+  test("a stream's deadline too", async () => {
+    const c = client(faultUrl(sandbox.url, "hang", freshKey("deadline")));
+    const batches = c.streamTable("sales_invoice", { signal: AbortSignal.timeout(200) });
+    const err = await rejected(
+      (async () => {
+        for await (const _ of batches);
+      })(),
+    );
+    assert.equal(err.aborted, true);
+    assert.equal(err.transportKind, "timeout", err.message);
+  });
+
+  test("any other abort (the HTTP client gone) stays other", async () => {
+    const c = client(faultUrl(sandbox.url, "hang", freshKey("deadline")));
+    const request = new AbortController();
+    setTimeout(() => request.abort(), 100);
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(60_000)]);
+    const err = await rejected(c.table("sales_invoice", { signal }));
+    assert.equal(err.aborted, true);
+    assert.equal(err.transportKind, "other", err.message);
+    assert.match(err.message, /aborted by its signal$/);
+  });
+});

@@ -373,11 +373,21 @@ impl Call {
     }
 
     /// The error object for a call its caller aborted (never retried),
-    /// saying where the call stood.
-    pub fn aborted(&mut self) -> JsValue {
-        let error = self
-            .config
-            .transport_error(TransportKind::Other, "the call was aborted by its signal");
+    /// saying where the call stood. `timed_out`: the signal's reason was a
+    /// `TimeoutError` (`AbortSignal.timeout()`, a deadline the caller set),
+    /// which is a timeout as the call's own limits are, so that a service
+    /// maps it as one (504); any other abort (the HTTP client gone) is
+    /// `other`.
+    pub fn aborted(&mut self, timed_out: Option<bool>) -> JsValue {
+        let error = if timed_out == Some(true) {
+            self.config.transport_error(
+                TransportKind::Timeout,
+                "the call was aborted by its signal, which timed out",
+            )
+        } else {
+            self.config
+                .transport_error(TransportKind::Other, "the call was aborted by its signal")
+        };
         let config = &self.config;
         let info = with_call!(self, c => CallInfo {
             attempts: c.attempts(),
