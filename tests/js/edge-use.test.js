@@ -526,3 +526,34 @@ describe("a deadline in the call's signal", () => {
     assert.match(err.message, /aborted by its signal$/);
   });
 });
+
+describe("an answer broken off says how far it got", () => {
+  test("a whole table: the rows that had arrived, and no batches it never handed out", async () => {
+    const c = client(faultUrl(sandbox.url, "reset-5000", freshKey("cut")), { maxRetries: 0 });
+    const err = await c.table("sales_invoice").then(
+      () => assert.fail("resolved"),
+      (e) => e,
+    );
+    assert.ok(err instanceof TransportError, String(err));
+    assert.ok(err.rowsReceived > 0);
+    assert.equal(err.rowsDelivered, undefined);
+    assert.ok(err.message.endsWith(`(${err.rowsReceived} rows had arrived)`), err.message);
+  });
+
+  test("a stream: also the rows it handed out in complete batches", async () => {
+    const c = client(faultUrl(sandbox.url, "reset-5000", freshKey("cut")), { maxRetries: 0 });
+    let handed = 0;
+    const err = await (async () => {
+      for await (const batch of c.streamTable("sales_invoice", { batchRows: 5 }))
+        handed += batch.length;
+    })().then(
+      () => assert.fail("resolved"),
+      (e) => e,
+    );
+    assert.equal(err.rowsDelivered, handed);
+    assert.match(
+      err.message,
+      new RegExp(`had arrived, ${handed} of them delivered in complete batches\\)$`),
+    );
+  });
+});

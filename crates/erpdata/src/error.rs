@@ -200,11 +200,15 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             rows_delivered,
             ..
         }) if *received > 0 || rows_delivered.is_some_and(|d| d > 0) => {
-            let delivered = rows_delivered.unwrap_or(0);
             let rows = if *received == 1 { "row" } else { "rows" };
-            format!(
-                " ({received} {rows} had arrived, {delivered} of them delivered in complete batches)"
-            )
+            // Only a stream hands rows out before its end: a whole-table
+            // call (rows_delivered None) delivered none, in no batches.
+            match rows_delivered {
+                Some(delivered) => format!(
+                    " ({received} {rows} had arrived, {delivered} of them delivered in complete batches)"
+                ),
+                None => format!(" ({received} {rows} had arrived)"),
+            }
         }
         _ => String::new(),
     };
@@ -338,6 +342,35 @@ mod tests {
             call: None,
         };
         assert_eq!(e.to_string(), "HTTP status 500: x");
+    }
+
+    #[test]
+    fn a_cut_answer_says_how_far_it_got() {
+        let cut = |rows_received, rows_delivered| Error::Transport {
+            kind: TransportKind::Reset,
+            message: "the connection broke".into(),
+            source: None,
+            call: Some(Box::new(CallInfo {
+                attempts: 1,
+                rows_received,
+                rows_delivered,
+                ..CallInfo::default()
+            })),
+        };
+        // A stream: what it handed out in batches.
+        let stream = cut(Some(700), Some(512)).to_string();
+        assert!(
+            stream.ends_with("(700 rows had arrived, 512 of them delivered in complete batches)"),
+            "{stream}"
+        );
+        // A whole table (or dues) hands out nothing before its end: no batches to name.
+        let table = cut(Some(16), None).to_string();
+        assert!(table.ends_with("(16 rows had arrived)"), "{table}");
+        assert!(!table.contains("delivered"), "{table}");
+        assert!(cut(Some(1), None)
+            .to_string()
+            .ends_with("(1 row had arrived)"));
+        assert!(!cut(Some(0), None).to_string().contains("arrived"));
     }
 
     #[test]
