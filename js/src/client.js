@@ -482,33 +482,54 @@ export class ErpClient extends AjaxFunctions {
     core(() => loadWasm().checkCallOptions(callOptions));
     const wasmCore = this.#core;
     const host = this.#host(signal);
+    /** The batches of one iteration; `stop` ends the call, a read in progress included. */
+    async function* batches(stop) {
+      const onAbort = () => stop.abort(signal.reason);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+      const invocation = core(() => wasmCore.invoke("table", args, reading));
+      let call;
+      try {
+        call = core(() => invocation.stream(callOptions, ...ErpClient.#start()));
+      } finally {
+        invocation.free();
+      }
+      const steps = drive(call, { ...host, signal: stop.signal });
+      try {
+        for (;;) {
+          const step = await steps.next();
+          if (step.done) {
+            stream.notices = step.value.notices;
+            stream.totalRows = step.value.totalRows;
+            return;
+          }
+          yield batchRows(step.value, numbers, []);
+        }
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+        await steps.return();
+      }
+    }
     const stream = {
       /** The answer's notices, once the stream ended without an error. */
       notices: undefined,
       /** The rows of the whole answer, once the stream ended without an error. */
       totalRows: undefined,
-      async *[Symbol.asyncIterator]() {
-        const invocation = core(() => wasmCore.invoke("table", args, reading));
-        let call;
-        try {
-          call = core(() => invocation.stream(callOptions, ...ErpClient.#start()));
-        } finally {
-          invocation.free();
-        }
-        const steps = drive(call, host);
-        try {
-          for (;;) {
-            const step = await steps.next();
-            if (step.done) {
-              stream.notices = step.value.notices;
-              stream.totalRows = step.value.totalRows;
-              return;
-            }
-            yield batchRows(step.value, numbers, []);
-          }
-        } finally {
-          await steps.return();
-        }
+      [Symbol.asyncIterator]() {
+        // An async generator's return() waits for a next() in progress,
+        // and a read waits up to readTimeoutMs for the service: a
+        // ReadableStream passing the table on, whose cancel calls return()
+        // while its pull waits on next(), kept the call and its connection
+        // that long after the HTTP client had gone. return() ends the read
+        // first (that next() rejects, aborted).
+        const stop = new AbortController();
+        const iterator = batches(stop);
+        const finish = iterator.return.bind(iterator);
+        iterator.return = (value) => {
+          stop.abort();
+          return finish(value);
+        };
+        return iterator;
       },
     };
     return stream;

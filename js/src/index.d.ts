@@ -424,7 +424,9 @@ export interface TableStream extends AsyncIterable<Row[]> {
   /**
    * The batches, the request sent on the first `next()`. `return()` ends
    * the call early (its connection let go), as leaving a `for await` does:
-   * what a ReadableStream's `cancel` calls when it passes a table on.
+   * what a ReadableStream's `cancel` calls when it passes a table on. It
+   * does not wait for a `next()` in progress, which then rejects with a
+   * TransportError (`aborted: true`).
    */
   [Symbol.asyncIterator](): AsyncGenerator<Row[], void, undefined>;
   /** The answer's notices, once the batches ended without an error. */

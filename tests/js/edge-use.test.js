@@ -557,3 +557,54 @@ describe("an answer broken off says how far it got", () => {
     );
   });
 });
+
+describe("a stream ended while it waits for the service", () => {
+  test("return() ends the read in progress and lets go of the answer", async () => {
+    // The ERP's answer: its first 6,000 bytes (some batches), then nothing,
+    // as from a service that stalls mid-table.
+    const upstream = { cancelled: false };
+    const stalling = async (url, init) => {
+      const res = await fetch(url, init);
+      const reader = res.body.getReader();
+      let sent = 0;
+      const body = new ReadableStream({
+        async pull(controller) {
+          if (sent >= 6000) return new Promise(() => {});
+          const part = await reader.read();
+          if (part.done) return controller.close();
+          const chunk = part.value.subarray(0, 6000 - sent);
+          sent += chunk.length;
+          controller.enqueue(chunk);
+        },
+        cancel(reason) {
+          upstream.cancelled = true;
+          return reader.cancel(reason);
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const c = client(sandbox.url, { fetch: stalling, readTimeoutMs: 20_000 });
+    const batches = c.streamTable("sales_invoice", { batchRows: 5 })[Symbol.asyncIterator]();
+    let step = await batches.next();
+    while (!step.done) {
+      // The batches the bytes held, then a next() that waits on the service.
+      const next = batches.next();
+      const waited = await Promise.race([
+        next.then(() => false),
+        new Promise((resolve) => setTimeout(() => resolve(true), 300)),
+      ]);
+      if (!waited) {
+        step = await next;
+        continue;
+      }
+      const started = performance.now();
+      const ended = await batches.return();
+      assert.ok(performance.now() - started < 2000, "return() did not wait for the read");
+      assert.deepEqual(ended, { done: true, value: undefined });
+      await assert.rejects(next, (err) => err instanceof TransportError && err.aborted === true);
+      assert.equal(upstream.cancelled, true, "the ERP's answer was let go");
+      return;
+    }
+    assert.fail("the stream ended without waiting on the service");
+  });
+});
