@@ -81,9 +81,7 @@ async def in_thread(run: Callable[[], R], stop: Callable[[], None]) -> R:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
         stop()
-        await ended_tasks({future})
-        if not future.cancelled():
-            future.exception()  # of no use now: marked as seen
+        await ended_tasks({future})  # which marks its error, if any, as seen
         raise
 
 
