@@ -59,13 +59,16 @@ impl Table {
     }
 }
 
-/// `{"compid":C,"yearid":Y`: the ledger's ids as a document table's INT
-/// columns, typed as the style `E` types INT.
-fn doc_ids<E: Encoding>(buf: &mut Vec<u8>, ledger: &Ledger) {
+/// `{"compid":C` and, with `year`, `,"yearid":Y`: a row's start, the
+/// ledger's ids as the table's INT columns, typed as the style `E` types
+/// INT.
+fn row_ids<E: Encoding>(buf: &mut Vec<u8>, ledger: &Ledger, year: bool) {
     buf.extend_from_slice(b"{\"compid\":");
     json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.company));
-    buf.extend_from_slice(b",\"yearid\":");
-    json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.year));
+    if year {
+        buf.extend_from_slice(b",\"yearid\":");
+        json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.year));
+    }
 }
 
 /// Row `i` of `table`, typed as the style `E` types values.
@@ -80,8 +83,7 @@ pub(crate) fn write_row<E: Encoding>(
         Table::Account => {
             let a = &ACCOUNTS[i as usize];
             // Accounts belong to a company, in every year: no `yearid`.
-            buf.extend_from_slice(b"{\"compid\":");
-            json::int_q(buf, E::QUOTE_INTS, i64::from(ledger.company));
+            row_ids::<E>(buf, ledger, false);
             buf.extend_from_slice(b",\"acid\":");
             json::string(buf, a.acid);
             buf.extend_from_slice(b",\"name\":");
@@ -131,7 +133,7 @@ fn write_doc<E: Encoding>(
         ),
     };
     let day = data.days.get(doc.day);
-    doc_ids::<E>(buf, ledger);
+    row_ids::<E>(buf, ledger, true);
     buf.extend_from_slice(no);
     json::doc_no(buf, kind.prefix(), ledger.year, doc.number);
     buf.extend_from_slice(b",\"date\":");
@@ -188,7 +190,7 @@ fn write_settlement<E: Encoding>(
         ),
     };
     let day = data.days.get(s.day);
-    doc_ids::<E>(buf, ledger);
+    row_ids::<E>(buf, ledger, true);
     buf.extend_from_slice(no);
     json::doc_no(buf, kind.settlement_prefix(), ledger.year, s.number);
     buf.extend_from_slice(b",\"date\":");
