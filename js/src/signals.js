@@ -41,7 +41,9 @@ export function within(promise, ms, signal, onTimeout) {
   const limit = new Promise((_, reject) => {
     cancel = after(ms, () => {
       onTimeout?.();
-      reject(new DOMException(`nothing within ${ms} ms`, "TimeoutError"));
+      // The wait left is fractional (the call's budget less the time
+      // spent); the timer itself rounds up to whole milliseconds too.
+      reject(new DOMException(`nothing within ${Math.ceil(ms)} ms`, "TimeoutError"));
     });
     onAbort = () => reject(ABORTED);
     if (signal?.aborted) onAbort();

@@ -290,6 +290,8 @@ describe("signal and timeout", () => {
       assert.ok(err instanceof TransportError);
       assert.equal(err.transportKind, "timeout");
       assert.match(err.message, /call's timeout of 0\.4 s/);
+      // The wait left is fractional; its cause names whole milliseconds.
+      assert.match(err.cause?.message ?? "", /^nothing within \d+ ms$/);
       assert.equal(err.attempts, 1);
       return true;
     });
