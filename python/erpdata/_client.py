@@ -4,7 +4,6 @@ threads where a plan runs several calls at once)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from types import TracebackType
@@ -119,7 +118,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
             with work.state() as state:
                 return work.finish(_drive.run(self._http, work.start(self._limits), state))
         if isinstance(work, Blocking):
-            return work.run(self, threading.Event())
+            return work.run(self, None)
         return self._run_many(work)
 
     def _run_many(self, work: Many[Any]) -> Any:

@@ -284,7 +284,7 @@ class Operations:
         yet. See :func:`erpdata.export.export`."""
         from .export import _export
 
-        def run(client: Any, stop: threading.Event) -> ExportResult:
+        def run(client: Any, stop: threading.Event | None) -> ExportResult:
             return _export(
                 client,
                 tables,

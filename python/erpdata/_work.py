@@ -116,9 +116,11 @@ class Many(Generic[R]):
 @dataclass
 class Blocking(Generic[R]):
     """Work that blocks (writing files), given a synchronous client and an
-    event asking it to stop (set when an async caller is cancelled)."""
+    event asking it to stop (set when an async caller is cancelled; ``None``
+    for a synchronous caller, whom nothing cancels but Ctrl-C, which
+    reaches its own thread)."""
 
-    run: Callable[[Any, threading.Event], R]
+    run: Callable[[Any, threading.Event | None], R]
 
 
 Work = Union[One[R], Many[R], Blocking[R]]
