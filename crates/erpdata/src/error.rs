@@ -1,6 +1,8 @@
 use std::fmt;
+use std::time::Duration;
 
 use crate::redact::Redactor;
+use crate::retry::Outcome;
 use crate::source::TransportSource;
 
 /// What went wrong at the transport level; set by the binding that sent the
@@ -149,6 +151,13 @@ pub struct CallInfo {
     /// The policy would have retried, but the client's retry budget was
     /// spent by recent failures (see [`RetryBudget`](crate::RetryBudget)).
     pub retry_withheld: bool,
+    /// For an [`Error::HttpStatus`] of a status that may pass later (429,
+    /// 502, 503, 504): the wait its answer asked for with `Retry-After`
+    /// (see [`Error::retry_after`]).
+    pub retry_after: Option<Duration>,
+    /// The policy's `max_retry_after`, when the call stopped retrying
+    /// because `retry_after` was longer (the message then says so).
+    pub retry_after_limit: Option<Duration>,
 }
 
 /// " from URL" (the last request's, redacted) where the call is known:
@@ -194,6 +203,19 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
         }
         _ => "",
     };
+    let waits = match call.as_deref() {
+        Some(CallInfo {
+            retry_after: Some(asked),
+            retry_after_limit: Some(limit),
+            ..
+        }) => format!(
+            " (not retried: the service asked to wait {}, longer than max_retry_after ({}): \
+             try again after that wait, or raise max_retry_after (Rust's RetryPolicy))",
+            crate::call::seconds(*asked),
+            crate::call::seconds(*limit)
+        ),
+        _ => String::new(),
+    };
     let rows = match call.as_deref() {
         Some(CallInfo {
             rows_received: Some(received),
@@ -212,7 +234,7 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
         }
         _ => String::new(),
     };
-    rows + withheld
+    rows + withheld + &waits
 }
 
 impl Error {
@@ -249,6 +271,42 @@ impl Error {
             _ => {}
         }
         self
+    }
+
+    /// Whether the same call may pass if tried later: a connection
+    /// refused, reset or timed out, or the statuses that mean "try later"
+    /// (429, 502, 503, 504). The rule the call's own retries follow
+    /// ([`Outcome::may_pass_later`]), so an error a call ended with is
+    /// retryable when the call stopped retrying for another reason (its
+    /// retries spent, its time up, a `Retry-After` too long). Never
+    /// invalid input, a service or decode error, another status (a refused
+    /// redirect included) or a TLS certificate refused: those would fail
+    /// the same way again.
+    ///
+    /// A job queue retries later the errors that are retryable; a web
+    /// service answers them with 503, the others with 500 or 502.
+    pub fn is_retryable(&self) -> bool {
+        let outcome = match self {
+            Error::Transport { kind, .. } => Outcome::Transport(*kind),
+            Error::HttpStatus { status, .. } => Outcome::Status {
+                status: *status,
+                retry_after: None,
+            },
+            _ => return false,
+        };
+        outcome.may_pass_later()
+    }
+
+    /// The wait the service asked for with `Retry-After` (in seconds, or
+    /// as an HTTP date counted from the binding's clock) on the answer an
+    /// [`Error::HttpStatus`] of 429, 502, 503 or 504 was made from; `None`
+    /// when it sent none (or one not understood), for other errors, and
+    /// for status errors of the parsers used alone, which see no headers.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::HttpStatus { call, .. } => call.as_deref()?.retry_after,
+            _ => None,
+        }
     }
 
     /// The input field an [`Error::InvalidInput`] names.
@@ -371,6 +429,60 @@ mod tests {
             .to_string()
             .ends_with("(1 row had arrived)"));
         assert!(!cut(Some(0), None).to_string().contains("arrived"));
+    }
+
+    #[test]
+    fn retryable_is_the_retry_rule() {
+        let status = |status| Error::HttpStatus {
+            status,
+            excerpt: String::new(),
+            call: None,
+        };
+        for s in [429, 502, 503, 504] {
+            assert!(status(s).is_retryable(), "{s}");
+        }
+        // 307: a redirect the core refused.
+        for s in [307, 400, 401, 404, 500, 501] {
+            assert!(!status(s).is_retryable(), "{s}");
+        }
+        let service = Error::Service {
+            status: "error".into(),
+            message: "Database connection failed".into(),
+            call: call("https://erp.example.com/"),
+        };
+        let decode = Error::Decode {
+            reason: "truncated".into(),
+            excerpt: String::new(),
+            excerpt_at: None,
+            call: None,
+        };
+        for e in [Error::invalid("acid", "empty"), service, decode] {
+            assert!(!e.is_retryable(), "{e}");
+            assert_eq!(e.retry_after(), None);
+        }
+        // A parser used alone sees no Retry-After.
+        assert_eq!(status(503).retry_after(), None);
+    }
+
+    #[test]
+    fn a_wait_too_long_says_so_and_how_to_change_it() {
+        let e = Error::HttpStatus {
+            status: 503,
+            excerpt: "busy".into(),
+            call: Some(Box::new(CallInfo {
+                attempts: 1,
+                retry_after: Some(Duration::from_secs(120)),
+                retry_after_limit: Some(Duration::from_secs(30)),
+                ..CallInfo::default()
+            })),
+        };
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(120)));
+        assert_eq!(
+            e.to_string(),
+            "HTTP status 503: busy (not retried: the service asked to wait 120 s, longer than \
+             max_retry_after (30 s): try again after that wait, or raise max_retry_after \
+             (Rust's RetryPolicy))"
+        );
     }
 
     #[test]

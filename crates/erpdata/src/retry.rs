@@ -33,6 +33,20 @@ impl Outcome<'_> {
             Outcome::Status { status, .. } => RetryPolicy::is_retryable_status(status),
         }
     }
+
+    /// The wait a status that may pass later asked for with `Retry-After`
+    /// (seconds, or an HTTP date counted from `now`, the wall clock;
+    /// without it a date is not understood). `None` for anything else,
+    /// and for a header not understood (the backoff applies then).
+    pub fn asked_wait(&self, now: Option<SystemTime>) -> Option<Duration> {
+        match *self {
+            Outcome::Status {
+                retry_after: Some(header),
+                ..
+            } if self.may_pass_later() => parse_retry_after(header, now),
+            _ => None,
+        }
+    }
 }
 
 /// The policy's answer.
@@ -42,6 +56,19 @@ pub enum Decision {
     RetryAfter(Duration),
     /// Give up: report the outcome.
     Stop,
+}
+
+/// [`RetryPolicy::decide`]'s answer with the reason for stopping that a
+/// call's error names: the wait the service asked for was too long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Send the same request again after this delay.
+    Retry(Duration),
+    /// Give up: the outcome would fail again, or the retries are spent.
+    Stop,
+    /// Give up: `Retry-After` asked for this wait, longer than the
+    /// policy's `max_retry_after`.
+    WaitTooLong(Duration),
 }
 
 /// Exponential backoff with jitter, honouring `Retry-After`.
@@ -98,24 +125,35 @@ impl RetryPolicy {
         random: f64,
         now: Option<SystemTime>,
     ) -> Decision {
+        match self.verdict(retries_done, outcome, random, now) {
+            Verdict::Retry(delay) => Decision::RetryAfter(delay),
+            Verdict::Stop | Verdict::WaitTooLong(_) => Decision::Stop,
+        }
+    }
+
+    /// [`RetryPolicy::decide`], saying when it stops because the wait
+    /// asked for is longer than `max_retry_after`.
+    pub(crate) fn verdict(
+        &self,
+        retries_done: u32,
+        outcome: Outcome<'_>,
+        random: f64,
+        now: Option<SystemTime>,
+    ) -> Verdict {
         if retries_done >= self.max_retries {
-            return Decision::Stop;
+            return Verdict::Stop;
         }
         if !outcome.may_pass_later() {
-            return Decision::Stop;
+            return Verdict::Stop;
         }
-        let retry_after = match outcome {
-            Outcome::Transport(_) => None,
-            Outcome::Status { retry_after, .. } => retry_after,
-        };
-        if let Some(wait) = retry_after.and_then(|h| parse_retry_after(h, now)) {
+        if let Some(wait) = outcome.asked_wait(now) {
             return if wait > self.max_retry_after {
-                Decision::Stop
+                Verdict::WaitTooLong(wait)
             } else {
-                Decision::RetryAfter(wait)
+                Verdict::Retry(wait)
             };
         }
-        Decision::RetryAfter(self.backoff(retries_done, random))
+        Verdict::Retry(self.backoff(retries_done, random))
     }
 
     /// "Equal jitter": half the step fixed, half random, so retries of many
@@ -225,6 +263,29 @@ mod tests {
         assert_eq!(ms(2, 0.5), 1500);
         assert_eq!((ms(10, 0.0), ms(10, 1.0)), (4000, 8000));
         assert_eq!(ms(0, f64::NAN), 375);
+    }
+
+    #[test]
+    fn a_wait_asked_for_is_read_only_where_it_may_pass_later() {
+        assert_eq!(
+            status(503, Some(" 120 ")).asked_wait(None),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(status(500, Some("5")).asked_wait(None), None);
+        assert_eq!(status(429, Some("soon")).asked_wait(None), None);
+        assert_eq!(
+            Outcome::Transport(TransportKind::Reset).asked_wait(None),
+            None
+        );
+        // Too long: a stop that says why, unless the retries were spent.
+        assert_eq!(
+            P.verdict(0, status(503, Some("31")), 0.0, None),
+            Verdict::WaitTooLong(Duration::from_secs(31))
+        );
+        assert_eq!(
+            P.verdict(2, status(503, Some("31")), 0.0, None),
+            Verdict::Stop
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub use sink::{Answer, OwnedChunk, Parsed, Sink, StreamEnd, TableStream, WholeBo
 
 use crate::config::Config;
 use crate::error::{CallInfo, Error, TransportKind};
-use crate::retry::{Decision, Outcome};
+use crate::retry::{Outcome, Verdict};
 use crate::source::TransportSource;
 
 /// What the host does next.
@@ -175,6 +175,11 @@ pub struct Call<S: Sink> {
     reading: bool,
     /// Whether the retry budget withheld a retry the policy allowed.
     withheld: bool,
+    /// The wait the last answer's `Retry-After` asked for (a status that
+    /// may pass later), and the policy's `max_retry_after` when the call
+    /// stopped because that wait was longer: a status error says both.
+    asked: Option<Duration>,
+    asked_too_long: Option<Duration>,
     delivered: u64,
     streams: bool,
 }
@@ -225,6 +230,8 @@ impl<S: Sink> Call<S> {
             hops: 0,
             reading: false,
             withheld: false,
+            asked: None,
+            asked_too_long: None,
             delivered: 0,
             streams: false,
         }
@@ -340,6 +347,8 @@ impl<S: Sink> Call<S> {
             self.state = State::Failed(self.misuse("reported a head it was not asked for"));
             return;
         };
+        self.asked = None;
+        self.asked_too_long = None;
         match self
             .config
             .follow_redirect(&self.request, head.status, head.location, self.hops)
@@ -360,6 +369,7 @@ impl<S: Sink> Call<S> {
             status: head.status,
             retry_after: head.retry_after,
         };
+        self.asked = outcome.asked_wait(head.date);
         if let Some(delay) = self.retry_delay(now, outcome, head.date) {
             self.state = State::Sleep(delay);
             return;
@@ -495,18 +505,19 @@ impl<S: Sink> Call<S> {
     ) -> Option<Duration> {
         let budget_allows = !outcome.may_pass_later() || self.config.retry_budget().failed();
         let random = self.random();
-        match self
-            .options
-            .retry
-            .decide(self.retries, outcome, random, date)
-        {
-            Decision::RetryAfter(delay) if delay < self.left(now) => {
+        let policy = self.options.retry;
+        match policy.verdict(self.retries, outcome, random, date) {
+            Verdict::Retry(delay) if delay < self.left(now) => {
                 if !budget_allows {
                     self.withheld = true;
                     return None;
                 }
                 self.retries += 1;
                 Some(delay)
+            }
+            Verdict::WaitTooLong(_) => {
+                self.asked_too_long = Some(policy.max_retry_after);
+                None
             }
             _ => None,
         }
@@ -628,12 +639,17 @@ impl<S: Sink> Call<S> {
     /// `error` with where the call stood.
     fn finished(&self, error: Error) -> Error {
         let table = self.reading && (self.streams || self.sink.rows() > 0);
+        // The wait asked for belongs to the answer a status error is made
+        // of, not to a failure while reading it.
+        let status = matches!(error, Error::HttpStatus { .. });
         let info = CallInfo {
             attempts: self.attempts,
             url: self.config.redact(&self.request.uri().to_string()),
             rows_received: table.then(|| self.sink.rows()),
             rows_delivered: self.streams.then_some(self.delivered),
             retry_withheld: self.withheld,
+            retry_after: self.asked.filter(|_| status),
+            retry_after_limit: self.asked_too_long.filter(|_| status),
         };
         error.with_call(info)
     }
@@ -659,7 +675,7 @@ fn with_cause(chain: &TransportSource) -> String {
 }
 
 /// `1.5 s`, `30 s`, `0.25 s`: a limit as the docs write it.
-fn seconds(d: Duration) -> String {
+pub(crate) fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 

@@ -690,3 +690,112 @@ fn options_out_of_range_fail_before_anything_is_sent() {
         }
     }
 }
+
+/// A dues call whose answers are `heads` in turn, each with an HTML body,
+/// its status error made by the dues parser: the call's error.
+fn fail_with(options: CallOptions, heads: &[Head<'_>]) -> Error {
+    let c = config();
+    let query = DuesQuery::new("C001", DuesKind::Receipt);
+    let request = c.dues_request(&query).unwrap();
+    let sink =
+        Parsed::new(move |c: &Config, status, body: &[u8]| c.parse_dues(&query, status, body));
+    let mut call = Call::new(&c, request, options, sink, ms(0), 5);
+    let mut heads = heads.iter();
+    loop {
+        match call.next(ms(0)) {
+            Action::Send { .. } => call.head(ms(0), *heads.next().expect("a head per attempt")),
+            Action::Read { .. } => {
+                call.chunk(ms(0), b"<html>busy</html>");
+                call.next(ms(0));
+                call.end(ms(0));
+            }
+            Action::Sleep(_) | Action::Emit(_) => {}
+            Action::Done(_) => panic!("the call passed"),
+            Action::Failed(e) => return e,
+        }
+    }
+}
+
+fn asking(code: u16, retry_after: &str) -> Head<'_> {
+    Head {
+        status: code,
+        retry_after: Some(retry_after),
+        ..Head::default()
+    }
+}
+
+#[test]
+fn a_wait_longer_than_max_retry_after_is_kept_and_said() {
+    let e = fail_with(CallOptions::default(), &[asking(503, "120")]);
+    assert_eq!(e.status_code(), Some(503));
+    assert_eq!(e.call().unwrap().attempts, 1);
+    assert!(e.is_retryable());
+    assert_eq!(e.retry_after(), Some(secs(120)));
+    assert!(
+        e.to_string().contains(
+            "(not retried: the service asked to wait 120 s, longer than max_retry_after (30 s): \
+             try again after that wait, or raise max_retry_after"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_status_error_keeps_the_wait_of_its_own_answer() {
+    // Retries spent: the last answer's wait is kept, and the message does
+    // not blame max_retry_after.
+    let e = fail_with(
+        options(secs(60), secs(10), 1),
+        &[asking(429, "1"), asking(429, "2")],
+    );
+    assert_eq!((e.retry_after(), e.is_retryable()), (Some(secs(2)), true));
+    assert!(!e.to_string().contains("max_retry_after"), "{e}");
+    // No retries allowed: a long wait is still not the reason it stopped.
+    let e = fail_with(options(secs(60), secs(10), 0), &[asking(503, "120")]);
+    assert_eq!(e.retry_after(), Some(secs(120)));
+    assert!(!e.to_string().contains("max_retry_after"), "{e}");
+    // An HTTP date, counted from the binding's clock.
+    let now = httpdate::parse_http_date("Sun, 22 Nov 2026 10:00:00 GMT").unwrap();
+    let dated = Head {
+        date: Some(now),
+        ..asking(503, "Sun, 22 Nov 2026 10:02:00 GMT")
+    };
+    let e = fail_with(CallOptions::default(), &[dated]);
+    assert_eq!(e.retry_after(), Some(secs(120)));
+    assert!(e.to_string().contains("asked to wait 120 s"), "{e}");
+    // A retry answered by a status that asks nothing keeps nothing of the
+    // wait asked before it.
+    let e = fail_with(
+        options(secs(60), secs(10), 2),
+        &[asking(503, "0"), status(404)],
+    );
+    assert_eq!((e.status_code(), e.retry_after()), (Some(404), None));
+    assert!(!e.is_retryable());
+    // A status that would fail again: its Retry-After is no wait to keep.
+    let e = fail_with(CallOptions::default(), &[asking(500, "5")]);
+    assert_eq!((e.retry_after(), e.is_retryable()), (None, false));
+    // Unreadable: nothing kept, the backoff applied.
+    let e = fail_with(options(secs(60), secs(10), 0), &[asking(503, "soon")]);
+    assert_eq!((e.retry_after(), e.is_retryable()), (None, true));
+}
+
+#[test]
+fn a_transport_failure_is_retryable_unless_it_would_fail_again() {
+    for (kind, retryable) in [
+        (TransportKind::Connect, true),
+        (TransportKind::Timeout, true),
+        (TransportKind::Reset, true),
+        (TransportKind::Tls, false),
+        (TransportKind::Other, false),
+    ] {
+        let mut call = dues_call(options(secs(60), secs(10), 0));
+        expect_send(call.next(ms(0)));
+        call.failed(ms(1), kind, "it failed");
+        let e = expect_failed(call.next(ms(1)));
+        assert_eq!(
+            (e.is_retryable(), e.retry_after()),
+            (retryable, None),
+            "{kind}"
+        );
+    }
+}

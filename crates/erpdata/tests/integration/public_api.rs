@@ -104,6 +104,9 @@ fn the_core_surface() {
     let _: fn(&Error) -> Option<u16> = Error::status_code;
     let _: fn(&Error) -> Error = Error::js_spelled;
     let _: fn(&str) -> std::borrow::Cow<'_, str> = js_name;
+    let _: fn(&Error) -> bool = Error::is_retryable;
+    let _: fn(&Error) -> Option<std::time::Duration> = Error::retry_after;
+    let _ = |o: &Outcome<'_>| -> Option<std::time::Duration> { o.asked_wait(None) };
     let _: for<'a> fn(&str, &[&'a str]) -> Option<&'a str> = closest;
     let _: fn(f64, f64, f64) -> Result<Timeouts> = Timeouts::from_millis_f64;
     // Every operation of the interface is in the catalogue.
