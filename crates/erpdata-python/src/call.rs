@@ -242,7 +242,7 @@ impl Limits {
         now: f64,
     ) -> crate::errors::Result<Self> {
         let timeouts = Timeouts::from_secs_f64(total, connect, read)?;
-        let max_retries = erpdata::check_max_retries(max_retries)?;
+        let max_retries = erpdata::binding::check_max_retries(max_retries)?;
         Ok(Limits {
             options: CallOptions {
                 timeouts,
@@ -390,7 +390,7 @@ impl Call {
         now: f64,
     ) -> crate::errors::Result<Self> {
         let limits = Limits::new(total, connect, read, max_retries, now)?;
-        let batch_rows = erpdata::check_batch_rows(batch_rows)?;
+        let batch_rows = erpdata::binding::check_batch_rows(batch_rows)?;
         let options = invocation.decoder_options(typing, batch_rows);
         let taking = match (stream, threads) {
             (false, _) => Taking::Whole,
@@ -664,19 +664,19 @@ pub(crate) fn whole<T>(
 /// `max_retries` checked by the core (0 to `MAX_RETRIES`).
 #[pyfunction]
 fn check_max_retries(value: &Bound<'_, PyAny>) -> crate::errors::Result<u32> {
-    whole(value, erpdata::check_max_retries)
+    whole(value, erpdata::binding::check_max_retries)
 }
 
 /// `batch_rows` checked by the core (`MIN_BATCH_ROWS` to `MAX_BATCH_ROWS`).
 #[pyfunction]
 fn check_batch_rows(value: &Bound<'_, PyAny>) -> crate::errors::Result<usize> {
-    whole(value, erpdata::check_batch_rows)
+    whole(value, erpdata::binding::check_batch_rows)
 }
 
 /// `concurrency` checked by the core (1 to `MAX_CONCURRENCY`).
 #[pyfunction]
 fn check_concurrency(value: &Bound<'_, PyAny>) -> crate::errors::Result<usize> {
-    whole(value, erpdata::check_concurrency)
+    whole(value, erpdata::binding::check_concurrency)
 }
 
 /// Time limits in seconds checked by the core: each above 0 and at most

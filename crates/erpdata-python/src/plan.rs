@@ -124,7 +124,7 @@ impl Plan {
         typing: Option<&Typing>,
         make: DuesPlan,
     ) -> Result<Self> {
-        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
+        let concurrency = whole(concurrency, erpdata::binding::check_concurrency)?;
         let plan = make(
             config.core_config(),
             &list(acids)?.unwrap_or_else(none),
@@ -210,7 +210,7 @@ impl Plan {
         year_id: Option<&Bound<'_, PyAny>>,
         concurrency: &Bound<'_, PyAny>,
     ) -> Result<Self> {
-        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
+        let concurrency = whole(concurrency, erpdata::binding::check_concurrency)?;
         let plan = AgingPlan {
             kind: given(kind)?,
             accounts: list(accounts)?,
@@ -245,7 +245,7 @@ impl Plan {
         year_id: Option<&Bound<'_, PyAny>>,
         concurrency: &Bound<'_, PyAny>,
     ) -> Result<Self> {
-        let concurrency = whole(concurrency, erpdata::check_concurrency)?;
+        let concurrency = whole(concurrency, erpdata::binding::check_concurrency)?;
         let plan = CreditStatusPlan {
             accounts: list(accounts)?,
             as_of: given(as_of)?,

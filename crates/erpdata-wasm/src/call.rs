@@ -15,12 +15,13 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
+use erpdata::binding::{check_batch_rows, check_max_retries};
 use erpdata::{
-    check_batch_rows, check_max_retries, Action, CallInfo, CallOptions, Config, DecoderOptions,
-    Error, Head, Invocation, OperationSink, Output, RetryPolicy, RowsFrom, Sink, StreamEnd,
-    Timeouts, TransportKind, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
-    DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
-    MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
+    Action, CallInfo, CallOptions, Config, DecoderOptions, Error, Head, Invocation, OperationSink,
+    Output, RetryPolicy, RowsFrom, Sink, StreamEnd, Timeouts, TransportKind, DEFAULT_BATCH_ROWS,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS,
+    DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT,
+    MIN_BATCH_ROWS,
 };
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;

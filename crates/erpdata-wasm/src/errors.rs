@@ -108,5 +108,5 @@ pub type JsResult<T> = Result<T, Thrown>;
 #[wasm_bindgen(js_name = closestName)]
 pub fn closest_name(given: &str, known: Vec<String>) -> Option<String> {
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    erpdata::closest(given, &known).map(str::to_owned)
+    erpdata::binding::closest(given, &known).map(str::to_owned)
 }

@@ -161,11 +161,10 @@ pub use aging::{aging, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_
 pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
 pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
 pub use call::{
-    check_batch_rows, check_concurrency, check_max_retries, Action, Answer, Call, CallOptions,
-    Head, OwnedChunk, Parsed, Sink, StreamEnd, TableStream, Timeouts, WholeBody,
-    DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
-    DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
-    MAX_TIMEOUT, MIN_BATCH_ROWS,
+    Action, Answer, Call, CallOptions, Head, OwnedChunk, Parsed, Sink, StreamEnd, TableStream,
+    Timeouts, WholeBody, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+    DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
+    MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 pub use catalogue::{
     operation, Arg, Args, Invocation, Operation, OperationSink, Output, TableBatches, WholeTable,
@@ -210,8 +209,17 @@ pub use retry_budget::{
     RETRY_BUDGET_TOKENS,
 };
 pub use source::TransportSource;
-pub use spelling::{closest, js_name};
 pub use token::{AccessToken, REDACTED};
+/// What the Python and JavaScript bindings share with the core and a Rust
+/// program has no use for: checks of the loosely typed numbers a binding is
+/// given (a Rust caller's types and `ClientOptions`' setters already
+/// bound them), and the JavaScript spelling of the core's names. Not part
+/// of the documented API; it may change in any release.
+#[doc(hidden)]
+pub mod binding {
+    pub use crate::call::{check_batch_rows, check_concurrency, check_max_retries};
+    pub use crate::spelling::{closest, js_name};
+}
 /// The Arrow crates this crate's Arrow output is built with (feature
 /// `arrow`), so that callers use the same versions.
 #[cfg(feature = "arrow")]

@@ -153,7 +153,9 @@ impl Error {
     /// [`Error::InvalidInput`]'s field spelled as [`js_name`] spells it
     /// (`invalid companyId: ...`), a time limit named by its option
     /// (`timeoutMs`), and the options a setting's reason names spelled so
-    /// too. Other errors are returned as they are.
+    /// too. Other errors are returned as they are. For the JavaScript
+    /// binding; not part of the documented API.
+    #[doc(hidden)]
     pub fn js_spelled(&self) -> Error {
         let Error::InvalidInput { field, reason } = self else {
             return self.clone();

@@ -26,7 +26,7 @@ impl TableCollector {
     #[new]
     #[pyo3(signature = (config, status, *, batch_rows=65_536, typing=None))]
     fn new(config: &Config, status: u16, batch_rows: i64, typing: Option<&Typing>) -> Result<Self> {
-        let batch_rows = erpdata::check_batch_rows(batch_rows)?;
+        let batch_rows = erpdata::binding::check_batch_rows(batch_rows)?;
         let options = Typing::decoder_options(typing, batch_rows);
         let inner = Collector::start(config.core_config(), status, options)
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start a decoder thread: {e}")))?;

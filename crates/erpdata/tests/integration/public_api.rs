@@ -8,8 +8,7 @@
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 use erpdata::ClientOptions;
 use erpdata::{
-    account_ids, aging, check_batch_rows, check_concurrency, check_max_retries, civil_from_days,
-    closest, credit_status, credit_status_of, js_name, operation, parse_decimal,
+    account_ids, aging, civil_from_days, credit_status, credit_status_of, operation, parse_decimal,
     parse_plain_decimal, pay_days, pay_days_of_text, timestamp_parts, unify_schemas,
     write_timestamp, AccessToken, Action, AgingOptions, AgingPlan, AjaxAnswer, AjaxFunction,
     AjaxOptions, AjaxQuery, AjaxValue, Answer, Arg, Args, Batch, Bitmap, Call, CallInfo,
@@ -26,6 +25,8 @@ use erpdata::{
     OPERATIONS, PAY_DAYS_FIELDS, PROJECT_FOLDER_VAR, PROJECT_VAR, REDACTED, RESERVED_PARAMS,
     USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
+// The Python and JavaScript bindings' helpers, hidden from the docs.
+use erpdata::binding::{check_batch_rows, check_concurrency, check_max_retries, closest, js_name};
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
