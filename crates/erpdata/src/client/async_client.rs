@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -214,23 +214,15 @@ impl AsyncClient {
         let sink = TableStream::new(self.inner.options.decoder.clone());
         let mut driver = Driver::new(self.inner.clone(), request, sink);
         driver.call = driver.call.streaming();
-        let end = Arc::new(Mutex::new(None));
         // The first batch (or the end, or the error) is awaited here, so
         // that a call that fails before any row fails `stream_table`.
-        let (first, driver) = match driver.advance().await? {
-            Step::Batch(batch) => (Some(batch), Some(driver)),
+        let (first, driver, end) = match driver.advance().await? {
+            Step::Batch(batch) => (Some(batch), Some(driver), None),
             // A table without rows ends here: the call is over, and asked
             // for another step it would answer that none is left.
-            Step::Done(finished) => {
-                *end.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
-                (None, None)
-            }
+            Step::Done(finished) => (None, None, Some(finished)),
         };
-        let state = StreamState {
-            driver,
-            first,
-            end: end.clone(),
-        };
+        let state = StreamState { driver, first };
         Ok(BatchStream {
             // Fused: asked again after it ended, it ends again (an unfold
             // alone would panic).
@@ -449,15 +441,17 @@ fn http_client(config: &Config, options: &ClientOptions) -> Result<reqwest::Clie
 /// ended without one, [`BatchStream::end`] gives the notices and the row
 /// count.
 pub struct BatchStream {
-    inner: Pin<Box<dyn Stream<Item = Result<Batch>> + Send>>,
-    end: Arc<Mutex<Option<StreamEnd>>>,
+    inner: Pin<Box<dyn Stream<Item = Streamed> + Send>>,
+    end: Option<StreamEnd>,
 }
 
 impl BatchStream {
     /// The notices and row count, once the body ended and decoded without
-    /// error; `None` before, and after an error.
-    pub fn end(&self) -> Option<StreamEnd> {
-        self.end.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// error; `None` before, and after an error. Borrowed, as
+    /// [`BatchIter::end`](crate::BatchIter::end)'s is (`.cloned()` keeps
+    /// it past the stream).
+    pub fn end(&self) -> Option<&StreamEnd> {
+        self.end.as_ref()
     }
 }
 
@@ -471,32 +465,47 @@ impl Stream for BatchStream {
     type Item = Result<Batch>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.inner.as_mut().poll_next(cx)
+        loop {
+            match self.inner.as_mut().poll_next(cx) {
+                // Kept by the stream itself, so that `end` can lend it; the
+                // inner stream ends at its next poll.
+                Poll::Ready(Some(Streamed::End(end))) => self.end = Some(end),
+                Poll::Ready(Some(Streamed::Item(item))) => return Poll::Ready(Some(item)),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
+}
+
+/// What the inner stream of a [`BatchStream`] gives: a batch or an error,
+/// or, last, the end of a body that decoded without error.
+enum Streamed {
+    Item(Result<Batch>),
+    End(StreamEnd),
 }
 
 struct StreamState {
     /// `None` once the call ended.
     driver: Option<Driver<Arc<Inner>, TableStream>>,
     first: Option<Batch>,
-    end: Arc<Mutex<Option<StreamEnd>>>,
 }
 
 impl StreamState {
-    async fn step(mut self) -> Option<(Result<Batch>, StreamState)> {
+    async fn step(mut self) -> Option<(Streamed, StreamState)> {
         if let Some(batch) = self.first.take() {
-            return Some((Ok(batch), self));
+            return Some((Streamed::Item(Ok(batch)), self));
         }
         let driver = self.driver.as_mut()?;
         match driver.advance().await {
-            Ok(Step::Batch(batch)) => Some((Ok(batch), self)),
+            Ok(Step::Batch(batch)) => Some((Streamed::Item(Ok(batch)), self)),
             Ok(Step::Done(finished)) => {
-                *self.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
-                None
+                self.driver = None;
+                Some((Streamed::End(finished), self))
             }
             Err(error) => {
                 self.driver = None;
-                Some((Err(error), self))
+                Some((Streamed::Item(Err(error)), self))
             }
         }
     }

@@ -157,7 +157,7 @@ impl Client {
                         Ok(None) => {
                             let end = stream.end();
                             assert!(end.is_some(), "ended clean without an end");
-                            out.notices = end.as_ref().map_or(0, |e| e.notices.len());
+                            out.notices = end.map_or(0, |e| e.notices.len());
                             out.text += &format!("{end:?}");
                             return;
                         }

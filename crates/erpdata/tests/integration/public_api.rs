@@ -158,6 +158,7 @@ fn the_blocking_client_surface() {
     let _: fn(&BlockingClient, Timeouts) -> Result<BlockingClient> = BlockingClient::with_timeouts;
     let _: fn(&BlockingClient, u32) -> Result<BlockingClient> = BlockingClient::with_max_retries;
     let _: fn(&BlockingClient, DeclaredSchema) -> BlockingClient = BlockingClient::with_schema;
+    let _: fn(&BatchIter) -> Option<&StreamEnd> = BatchIter::end;
 }
 
 #[cfg(feature = "reqwest")]
@@ -193,5 +194,7 @@ fn the_async_client_surface() {
     let _: fn(Config) -> Result<AsyncClient> = AsyncClient::new;
     let _: fn(&AsyncClient, Timeouts) -> Result<AsyncClient> = AsyncClient::with_timeouts;
     let _: fn(&AsyncClient, DeclaredSchema) -> AsyncClient = AsyncClient::with_schema;
+    // Borrowed, as the blocking iterator's is.
+    let _: fn(&BatchStream) -> Option<&StreamEnd> = BatchStream::end;
     let _: fn(&ClientOptions) -> &DecoderOptions = ClientOptions::decoder_options;
 }
