@@ -2,6 +2,8 @@
 
 use std::fmt;
 use std::io::{self, Read};
+use std::sync::mpsc;
+use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use ureq::tls::{Certificate, RootCerts, TlsConfig};
@@ -18,12 +20,15 @@ use crate::config::Config;
 use crate::decode::{Batch, DeclaredSchema};
 use crate::error::{Result, TransportKind};
 use crate::id::Id;
-use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep};
+use crate::plan::{AgingPlan, CreditStatusPlan, Plan, PlanStep, PlannedCall};
 use crate::query::{DuesKind, DuesQuery, TableQuery};
 use crate::response::{Dues, Table};
 
 /// How much of the body one read asks for.
 const READ_CHUNK: usize = 64 * 1024;
+
+/// The work of one of [`BlockingClient::run_plan`]'s threads.
+type Job<'scope> = Box<dyn FnOnce() + Send + 'scope>;
 
 /// A ready blocking client on ureq (feature `blocking`); no async runtime.
 ///
@@ -166,16 +171,57 @@ impl BlockingClient {
     /// its own (at most its concurrency at a time), each result handed
     /// back as it comes. On the first error it waits for the calls still
     /// running (each bounded by its time limits), then returns the error.
-    pub fn run_plan(&self, mut plan: Plan) -> Result<TypedRows> {
-        let (done, results) = std::sync::mpsc::channel();
+    ///
+    /// A call whose thread cannot be started (the system is out of threads
+    /// or memory, or at a limit on them such as a container's) runs on the
+    /// calling thread instead: the plan goes on with fewer threads, down to
+    /// the caller's own alone, rather than panicking or failing calls that
+    /// can be made.
+    pub fn run_plan(&self, plan: Plan) -> Result<TypedRows> {
+        self.run_plan_with(plan, |scope, job| {
+            std::thread::Builder::new()
+                .spawn_scoped(scope, job)
+                .map(drop)
+        })
+    }
+
+    /// [`run_plan`](Self::run_plan), each call's thread started by `spawn`
+    /// (the tests give one that fails).
+    fn run_plan_with<'env>(
+        &'env self,
+        mut plan: Plan,
+        spawn: impl for<'scope> Fn(&'scope Scope<'scope, 'env>, Job<'scope>) -> io::Result<()>,
+    ) -> Result<TypedRows> {
+        let (done, results) = mpsc::channel();
         std::thread::scope(|scope| loop {
             match plan.next() {
                 PlanStep::Call(call) => {
+                    // The call is handed to its thread once the thread
+                    // runs: if it cannot start, the call is still here.
+                    let (hand, take) = mpsc::channel::<PlannedCall>();
                     let done = done.clone();
-                    scope.spawn(move || {
-                        let id = call.id;
-                        let _ = done.send((id, self.run_planned(call)));
+                    let job: Job<'_> = Box::new(move || {
+                        if let Ok(call) = take.recv() {
+                            let id = call.id;
+                            let _ = done.send((id, self.run_planned(call)));
+                        }
                     });
+                    let call = match spawn(scope, job) {
+                        Ok(()) => match hand.send(call) {
+                            Ok(()) => continue,
+                            // Its thread ended without taking it (it
+                            // cannot, but the call is not lost if so).
+                            Err(mpsc::SendError(call)) => call,
+                        },
+                        // Std's `scope.spawn` would panic here. Run the
+                        // call on this thread instead; the calls already
+                        // running go on meanwhile, and the next call tries
+                        // for a thread again.
+                        Err(_) => call,
+                    };
+                    let id = call.id;
+                    let result = self.run_planned(call);
+                    plan.done(id, result);
                 }
                 PlanStep::Wait => match results.recv() {
                     Ok((id, result)) => plan.done(id, result),
@@ -504,5 +550,97 @@ impl Iterator for BatchIter {
             return Some(Ok(batch));
         }
         self.step()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::catalogue::Arg;
+
+    /// A loopback server answering every request with the same dues.
+    fn dues_server() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                std::thread::spawn(move || {
+                    let body =
+                        r#"{"status":"success","data":[{"doc_no":"INV-1","balance":"10.50"}]}"#;
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                        head.push(byte[0]);
+                    }
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(answer.as_bytes());
+                });
+            }
+        });
+        url
+    }
+
+    fn dues_plan(client: &BlockingClient) -> Plan {
+        let acids = Arg::List(["C001", "C002", "C003", "C004"].map(Arg::from).to_vec());
+        Plan::dues_table(
+            client.config(),
+            &acids,
+            &Arg::from("RECEIPT"),
+            4,
+            client.options().decoder.clone(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_plan_whose_threads_cannot_start_runs_its_calls_on_the_calling_thread() {
+        let config = Config::builder(dues_server())
+            .project("demo")
+            .company_id(1)
+            .year_id(2025)
+            .build()
+            .unwrap();
+        let client = BlockingClient::new(config).unwrap();
+        let threaded = client.run_plan(dues_plan(&client)).unwrap();
+        assert_eq!(threaded.rows.len(), 4);
+
+        // No thread at all: every call on the caller's (std's
+        // `scope.spawn` panicked here).
+        let tries = AtomicUsize::new(0);
+        let alone = client
+            .run_plan_with(dues_plan(&client), |_, _| {
+                tries.fetch_add(1, Ordering::Relaxed);
+                Err(io::Error::other("no thread for you"))
+            })
+            .unwrap();
+        assert_eq!(alone, threaded);
+        assert_eq!(
+            tries.load(Ordering::Relaxed),
+            4,
+            "each call asks for a thread"
+        );
+
+        // Every other thread refused: fewer threads, the same table.
+        let tries = AtomicUsize::new(0);
+        let some = client
+            .run_plan_with(dues_plan(&client), |scope, job| {
+                if tries.fetch_add(1, Ordering::Relaxed) % 2 == 0 {
+                    return Err(io::Error::other("no thread for you"));
+                }
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, job)
+                    .map(drop)
+            })
+            .unwrap();
+        assert_eq!(some, threaded);
     }
 }
