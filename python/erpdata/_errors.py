@@ -27,6 +27,15 @@ class ErpError(Exception):
     ``"invalid_input"``, ``"transport"``, ``"http_status"``, ``"service"``
     or ``"decode"``.
 
+    ``retryable`` says whether the same call may pass if tried later, after
+    the client's own retries gave up: a connection refused, reset or timed
+    out, or the statuses that mean "try later" (429, 502, 503, 504).
+    Never invalid input, a service or decode error, another status or a
+    TLS certificate refused, which would fail the same way again. A job
+    queue retries later what is retryable (after
+    ``HttpStatusError.retry_after`` where the service said); a web service
+    answers it with 503.
+
     An error a call ended with says where the call stood (the core's
     ``CallInfo``); each is ``None`` for an error raised before anything
     was sent:
@@ -40,6 +49,7 @@ class ErpError(Exception):
     """
 
     kind: str = "erp"
+    retryable: bool
 
     def __init__(
         self,
@@ -47,6 +57,7 @@ class ErpError(Exception):
         /,
         *,
         kind: str | None = None,
+        retryable: bool = False,
         attempts: int | None = None,
         url: str | None = None,
         rows_received: int | None = None,
@@ -55,6 +66,7 @@ class ErpError(Exception):
         super().__init__(msg)
         if kind is not None:
             self.kind = kind
+        self.retryable = retryable
         self.attempts = attempts
         self.url = url
         self.rows_received = rows_received
@@ -109,16 +121,30 @@ class TimeoutError(TransportError, builtins.TimeoutError):  # noqa: A001
 
 class HttpStatusError(ErpError):
     """The service answered with an HTTP status outside 2xx (3xx included:
-    redirects are not followed). ``excerpt`` is the start of the body."""
+    redirects are not followed). ``excerpt`` is the start of the body.
+
+    ``retry_after``: for a 429, 502, 503 or 504, the seconds its
+    ``Retry-After`` header asked the client to wait (a date counted from
+    now), else ``None``. When that was longer than the client waits, the
+    call stopped at once and its message says so.
+    """
 
     kind = "http_status"
 
     def __init__(
-        self, msg: str = "", /, *, status_code: int = 0, excerpt: str = "", **call: Any
+        self,
+        msg: str = "",
+        /,
+        *,
+        status_code: int = 0,
+        excerpt: str = "",
+        retry_after: float | None = None,
+        **call: Any,
     ) -> None:
         super().__init__(msg, **call)
         self.status_code = status_code
         self.excerpt = excerpt
+        self.retry_after = retry_after
 
 
 class ServiceError(ErpError):

@@ -129,7 +129,7 @@ Key = tuple[str, Id, Id]
 class ExportError(_errors.ErpError):
     """Some partitions of an :func:`export` failed; the others were written
     (``result``). The first failure is the ``__cause__`` (and gives this
-    error its ``kind``); ``failed`` and ``not_started`` list the partitions
+    error its ``kind`` and ``retryable``); ``failed`` and ``not_started`` list the partitions
     not written, ``stopped`` says whether the export stopped early because
     the service was failing."""
 
@@ -902,6 +902,7 @@ def _export_error(
     error = ExportError(
         message,
         kind=first.kind,
+        retryable=first.retryable,
         attempts=first.attempts,
         url=first.url,
         result=result,

@@ -53,7 +53,7 @@ def test_a_503_then_the_answer() -> None:
 def test_a_failure_carries_where_the_call_stood() -> None:
     call = dues_call(max_retries=0)
     assert isinstance(call.next(0.0), Send)
-    call.head(0.0, 503)
+    call.head(0.0, 503, retry_after="7")
     # Not retried: the body is read for the error's excerpt.
     assert isinstance(call.next(0.0), Read)
     call.chunk(0.0, b"<html>busy</html>")
@@ -70,8 +70,28 @@ def test_a_failure_carries_where_the_call_stood() -> None:
         None,
     )
     assert err.url is not None and err.url.startswith("https://erp.example.com/")
+    # It may pass later, after the wait the answer asked for.
+    assert (err.retryable, err.retry_after) == (True, 7.0)
     again = pickle.loads(pickle.dumps(err))
     assert (again.attempts, again.url, again.kind) == (err.attempts, err.url, err.kind)
+    assert (again.retryable, again.retry_after) == (True, 7.0)
+
+
+def test_a_wait_longer_than_the_client_waits_ends_the_call_saying_so() -> None:
+    call = dues_call(max_retries=2)
+    assert isinstance(call.next(0.0), Send)
+    # An HTTP date two minutes after the binding's clock (time.time()).
+    call.head(0.0, 503, retry_after="Sun, 22 Nov 2026 10:02:00 GMT", date=1795341600.0)
+    assert isinstance(call.next(0.0), Read)
+    call.chunk(0.0, b"<html>busy</html>")
+    assert isinstance(call.next(0.0), Read)
+    call.end(0.0)
+    failed = call.next(0.0)
+    assert isinstance(failed, Failed)
+    err = failed.error
+    assert isinstance(err, erpdata.HttpStatusError) and err.attempts == 1
+    assert (err.retryable, err.retry_after) == (True, 120.0)
+    assert "asked to wait 120 s, longer than max_retry_after (30 s)" in str(err)
 
 
 def test_a_transport_failure_is_retried_then_reported() -> None:
@@ -86,6 +106,7 @@ def test_a_transport_failure_is_retried_then_reported() -> None:
     err = failed.error
     assert isinstance(err, erpdata.TransportError) and not isinstance(err, erpdata.TimeoutError)
     assert (err.kind, err.transport_kind, err.attempts) == ("transport", "reset", 2)
+    assert err.retryable
     assert TOKEN not in str(err)
 
 

@@ -143,6 +143,11 @@ def test_error_classes_and_attributes() -> None:
     with pytest.raises(erpdata.DecodeError) as dec:
         c.parse_table(200, b'{"status":"success","data":[{"a":1},')
     assert "truncated" in dec.value.reason
+    # Whether trying later may help: the core's rule, on every class.
+    assert (http.value.retryable, dec.value.retryable) == (True, False)
+    # A parser used alone sees no headers: no wait asked for.
+    assert http.value.retry_after is None
+    assert erpdata.ErpError("made by hand").retryable is False
     for err in (http.value, dec.value):
         assert isinstance(err, erpdata.ErpError)
         again = pickle.loads(pickle.dumps(err))

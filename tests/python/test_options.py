@@ -106,6 +106,40 @@ def test_with_options_governs_the_calls(sandbox_url: str) -> None:
     assert fault_api.count(sandbox_url, key) == 1
 
 
+def test_a_wait_longer_than_max_retry_after_ends_the_call_saying_so(sandbox_url: str) -> None:
+    key = fault_api.new_key("retry-after", "120")
+    base = fault_api.prefix(sandbox_url, "status-503x9-ra120", key)
+    with Client(base, **SETTINGS, max_retries=2) as c:
+        started = time.monotonic()
+        with pytest.raises(erpdata.HttpStatusError) as info:
+            c.receivables("C001")
+        took = time.monotonic() - started
+    err = info.value
+    # Not retried, not waited for: the caller decides when to try again.
+    assert (err.status_code, err.attempts, fault_api.count(sandbox_url, key)) == (503, 1, 1)
+    assert took < 2
+    assert err.retryable is True and err.retry_after == 120.0
+    assert "asked to wait 120 s, longer than max_retry_after (30 s)" in str(err)
+
+
+def test_what_would_fail_again_is_not_retryable(sandbox_url: str) -> None:
+    async def main() -> None:
+        # The sandbox sends Retry-After: 0 with its 404: no wait to keep.
+        base = fault_api.prefix(sandbox_url, "status-404x1", fault_api.new_key("404"))
+        async with erpdata.AsyncClient(base, **SETTINGS) as c:
+            with pytest.raises(erpdata.HttpStatusError) as info:
+                await c.receivables("C001")
+        assert info.value.status_code == 404
+        assert (info.value.retryable, info.value.retry_after) == (False, None)
+        base = fault_api.prefix(sandbox_url, "service-error", fault_api.new_key("service"))
+        async with erpdata.AsyncClient(base, **SETTINGS) as c:
+            with pytest.raises(erpdata.ServiceError) as service:
+                await c.payables("S001")
+        assert service.value.retryable is False
+
+    asyncio.run(main())
+
+
 def test_with_options_timeout_governs_the_calls(silent_url: str) -> None:
     with Client(silent_url, **SETTINGS, access_token=FAKE_TOKEN) as c:
         started = time.monotonic()

@@ -50,8 +50,9 @@ impl From<Failure> for PyErr {
 
 /// The exception instance for `err` (not raised): its message is the
 /// core's `Display` (already redacted), its attributes the variant's
-/// fields, its kind's name and where the call stood (`CallInfo`), if a
-/// call made it.
+/// fields, its kind's name, whether it may pass if tried later (and the
+/// wait a status error's answer asked for) and where the call stood
+/// (`CallInfo`), if a call made it.
 pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py, PyAny>> {
     // Imported lazily: `erpdata/__init__.py` imports this module first.
     let module = ERRORS
@@ -77,6 +78,7 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
         } => {
             kwargs.set_item("status_code", status)?;
             kwargs.set_item("excerpt", excerpt)?;
+            kwargs.set_item("retry_after", err.retry_after().map(|d| d.as_secs_f64()))?;
             "HttpStatusError"
         }
         Error::Service {
@@ -102,6 +104,7 @@ pub(crate) fn exception<'py>(py: Python<'py>, err: &Error) -> PyResult<Bound<'py
         _ => "ErpError",
     };
     kwargs.set_item("kind", err.kind())?;
+    kwargs.set_item("retryable", err.is_retryable())?;
     // Where the call stood, the same fields in every language.
     if let Some(info) = err.call() {
         kwargs.set_item("attempts", info.attempts)?;
