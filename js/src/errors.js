@@ -3,18 +3,24 @@
 // (one class per variant of erpdata::Error) and writes the message, already
 // redacted; this file only gives them classes. An error a call ended with
 // also says where the call stood (the core's CallInfo): `attempts`, `url`
-// (redacted), `rowsReceived`, `rowsDelivered`.
+// (redacted), `rowsReceived`, `rowsDelivered`. `retryable` (every class)
+// and `retryAfterMs` (HttpStatusError) are the core's answers too.
 
 export class ErpError extends Error {
   /**
    * @param {string} message
-   * @param {{kind?: string, cause?: unknown, attempts?: number, url?: string,
-   *   rowsReceived?: number, rowsDelivered?: number}} [options]
+   * @param {{kind?: string, cause?: unknown, retryable?: boolean, attempts?: number,
+   *   url?: string, rowsReceived?: number, rowsDelivered?: number}} [options]
    */
   constructor(message, options = {}) {
     super(message, "cause" in options ? { cause: options.cause } : undefined);
     /** Stable kind name, the same in every language. */
     this.kind = options.kind ?? "unknown";
+    /**
+     * Whether the same call may pass if tried later: a connection refused,
+     * reset or timed out, or a 429, 502, 503 or 504 (the core's rule).
+     */
+    this.retryable = options.retryable ?? false;
     /** Requests the call sent (retries and redirects included); undefined when not from a call. */
     this.attempts = options.attempts;
     /** The last request's URL, token redacted; undefined when not from a call. */
@@ -51,10 +57,12 @@ export class TransportError extends ErpError {
 
 /** The service answered with a status outside 2xx (a 3xx included). */
 export class HttpStatusError extends ErpError {
-  constructor(message, { status, excerpt, ...rest } = {}) {
+  constructor(message, { status, excerpt, retryAfterMs, ...rest } = {}) {
     super(message, { ...rest, kind: "http_status" });
     this.status = status;
     this.excerpt = excerpt;
+    /** Milliseconds the answer's Retry-After asked to wait (429, 502, 503, 504), else undefined. */
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -115,8 +123,8 @@ export function fromCore(raw, cause) {
   ) {
     return raw;
   }
-  const { message, attempts, url, rowsReceived, rowsDelivered } = raw;
-  const call = { attempts, url, rowsReceived, rowsDelivered };
+  const { message, retryable, attempts, url, rowsReceived, rowsDelivered } = raw;
+  const call = { retryable, attempts, url, rowsReceived, rowsDelivered };
   switch (raw.kind) {
     case "invalid_input":
       return new InvalidInputError(message, { field: raw.field, reason: raw.reason });
@@ -126,7 +134,12 @@ export function fromCore(raw, cause) {
       return new TransportError(message, options);
     }
     case "http_status":
-      return new HttpStatusError(message, { ...call, status: raw.status, excerpt: raw.excerpt });
+      return new HttpStatusError(message, {
+        ...call,
+        status: raw.status,
+        excerpt: raw.excerpt,
+        retryAfterMs: raw.retryAfterMs,
+      });
     case "service":
       return new ServiceError(message, {
         ...call,

@@ -629,6 +629,7 @@ export declare class ErpError extends Error {
     options?: {
       kind?: string;
       cause?: unknown;
+      retryable?: boolean;
       attempts?: number;
       url?: string;
       rowsReceived?: number;
@@ -636,6 +637,16 @@ export declare class ErpError extends Error {
     },
   );
   readonly kind: ErrorKind | (string & {});
+  /**
+   * Whether the same call may pass if tried later, after the client's own
+   * retries gave up: a connection refused, reset or timed out, or a 429,
+   * 502, 503 or 504 (the rule the retries follow). Never invalid input, a
+   * service or decode error, another status or a TLS certificate refused,
+   * which would fail the same way again. A job queue retries later what
+   * is retryable (after `retryAfterMs` where the service said); a server
+   * answers it with 503.
+   */
+  readonly retryable: boolean;
   /** Requests the call sent: the first, each retry and each redirect followed. */
   readonly attempts: number | undefined;
   /** The last request's URL, the token redacted. */
@@ -676,11 +687,22 @@ export declare class TransportError extends ErpError {
 
 /** A status outside 2xx (a redirect included). */
 export declare class HttpStatusError extends ErpError {
-  constructor(message: string, options?: { status?: number; excerpt?: string });
+  constructor(
+    message: string,
+    options?: { status?: number; excerpt?: string; retryAfterMs?: number },
+  );
   readonly kind: "http_status";
   readonly status: number;
   /** A short, redacted excerpt of the body. */
   readonly excerpt: string;
+  /**
+   * For a 429, 502, 503 or 504: the wait its `Retry-After` header asked
+   * for, in milliseconds (as `timeoutMs` and the other options count; a
+   * date counted from `Date.now()`), else undefined. When that was longer
+   * than the client waits, the call stopped at once and its message says
+   * so.
+   */
+  readonly retryAfterMs: number | undefined;
 }
 
 /** JSON whose `status` is not `success`. */

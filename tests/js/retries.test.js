@@ -114,6 +114,40 @@ describe("retries", () => {
     });
   });
 
+  test("a Retry-After longer than the client waits: one attempt, retryable, the wait kept and said", async () => {
+    const { c, seen } = faulty("status-503x9-ra120");
+    const started = performance.now();
+    await assert.rejects(c.table("account"), (err) => {
+      assert.ok(err instanceof HttpStatusError, String(err));
+      assert.equal(err.status, 503);
+      assert.equal(err.retryable, true);
+      assert.equal(err.retryAfterMs, 120_000);
+      assert.match(err.message, /asked to wait 120 s, longer than max_retry_after \(30 s\)/);
+      assert.equal(err.attempts, 1);
+      return true;
+    });
+    assert.ok(performance.now() - started < 2000, "it did not wait");
+    assert.equal(await seen(), 1);
+  });
+
+  test("what would fail again is not retryable: a 404, a service error", async () => {
+    const { c } = faulty("status-404x1");
+    await assert.rejects(c.table("account"), (err) => {
+      assert.ok(err instanceof HttpStatusError && err.status === 404, String(err));
+      assert.equal(err.retryable, false);
+      // The sandbox sends Retry-After: 0 with it: no wait to keep.
+      assert.equal(err.retryAfterMs, undefined);
+      return true;
+    });
+    const { c: failing } = faulty("service-error");
+    await assert.rejects(failing.table("account"), (err) => {
+      assert.ok(err instanceof ErpError && err.kind === "service", String(err));
+      assert.equal(err.retryable, false);
+      assert.equal("retryAfterMs" in err, false);
+      return true;
+    });
+  });
+
   test("500 and other 4xx are not retried", async () => {
     for (const code of [500, 400, 404]) {
       const { c, key } = faulty(`status-${code}x5`);

@@ -4,10 +4,12 @@
 //! call site wraps errors itself.
 //!
 //! The object:
-//! `{kind, message, field?, reason?, status?, excerpt?, serviceStatus?,
-//! serviceMessage?, transportKind?, attempts?, url?, rowsReceived?,
-//! rowsDelivered?}`; the last four say where a call stood (the core's
-//! `CallInfo`), for errors a call ended with.
+//! `{kind, message, retryable, field?, reason?, status?, excerpt?,
+//! retryAfterMs?, serviceStatus?, serviceMessage?, transportKind?,
+//! attempts?, url?, rowsReceived?, rowsDelivered?}`; `retryable` is the
+//! core's `Error::is_retryable`, `retryAfterMs` its `Error::retry_after`;
+//! the last four say where a call stood (the core's `CallInfo`), for
+//! errors a call ended with.
 //!
 //! Plain objects rather than `Error`s: the classes live in
 //! `js/src/errors.js`, where users can subclass-check and document them, and
@@ -29,6 +31,7 @@ pub(crate) fn to_js(err: &Error) -> JsValue {
     let obj = Object::new();
     set(&obj, "kind", &err.kind().into());
     set(&obj, "message", &err.to_string().into());
+    set(&obj, "retryable", &err.is_retryable().into());
     match err {
         Error::InvalidInput { field, reason } => {
             set(&obj, "field", &field.into());
@@ -42,6 +45,10 @@ pub(crate) fn to_js(err: &Error) -> JsValue {
         } => {
             set(&obj, "status", &(*status).into());
             set(&obj, "excerpt", &excerpt.into());
+            if let Some(wait) = err.retry_after() {
+                // Milliseconds, as the package's options give durations.
+                set(&obj, "retryAfterMs", &(wait.as_secs_f64() * 1000.0).into());
+            }
         }
         Error::Service {
             status, message, ..

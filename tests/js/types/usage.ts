@@ -180,7 +180,8 @@ function handle(err: unknown): string {
   if (err instanceof InvalidInputError) return `${err.field}: ${err.reason}`;
   if (err instanceof TransportError)
     return `${err.transportKind} ${err.aborted ?? ""} ${err.rowsReceived ?? ""}`;
-  if (err instanceof HttpStatusError) return `${err.status + 1} ${err.excerpt}`;
+  if (err instanceof HttpStatusError)
+    return `${err.status + 1} ${err.excerpt} ${(err.retryAfterMs ?? 0) / 1000} ${err.retryable}`;
   if (err instanceof ServiceError) return `${err.status.toUpperCase()} ${err.serviceMessage}`;
   if (err instanceof DecodeError) return `${err.reason} ${err.excerpt}`;
   if (err instanceof ErpError)
@@ -189,5 +190,6 @@ function handle(err: unknown): string {
 }
 
 const base: Error = new ErpError("x");
+const later: boolean = new ErpError("x", { retryable: true }).retryable;
 const timeout = new TransportError("t", { transportKind: "timeout" });
-console.log(main, handle(base), timeout.kind === "transport", TableClass.name, Column.name);
+console.log(main, handle(base), later, timeout.kind === "transport", TableClass.name, Column.name);
