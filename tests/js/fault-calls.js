@@ -63,6 +63,8 @@ export async function runCall(client, what, settings) {
       kind: err?.kind,
       transportKind: err?.transportKind,
       status: err?.status,
+      retryable: err?.retryable,
+      retryAfterMs: err?.retryAfterMs,
       message: String(err?.message),
       attempts: err?.attempts,
       url: err?.url,

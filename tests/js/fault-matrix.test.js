@@ -1,7 +1,8 @@
 // The fault matrix: every case of the shared table tests/vectors/faults.json
 // (the same table the Rust and Python clients run) met by the JS client
 // with each call — dues, table, stream (one row a batch) — with the same
-// expectations as every other client: the typed error or the recovery, the
+// expectations as every other client: the typed error (whether it may pass
+// later, and when: retryable, retryAfterMs) or the recovery, the
 // requests the sandbox saw, the attempts the error reports, timeouts
 // honoured, no partial table passed off as whole, and the token in no
 // error, URL or printed client. Writes target/fault-matrix/js.json (case →
@@ -149,6 +150,14 @@ async function check(testCase, what, want, got, key) {
     }
     if (want.status !== undefined && e.status !== want.status) {
       problems.push(`not status ${want.status}: ${e.message}`);
+    }
+    // Whether trying later may help, and when: the core's rule.
+    if (e.retryable !== want.retryable) {
+      problems.push(`retryable is ${e.retryable}, not ${want.retryable}: ${e.message}`);
+    }
+    if (want.retry_after_s !== undefined) {
+      const ms = want.retry_after_s === null ? undefined : want.retry_after_s * 1000;
+      if (e.retryAfterMs !== ms) problems.push(`retryAfterMs is ${e.retryAfterMs}, not ${ms}`);
     }
     if (want.message !== undefined && !e.message.includes(want.message)) {
       problems.push(`the message lacks ${JSON.stringify(want.message)}: ${e.message}`);

@@ -6,9 +6,9 @@ clients run too, with the same expectations).
 
 For each fault and each call (dues, ajax, table, stream_table, and
 stream_table decoded on a thread of its own, which must behave as the
-plain stream does) it asserts the
-typed error or the recovery, the exact number of requests the sandbox
-counted and the attempts the error reports, the time taken (timeouts and
+plain stream does) it asserts the typed error (and whether it says trying
+later may help, and when) or the recovery, the exact number of requests
+the sandbox counted and the attempts the error reports, the time taken (timeouts and
 ``Retry-After`` honoured within the table's tolerance), that no cut answer
 comes back as a shorter result, and that no form of the token shows in an
 error, repr, traceback or log record, nor in any request's URL. The
@@ -357,6 +357,13 @@ def check(
     if "status" in expect:
         assert isinstance(err, erpdata.HttpStatusError) and err.status_code == expect["status"], (
             f"{where}: {err!r}"
+        )
+    # Whether trying later may help, and when: the core's rule.
+    assert err.retryable is expect["retryable"], f"{where}: {err!r} retryable={err.retryable}"
+    if "retry_after_s" in expect:
+        assert isinstance(err, erpdata.HttpStatusError), f"{where}: {err!r}"
+        assert err.retry_after == expect["retry_after_s"], (
+            f"{where}: retry_after={err.retry_after}, not {expect['retry_after_s']}"
         )
     if "message" in expect:
         assert expect["message"] in str(err), f"{where}: {str(err)!r} lacks {expect['message']!r}"

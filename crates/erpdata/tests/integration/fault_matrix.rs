@@ -1,10 +1,10 @@
 //! The fault matrix: every hostile answer of the sandbox (`/_faults/`) met
 //! by both ready clients over loopback with each call (dues, ajax, table,
 //! stream), as the shared table `tests/vectors/faults.json` says — the same
-//! table the Python and JavaScript clients run: the typed error or the
-//! recovery, the requests the sandbox saw, the attempts the error reports,
-//! timeouts honoured, no partial table passed off as whole, and the token
-//! in no error. Writes `target/fault-matrix/rust-async.json` and
+//! table the Python and JavaScript clients run: the typed error (whether
+//! it may pass later, and when) or the recovery, the requests the sandbox
+//! saw, the attempts the error reports, timeouts honoured, no partial
+//! table passed off as whole, and the token in no error. Writes `target/fault-matrix/rust-async.json` and
 //! `rust-blocking.json` for `scripts/fault-matrix.py`.
 
 use crate::clients;
@@ -229,6 +229,16 @@ fn run(
             if let Some(code) = num("status") {
                 if e.status_code() != Some(code as u16) {
                     problems.push(format!("not status {code}: {e}"));
+                }
+            }
+            // Whether trying later may help, and when: the core's rule.
+            if Some(e.is_retryable()) != want["retryable"].as_bool() {
+                problems.push(format!("is_retryable() is {}: {e}", e.is_retryable()));
+            }
+            if let Some(asked) = want.get("retry_after_s") {
+                let secs = e.retry_after().map(|d| d.as_secs_f64());
+                if secs != asked.as_f64() {
+                    problems.push(format!("retry_after() is {secs:?}, not {asked}: {e}"));
                 }
             }
             if let Some(m) = want.get("message").and_then(Value::as_str) {
