@@ -633,7 +633,7 @@ mod tests {
         let tries = AtomicUsize::new(0);
         let some = client
             .run_plan_with(dues_plan(&client), |scope, job| {
-                if tries.fetch_add(1, Ordering::Relaxed) % 2 == 0 {
+                if tries.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
                     return Err(io::Error::other("no thread for you"));
                 }
                 std::thread::Builder::new()
