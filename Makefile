@@ -156,7 +156,7 @@ test-rust: EXAMPLE_ENV := ERPDATA_PROJECT=demo ERPDATA_ACCESS_TOKEN=sandbox-toke
 # are not compiled for the host for nothing (clippy still checks all four).
 RUST_TEST_SCOPE := --workspace --exclude erpdata-python --exclude erpdata-wasm --exclude erpdata-bench \
   --exclude erpdata-wasm-bindgen \
-  --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow
+  --features erpdata/parallel,erpdata/reqwest,erpdata/blocking,erpdata/arrow,erpdata/serde
 # For scripts run outside make (tests/php/run.sh): the scope, printed.
 rust-test-scope:
 	@echo $(RUST_TEST_SCOPE)
@@ -322,7 +322,7 @@ lint-rust:
 # (`-p erpdata-wasm`), cargo would check the core again with the glue's
 # features alone, 20 CPU-seconds for one small crate.
 	cargo clippy --workspace --all-targets \
-	  --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow,erpdata-wasm/testing -- -D warnings
+	  --features erpdata/reqwest,erpdata/blocking,erpdata/parallel,erpdata/arrow,erpdata/serde,erpdata-wasm/testing -- -D warnings
 # The fuzz targets are a workspace of their own, checked as built for wasm
 # (natively, checking them would compile libFuzzer's C++ first).
 	cargo fmt --manifest-path fuzz/Cargo.toml -- --check

@@ -18,7 +18,7 @@
 DOCS_OUT        := $(ROOT)/target/docs
 DOCS_TOOLS      := $(ROOT)/target/docs-tools
 DOCS_CARGO_DIR  := $(ROOT)/target
-DOCS_FEATURES   := reqwest,blocking,arrow,parallel
+DOCS_FEATURES   := reqwest,blocking,arrow,parallel,serde
 TYPEDOC         := $(DOCS_TOOLS)/node_modules/.bin/typedoc
 
 .PHONY: docs docs-rust docs-python docs-js docs-guides test-docs

@@ -13,7 +13,7 @@
 MSRV    := $(shell sed -n 's/^rust-version = "\(.*\)"$$/\1/p' $(ROOT)/Cargo.toml)
 NIGHTLY := nightly-2026-05-20
 MINIMAL := $(ROOT)/target/msrv/minimal
-MSRV_FEATURES := blocking,reqwest,arrow,parallel
+MSRV_FEATURES := blocking,reqwest,arrow,parallel,serde
 # rustup-toolchain: the toolchain $(1), installed quietly when missing, and
 # on a failure tried again aloud to say why.
 rustup-toolchain = rustup toolchain install $(1) --profile minimal >/dev/null 2>&1 || \

@@ -405,3 +405,105 @@ pub(crate) fn typed_rows(rows: Vec<Row>, batches: &[Batch]) -> Vec<Row> {
     }
     out
 }
+
+/// A JSON array of the rows (feature `serde`), each an object of every
+/// column of [`Table::columns`] in that order, null where the row had no
+/// such key; each value as [`Cell`]'s `Serialize` gives it (a decimal its
+/// exact text as a string, an integer a number, a date or timestamp its
+/// canonical text):
+///
+/// ```json
+/// [{"doc_no":"INV-1","doc_date":"2025-04-01","qty":3,"amount":"1500.00"}]
+/// ```
+///
+/// The rows alone, as Python's `Table` is a sequence of row dicts, so that
+/// an axum handler's `Json(table)` answers what its clients would read
+/// from the ERP; `schema` and `notices` are left out (send them beside it
+/// if your clients need them). Nothing of the [`Config`] is in a table, so
+/// the access token is not either.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::cell::serialize_rows(&self.columns, String::as_str, &self.rows, serializer)
+    }
+}
+
+/// The rows, as a [`Table`] serializes (feature `serde`): a JSON array of
+/// objects of every column of `schema`, in order. `acid`, `kind`, `raw`
+/// and `notices` are left out: the caller knows the first two, and `raw`
+/// is the service's own text.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Dues {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::cell::serialize_rows(&self.schema, column_name, &self.rows, serializer)
+    }
+}
+
+/// The rows, as a [`Table`] serializes (feature `serde`): a JSON array of
+/// objects of every column of `schema`, in order (a plan's table: the
+/// dues of many accounts, aging, credit status).
+#[cfg(feature = "serde")]
+impl serde::Serialize for TypedRows {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::cell::serialize_rows(&self.schema, column_name, &self.rows, serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+fn column_name(column: &(String, crate::ColumnType)) -> &str {
+    &column.0
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use crate::{Config, DuesKind, DuesQuery};
+
+    fn config() -> Config {
+        Config::builder("https://erp.example.com/")
+            .project("demo")
+            .access_token("tok-SECRET-123")
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_table_is_an_array_of_row_objects_typed_by_column() {
+        // Decimals sent as strings and as numbers, a date, a timestamp, a
+        // zero date, an id too large for i64, nested JSON, a row lacking
+        // a key.
+        let body = br#"{"status":"success","data":[
+ {"doc_no":"INV-1","doc_date":"2025-04-01","posted":"2025-04-01 09:30:00","amount":"1500.00","qty":3,"big":18446744073709551615,"due":"0000-00-00","meta":{"k":1.5}},
+ {"doc_no":"INV-2","doc_date":"2025-04-02","posted":"2025-04-02 10:00:00.5","amount":12.5,"qty":4,"big":1,"due":"2025-05-01"}
+]}"#;
+        let table = config().parse_table(200, body).unwrap();
+        let text = serde_json::to_string(&table).unwrap();
+        assert_eq!(
+            text,
+            concat!(
+                r#"[{"doc_no":"INV-1","doc_date":"2025-04-01","posted":"2025-04-01 09:30:00","#,
+                r#""amount":"1500.00","qty":3,"big":"18446744073709551615","due":null,"meta":{"k":"1.5"}},"#,
+                r#"{"doc_no":"INV-2","doc_date":"2025-04-02","posted":"2025-04-02 10:00:00.500000","#,
+                r#""amount":"12.5","qty":4,"big":"1","due":"2025-05-01","meta":null}]"#
+            )
+        );
+    }
+
+    #[test]
+    fn dues_are_their_rows_and_hold_no_token() {
+        let config = config();
+        let query = DuesQuery::new("C001", DuesKind::Receipt);
+        let body = br#"{"status":"success","token_echo":"tok-SECRET-123","data":[{"doc_no":"INV-1","balance":1034.50},{"doc_no":"INV-2"}]}"#;
+        let dues = config.parse_dues(&query, 200, body).unwrap();
+        let text = serde_json::to_string(&dues).unwrap();
+        assert_eq!(
+            text,
+            r#"[{"doc_no":"INV-1","balance":"1034.50"},{"doc_no":"INV-2","balance":null}]"#
+        );
+        assert!(!text.contains("SECRET"));
+        let rows = config.dues_table(&[dues], &Default::default()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&rows).unwrap(),
+            r#"[{"acid":"C001","doc_no":"INV-1","balance":"1034.50"},{"acid":"C001","doc_no":"INV-2","balance":null}]"#
+        );
+    }
+}

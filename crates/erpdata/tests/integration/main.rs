@@ -45,6 +45,8 @@ mod readme;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod retry_budget;
 mod round_trip;
+#[cfg(all(feature = "serde", feature = "blocking"))]
+mod serialize;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod tls;
 mod type_vectors;

@@ -1,6 +1,7 @@
 //! The README's Rust section and the crate's README agree: every Rust
 //! block of the former is in the latter, whose blocks run as doctests
-//! (`ReadmeDoctests` in `lib.rs`, with features `reqwest` and `blocking`).
+//! (`ReadmeDoctests` in `lib.rs`, with features `reqwest`, `blocking` and
+//! `serde`).
 
 use std::path::PathBuf;
 
