@@ -289,7 +289,8 @@ enum Step<O> {
 
 /// Where the body of the answer being read comes from.
 enum Body {
-    /// Read on the calling thread; the bytes read so far.
+    /// Read on the calling thread; the bytes read so far (since the
+    /// last time a thread to read it could not start).
     Here(ureq::BodyReader<'static>, u64),
     /// Read on a thread of its own, past [`READ_AHEAD_AFTER`].
     Ahead(ReadAhead),
@@ -371,12 +372,7 @@ impl<S: Sink> Driver<S> {
     /// Reads the next part of the body and reports it to the call.
     fn read(&mut self, wait: Duration) {
         if matches!(self.body, Some(Body::Here(_, read)) if read >= READ_AHEAD_AFTER) {
-            if let Err(e) = self.read_ahead() {
-                // No thread to be had: the body went with the failed start,
-                // so the call fails as a read that broke off.
-                self.call.failed_with(self.now(), TransportKind::Other, &e);
-                return;
-            }
+            self.read_ahead();
         }
         let origin = self.origin;
         let call = &mut self.call;
@@ -411,12 +407,17 @@ impl<S: Sink> Driver<S> {
         }
     }
 
-    /// Hands the rest of the body to a thread of its own.
-    fn read_ahead(&mut self) -> io::Result<()> {
+    /// Hands the rest of the body to a thread of its own, or, when no
+    /// thread can be started (the system is out of threads or memory),
+    /// goes on reading it here, trying again after as many bytes more: a
+    /// slower read, not a failed call, which a retry would fail again.
+    fn read_ahead(&mut self) {
         if let Some(Body::Here(reader, _)) = self.body.take() {
-            self.body = Some(Body::Ahead(ReadAhead::start(reader, READ_CHUNK)?));
+            self.body = Some(match ReadAhead::start(reader, READ_CHUNK) {
+                Ok(ahead) => Body::Ahead(ahead),
+                Err((_, reader)) => Body::Here(reader, 0),
+            });
         }
-        Ok(())
     }
 }
 

@@ -33,14 +33,47 @@ pub(crate) struct ReadAhead {
 }
 
 impl ReadAhead {
-    /// Starts reading `body` on a new thread, `chunk` bytes at a time.
-    pub(crate) fn start(body: impl Read + Send + 'static, chunk: usize) -> io::Result<ReadAhead> {
+    /// Starts reading `body` on a new thread, `chunk` bytes at a time; if
+    /// the thread cannot start, the error and `body`, unread.
+    pub(crate) fn start<R: Read + Send + 'static>(
+        body: R,
+        chunk: usize,
+    ) -> Result<ReadAhead, (io::Error, R)> {
+        ReadAhead::start_with(body, chunk, |job| {
+            std::thread::Builder::new()
+                .name("erpdata-read-ahead".into())
+                .spawn(job)
+                .map(drop)
+        })
+    }
+
+    /// [`ReadAhead::start`], the thread started by `spawn` (the tests give
+    /// one that fails).
+    fn start_with<R: Read + Send + 'static>(
+        body: R,
+        chunk: usize,
+        spawn: impl FnOnce(Box<dyn FnOnce() + Send>) -> io::Result<()>,
+    ) -> Result<ReadAhead, (io::Error, R)> {
         let (sender, chunks) = mpsc::sync_channel(AHEAD_CHUNKS);
         let (spare, spares) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("erpdata-read-ahead".into())
-            .spawn(move || read(body, chunk, &sender, &spares))?;
-        Ok(ReadAhead { chunks, spare })
+        // The body is handed to the thread once it runs: if it cannot
+        // start, the body is still here for the caller to read.
+        let (hand, take) = mpsc::channel::<R>();
+        let job = Box::new(move || {
+            if let Ok(body) = take.recv() {
+                read(body, chunk, &sender, &spares);
+            }
+        });
+        if let Err(e) = spawn(job) {
+            return Err((e, body));
+        }
+        match hand.send(body) {
+            Ok(()) => Ok(ReadAhead { chunks, spare }),
+            Err(mpsc::SendError(body)) => Err((
+                io::Error::other("the read-ahead thread ended before its body came"),
+                body,
+            )),
+        }
     }
 
     /// The next chunk, the end or the failure, waiting at most `wait`.
@@ -137,7 +170,7 @@ mod tests {
             parts: vec![b"ab", b"cde", b"f"],
             then: None,
         };
-        let ahead = ReadAhead::start(body, 4).unwrap();
+        let ahead = ReadAhead::start(body, 4).ok().expect("a thread");
         let (got, last) = drain(&ahead);
         assert_eq!(got, b"abcdef");
         assert!(matches!(last, Ahead::End));
@@ -149,13 +182,30 @@ mod tests {
             parts: vec![b"ab", b"cd"],
             then: Some(io::ErrorKind::ConnectionReset),
         };
-        let ahead = ReadAhead::start(body, 4).unwrap();
+        let ahead = ReadAhead::start(body, 4).ok().expect("a thread");
         let (got, last) = drain(&ahead);
         assert_eq!(got, b"abcd");
         assert!(matches!(
             &last,
             Ahead::Failed(e) if e.kind() == io::ErrorKind::ConnectionReset
         ));
+    }
+
+    #[test]
+    fn a_thread_that_cannot_start_gives_the_body_back_unread() {
+        let body = Parts {
+            parts: vec![b"ab", b"cd"],
+            then: None,
+        };
+        let Err((e, mut body)) = ReadAhead::start_with(body, 4, |_| {
+            Err(io::Error::from(io::ErrorKind::OutOfMemory))
+        }) else {
+            panic!("started without a thread");
+        };
+        assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
+        let mut rest = Vec::new();
+        body.read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, b"abcd");
     }
 
     #[test]
@@ -167,7 +217,7 @@ mod tests {
                 Ok(0)
             }
         }
-        let ahead = ReadAhead::start(Blocks, 4).unwrap();
+        let ahead = ReadAhead::start(Blocks, 4).ok().expect("a thread");
         assert!(matches!(
             ahead.next(Duration::from_millis(50)),
             Ahead::Stalled
@@ -190,7 +240,9 @@ mod tests {
             }
         }
         let (dropped, body_gone) = mpsc::channel();
-        let ahead = ReadAhead::start(Endless(dropped), 4).unwrap();
+        let ahead = ReadAhead::start(Endless(dropped), 4)
+            .ok()
+            .expect("a thread");
         assert!(matches!(
             ahead.next(Duration::from_secs(10)),
             Ahead::Chunk(_)
@@ -210,7 +262,7 @@ mod tests {
                 panic!("a reader that panics (expected by this test)")
             }
         }
-        let ahead = ReadAhead::start(Panics, 4).unwrap();
+        let ahead = ReadAhead::start(Panics, 4).ok().expect("a thread");
         assert!(matches!(
             ahead.next(Duration::from_secs(10)),
             Ahead::Failed(_)
