@@ -242,7 +242,7 @@ fn bases(sb: &Sandbox, other: &Sandbox, tls: &Sandbox, key: &str) -> Vec<String>
     ];
     let mut bases: Vec<String> = faults
         .iter()
-        .map(|f| format!("{}/_faults/{f}/{key}/", sb.url))
+        .map(|f| format!("{}/_faults/{f}/{}/", sb.url, fault_key(key, f)))
         .collect();
     bases.push(format!(
         "{}/_faults/redirect-307-{}/{key}/",
@@ -253,6 +253,17 @@ fn bases(sb: &Sandbox, other: &Sandbox, tls: &Sandbox, key: &str) -> Vec<String>
     // Nothing listens on port 1: a connection error.
     bases.push("http://127.0.0.1:1/".into());
     bases
+}
+
+/// A status fault answers its status to the first N requests under its
+/// key: under the key the other faults share, those were spent before it
+/// came, so each status fault has a key of its own.
+fn fault_key(key: &str, fault: &str) -> String {
+    if fault.starts_with("status-") {
+        format!("{key}-{fault}")
+    } else {
+        key.to_owned()
+    }
 }
 
 /// The sandbox's record of the requests under `key`.
@@ -281,7 +292,14 @@ fn scan(
         ));
     }
     // What the plain sandbox received: the token only in form bodies.
-    let seen = requests(sb, &key);
+    let mut seen = requests(sb, &key);
+    for status in ["status-500x9", "status-503x9"] {
+        let status_key = fault_key(&key, status);
+        let answered = requests(sb, &status_key);
+        // Every operation met its status (the 503s retried once).
+        assert!(answered.len() >= 10, "{status}: {}", answered.len());
+        seen.extend(answered);
+    }
     assert!(seen.len() > 50, "{}", seen.len());
     let (mut tables, mut ajax_with_token) = (0, 0);
     for request in &seen {
@@ -357,6 +375,35 @@ fn no_operation_leaks_the_token() {
         "no tracing events (hyper-util)"
     );
     assert!(lines.len() > 100, "{} log lines", lines.len());
+    // The clients' own lines: each request, each answer, each wait before
+    // another attempt (status-503x9 is retried).
+    for start in [
+        "log DEBUG erpdata: request 1: POST http",
+        "log DEBUG erpdata: answer 200",
+        "log DEBUG erpdata: answer 500",
+        "log DEBUG erpdata: answer 503",
+        "log INFO erpdata: waiting ",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(start)),
+            "no line starting {start:?}"
+        );
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("log DEBUG erpdata: request 1: POST ")
+                && l.contains("form: req=getdata&")
+                && l.contains(&format!("accesstoken={}", erpdata::REDACTED))),
+        "no form logged with its token redacted"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("log INFO erpdata: waiting ")
+                && l.ends_with(" before request 2 (as the core's call asks)")),
+        "no wait before a second request"
+    );
     let leaked: Vec<&String> = lines.iter().filter(|l| leaks(l)).collect();
     assert!(leaked.is_empty(), "the token in log lines: {leaked:#?}");
     for (what, text) in &texts {
@@ -374,6 +421,7 @@ fn the_get_form_carries_the_token_in_the_url_only(sb: &Sandbox) {
     for flavour in FLAVOURS {
         let key = format!("get-{flavour}");
         let base = format!("{}/_faults/status-500x1/{key}/", sb.url);
+        let start = captured().len();
         let refused = Client::new(flavour, config(&base), options("")).unwrap_err();
         // An empty PEM is refused, naming the option.
         assert!(error_text(&refused).contains("root_certificates"));
@@ -391,6 +439,23 @@ fn the_get_form_carries_the_token_in_the_url_only(sb: &Sandbox) {
                 .unwrap()
                 .contains("accesstoken=fake%2Btok%2Fen%3Dleak-scan"));
             assert!(!leaks(request["body"].as_str().unwrap()));
+        }
+        // Each client logs its two requests with the token redacted.
+        let ours: Vec<String> = captured()[start..]
+            .iter()
+            .filter(|l| l.starts_with("log DEBUG erpdata: request "))
+            .cloned()
+            .collect();
+        assert_eq!(ours.len(), 2, "{flavour}: {ours:#?}");
+        for line in &ours {
+            assert!(
+                line.starts_with("log DEBUG erpdata: request 1: GET http"),
+                "{line}"
+            );
+            assert!(
+                line.contains(&format!("accesstoken={}", erpdata::REDACTED)),
+                "{line}"
+            );
         }
     }
     let lines = captured();

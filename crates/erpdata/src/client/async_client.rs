@@ -10,7 +10,7 @@ use futures_core::Stream;
 
 use super::read_ahead::task::ReadAhead;
 use super::read_ahead::READ_AHEAD_AFTER;
-use super::{head, start, tls, ClientOptions};
+use super::{events, head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
@@ -302,6 +302,7 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
             match self.call.next(self.now()) {
                 Action::Send { request, wait, .. } => {
                     self.body = None;
+                    events::request(&self.inner.config, self.call.attempts(), &request);
                     let request = match reqwest::Request::try_from(request) {
                         Ok(request) => request,
                         Err(e) => {
@@ -312,6 +313,7 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                     match tokio::time::timeout(wait, self.inner.http.execute(request)).await {
                         Ok(Ok(response)) => {
                             let status = response.status().as_u16();
+                            events::answer(status);
                             self.call.head(self.now(), head(status, response.headers()));
                             self.body = Some(Body::Here(Box::new(response), 0));
                         }
@@ -322,6 +324,7 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                 Action::Read { wait } => self.read(wait).await,
                 Action::Sleep(delay) => {
                     self.body = None;
+                    events::waiting(delay, self.call.attempts() + 1);
                     tokio::time::sleep(delay).await;
                 }
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),

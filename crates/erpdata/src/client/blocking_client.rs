@@ -11,7 +11,7 @@ use ureq::Agent;
 
 use super::read_ahead::thread::{Ahead, ReadAhead};
 use super::read_ahead::READ_AHEAD_AFTER;
-use super::{head, start, tls, ClientOptions};
+use super::{events, head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
@@ -299,6 +299,8 @@ enum Body {
 /// The host loop: carries out a call's actions with ureq.
 struct Driver<S: Sink> {
     agent: Agent,
+    /// For redacting what is logged.
+    config: Config,
     call: Call<S>,
     origin: Instant,
     body: Option<Body>,
@@ -310,6 +312,7 @@ impl<S: Sink> Driver<S> {
         let (call, origin) = start(&client.config, &client.options, request, sink);
         Driver {
             agent: client.agent.clone(),
+            config: client.config.clone(),
             call,
             origin,
             body: None,
@@ -331,6 +334,7 @@ impl<S: Sink> Driver<S> {
                     ..
                 } => {
                     self.body = None;
+                    events::request(&self.config, self.call.attempts(), &request);
                     // ureq fixes a request's limits when it is sent: each
                     // read of its body waits at most `read` (the call checks
                     // its total between reads).
@@ -344,6 +348,7 @@ impl<S: Sink> Driver<S> {
                     match self.agent.run(request) {
                         Ok(response) => {
                             let status = response.status().as_u16();
+                            events::answer(status);
                             self.call.head(self.now(), head(status, response.headers()));
                             let reader = response.into_body().into_reader();
                             self.body = Some(Body::Here(reader, 0));
@@ -354,6 +359,7 @@ impl<S: Sink> Driver<S> {
                 Action::Read { wait } => self.read(wait),
                 Action::Sleep(delay) => {
                     self.body = None;
+                    events::waiting(delay, self.call.attempts() + 1);
                     std::thread::sleep(delay);
                 }
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),

@@ -14,6 +14,8 @@ mod operations;
 mod async_client;
 #[cfg(feature = "blocking")]
 mod blocking_client;
+#[cfg(any(feature = "blocking", feature = "reqwest"))]
+mod events;
 mod options;
 #[cfg(any(feature = "blocking", feature = "reqwest"))]
 mod read_ahead;
