@@ -209,8 +209,10 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             retry_after_limit: Some(limit),
             ..
         }) => format!(
-            " (not retried: the service asked to wait {}, longer than max_retry_after ({}): \
-             try again after that wait, or raise max_retry_after (Rust's RetryPolicy))",
+            // Python and JS have no setting for the limit: the advice is
+            // the one every caller can follow.
+            " (not retried: the service asked to wait {}, longer than max_retry_after ({}), \
+             the longest wait a client retries after: try again once it has passed)",
             crate::call::seconds(*asked),
             crate::call::seconds(*limit)
         ),
@@ -480,8 +482,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "HTTP status 503: busy (not retried: the service asked to wait 120 s, longer than \
-             max_retry_after (30 s): try again after that wait, or raise max_retry_after \
-             (Rust's RetryPolicy))"
+             max_retry_after (30 s), the longest wait a client retries after: try again once \
+             it has passed)"
         );
     }
 

@@ -733,8 +733,8 @@ fn a_wait_longer_than_max_retry_after_is_kept_and_said() {
     assert_eq!(e.retry_after(), Some(secs(120)));
     assert!(
         e.to_string().contains(
-            "(not retried: the service asked to wait 120 s, longer than max_retry_after (30 s): \
-             try again after that wait, or raise max_retry_after"
+            "(not retried: the service asked to wait 120 s, longer than max_retry_after (30 s), \
+             the longest wait a client retries after: try again once it has passed)"
         ),
         "{e}"
     );
