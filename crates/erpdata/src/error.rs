@@ -158,10 +158,13 @@ pub struct CallInfo {
     /// The policy's `max_retry_after`, when the call stopped retrying
     /// because `retry_after` was longer (the message then says so).
     pub retry_after_limit: Option<Duration>,
+    /// The delay before a retry the policy allowed (its backoff, or the
+    /// wait `Retry-After` asked for), when what was left of the call's
+    /// timeout had no room for it, so the call ended instead (the message
+    /// then says so).
+    pub retry_past_timeout: Option<Duration>,
 }
 
-/// " from URL" (the last request's, redacted) where the call is known:
-/// a 404 or a service error names what was asked for.
 /// Which part of the body a `Decode` error's excerpt shows.
 fn excerpt_where(at: &Option<u64>) -> String {
     match at {
@@ -170,6 +173,8 @@ fn excerpt_where(at: &Option<u64>) -> String {
     }
 }
 
+/// " from URL" (the last request's, redacted) where the call is known:
+/// a 404 or a service error names what was asked for.
 fn from(call: &Option<Box<CallInfo>>) -> String {
     match call.as_deref() {
         Some(CallInfo { url, .. }) if !url.is_empty() => format!(" from {url}"),
@@ -236,7 +241,24 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
         }
         _ => String::new(),
     };
-    rows + withheld + &waits
+    let late = match call.as_deref() {
+        Some(CallInfo {
+            retry_past_timeout: Some(delay),
+            ..
+        }) => format!(
+            " (not retried: the next attempt was due in {}, past the call's timeout; \
+             a longer timeout lets it retry)",
+            rounded_seconds(*delay)
+        ),
+        _ => String::new(),
+    };
+    rows + withheld + &waits + &late
+}
+
+/// `0.74 s`, `3 s`: a jittered delay to the hundredth, as a person reads it.
+fn rounded_seconds(d: Duration) -> String {
+    let hundredths = (d.as_secs_f64() * 100.0).round() / 100.0;
+    format!("{hundredths} s")
 }
 
 impl Error {

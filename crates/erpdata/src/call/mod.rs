@@ -180,6 +180,9 @@ pub struct Call<S: Sink> {
     /// stopped because that wait was longer: a status error says both.
     asked: Option<Duration>,
     asked_too_long: Option<Duration>,
+    /// The delay of the retry the policy allowed but the call's timeout
+    /// had no room for: the error says why it was not retried.
+    too_late: Option<Duration>,
     delivered: u64,
     streams: bool,
 }
@@ -232,6 +235,7 @@ impl<S: Sink> Call<S> {
             withheld: false,
             asked: None,
             asked_too_long: None,
+            too_late: None,
             delivered: 0,
             streams: false,
         }
@@ -519,6 +523,11 @@ impl<S: Sink> Call<S> {
                 self.asked_too_long = Some(policy.max_retry_after);
                 None
             }
+            // With no time left at all, the timeout's own message says it.
+            Verdict::Retry(delay) if !self.left(now).is_zero() => {
+                self.too_late = Some(delay);
+                None
+            }
             _ => None,
         }
     }
@@ -650,6 +659,7 @@ impl<S: Sink> Call<S> {
             retry_withheld: self.withheld,
             retry_after: self.asked.filter(|_| status),
             retry_after_limit: self.asked_too_long.filter(|_| status),
+            retry_past_timeout: self.too_late,
         };
         error.with_call(info)
     }

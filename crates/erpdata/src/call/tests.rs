@@ -799,3 +799,43 @@ fn a_transport_failure_is_retryable_unless_it_would_fail_again() {
         );
     }
 }
+
+#[test]
+fn a_retry_the_timeout_has_no_room_for_is_said() {
+    // A connection refused 1.9 s into a 2 s call: the backoff (0.25-0.5 s)
+    // would pass the timeout, so the refusal is the result, saying why.
+    let mut call = dues_call(options(secs(2), secs(1), 2));
+    expect_send(call.next(ms(0)));
+    call.failed(ms(1900), TransportKind::Connect, "connection refused");
+    let e = expect_failed(call.next(ms(1900)));
+    assert_eq!(e.transport_kind(), Some(TransportKind::Connect));
+    let delay = e.call().unwrap().retry_past_timeout.unwrap();
+    assert!(delay >= ms(250) && delay <= ms(500), "{delay:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("(not retried: the next attempt was due in 0.")
+            && text.ends_with(" s, past the call's timeout; a longer timeout lets it retry)"),
+        "{text}"
+    );
+
+    // The wait a 503 asked for (9 s, within max_retry_after) with 5 s to go.
+    let e = fail_with(options(secs(5), secs(1), 2), &[asking(503, "9")]);
+    assert_eq!(e.status_code(), Some(503));
+    assert_eq!(e.call().unwrap().retry_past_timeout, Some(secs(9)));
+    assert!(
+        e.to_string()
+            .ends_with("(not retried: the next attempt was due in 9 s, past the call's timeout; a longer timeout lets it retry)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_call_out_of_time_says_only_its_timeout() {
+    let mut call = dues_call(options(secs(2), secs(30), 2));
+    expect_send(call.next(ms(0)));
+    call.failed(secs(2), TransportKind::Timeout, "");
+    let e = expect_failed(call.next(secs(2)));
+    assert_eq!(e.call().unwrap().retry_past_timeout, None);
+    assert!(!e.to_string().contains("not retried"), "{e}");
+    assert!(e.to_string().contains("call's timeout of 2 s"), "{e}");
+}
