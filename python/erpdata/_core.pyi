@@ -145,7 +145,16 @@ class Call:
     def end(self, now: float) -> None: ...
     def failed(self, now: float, kind: str, detail: str) -> None: ...
     def no_free_connection(self, now: float) -> None: ...
-    def redact(self, text: str) -> str: ...
+    def request_line(self) -> str:
+        """The core's log line of the request just sent (``request 2: POST
+        https://... form: ...``), its URL and form redacted."""
+    @staticmethod
+    def answer_line(status: int) -> str:
+        """The core's log line of an answer's head (``answer 503``)."""
+    def waiting_line(self, seconds: float) -> str:
+        """The core's log line of a ``Sleep`` of ``seconds`` before the next
+        request (``waiting 0.52 s before request 2 (as the core's call
+        asks)``)."""
     @property
     def attempts(self) -> int: ...
     @property

@@ -122,7 +122,8 @@ def _report_failure(call: Call, exc: httpx.HTTPError) -> None:
 
 
 def _report_head(call: Call, response: httpx.Response) -> None:
-    logger.debug("answer %d", response.status_code)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug(call.answer_line(response.status_code))
     call.head(
         time.monotonic(),
         response.status_code,
@@ -136,14 +137,8 @@ def _request(http: httpx.Client | httpx.AsyncClient, call: Call, action: Send) -
     """The action's request for httpx, with the attempt's limits."""
     request: Request = action.request
     if logger.isEnabledFor(logging.DEBUG):
-        form = request.body.decode("utf-8", "replace") if request.body else ""
-        logger.debug(
-            "request %d: %s %s%s",
-            call.attempts,
-            request.method,
-            request.display_url,
-            f" form: {call.redact(form)}" if form else "",
-        )
+        # The core's line, its URL and form redacted.
+        logger.debug(call.request_line())
     limits = httpx.Timeout(
         connect=action.connect, read=action.read, write=action.read, pool=action.connect
     )
@@ -157,11 +152,8 @@ def _request(http: httpx.Client | httpx.AsyncClient, call: Call, action: Send) -
 
 
 def _log_sleep(call: Call, action: Sleep) -> None:
-    logger.info(
-        "waiting %.2f s before request %d (as the core's call asks)",
-        action.seconds,
-        call.attempts + 1,
-    )
+    if logger.isEnabledFor(logging.INFO):
+        logger.info(call.waiting_line(action.seconds))
 
 
 # -- sync --------------------------------------------------------------------

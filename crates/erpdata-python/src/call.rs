@@ -571,9 +571,25 @@ impl Call {
         each!(&self.inner, c => c.rows_delivered())
     }
 
-    /// `text` with the access token replaced by a redaction marker.
-    fn redact(&self, text: &str) -> String {
-        self.config.redact(text)
+    /// The core's log line of the request just sent ("request 2: POST
+    /// https://... form: ..."), its URL and form redacted.
+    fn request_line(&self) -> String {
+        let config = &self.config;
+        each!(&self.inner, c => erpdata::binding::request_line(config, c.attempts(), c.request()))
+    }
+
+    /// The core's log line of an answer's head ("answer 503").
+    #[staticmethod]
+    fn answer_line(status: u16) -> String {
+        erpdata::binding::answer_line(status)
+    }
+
+    /// The core's log line of a `Sleep` of `seconds` before the next
+    /// request ("waiting 0.52 s before request 2 (as the core's call
+    /// asks)").
+    fn waiting_line(&self, seconds: f64) -> PyResult<String> {
+        let delay = instant(seconds)?;
+        Ok(erpdata::binding::waiting_line(delay, self.attempts() + 1))
     }
 
     fn __repr__(&self) -> String {

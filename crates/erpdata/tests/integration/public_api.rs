@@ -26,7 +26,10 @@ use erpdata::{
     USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
 // The Python and JavaScript bindings' helpers, hidden from the docs.
-use erpdata::binding::{check_batch_rows, check_concurrency, check_max_retries, closest, js_name};
+use erpdata::binding::{
+    answer_line, check_batch_rows, check_concurrency, check_max_retries, closest, js_name,
+    request_line, waiting_line,
+};
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
@@ -109,6 +112,9 @@ fn the_core_surface() {
     let _: fn(&Error) -> Option<std::time::Duration> = Error::retry_after;
     let _ = |o: &Outcome<'_>| -> Option<std::time::Duration> { o.asked_wait(None) };
     let _: for<'a> fn(&str, &[&'a str]) -> Option<&'a str> = closest;
+    let _: fn(&Config, u32, &Req) -> String = request_line;
+    let _: fn(u16) -> String = answer_line;
+    let _: fn(std::time::Duration, u32) -> String = waiting_line;
     let _: fn(f64, f64, f64) -> Result<Timeouts> = Timeouts::from_millis_f64;
     // Every operation of the interface is in the catalogue.
     let names: Vec<&str> = OPERATIONS.iter().map(|op| op.name).collect();
