@@ -96,6 +96,27 @@ function kindOf(value) {
   return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
+/**
+ * The client's `logger`: `undefined` (no logging) when not given, else an
+ * object (`console`, a pino or winston logger) with `debug(message)` and
+ * `info(message)` methods.
+ */
+function loggerOf(logger) {
+  if (logger === undefined || logger === null) return undefined;
+  const methods =
+    (typeof logger === "object" || typeof logger === "function") &&
+    typeof logger.debug === "function" &&
+    typeof logger.info === "function";
+  if (!methods) {
+    const got = typeof logger === "object" ? "an object without them" : kindOf(logger);
+    throw invalidInput(
+      "logger",
+      `must be an object with debug(message) and info(message) methods (console works), got ${got}`,
+    );
+  }
+  return logger;
+}
+
 function checkSignal(signal) {
   if (
     signal !== undefined &&
@@ -120,6 +141,7 @@ const EVERY_CALL = ["numbers", "schema", "inferStrings", "signal", ...CALL_OPTIO
 const CLIENT_OPTIONS = [
   ...Object.keys(ENV),
   "fetch",
+  "logger",
   "allowInsecureHttp",
   "ajaxToken",
   "dangerouslyAllowBrowser",
@@ -181,6 +203,8 @@ export class ErpClient extends AjaxFunctions {
   /** The wasm core: the only place the access token is kept. */
   #core;
   #fetch;
+  /** What the core's lines of each request, answer and wait go to, if anything. */
+  #logger;
   /** The call options given to the constructor (checked by the core). */
   #defaults;
   /** The variables of settings not given that the runtime did not let be read. */
@@ -198,6 +222,7 @@ export class ErpClient extends AjaxFunctions {
       // The value passed is what is wrong, whether or not there is a global fetch.
       throw invalidInput("fetch", `must be a function, got ${kindOf(passed)}`);
     }
+    this.#logger = loggerOf(options.logger);
     const fetchFn = passed ?? defaultFetch ?? globalThis.fetch;
     if (typeof fetchFn !== "function") {
       throw invalidInput(
@@ -263,7 +288,8 @@ export class ErpClient extends AjaxFunctions {
   /** How send.js carries out a call. */
   #host(signal) {
     const wasmCore = this.#core;
-    return { fetch: this.#fetch, redact: (text) => wasmCore.redact(text), signal };
+    const redact = (text) => wasmCore.redact(text);
+    return { fetch: this.#fetch, redact, signal, logger: this.#logger };
   }
 
   /** A new call's clock and jitter seed. */

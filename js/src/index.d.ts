@@ -84,6 +84,22 @@ export type Value = JsonValue;
 export type Row = Record<string, Value>;
 
 /**
+ * What a client logs to (its `logger` option): `console`, or any object
+ * with these methods (a pino, winston or bunyan logger). Each gets one
+ * line, as the Rust and Python clients log it, the URL and form with the
+ * access token as `[REDACTED]`.
+ */
+export interface Logger {
+  /**
+   * Each request (`request 1: POST https://erp.example.com/apis/dataapi.php
+   * form: ...`) and each answer's status (`answer 503`).
+   */
+  debug(message: string): void;
+  /** Each wait before another attempt (`waiting 0.52 s before request 2 (as the core's call asks)`). */
+  info(message: string): void;
+}
+
+/**
  * The constructor's options. A key not listed here (a misspelt or
  * snake_case option: `accesToken`, `access_token`) is refused with an
  * InvalidInputError naming it and the option it most likely meant, as is
@@ -109,6 +125,13 @@ export interface ErpClientOptions extends LimitOptions {
    * dispatcher); in other runtimes `globalThis.fetch`.
    */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /**
+   * Where each request and answer (`debug`) and each wait before another
+   * attempt (`info`) are logged, the token redacted: `console`, or a
+   * logger with those methods. Default: nothing is logged (and no line is
+   * made). What the logger throws is ignored.
+   */
+  logger?: Logger;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */
   allowInsecureHttp?: boolean;
   /**

@@ -7,14 +7,32 @@ import { ABORTED, sleep, within } from "./signals.js";
 import { detailOf, kindOf, shownCause } from "./transport.js";
 
 /**
+ * Hands `logger[level]` the core's line made by `line()`, when there is a
+ * logger: without one, no line is made. What the logger throws is not the
+ * call's failure (it would be taken for the transport's, and retried):
+ * it is dropped, as Python's logging drops a handler's.
+ */
+function log(logger, level, line) {
+  if (!logger) return;
+  try {
+    logger[level](line());
+  } catch {
+    // The call goes on.
+  }
+}
+
+/**
  * Carries out `call`'s actions: yields each batch of a stream, returns
  * the call's value, throws its ErpError. The caller's `signal` ends it at
- * once (never retried).
+ * once (never retried). With a `logger`, each request and answer goes to
+ * its `debug` and each wait before another attempt to its `info`, as the
+ * core writes them (URL and form redacted).
  *
  * @param {object} call a wasm Call; freed when this ends
- * @param {{fetch: Function, redact: (text: string) => string, signal?: AbortSignal}} host
+ * @param {{fetch: Function, redact: (text: string) => string, signal?: AbortSignal,
+ *   logger?: {debug: Function, info: Function}}} host
  */
-export async function* drive(call, { fetch, redact, signal }) {
+export async function* drive(call, { fetch, redact, signal, logger }) {
   let response;
   let reader;
   let controller;
@@ -33,6 +51,7 @@ export async function* drive(call, { fetch, redact, signal }) {
       try {
         switch (next.action) {
           case "send": {
+            log(logger, "debug", () => call.requestLine());
             controller = new AbortController();
             const init = { method: next.method, headers: next.headers, redirect: "manual" };
             init.signal = controller.signal;
@@ -40,6 +59,7 @@ export async function* drive(call, { fetch, redact, signal }) {
             // fetch cannot tell connecting from waiting: one limit, waitMs.
             const stop = controller.abort.bind(controller);
             response = await within(fetch(next.url, init), next.waitMs, signal, stop);
+            log(logger, "debug", () => call.answerLine(response.status));
             const h = response.headers;
             const [location, retryAfter] = [h.get("location"), h.get("retry-after")];
             call.head(
@@ -59,6 +79,7 @@ export async function* drive(call, { fetch, redact, signal }) {
             break;
           }
           case "sleep":
+            log(logger, "info", () => call.waitingLine(next.ms));
             await sleep(next.ms, signal);
             break;
           case "emit":

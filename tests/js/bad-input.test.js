@@ -666,7 +666,7 @@ describe("the constructor refuses what it cannot use", () => {
     }
   });
 
-  test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, fetch, allowInsecureHttp", async () => {
+  test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, fetch, logger, allowInsecureHttp", async () => {
     // The core's ranges (ErpClient.limits): a limit above 0 and at most a
     // day, 0 to 10 retries; its errors name the option.
     // (Checked in seconds, as the core has them: 5e-324 ms is 0 s.)
@@ -678,15 +678,23 @@ describe("the constructor refuses what it cannot use", () => {
       readTimeoutMs: limit,
       maxRetries: (v) => isNullish(v) || (Number.isSafeInteger(v) && v >= 0 && v <= 10),
       fetch: (v) => isNullish(v) || typeof v === "function",
+      logger: (v) =>
+        isNullish(v) || (typeof v?.debug === "function" && typeof v?.info === "function"),
       allowInsecureHttp: (v) => isNullish(v) || typeof v === "boolean",
     };
+    // What a logger is, and near misses, each tried.
+    const loggers = [undefined, null, console, { debug() {}, info() {} }, { debug() {} }, {}];
     for (const [option, valid] of Object.entries(options)) {
       const near = fc.oneof(fc.double({ min: 1, max: 2 ** 31 }), fc.integer({ min: -2, max: 12 }));
-      await property(fc.oneof(anyValue, near), {
-        field: option,
-        rule: (v) => (valid(v) ? "accept" : "refuse"),
-        call: construct(option),
-      });
+      await property(
+        fc.oneof(anyValue, near),
+        {
+          field: option,
+          rule: (v) => (valid(v) ? "accept" : "refuse"),
+          call: construct(option),
+        },
+        option === "logger" ? loggers : [],
+      );
     }
   });
 

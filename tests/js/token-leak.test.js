@@ -2,9 +2,10 @@
 // every failure path (service error, HTTP 500, redirect refused, timeout,
 // abort, decode error, cut body, reset, connection refused), printed every
 // way a program prints things, in a child `node` whose entire stdout and
-// stderr is scanned for the token, exact and URL-encoded. The client has no
-// logging of its own; the host stack's is turned to its most verbose
-// (NODE_DEBUG) for the POST form. The sandbox's request log then shows
+// stderr is scanned for the token, exact and URL-encoded. The client logs
+// each request, answer and wait to `console` (its `logger` option), and
+// the host stack's logging is turned to its most verbose (NODE_DEBUG) for
+// the POST form. The sandbox's request log then shows
 // where the token travelled: in the form body of a POST, in the URL only
 // when the GET form was chosen, never in a header or a dues query.
 import assert from "node:assert/strict";
@@ -148,12 +149,32 @@ async function checkRequests(keys, method) {
   return (await Promise.all(redirected.map((k) => requestLog(other.url, k)))).flat();
 }
 
+/**
+ * That the client's log lines were in the scanned output: the table
+ * fetch's requests with the token as [REDACTED] (in the form, or in the
+ * GET form's URL), answers, and waits before another attempt.
+ */
+function assertLogged(stdout, method) {
+  const lines = stdout.split("\n");
+  const tables = lines.filter(
+    (l) => l.startsWith(`request 1: ${method} `) && l.includes("/apis/dataapi.php"),
+  );
+  assert.ok(tables.length > 10, `${tables.length} table requests logged`);
+  for (const line of tables) {
+    assert.ok(line.includes("accesstoken=[REDACTED]"), line);
+    assert.equal(line.includes(" form: "), method === "POST", line);
+  }
+  assert.ok(lines.includes("answer 503"));
+  assert.ok(lines.some((l) => /^waiting \d+\.\d\d s before request 2 /.test(l)));
+}
+
 describe("token-leak scan", () => {
   test("POST form (default) with NODE_DEBUG at its most verbose: token in no output, no URL", async () => {
     const { stdout, stderr, outcomes, keys } = await scan("POST", { NODE_DEBUG });
     // Node's client sends with node:http (src/fetch-node.js).
     assert.match(stderr, /HTTP \d+: createConnection /, "the host stack's debug output was on");
     assertNoToken([stdout, stderr], TOKEN, "scan output");
+    assertLogged(stdout, "POST");
     checkOutcomes(outcomes);
     assert.deepEqual(await checkRequests(keys, "POST"), [], "the other origin was reached");
   });
@@ -163,6 +184,7 @@ describe("token-leak scan", () => {
     // which carry the token in the GET form the caller chose.
     const { stdout, stderr, outcomes, keys } = await scan("GET", { NODE_DEBUG: "" });
     assertNoToken([stdout, stderr], TOKEN, "scan output");
+    assertLogged(stdout, "GET");
     checkOutcomes(outcomes);
     assert.deepEqual(await checkRequests(keys, "GET"), [], "the other origin was reached");
   });

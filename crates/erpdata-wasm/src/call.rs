@@ -410,6 +410,28 @@ impl Call {
     pub fn attempts(&mut self) -> u32 {
         with_call!(self, c => c.attempts())
     }
+
+    /// The core's log line of the request just sent (`request 2: POST
+    /// https://... form: ...`), its URL and form redacted.
+    #[wasm_bindgen(js_name = requestLine)]
+    pub fn request_line(&mut self) -> String {
+        let config = &self.config;
+        with_call!(self, c => erpdata::binding::request_line(config, c.attempts(), c.request()))
+    }
+
+    /// The core's log line of an answer's head (`answer 503`).
+    #[wasm_bindgen(js_name = answerLine)]
+    pub fn answer_line(&self, status: u16) -> String {
+        erpdata::binding::answer_line(status)
+    }
+
+    /// The core's log line of a `sleep` of `ms` before the next request
+    /// (`waiting 0.52 s before request 2 (as the core's call asks)`).
+    #[wasm_bindgen(js_name = waitingLine)]
+    pub fn waiting_line(&mut self, ms: f64) -> String {
+        let next = self.attempts() + 1;
+        erpdata::binding::waiting_line(millis(ms), next)
+    }
 }
 
 /// An action as the plain object `next` gives.

@@ -17,6 +17,7 @@ import {
   ErpError,
   HttpStatusError,
   InvalidInputError,
+  type Logger,
   type Row,
   ServiceError,
   type Table,
@@ -35,8 +36,16 @@ const options: ErpClientOptions = {
   readTimeoutMs: 2000,
   maxRetries: 0,
   fetch: globalThis.fetch,
+  logger: console,
 };
 const client = new ErpClient(options);
+const lines: string[] = [];
+const logger: Logger = { debug: (m) => lines.push(m), info: (m: string) => lines.push(m) };
+new ErpClient({ ...options, logger });
+// @ts-expect-error: a logger has debug and info methods
+new ErpClient({ ...options, logger: { debug: () => {} } });
+// @ts-expect-error: not a function
+new ErpClient({ ...options, logger: (m: string) => lines.push(m) });
 new ErpClient();
 
 async function main(): Promise<void> {

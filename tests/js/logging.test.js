@@ -1,0 +1,191 @@
+// The client's `logger` option: each request and answer at debug, each
+// wait before another attempt at info, the lines the core writes for the
+// Rust and Python clients too, the token redacted; against the sandbox
+// over loopback. A logger that is not one is refused before anything is
+// sent.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { ErpClient as EdgeClient } from "../../js/src/edge.js";
+import { ErpClient, InvalidInputError } from "../../js/src/index.js";
+import {
+  demoClient,
+  faultUrl,
+  freshKey,
+  SANDBOX_TOKEN,
+  seenBySandbox,
+  startSandbox,
+  totalSeen,
+} from "./sandbox.js";
+
+let sandbox;
+before(async () => {
+  sandbox = await startSandbox();
+});
+after(() => sandbox?.stop());
+
+/** A logger keeping `[level, message]` pairs in `lines`. */
+function recorder() {
+  const lines = [];
+  return {
+    lines,
+    logger: {
+      debug: (message) => lines.push(["debug", message]),
+      info: (message) => lines.push(["info", message]),
+    },
+  };
+}
+
+/** `lines` checked for the token, then as `level message` strings. */
+function shown(lines) {
+  for (const [, message] of lines) {
+    assert.equal(typeof message, "string");
+    assert.ok(!message.includes(SANDBOX_TOKEN), `the token in a log line: ${message}`);
+    assert.ok(!message.includes(encodeURIComponent(SANDBOX_TOKEN)), message);
+  }
+  return lines.map(([level, message]) => `${level} ${message}`);
+}
+
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+describe("a client's logger", () => {
+  test("a 503 then the answer: request, answer 503, waiting, request 2, answer 200, in order", async () => {
+    const key = freshKey("log503");
+    const base = faultUrl(sandbox.url, "status-503x1", key);
+    const { lines, logger } = recorder();
+    const table = await demoClient(base, { logger }).table("sales_invoice");
+    assert.equal(table.length, 40);
+    assert.equal(await seenBySandbox(sandbox.url, key), 2);
+    const got = shown(lines);
+    assert.equal(got.length, 5, got.join("\n"));
+    const request = (n) =>
+      new RegExp(
+        `^debug request ${n}: POST ${literal(base)}apis/dataapi\\.php form: .*accesstoken=\\[REDACTED\\]`,
+      );
+    assert.match(got[0], request(1));
+    assert.equal(got[1], "debug answer 503");
+    assert.match(got[2], /^info waiting \d+\.\d\d s before request 2 \(as the core's call asks\)$/);
+    assert.match(got[3], request(2));
+    assert.equal(got[4], "debug answer 200");
+    // The form as sent, only the token replaced.
+    const form = new URLSearchParams(got[0].split(" form: ")[1]);
+    assert.equal(form.get("req"), "getdata");
+    assert.equal(form.get("accesstoken"), "[REDACTED]");
+  });
+
+  test('the GET form (method: "GET") logs its URL with the token as [REDACTED]', async () => {
+    const { lines, logger } = recorder();
+    await demoClient(sandbox.url, { logger }).table("sales_invoice", { method: "GET" });
+    const got = shown(lines);
+    assert.equal(got.length, 2, got.join("\n"));
+    assert.match(
+      got[0],
+      new RegExp(`^debug request 1: GET ${literal(sandbox.url)}/apis/dataapi\\.php\\?`),
+    );
+    assert.ok(!got[0].includes(" form: "), got[0]);
+    const url = new URL(got[0].split(" ")[4]);
+    assert.equal(url.searchParams.get("accesstoken"), "[REDACTED]");
+    assert.equal(url.searchParams.get("req"), "getdata");
+    assert.equal(got[1], "debug answer 200");
+  });
+
+  test("streams, the dues query and plans log too; so does the edge entry's client", async () => {
+    const { lines, logger } = recorder();
+    const c = demoClient(sandbox.url, { logger });
+    for await (const batch of c.streamTable("sales_invoice", { batchRows: 16 })) {
+      assert.ok(batch.length > 0);
+    }
+    await c.receivables("C001");
+    await c.duesTable(["C001", "C002"], "RECEIPT");
+    const got = shown(lines);
+    const requests = got.filter((line) => line.startsWith("debug request 1: "));
+    assert.equal(requests.length, 4, got.join("\n"));
+    assert.match(requests[0], /dataapi\.php form: /);
+    assert.match(requests[1], /apis\/ajax\.php\?.*func=getduesDet&acid=C001&type=RECEIPT$/);
+    assert.equal(got.filter((line) => line === "debug answer 200").length, 4);
+
+    const edge = recorder();
+    const client = new EdgeClient({
+      baseUrl: sandbox.url,
+      project: "demo",
+      accessToken: SANDBOX_TOKEN,
+      companyId: 1,
+      yearId: 2025,
+      logger: edge.logger,
+    });
+    await client.table("account");
+    assert.deepEqual(
+      shown(edge.lines).map((line) => line.split(":")[0]),
+      ["debug request 1", "debug answer 200"],
+    );
+  });
+
+  test("console works; a logger that throws does not fail or retry the call", async () => {
+    assert.ok(demoClient(sandbox.url, { logger: console }));
+    const key = freshKey("logthrows");
+    const throwing = {
+      debug() {
+        throw new Error("the log is full");
+      },
+      info() {
+        throw new Error("the log is full");
+      },
+    };
+    const c = demoClient(faultUrl(sandbox.url, "pass", key), { logger: throwing });
+    assert.equal((await c.table("sales_invoice")).length, 40);
+    assert.equal(await seenBySandbox(sandbox.url, key), 1);
+  });
+
+  test("without a logger (undefined, null) nothing is logged, not even to console", async () => {
+    const { lines, logger } = recorder();
+    const saved = [console.debug, console.info];
+    [console.debug, console.info] = [logger.debug, logger.info];
+    try {
+      for (const logger of [undefined, null]) {
+        const key = freshKey("nolog");
+        const c = demoClient(faultUrl(sandbox.url, "status-503x1", key), { logger });
+        assert.equal((await c.table("sales_invoice")).length, 40);
+        assert.equal(await seenBySandbox(sandbox.url, key), 2);
+      }
+    } finally {
+      [console.debug, console.info] = saved;
+    }
+    assert.deepEqual(lines, []);
+  });
+
+  test("a logger that is not one is refused, naming logger, with nothing sent", async () => {
+    const bad = [
+      true,
+      "debug",
+      42,
+      {},
+      [],
+      { debug() {} },
+      { info() {} },
+      { debug: "yes", info: "yes" },
+      () => {},
+    ];
+    for (const logger of bad) {
+      const seen = await totalSeen(sandbox.url);
+      let error;
+      try {
+        await demoClient(sandbox.url, { logger }).table("sales_invoice");
+      } catch (err) {
+        error = err;
+      }
+      assert.ok(error instanceof InvalidInputError, `${String(logger)}: ${error}`);
+      assert.equal(error.field, "logger");
+      assert.match(
+        error.reason,
+        /^must be an object with debug\(message\) and info\(message\) methods \(console works\), got /,
+      );
+      assert.equal(error.message, `invalid logger: ${error.reason}`);
+      assert.equal(await totalSeen(sandbox.url), seen, `sent despite: ${error.message}`);
+    }
+    // A near miss is named: `log` is not an option.
+    assert.throws(
+      () => new ErpClient({ baseUrl: sandbox.url, project: "demo", loger: console }),
+      (err) => err instanceof InvalidInputError && /did you mean logger\?/.test(err.message),
+    );
+  });
+});
