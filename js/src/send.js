@@ -86,9 +86,13 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
             yield next.batch;
             break;
           case "done":
+            log(logger, "debug", () => call.doneLine());
             return next.value;
-          case "failed":
-            throw fromCore(next.error, shownCause(failure, next.error, redact));
+          case "failed": {
+            const error = fromCore(next.error, shownCause(failure, next.error, redact));
+            log(logger, "debug", () => call.failedLine(error.message));
+            throw error;
+          }
         }
       } catch (err) {
         if (err === ABORTED || signal?.aborted) throw aborted(call, signal);

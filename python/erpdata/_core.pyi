@@ -155,6 +155,12 @@ class Call:
         """The core's log line of a ``Sleep`` of ``seconds`` before the next
         request (``waiting 0.52 s before request 2 (as the core's call
         asks)``)."""
+    def done_line(self) -> str:
+        """The core's log line of a call that ended with its result (``call
+        done after 2 requests``)."""
+    def failed_line(self, message: str) -> str:
+        """The core's log line of a call that ended with the error whose
+        message is ``message`` (``call failed after 1 request: ...``)."""
     @property
     def attempts(self) -> int: ...
     @property

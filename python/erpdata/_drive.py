@@ -68,7 +68,8 @@ class State:
             # whole batches while the body arrives).
             self.progress(self.bytes_received, self.rows_received)
         self.finished = True
-        logger.debug("call done after %d requests", call.attempts)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(call.done_line())
 
     def failed(self, call: Call, action: Failed) -> BaseException:
         error = action.error
@@ -77,7 +78,8 @@ class State:
         # Its text, not the error: a handler that keeps records (a
         # MemoryHandler, pytest's capture) would keep the error, its
         # traceback's frames and the client they hold alive.
-        logger.debug("call failed after %d requests: %s", call.attempts, str(error))
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(call.failed_line(str(error)))
         return error
 
 

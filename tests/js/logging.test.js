@@ -57,7 +57,7 @@ describe("a client's logger", () => {
     assert.equal(table.length, 40);
     assert.equal(await seenBySandbox(sandbox.url, key), 2);
     const got = shown(lines);
-    assert.equal(got.length, 5, got.join("\n"));
+    assert.equal(got.length, 6, got.join("\n"));
     const request = (n) =>
       new RegExp(
         `^debug request ${n}: POST ${literal(base)}apis/dataapi\\.php form: .*accesstoken=\\[REDACTED\\]`,
@@ -67,6 +67,7 @@ describe("a client's logger", () => {
     assert.match(got[2], /^info waiting \d+\.\d\d s before request 2 \(as the core's call asks\)$/);
     assert.match(got[3], request(2));
     assert.equal(got[4], "debug answer 200");
+    assert.equal(got[5], "debug call done after 2 requests");
     // The form as sent, only the token replaced.
     const form = new URLSearchParams(got[0].split(" form: ")[1]);
     assert.equal(form.get("req"), "getdata");
@@ -77,7 +78,7 @@ describe("a client's logger", () => {
     const { lines, logger } = recorder();
     await demoClient(sandbox.url, { logger }).table("sales_invoice", { method: "GET" });
     const got = shown(lines);
-    assert.equal(got.length, 2, got.join("\n"));
+    assert.equal(got.length, 3, got.join("\n"));
     assert.match(
       got[0],
       new RegExp(`^debug request 1: GET ${literal(sandbox.url)}/apis/dataapi\\.php\\?`),
@@ -87,6 +88,7 @@ describe("a client's logger", () => {
     assert.equal(url.searchParams.get("accesstoken"), "[REDACTED]");
     assert.equal(url.searchParams.get("req"), "getdata");
     assert.equal(got[1], "debug answer 200");
+    assert.equal(got[2], "debug call done after 1 request");
   });
 
   test("streams, the dues query and plans log too; so does the edge entry's client", async () => {
@@ -116,7 +118,18 @@ describe("a client's logger", () => {
     await client.table("account");
     assert.deepEqual(
       shown(edge.lines).map((line) => line.split(":")[0]),
-      ["debug request 1", "debug answer 200"],
+      ["debug request 1", "debug answer 200", "debug call done after 1 request"],
+    );
+  });
+
+  test("a call that fails ends its lines with its error's message", async () => {
+    const { lines, logger } = recorder();
+    await assert.rejects(demoClient(sandbox.url, { logger }).table("nosuch"), /Unknown table/);
+    const got = shown(lines);
+    assert.equal(got.length, 3, got.join("\n"));
+    assert.match(
+      got[2],
+      /^debug call failed after 1 request: service error \(status "error"\) from .*Unknown table: nosuch/,
     );
   });
 

@@ -5,6 +5,8 @@ name the field."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import time
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 
 import erpdata
 import fault_api
-from conftest import FAKE_TOKEN
+from conftest import FAKE_TOKEN, SANDBOX_TOKEN
 from erpdata import AsyncClient, Client, Timeout, _core
 
 SETTINGS: dict[str, Any] = dict(project="demo", company_id=1, year_id=2025)
@@ -167,3 +169,32 @@ def test_async_with_options(sandbox_url: str) -> None:
         assert fault_api.count(sandbox_url, key) == 2
 
     asyncio.run(main())
+
+
+def test_the_erpdata_logger_tells_each_request_answer_wait_and_end(
+    sandbox_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The core's lines, the same the Rust clients and a JS logger get.
+    key = fault_api.new_key("log-lines", "503")
+    base = fault_api.prefix(sandbox_url, "status-503x1", key)
+    caplog.set_level(logging.DEBUG, logger="erpdata")
+    with Client(base, **SETTINGS, access_token=SANDBOX_TOKEN) as c:
+        c.table("account", method="GET")
+        with pytest.raises(erpdata.ServiceError):
+            c.table("nosuch")
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "erpdata"]
+    levels = ["DEBUG", "DEBUG", "INFO", "DEBUG", "DEBUG", "DEBUG", "DEBUG", "DEBUG", "DEBUG"]
+    assert [level for level, _ in lines] == levels, lines
+    assert lines[0][1].startswith(f"request 1: GET {base}apis/dataapi.php?req=getdata&")
+    assert "accesstoken=[REDACTED]" in lines[0][1] and SANDBOX_TOKEN not in caplog.text
+    assert lines[1][1] == "answer 503"
+    assert re.fullmatch(
+        r"waiting \d+\.\d\d s before request 2 \(as the core's call asks\)", lines[2][1]
+    )
+    assert lines[3][1].startswith("request 2: GET ")
+    assert lines[4][1] == "answer 200"
+    assert lines[5][1] == "call done after 2 requests"
+    assert lines[6][1].startswith("request 1: POST ") and " form: req=getdata&" in lines[6][1]
+    assert lines[7][1] == "answer 200"
+    assert lines[8][1].startswith('call failed after 1 request: service error (status "error")')
+    assert "Unknown table: nosuch" in lines[8][1]

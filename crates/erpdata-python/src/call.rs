@@ -592,6 +592,18 @@ impl Call {
         Ok(erpdata::binding::waiting_line(delay, self.attempts() + 1))
     }
 
+    /// The core's log line of a call that ended with its result ("call
+    /// done after 2 requests").
+    fn done_line(&self) -> String {
+        erpdata::binding::done_line(self.attempts())
+    }
+
+    /// The core's log line of a call that ended with an error, given its
+    /// message ("call failed after 1 request: ...").
+    fn failed_line(&self, message: &str) -> String {
+        erpdata::binding::failed_line(self.attempts(), message)
+    }
+
     fn __repr__(&self) -> String {
         let what = match self.inner {
             Inner::Whole(_) => "whole answer",

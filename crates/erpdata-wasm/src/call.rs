@@ -432,6 +432,20 @@ impl Call {
         let next = self.attempts() + 1;
         erpdata::binding::waiting_line(millis(ms), next)
     }
+
+    /// The core's log line of a call that ended with its result (`call
+    /// done after 2 requests`).
+    #[wasm_bindgen(js_name = doneLine)]
+    pub fn done_line(&mut self) -> String {
+        erpdata::binding::done_line(self.attempts())
+    }
+
+    /// The core's log line of a call that ended with the error whose
+    /// message is `message` (`call failed after 1 request: …`).
+    #[wasm_bindgen(js_name = failedLine)]
+    pub fn failed_line(&mut self, message: &str) -> String {
+        erpdata::binding::failed_line(self.attempts(), message)
+    }
 }
 
 /// An action as the plain object `next` gives.

@@ -221,7 +221,7 @@ pub use token::{AccessToken, REDACTED};
 #[doc(hidden)]
 pub mod binding {
     pub use crate::call::{check_batch_rows, check_concurrency, check_max_retries};
-    pub use crate::log_line::{answer_line, request_line, waiting_line};
+    pub use crate::log_line::{answer_line, done_line, failed_line, request_line, waiting_line};
     pub use crate::spelling::{closest, js_name};
 }
 /// The Arrow crates this crate's Arrow output is built with (feature

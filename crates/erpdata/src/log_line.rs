@@ -39,6 +39,25 @@ pub fn waiting_line(delay: Duration, next_attempt: u32) -> String {
     )
 }
 
+/// "call done after 2 requests": a call that ended with its result.
+pub fn done_line(attempts: u32) -> String {
+    format!("call done after {}", requests(attempts))
+}
+
+/// "call failed after 1 request: HTTP status 404 …": a call that ended
+/// with an error, given by its message (the core's, already redacted).
+pub fn failed_line(attempts: u32, message: &str) -> String {
+    format!("call failed after {}: {message}", requests(attempts))
+}
+
+fn requests(n: u32) -> String {
+    if n == 1 {
+        "1 request".to_owned()
+    } else {
+        format!("{n} requests")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +107,16 @@ mod tests {
         assert_eq!(
             waiting_line(Duration::from_millis(517), 2),
             "waiting 0.52 s before request 2 (as the core's call asks)"
+        );
+    }
+
+    #[test]
+    fn a_call_ends_in_requests_counted_in_words() {
+        assert_eq!(done_line(1), "call done after 1 request");
+        assert_eq!(done_line(3), "call done after 3 requests");
+        assert_eq!(
+            failed_line(2, "HTTP status 503: busy"),
+            "call failed after 2 requests: HTTP status 503: busy"
         );
     }
 }

@@ -383,6 +383,8 @@ fn no_operation_leaks_the_token() {
         "log DEBUG erpdata: answer 500",
         "log DEBUG erpdata: answer 503",
         "log INFO erpdata: waiting ",
+        "log DEBUG erpdata: call done after 1 request",
+        "log DEBUG erpdata: call failed after 2 requests: HTTP status 503",
     ] {
         assert!(
             lines.iter().any(|l| l.starts_with(start)),

@@ -330,10 +330,12 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
                     self.body = None;
+                    events::done(self.call.attempts());
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
                     self.body = None;
+                    events::failed(self.call.attempts(), &error);
                     return Err(error);
                 }
             }

@@ -365,10 +365,12 @@ impl<S: Sink> Driver<S> {
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
                     self.body = None;
+                    events::done(self.call.attempts());
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
                     self.body = None;
+                    events::failed(self.call.attempts(), &error);
                     return Err(error);
                 }
             }

@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::log_line::{answer_line, request_line, waiting_line};
+use crate::error::Error;
+use crate::log_line::{answer_line, done_line, failed_line, request_line, waiting_line};
 
 const TARGET: &str = "erpdata";
 
@@ -31,5 +32,19 @@ pub(super) fn answer(status: u16) {
 pub(super) fn waiting(delay: Duration, next_attempt: u32) {
     if log::log_enabled!(target: TARGET, log::Level::Info) {
         log::info!(target: TARGET, "{}", waiting_line(delay, next_attempt));
+    }
+}
+
+/// "call done after 2 requests"
+pub(super) fn done(attempts: u32) {
+    if log::log_enabled!(target: TARGET, log::Level::Debug) {
+        log::debug!(target: TARGET, "{}", done_line(attempts));
+    }
+}
+
+/// "call failed after 1 request: …" (the error's message, redacted)
+pub(super) fn failed(attempts: u32, error: &Error) {
+    if log::log_enabled!(target: TARGET, log::Level::Debug) {
+        log::debug!(target: TARGET, "{}", failed_line(attempts, &error.to_string()));
     }
 }

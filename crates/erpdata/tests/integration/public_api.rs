@@ -27,8 +27,8 @@ use erpdata::{
 };
 // The Python and JavaScript bindings' helpers, hidden from the docs.
 use erpdata::binding::{
-    answer_line, check_batch_rows, check_concurrency, check_max_retries, closest, js_name,
-    request_line, waiting_line,
+    answer_line, check_batch_rows, check_concurrency, check_max_retries, closest, done_line,
+    failed_line, js_name, request_line, waiting_line,
 };
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
@@ -115,6 +115,8 @@ fn the_core_surface() {
     let _: fn(&Config, u32, &Req) -> String = request_line;
     let _: fn(u16) -> String = answer_line;
     let _: fn(std::time::Duration, u32) -> String = waiting_line;
+    let _: fn(u32) -> String = done_line;
+    let _: fn(u32, &str) -> String = failed_line;
     let _: fn(f64, f64, f64) -> Result<Timeouts> = Timeouts::from_millis_f64;
     // Every operation of the interface is in the catalogue.
     let names: Vec<&str> = OPERATIONS.iter().map(|op| op.name).collect();
