@@ -67,6 +67,7 @@ from typing import Any, Union
 from ._checks import invalid, shown
 from ._core import __version__
 from ._models import AjaxAnswer, Dues, Row, Table, missing_extra
+from .report import _summable
 
 __all__ = [
     "Sheet",
@@ -132,8 +133,9 @@ class Sheet:
     an iterable of row dicts, or an iterable of batches of them (a
     ``stream_table`` stream; pyarrow record batches). ``totals``: ``True``
     adds a totals row of ``SUM`` formulas under every numeric column whose
-    name does not hold ``days`` (a count of days does not add up); a list
-    of column names sums those. ``highlight`` names a bool column: the
+    name does not hold ``days`` (a count of days does not add up) and that
+    is not an id (``id``, ``compid``, ``yearid``, a name ending in
+    ``_id``); a list of column names sums those. ``highlight`` names a bool column: the
     rows where it is true are filled (``"over_limit"`` for a credit
     status)."""
 
@@ -594,7 +596,7 @@ class _SheetWriter:
             chosen = [
                 i
                 for i, c in enumerate(self.columns)
-                if "days" not in str(c)
+                if _summable(str(c))
                 and (not self.types or self.types[c] == "int" or _scale(self.types[c]) is not None)
             ]
         else:

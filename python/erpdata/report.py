@@ -303,10 +303,18 @@ def _total_label(column: int, total: str = "") -> str:
     return f"Total {total}".rstrip()
 
 
+_ID_COLUMNS = frozenset({"id", "compid", "yearid"})
+"""Integer columns that name rows, not amounts: the row id and the
+company and year every row of a PHP service's ``SELECT *`` carries."""
+
+
 def _summable(name: str) -> bool:
-    """Whether a numeric column's total means something (not days, not a
-    per-account figure such as an average)."""
-    return "days" not in name
+    """Whether a numeric column's total means something: not days, not a
+    per-account figure such as an average, and not an id (``id``,
+    ``compid``, ``yearid``, a name ending in ``_id``): company 1's
+    invoices of 2025 would total ``40`` and ``81,000`` there."""
+    folded = name.lower()
+    return "days" not in folded and folded not in _ID_COLUMNS and not folded.endswith("_id")
 
 
 def aging_html(

@@ -234,6 +234,29 @@ def test_a_total_in_the_first_column_says_it_is_the_total(tmp_path: Path) -> Non
     assert ws["B4"].number_format == "#,##0"
 
 
+def test_the_totals_leave_out_the_ids_a_table_carries(
+    client: erpdata.Client, tmp_path: Path
+) -> None:
+    # compid and yearid, as a PHP service's SELECT * sends them, are not
+    # amounts: they got SUMs of 40 and 81,000 under them.
+    invoices = client.table("sales_invoice")
+    path = tmp_path / "invoices.xlsx"
+    write_excel(path, {"Invoices": Sheet(invoices, totals=True)})
+    rows = values(load(path)["Invoices"])
+    header, last = rows[0], rows[-1]
+    summed = [name for name, cell in zip(header, last) if str(cell).startswith("=SUM(")]
+    assert summed == ["amount", "tax", "total", "items"], last
+    assert last[0] == "Total"
+    # Row dicts without types decide by the values: an id is left out there too.
+    given = [{"id": 1, "customer_id": 7, "amount": Decimal("2.50")}]
+    path = tmp_path / "ids.xlsx"
+    write_excel(path, {"S": Sheet(given, totals=True)})
+    assert values(load(path)["S"])[-1] == ["Total", None, "=SUM(C2:C2)"]
+    # Named, an id column is summed as asked.
+    write_excel(path, {"S": Sheet(given, totals=["id", "amount"])})
+    assert values(load(path)["S"])[-1] == ["=SUM(A2:A2)", None, "=SUM(C2:C2)"]
+
+
 # -- aging and credit status ---------------------------------------------------------
 
 

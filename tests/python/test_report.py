@@ -308,6 +308,50 @@ def test_a_total_in_the_first_column_says_it_is_the_total(
         )
 
 
+@pytest.mark.parametrize("rich", [True, False], ids=["rich", "plain"])
+def test_the_totals_leave_out_the_ids_a_table_carries(
+    rich: bool, client: erpdata.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The ERP's tables carry compid and yearid (and often an id) as a PHP
+    # service's SELECT * sends them: company 1's invoices of 2025 totalled
+    # "Total 40" and "81,000" under them.
+    if not rich:
+        monkeypatch.setitem(sys.modules, "rich.console", None)
+    invoices = client.table("sales_invoice")
+    assert invoices.columns[:2] == ["compid", "yearid"]
+    out = io.StringIO()
+    erpdata.report.print_table(invoices, file=out)
+    lines = out.getvalue().splitlines()
+    footer = lines[-2 if rich else -1]
+    sums = [f"{sum(r[c] for r in invoices):,}" for c in ("amount", "tax", "total", "items")]
+    assert footer.replace("│", " ").split() == ["Total", *sums], footer
+    ids = parsed([{"id": 7, "compid": 1, "yearid": 2025, "customer_id": 3, "amount": "2.50"}])
+    out = io.StringIO()
+    erpdata.report.print_table(ids, file=out)
+    footer = out.getvalue().splitlines()[-2 if rich else -1]
+    assert footer.replace("│", " ").split() == ["Total", "2.50"], footer
+    if not rich:
+        pytest.importorskip("matplotlib")
+        page = erpdata.report.credit_status_html(
+            parsed(
+                [
+                    {
+                        "compid": 1,
+                        "yearid": 2025,
+                        "acid": "C001",
+                        "credit_limit": "5.00",
+                        "over_limit": False,
+                        "outstanding": "1.00",
+                    }
+                ]
+            ),
+            as_of=AS_OF,
+        )
+        foot = page.split("<tfoot>")[1]
+        assert 'data-column="compid"' not in foot and 'data-column="yearid"' not in foot
+        assert '<td class="num" data-column="credit_limit">5.00</td>' in foot
+
+
 def test_the_credit_chart_draws_the_customers_that_matter_not_thousands() -> None:
     pytest.importorskip("matplotlib")
     # One bar a customer: 8,000 took 203 s and 2 GB for a page no one could
