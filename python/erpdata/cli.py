@@ -16,6 +16,7 @@ that is not the documented shape), 4 the service could not be reached
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import datetime
 import importlib
@@ -24,7 +25,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Callable, cast
@@ -152,7 +154,8 @@ def write_parquet(table: Table, path: str) -> None:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise _Usage("--format parquet needs pyarrow: pip install 'erpdata[arrow]'") from exc
-    pq.write_table(table.to_arrow(), path)
+    with _whole(path) as partial:
+        pq.write_table(table.to_arrow(), partial)
 
 
 def _check_output(args: argparse.Namespace) -> None:
@@ -257,8 +260,7 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
             raise _Usage(f"--format parquet needs rows; the answer is one {answer.shape}")
         write_parquet(answer.to_table(), args.output)
         return EXIT_OK
-    out = _open_output(args.output)
-    try:
+    with _output(args.output) as out:
         if args.format == "raw":
             out.write(answer.raw.rstrip("\n") + "\n")
         elif answer.shape == "rows":
@@ -272,9 +274,6 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
             writer.writerow([csv_value(v) for v in record.values()])
         else:
             out.write(json_value(answer.value) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return EXIT_OK
 
 
@@ -348,12 +347,8 @@ def cmd_dues_table(args: argparse.Namespace) -> int:
     if args.format == "parquet":
         write_parquet(table, args.output)
         return EXIT_OK
-    out = _open_output(args.output)
-    try:
+    with _output(args.output) as out:
         write_rows(table, args.format, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return EXIT_OK
 
 
@@ -363,26 +358,18 @@ def _write_report(
     """A finance view as a terminal table, csv, json or an HTML report."""
     if args.format == "html":
         page = html(table, as_of=args.as_of, title=title)
-        out = _open_output(args.output)
-        try:
+        with _output(args.output) as out:
             out.write(page)
-        finally:
-            if out is not sys.stdout:
-                out.close()
         if args.output not in (None, "-"):
             print(f"report written to {args.output}", file=sys.stderr)
         return EXIT_OK
-    out = _open_output(args.output)
-    try:
+    with _output(args.output) as out:
         if args.format == "table":
             from .report import print_table
 
             print_table(table, title=title, file=out)
         else:
             write_rows(table, args.format, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return EXIT_OK
 
 
@@ -507,10 +494,46 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return _options.run(args, client, token)
 
 
-def _open_output(path: str | None) -> IO[str]:
+def _replaced(path: str) -> Path | None:
+    """The file that writing ``path`` replaces whole, through a partial
+    file beside it; ``None`` for what is written as it is (a device or a
+    pipe: ``-o /dev/stdout``, ``/dev/null``). A symbolic link stays a
+    link: the file it names is replaced."""
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        return None
+    return target.resolve() if target.is_symlink() else target
+
+
+@contextlib.contextmanager
+def _whole(path: str) -> Iterator[str]:
+    """A partial file's path beside ``path``, renamed over it when the
+    block ends without an error and removed when it ends with one (Ctrl-C
+    included): ``-o FILE`` appears whole or not at all, and a file already
+    there stays as it was until then. A device or pipe is given as it is."""
+    target = _replaced(path)
+    if target is None:
+        yield path
+        return
+    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.partial")
+    try:
+        yield str(partial)
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    """Where a command writes text: stdout, or ``-o FILE`` whole or not at
+    all (a Ctrl-C or a failure part-way leaves no truncated file that reads
+    as the whole table, and any earlier file as it was)."""
     if path is None or path == "-":
-        return sys.stdout
-    return open(path, "w", encoding="utf-8", newline="")
+        yield sys.stdout
+        return
+    with _whole(path) as partial, open(partial, "w", encoding="utf-8", newline="") as out:
+        yield out
 
 
 def _schema(args: argparse.Namespace) -> dict[str, str] | None:
@@ -547,15 +570,11 @@ def cmd_dues(args: argparse.Namespace) -> int:
     if args.format == "parquet":
         write_parquet(dues.to_table(), args.output)
         return EXIT_OK
-    out = _open_output(args.output)
-    try:
+    with _output(args.output) as out:
         if args.format == "raw":
             out.write(dues.raw.rstrip("\n") + "\n")
         else:
             write_rows(dues.to_table(), args.format, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return EXIT_OK
 
 
@@ -578,12 +597,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.format == "parquet":
         write_parquet(table, args.output)
     else:
-        out = _open_output(args.output)
-        try:
+        with _output(args.output) as out:
             write_rows(table, args.format, out)
-        finally:
-            if out is not sys.stdout:
-                out.close()
     if args.output not in (None, "-") and sys.stderr.isatty():
         print(f"{counted(len(table), 'row')} written to {args.output}", file=sys.stderr)
     return EXIT_OK

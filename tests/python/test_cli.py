@@ -10,10 +10,12 @@ import io
 import json
 import os
 import pty
+import signal
 import struct
 import subprocess
 import sys
 import termios
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -22,7 +24,15 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN, _first_line, _sandbox
+from conftest import (
+    BIG_ROWS,
+    FAKE_TOKEN,
+    ROOT,
+    SANDBOX_TOKEN,
+    SECRET_TOKEN,
+    _first_line,
+    _sandbox,
+)
 from erpdata import Client
 from erpdata import cli as command_line
 
@@ -678,6 +688,54 @@ def test_an_output_that_cannot_be_written_is_refused_before_fetching(
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
         assert words in one_line_error(done), args
+
+
+EARLIER = "the export of last month\n"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_ctrl_c_while_writing_leaves_the_earlier_file_as_it_was(
+    big_sandbox_url: str, tmp_path: Path, fmt: str
+) -> None:
+    # A table is read whole, then written: Ctrl-C during the writing left
+    # the rows written so far, a file that reads as the whole table, over
+    # the one that was there. -o FILE now appears whole or not at all.
+    out = tmp_path / f"invoices.{fmt}"
+    out.write_text(EARLIER, encoding="utf-8")
+    env = env_for(big_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
+    args = ["table", "sales_invoice", "--format", fmt, "-o", str(out), "--no-progress"]
+    proc = subprocess.Popen(
+        PY + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    # Interrupted as soon as the writing has begun: a file beside the
+    # target appears, or the target itself changes.
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if len(list(tmp_path.iterdir())) > 1 or out.stat().st_size != len(EARLIER):
+            break
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stdout == ""
+    assert out.read_text(encoding="utf-8") == EARLIER
+    assert list(tmp_path.iterdir()) == [out]
+    # Let run, the file is replaced whole.
+    done = cli(args, env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert list(tmp_path.iterdir()) == [out]
+    if fmt == "parquet":
+        assert pq.read_metadata(out).num_rows == BIG_ROWS
+    else:
+        assert len(out.read_text(encoding="utf-8").splitlines()) == BIG_ROWS + (fmt == "csv")
+
+
+def test_a_device_given_as_the_output_is_written_as_it_is(sandbox_url: str) -> None:
+    # -o /dev/stdout is written through, not replaced by a file.
+    env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    done = cli(["dues", "C001", "--kind", "receipt", "-o", "/dev/stdout"], env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("doc_no,date,due_date,amount,paid,balance\n")
 
 
 def test_php_notices_are_shown_with_verbose(secret_sandbox_url: str) -> None:
