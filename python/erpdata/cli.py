@@ -149,18 +149,22 @@ def write_rows(table: Table, fmt: str, out: IO[str]) -> None:
         out.write("\n]\n" if not first else "]\n")
 
 
+PARQUET_NEEDS = "--format parquet needs pyarrow: pip install 'erpdata[arrow]'"
+
+
 def write_parquet(table: Table, path: str) -> None:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:
-        raise _Usage("--format parquet needs pyarrow: pip install 'erpdata[arrow]'") from exc
+        raise _Usage(PARQUET_NEEDS) from exc
     with _whole(path) as partial:
         pq.write_table(table.to_arrow(), partial)
 
 
 def _check_output(args: argparse.Namespace) -> None:
     """``-o FILE`` can be written (its folder exists, it is not a folder),
-    ``--format parquet`` and ``xlsx`` have one, and xlsx has xlsxwriter:
+    ``--format parquet`` and ``xlsx`` have one, parquet has pyarrow and
+    xlsx has xlsxwriter:
     said before anything is fetched, not after a large table has
     arrived."""
     if args.output not in (None, "-"):
@@ -169,8 +173,13 @@ def _check_output(args: argparse.Namespace) -> None:
             raise _Usage(f"-o {args.output}: is a folder; name a file in it")
         if not path.parent.is_dir():
             raise _Usage(f"-o {args.output}: folder {str(path.parent)!r} does not exist")
-    if args.format == "parquet" and args.output in (None, "-"):
-        raise _Usage("--format parquet needs -o FILE")
+    if args.format == "parquet":
+        if args.output in (None, "-"):
+            raise _Usage("--format parquet needs -o FILE")
+        try:
+            importlib.import_module("pyarrow.parquet")
+        except ImportError as exc:
+            raise _Usage(PARQUET_NEEDS) from exc
     if args.format != "xlsx":
         return
     if args.output in (None, "-"):

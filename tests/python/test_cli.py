@@ -690,6 +690,25 @@ def test_an_output_that_cannot_be_written_is_refused_before_fetching(
         assert words in one_line_error(done), args
 
 
+def test_parquet_without_pyarrow_is_said_before_fetching(refused_url: str, tmp_path: Path) -> None:
+    # It was said once the whole table had arrived (14 s for 2 million
+    # invoices); nothing listens at refused_url, where a fetch would exit 4.
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    out = tmp_path / "x.parquet"
+    for command in (
+        ["table", "sales_invoice"],
+        ["dues", "C001", "--kind", "receipt"],
+        ["dues-table", "C001", "--kind", "receipt"],
+        ["dues-summary"],
+    ):
+        done = plain_cli([*command, "--format", "parquet", "-o", str(out)], env, tmp_path)
+        assert done.returncode == 2, (command, done.stderr)
+        assert done.stderr == (
+            "erpdata: error: --format parquet needs pyarrow: pip install 'erpdata[arrow]'\n"
+        ), command
+        assert not out.exists()
+
+
 EARLIER = "the export of last month\n"
 
 
