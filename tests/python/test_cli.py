@@ -591,6 +591,33 @@ def test_a_missing_setting_names_its_option(sandbox_url: str, token_file: Path) 
     assert "ERPDATA_COMPANY_ID" in error and "--company-id" in error, error
 
 
+def test_settings_with_a_settings_files_quotes_are_refused_by_name(
+    secret_sandbox_url: str,
+) -> None:
+    # NAME="value" lines of a .env file read as plain NAME=value lines
+    # (docker run --env-file, systemd's EnvironmentFile) keep the quotes:
+    # the service answered only 'Invalid company or year', 'Unknown
+    # project: "demo"' or 'Invalid access token'.
+    for name, value in (
+        ("ERPDATA_COMPANY_ID", '"1"'),
+        ("ERPDATA_YEAR_ID", "'2025'"),
+        ("ERPDATA_PROJECT", '"demo"'),
+        ("ERPDATA_BASE_URL", f'"{secret_sandbox_url}"'),
+        ("ERPDATA_ACCESS_TOKEN", f'"{SECRET_TOKEN}"'),
+    ):
+        env = env_for(secret_sandbox_url, **{"ERPDATA_ACCESS_TOKEN": SECRET_TOKEN, name: value})
+        done = cli(["table", "account"], env)
+        assert done.returncode == 2, (name, done.stderr)
+        error = one_line_error(done)
+        assert error.startswith(f"erpdata: error: invalid {name}: "), error
+        assert "wrapped in quotes" in error, error
+        assert SECRET_TOKEN not in done.stdout + done.stderr
+    # Quotes inside a value are the value's own: sent, and the service's answer shown.
+    env = env_for(secret_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN, ERPDATA_PROJECT='"demo')
+    done = cli(["table", "account"], env)
+    assert done.returncode == 3 and 'Unknown project: "demo' in done.stderr, done.stderr
+
+
 def test_version() -> None:
     import importlib.metadata
 

@@ -322,6 +322,18 @@ fn parse_base_url(text: &str) -> Result<Url> {
     if text.trim().is_empty() {
         return Err(bad("must not be empty"));
     }
+    if validate::quoted(text.trim()) {
+        // As a settings file writes it: the parser's "relative URL without
+        // a base" said nothing of the quotes.
+        return Err(Error::invalid(
+            "base_url",
+            format!(
+                "{} is wrapped in quotes; {}",
+                text.trim(),
+                validate::QUOTES_HINT
+            ),
+        ));
+    }
     // The URL parser would drop tabs and newlines and percent-encode the
     // rest, quietly making another URL than the one written.
     if let Some(c) = text.trim().chars().find(|c| c.is_control()) {

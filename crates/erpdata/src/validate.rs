@@ -43,6 +43,12 @@ pub fn text(field: &str, value: &str) -> Result<()> {
 /// stray space the eye does not see, and the service then answered
 /// `Invalid company or year` or `Unknown project` with nothing to point at
 /// the space.
+///
+/// Nor is it wrapped in quotes: a `.env` file's `ERPDATA_PROJECT="acme"`
+/// reaches the variable with its quotes wherever the file is read as
+/// plain `NAME=value` lines (`docker run --env-file`, systemd's
+/// `EnvironmentFile`, `export $(cat .env)`), and the service then answered
+/// `Unknown project: "acme"` or `Invalid company or year`.
 pub fn setting(field: &str, value: &str) -> Result<()> {
     text(field, value)?;
     if value.trim() != value {
@@ -51,7 +57,25 @@ pub fn setting(field: &str, value: &str) -> Result<()> {
             format!("has whitespace at its start or end ({value:?}); remove it"),
         ));
     }
+    if quoted(value) {
+        return Err(Error::invalid(
+            field,
+            format!("{value} is wrapped in quotes; {QUOTES_HINT}"),
+        ));
+    }
     Ok(())
+}
+
+/// How an error about a quoted value ends.
+pub(crate) const QUOTES_HINT: &str =
+    "a settings file's quotes are not part of the value (remove them, or read the file with a \
+     tool that takes them off)";
+
+/// Whether `value` starts and ends with the same quote mark, `"` or `'`,
+/// as a value written in a `.env` file does.
+pub(crate) fn quoted(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() >= 2 && matches!(bytes[0], b'"' | b'\'') && bytes[bytes.len() - 1] == bytes[0]
 }
 
 /// A date parameter: `YYYY-MM-DD` naming a real calendar day (the
@@ -151,6 +175,13 @@ pub fn token(value: &str) -> Result<()> {
             "must not contain whitespace",
         ));
     }
+    if quoted(value) {
+        // Named, never shown: the service said only "Invalid access token".
+        return Err(Error::invalid(
+            "access_token",
+            format!("is wrapped in quotes; {QUOTES_HINT}"),
+        ));
+    }
     Ok(())
 }
 
@@ -217,6 +248,23 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("only whitespace"));
+    }
+
+    #[test]
+    fn settings_are_not_wrapped_in_quotes() {
+        for ok in ["demo", "\"", "O'Brien", "'a\"", "1", "my \"big\" project"] {
+            assert!(setting("project", ok).is_ok(), "{ok}");
+        }
+        for value in ["\"demo\"", "'2025'", "\"\"", "''"] {
+            let e = setting("year_id", value).unwrap_err();
+            assert_eq!(e.field(), Some("year_id"));
+            assert!(e.to_string().contains("wrapped in quotes"), "{e}");
+        }
+        let e = token("\"fake-token-for-tests\"").unwrap_err();
+        assert_eq!(e.field(), Some("access_token"));
+        assert!(e.to_string().contains("wrapped in quotes"), "{e}");
+        assert!(!e.to_string().contains("fake-token"), "{e}");
+        assert!(token("fake\"token\"").is_ok());
     }
 
     #[test]
