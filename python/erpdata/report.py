@@ -52,6 +52,9 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, datetime.datetime):
+        # As MySQL sends it and the command line writes it, not ISO's "T".
+        return value.isoformat(" ")
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, Decimal):

@@ -6,6 +6,7 @@ scripts/chromium.sh), whose screenshot must show the chart and the totals."""
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import os
@@ -350,6 +351,28 @@ def test_the_totals_leave_out_the_ids_a_table_carries(
         foot = page.split("<tfoot>")[1]
         assert 'data-column="compid"' not in foot and 'data-column="yearid"' not in foot
         assert '<td class="num" data-column="credit_limit">5.00</td>' in foot
+
+
+@pytest.mark.parametrize("rich", [True, False], ids=["rich", "plain"])
+def test_timestamps_are_shown_as_sent(
+    rich: bool, client: erpdata.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "2019-04-01 10:15:00" as the service sent it and the CSV writes it;
+    # the terminal table and the HTML report showed "2019-04-01T10:15:00".
+    if not rich:
+        monkeypatch.setitem(sys.modules, "rich.console", None)
+    accounts = client.table("account")
+    first = accounts[0]["created_at"]
+    assert isinstance(first, datetime.datetime)
+    out = io.StringIO()
+    erpdata.report.print_table(accounts, file=out)
+    text = out.getvalue()
+    assert first.isoformat(" ") in text and first.isoformat() not in text
+    if not rich:
+        pytest.importorskip("matplotlib")
+        table = parsed([{"acid": "C001", "balance": "1.00", "at": "2025-04-01 13:45:00.5"}])
+        page = erpdata.report.aging_html(table, as_of=AS_OF)
+        assert '<td class="">2025-04-01 13:45:00.500000</td>' in page
 
 
 def test_the_credit_chart_draws_the_customers_that_matter_not_thousands() -> None:
