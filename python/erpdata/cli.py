@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import csv
 import datetime
+import difflib
 import importlib
 import json
 import os
@@ -1033,9 +1034,48 @@ def _fail(code: int, message: str) -> int:
     return code
 
 
+def _option_strings(top: argparse.ArgumentParser) -> set[str]:
+    """Every option string of ``top`` and of each of its commands."""
+    known: set[str] = set()
+    for action in top._actions:
+        known.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                known.update(_option_strings(sub))
+    return known
+
+
+def _token_like_option(argv: Sequence[str], known: set[str]) -> str | None:
+    """The first option of ``argv`` that is none of the command line's and
+    whose name says ``token`` (``--access_token``, ``--acess-token``,
+    ``--api-token=...``): argparse would echo it back with the value that
+    followed it, the token itself, as an unrecognized argument."""
+    for arg in argv:
+        if arg == "--":
+            break
+        if not arg.startswith("-"):
+            continue
+        name = arg.partition("=")[0]
+        if name not in known and "token" in name.lower():
+            return name
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code."""
-    args = parser().parse_args(argv)
+    top = parser()
+    given = sys.argv[1:] if argv is None else list(argv)
+    known = _option_strings(top)
+    token_like = _token_like_option(given, known)
+    if token_like is not None:
+        near = difflib.get_close_matches(
+            token_like, sorted(known - set(TOKEN_OPTIONS)), n=1, cutoff=0.8
+        )
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        return _fail(
+            EXIT_USAGE, f"{token_like}: unrecognized option{hint}; {TOKEN_ON_COMMAND_LINE}"
+        )
+    args = top.parse_args(given)
     _log_setup(getattr(args, "verbose", 0))
     run: Callable[[argparse.Namespace], int] = args.run
     try:
