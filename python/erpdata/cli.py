@@ -1061,6 +1061,58 @@ def _token_like_option(argv: Sequence[str], known: set[str]) -> str | None:
     return None
 
 
+def _commands(top: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (action,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    return cast("dict[str, argparse.ArgumentParser]", action.choices)
+
+
+def _near(given: str, known: Sequence[str]) -> str | None:
+    """The known name ``given`` most likely meant, if one is near."""
+    found = difflib.get_close_matches(given, known, n=1, cutoff=0.7)
+    return found[0] if found else None
+
+
+def _check_command(top: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """A mistyped command (``erpdata tabel``) is refused with the command
+    it most likely meant; argparse only lists them all."""
+    command = None
+    for arg in argv:
+        if arg.partition("=")[0] in TOKEN_OPTIONS:
+            return  # refused by name next; what follows it may be the token
+        if not arg.startswith("-"):
+            command = arg
+            break
+    commands = _commands(top)
+    if command is None or command in commands:
+        return
+    near = _near(command, list(commands))
+    if near is not None:
+        top.error(
+            f"argument COMMAND: invalid choice: {command!r} (did you mean {near!r}?; "
+            f"`erpdata --help` lists the commands)"
+        )
+
+
+def _unknown_arguments(top: argparse.ArgumentParser, command: str, unknown: list[str]) -> None:
+    """Arguments a command does not take, said by that command's parser
+    with its own usage (argparse's top parser showed ``erpdata [-h]
+    [--version] COMMAND ...``, which names none of the command's
+    options), and the option a mistyped one most likely meant."""
+    sub = _commands(top)[command]
+    own = sorted(
+        {o for a in sub._actions for o in a.option_strings if o.startswith("--")}
+        - set(TOKEN_OPTIONS)
+    )
+    hints = []
+    for arg in unknown:
+        name = arg.partition("=")[0]
+        near = _near(name, own) if name.startswith("--") else None
+        if near is not None:
+            hints.append(f"{name}: did you mean {near}?")
+    hint = f" ({'; '.join(hints)})" if hints else ""
+    sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code."""
     top = parser()
@@ -1075,7 +1127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(
             EXIT_USAGE, f"{token_like}: unrecognized option{hint}; {TOKEN_ON_COMMAND_LINE}"
         )
-    args = top.parse_args(given)
+    _check_command(top, given)
+    args, unknown = top.parse_known_args(given)
+    if unknown:
+        _unknown_arguments(top, args.command, unknown)
     _log_setup(getattr(args, "verbose", 0))
     run: Callable[[argparse.Namespace], int] = args.run
     try:

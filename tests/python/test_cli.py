@@ -569,6 +569,41 @@ def test_no_option_is_taken_by_a_prefix(secret_sandbox_url: str, token_file: Pat
     assert done.returncode == 0, done.stderr
 
 
+def test_a_mistyped_command_or_option_is_said_by_the_command_with_what_was_meant(
+    refused_url: str,
+) -> None:
+    # The top parser said it, with its usage "erpdata [-h] [--version]
+    # COMMAND ...", which names none of the command's options, and no
+    # guess. Nothing listens at refused_url: nothing is fetched.
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    for args, said in (
+        (
+            ["table", "account", "--fromat", "csv"],
+            "erpdata table: error: unrecognized arguments: --fromat csv "
+            "(--fromat: did you mean --format?)",
+        ),
+        (
+            ["aging", "--buckts", "15", "45"],
+            "erpdata aging: error: unrecognized arguments: --buckts 15 45 "
+            "(--buckts: did you mean --buckets?)",
+        ),
+        (["table", "account", "extra"], "erpdata table: error: unrecognized arguments: extra"),
+        (
+            ["tabel", "account"],
+            "erpdata: error: argument COMMAND: invalid choice: 'tabel' (did you mean 'table'?; "
+            "`erpdata --help` lists the commands)",
+        ),
+    ):
+        done = cli(args, env)
+        assert done.returncode == 2, (args, done.stderr)
+        usage, error = done.stderr.split("\n", 1)[0], done.stderr.strip().splitlines()[-1]
+        assert error == said, done.stderr
+        prog = said.partition(":")[0]
+        assert usage.startswith(f"usage: {prog} "), done.stderr
+        if prog != "erpdata":
+            assert "--format" in done.stderr  # the command's usage, its options
+
+
 def test_allow_insecure_http(secret_sandbox_url: str, token_file: Path) -> None:
     # 0.0.0.0 reaches this machine's loopback listener on Linux, but the
     # core does not count it as loopback: plain http to it is refused
