@@ -43,6 +43,7 @@ tqdm shows progress on a terminal or in a notebook.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import importlib
@@ -50,7 +51,7 @@ import json
 import os
 import queue
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -284,6 +285,26 @@ class _Writer:
         raise NotImplementedError
 
 
+QUERY_INTERRUPTED = "Query interrupted"
+"""What DuckDB raises, as a plain ``RuntimeError``, when a Ctrl-C arrives
+while a query scans a Python Arrow object."""
+
+
+@contextlib.contextmanager
+def _ctrl_c_stays_ctrl_c() -> Iterator[None]:
+    """A Ctrl-C that arrives while DuckDB scans a batch: DuckDB catches its
+    KeyboardInterrupt and raises ``RuntimeError('Query interrupted')``
+    instead, which reached the caller as a failure (``erpdata export``:
+    a traceback and exit 1, not 130). It is raised again as the
+    KeyboardInterrupt it was."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if type(exc) is RuntimeError and str(exc) == QUERY_INTERRUPTED:
+            raise KeyboardInterrupt from exc
+        raise
+
+
 class _DuckDB(_Writer):
     """Each partition is one transaction on its own cursor: its old rows
     deleted, its batches appended to the table itself, its manifest row
@@ -350,10 +371,11 @@ class _DuckDB(_Writer):
         return cursor
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
-        self._open[key].execute(
-            f'INSERT INTO "{key[0]}" BY NAME SELECT {_columns_sql(key, batch.schema.names)} '
-            "FROM batch"
-        )
+        with _ctrl_c_stays_ctrl_c():
+            self._open[key].execute(
+                f'INSERT INTO "{key[0]}" BY NAME SELECT {_columns_sql(key, batch.schema.names)} '
+                "FROM batch"
+            )
 
     def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
         cursor = self._open.pop(key)

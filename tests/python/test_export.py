@@ -586,3 +586,54 @@ client.close()
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("DecodeError "), done.stdout
     assert done.stderr == ""
+
+
+CTRL_C_IN_A_BATCH = """
+import os, signal, sys, threading
+from pathlib import Path
+
+import pyarrow as pa
+
+import erpdata
+from erpdata.export import _DuckDB
+
+url, target = sys.argv[1], Path(sys.argv[2])
+with erpdata.Client(url, project="demo", company_id=1, year_id=2025) as client:
+    invoices = client.table("sales_invoice").to_arrow()
+# A batch DuckDB takes a while to scan: Ctrl-C arrives during the INSERT.
+batch = pa.concat_tables([invoices] * 20_000).combine_chunks().to_batches()[0]
+writer = _DuckDB(target)
+key = ("sales_invoice", 1, 2025)
+writer.begin(key, batch.schema)
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    for _ in range(200):
+        writer.write(key, batch)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+except BaseException as exc:
+    print(type(exc).__name__, exc)
+else:
+    print("not interrupted")
+finally:
+    writer.discard(key)
+    writer.close()
+"""
+
+
+def test_ctrl_c_while_duckdb_writes_a_batch_is_a_keyboard_interrupt(
+    sandbox_url: str, tmp_path: Path
+) -> None:
+    # DuckDB catches the KeyboardInterrupt of a Ctrl-C that arrives while
+    # it scans an Arrow batch and raises RuntimeError('Query interrupted'):
+    # erpdata export ended with that traceback and exit 1, not 130.
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C_IN_A_BATCH, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), sandbox_url, str(tmp_path / "erp.duckdb")],
+        env=env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout == "KeyboardInterrupt\n", done.stdout + done.stderr
