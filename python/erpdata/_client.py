@@ -4,8 +4,10 @@ threads where a plan runs several calls at once)."""
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -123,11 +125,26 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
 
     def _run_many(self, work: Many[Any]) -> Any:
         """The calls of ``work`` on threads, at most its concurrency at a
-        time; on an error the calls still running end before it is raised."""
+        time; on an error the calls still running end before it is raised.
+        Interrupted (Ctrl-C, a notebook's interrupt), it returns at once:
+        the calls running then end on their own, within their time limits,
+        and nothing waits for them, not even the interpreter's exit."""
         run: Callable[[Call], Any] = lambda call: _drive.run(self._http, call)  # noqa: E731
-        with ThreadPoolExecutor(work.concurrency, thread_name_prefix="erpdata") as pool:
+        pool = _Threads(work.concurrency)
+        try:
             loop = calls(work, self._limits, lambda i, call: pool.submit(settle, i, call, run))
-            return finish(loop, lambda running: wait(running, return_when=FIRST_COMPLETED)[0])
+            result = finish(loop, lambda running: wait(running, return_when=FIRST_COMPLETED)[0])
+        except Exception:
+            pool.shutdown(wait=True)
+            raise
+        except BaseException:
+            # A call blocked on a silent service would hold Ctrl-C up to its
+            # time limit (300 s by default): a ThreadPoolExecutor waits for
+            # it on leaving, and again at the interpreter's exit.
+            pool.shutdown(wait=False)
+            raise
+        pool.shutdown(wait=True)
+        return result
 
     def _stream(
         self, start: Callable[[], Call], convert: Callable[[Batch], Any]
@@ -156,3 +173,57 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class _Threads:
+    """A ThreadPoolExecutor of daemon threads: ``concurrency`` threads at
+    most, started as calls are submitted. Unlike the executor's, its
+    threads are not waited for at the interpreter's exit, so an
+    interrupted command line exits at once however long a call it left
+    would have taken."""
+
+    def __init__(self, concurrency: int) -> None:
+        self._concurrency = concurrency
+        self._todo: queue.SimpleQueue[
+            tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None
+        ]
+        self._todo = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._todo.put((future, fn, args))
+        if len(self._threads) < self._concurrency:
+            thread = threading.Thread(
+                target=self._work, name=f"erpdata_{len(self._threads)}", daemon=True
+            )
+            thread.start()
+            self._threads.append(thread)
+        return future
+
+    def _work(self) -> None:
+        while (item := self._todo.get()) is not None:
+            future, fn, args = item
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled before it started
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:
+                future.set_exception(exc)
+            del future, fn, args, item  # not kept alive while waiting
+
+    def shutdown(self, wait: bool) -> None:
+        """No more work: each thread ends after what it has started (the
+        calls not started yet are cancelled); ``wait`` until they have."""
+        while True:
+            try:
+                item = self._todo.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        for _ in self._threads:
+            self._todo.put(None)
+        if wait:
+            for thread in self._threads:
+                thread.join()

@@ -822,6 +822,42 @@ def test_ctrl_c_while_writing_leaves_the_earlier_file_as_it_was(
         assert len(out.read_text(encoding="utf-8").splitlines()) == BIG_ROWS + (fmt == "csv")
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["aging", "--accounts", "C001", "C002", "C003"],
+        ["credit-status"],
+        ["dues-table", "C001", "C002", "--kind", "receipt"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
+    secret_sandbox_url: str, command: list[str]
+) -> None:
+    # The calls of a flow run on threads. Interrupted, the command waited
+    # for each running call to end (a ThreadPoolExecutor's exit, then the
+    # interpreter's): against a service that answers nothing, up to the
+    # read limit of every attempt, minutes with the default retries.
+    url = f"{secret_sandbox_url}/_faults/hang/ctrl-c-{command[0]}/"
+    env = env_for(url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
+    proc = subprocess.Popen(
+        PY + command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(2)  # started, and its calls waiting on the service
+    assert proc.poll() is None
+    interrupted = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{command[0]} still ran 10 s after Ctrl-C")
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - interrupted < 5
+    assert stdout == "" and "Traceback" not in stderr, stderr
+
+
 def test_a_device_given_as_the_output_is_written_as_it_is(sandbox_url: str) -> None:
     # -o /dev/stdout is written through, not replaced by a file.
     env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
