@@ -801,6 +801,7 @@ def _run(
     in_a_row = 0
     version = _core.__version__
     cancelled = False
+    interrupted = False
     try:
         while running:
             event = _next_event(events, cancel)
@@ -851,13 +852,20 @@ def _run(
                     if in_a_row >= STOP_AFTER_FAILURES:
                         no_more.set()
                 bar.done()
+    except KeyboardInterrupt:
+        # Ctrl-C: not waiting for the readers (daemon threads, which stop
+        # at their next batch and write nothing). One waiting on a service
+        # that answers nothing would hold the interrupt up to its time
+        # limits: minutes with the default retries.
+        interrupted = True
+        raise
     except BaseException:
         stop.set()
         raise
     finally:
         stop.set()
         # Readers blocked on a full queue: let them finish.
-        while any(t.is_alive() for t in threads):
+        while not interrupted and any(t.is_alive() for t in threads):
             try:
                 events.get(timeout=0.05)
             except queue.Empty:

@@ -828,20 +828,28 @@ def test_ctrl_c_while_writing_leaves_the_earlier_file_as_it_was(
         ["aging", "--accounts", "C001", "C002", "C003"],
         ["credit-status"],
         ["dues-table", "C001", "C002", "--kind", "receipt"],
+        ["export", "account", "sales_invoice", "--to", "erp.duckdb", "--no-progress"],
+        ["export", "account", "sales_invoice", "--to", "erp-dataset", "--no-progress"],
     ],
-    ids=lambda c: c[0],
+    ids=lambda c: " ".join(c[:1] + c[-2:-1]) if c[0] == "export" else c[0],
 )
 def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
-    secret_sandbox_url: str, command: list[str]
+    secret_sandbox_url: str, command: list[str], tmp_path: Path
 ) -> None:
     # The calls of a flow run on threads. Interrupted, the command waited
     # for each running call to end (a ThreadPoolExecutor's exit, then the
-    # interpreter's): against a service that answers nothing, up to the
-    # read limit of every attempt, minutes with the default retries.
-    url = f"{secret_sandbox_url}/_faults/hang/ctrl-c-{command[0]}/"
+    # interpreter's; export's wait for its readers): against a service
+    # that answers nothing, up to the read limit of every attempt, minutes
+    # with the default retries.
+    url = f"{secret_sandbox_url}/_faults/hang/ctrl-c-{'-'.join(command[:1] + command[-2:-1])}/"
     env = env_for(url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
     proc = subprocess.Popen(
-        PY + command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        PY + command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
     )
     time.sleep(2)  # started, and its calls waiting on the service
     assert proc.poll() is None
@@ -856,6 +864,7 @@ def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
     assert proc.returncode == 130, stderr
     assert time.monotonic() - interrupted < 5
     assert stdout == "" and "Traceback" not in stderr, stderr
+    assert list(tmp_path.iterdir()) == []  # an export that finished nothing leaves nothing
 
 
 def test_a_device_given_as_the_output_is_written_as_it_is(sandbox_url: str) -> None:
