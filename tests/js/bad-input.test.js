@@ -585,8 +585,9 @@ describe("the finance views check every input before fetching anything", () => {
       hostileString.filter((v) => plainlyBadText(v)),
       fc.constant("account"),
     );
+    // Named as the option it is given by, not the table call's "table".
     await property(tables, {
-      field: "table",
+      field: "accountsTable",
       rule: (v) => (v === undefined ? "accept" : typeof v === "string" ? "either" : "refuse"),
       call: (v, url) => client(url).aging("receipt", { accountsTable: v, asOf: "2025-12-31" }),
     });

@@ -179,9 +179,20 @@ def token(v: Any) -> Verdict:
 TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def table_name(v: Any) -> Verdict:
-    ok = isinstance(v, str) and len(v) <= 64 and TABLE_NAME.fullmatch(v) is not None
-    return good(v) if ok else bad("table")
+def table_name_of(field: str) -> Callable[[Any], Verdict]:
+    """A table's name, given as the argument ``field``."""
+
+    def verdict(v: Any) -> Verdict:
+        ok = isinstance(v, str) and len(v) <= 64 and TABLE_NAME.fullmatch(v) is not None
+        return good(v) if ok else bad(field)
+
+    return verdict
+
+
+table_name = table_name_of("table")
+# The account table of aging and credit_status is named as the argument
+# it is given by (it was "table", the table call's own parameter).
+accounts_table_name = table_name_of("accounts_table")
 
 
 def one_of_words(
@@ -662,11 +673,11 @@ PARAMS = [
     ),
     Param("aging", "as_of", dates, as_of_verdict),
     Param("aging", "buckets", bucket_values, buckets_verdict),
-    Param("aging_all", "accounts_table", text_or_wrong, table_name),
+    Param("aging_all", "accounts_table", text_or_wrong, accounts_table_name),
     Param("credit_status", "accounts", customer_lists, accounts_verdict),
     Param("credit_status", "as_of", dates, as_of_verdict),
     Param("credit_status", "pay_days", st.one_of(wrong_type, st.integers()), flag("pay_days")),
-    Param("credit_status", "accounts_table", text_or_wrong, table_name),
+    Param("credit_status", "accounts_table", text_or_wrong, accounts_table_name),
     Param("dues_many", "timeout", st.one_of(numbers, wrong_type), seconds),
     *(
         p

@@ -394,7 +394,19 @@ impl Flow {
             if let Some(y) = year_id {
                 args.set("year_id", y.clone());
             }
-            let call = config.invoke(operation("table")?, &args)?;
+            // The table's name is the caller's accounts_table: an error
+            // about it names that argument, not the table call's own.
+            let call = config
+                .invoke(operation("table")?, &args)
+                .map_err(|err| match err {
+                    Error::InvalidInput { field, reason } if field == "table" => {
+                        Error::InvalidInput {
+                            field: "accounts_table".to_owned(),
+                            reason,
+                        }
+                    }
+                    other => other,
+                })?;
             self.accounts_call = Some(call.columns_only());
         }
         Ok(())
