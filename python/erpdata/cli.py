@@ -1012,11 +1012,24 @@ OPTION_OF = {
 }
 """The option that gives each setting the core may find missing."""
 
+OPTION_NAMED = {
+    **{k: v for k, v in OPTION_OF.items() if k != "access_token"},
+    "as_of": "--as-of",
+    "buckets": "--buckets",
+    "accounts": "--accounts",
+    "accounts_table": "--accounts-table",
+    "concurrency": "--concurrency",
+}
+"""The option each argument the core may refuse came from: on the command
+line, "invalid as_of" is "invalid --as-of". (A setting read from its
+variable is named by the variable, and the token only ever comes from a
+file or the variable.)"""
+
 
 def _invalid_input(exc: _errors.InvalidInputError) -> str:
     """The error's message, in the command line's terms: the refusal of a
-    plain http URL names ``--allow-insecure-http``, and a missing setting
-    the option that gives it."""
+    plain http URL names ``--allow-insecure-http``, a missing setting the
+    option that gives it, and a refused argument its option."""
     message = str(exc)
     if exc.field in ("base_url", "ERPDATA_BASE_URL") and "allow_insecure_http" in message:
         if INSECURE_HTTP in message:
@@ -1025,6 +1038,10 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
     option = OPTION_OF.get(exc.field or "")
     if option is not None and "is required" in message:
         return f"{message} (on the command line: {option})"
+    named = OPTION_NAMED.get(exc.field or "")
+    prefix = f"invalid {exc.field}: "
+    if named is not None and message.startswith(prefix):
+        return f"invalid {named}: {message[len(prefix) :]}"
     return message
 
 

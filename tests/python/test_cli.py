@@ -664,6 +664,23 @@ def test_settings_with_a_settings_files_quotes_are_refused_by_name(
     assert done.returncode == 3 and 'Unknown project: "demo' in done.stderr, done.stderr
 
 
+def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
+    # The core names the Python argument (as_of, accounts_table); on the
+    # command line it is the option. Refused before sending: nothing
+    # listens at refused_url.
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    for args, said in (
+        (["aging", "--as-of", "31/12/2025"], "invalid --as-of: must be a calendar date"),
+        (["aging", "--buckets", "60", "30"], "invalid --buckets: must be positive"),
+        (["credit-status", "--concurrency", "0"], "invalid --concurrency: must be"),
+        (["aging", "--accounts-table", "sales invoice"], "invalid --accounts-table: must be"),
+        (["table", "account", "--year-id", " 2025"], "invalid --year-id: has whitespace"),
+    ):
+        done = cli(args, env)
+        assert done.returncode == 2, (args, done.stderr)
+        assert one_line_error(done).startswith(f"erpdata: error: {said}"), done.stderr
+
+
 def test_version() -> None:
     import importlib.metadata
 

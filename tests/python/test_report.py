@@ -82,7 +82,7 @@ def test_credit_status_cli(env: dict[str, str], client: erpdata.Client) -> None:
     assert done.returncode == 2
     assert "S001" in done.stderr and "not a customer" in done.stderr
     done = cli(["credit-status", "--as-of", "2025-02-30"], env)
-    assert done.returncode == 2 and "as_of" in done.stderr
+    assert done.returncode == 2 and "invalid --as-of: " in done.stderr, done.stderr
 
 
 def test_terminal_tables_on_a_plain_install(
