@@ -24,6 +24,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+import fault_api
 from conftest import (
     BIG_ROWS,
     FAKE_TOKEN,
@@ -858,7 +859,8 @@ def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
     # interpreter's; export's wait for its readers): against a service
     # that answers nothing, up to the read limit of every attempt, minutes
     # with the default retries.
-    url = f"{secret_sandbox_url}/_faults/hang/ctrl-c-{'-'.join(command[:1] + command[-2:-1])}/"
+    key = fault_api.new_key("ctrl-c", command[0])
+    url = fault_api.prefix(secret_sandbox_url, "hang", key)
     env = env_for(url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
     proc = subprocess.Popen(
         PY + command,
@@ -868,8 +870,13 @@ def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
         text=True,
         cwd=tmp_path,
     )
-    time.sleep(2)  # started, and its calls waiting on the service
-    assert proc.poll() is None
+    # Interrupted once its calls wait on the service (not while Python
+    # still imports, which a busy machine makes slow).
+    deadline = time.monotonic() + 60
+    while fault_api.count(secret_sandbox_url, key) == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
     interrupted = time.monotonic()
     proc.send_signal(signal.SIGINT)
     try:
