@@ -298,6 +298,19 @@ def failing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -
 
 
 @pytest.fixture(scope="module")
+def busy(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    """A server whose ERP answers its first request 503 with Retry-After:
+    120, longer than the client waits, then answers."""
+    base = prefix(secret_sandbox_url, "status-503x1-ra120", new_key("mcp"))
+    copy = tmp_path_factory.mktemp("busy") / "stdout"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("dues", {"acid": "C001", "kind": "receipt"}),
+        ("dues", {"acid": "C002", "kind": "receipt"}),
+    ]
+    return stdio_conversation(base, calls, copy)
+
+
+@pytest.fixture(scope="module")
 def noticing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
     """A server whose ERP prints a PHP notice before every answer."""
     base = prefix(secret_sandbox_url, "notice", new_key("mcp"))
@@ -704,6 +717,20 @@ def test_a_failing_service_is_a_tool_error(stdio: Transcript, failing: Transcrip
     assert "the ERP refused the request" in error
     missing = error_of(stdio, "describe_table", name="no_such_table")
     assert "no_such_table" in missing
+    # Neither passes if called again: the model is told so.
+    for refused in (error, missing):
+        assert refused.endswith("Calling again with the same arguments will fail the same way.")
+
+
+def test_a_busy_service_says_when_trying_again_helps(busy: Transcript) -> None:
+    # The service asked for a wait longer than the client's: the model is
+    # told that trying again helps, and after how long (the core's
+    # retryable and retry_after), to tell the user or call again later.
+    error = error_of(busy, "dues", acid="C001", kind="receipt")
+    assert "the ERP answered HTTP 503" in error
+    assert error.endswith("Calling again can work after 120 s, the wait the ERP asked for.")
+    # And it does: the next call is answered.
+    assert busy.call("dues", acid="C002", kind="receipt").data["row_count"] == 1
 
 
 def test_what_php_printed_before_an_answer_is_in_the_answer(

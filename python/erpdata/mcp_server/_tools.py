@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -85,19 +86,33 @@ def error_text(exc: ErpError) -> str:
     """An erpdata error as the model reads it: what kind of failure, the
     field when an argument was wrong, and the core's message (the token
     already redacted by the core). Bad input gives the field and its
-    reason, not the message, which names the field again."""
+    reason, not the message, which names the field again. Every other
+    failure ends with whether calling again can help, and when: the
+    core's ``retryable`` and ``retry_after``."""
     message = " ".join(str(exc).split())
     if isinstance(exc, InvalidInputError):
         field = f" `{exc.field}`" if exc.field else ""
         reason = " ".join(exc.reason.split()) or message
         return f"invalid input{field}: {reason}. Correct the argument and call again."
     if isinstance(exc, TransportError):
-        return f"the ERP could not be reached ({exc.transport_kind}): {message}. Try again later."
-    if isinstance(exc, HttpStatusError):
-        return f"the ERP answered HTTP {exc.status_code}: {message}"
-    if isinstance(exc, ServiceError):
-        return f"the ERP refused the request: {message}"
-    return f"the ERP's answer could not be read ({exc.kind}): {message}"
+        said = f"the ERP could not be reached ({exc.transport_kind}): {message}"
+    elif isinstance(exc, HttpStatusError):
+        said = f"the ERP answered HTTP {exc.status_code}: {message}"
+    elif isinstance(exc, ServiceError):
+        said = f"the ERP refused the request: {message}"
+    else:
+        said = f"the ERP's answer could not be read ({exc.kind}): {message}"
+    return f"{said.rstrip('.')}. {_again(exc)}"
+
+
+def _again(exc: ErpError) -> str:
+    """Whether the same call can pass if made again, and after how long."""
+    if not exc.retryable:
+        return "Calling again with the same arguments will fail the same way."
+    wait = getattr(exc, "retry_after", None)
+    if wait:
+        return f"Calling again can work after {math.ceil(wait)} s, the wait the ERP asked for."
+    return "Calling again in a little while can work."
 
 
 def _result(answer: Answer) -> CallToolResult:
