@@ -319,6 +319,10 @@ def noticing(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) 
         ("dues", {"acid": "C001", "kind": "receipt"}),
         ("dues_table", {"accounts": ["C001", "C002"], "kind": "receipt"}),
         ("aging", {"accounts": ["C001"], "as_of": AS_OF}),
+        # The table is fetched (with its notice) for the first, and the
+        # second answers from the copy held: both say what PHP printed.
+        ("describe_table", {"name": "sales_invoice"}),
+        ("query", {"sql": "SELECT count(*) AS n FROM sales_invoice"}),
     ]
     return stdio_conversation(base, calls, copy)
 
@@ -736,13 +740,15 @@ def test_a_busy_service_says_when_trying_again_helps(busy: Transcript) -> None:
 def test_what_php_printed_before_an_answer_is_in_the_answer(
     stdio: Transcript, noticing: Transcript
 ) -> None:
-    # The service answered, but warned: the model is told, to tell the user.
+    # The service answered, but warned: the model is told, to tell the user;
+    # also when the answer is SQL over the copy of a table it printed them
+    # for, each named by its table.
+    notice = "Notice: Undefined index: x in /var/www/html/apis/dataapi.php on line 12"
     for call in noticing.calls:
         data = call.data
         assert data["notice_count"] == 1, call.tool
-        assert data["notices"] == [
-            "Notice: Undefined index: x in /var/www/html/apis/dataapi.php on line 12"
-        ]
+        named = f"sales_invoice: {notice}" if call.tool == "query" else notice
+        assert data["notices"] == [named], call.tool
         assert "The service printed 1 notice before its answer" in call.text
         assert "Undefined index: x" in call.text
     assert all("notices" not in call.data for call in stdio.calls if not call.result.is_error)

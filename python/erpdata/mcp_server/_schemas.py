@@ -111,6 +111,17 @@ _COLUMNS = {
     },
 }
 
+NOTICES: dict[str, Any] = {
+    "notices": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "PHP notices or warnings the service printed before its answer "
+        "(the first few; for SQL, before each table read, as `table: notice`): the answer "
+        "may be incomplete or use defaults.",
+    },
+    "notice_count": {"type": "integer", "description": "All the notices printed."},
+}
+
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -139,13 +150,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "note": {"type": "string", "description": "What was left out and how to narrow."},
         "fields": {"type": "object"},
         "value": {"description": "The one value (decimals and dates as text)."},
-        "notices": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "PHP notices or warnings the service printed before its answer "
-            "(the first few): the answer may be incomplete or use defaults.",
-        },
-        "notice_count": {"type": "integer", "description": "All the notices printed."},
+        **NOTICES,
     },
     "required": ["shape", "columns"],
 }
@@ -163,6 +168,7 @@ DESCRIBE_SCHEMA: dict[str, Any] = {
             "type": "string",
             "description": "When the server fetched the table from the ERP (UTC, ISO).",
         },
+        **NOTICES,
     },
     "required": ["table", "row_count", "columns", "fetched_at"],
 }

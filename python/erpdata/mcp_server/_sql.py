@@ -54,7 +54,8 @@ class SqlError(Exception):
 @dataclass(frozen=True)
 class Described:
     """A fetched table: its columns and types (as erpdata names them),
-    rows, and when it was fetched."""
+    rows, when it was fetched, and the notices PHP printed before it (the
+    copy may be incomplete or use defaults: every answer from it says so)."""
 
     name: str
     company_id: str | None
@@ -62,18 +63,21 @@ class Described:
     columns: list[tuple[str, str]]
     row_count: int
     fetched_at: datetime.datetime
+    notices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class SqlResult:
-    """The first rows of a result (up to the cap), how many it had, and
-    the exact sums of its decimal columns over all of them."""
+    """The first rows of a result (up to the cap), how many it had, the
+    exact sums of its decimal columns over all of them, and the notices
+    of the tables it read (each as ``table: notice``)."""
 
     columns: list[tuple[str, str]]
     rows: list[dict[str, Any]]
     row_count: int
     totals: dict[str, str]
     tables: list[str]
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -174,6 +178,7 @@ class TableStore:
             columns=list(table.schema),
             row_count=len(table),
             fetched_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0),
+            notices=tuple(table.notices),
         )
         with database.lock:
             connection = database.connection
@@ -224,9 +229,14 @@ class TableStore:
         # What is not an identifier (a quoted path, say) is left for DuckDB
         # to refuse; every identifier is an ERP table to fetch.
         tables = [n for n in named if IDENTIFIER.fullmatch(n)]
-        for name in tables:
-            self._load(database, key, name, refresh)
-        return self._run(database, statement, tables)
+        notices = [
+            f"{name}: {notice}"
+            for name in tables
+            for notice in self._load(database, key, name, refresh).notices
+        ]
+        result = self._run(database, statement, tables)
+        result.notices.extend(notices)
+        return result
 
     def _run(self, database: _Database, statement: str, tables: list[str]) -> SqlResult:
         with database.lock:

@@ -454,7 +454,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
                 "|---|---|",
                 *(f"| {n} | {t} |" for n, t in found.columns),
             ]
-            return Answer(structured, "\n".join(lines))
+            return noted(Answer(structured, "\n".join(lines)), found.notices)
 
         return await _carry_out("describe_table", work)
 
@@ -483,7 +483,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
                 year_id=args["year_id"],
                 refresh=args["refresh"],
             )
-            return rows_answer(
+            answer = rows_answer(
                 "query",
                 result.columns,
                 result.rows,
@@ -494,6 +494,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
                 "ORDER BY ... LIMIT ... OFFSET.",
                 extra={"tables": result.tables},
             )
+            return noted(answer, result.notices)
 
         return await _carry_out("query", work)
 
