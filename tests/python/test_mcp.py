@@ -40,7 +40,7 @@ from conftest import SECRET_TOKEN
 from erpdata import _core, cli
 from erpdata.mcp_server import Limits, build_server
 from erpdata.mcp_server._answers import MAX_TEXT, function_answer, noted, rows_answer
-from erpdata.mcp_server._sql import TableStore
+from erpdata.mcp_server._sql import TableStore, repeated_ids
 from fault_api import count, new_key, prefix
 from leaks import assert_clean
 
@@ -102,6 +102,7 @@ def script() -> list[tuple[str, dict[str, Any]]]:
         ("dues_table", {"accounts": ["C001", "C002"], "kind": "receipt"}),
         ("describe_table", {"name": "sales_invoice"}),
         ("query", {"sql": TOP_CUSTOMERS}),
+        ("query", {"sql": FIRST_INVOICE}),
         ("query", {"sql": "SELECT invoice_no, total FROM sales_invoice ORDER BY invoice_no"}),
         ("describe_table", {"name": "sales_invoice", "refresh": True}),
         # Wrong or refused.
@@ -125,6 +126,7 @@ def script() -> list[tuple[str, dict[str, Any]]]:
 
 
 FIND_DELTA = "SELECT acid, name FROM account WHERE name ILIKE '%delta steel%'"
+FIRST_INVOICE = "SELECT * FROM sales_invoice WHERE invoice_no = 'INV-2025-0001'"
 TOP_CUSTOMERS = (
     "SELECT customer, customer_name, count(*) AS invoices, sum(total) AS invoiced "
     "FROM sales_invoice GROUP BY customer, customer_name ORDER BY invoiced DESC"
@@ -415,6 +417,18 @@ def test_long_text_is_cut_in_the_structured_rows_too() -> None:
     assert one.structured["note"].startswith("1 text value longer than 2,000 characters")
 
 
+def test_ids_are_left_out_only_where_every_row_repeats_the_one_asked_for() -> None:
+    asked = {"compid": "1", "yearid": "2025"}
+    one = pa.table({"compid": [1, 1], "yearid": ["2025", "2025"], "x": [1, 2]})
+    assert repeated_ids(one, asked) == asked
+    # Another company's rows, a null, another year, no such column: kept.
+    assert repeated_ids(pa.table({"compid": [1, 2]}), asked) == {}
+    assert repeated_ids(pa.table({"compid": [1, None]}), asked) == {}
+    assert repeated_ids(pa.table({"yearid": [2024, 2024]}), asked) == {}
+    assert repeated_ids(pa.table({"x": [1]}), asked) == {}
+    assert repeated_ids(one, {"compid": None, "yearid": "2025"}) == {"yearid": "2025"}
+
+
 def test_decimals_of_scale_0_are_text_and_totalled() -> None:
     """Rows hold a decimal of scale 0 as an int (docs/types.md): the aging
     of whole-number balances (an ERP that keeps amounts as INT or
@@ -536,11 +550,18 @@ def test_each_catalogue_tool_answers_as_the_python_api(
             assert data["rows"] == rows_json(answer.rows)[:MAX_ROWS]
         elif op["answer"] == "table":
             assert data["row_count"] == len(answer) > MAX_ROWS
-            assert data["rows"] == rows_json(answer[:MAX_ROWS])
+            # Every row's compid and yearid are the company and year asked
+            # for: said once, not in every row.
+            assert all((row["compid"], row["yearid"]) == (1, 2025) for row in answer)
+            assert data["left_out_columns"] == IDS
+            assert "compid 1 and yearid 2025 on every row" in call.text
+            assert data["rows"] == without_ids(rows_json(answer[:MAX_ROWS]))
             assert data["rows_left_out"] == len(answer) - MAX_ROWS
             assert f"{len(answer) - MAX_ROWS} of {len(answer)} rows left out" in data["note"]
             assert "query" in data["note"]  # how to narrow
-            assert data["columns"] == [{"name": n, "type": t} for n, t in answer.schema]
+            assert data["columns"] == [
+                {"name": n, "type": t} for n, t in answer.schema if n not in IDS
+            ]
         else:
             assert data["shape"] == answer.shape
             assert data["columns"] == [{"name": n, "type": t} for n, t in answer.schema]
@@ -593,12 +614,27 @@ def test_credit_status_and_dues_table_answer_as_the_python_api(
     assert dues["rows"] == rows_json(erp.dues_table(["C001", "C002"], "receipt"))[:MAX_ROWS]
 
 
+IDS = {"compid": "1", "yearid": "2025"}
+"""The columns that repeat the company and year asked for on every row."""
+
+
+def without_ids(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k not in IDS} for row in rows]
+
+
 def test_describe_table_and_a_sql_question(stdio: Transcript, erp: erpdata.Client) -> None:
     invoices = erp.table("sales_invoice")
     described = stdio.call("describe_table", name="sales_invoice").data
     assert described["row_count"] == len(invoices)
-    assert described["columns"] == [{"name": n, "type": t} for n, t in invoices.schema]
+    # The copy SQL reads is of one company and year: its compid and yearid
+    # are said once, not columns.
+    assert described["columns"] == [
+        {"name": n, "type": t} for n, t in invoices.schema if n not in IDS
+    ]
+    assert described["left_out_columns"] == IDS
     assert (described["company_id"], described["year_id"]) == ("1", "2025")
+    one = stdio.call("query", sql=FIRST_INVOICE)
+    assert one.data["rows"] == without_ids(rows_json(invoices[:1]))
     refreshed = stdio.call("describe_table", name="sales_invoice", refresh=True).data
     assert refreshed["row_count"] == len(invoices)
 

@@ -111,6 +111,15 @@ _COLUMNS = {
     },
 }
 
+LEFT_OUT_COLUMNS: dict[str, Any] = {
+    "left_out_columns": {
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "Columns of the ERP's rows left out because every row holds the same "
+        "id, the company (compid) or year (yearid) asked for: column to that id.",
+    },
+}
+
 NOTICES: dict[str, Any] = {
     "notices": {
         "type": "array",
@@ -150,6 +159,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "note": {"type": "string", "description": "What was left out and how to narrow."},
         "fields": {"type": "object"},
         "value": {"description": "The one value (decimals and dates as text)."},
+        **LEFT_OUT_COLUMNS,
         **NOTICES,
     },
     "required": ["shape", "columns"],
@@ -168,6 +178,7 @@ DESCRIBE_SCHEMA: dict[str, Any] = {
             "type": "string",
             "description": "When the server fetched the table from the ERP (UTC, ISO).",
         },
+        **LEFT_OUT_COLUMNS,
         **NOTICES,
     },
     "required": ["table", "row_count", "columns", "fetched_at"],

@@ -7,21 +7,31 @@ row cap and a time limit."""
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from .. import Client
+from .. import Client, _core
 from ._answers import summed_columns
 
-__all__ = ["SqlError", "SqlResult", "TableStore", "Described"]
+__all__ = [
+    "SqlError",
+    "SqlResult",
+    "TableStore",
+    "Described",
+    "ID_COLUMNS",
+    "repeated_ids",
+    "said_once",
+]
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
@@ -46,6 +56,43 @@ INCOMING = "__erpdata_incoming"
 BATCH_ROWS = 2048
 
 
+def _id_columns() -> dict[str, str]:
+    """The columns a table's rows name their company and year by, as the
+    PHP service's ``SELECT *`` sends them: the wire names of the catalogue
+    ``table`` operation's ids, each with its argument (``compid`` and
+    ``company_id``)."""
+    operations = json.loads(_core.catalogue_json())["operations"]
+    table = next(op for op in operations if op["name"] == "table")
+    return {p["wire"]: p["name"] for p in table["params"] if p["kind"] == "id" and p["wire"]}
+
+
+ID_COLUMNS = _id_columns()
+
+
+def repeated_ids(table: pa.Table, asked: Mapping[str, str | None]) -> dict[str, str]:
+    """The :data:`ID_COLUMNS` of ``table`` whose every row holds the id
+    asked for (``asked``: column to id), each with that id: they repeat
+    what the answer says once, and are left out of it. A column with a
+    null, or with another company's or year's rows, is kept."""
+    repeated: dict[str, str] = {}
+    for name, wanted in asked.items():
+        if wanted is None or name not in table.column_names:
+            continue
+        column = table.column(name)
+        if column.null_count:
+            continue
+        values = pc.unique(column).to_pylist()
+        if len(values) == 1 and str(values[0]) == wanted:
+            repeated[name] = wanted
+    return repeated
+
+
+def said_once(repeated: dict[str, str]) -> str:
+    """``compid 1 and yearid 2025 on every row (not shown)``."""
+    ids = " and ".join(f"{name} {value}" for name, value in repeated.items())
+    return f"{ids} on every row (not shown)"
+
+
 class SqlError(Exception):
     """A statement that was refused, is wrong, or ran too long; the
     message is DuckDB's or says what is allowed."""
@@ -64,6 +111,9 @@ class Described:
     row_count: int
     fetched_at: datetime.datetime
     notices: tuple[str, ...] = ()
+    left_out_columns: dict[str, str] = field(default_factory=dict)
+    """The id columns left out of the copy, each with the value every row
+    held (:func:`repeated_ids`)."""
 
 
 @dataclass(frozen=True)
@@ -171,14 +221,21 @@ class TableStore:
         company, year = key
         table = self._client.table(name, company_id=company, year_id=year, progress=False)
         arrow = table.to_arrow()
+        # The database is one company's and year's: ids that only repeat
+        # them would fill every `SELECT *` answer.
+        given = {"company_id": company, "year_id": year}
+        ids = {column: given.get(argument) for column, argument in ID_COLUMNS.items()}
+        repeated = repeated_ids(arrow, ids)
+        arrow = arrow.drop_columns(list(repeated))
         described = Described(
             name=name,
             company_id=company,
             year_id=year,
-            columns=list(table.schema),
+            columns=[(n, t) for n, t in table.schema if n not in repeated],
             row_count=len(table),
             fetched_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0),
             notices=tuple(table.notices),
+            left_out_columns=repeated,
         )
         with database.lock:
             connection = database.connection

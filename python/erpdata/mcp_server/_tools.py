@@ -45,7 +45,7 @@ from ._schemas import (
     field_of_kind,
     lower_text,
 )
-from ._sql import SqlError, TableStore
+from ._sql import ID_COLUMNS, SqlError, TableStore, repeated_ids, said_once
 
 __all__ = ["Limits", "catalogue_operations", "FLOW_TOOLS", "TABLE_TOOLS", "make_tools"]
 
@@ -192,11 +192,16 @@ def _described(doc: str, answer: str, params: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _to_answer(op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits) -> Answer:
-    return noted(_answer(op, args, result, limits), getattr(result, "notices", ()))
+def _to_answer(
+    op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits, client: Client
+) -> Answer:
+    answer = _answer(op, args, result, limits, client)
+    return noted(answer, getattr(result, "notices", ()))
 
 
-def _answer(op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits) -> Answer:
+def _answer(
+    op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limits, client: Client
+) -> Answer:
     title = f"{op['name']}({_shown_args(args)})"
     narrow = NARROW[op["answer"]]
     if isinstance(result, Dues):
@@ -214,8 +219,31 @@ def _answer(op: dict[str, Any], args: dict[str, Any], result: Any, limits: Limit
             narrow=narrow,
         )
     if isinstance(result, Table):
-        return rows_answer(title, result.schema, result, max_rows=limits.max_rows, narrow=narrow)
+        # A table of one company and year: ids that repeat them on every
+        # row are said once, in the title, not in each row.
+        asked = {
+            column: _id_text(args.get(argument), getattr(client, argument, None))
+            for column, argument in ID_COLUMNS.items()
+        }
+        repeated = repeated_ids(result.to_arrow(), asked)
+        columns = [(n, t) for n, t in result.schema if n not in repeated]
+        if repeated:
+            title = f"{title}, {said_once(repeated)}"
+        return rows_answer(
+            title,
+            columns,
+            result,
+            max_rows=limits.max_rows,
+            narrow=narrow,
+            extra={"left_out_columns": repeated} if repeated else None,
+        )
     raise UnknownKind(f"{op['name']} answered a {type(result).__name__}")
+
+
+def _id_text(given: Any, default: Any) -> str | None:
+    """The id a call asked for: the argument, else the server's default."""
+    chosen = default if given is None else given
+    return None if chosen is None else str(chosen)
 
 
 def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
@@ -237,7 +265,7 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
             # The client's method of the operation's name (the generated
             # facade's, erpdata._functions), looked up when called.
             method = getattr(client, name)
-            return _to_answer(op, args, method(**given), limits)
+            return _to_answer(op, args, method(**given), limits, client)
 
         return await _carry_out(name, work)
 
@@ -438,7 +466,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
                 year_id=args["year_id"],
                 refresh=args["refresh"],
             )
-            structured = {
+            structured: dict[str, Any] = {
                 "table": found.name,
                 "company_id": found.company_id,
                 "year_id": found.year_id,
@@ -446,9 +474,13 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
                 "columns": [{"name": n, "type": t} for n, t in found.columns],
                 "fetched_at": found.fetched_at.isoformat(),
             }
+            repeated = ""
+            if found.left_out_columns:
+                structured["left_out_columns"] = found.left_out_columns
+                repeated = f"; {said_once(found.left_out_columns)}"
             lines = [
                 f"Table {found.name} (company {found.company_id}, year {found.year_id}): "
-                f"{found.row_count:,} rows, fetched {found.fetched_at.isoformat()}.",
+                f"{found.row_count:,} rows, fetched {found.fetched_at.isoformat()}{repeated}.",
                 "",
                 "| column | type |",
                 "|---|---|",
@@ -513,7 +545,8 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             "query",
             "Answer a question with SQL: one read-only SELECT over the ERP tables of a "
             "company and financial year, in an in-process DuckDB (the tables named are "
-            f"fetched on first use and kept for {limits.cache_seconds:g} s). At most "
+            f"fetched on first use and kept for {limits.cache_seconds:g} s; their compid "
+            "and yearid columns, the same on every row, are left out). At most "
             f"{limits.max_rows} rows are shown (the rest counted), decimal columns are "
             f"totalled, and a statement may run {limits.query_seconds:g} s. Anything but a "
             "SELECT, and any file, network or extension access, is refused; the error "
