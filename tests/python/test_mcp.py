@@ -892,11 +892,13 @@ def http_server(
         errors.close()
 
 
-def http_conversation(url: str, token: str, calls: list[tuple[str, dict[str, Any]]]) -> Transcript:
+def http_conversation(
+    url: str, token: str, calls: list[tuple[str, dict[str, Any]]], scheme: str = "Bearer"
+) -> Transcript:
     transcript = Transcript()
 
     async def main() -> None:
-        client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        client = create_mcp_http_client(headers={"Authorization": f"{scheme} {token}"})
         with anyio.fail_after(60):
             async with client, streamable_http_client(url, http_client=client) as streams:
                 await _converse(*streams, transcript, calls)
@@ -913,6 +915,18 @@ def test_over_http_with_the_bearer_token(
     assert [t.name for t in http.tools] == [t.name for t in stdio.tools]
     assert http.call("aging", **arguments).data["rows"] == rows_json(erp.aging(**arguments))
     assert_clean("\n".join(http.received), SECRET_TOKEN)
+
+
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER"])
+def test_the_bearer_scheme_is_taken_in_any_case(http_server: HttpServer, scheme: str) -> None:
+    # An authentication scheme's name is case-insensitive (RFC 9110, 11.1):
+    # a client configured with "bearer <token>" is let in; the token is not.
+    arguments = {"acid": "C001", "kind": "receipt"}
+    http = http_conversation(http_server.url, MCP_TOKEN, [("dues", arguments)], scheme)
+    assert http.call("dues", **arguments).data["row_count"] == 6
+    with pytest.raises(Exception) as refused:  # noqa: B017 - a group, checked below
+        http_conversation(http_server.url, MCP_TOKEN.upper(), [], scheme)
+    assert [type(e).__name__ for e in leaves(refused.value)] == ["MCPError"]
 
 
 @pytest.mark.parametrize("header", [None, "Bearer wrong-token", f"Basic {MCP_TOKEN}", MCP_TOKEN])

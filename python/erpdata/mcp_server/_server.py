@@ -61,17 +61,25 @@ def serve_stdio(server: MCPServer[Any]) -> None:
 class BearerToken:
     """ASGI middleware: an HTTP request without ``Authorization: Bearer
     TOKEN`` (this server's MCP token, not the ERP's) gets 401 and never
-    reaches the MCP app. The comparison takes the same time whatever
-    the header holds."""
+    reaches the MCP app. The scheme's name is taken in any case, as HTTP
+    has it (``bearer TOKEN`` too); the token must match exactly, compared
+    in the same time whatever the header holds."""
 
     def __init__(self, app: Any, token: str) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
+
+    def _allowed(self, header: bytes) -> bool:
+        scheme, _, given = header.partition(b" ")
+        # Compared in full whatever the scheme, so that the time taken
+        # does not tell a right scheme from a wrong one either.
+        matches = hmac.compare_digest(given, self._expected)
+        return scheme.lower() == b"bearer" and matches
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
-            if not hmac.compare_digest(given, self._expected):
+            if not self._allowed(given):
                 body = (
                     b'{"error":"invalid_token","error_description":'
                     b'"send this server\'s MCP token: Authorization: Bearer <token>"}'
