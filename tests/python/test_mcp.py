@@ -103,6 +103,7 @@ def script() -> list[tuple[str, dict[str, Any]]]:
         ("describe_table", {"name": "sales_invoice"}),
         ("query", {"sql": TOP_CUSTOMERS}),
         ("query", {"sql": FIRST_INVOICE}),
+        ("query", {"sql": AVERAGES}),
         ("query", {"sql": "SELECT invoice_no, total FROM sales_invoice ORDER BY invoice_no"}),
         ("describe_table", {"name": "sales_invoice", "refresh": True}),
         # Wrong or refused.
@@ -127,6 +128,11 @@ def script() -> list[tuple[str, dict[str, Any]]]:
 
 FIND_DELTA = "SELECT acid, name FROM account WHERE name ILIKE '%delta steel%'"
 FIRST_INVOICE = "SELECT * FROM sales_invoice WHERE invoice_no = 'INV-2025-0001'"
+AVERAGES = (
+    # As the query tool's description advises for an average of money.
+    "SELECT customer, round(avg(total), 2)::DECIMAL(18,2) AS avg_total, max(total), "
+    "min(total) AS min_total, sum(total) AS invoiced FROM sales_invoice GROUP BY customer"
+)
 TOP_CUSTOMERS = (
     "SELECT customer, customer_name, count(*) AS invoices, sum(total) AS invoiced "
     "FROM sales_invoice GROUP BY customer, customer_name ORDER BY invoiced DESC"
@@ -652,6 +658,12 @@ def test_describe_table_and_a_sql_question(stdio: Transcript, erp: erpdata.Clien
     assert top["rows"] == expected
     assert top["totals"]["invoiced"] == str(sum((r["total"] for r in invoices), Decimal(0)))
     assert top["tables"] == ["sales_invoice"]
+
+    # Averages, maxima and minima are decimals, but their sum is no figure:
+    # only the sum is totalled.
+    averages = stdio.call("query", sql=AVERAGES)
+    assert averages.data["totals"] == {"invoiced": top["totals"]["invoiced"]}
+    assert averages.text.splitlines()[-1] == f"| **total** |  |  |  | {top['totals']['invoiced']} |"
 
     capped = stdio.call(
         "query", sql="SELECT invoice_no, total FROM sales_invoice ORDER BY invoice_no"

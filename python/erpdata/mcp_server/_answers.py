@@ -102,9 +102,14 @@ class Answer:
     text: str
 
 
-NOT_ADDED_UP = re.compile(r"days|rate|percent|ratio", re.IGNORECASE)
+NOT_ADDED_UP = re.compile(
+    r"days|rate|percent|ratio|(?<![a-z])(avg|average|mean|median|min|minimum|max|maximum)(?![a-z])",
+    re.IGNORECASE,
+)
 """Decimal columns whose sum means nothing (average payment days, a tax
-rate): left out of the totals."""
+rate, an average, the largest or smallest of a group, named as SQL names
+them, ``max(total)``, or as models alias them, ``avg_total``): left out
+of the totals."""
 
 
 def summed_columns(columns: Sequence[tuple[str, str]]) -> list[str]:

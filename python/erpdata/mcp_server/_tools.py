@@ -548,7 +548,9 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             f"fetched on first use and kept for {limits.cache_seconds:g} s; their compid "
             "and yearid columns, the same on every row, are left out). At most "
             f"{limits.max_rows} rows are shown (the rest counted), decimal columns are "
-            f"totalled, and a statement may run {limits.query_seconds:g} s. Anything but a "
+            "totalled (but those named as an avg, min, max, days or rate: alias an average "
+            f"avg_..., not total_...), and a statement may run {limits.query_seconds:g} s. "
+            "Anything but a "
             "SELECT, and any file, network or extension access, is refused; the error "
             "says why. Read-only.",
             QueryArguments,
