@@ -118,6 +118,9 @@ def script() -> list[tuple[str, dict[str, Any]]]:
         ("credit_status", {"accounts": [["C001"]], "pay_days": "maybe"}),
         ("net_profit", {"start": "2025-1-1"}),
         ("describe_table", {"name": "no_such_table"}),
+        ("table", {"name": "sales invoice"}),
+        ("describe_table", {"name": "1st_table"}),
+        ("aging", {"accounts": ["C001", " "], "as_of": AS_OF}),
         ("query", {"sql": "DELETE FROM account"}),
         ("query", {"sql": "SELECT 1; SELECT 2"}),
         ("query", {"sql": "SELECT * FROM read_csv('/etc/passwd')"}),
@@ -252,7 +255,10 @@ writing a copy of every byte it wrote to stdout to argv[1]."""
 
 
 def stdio_conversation(
-    base_url: str, calls: list[tuple[str, dict[str, Any]]], stdout_copy: Path
+    base_url: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    stdout_copy: Path,
+    env: dict[str, str] | None = None,
 ) -> Transcript:
     """A conversation over stdio; the server's stdout is also copied, byte
     for byte, to ``stdout_copy``, and its stderr is the transcript's."""
@@ -260,7 +266,7 @@ def stdio_conversation(
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", TEE, str(stdout_copy), sys.executable, *SERVER_ARGS],
-        env=server_env(base_url),
+        env=server_env(base_url) if env is None else env,
         cwd=str(ROOT),
     )
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
@@ -716,6 +722,51 @@ def error_of(transcript: Transcript, tool: str, **arguments: Any) -> str:
     assert call.result.is_error, f"{tool}({arguments}) answered {call.text[:200]}"
     assert call.result.structured_content is None
     return call.text
+
+
+def test_bad_input_is_named_by_the_tools_own_argument(stdio: Transcript) -> None:
+    # The core names what it checks (`table`, an account's `acid`); the
+    # model is told the argument it sent, which is what it can correct.
+    identifier = (
+        "must be a plain identifier: ASCII letters, digits and '_', not starting with a digit"
+    )
+    assert error_of(stdio, "table", name="sales invoice") == (
+        f"Error executing tool table: invalid input `name`: {identifier}. "
+        "Correct the argument and call again."
+    )
+    assert error_of(stdio, "describe_table", name="1st_table") == (
+        f"Error executing tool describe_table: invalid input `name`: {identifier}. "
+        "Correct the argument and call again."
+    )
+    assert error_of(stdio, "aging", accounts=["C001", " "], as_of=AS_OF) == (
+        "Error executing tool aging: invalid input `accounts`: an account id must not be "
+        "only whitespace. Correct the argument and call again."
+    )
+
+
+@pytest.fixture(scope="module")
+def tokenless(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    """A server started without the ERP's access token."""
+    env = server_env(secret_sandbox_url)
+    del env["ERPDATA_ACCESS_TOKEN"]
+    copy = tmp_path_factory.mktemp("tokenless") / "stdout"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("query", {"sql": "SELECT count(*) FROM account"}),
+        ("dues", {"acid": "C001", "kind": "receipt"}),
+    ]
+    return stdio_conversation(secret_sandbox_url, calls, copy, env)
+
+
+def test_a_setting_the_server_lacks_is_not_asked_of_the_model(tokenless: Transcript) -> None:
+    # No argument carries the token, and the model must not ask the user
+    # for it: the error says the server's setting is missing, and whose
+    # it is to fix.
+    error = error_of(tokenless, "query", sql="SELECT count(*) FROM account")
+    assert error.startswith("Error executing tool query: this server's setting `access_token` ")
+    assert "Correct the argument" not in error
+    assert "no argument of this tool sets it" in error
+    # Calls that need no token are answered.
+    assert tokenless.call("dues", acid="C001", kind="receipt").data["row_count"] == 6
 
 
 def test_bad_input_is_a_tool_error_naming_the_field(stdio: Transcript) -> None:

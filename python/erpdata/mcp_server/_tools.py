@@ -10,7 +10,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -82,18 +82,35 @@ def catalogue_operations() -> list[dict[str, Any]]:
 # -- errors ------------------------------------------------------------------
 
 
-def error_text(exc: ErpError) -> str:
+Renamed = Mapping[str, tuple[str, str]]
+"""A field the core names in an error -> the tool argument it is, and what
+of it (``an account id`` of the list ``accounts``)."""
+
+
+def error_text(
+    exc: ErpError, arguments: Collection[str] | None = None, renamed: Renamed | None = None
+) -> str:
     """An erpdata error as the model reads it: what kind of failure, the
     field when an argument was wrong, and the core's message (the token
-    already redacted by the core). Bad input gives the field and its
-    reason, not the message, which names the field again. Every other
-    failure ends with whether calling again can help, and when: the
-    core's ``retryable`` and ``retry_after``."""
+    already redacted by the core). Bad input gives the tool's argument
+    (``renamed`` from the core's field) and its reason, not the message,
+    which names the field again; a field that is no argument of the tool
+    (``arguments``) is the server's setting, which the model cannot
+    correct. Every other failure ends with whether calling again can
+    help, and when: the core's ``retryable`` and ``retry_after``."""
     message = " ".join(str(exc).split())
     if isinstance(exc, InvalidInputError):
-        field = f" `{exc.field}`" if exc.field else ""
         reason = " ".join(exc.reason.split()) or message
-        return f"invalid input{field}: {reason}. Correct the argument and call again."
+        argument, part = (renamed or {}).get(exc.field, (exc.field, ""))
+        if arguments is not None and argument and argument not in arguments:
+            return (
+                f"this server's setting `{exc.field}` {reason}; no argument of this tool sets "
+                "it. Tell the user that whoever runs this server must set it (never ask for "
+                "a token or password in the conversation)."
+            )
+        where = f" `{argument}`" if argument else ""
+        said = f"{part} {reason}" if part else reason
+        return f"invalid input{where}: {said}. Correct the argument and call again."
     if isinstance(exc, TransportError):
         said = f"the ERP could not be reached ({exc.transport_kind}): {message}"
     elif isinstance(exc, HttpStatusError):
@@ -122,15 +139,21 @@ def _result(answer: Answer) -> CallToolResult:
     )
 
 
-async def _carry_out(name: str, work: Callable[[], Answer]) -> CallToolResult:
+async def _carry_out(
+    name: str,
+    work: Callable[[], Answer],
+    arguments: Collection[str],
+    renamed: Renamed | None = None,
+) -> CallToolResult:
     """Runs ``work`` on a worker thread (the client and DuckDB block) and
-    turns its failures into tool errors the model can act on."""
+    turns its failures into tool errors the model can act on, naming the
+    tool's ``arguments`` (see :func:`error_text`)."""
     started = time.perf_counter()
     try:
         answer = await anyio.to_thread.run_sync(work)
     except ErpError as exc:
         logger.info("tool %s failed: %s", name, exc.kind)
-        raise ToolError(error_text(exc)) from None
+        raise ToolError(error_text(exc, arguments, renamed)) from None
     except SqlError as exc:
         logger.info("tool %s refused or failed a statement", name)
         raise ToolError(f"SQL error: {exc}") from None
@@ -257,6 +280,9 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
         f"{op['name']}_arguments", __base__=ArgModelBase, **fields
     )
     name: str = op["name"]
+    # The core names a parameter in its errors as the service does (`table`
+    # for the argument `name`).
+    renamed = {p["wire"]: (p["name"], "") for p in params if p["wire"] not in (None, p["name"])}
 
     async def run(**args: Any) -> CallToolResult:
         given = {k: v for k, v in args.items() if v is not None}
@@ -267,7 +293,7 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
             method = getattr(client, name)
             return _to_answer(op, args, method(**given), limits, client)
 
-        return await _carry_out(name, work)
+        return await _carry_out(name, work, args, renamed)
 
     description = _described(op["doc"], ANSWERS[op["answer"]], params)
     title = op["doc"].split(" (`")[0].rstrip(".").replace("`", "")
@@ -320,6 +346,10 @@ SomeAccounts = Annotated[
 ]
 
 
+ACCOUNTS: Renamed = {"acid": ("accounts", "an account id")}
+"""The flows check each account id of ``accounts`` as the core's ``acid``."""
+
+
 def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
     narrow = "name fewer accounts in `accounts`."
 
@@ -355,7 +385,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             )
             return table_answer(f"aging({_shown_args(args)})", table)
 
-        return await _carry_out("aging", work)
+        return await _carry_out("aging", work, args, ACCOUNTS)
 
     class CreditArguments(ArgModelBase):
         accounts: SomeAccounts = None
@@ -378,7 +408,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             )
             return table_answer(f"credit_status({_shown_args(args)})", table)
 
-        return await _carry_out("credit_status", work)
+        return await _carry_out("credit_status", work, args, ACCOUNTS)
 
     class DuesTableArguments(ArgModelBase):
         accounts: Annotated[
@@ -396,7 +426,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             table = client.dues_table(args["accounts"], args["kind"])
             return table_answer(f"dues_table({_shown_args(args)})", table)
 
-        return await _carry_out("dues_table", work)
+        return await _carry_out("dues_table", work, args, ACCOUNTS)
 
     return [
         _tool(
@@ -488,7 +518,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             ]
             return noted(Answer(structured, "\n".join(lines)), found.notices)
 
-        return await _carry_out("describe_table", work)
+        return await _carry_out("describe_table", work, args, {"table": ("name", "")})
 
     class QueryArguments(ArgModelBase):
         sql: Annotated[
@@ -528,7 +558,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             )
             return noted(answer, result.notices)
 
-        return await _carry_out("query", work)
+        return await _carry_out("query", work, args, {"table": ("sql", "a table named")})
 
     return [
         _tool(
