@@ -395,6 +395,17 @@ def test_each_tool_is_typed_described_and_read_only(stdio: Transcript) -> None:
                 assert properties[param["name"]]["enum"] == ["receipt", "payment"]
 
 
+def test_the_descriptions_say_what_the_model_can_rely_on(stdio: Transcript) -> None:
+    published = {tool.name: json.dumps(tool.model_dump(mode="json")) for tool in stdio.tools}
+    for name, text in published.items():
+        # To a finance model a client is a customer: the defaults are the
+        # server's (the erpdata client's, which the server is).
+        assert "the client's" not in text, name
+    tools = {tool.name: tool for tool in stdio.tools}
+    accounts = tools["credit_status"].input_schema["properties"]["accounts"]["description"]
+    assert "customer" in accounts and "supplier" not in accounts
+
+
 def test_the_table_tools_describe_their_company_and_year(stdio: Transcript) -> None:
     """describe_table and query read any table: not "of the account table"."""
     for tool in stdio.tools:

@@ -263,6 +263,13 @@ def _answer(
     raise UnknownKind(f"{op['name']} answered a {type(result).__name__}")
 
 
+def _for_model(doc: str) -> str:
+    """A catalogue parameter's doc as the model reads it: the defaults the
+    catalogue calls the client's (erpdata's client, here the server) are
+    the server's; to a finance model a client is a customer."""
+    return doc.replace("the client's", "the server's")
+
+
 def _id_text(given: Any, default: Any) -> str | None:
     """The id a call asked for: the argument, else the server's default."""
     chosen = default if given is None else given
@@ -275,7 +282,9 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
     if op["answer"] not in ANSWERS:
         raise UnknownKind(f"no tool answer for the catalogue's answer kind {op['answer']!r}")
     params = [p for p in op["params"] if p["kind"] not in SERVER_SIDE_KINDS]
-    fields = {p["name"]: field_of_kind(p["kind"], p["doc"], p["required"]) for p in params}
+    fields = {
+        p["name"]: field_of_kind(p["kind"], _for_model(p["doc"]), p["required"]) for p in params
+    }
     arguments: type[ArgModelBase] = create_model(  # type: ignore[call-overload]
         f"{op['name']}_arguments", __base__=ArgModelBase, **fields
     )
@@ -344,6 +353,15 @@ SomeAccounts = Annotated[
         max_length=500,
     ),
 ]
+SomeCustomers = Annotated[
+    Optional[list[AccountId]],
+    Field(
+        description='These customers\' account ids only, e.g. ["C001", "C003"]; '
+        "leave out for every customer of the account table.",
+        min_length=1,
+        max_length=500,
+    ),
+]
 
 
 ACCOUNTS: Renamed = {"acid": ("accounts", "an account id")}
@@ -388,7 +406,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
         return await _carry_out("aging", work, args, ACCOUNTS)
 
     class CreditArguments(ArgModelBase):
-        accounts: SomeAccounts = None
+        accounts: SomeCustomers = None
         as_of: AsOf = None
         pay_days: Annotated[
             bool,
