@@ -546,7 +546,7 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
                 "DuckDB's SQL). Tables are named as in the ERP, e.g. "
                 "SELECT customer, sum(amount) FROM sales_invoice GROUP BY customer. "
                 "sum keeps money exact; avg and division give floats: round them and "
-                "cast back, e.g. round(avg(total), 2)::DECIMAL(18,2).",
+                "cast back, e.g. round(avg(total), 2)::DECIMAL(18,2) AS avg_total.",
                 min_length=1,
                 max_length=20_000,
             ),
@@ -596,8 +596,8 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             f"fetched on first use and kept for {limits.cache_seconds:g} s; their compid "
             "and yearid columns, the same on every row, are left out). At most "
             f"{limits.max_rows} rows are shown (the rest counted), decimal columns are "
-            "totalled (but those named as an avg, min, max, days or rate: alias an average "
-            f"avg_..., not total_...), and a statement may run {limits.query_seconds:g} s. "
+            "totalled, except those named as an average, min, max, days or rate "
+            f"(avg_total), and a statement may run {limits.query_seconds:g} s. "
             "Anything but a "
             "SELECT, and any file, network or extension access, is refused; the error "
             "says why. Read-only.",
