@@ -167,6 +167,8 @@ class Transcript:
 
     tools: list[mcp_types.Tool] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
+    progress: list[tuple[str, float, str | None]] = field(default_factory=list)
+    """Each progress notification: the tool, its progress and message."""
     received: list[str] = field(default_factory=list)
     """Every JSON-RPC message the client received, as JSON text."""
     stderr: str = ""
@@ -202,7 +204,15 @@ async def _converse(
             transcript.instructions = initialized.instructions or ""
             transcript.tools = (await session.list_tools()).tools
             for tool, arguments in calls:
-                result = await session.call_tool(tool, arguments, read_timeout_seconds=60)
+
+                async def progressed(
+                    progress: float, total: float | None, message: str | None, tool: str = tool
+                ) -> None:
+                    transcript.progress.append((tool, progress, message))
+
+                result = await session.call_tool(
+                    tool, arguments, read_timeout_seconds=60, progress_callback=progressed
+                )
                 transcript.calls.append(Call(tool, arguments, result))
         group.cancel_scope.cancel()
 
@@ -322,6 +332,14 @@ def busy(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> T
         ("dues", {"acid": "C002", "kind": "receipt"}),
     ]
     return stdio_conversation(base, calls, copy)
+
+
+@pytest.fixture(scope="module")
+def slow(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    """A server whose ERP takes 7 s to answer."""
+    base = prefix(secret_sandbox_url, "latency-7000", new_key("mcp"))
+    copy = tmp_path_factory.mktemp("slow") / "stdout"
+    return stdio_conversation(base, [("dues", {"acid": "C001", "kind": "receipt"})], copy)
 
 
 @pytest.fixture(scope="module")
@@ -834,6 +852,19 @@ def test_a_failing_service_is_a_tool_error(stdio: Transcript, failing: Transcrip
     # Neither passes if called again: the model is told so.
     for refused in (error, missing):
         assert refused.endswith("Calling again with the same arguments will fail the same way.")
+
+
+def test_a_slow_service_is_waited_for_aloud(slow: Transcript, stdio: Transcript) -> None:
+    # A client that asked for progress hears, every 5 s, how long the ERP
+    # has been waited for (a client may keep waiting on each; a person
+    # sees why nothing has come yet); then the answer comes.
+    assert slow.call("dues", acid="C001", kind="receipt").data["row_count"] == 6
+    assert len(slow.progress) == 1, slow.progress
+    tool, waited, message = slow.progress[0]
+    assert tool == "dues" and 5 <= waited < 7
+    assert message == "waiting for the ERP: 5 s"
+    # Answers within 5 s send none.
+    assert stdio.progress == []
 
 
 def test_a_busy_service_says_when_trying_again_helps(busy: Transcript) -> None:

@@ -11,10 +11,12 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional, Union
 
 import anyio.to_thread
+from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
@@ -59,6 +61,13 @@ NOT_AS_TOOLS = {
 
 FLOW_TOOLS = ("aging", "credit_status", "dues_table")
 TABLE_TOOLS = ("describe_table", "query")
+
+PROGRESS_SECONDS = 5.0
+"""While the ERP is waited for, a client that asked for progress hears how
+long it has been every this many seconds."""
+
+_REQUEST: ContextVar[Context[Any, Any] | None] = ContextVar("erpdata_mcp_request", default=None)
+"""The MCP request a tool call is answering (for its progress)."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 
@@ -139,18 +148,50 @@ def _result(answer: Answer) -> CallToolResult:
     )
 
 
+async def _waited_for(work: Callable[[], Answer], started: float) -> Answer:
+    """``work``'s answer, run on a worker thread; meanwhile, every
+    :data:`PROGRESS_SECONDS`, a progress notification saying how long it
+    has run (sent only where the client asked for progress): a client may
+    keep waiting on each, and a person sees why nothing has come yet."""
+    request = _REQUEST.get()
+    if request is None:
+        return await anyio.to_thread.run_sync(work)
+
+    async def beat() -> None:
+        while True:
+            await anyio.sleep(PROGRESS_SECONDS)
+            waited = time.perf_counter() - started
+            try:
+                await request.report_progress(waited, None, f"waiting for the ERP: {waited:.0f} s")
+            except Exception:  # the client gone: the answer will find no one either
+                return
+
+    outcome: list[Answer | Exception] = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(beat)
+        try:
+            outcome.append(await anyio.to_thread.run_sync(work))
+        except Exception as exc:  # raised below, outside the group (not wrapped)
+            outcome.append(exc)
+        group.cancel_scope.cancel()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
 async def _carry_out(
     name: str,
     work: Callable[[], Answer],
     arguments: Collection[str],
     renamed: Renamed | None = None,
 ) -> CallToolResult:
-    """Runs ``work`` on a worker thread (the client and DuckDB block) and
-    turns its failures into tool errors the model can act on, naming the
-    tool's ``arguments`` (see :func:`error_text`)."""
+    """Runs ``work`` on a worker thread (the client and DuckDB block),
+    saying how long it takes when it is slow, and turns its failures into
+    tool errors the model can act on, naming the tool's ``arguments`` (see
+    :func:`error_text`)."""
     started = time.perf_counter()
     try:
-        answer = await anyio.to_thread.run_sync(work)
+        answer = await _waited_for(work, started)
     except ErpError as exc:
         logger.info("tool %s failed: %s", name, exc.kind)
         raise ToolError(error_text(exc, arguments, renamed)) from None
@@ -172,15 +213,23 @@ def _tool(
     """A tool with a hand-made argument model (the catalogue's, not a
     Python signature's), checked as `_arguments` says, and a published
     output schema."""
+
+    async def answering(ctx: Context[Any, Any], **args: Any) -> CallToolResult:
+        token = _REQUEST.set(ctx)
+        try:
+            return await run(**args)
+        finally:
+            _REQUEST.reset(token)
+
     return Tool(
-        fn=checked(run),
+        fn=checked(answering),
         name=name,
         title=title,
         description=description,
         parameters=published(arguments),
         fn_metadata=CheckedArguments(arg_model=lenient(arguments), output_schema=output_schema),
         is_async=True,
-        context_kwarg=None,
+        context_kwarg="ctx",
         annotations=READ_ONLY,
     )
 
