@@ -269,13 +269,14 @@ def stdio_conversation(
     calls: list[tuple[str, dict[str, Any]]],
     stdout_copy: Path,
     env: dict[str, str] | None = None,
+    options: tuple[str, ...] = (),
 ) -> Transcript:
     """A conversation over stdio; the server's stdout is also copied, byte
     for byte, to ``stdout_copy``, and its stderr is the transcript's."""
     transcript = Transcript()
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-c", TEE, str(stdout_copy), sys.executable, *SERVER_ARGS],
+        args=["-c", TEE, str(stdout_copy), sys.executable, *SERVER_ARGS, *options],
         env=server_env(base_url) if env is None else env,
         cwd=str(ROOT),
     )
@@ -340,6 +341,17 @@ def slow(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> T
     base = prefix(secret_sandbox_url, "latency-7000", new_key("mcp"))
     copy = tmp_path_factory.mktemp("slow") / "stdout"
     return stdio_conversation(base, [("dues", {"acid": "C001", "kind": "receipt"})], copy)
+
+
+@pytest.fixture(scope="module")
+def few_rows(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+    """A server that shows 3 rows of an answer."""
+    copy = tmp_path_factory.mktemp("few_rows") / "stdout"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("aging", {"as_of": AS_OF}),
+        ("credit_status", {"as_of": AS_OF, "pay_days": False}),
+    ]
+    return stdio_conversation(secret_sandbox_url, calls, copy, options=("--max-rows", "3"))
 
 
 @pytest.fixture(scope="module")
@@ -623,7 +635,7 @@ def test_aging_answers_as_the_python_api(stdio: Transcript, erp: erpdata.Client)
     ):
         data = stdio.call("aging", **arguments).data
         table = erp.aging(**arguments)
-        assert data["rows"] == rows_json(table)
+        assert data["rows"] == largest_total_first(rows_json(table))
         assert data["columns"] == [{"name": n, "type": t} for n, t in table.schema]
         assert data["rows_left_out"] == 0 and "note" not in data
         # The totals are the exact sums of the money columns.
@@ -645,11 +657,37 @@ def test_aging_answers_as_the_python_api(stdio: Transcript, erp: erpdata.Client)
     ]
 
 
+def largest_total_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: (-Decimal(r["total"]), r["acid"]))
+
+
+def over_limit_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: (not r["over_limit"], -Decimal(r["outstanding"]), r["acid"]))
+
+
+def test_who_owes_most_and_who_is_over_the_limit_come_first(
+    few_rows: Transcript, erp: erpdata.Client
+) -> None:
+    # "Who owes us most, by age?" over more accounts than an answer shows:
+    # the rows shown are the largest totals, not the first account ids.
+    aging = few_rows.call("aging", as_of=AS_OF)
+    table = erp.aging(as_of=AS_OF)
+    assert aging.data["rows"] == largest_total_first(rows_json(table))[:3]
+    assert [r["acid"] for r in aging.data["rows"]] == ["C005", "C006", "C011"]
+    assert aging.data["row_count"] == len(table) and aging.data["rows_left_out"] == len(table) - 3
+    assert "largest total first" in aging.text
+    # "Which customers are over their credit limit?": those over it first,
+    # the most outstanding first.
+    credit = few_rows.call("credit_status", as_of=AS_OF, pay_days=False).data
+    expected = over_limit_first(rows_json(erp.credit_status(as_of=AS_OF, pay_days=False)))
+    assert all(r["over_limit"] for r in expected[:4]) and credit["rows"] == expected[:3]
+
+
 def test_credit_status_and_dues_table_answer_as_the_python_api(
     stdio: Transcript, erp: erpdata.Client
 ) -> None:
     credit = stdio.call("credit_status", as_of=AS_OF).data
-    assert credit["rows"] == rows_json(erp.credit_status(as_of=AS_OF))
+    assert credit["rows"] == over_limit_first(rows_json(erp.credit_status(as_of=AS_OF)))
     assert any(row["over_limit"] for row in credit["rows"])
     dues = stdio.call("dues_table", accounts=["C001", "C002"], kind="receipt").data
     assert dues["rows"] == rows_json(erp.dues_table(["C001", "C002"], "receipt"))[:MAX_ROWS]

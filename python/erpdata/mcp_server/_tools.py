@@ -10,9 +10,10 @@ import json
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Annotated, Any, Literal, Optional, Union
 
 import anyio.to_thread
@@ -417,11 +418,33 @@ ACCOUNTS: Renamed = {"acid": ("accounts", "an account id")}
 """The flows check each account id of ``accounts`` as the core's ``acid``."""
 
 
-def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
-    narrow = "name fewer accounts in `accounts`."
+def _money(value: Any) -> Decimal:
+    """A money cell as a ``Decimal`` to order by (an empty one as 0)."""
+    return Decimal(value) if isinstance(value, (int, Decimal)) else Decimal(0)
 
-    def table_answer(title: str, table: Table) -> Answer:
-        answer = rows_answer(title, table.schema, table, max_rows=limits.max_rows, narrow=narrow)
+
+def _largest_total_first(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (-_money(row.get("total")), str(row.get("acid")))
+
+
+def _over_limit_first(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (not row.get("over_limit"), -_money(row.get("outstanding")), str(row.get("acid")))
+
+
+def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
+    def table_answer(
+        title: str, table: Table, order: Callable[[Mapping[str, Any]], Any] | None = None
+    ) -> Answer:
+        """``table`` as an answer; ``order``: the rows it shows first when
+        they are more than an answer holds (the largest debtors, say), not
+        the first account ids."""
+        rows: Sequence[Mapping[str, Any]] = table if order is None else sorted(table, key=order)
+        narrow = (
+            "name fewer accounts in `accounts`."
+            if order is None
+            else ("name the accounts wanted in `accounts`.")
+        )
+        answer = rows_answer(title, table.schema, rows, max_rows=limits.max_rows, narrow=narrow)
         return noted(answer, table.notices)
 
     class AgingArguments(ArgModelBase):
@@ -450,7 +473,8 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
                 company_id=args["company_id"],
                 year_id=args["year_id"],
             )
-            return table_answer(f"aging({_shown_args(args)})", table)
+            title = f"aging({_shown_args(args)}), largest total first"
+            return table_answer(title, table, _largest_total_first)
 
         return await _carry_out("aging", work, args, ACCOUNTS)
 
@@ -473,7 +497,10 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
                 company_id=args["company_id"],
                 year_id=args["year_id"],
             )
-            return table_answer(f"credit_status({_shown_args(args)})", table)
+            title = (
+                f"credit_status({_shown_args(args)}), over the limit first, then most outstanding"
+            )
+            return table_answer(title, table, _over_limit_first)
 
         return await _carry_out("credit_status", work, args, ACCOUNTS)
 
@@ -502,7 +529,8 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             "row per account with its outstanding balance split into current (not yet due), "
             "the past-due buckets (1-30, 31-60, 61-90, 91+ days by default) and undated, and "
             "the total; for the accounts named, or every customer (or supplier) of the "
-            "account table. Answers 'who owes us what, and how late?' and 'what do we owe "
+            "account table, the largest total first. Answers 'who owes us most, and how "
+            "late?' and 'what do we owe "
             "supplier X, by age?'. Money is exact decimal text. Read-only.",
             AgingArguments,
             aging,
@@ -513,7 +541,8 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             "credit_status",
             "Each customer's outstanding receivables against their credit limit as of a "
             "day: credit_limit, outstanding, available, over_limit, overdue, the oldest "
-            "overdue due date and its days, and average payment days. Answers 'which "
+            "overdue due date and its days, and average payment days; those over their "
+            "limit first, the most outstanding first. Answers 'which "
             "customers are over their credit limit, and since when?'. Read-only.",
             CreditArguments,
             credit_status,
