@@ -350,6 +350,8 @@ def few_rows(secret_sandbox_url: str, tmp_path_factory: pytest.TempPathFactory) 
     calls: list[tuple[str, dict[str, Any]]] = [
         ("aging", {"as_of": AS_OF}),
         ("credit_status", {"as_of": AS_OF, "pay_days": False}),
+        ("dues_summary", {}),
+        ("schedule_accounts", {"schedule": "Sundry Debtors", **SAMPLE_DATE}),
     ]
     return stdio_conversation(secret_sandbox_url, calls, copy, options=("--max-rows", "3"))
 
@@ -655,6 +657,19 @@ def test_aging_answers_as_the_python_api(stdio: Transcript, erp: erpdata.Client)
         "undated",
         "total",
     ]
+
+
+def test_a_capped_function_answer_says_what_can_be_done(few_rows: Transcript) -> None:
+    # A function's answer has no paging, and dues_summary takes no
+    # argument at all: the note must not send the model for a shorter date
+    # range (schedule_accounts lists the same accounts over any range).
+    for call in (
+        few_rows.call("dues_summary"),
+        few_rows.call("schedule_accounts", schedule="Sundry Debtors", **SAMPLE_DATE),
+    ):
+        data = call.data
+        assert data["rows_left_out"] > 0, call.tool
+        assert "date range" not in data["note"] and "`query`" in data["note"], data["note"]
 
 
 def largest_total_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

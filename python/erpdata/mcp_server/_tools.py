@@ -251,7 +251,10 @@ ANSWERS = {
 
 NARROW = {
     "dues": "use `query` over the ERP tables with a WHERE clause, or `aging` for totals by age.",
-    "function": "ask for a shorter date range.",
+    # A function has no paging, and a shorter range need not mean fewer rows
+    # (schedule_accounts lists the same accounts over any range).
+    "function": "ask `query` over the ERP's tables for the rows wanted, or `aging` for "
+    "balances by account (this tool cannot page; the totals are over every row).",
     "table": "use `query` with SQL over this table (WHERE, GROUP BY, ORDER BY ... LIMIT).",
 }
 
