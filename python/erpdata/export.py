@@ -158,8 +158,10 @@ def _text_key(key: Key) -> tuple[str, str, str]:
 
 
 def _service_failing(error: BaseException) -> bool:
-    """A failure saying the service (not the partition) is in trouble:
-    what its calls would retry."""
+    """A failure saying the service (not the partition) is in trouble: a
+    transport error, 429 or any 5xx. Wider than what a call retries
+    (``ErpError.retryable``): a 500 or a refused certificate on three
+    partitions in a row points at the service, not at the partitions."""
     if isinstance(error, _errors.TransportError):
         return True
     return isinstance(error, _errors.HttpStatusError) and (
