@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::config::Config;
 
-/// "request 2: POST https://erp.example.com/apis/dataapi.php form: …":
+/// `request 2: POST https://erp.example.com/apis/dataapi.php form: …`:
 /// attempt `attempt` of a call sending `request`, its URL and form (when
 /// it has one) redacted by `config`, so that the token never reaches a
 /// log line, not even in the GET form's URL.

@@ -14,7 +14,7 @@ use crate::log_line::{answer_line, done_line, failed_line, request_line, waiting
 
 const TARGET: &str = "erpdata";
 
-/// "request 2: POST https://erp.example.com/apis/dataapi.php form: …"
+/// `request 2: POST https://erp.example.com/apis/dataapi.php form: …`
 pub(super) fn request(config: &Config, attempt: u32, request: &http::Request<Vec<u8>>) {
     if log::log_enabled!(target: TARGET, log::Level::Debug) {
         log::debug!(target: TARGET, "{}", request_line(config, attempt, request));
