@@ -140,10 +140,15 @@ def text(field: str) -> Callable[[Any], Verdict]:
     return lambda v: good(v) if text_ok(v) else bad(field)
 
 
+def quoted(v: str) -> bool:
+    """Wrapped in one quote mark, as a settings file writes a value."""
+    return len(v) >= 2 and v[0] in "\"'" and v[-1] == v[0]
+
+
 def setting(field: str) -> Callable[[Any], Verdict]:
     """A text naming something of the ERP (project, company, year): no
-    whitespace at either end either."""
-    return lambda v: good(v) if text_ok(v) and v == v.strip() else bad(field)
+    whitespace at either end either, nor wrapped in quotes."""
+    return lambda v: good(v) if text_ok(v) and v == v.strip() and not quoted(v) else bad(field)
 
 
 def optional_setting(field: str, when_none: Verdict) -> Callable[[Any], Verdict]:
@@ -172,7 +177,7 @@ def an_id(
 def token(v: Any) -> Verdict:
     if v is None:
         return bad("access_token")  # required by the table fetch
-    ok = text_ok(v) and not any(c.isspace() for c in v)
+    ok = text_ok(v) and not any(c.isspace() for c in v) and not quoted(v)
     return good(v) if ok else bad("access_token")
 
 

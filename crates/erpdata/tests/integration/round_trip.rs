@@ -22,15 +22,22 @@ fn accepted() -> impl Strategy<Value = String> {
     "[^\\p{Cc}]{0,40}[^\\p{Cc}\\s][^\\p{Cc}]{0,40}"
 }
 
-/// A setting naming something of the ERP (project, company, year): text
-/// the core accepts, with no whitespace at either end.
-fn setting() -> impl Strategy<Value = String> {
-    "[^\\p{Cc}\\s]([^\\p{Cc}]{0,40}[^\\p{Cc}\\s])?"
+/// Wrapped in one quote mark, as a settings file writes a value: the core
+/// refuses such a setting or token.
+fn quoted(s: &str) -> bool {
+    s.len() >= 2
+        && (s.starts_with('"') && s.ends_with('"') || s.starts_with('\'') && s.ends_with('\''))
 }
 
-/// An access token: no whitespace either.
+/// A setting naming something of the ERP (project, company, year): text
+/// the core accepts, with no whitespace at either end, not in quotes.
+fn setting() -> impl Strategy<Value = String> {
+    "[^\\p{Cc}\\s]([^\\p{Cc}]{0,40}[^\\p{Cc}\\s])?".prop_filter("not in quotes", |s| !quoted(s))
+}
+
+/// An access token: no whitespace either, not in quotes.
 fn token() -> impl Strategy<Value = String> {
-    "[^\\p{Cc}\\s]{1,60}"
+    "[^\\p{Cc}\\s]{1,60}".prop_filter("not in quotes", |s| !quoted(s))
 }
 
 fn table_name() -> impl Strategy<Value = String> {
