@@ -259,6 +259,13 @@ impl<S: Sink> Call<S> {
         &self.request
     }
 
+    /// The log line of the request sent last
+    /// ([`request_line`](crate::binding::request_line)), redacted by the
+    /// call's own configuration.
+    pub fn request_line(&self) -> String {
+        crate::log_line::request_line(&self.config, self.attempts, &self.request)
+    }
+
     /// The sink.
     pub fn sink(&self) -> &S {
         &self.sink

@@ -302,7 +302,7 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
             match self.call.next(self.now()) {
                 Action::Send { request, wait, .. } => {
                     self.body = None;
-                    events::request(&self.inner.config, self.call.attempts(), &request);
+                    events::request(&self.call);
                     let request = match reqwest::Request::try_from(request) {
                         Ok(request) => request,
                         Err(e) => {

@@ -299,8 +299,6 @@ enum Body {
 /// The host loop: carries out a call's actions with ureq.
 struct Driver<S: Sink> {
     agent: Agent,
-    /// For redacting what is logged.
-    config: Config,
     call: Call<S>,
     origin: Instant,
     body: Option<Body>,
@@ -312,7 +310,6 @@ impl<S: Sink> Driver<S> {
         let (call, origin) = start(&client.config, &client.options, request, sink);
         Driver {
             agent: client.agent.clone(),
-            config: client.config.clone(),
             call,
             origin,
             body: None,
@@ -334,7 +331,7 @@ impl<S: Sink> Driver<S> {
                     ..
                 } => {
                     self.body = None;
-                    events::request(&self.config, self.call.attempts(), &request);
+                    events::request(&self.call);
                     // ureq fixes a request's limits when it is sent: each
                     // read of its body waits at most `read` (the call checks
                     // its total between reads).

@@ -8,16 +8,16 @@
 
 use std::time::Duration;
 
-use crate::config::Config;
+use crate::call::{Call, Sink};
 use crate::error::Error;
-use crate::log_line::{answer_line, done_line, failed_line, request_line, waiting_line};
+use crate::log_line::{answer_line, done_line, failed_line, waiting_line};
 
 const TARGET: &str = "erpdata";
 
 /// `request 2: POST https://erp.example.com/apis/dataapi.php form: …`
-pub(super) fn request(config: &Config, attempt: u32, request: &http::Request<Vec<u8>>) {
+pub(super) fn request<S: Sink>(call: &Call<S>) {
     if log::log_enabled!(target: TARGET, log::Level::Debug) {
-        log::debug!(target: TARGET, "{}", request_line(config, attempt, request));
+        log::debug!(target: TARGET, "{}", call.request_line());
     }
 }
 
