@@ -574,8 +574,7 @@ impl Call {
     /// The core's log line of the request just sent ("request 2: POST
     /// https://... form: ..."), its URL and form redacted.
     fn request_line(&self) -> String {
-        let config = &self.config;
-        each!(&self.inner, c => erpdata::binding::request_line(config, c.attempts(), c.request()))
+        each!(&self.inner, c => c.request_line())
     }
 
     /// The core's log line of an answer's head ("answer 503").

@@ -415,8 +415,7 @@ impl Call {
     /// https://... form: ...`), its URL and form redacted.
     #[wasm_bindgen(js_name = requestLine)]
     pub fn request_line(&mut self) -> String {
-        let config = &self.config;
-        with_call!(self, c => erpdata::binding::request_line(config, c.attempts(), c.request()))
+        with_call!(self, c => c.request_line())
     }
 
     /// The core's log line of an answer's head (`answer 503`).
