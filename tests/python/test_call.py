@@ -50,18 +50,23 @@ def test_a_503_then_the_answer() -> None:
     assert done.output.rows[0]["acid"] == "C001" and call.attempts == 2
 
 
-def test_a_failure_carries_where_the_call_stood() -> None:
-    call = dues_call(max_retries=0)
+def busy_and_not_retried(call: Call, **head: Any) -> Any:
+    """The error ``call`` ends with when its first answer is a 503 with
+    ``head`` (its Retry-After) that it does not retry: the body is read
+    for the error's excerpt."""
     assert isinstance(call.next(0.0), Send)
-    call.head(0.0, 503, retry_after="7")
-    # Not retried: the body is read for the error's excerpt.
+    call.head(0.0, 503, **head)
     assert isinstance(call.next(0.0), Read)
     call.chunk(0.0, b"<html>busy</html>")
     assert isinstance(call.next(0.0), Read)
     call.end(0.0)
     failed = call.next(0.0)
     assert isinstance(failed, Failed)
-    err = failed.error
+    return failed.error
+
+
+def test_a_failure_carries_where_the_call_stood() -> None:
+    err = busy_and_not_retried(dues_call(max_retries=0), retry_after="7")
     assert isinstance(err, erpdata.HttpStatusError) and err.status_code == 503
     assert (err.kind, err.attempts, err.rows_received, err.rows_delivered) == (
         "http_status",
@@ -78,17 +83,12 @@ def test_a_failure_carries_where_the_call_stood() -> None:
 
 
 def test_a_wait_longer_than_the_client_waits_ends_the_call_saying_so() -> None:
-    call = dues_call(max_retries=2)
-    assert isinstance(call.next(0.0), Send)
     # An HTTP date two minutes after the binding's clock (time.time()).
-    call.head(0.0, 503, retry_after="Sun, 22 Nov 2026 10:02:00 GMT", date=1795341600.0)
-    assert isinstance(call.next(0.0), Read)
-    call.chunk(0.0, b"<html>busy</html>")
-    assert isinstance(call.next(0.0), Read)
-    call.end(0.0)
-    failed = call.next(0.0)
-    assert isinstance(failed, Failed)
-    err = failed.error
+    err = busy_and_not_retried(
+        dues_call(max_retries=2),
+        retry_after="Sun, 22 Nov 2026 10:02:00 GMT",
+        date=1795341600.0,
+    )
     assert isinstance(err, erpdata.HttpStatusError) and err.attempts == 1
     assert (err.retryable, err.retry_after) == (True, 120.0)
     assert "asked to wait 120 s, longer than max_retry_after (30 s)" in str(err)
