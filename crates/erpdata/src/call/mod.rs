@@ -259,9 +259,9 @@ impl<S: Sink> Call<S> {
         &self.request
     }
 
-    /// The log line of the request sent last
-    /// ([`request_line`](crate::binding::request_line)), redacted by the
-    /// call's own configuration.
+    /// The log line of the request sent last: method, URL and form with the
+    /// token redacted by the call's own configuration, and which attempt it
+    /// is.
     pub fn request_line(&self) -> String {
         crate::log_line::request_line(&self.config, self.attempts, &self.request)
     }
