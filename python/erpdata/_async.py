@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ._core import Call
     from ._work import Limits
 
-__all__ = ["sleep", "in_thread", "run_calls"]
+__all__ = ["sleep", "in_thread", "run_calls", "current_loop", "has_ended"]
 
 R = TypeVar("R")
 
@@ -34,6 +34,34 @@ def _under_trio() -> bool:
         return sniffio.current_async_library() == "trio"
     except sniffio.AsyncLibraryNotFoundError:
         return False
+
+
+def current_loop() -> object:
+    """What the running code's connections belong to: asyncio's running
+    loop, or trio's run (its token)."""
+    if _under_trio():
+        import trio
+
+        return trio.lowlevel.current_trio_token()
+    import asyncio
+
+    return asyncio.get_running_loop()
+
+
+def has_ended(loop: object) -> bool:
+    """Whether ``loop`` (from :func:`current_loop`) has ended: an asyncio
+    loop closed, a trio run finished."""
+    import asyncio
+
+    if isinstance(loop, asyncio.AbstractEventLoop):
+        return loop.is_closed()
+    import trio
+
+    try:
+        loop.run_sync_soon(lambda: None)  # type: ignore[attr-defined]
+    except trio.RunFinishedError:
+        return True
+    return False
 
 
 async def sleep(seconds: float) -> None:

@@ -19,6 +19,7 @@ from . import _async, _drive
 from ._base import ClientBase
 from ._core import Batch, Call
 from ._functions import AwaitingFunctions
+from ._loop_pool import LoopPool
 from ._models import Row
 from ._operations import Operations
 from ._stream import AsyncTableStream
@@ -75,6 +76,16 @@ class AsyncClient(
     """
 
     _http_class = httpx.AsyncClient
+
+    # The httpx client of the event loop running now (see _loop_pool):
+    # ClientBase sets it once, after deciding whether it owns it.
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        return self._pool.here()
+
+    @_http.setter
+    def _http(self, http: httpx.AsyncClient) -> None:
+        self._pool = LoopPool(http, replaceable=self._owns_http)
 
     # -- the operations (see erpdata._operations) ------------------------------
 
@@ -148,7 +159,7 @@ class AsyncClient(
     async def aclose(self) -> None:
         """Closes the client's own httpx client (never a caller's)."""
         if self._owns_http:
-            await self._http.aclose()
+            await self._pool.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -147,7 +147,7 @@ def test_own_client_is_closed_by_async_with(sandbox_url: str) -> None:
             pass
         return client
 
-    assert run(main)._http.is_closed
+    assert run(main)._pool._http.is_closed
 
 
 def test_errors_are_the_same_types(sandbox_url: str, refused_url: str) -> None:

@@ -1,0 +1,119 @@
+"""The async client's connections, and the event loop they belong to.
+
+An ``httpx.AsyncClient`` keeps its connections on the event loop that
+opened them; used from another loop, it fails deep inside with
+``RuntimeError: Event loop is closed``. That happens to ordinary code: a
+client made once and used by ``asyncio.run()`` twice (a script, a
+Streamlit rerun, a test per event loop). Once that first loop has closed,
+its connections are of no use to anyone, so a client that made its own
+httpx client makes a fresh one for the loop it is used in now. A loop
+still open may still be using them, and an ``http_client`` the caller gave
+is theirs to replace: both are refused with what to do instead.
+
+The connections a client made are closed as their loop ends, in that
+loop, rather than left open on a closed one (where nothing can close them
+but the collector, with a ``ResourceWarning`` each). Neither asyncio nor
+trio tells anyone that a loop is ending, except async generators: both
+``asyncio.run()`` and ``trio.run()`` close the generators still suspended
+before the loop itself closes. So each loop gets one, started by hand and
+suspended until then, whose ``finally`` closes the httpx client.
+
+The pool is shared by the clones ``with_options`` makes, so a clone made
+before the change uses the new connections too."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncGenerator
+from typing import Any, Callable
+
+import httpx
+
+from . import _async
+from ._tls import new_http
+
+__all__ = ["LoopPool"]
+
+
+class LoopPool:
+    """An ``httpx.AsyncClient`` and the event loop (asyncio's loop, trio's
+    run) it was first used in."""
+
+    def __init__(self, http: httpx.AsyncClient, replaceable: bool) -> None:
+        self._http = http
+        self._replaceable = replaceable  # made by the client, not given
+        self._loop: Callable[[], Any] | None = None
+        self._closer: AsyncGenerator[None, None] | None = None
+
+    def here(self) -> httpx.AsyncClient:
+        """The httpx client for the event loop running now."""
+        loop = _async.current_loop()
+        bound = self._loop() if self._loop is not None else None
+        if bound is loop:
+            return self._http
+        if self._loop is not None and (bound is None or _async.has_ended(bound)):
+            if not self._replaceable:
+                raise RuntimeError(
+                    "the httpx.AsyncClient given as http_client was used in an event loop that "
+                    "has ended (each asyncio.run() or trio.run() starts a new one), and its "
+                    "connections cannot serve another: make the httpx client, and the "
+                    "AsyncClient over it, inside the coroutine that uses them "
+                    "(async with httpx.AsyncClient() as http: ...)"
+                )
+            # The ended loop closed its connections as it ended (unless it
+            # was closed without closing its async generators first).
+            self._http = new_http(httpx.AsyncClient)
+        elif self._loop is not None:
+            raise RuntimeError(
+                "this AsyncClient's connections belong to another event loop, which is still "
+                "open: a client serves one event loop at a time. Make a client for each "
+                "event loop (each thread running one), or close this one in its own loop "
+                "first (await client.aclose())"
+            )
+        self._loop = _reference(loop)
+        if self._replaceable:
+            self._closer = _closed_as_the_loop_ends(self._http)
+        return self._http
+
+    async def aclose(self) -> None:
+        """Closes the httpx client, unless the loop its connections belong
+        to has ended (they cannot be closed from another)."""
+        bound = self._loop() if self._loop is not None else None
+        if self._loop is not None and (bound is None or _async.has_ended(bound)):
+            return
+        closer, self._closer = self._closer, None
+        if closer is not None:
+            await closer.aclose()  # which closes the httpx client
+        else:
+            await self._http.aclose()
+
+
+def _closed_as_the_loop_ends(http: httpx.AsyncClient) -> AsyncGenerator[None, None]:
+    """A generator of the running loop that closes ``http`` when the loop
+    closes it (or when it is collected while the loop runs)."""
+
+    async def closer() -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            await http.aclose()
+
+    generator = closer()
+    # Its first step registers it with the running loop (the loop's
+    # first-iteration hook) and runs it to its yield: nothing in between
+    # awaits, so the step ends at once, without the loop.
+    step = generator.asend(None)
+    try:
+        step.send(None)
+    except StopIteration:
+        pass
+    return generator
+
+
+def _reference(loop: Any) -> Callable[[], Any]:
+    """A weak reference where the loop takes one, so that a client does not
+    keep an ended loop alive."""
+    try:
+        return weakref.ref(loop)
+    except TypeError:
+        return lambda: loop
