@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -794,6 +795,32 @@ def test_tables_are_fetched_once_until_stale_or_refreshed(secret_sandbox_url: st
         with ThreadPoolExecutor(4) as pool:
             answers = list(pool.map(lambda _: store.query(sql).rows, range(8)))
         assert answers == [[{"kind": "customer", "n": 12}, {"kind": "supplier", "n": 8}]] * 8
+
+
+def test_uses_of_a_table_at_once_wait_for_one_fetch(secret_sandbox_url: str) -> None:
+    key = new_key("mcp-one-fetch")
+    with erpdata.Client(
+        prefix(secret_sandbox_url, "latency-300", key),
+        project="demo",
+        access_token=SECRET_TOKEN,
+        company_id=1,
+        year_id=2025,
+    ) as client:
+        store = TableStore(client, cache_seconds=60, query_seconds=5, max_rows=10)
+        sql = "SELECT count(*) AS n FROM account"
+        # Tool calls at once, as a model asking in parallel makes them.
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: store.query(sql).rows, range(4)))
+        assert answers == [[{"n": 20}]] * 4
+        assert count(secret_sandbox_url, key) == 1
+        # A refresh asked for during a fetch fetches again once it ends:
+        # that fetch may have read the table before the refresh was asked.
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(store.describe, "account", refresh=True)
+            time.sleep(0.1)
+            second = pool.submit(store.describe, "account", refresh=True)
+            assert first.result().row_count == second.result().row_count == 20
+        assert count(secret_sandbox_url, key) == 3
 
 
 # -- errors ------------------------------------------------------------------------

@@ -141,6 +141,10 @@ class _Database:
     connection: duckdb.DuckDBPyConnection
     loaded: dict[str, _Loaded] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # One per table, held while it is fetched: an assistant's tool calls
+    # at once over one table (a model asks several questions in parallel)
+    # wait for one fetch rather than each asking the ERP for it.
+    fetching: dict[str, threading.Lock] = field(default_factory=dict)
 
 
 def _type_name(arrow_type: Any) -> str:
@@ -213,11 +217,24 @@ class TableStore:
     ) -> Described:
         """Table ``name`` of the database, fetched unless a fresh copy is
         held. The fetch runs outside the database's lock (it is the slow
-        part); two first uses at once fetch twice, harmlessly."""
+        part), under the table's own: uses of the table meanwhile wait for
+        it and take what it fetched (a refresh too, since that fetch began
+        after it was asked for)."""
+        asked = self._clock()
         with database.lock:
-            loaded = database.loaded.get(name)
-        if loaded is not None and not refresh and self._fresh(loaded):
-            return loaded.described
+            fetching = database.fetching.setdefault(name, threading.Lock())
+        with fetching:
+            with database.lock:
+                loaded = database.loaded.get(name)
+            if loaded is not None and self._fresh(loaded) and (not refresh or loaded.at > asked):
+                return loaded.described
+            return self._fetch(database, key, name)
+
+    def _fetch(
+        self, database: _Database, key: tuple[str | None, str | None], name: str
+    ) -> Described:
+        """Fetches table ``name`` into the database."""
+        fetched = self._clock()
         company, year = key
         table = self._client.table(name, company_id=company, year_id=year, progress=False)
         arrow = table.to_arrow()
@@ -246,7 +263,7 @@ class TableStore:
                 connection.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM {INCOMING}')
             finally:
                 connection.unregister(INCOMING)
-            database.loaded[name] = _Loaded(described, self._clock())
+            database.loaded[name] = _Loaded(described, fetched)
         return described
 
     # -- the tools -------------------------------------------------------------
