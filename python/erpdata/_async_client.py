@@ -8,6 +8,7 @@ need (this module loads with ``import erpdata``)."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import AsyncIterator
 from types import TracebackType
@@ -23,6 +24,7 @@ from ._loop_pool import LoopPool
 from ._models import Row
 from ._operations import Operations
 from ._stream import AsyncTableStream
+from ._tls import default_context, new_http
 from ._work import (
     Blocking,
     Many,
@@ -85,7 +87,10 @@ class AsyncClient(
 
     @_http.setter
     def _http(self, http: httpx.AsyncClient) -> None:
-        self._pool = LoopPool(http, replaceable=self._owns_http)
+        # Set right after ClientBase made it: the trust setting in effect
+        # then gives the same TLS context to the clients made after it.
+        remake = functools.partial(new_http, httpx.AsyncClient, default_context())
+        self._pool = LoopPool(http, remake if self._owns_http else None)
 
     # -- the operations (see erpdata._operations) ------------------------------
 

@@ -30,7 +30,6 @@ from typing import Any, Callable
 import httpx
 
 from . import _async
-from ._tls import new_http
 
 __all__ = ["LoopPool"]
 
@@ -39,9 +38,12 @@ class LoopPool:
     """An ``httpx.AsyncClient`` and the event loop (asyncio's loop, trio's
     run) it was first used in."""
 
-    def __init__(self, http: httpx.AsyncClient, replaceable: bool) -> None:
+    def __init__(
+        self, http: httpx.AsyncClient, remake: Callable[[], httpx.AsyncClient] | None
+    ) -> None:
         self._http = http
-        self._replaceable = replaceable  # made by the client, not given
+        # How the client makes another like it (None: the caller's).
+        self._remake = remake
         self._loop: Callable[[], Any] | None = None
         self._closer: AsyncGenerator[None, None] | None = None
 
@@ -52,7 +54,7 @@ class LoopPool:
         if bound is loop:
             return self._http
         if self._loop is not None and (bound is None or _async.has_ended(bound)):
-            if not self._replaceable:
+            if self._remake is None:
                 raise RuntimeError(
                     "the httpx.AsyncClient given as http_client was used in an event loop that "
                     "has ended (each asyncio.run() or trio.run() starts a new one), and its "
@@ -62,7 +64,7 @@ class LoopPool:
                 )
             # The ended loop closed its connections as it ended (unless it
             # was closed without closing its async generators first).
-            self._http = new_http(httpx.AsyncClient)
+            self._http = self._remake()
         elif self._loop is not None:
             raise RuntimeError(
                 "this AsyncClient's connections belong to another event loop, which is still "
@@ -71,7 +73,7 @@ class LoopPool:
                 "first (await client.aclose())"
             )
         self._loop = _reference(loop)
-        if self._replaceable:
+        if self._remake is not None:
             self._closer = _closed_as_the_loop_ends(self._http)
         return self._http
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import httpx
 
-__all__ = ["new_http"]
+__all__ = ["new_http", "default_context"]
 
 _Http = TypeVar("_Http", httpx.Client, httpx.AsyncClient)
 
@@ -23,7 +23,7 @@ _contexts: dict[tuple[str | None, str | None], ssl.SSLContext] = {}
 _lock = threading.Lock()
 
 
-def _context() -> ssl.SSLContext:
+def default_context() -> ssl.SSLContext:
     """httpx's default context for the trust setting in effect now."""
     key = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
     with _lock:
@@ -33,8 +33,8 @@ def _context() -> ssl.SSLContext:
         return context
 
 
-def new_http(http_class: type[_Http]) -> _Http:
+def new_http(http_class: type[_Http], context: ssl.SSLContext | None = None) -> _Http:
     """A client of ``http_class`` as httpx makes one by default, except that
     it never follows a redirect (the core decides) and shares its TLS
-    context."""
-    return http_class(follow_redirects=False, verify=_context())
+    context (``context``, else the one for the trust setting in effect)."""
+    return http_class(follow_redirects=False, verify=context or default_context())

@@ -93,7 +93,9 @@ def test_clients_share_one_context_for_one_setting(
     tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
 ) -> None:
     def context(client: erpdata.Client | erpdata.AsyncClient) -> object:
-        return client._http._transport._pool._ssl_context  # type: ignore[union-attr]
+        # An AsyncClient's httpx client is asked for outside any event loop.
+        http = client._pool._http if isinstance(client, erpdata.AsyncClient) else client._http
+        return http._transport._pool._ssl_context  # type: ignore[union-attr]
 
     nowhere = settings("http://127.0.0.1:9/")
     first = erpdata.Client(**nowhere)  # type: ignore[arg-type]
@@ -105,3 +107,19 @@ def test_clients_share_one_context_for_one_setting(
     for client in (first, third):
         client.close()
     asyncio.run(second.aclose())
+
+
+def test_an_async_client_keeps_its_trust_in_a_later_event_loop(
+    tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
+) -> None:
+    # The connections a later loop gets are made as the first were, with
+    # the trust setting in effect when the client was made.
+    no_trust_setting.setenv("SSL_CERT_FILE", str(tls_sandbox.cert))
+    client = erpdata.AsyncClient(**settings(tls_sandbox.url))  # type: ignore[arg-type]
+    no_trust_setting.delenv("SSL_CERT_FILE")
+
+    async def rows() -> int:
+        return len(await client.table("account"))
+
+    assert asyncio.run(rows()) == asyncio.run(rows()) > 0
+    asyncio.run(client.aclose())
