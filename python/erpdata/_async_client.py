@@ -8,7 +8,6 @@ need (this module loads with ``import erpdata``)."""
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import AsyncIterator
 from types import TracebackType
@@ -20,11 +19,10 @@ from . import _async, _drive
 from ._base import ClientBase
 from ._core import Batch, Call
 from ._functions import AwaitingFunctions
-from ._loop_pool import LoopPool
 from ._models import Row
 from ._operations import Operations
+from ._pool import LoopPool
 from ._stream import AsyncTableStream
-from ._tls import default_context, new_http
 from ._work import (
     Blocking,
     Many,
@@ -79,18 +77,12 @@ class AsyncClient(
 
     _http_class = httpx.AsyncClient
 
-    # The httpx client of the event loop running now (see _loop_pool):
-    # ClientBase sets it once, after deciding whether it owns it.
-    @property
-    def _http(self) -> httpx.AsyncClient:
-        return self._pool.here()
+    _pool: LoopPool
 
-    @_http.setter
-    def _http(self, http: httpx.AsyncClient) -> None:
-        # Set right after ClientBase made it: the trust setting in effect
-        # then gives the same TLS context to the clients made after it.
-        remake = functools.partial(new_http, httpx.AsyncClient, default_context())
-        self._pool = LoopPool(http, remake if self._owns_http else None)
+    def _pool_for(
+        self, http: httpx.AsyncClient, remake: Callable[[], httpx.AsyncClient] | None
+    ) -> LoopPool:
+        return LoopPool(http, remake)
 
     # -- the operations (see erpdata._operations) ------------------------------
 

@@ -5,6 +5,7 @@ work of a call, streaming a table, ``repr``."""
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -17,9 +18,10 @@ from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
 from ._core import DEFAULT_MAX_RETRIES, DEFAULT_ROW_BATCH_ROWS, Batch, Call, Config, Invocation
 from ._log import watch
 from ._models import Id
+from ._pool import Pool
 from ._stream import BatchFormat, converter
 from ._timeouts import DEFAULT_TIMEOUT, Timeout, TimeoutTypes, resolve_timeout
-from ._tls import new_http
+from ._tls import default_context, new_http
 from ._typing import SchemaOverrides, typing_options
 from ._work import One
 
@@ -40,6 +42,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
     (``_Http`` is the httpx client class, the streams a stream's types)."""
 
     _http_class: type[_Http]
+    _pool: Pool[_Http]
 
     def __init__(
         self,
@@ -79,7 +82,24 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
         self._max_retries = max_retries
         self._owns_http = http_client is None
-        self._http: _Http = http_client if http_client is not None else new_http(self._http_class)
+        self._http = http_client if http_client is not None else new_http(self._http_class)
+
+    # The httpx client for this process (and the async client's event
+    # loop), from a pool the clones of with_options share (see _pool).
+    @property
+    def _http(self) -> _Http:
+        return self._pool.here()
+
+    @_http.setter
+    def _http(self, http: _Http) -> None:
+        # Set right after the client made it, if it did: the trust setting
+        # in effect then gives the same TLS context to those made after.
+        remake = functools.partial(new_http, self._http_class, default_context())
+        self._pool = self._pool_for(http, remake if self._owns_http else None)
+
+    def _pool_for(self, http: _Http, remake: Callable[[], _Http] | None) -> Pool[_Http]:
+        """The pool of this kind of client (the async one's knows loops)."""
+        return Pool(http, remake)
 
     # -- settings --------------------------------------------------------------
 

@@ -1,14 +1,27 @@
-"""The async client's connections, and the event loop they belong to.
+"""A client's connections, and what they belong to: the process that
+opened them, and for the async client the event loop.
 
-An ``httpx.AsyncClient`` keeps its connections on the event loop that
-opened them; used from another loop, it fails deep inside with
-``RuntimeError: Event loop is closed``. That happens to ordinary code: a
-client made once and used by ``asyncio.run()`` twice (a script, a
-Streamlit rerun, a test per event loop). Once that first loop has closed,
-its connections are of no use to anyone, so a client that made its own
-httpx client makes a fresh one for the loop it is used in now. A loop
-still open may still be using them, and an ``http_client`` the caller gave
-is theirs to replace: both are refused with what to do instead.
+**The process.** A process forked after a call (a ``multiprocessing``
+pool on Linux, a server's workers forked from a parent that imported the
+app) inherits the parent's pooled connections: two processes writing
+requests into one socket garble them (the service read "Missing
+parameter: req"), or one reads the other's answer. A client that made
+its own httpx client makes a fresh one in a process it was not made in;
+the parent's are left to the parent, never used nor closed here (closing
+them would take httpx's locks, which a fork may have copied held). An
+``http_client`` the caller gave is used as given: whether it is safe to
+share is theirs to say.
+
+**The event loop.** An ``httpx.AsyncClient`` keeps its connections on
+the event loop that opened them; used from another loop, it fails deep
+inside with ``RuntimeError: Event loop is closed``. That happens to
+ordinary code: a client made once and used by ``asyncio.run()`` twice (a
+script, a Streamlit rerun, a test per event loop). Once that first loop
+has closed, its connections are of no use to anyone, so a client that
+made its own httpx client makes a fresh one for the loop it is used in
+now. A loop still open may still be using them, and an ``http_client``
+the caller gave is theirs to replace: both are refused with what to do
+instead.
 
 The connections a client made are closed as their loop ends, in that
 loop, rather than left open on a closed one (where nothing can close them
@@ -18,37 +31,71 @@ trio tells anyone that a loop is ending, except async generators: both
 before the loop itself closes. So each loop gets one, started by hand and
 suspended until then, whose ``finally`` closes the httpx client.
 
-The pool is shared by the clones ``with_options`` makes, so a clone made
+A pool is shared by the clones ``with_options`` makes, so a clone made
 before the change uses the new connections too."""
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import AsyncGenerator
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 import httpx
 
 from . import _async
 
-__all__ = ["LoopPool"]
+__all__ = ["Pool", "LoopPool"]
+
+_Http = TypeVar("_Http", httpx.Client, httpx.AsyncClient)
+
+# What a forked process inherited and must neither use nor finalize: an
+# async generator of the parent's loop, collected here, would schedule
+# itself on that loop's copy.
+_INHERITED: list[object] = []
 
 
-class LoopPool:
-    """An ``httpx.AsyncClient`` and the event loop (asyncio's loop, trio's
-    run) it was first used in."""
+class Pool(Generic[_Http]):
+    """An httpx client and the process it serves."""
+
+    def __init__(self, http: _Http, remake: Callable[[], _Http] | None) -> None:
+        self._http: _Http = http
+        # How the client makes another like it (None: the caller's).
+        self._remake: Callable[[], _Http] | None = remake
+        self._pid = os.getpid()
+
+    def here(self) -> _Http:
+        """The httpx client for this process."""
+        if self._pid != os.getpid():
+            self._forked()
+        return self._http
+
+    def _forked(self) -> None:
+        self._pid = os.getpid()
+        if self._remake is not None:
+            self._http = self._remake()
+
+
+class LoopPool(Pool[httpx.AsyncClient]):
+    """An ``httpx.AsyncClient``, the process it serves and the event loop
+    (asyncio's loop, trio's run) it was first used in."""
 
     def __init__(
         self, http: httpx.AsyncClient, remake: Callable[[], httpx.AsyncClient] | None
     ) -> None:
-        self._http = http
-        # How the client makes another like it (None: the caller's).
-        self._remake = remake
+        super().__init__(http, remake)
         self._loop: Callable[[], Any] | None = None
         self._closer: AsyncGenerator[None, None] | None = None
 
+    def _forked(self) -> None:
+        super()._forked()
+        # The parent's loop is not this process's, whatever its state.
+        _INHERITED.append(self._closer)
+        self._loop = self._closer = None
+
     def here(self) -> httpx.AsyncClient:
-        """The httpx client for the event loop running now."""
+        """The httpx client for this process and the event loop running now."""
+        super().here()
         loop = _async.current_loop()
         bound = self._loop() if self._loop is not None else None
         if bound is loop:
@@ -80,6 +127,8 @@ class LoopPool:
     async def aclose(self) -> None:
         """Closes the httpx client, unless the loop its connections belong
         to has ended (they cannot be closed from another)."""
+        if self._pid != os.getpid():
+            self._forked()
         bound = self._loop() if self._loop is not None else None
         if self._loop is not None and (bound is None or _async.has_ended(bound)):
             return
