@@ -218,8 +218,8 @@ class TableStore:
         """Table ``name`` of the database, fetched unless a fresh copy is
         held. The fetch runs outside the database's lock (it is the slow
         part), under the table's own: uses of the table meanwhile wait for
-        it and take what it fetched (a refresh too, since that fetch began
-        after it was asked for)."""
+        it and take what it fetched; a refresh takes it only if that fetch
+        began after the refresh was asked for."""
         asked = self._clock()
         with database.lock:
             fetching = database.fetching.setdefault(name, threading.Lock())
