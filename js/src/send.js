@@ -43,6 +43,12 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
     response = reader = controller = undefined;
   };
   const now = () => performance.now();
+  // The caller's abort lets go of the connection at once, whatever the
+  // call is doing: a stream waiting at a `yield` for its consumer (a
+  // handler waiting for a response to drain, that never will once its
+  // HTTP client is gone) otherwise kept the service's answer open until
+  // the next next() or return(), if ever.
+  signal?.addEventListener("abort", close, { once: true });
   try {
     for (;;) {
       if (signal?.aborted) throw aborted(call, signal);
@@ -102,6 +108,7 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
       }
     }
   } finally {
+    signal?.removeEventListener("abort", close);
     close();
     call.free();
   }

@@ -1,0 +1,172 @@
+// The package in a node:http server that passes a table on as it arrives:
+// when the server's HTTP client goes away, the ERP's answer is let go at
+// once, however the handler was waiting. Over loopback, against the
+// sandbox, through a TCP relay that shows when the client's connection to
+// the ERP closes (the client sends with its own node:http transport).
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import http from "node:http";
+import { connect, createServer } from "node:net";
+import { after, before, describe, test } from "node:test";
+
+import { TransportError } from "../../js/src/index.js";
+import { demoClient, startSandbox } from "./sandbox.js";
+
+let sandbox;
+before(async () => {
+  sandbox = await startSandbox(["--rows", "50000"]);
+});
+after(() => sandbox?.stop());
+
+/**
+ * A TCP relay to `target` (a URL): `url` is the same URL through it, `open`
+ * the connections to it still open, `closed()` resolves once none is.
+ */
+async function relay(target) {
+  const to = new URL(target);
+  const open = new Set();
+  let waiting = [];
+  const server = createServer((socket) => {
+    open.add(socket);
+    const upstream = connect(Number(to.port), to.hostname);
+    socket.pipe(upstream).pipe(socket);
+    const end = () => {
+      socket.destroy();
+      upstream.destroy();
+      open.delete(socket);
+      if (open.size === 0) for (const resolve of waiting.splice(0)) resolve();
+    };
+    for (const s of [socket, upstream]) {
+      s.on("error", end);
+      s.on("close", end);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = new URL(target);
+  base.port = String(server.address().port);
+  return {
+    url: base.href,
+    open,
+    closed: () =>
+      open.size === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of open) s.destroy();
+        waiting = [];
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Milliseconds until `promise` settles, or `limit` if it has not by then. */
+async function within(promise, limit) {
+  const started = performance.now();
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(limit), limit);
+  });
+  const took = await Promise.race([promise.then(() => performance.now() - started), late]);
+  clearTimeout(timer);
+  return took;
+}
+
+/** A node:http server running `handler`; resolves with its URL and `close()`. */
+async function serve(handler) {
+  const server = http.createServer(handler);
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** GETs `url`, reads `bytes` of the body, then goes away; resolves once it has. */
+function readThenLeave(url, bytes) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      let read = 0;
+      res.on("data", (chunk) => {
+        read += chunk.length;
+        if (read >= bytes) {
+          req.destroy();
+          resolve(read);
+        }
+      });
+      res.on("end", () => reject(new Error(`the whole body came (${read} bytes)`)));
+    });
+    req.on("error", () => {});
+  });
+}
+
+describe("a node:http server passing a stream on", () => {
+  test("an abort while the handler holds a batch lets go of the ERP's answer at once", async (t) => {
+    // A handler that waits for its response to drain, which never comes
+    // once its client has gone, holds the stream at a batch: its signal,
+    // aborted from the response's 'close', is all that can end the call.
+    const erp = await relay(sandbox.url);
+    t.after(() => erp.close());
+    const request = new AbortController();
+    const batches = demoClient(erp.url)
+      .streamTable("sales_invoice", { batchRows: 100, signal: request.signal })
+      [Symbol.asyncIterator]();
+    assert.equal((await batches.next()).value.length, 100);
+    assert.equal(erp.open.size, 1, "the answer is being read");
+    request.abort();
+    const took = await within(erp.closed(), 5000);
+    assert.ok(took < 1000, `the ERP's answer was let go after ${Math.round(took)} ms`);
+    await assert.rejects(
+      batches.next(),
+      (err) => err instanceof TransportError && err.aborted === true,
+    );
+    assert.deepEqual(await batches.return(), { done: true, value: undefined });
+  });
+
+  test("a handler that writes with back-pressure and aborts on 'close'", async (t) => {
+    // The shape of a handler that checks each write: the first batch taken
+    // before the head (its errors become the status), each later write
+    // waiting for 'drain' or 'close', the signal aborted on 'close'.
+    const erp = await relay(sandbox.url);
+    t.after(() => erp.close());
+    const client = demoClient(erp.url);
+    const outcome = {};
+    let handled;
+    const done = new Promise((resolve) => {
+      handled = resolve;
+    });
+    const server = await serve(async (_req, res) => {
+      const request = new AbortController();
+      res.on("close", () => request.abort());
+      const batches = client
+        .streamTable("sales_invoice", { batchRows: 500, signal: request.signal })
+        [Symbol.asyncIterator]();
+      try {
+        let step = await batches.next();
+        res.writeHead(200, { "content-type": "application/x-ndjson" });
+        while (!step.done) {
+          const text = step.value.map((row) => `${JSON.stringify(row)}\n`).join("");
+          if (!res.write(text)) await Promise.race([once(res, "drain"), once(res, "close")]);
+          step = await batches.next();
+        }
+        res.end();
+      } catch (err) {
+        outcome.error = err;
+        res.destroy();
+      } finally {
+        await batches.return();
+        handled();
+      }
+    });
+    t.after(() => server.close());
+    await readThenLeave(server.url, 200_000);
+    const took = await within(erp.closed(), 5000);
+    assert.ok(took < 1000, `the ERP's answer was let go after ${Math.round(took)} ms`);
+    await done;
+    assert.ok(outcome.error instanceof TransportError, String(outcome.error));
+    assert.equal(outcome.error.aborted, true);
+    assert.equal(outcome.error.transportKind, "other");
+  });
+});
