@@ -547,14 +547,19 @@ export class ErpClient extends AjaxFunctions {
         // ReadableStream passing the table on, whose cancel calls return()
         // while its pull waits on next(), kept the call and its connection
         // that long after the HTTP client had gone. return() ends the read
-        // first (that next() rejects, aborted).
+        // first (that next() rejects, aborted). So does throw(): what
+        // Readable.from() calls when the stream it makes is destroyed with
+        // an error, as pipeline() does to its source when the response
+        // closes early.
         const stop = new AbortController();
         const iterator = batches(stop);
-        const finish = iterator.return.bind(iterator);
-        iterator.return = (value) => {
-          stop.abort();
-          return finish(value);
-        };
+        for (const method of ["return", "throw"]) {
+          const end = iterator[method].bind(iterator);
+          iterator[method] = (value) => {
+            stop.abort();
+            return end(value);
+          };
+        }
         return iterator;
       },
     };

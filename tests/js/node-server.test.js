@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import http from "node:http";
 import { connect, createServer } from "node:net";
+import { pipeline, Readable, Transform } from "node:stream";
 import { after, before, describe, test } from "node:test";
 
 import { TransportError } from "../../js/src/index.js";
-import { demoClient, startSandbox } from "./sandbox.js";
+import { demoClient, faultUrl, freshKey, startSandbox } from "./sandbox.js";
 
 let sandbox;
 before(async () => {
@@ -123,6 +124,43 @@ describe("a node:http server passing a stream on", () => {
       (err) => err instanceof TransportError && err.aborted === true,
     );
     assert.deepEqual(await batches.return(), { done: true, value: undefined });
+  });
+
+  test("pipeline(Readable.from(stream), ..., res) ends the call when the response closes early", async (t) => {
+    // The ERP sends its answer slowly (20 kB every 3 s): the source's
+    // next() waits on it while pipeline() destroys the source, which
+    // Readable.from() passes on as throw(), not return().
+    const erp = await relay(faultUrl(sandbox.url, "trickle-20000x3000", freshKey("pipe")));
+    t.after(() => erp.close());
+    const client = demoClient(erp.url, { maxRetries: 0 });
+    const unhandled = [];
+    const onUnhandled = (err) => unhandled.push(err);
+    process.on("unhandledRejection", onUnhandled);
+    t.after(() => process.off("unhandledRejection", onUnhandled));
+    let ended;
+    const piped = new Promise((resolve) => {
+      ended = resolve;
+    });
+    const server = await serve((_req, res) => {
+      const ndjson = new Transform({
+        writableObjectMode: true,
+        transform(batch, _encoding, done) {
+          done(null, batch.map((row) => `${JSON.stringify(row)}\n`).join(""));
+        },
+      });
+      res.writeHead(200, { "content-type": "application/x-ndjson" });
+      const stream = client.streamTable("sales_invoice", { batchRows: 20 });
+      pipeline(Readable.from(stream), ndjson, res, ended);
+    });
+    t.after(() => server.close());
+    await readThenLeave(server.url, 1000);
+    const took = await within(erp.closed(), 10_000);
+    assert.ok(took < 1500, `the ERP's answer was let go after ${Math.round(took)} ms`);
+    const err = await piped;
+    assert.equal(err?.code, "ERR_STREAM_PREMATURE_CLOSE");
+    // What the source's pending next() rejected with went nowhere else.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(unhandled, []);
   });
 
   test("a handler that writes with back-pressure and aborts on 'close'", async (t) => {
