@@ -49,9 +49,18 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
   // HTTP client is gone) otherwise kept the service's answer open until
   // the next next() or return(), if ever.
   signal?.addEventListener("abort", close, { once: true });
+  /**
+   * The aborted call's error, its end logged as any other failure's once
+   * a request was: a signal aborted before the first one sent nothing.
+   */
+  const abortedError = () => {
+    const error = aborted(call, signal);
+    if (call.attempts > 0) log(logger, "debug", () => call.failedLine(error.message));
+    return error;
+  };
   try {
     for (;;) {
-      if (signal?.aborted) throw aborted(call, signal);
+      if (signal?.aborted) throw abortedError();
       const next = call.next(now());
       if (next.action !== "read" && next.action !== "emit") close();
       try {
@@ -101,7 +110,7 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
           }
         }
       } catch (err) {
-        if (err === ABORTED || signal?.aborted) throw aborted(call, signal);
+        if (err === ABORTED || signal?.aborted) throw abortedError();
         if (next.action !== "send" && next.action !== "read") throw err;
         failure = err;
         call.failed(now(), kindOf(err), detailOf(err));

@@ -133,6 +133,55 @@ describe("a client's logger", () => {
     );
   });
 
+  test("a call its signal aborted ends its lines too, saying so", async () => {
+    // A server's calls end this way whenever its HTTP client goes away or
+    // its deadline passes: without a last line, their requests read as
+    // never answered.
+    const gone = () => {
+      const request = new AbortController();
+      setTimeout(() => request.abort(), 200);
+      return request.signal;
+    };
+    for (const [signalOf, ending] of [
+      [
+        () => AbortSignal.timeout(200),
+        "transport error (timeout): the call was aborted by its signal, which timed out",
+      ],
+      [gone, "transport error (other): the call was aborted by its signal"],
+    ]) {
+      const { lines, logger } = recorder();
+      const c = demoClient(faultUrl(sandbox.url, "latency-5000", freshKey("logabort")), { logger });
+      await assert.rejects(c.table("sales_invoice", { signal: signalOf() }), { aborted: true });
+      const got = shown(lines);
+      assert.equal(got.length, 2, got.join("\n"));
+      assert.match(got[0], /^debug request 1: POST /);
+      assert.equal(got[1], `debug call failed after 1 request: ${ending}`);
+    }
+    // Aborted before anything was sent: no request, so no lines.
+    const { lines, logger } = recorder();
+    const c = demoClient(sandbox.url, { logger });
+    await assert.rejects(c.table("sales_invoice", { signal: AbortSignal.abort() }), {
+      aborted: true,
+    });
+    assert.deepEqual(lines, []);
+  });
+
+  test("so does a stream aborted while its consumer holds a batch", async () => {
+    const { lines, logger } = recorder();
+    const request = new AbortController();
+    const batches = demoClient(sandbox.url, { logger })
+      .streamTable("sales_invoice", { batchRows: 5, signal: request.signal })
+      [Symbol.asyncIterator]();
+    assert.equal((await batches.next()).value.length, 5);
+    request.abort();
+    await assert.rejects(batches.next(), { aborted: true });
+    const got = shown(lines);
+    assert.deepEqual(got.slice(1), [
+      "debug answer 200",
+      "debug call failed after 1 request: transport error (other): the call was aborted by its signal",
+    ]);
+  });
+
   test("console works; a logger that throws does not fail or retry the call", async () => {
     assert.ok(demoClient(sandbox.url, { logger: console }));
     const key = freshKey("logthrows");
