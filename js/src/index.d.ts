@@ -447,9 +447,13 @@ export interface TableStream extends AsyncIterable<Row[]> {
   /**
    * The batches, the request sent on the first `next()`. `return()` ends
    * the call early (its connection let go), as leaving a `for await` does:
-   * what a ReadableStream's `cancel` calls when it passes a table on. It
-   * does not wait for a `next()` in progress, which then rejects with a
-   * TransportError (`aborted: true`).
+   * what a ReadableStream's `cancel` calls when it passes a table on; so
+   * does `throw()`, what `Readable.from()` calls when its stream is
+   * destroyed (by `pipeline()`, once the response closed early). Neither
+   * waits for a `next()` in progress, which then rejects with a
+   * TransportError (`aborted: true`). The call's `signal` aborted lets go
+   * of the connection at once too, even while the batches wait for their
+   * consumer.
    */
   [Symbol.asyncIterator](): AsyncGenerator<Row[], void, undefined>;
   /** The answer's notices, once the batches ended without an error. */
