@@ -103,45 +103,47 @@ export interface Logger {
  * The constructor's options. A key not listed here (a misspelt or
  * snake_case option: `accesToken`, `access_token`) is refused with an
  * InvalidInputError naming it and the option it most likely meant, as is
- * any key a call's options object does not take.
+ * any key a call's options object does not take. An option given as
+ * `undefined` (`baseUrl: process.env.ERP_URL` when it is unset), here or
+ * in a call's options, is one left out.
  */
 export interface ErpClientOptions extends LimitOptions {
   /** The service's base URL; default `ERPDATA_BASE_URL`. A path prefix is kept. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** ERP project name (table fetch); default `ERPDATA_PROJECT`. */
-  project?: string;
+  project?: string | undefined;
   /** `sys_projectfolder` of the dues query; default `ERPDATA_PROJECT_FOLDER`, else the project. */
-  projectFolder?: string;
+  projectFolder?: string | undefined;
   /** Token of the table fetch; default `ERPDATA_ACCESS_TOKEN`. Keep it on a server. */
-  accessToken?: string;
+  accessToken?: string | undefined;
   /** Default company (`compid`); default `ERPDATA_COMPANY_ID`. */
-  companyId?: Id;
+  companyId?: Id | undefined;
   /** Default financial year (`yearid`); default `ERPDATA_YEAR_ID`. */
-  yearId?: Id;
+  yearId?: Id | undefined;
   /**
    * The `fetch` to use (a proxy's, an undici agent's, a test's). Default:
    * in Node, node:http and node:https (less memory than Node's fetch on
    * large tables; pass `globalThis.fetch` for undici's, with its global
    * dispatcher); in other runtimes `globalThis.fetch`.
    */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
    * Where each request and answer (`debug`) and each wait before another
    * attempt (`info`) are logged, the token redacted: `console`, or a
    * logger with those methods. Default: nothing is logged (and no line is
    * made). What the logger throws is ignored.
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
   /**
    * Send the token with every ajax.php call too (the dues query and the
    * other functions), in a POST form body, for a deployment that asks for
    * it there. Default false: the interface defines no credential there.
    */
-  ajaxToken?: boolean;
+  ajaxToken?: boolean | undefined;
   /** Allow construction in a browser, where the token would be public. */
-  dangerouslyAllowBrowser?: boolean;
+  dangerouslyAllowBrowser?: boolean | undefined;
 }
 
 /**
@@ -159,13 +161,13 @@ export interface TypingOptions {
    * DecodeError naming the column and the row; `""` is null in every
    * declared type but `string` and `json`.
    */
-  schema?: Record<string, DeclaredType>;
+  schema?: Record<string, DeclaredType> | undefined;
   /**
    * Whether strings are typed from their text (`"1500.00"` a decimal,
    * `"2025-04-01"` a date); default true. False: every JSON string stays a
    * string; JSON numbers are still typed.
    */
-  inferStrings?: boolean;
+  inferStrings?: boolean | undefined;
 }
 
 /**
@@ -181,26 +183,26 @@ export interface LimitOptions {
    * for the service, not the time the caller holds a batch); default
    * 300000, at most a day. Finite: there is no way to wait forever.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Milliseconds to connect; default 10000 (never above `timeoutMs`). fetch
    * cannot tell connecting from waiting for the answer, so the wait for an
    * answer's head is bounded by `connectTimeoutMs + readTimeoutMs`.
    */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
   /**
    * Milliseconds without a byte from the service: for the answer's head,
    * and between two parts of its body; default 30000 (never above
    * `timeoutMs`).
    */
-  readTimeoutMs?: number;
+  readTimeoutMs?: number | undefined;
   /**
    * Retries of 429/502/503/504 answers and of connection failures, resets
    * and timeouts (a body cut short only while nothing of it reached the
    * caller), with the core's backoff and jitter, `Retry-After` honoured
    * within the time left; 0 to 10, default 2.
    */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 /** The core's limits and defaults (`ErpClient.limits`). */
@@ -225,14 +227,14 @@ export interface Limits {
 
 /** Options every call takes (a key a call does not take is refused before sending). */
 export interface CallOptions extends TypingOptions, LimitOptions {
-  numbers?: Numbers;
+  numbers?: Numbers | undefined;
   /**
    * Aborts the call (and its retries); the call then rejects with a
    * TransportError (`aborted: true`), of `transportKind` `"timeout"` when
    * the signal's reason is a TimeoutError (`AbortSignal.timeout(ms)`, also
    * within `AbortSignal.any`), else `"other"`.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** How an ajax.php call (the dues query and the other functions) is sent. */
@@ -242,9 +244,9 @@ export interface AjaxOptions {
    * `ajaxToken`): as `accesstoken` in a POST form body, or in the URL if
    * `method: "GET"` is asked for.
    */
-  sendToken?: boolean;
+  sendToken?: boolean | undefined;
   /** `"GET"` (the default without the token) or `"POST"` (the default with it). */
-  method?: Method;
+  method?: Method | undefined;
 }
 
 /** The options of a function of ajax.php. */
@@ -283,19 +285,19 @@ export interface DuesOptions extends CallOptions, AjaxOptions {
  */
 export interface DuesTableOptions extends CallOptions {
   /** Queries at a time (default 8; 1 to `ErpClient.limits.concurrency.max`, 256). */
-  concurrency?: number;
+  concurrency?: number | undefined;
 }
 
 /** What an aging report is computed with. */
 export interface AgingOptions {
   /** The day the ages are counted to (default: today, local time). */
-  asOf?: DateArg;
+  asOf?: DateArg | undefined;
   /** Upper bounds of the past-due buckets, in days (default `[30, 60, 90]`). */
-  buckets?: readonly number[];
+  buckets?: readonly number[] | undefined;
   /** The due-date column (default: the first of `due_date`, `duedate`, `date`, `doc_date`). */
-  dueDateColumn?: string;
+  dueDateColumn?: string | undefined;
   /** The balance column (default: the first of `balance`, `outstanding`, `amount`). */
-  balanceColumn?: string;
+  balanceColumn?: string | undefined;
 }
 
 /** An account's average payment days: its avgPayDays answer, or the number. */
@@ -303,11 +305,11 @@ export type PayDays = AjaxAnswer | number | bigint | string | null;
 
 export interface CreditStatusOptions {
   /** Average payment days by acid. */
-  payDays?: Map<string, PayDays> | Record<string, PayDays>;
+  payDays?: Map<string, PayDays> | Record<string, PayDays> | undefined;
   /** The day overdue is counted to (default: today, local time). */
-  asOf?: DateArg;
+  asOf?: DateArg | undefined;
   /** Only these customers (each must be one in the account table). */
-  acids?: Iterable<string>;
+  acids?: Iterable<string> | undefined;
 }
 
 /** The options of `ErpClient.aging()`. */
@@ -315,24 +317,24 @@ export interface ClientAgingOptions
   extends DuesTableOptions,
     Omit<AgingOptions, "dueDateColumn" | "balanceColumn"> {
   /** The accounts (default: every customer or supplier of the account table). */
-  accounts?: Iterable<Id>;
+  accounts?: Iterable<Id> | undefined;
   /** The account table's name (default `"account"`). */
-  accountsTable?: string;
-  companyId?: Id;
-  yearId?: Id;
+  accountsTable?: string | undefined;
+  companyId?: Id | undefined;
+  yearId?: Id | undefined;
 }
 
 /** The options of `ErpClient.creditStatus()`. */
 export interface ClientCreditStatusOptions extends DuesTableOptions {
   /** The customers (default: every customer of the account table). */
-  accounts?: Iterable<Id>;
-  asOf?: DateArg;
+  accounts?: Iterable<Id> | undefined;
+  asOf?: DateArg | undefined;
   /** Ask avgPayDays of each customer (default true). */
-  payDays?: boolean;
+  payDays?: boolean | undefined;
   /** The account table's name (default `"account"`). */
-  accountsTable?: string;
-  companyId?: Id;
-  yearId?: Id;
+  accountsTable?: string | undefined;
+  companyId?: Id | undefined;
+  yearId?: Id | undefined;
 }
 
 /** Upper bounds of the default past-due buckets, in days. */
@@ -423,11 +425,11 @@ export declare class Dues {
 
 export interface TableOptions extends CallOptions {
   /** Overrides the configured company. */
-  companyId?: Id;
+  companyId?: Id | undefined;
   /** Overrides the configured year. */
-  yearId?: Id;
+  yearId?: Id | undefined;
   /** `"POST"` (default) or `"GET"`, which puts the token in the URL. */
-  method?: Method;
+  method?: Method | undefined;
 }
 
 export interface StreamTableOptions extends TableOptions {
@@ -439,7 +441,7 @@ export interface StreamTableOptions extends TableOptions {
    * stream of millions of rows peaks near Node's own floor for reading
    * the body, and fits an edge runtime's 128 MB.
    */
-  batchRows?: number;
+  batchRows?: number | undefined;
 }
 
 /** What `streamTable` returns: its batches, then what the answer said. */

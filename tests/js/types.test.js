@@ -1,13 +1,26 @@
 // The TypeScript declarations compile, and describe real usage
-// (tests/js/types/usage.ts), under `strict`. Needs js/node_modules
-// (`make wasm` installs typescript there).
+// (tests/js/types/usage.ts), under `strict`; and a Node backend
+// (types/backend.ts) compiles against the package as installed, by Node's
+// module resolution and by a bundler's. Needs js/node_modules (`make wasm`
+// installs typescript and @types/node there).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const tsc = fileURLToPath(new URL("../../js/node_modules/typescript/bin/tsc", import.meta.url));
+const JS_DIR = fileURLToPath(new URL("../../js", import.meta.url));
+const tsc = join(JS_DIR, "node_modules/typescript/bin/tsc");
 const project = fileURLToPath(new URL("types/tsconfig.json", import.meta.url));
 
 test("index.d.ts type-checks real usage", () => {
@@ -19,3 +32,43 @@ test("index.d.ts type-checks real usage", () => {
   const result = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8" });
   assert.equal(result.status, 0, result.stdout + result.stderr);
 });
+
+const BACKEND = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noEmit: true,
+  target: "es2022",
+  types: ["node"],
+  skipLibCheck: false,
+};
+
+for (const [label, resolution] of [
+  ["node16", { module: "node16" }],
+  ["bundler", { module: "esnext", moduleResolution: "bundler" }],
+]) {
+  test(`a Node backend compiles with "${label}" resolution, exactOptionalPropertyTypes on`, (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "erpdata-backend-ts-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // The package as installed, beside the @types/node a backend has.
+    mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
+    symlinkSync(JS_DIR, join(dir, "node_modules", "erpdata"), "dir");
+    symlinkSync(
+      join(JS_DIR, "node_modules", "@types", "node"),
+      join(dir, "node_modules", "@types", "node"),
+      "dir",
+    );
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    copyFileSync(
+      fileURLToPath(new URL("types/backend.ts", import.meta.url)),
+      join(dir, "backend.ts"),
+    );
+    const compilerOptions = { ...BACKEND, ...resolution };
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions, files: ["backend.ts"] }),
+    );
+    const r = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8", timeout: 120_000 });
+    assert.equal(r.status, 0, `tsc:\n${r.stdout}${r.stderr}`);
+  });
+}
