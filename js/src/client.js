@@ -10,6 +10,7 @@ import { Dues } from "./dues.js";
 import { InvalidInputError, invalidInput } from "./errors.js";
 import { AjaxFunctions, invoke } from "./functions.js";
 import { drive, run } from "./send.js";
+import { follow } from "./signals.js";
 import { core, Table } from "./table.js";
 import { loadWasm } from "./wasm.js";
 
@@ -321,10 +322,15 @@ export class ErpClient extends AjaxFunctions {
     const reading = readingOf(options);
     const invocation = this.#checked(() => this.#core.invoke(name, all, reading));
     let value;
+    // The call waits on a signal of its own, following the caller's (one
+    // listener on it for every call at a time; see follow()).
+    const end = new AbortController();
+    const unfollow = follow(options.signal, end);
     try {
       const call = core(() => invocation.call(this.#options(options), ...ErpClient.#start()));
-      value = await run(call, this.#host(options.signal));
+      value = await run(call, this.#host(options.signal ? end.signal : undefined));
     } finally {
+      unfollow();
       invocation.free();
     }
     // Rows rebuilt from columns equal the rows sent only when every row had
@@ -364,9 +370,7 @@ export class ErpClient extends AjaxFunctions {
     const planOptions = { ...readingOf(options), ...this.#options(options) };
     const plan = this.#checked(() => make(this.#core, planOptions));
     const abandon = new AbortController();
-    const onAbort = () => abandon.abort(signal.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
+    const unfollow = follow(signal, abandon);
     // Each call waits on a signal of its own, all ended from one listener
     // here: on one signal shared by every call, each wait hangs a listener
     // of its own, and past ten calls at a time Node warns of a leak that is
@@ -400,7 +404,7 @@ export class ErpClient extends AjaxFunctions {
       }
     } finally {
       abandon.abort();
-      signal?.removeEventListener("abort", onAbort);
+      unfollow();
       for (const finished of running.values())
         finished.then(
           ([, o]) => o.free(),
@@ -510,9 +514,6 @@ export class ErpClient extends AjaxFunctions {
     const host = this.#host(signal);
     /** The batches of one iteration; `stop` ends the call, a read in progress included. */
     async function* batches(stop) {
-      const onAbort = () => stop.abort(signal.reason);
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener("abort", onAbort, { once: true });
       const invocation = core(() => wasmCore.invoke("table", args, reading));
       let call;
       try {
@@ -520,6 +521,7 @@ export class ErpClient extends AjaxFunctions {
       } finally {
         invocation.free();
       }
+      const unfollow = follow(signal, stop);
       const steps = drive(call, { ...host, signal: stop.signal });
       try {
         for (;;) {
@@ -532,7 +534,7 @@ export class ErpClient extends AjaxFunctions {
           yield batchRows(step.value, numbers, []);
         }
       } finally {
-        signal?.removeEventListener("abort", onAbort);
+        unfollow();
         await steps.return();
       }
     }

@@ -70,3 +70,44 @@ export function sleep(ms, signal) {
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * The calls following each caller's signal, and the one listener that
+ * ends them all (see `follow`).
+ */
+const followers = new WeakMap();
+
+/**
+ * Aborts `controller` (with the same reason) once `signal` aborts, if
+ * `signal` is given; the function returned stops following. However many
+ * calls follow one signal at a time, it holds one listener of theirs: a
+ * server passing every call one signal of its own (a shutdown's) had a
+ * listener hung on it per call in flight, and past ten Node warned of a
+ * leak (MaxListenersExceededWarning) that was none.
+ */
+export function follow(signal, controller) {
+  if (signal === undefined || signal === null) return () => {};
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return () => {};
+  }
+  let entry = followers.get(signal);
+  if (entry === undefined) {
+    const controllers = new Set();
+    const onAbort = () => {
+      followers.delete(signal);
+      for (const c of controllers) c.abort(signal.reason);
+    };
+    entry = { controllers, onAbort };
+    followers.set(signal, entry);
+    signal.addEventListener("abort", onAbort, { once: true });
+  }
+  entry.controllers.add(controller);
+  return () => {
+    entry.controllers.delete(controller);
+    if (entry.controllers.size === 0 && followers.get(signal) === entry) {
+      followers.delete(signal);
+      signal.removeEventListener("abort", entry.onAbort);
+    }
+  };
+}

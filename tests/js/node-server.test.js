@@ -4,7 +4,7 @@
 // sandbox, through a TCP relay that shows when the client's connection to
 // the ERP closes (the client sends with its own node:http transport).
 import assert from "node:assert/strict";
-import { once } from "node:events";
+import { getEventListeners, once } from "node:events";
 import http from "node:http";
 import { connect, createServer } from "node:net";
 import { pipeline, Readable, Transform } from "node:stream";
@@ -206,5 +206,53 @@ describe("a node:http server passing a stream on", () => {
     assert.ok(outcome.error instanceof TransportError, String(outcome.error));
     assert.equal(outcome.error.aborted, true);
     assert.equal(outcome.error.transportKind, "other");
+  });
+});
+
+describe("many calls at once under one signal (a server's shutdown)", () => {
+  test("hang one listener on it, warn of no leak, and all end when it aborts", async (t) => {
+    const warnings = [];
+    const onWarning = (warning) => warnings.push(warning);
+    process.on("warning", onWarning);
+    t.after(() => process.off("warning", onWarning));
+    const shutdown = new AbortController();
+    const { signal } = shutdown;
+    const slow = demoClient(faultUrl(sandbox.url, "latency-300", freshKey("shared")));
+    const drain = async (stream) => {
+      let rows = 0;
+      for await (const batch of stream) rows += batch.length;
+      return rows;
+    };
+    const calls = () => [
+      ...Array.from({ length: 20 }, () => slow.table("account", { signal })),
+      ...Array.from({ length: 20 }, () => drain(slow.streamTable("account", { signal }))),
+      ...Array.from({ length: 10 }, () => slow.receivables("C001", { signal })),
+      slow.duesTable(["C001", "C002", "C003"], "RECEIPT", { signal }),
+    ];
+    const running = calls();
+    // Let every call reach its request.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(getEventListeners(signal, "abort").length <= 1);
+    await Promise.all(running);
+    assert.equal(getEventListeners(signal, "abort").length, 0, "every call let go of it");
+    // Node warns on the next tick after an eleventh listener.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      warnings.filter((w) => w.name === "MaxListenersExceededWarning"),
+      [],
+    );
+    // Aborted, it ends every call in flight.
+    const aborted = calls().map((p) =>
+      p.then(
+        () => "resolved",
+        (err) => err,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    shutdown.abort();
+    for (const outcome of await Promise.all(aborted)) {
+      assert.ok(outcome instanceof TransportError && outcome.aborted === true, String(outcome));
+    }
+    assert.equal(getEventListeners(signal, "abort").length, 0);
   });
 });
