@@ -5,10 +5,14 @@
 // the ERP closes (the client sends with its own node:http transport).
 import assert from "node:assert/strict";
 import { getEventListeners, once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pipeline, Readable, Transform } from "node:stream";
 import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import { TransportError } from "../../js/src/index.js";
 import { demoClient, faultUrl, freshKey, startSandbox } from "./sandbox.js";
@@ -254,5 +258,97 @@ describe("many calls at once under one signal (a server's shutdown)", () => {
       assert.ok(outcome instanceof TransportError && outcome.aborted === true, String(outcome));
     }
     assert.equal(getEventListeners(signal, "abort").length, 0);
+  });
+});
+
+/** js/README.md's "In a server" blocks as one module exporting `erpFailed` and `sendTable`. */
+async function readmeServer(t) {
+  const readme = readFileSync(
+    fileURLToPath(new URL("../../js/README.md", import.meta.url)),
+    "utf8",
+  );
+  const section = readme.split("\n## In a server\n")[1].split("\n## ")[0];
+  const blocks = [...section.matchAll(/```js\n(.*?)```/gs)].map((m) => m[1]);
+  const entry = new URL("../../js/src/index.js", import.meta.url).href;
+  const source = `${blocks.join("\n").replaceAll('from "erpdata"', `from ${JSON.stringify(entry)}`)}
+export { erpFailed, sendTable };
+`;
+  const dir = mkdtempSync(join(tmpdir(), "erpdata-readme-node-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, "server.mjs");
+  writeFileSync(file, source);
+  return import(file);
+}
+
+/** GETs `url` whole: its status, headers and body. */
+function getWhole(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
+      })
+      .on("error", reject);
+  });
+}
+
+describe("js/README.md: in a node:http server", () => {
+  test("sendTable: the rows as NDJSON, each failure as its status", async (t) => {
+    const { sendTable } = await readmeServer(t);
+    const client = demoClient(sandbox.url, { maxRetries: 0 });
+    const unavailable = demoClient(
+      faultUrl(sandbox.url, "status-503x1000-ra7", freshKey("readme503")),
+      { maxRetries: 0 },
+    );
+    const server = await serve((req, res) => {
+      const name = new URL(req.url, "http://x").searchParams.get("table");
+      sendTable(req.headers["x-down"] ? unavailable : client, name, res);
+    });
+    t.after(() => server.close());
+    const ok = await getWhole(`${server.url}?table=account`);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers["content-type"], "application/x-ndjson");
+    const rows = ok.body
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(rows, (await client.table("account", { numbers: "string" })).rows);
+    assert.equal((await getWhole(`${server.url}?table=no_such_table`)).status, 502);
+    const bad = await getWhole(`${server.url}?table=a%20b`);
+    assert.equal(bad.status, 400);
+    assert.equal(JSON.parse(bad.body).field, "table");
+    const down = await new Promise((resolve, reject) => {
+      http
+        .get(`${server.url}?table=account`, { agent: false, headers: { "x-down": "1" } }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res));
+        })
+        .on("error", reject);
+    });
+    assert.equal(down.statusCode, 503);
+    assert.equal(down.headers["retry-after"], "7");
+  });
+
+  test("sendTable: a client that goes away ends the ERP's answer", async (t) => {
+    const { sendTable } = await readmeServer(t);
+    const erp = await relay(sandbox.url);
+    t.after(() => erp.close());
+    const client = demoClient(erp.url);
+    let handled;
+    const done = new Promise((resolve) => {
+      handled = resolve;
+    });
+    const server = await serve((_req, res) => {
+      sendTable(client, "sales_invoice", res).then(handled, handled);
+    });
+    t.after(() => server.close());
+    await readThenLeave(server.url, 200_000);
+    const took = await within(erp.closed(), 5000);
+    assert.ok(took < 1000, `the ERP's answer was let go after ${Math.round(took)} ms`);
+    assert.equal(await done, undefined, "the handler ended without throwing");
   });
 });
