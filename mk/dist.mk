@@ -196,7 +196,8 @@ test-dist-sdist: dist-sdist dist-wheel python
 	  $(ROOT)/tests/python/wheel_smoke.py --no-shipped-sandbox
 
 # The npm tarball installed into a fresh npm project: an ES module consumer,
-# a CommonJS consumer, and tsc --noEmit of a TypeScript consumer.
+# a CommonJS consumer, tsc --noEmit of a TypeScript consumer, and programs
+# bundled by esbuild (js/'s).
 test-dist-npm: dist-npm dist-wheel
 	rm -rf $(DIST_TEST)/npm && mkdir -p $(DIST_TEST)/npm
 	cp tests/dist/npm/* $(DIST_TEST)/npm/
@@ -204,7 +205,9 @@ test-dist-npm: dist-npm dist-wheel
 	cd $(DIST_TEST)/npm && $(ROOT)/scripts/with-sandbox.sh $(DIST_SANDBOX) node esm.mjs
 	cd $(DIST_TEST)/npm && $(ROOT)/scripts/with-sandbox.sh $(DIST_SANDBOX) node cjs.cjs
 	cd $(DIST_TEST)/npm && $(ROOT)/js/node_modules/.bin/tsc -p tsconfig.json
-	@echo "npm tarball: ESM, CommonJS and TypeScript consumers passed"
+	cd $(DIST_TEST)/npm && ESBUILD=$(ROOT)/js/node_modules/.bin/esbuild \
+	  $(ROOT)/scripts/with-sandbox.sh $(DIST_SANDBOX) node bundled.mjs
+	@echo "npm tarball: ESM, CommonJS, TypeScript and bundled consumers passed"
 
 # The packaged crate, unpacked, as a path dependency of a scratch project
 # (feature blocking) whose program runs against the sandbox: the build
