@@ -145,22 +145,24 @@ class Call:
     def end(self, now: float) -> None: ...
     def failed(self, now: float, kind: str, detail: str) -> None: ...
     def no_free_connection(self, now: float) -> None: ...
+    @property
+    def id(self) -> int:
+        """The call's number in this process, which its log lines start with."""
     def request_line(self) -> str:
-        """The core's log line of the request just sent (``request 2: POST
-        https://... form: ...``), its URL and form redacted."""
-    @staticmethod
-    def answer_line(status: int) -> str:
-        """The core's log line of an answer's head (``answer 503``)."""
+        """The core's log line of the request just sent (``call 7: request
+        2: POST https://... form: ...``), its URL and form redacted."""
+    def answer_line(self, status: int) -> str:
+        """The core's log line of an answer's head (``call 7: answer 503``)."""
     def waiting_line(self, seconds: float) -> str:
         """The core's log line of a ``Sleep`` of ``seconds`` before the next
-        request (``waiting 0.52 s before request 2 (as the core's call
-        asks)``)."""
+        request (``call 7: waiting 0.52 s before request 2 (as the core's
+        call asks)``)."""
     def done_line(self) -> str:
         """The core's log line of a call that ended with its result (``call
-        done after 2 requests``)."""
+        7: done after 2 requests``)."""
     def failed_line(self, message: str) -> str:
         """The core's log line of a call that ended with the error whose
-        message is ``message`` (``call failed after 1 request: ...``)."""
+        message is ``message`` (``call 7: failed after 1 request: ...``)."""
     @property
     def attempts(self) -> int: ...
     @property

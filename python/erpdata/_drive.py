@@ -62,7 +62,7 @@ class State:
         for notice in notices:
             # What the service printed before its answer (redacted by the
             # core), which the answer keeps on `notices`: shown with -v.
-            logger.info("the service printed before its answer: %s", notice)
+            logger.info("call %d: the service printed before its answer: %s", call.id, notice)
         if self.progress is not None:
             # The last word: every byte and row (the decoder counts rows by
             # whole batches while the body arrives).

@@ -36,14 +36,20 @@ function recorder() {
   };
 }
 
-/** `lines` checked for the token, then as `level message` strings. */
+const CALL = /^call (\d+): /;
+
+/**
+ * `lines` checked for the token and for the call's number each starts
+ * with, then as `level message` strings without that number.
+ */
 function shown(lines) {
   for (const [, message] of lines) {
     assert.equal(typeof message, "string");
+    assert.match(message, CALL);
     assert.ok(!message.includes(SANDBOX_TOKEN), `the token in a log line: ${message}`);
     assert.ok(!message.includes(encodeURIComponent(SANDBOX_TOKEN)), message);
   }
-  return lines.map(([level, message]) => `${level} ${message}`);
+  return lines.map(([level, message]) => `${level} ${message.replace(CALL, "")}`);
 }
 
 const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -67,7 +73,7 @@ describe("a client's logger", () => {
     assert.match(got[2], /^info waiting \d+\.\d\d s before request 2 \(as the core's call asks\)$/);
     assert.match(got[3], request(2));
     assert.equal(got[4], "debug answer 200");
-    assert.equal(got[5], "debug call done after 2 requests");
+    assert.equal(got[5], "debug done after 2 requests");
     // The form as sent, only the token replaced.
     const form = new URLSearchParams(got[0].split(" form: ")[1]);
     assert.equal(form.get("req"), "getdata");
@@ -88,7 +94,7 @@ describe("a client's logger", () => {
     assert.equal(url.searchParams.get("accesstoken"), "[REDACTED]");
     assert.equal(url.searchParams.get("req"), "getdata");
     assert.equal(got[1], "debug answer 200");
-    assert.equal(got[2], "debug call done after 1 request");
+    assert.equal(got[2], "debug done after 1 request");
   });
 
   test("streams, the dues query and plans log too; so does the edge entry's client", async () => {
@@ -118,7 +124,31 @@ describe("a client's logger", () => {
     await client.table("account");
     assert.deepEqual(
       shown(edge.lines).map((line) => line.split(":")[0]),
-      ["debug request 1", "debug answer 200", "debug call done after 1 request"],
+      ["debug request 1", "debug answer 200", "debug done after 1 request"],
+    );
+  });
+
+  test("each line starts with its call's number, which tells calls made at once apart", async () => {
+    const { lines, logger } = recorder();
+    const c = demoClient(sandbox.url, { logger });
+    await Promise.all([c.receivables("C001"), c.payables("S001"), c.table("account")]);
+    const byCall = new Map();
+    for (const [, message] of lines) {
+      const [, number] = message.match(CALL);
+      byCall.set(number, [...(byCall.get(number) ?? []), message.replace(CALL, "")]);
+    }
+    assert.equal(byCall.size, 3, [...byCall].join("\n"));
+    for (const calls of byCall.values()) {
+      assert.equal(calls.length, 3, calls.join("\n"));
+      assert.match(calls[0], /^request 1: /);
+      assert.equal(calls[1], "answer 200");
+      assert.equal(calls[2], "done after 1 request");
+    }
+    // Numbered in the order the calls were made.
+    const numbers = [...byCall.keys()].map(Number);
+    assert.ok(
+      numbers.every((n, i) => i === 0 || n > numbers[i - 1]),
+      numbers.join(", "),
     );
   });
 
@@ -129,7 +159,7 @@ describe("a client's logger", () => {
     assert.equal(got.length, 3, got.join("\n"));
     assert.match(
       got[2],
-      /^debug call failed after 1 request: service error \(status "error"\) from .*Unknown table: nosuch/,
+      /^debug failed after 1 request: service error \(status "error"\) from .*Unknown table: nosuch/,
     );
   });
 
@@ -155,7 +185,7 @@ describe("a client's logger", () => {
       const got = shown(lines);
       assert.equal(got.length, 2, got.join("\n"));
       assert.match(got[0], /^debug request 1: POST /);
-      assert.equal(got[1], `debug call failed after 1 request: ${ending}`);
+      assert.equal(got[1], `debug failed after 1 request: ${ending}`);
     }
     // Aborted before anything was sent: no request, so no lines.
     const { lines, logger } = recorder();
@@ -178,7 +208,7 @@ describe("a client's logger", () => {
     const got = shown(lines);
     assert.deepEqual(got.slice(1), [
       "debug answer 200",
-      "debug call failed after 1 request: transport error (other): the call was aborted by its signal",
+      "debug failed after 1 request: transport error (other): the call was aborted by its signal",
     ]);
   });
 

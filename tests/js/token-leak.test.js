@@ -155,7 +155,8 @@ async function checkRequests(keys, method) {
  * GET form's URL), answers, and waits before another attempt.
  */
 function assertLogged(stdout, method) {
-  const lines = stdout.split("\n");
+  // Without the number of the call each line starts with.
+  const lines = stdout.split("\n").map((l) => l.replace(/^call \d+: /, ""));
   const tables = lines.filter(
     (l) => l.startsWith(`request 1: ${method} `) && l.includes("/apis/dataapi.php"),
   );

@@ -185,16 +185,23 @@ def test_the_erpdata_logger_tells_each_request_answer_wait_and_end(
     lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "erpdata"]
     levels = ["DEBUG", "DEBUG", "INFO", "DEBUG", "DEBUG", "DEBUG", "DEBUG", "DEBUG", "DEBUG"]
     assert [level for level, _ in lines] == levels, lines
-    assert lines[0][1].startswith(f"request 1: GET {base}apis/dataapi.php?req=getdata&")
-    assert "accesstoken=[REDACTED]" in lines[0][1] and SANDBOX_TOKEN not in caplog.text
-    assert lines[1][1] == "answer 503"
+    # Each line starts with its call's number: one for the first call's
+    # six lines, another for the second's three.
+    matched = [re.fullmatch(r"call (\d+): (.*)", text) for _, text in lines]
+    assert all(matched), lines
+    calls = [m[1] for m in matched if m]
+    text = [m[2] for m in matched if m]
+    assert calls == [calls[0]] * 6 + [calls[6]] * 3 and calls[0] != calls[6], calls
+    assert text[0].startswith(f"request 1: GET {base}apis/dataapi.php?req=getdata&")
+    assert "accesstoken=[REDACTED]" in text[0] and SANDBOX_TOKEN not in caplog.text
+    assert text[1] == "answer 503"
     assert re.fullmatch(
-        r"waiting \d+\.\d\d s before request 2 \(as the core's call asks\)", lines[2][1]
+        r"waiting \d+\.\d\d s before request 2 \(as the core's call asks\)", text[2]
     )
-    assert lines[3][1].startswith("request 2: GET ")
-    assert lines[4][1] == "answer 200"
-    assert lines[5][1] == "call done after 2 requests"
-    assert lines[6][1].startswith("request 1: POST ") and " form: req=getdata&" in lines[6][1]
-    assert lines[7][1] == "answer 200"
-    assert lines[8][1].startswith('call failed after 1 request: service error (status "error")')
-    assert "Unknown table: nosuch" in lines[8][1]
+    assert text[3].startswith("request 2: GET ")
+    assert text[4] == "answer 200"
+    assert text[5] == "done after 2 requests"
+    assert text[6].startswith("request 1: POST ") and " form: req=getdata&" in text[6]
+    assert text[7] == "answer 200"
+    assert text[8].startswith('failed after 1 request: service error (status "error")')
+    assert "Unknown table: nosuch" in text[8]

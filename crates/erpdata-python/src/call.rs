@@ -571,36 +571,41 @@ impl Call {
         each!(&self.inner, c => c.rows_delivered())
     }
 
-    /// The core's log line of the request just sent ("request 2: POST
-    /// https://... form: ..."), its URL and form redacted.
+    /// The call's number in this process, which its log lines start with.
+    #[getter]
+    fn id(&self) -> u64 {
+        each!(&self.inner, c => c.id())
+    }
+
+    /// The core's log line of the request just sent ("call 7: request 2:
+    /// POST https://... form: ..."), its URL and form redacted.
     fn request_line(&self) -> String {
         each!(&self.inner, c => c.request_line())
     }
 
-    /// The core's log line of an answer's head ("answer 503").
-    #[staticmethod]
-    fn answer_line(status: u16) -> String {
-        erpdata::binding::answer_line(status)
+    /// The core's log line of an answer's head ("call 7: answer 503").
+    fn answer_line(&self, status: u16) -> String {
+        each!(&self.inner, c => c.answer_line(status))
     }
 
     /// The core's log line of a `Sleep` of `seconds` before the next
-    /// request ("waiting 0.52 s before request 2 (as the core's call
-    /// asks)").
+    /// request ("call 7: waiting 0.52 s before request 2 (as the core's
+    /// call asks)").
     fn waiting_line(&self, seconds: f64) -> PyResult<String> {
         let delay = instant(seconds)?;
-        Ok(erpdata::binding::waiting_line(delay, self.attempts() + 1))
+        Ok(each!(&self.inner, c => c.waiting_line(delay)))
     }
 
-    /// The core's log line of a call that ended with its result ("call
+    /// The core's log line of a call that ended with its result ("call 7:
     /// done after 2 requests").
     fn done_line(&self) -> String {
-        erpdata::binding::done_line(self.attempts())
+        each!(&self.inner, c => c.done_line())
     }
 
     /// The core's log line of a call that ended with an error, given its
-    /// message ("call failed after 1 request: ...").
+    /// message ("call 7: failed after 1 request: ...").
     fn failed_line(&self, message: &str) -> String {
-        erpdata::binding::failed_line(self.attempts(), message)
+        each!(&self.inner, c => c.failed_line(message))
     }
 
     fn __repr__(&self) -> String {

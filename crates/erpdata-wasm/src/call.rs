@@ -411,39 +411,39 @@ impl Call {
         with_call!(self, c => c.attempts())
     }
 
-    /// The core's log line of the request just sent (`request 2: POST
-    /// https://... form: ...`), its URL and form redacted.
+    /// The core's log line of the request just sent (`call 7: request 2:
+    /// POST https://... form: ...`), its URL and form redacted.
     #[wasm_bindgen(js_name = requestLine)]
     pub fn request_line(&mut self) -> String {
         with_call!(self, c => c.request_line())
     }
 
-    /// The core's log line of an answer's head (`answer 503`).
+    /// The core's log line of an answer's head (`call 7: answer 503`).
     #[wasm_bindgen(js_name = answerLine)]
-    pub fn answer_line(&self, status: u16) -> String {
-        erpdata::binding::answer_line(status)
+    pub fn answer_line(&mut self, status: u16) -> String {
+        with_call!(self, c => c.answer_line(status))
     }
 
     /// The core's log line of a `sleep` of `ms` before the next request
-    /// (`waiting 0.52 s before request 2 (as the core's call asks)`).
+    /// (`call 7: waiting 0.52 s before request 2 (as the core's call
+    /// asks)`).
     #[wasm_bindgen(js_name = waitingLine)]
     pub fn waiting_line(&mut self, ms: f64) -> String {
-        let next = self.attempts() + 1;
-        erpdata::binding::waiting_line(millis(ms), next)
+        with_call!(self, c => c.waiting_line(millis(ms)))
     }
 
-    /// The core's log line of a call that ended with its result (`call
+    /// The core's log line of a call that ended with its result (`call 7:
     /// done after 2 requests`).
     #[wasm_bindgen(js_name = doneLine)]
     pub fn done_line(&mut self) -> String {
-        erpdata::binding::done_line(self.attempts())
+        with_call!(self, c => c.done_line())
     }
 
     /// The core's log line of a call that ended with the error whose
-    /// message is `message` (`call failed after 1 request: …`).
+    /// message is `message` (`call 7: failed after 1 request: …`).
     #[wasm_bindgen(js_name = failedLine)]
     pub fn failed_line(&mut self, message: &str) -> String {
-        erpdata::binding::failed_line(self.attempts(), message)
+        with_call!(self, c => c.failed_line(message))
     }
 }
 

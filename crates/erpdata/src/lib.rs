@@ -215,13 +215,11 @@ pub use token::{AccessToken, REDACTED};
 /// What the Python and JavaScript bindings share with the core and a Rust
 /// program has no use for: checks of the loosely typed numbers a binding is
 /// given (a Rust caller's types and `ClientOptions`' setters already
-/// bound them), the JavaScript spelling of the core's names, and the lines
-/// each client logs about a call (the Rust clients log them themselves).
-/// Not part of the documented API; it may change in any release.
+/// bound them) and the JavaScript spelling of the core's names. Not part
+/// of the documented API; it may change in any release.
 #[doc(hidden)]
 pub mod binding {
     pub use crate::call::{check_batch_rows, check_concurrency, check_max_retries};
-    pub use crate::log_line::{answer_line, done_line, failed_line, request_line, waiting_line};
     pub use crate::spelling::{closest, js_name};
 }
 /// The Arrow crates this crate's Arrow output is built with (feature

@@ -4,6 +4,7 @@ mod debug;
 mod limits;
 mod sink;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use http::Request;
@@ -18,6 +19,7 @@ pub use sink::{Answer, OwnedChunk, Parsed, Sink, StreamEnd, TableStream, WholeBo
 
 use crate::config::Config;
 use crate::error::{CallInfo, Error, TransportKind};
+use crate::log_line;
 use crate::retry::{Outcome, Verdict};
 use crate::source::TransportSource;
 
@@ -108,6 +110,10 @@ enum State<O> {
     Over,
 }
 
+/// The number the next call gets: a count, not a clock or a random
+/// number, so the core stays deterministic for a given order of calls.
+static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
+
 /// One call, from its first request to its result, as a state machine that
 /// performs no I/O: the host asks it what to do next ([`Call::next`]),
 /// does it with its own HTTP stack, and reports what happened
@@ -158,6 +164,9 @@ enum State<O> {
 /// # Ok::<(), erpdata::Error>(())
 /// ```
 pub struct Call<S: Sink> {
+    /// The call's number in this process (in a JavaScript client, this
+    /// wasm instance), which its log lines start with.
+    id: u64,
     config: Config,
     request: Request<Vec<u8>>,
     options: CallOptions,
@@ -219,6 +228,7 @@ impl<S: Sink> Call<S> {
             Err(invalid) => State::Failed(invalid),
         };
         Call {
+            id: NEXT_CALL.fetch_add(1, Ordering::Relaxed),
             config: config.clone(),
             request,
             options,
@@ -259,11 +269,42 @@ impl<S: Sink> Call<S> {
         &self.request
     }
 
-    /// The log line of the request sent last: method, URL and form with the
-    /// token redacted by the call's own configuration, and which attempt it
-    /// is.
+    /// The call's number in this process, counted from 1 as calls are made:
+    /// what tells its log lines from those of calls made at the same time.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The log line of the request sent last: the call's number, which
+    /// attempt it is, the method, and the URL and form with the token
+    /// redacted by the call's own configuration (`call 7: request 2: POST
+    /// https://erp.example.com/apis/dataapi.php form: …`).
     pub fn request_line(&self) -> String {
-        crate::log_line::request_line(&self.config, self.attempts, &self.request)
+        log_line::request_line(self.id, &self.config, self.attempts, &self.request)
+    }
+
+    /// The log line of an answer's head: `call 7: answer 503`.
+    pub fn answer_line(&self, status: u16) -> String {
+        log_line::answer_line(self.id, status)
+    }
+
+    /// The log line of the wait of an [`Action::Sleep`] before the next
+    /// attempt: `call 7: waiting 0.52 s before request 2 (as the core's
+    /// call asks)`.
+    pub fn waiting_line(&self, delay: Duration) -> String {
+        log_line::waiting_line(self.id, delay, self.attempts + 1)
+    }
+
+    /// The log line of a call that ended with its result: `call 7: done
+    /// after 2 requests`.
+    pub fn done_line(&self) -> String {
+        log_line::done_line(self.id, self.attempts)
+    }
+
+    /// The log line of a call that ended with the error of `message` (the
+    /// core's, already redacted): `call 7: failed after 1 request: …`.
+    pub fn failed_line(&self, message: &str) -> String {
+        log_line::failed_line(self.id, self.attempts, message)
     }
 
     /// The sink.

@@ -839,3 +839,30 @@ fn a_call_out_of_time_says_only_its_timeout() {
     assert!(!e.to_string().contains("not retried"), "{e}");
     assert!(e.to_string().contains("call's timeout of 2 s"), "{e}");
 }
+
+#[test]
+fn each_call_has_its_own_number_and_its_log_lines_start_with_it() {
+    let mut first = dues_call(CallOptions::default());
+    let second = stream_call(CallOptions::default());
+    assert!(
+        second.id() > first.id(),
+        "{} then {}",
+        first.id(),
+        second.id()
+    );
+    let n = first.id();
+    expect_send(first.next(ms(0)));
+    assert!(first
+        .request_line()
+        .starts_with(&format!("call {n}: request 1: GET ")));
+    assert_eq!(first.answer_line(503), format!("call {n}: answer 503"));
+    assert_eq!(
+        first.waiting_line(ms(517)),
+        format!("call {n}: waiting 0.52 s before request 2 (as the core's call asks)")
+    );
+    assert_eq!(first.done_line(), format!("call {n}: done after 1 request"));
+    assert_eq!(
+        first.failed_line("busy"),
+        format!("call {n}: failed after 1 request: busy")
+    );
+}

@@ -313,7 +313,7 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                     match tokio::time::timeout(wait, self.inner.http.execute(request)).await {
                         Ok(Ok(response)) => {
                             let status = response.status().as_u16();
-                            events::answer(status);
+                            events::answer(&self.call, status);
                             self.call.head(self.now(), head(status, response.headers()));
                             self.body = Some(Body::Here(Box::new(response), 0));
                         }
@@ -324,18 +324,18 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                 Action::Read { wait } => self.read(wait).await,
                 Action::Sleep(delay) => {
                     self.body = None;
-                    events::waiting(delay, self.call.attempts() + 1);
+                    events::waiting(&self.call, delay);
                     tokio::time::sleep(delay).await;
                 }
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
                     self.body = None;
-                    events::done(self.call.attempts());
+                    events::done(&self.call);
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
                     self.body = None;
-                    events::failed(self.call.attempts(), &error);
+                    events::failed(&self.call, &error);
                     return Err(error);
                 }
             }

@@ -345,7 +345,7 @@ impl<S: Sink> Driver<S> {
                     match self.agent.run(request) {
                         Ok(response) => {
                             let status = response.status().as_u16();
-                            events::answer(status);
+                            events::answer(&self.call, status);
                             self.call.head(self.now(), head(status, response.headers()));
                             let reader = response.into_body().into_reader();
                             self.body = Some(Body::Here(reader, 0));
@@ -356,18 +356,18 @@ impl<S: Sink> Driver<S> {
                 Action::Read { wait } => self.read(wait),
                 Action::Sleep(delay) => {
                     self.body = None;
-                    events::waiting(delay, self.call.attempts() + 1);
+                    events::waiting(&self.call, delay);
                     std::thread::sleep(delay);
                 }
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
                     self.body = None;
-                    events::done(self.call.attempts());
+                    events::done(&self.call);
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
                     self.body = None;
-                    events::failed(self.call.attempts(), &error);
+                    events::failed(&self.call, &error);
                     return Err(error);
                 }
             }

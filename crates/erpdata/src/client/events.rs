@@ -10,41 +10,40 @@ use std::time::Duration;
 
 use crate::call::{Call, Sink};
 use crate::error::Error;
-use crate::log_line::{answer_line, done_line, failed_line, waiting_line};
 
 const TARGET: &str = "erpdata";
 
-/// `request 2: POST https://erp.example.com/apis/dataapi.php form: …`
+/// `call 7: request 2: POST https://erp.example.com/apis/dataapi.php form: …`
 pub(super) fn request<S: Sink>(call: &Call<S>) {
     if log::log_enabled!(target: TARGET, log::Level::Debug) {
         log::debug!(target: TARGET, "{}", call.request_line());
     }
 }
 
-/// "answer 503"
-pub(super) fn answer(status: u16) {
+/// "call 7: answer 503"
+pub(super) fn answer<S: Sink>(call: &Call<S>, status: u16) {
     if log::log_enabled!(target: TARGET, log::Level::Debug) {
-        log::debug!(target: TARGET, "{}", answer_line(status));
+        log::debug!(target: TARGET, "{}", call.answer_line(status));
     }
 }
 
-/// "waiting 0.52 s before request 2 (as the core's call asks)"
-pub(super) fn waiting(delay: Duration, next_attempt: u32) {
+/// "call 7: waiting 0.52 s before request 2 (as the core's call asks)"
+pub(super) fn waiting<S: Sink>(call: &Call<S>, delay: Duration) {
     if log::log_enabled!(target: TARGET, log::Level::Info) {
-        log::info!(target: TARGET, "{}", waiting_line(delay, next_attempt));
+        log::info!(target: TARGET, "{}", call.waiting_line(delay));
     }
 }
 
-/// "call done after 2 requests"
-pub(super) fn done(attempts: u32) {
+/// "call 7: done after 2 requests"
+pub(super) fn done<S: Sink>(call: &Call<S>) {
     if log::log_enabled!(target: TARGET, log::Level::Debug) {
-        log::debug!(target: TARGET, "{}", done_line(attempts));
+        log::debug!(target: TARGET, "{}", call.done_line());
     }
 }
 
-/// "call failed after 1 request: …" (the error's message, redacted)
-pub(super) fn failed(attempts: u32, error: &Error) {
+/// "call 7: failed after 1 request: …" (the error's message, redacted)
+pub(super) fn failed<S: Sink>(call: &Call<S>, error: &Error) {
     if log::log_enabled!(target: TARGET, log::Level::Debug) {
-        log::debug!(target: TARGET, "{}", failed_line(attempts, &error.to_string()));
+        log::debug!(target: TARGET, "{}", call.failed_line(&error.to_string()));
     }
 }

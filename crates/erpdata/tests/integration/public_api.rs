@@ -26,10 +26,7 @@ use erpdata::{
     USER_AGENT_VALUE, YEAR_ID_VAR, ZERO_DATE_MARK, ZERO_TIMESTAMP_MARK,
 };
 // The Python and JavaScript bindings' helpers, hidden from the docs.
-use erpdata::binding::{
-    answer_line, check_batch_rows, check_concurrency, check_max_retries, closest, done_line,
-    failed_line, js_name, request_line, waiting_line,
-};
+use erpdata::binding::{check_batch_rows, check_concurrency, check_max_retries, closest, js_name};
 #[cfg(feature = "reqwest")]
 use erpdata::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
@@ -112,11 +109,13 @@ fn the_core_surface() {
     let _: fn(&Error) -> Option<std::time::Duration> = Error::retry_after;
     let _ = |o: &Outcome<'_>| -> Option<std::time::Duration> { o.asked_wait(None) };
     let _: for<'a> fn(&str, &[&'a str]) -> Option<&'a str> = closest;
-    let _: fn(&Config, u32, &Req) -> String = request_line;
-    let _: fn(u16) -> String = answer_line;
-    let _: fn(std::time::Duration, u32) -> String = waiting_line;
-    let _: fn(u32) -> String = done_line;
-    let _: fn(u32, &str) -> String = failed_line;
+    // A call's log lines, each starting with its number.
+    let _: fn(&Call<WholeBody>) -> u64 = Call::id;
+    let _: fn(&Call<WholeBody>) -> String = Call::request_line;
+    let _: fn(&Call<WholeBody>, u16) -> String = Call::answer_line;
+    let _: fn(&Call<WholeBody>, std::time::Duration) -> String = Call::waiting_line;
+    let _: fn(&Call<WholeBody>) -> String = Call::done_line;
+    let _: fn(&Call<WholeBody>, &str) -> String = Call::failed_line;
     let _: fn(f64, f64, f64) -> Result<Timeouts> = Timeouts::from_millis_f64;
     // Every operation of the interface is in the catalogue.
     let names: Vec<&str> = OPERATIONS.iter().map(|op| op.name).collect();
