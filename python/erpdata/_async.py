@@ -78,11 +78,14 @@ async def sleep(seconds: float) -> None:
 
 async def in_thread(run: Callable[[], R], stop: Callable[[], None]) -> R:
     """``run()`` on a worker thread, the event loop running meanwhile.
-    Cancelled, it calls ``stop()`` (which asks ``run`` to return early) and
-    waits for ``run`` to return before the cancellation goes on: a thread
-    left running would go on writing the caller's files after the caller
-    was told the call had ended (asyncio's executor never stops a thread,
-    and trio waited for the whole export before the cancellation)."""
+    Cancelled, or interrupted (Ctrl-C: trio raises ``KeyboardInterrupt``
+    in the waiting task), it calls ``stop()`` (which asks ``run`` to
+    return early) and waits for ``run`` to return before the exception
+    goes on: a thread left running would go on writing the caller's files
+    after the caller was told the call had ended (asyncio's executor never
+    stops a thread, and trio waited for the whole export before the
+    cancellation), and one still in DuckDB as the interpreter exits
+    aborts the process."""
     ended = threading.Event()
 
     def tracked() -> R:
@@ -96,10 +99,16 @@ async def in_thread(run: Callable[[], R], stop: Callable[[], None]) -> R:
 
         try:
             return await trio.to_thread.run_sync(tracked, **_abandoned())  # type: ignore[arg-type]
-        except trio.Cancelled:
-            stop()
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(ended.wait)
+        except BaseException as exc:
+            if not ended.is_set():
+                stop()
+                # Shielded from the cancellation, yet given up at a second
+                # Ctrl-C: trio delivers KeyboardInterrupt to a thread's
+                # waiter only when it may abandon the thread. (A coroutine
+                # being closed, GeneratorExit, cannot wait.)
+                if not isinstance(exc, GeneratorExit):
+                    with trio.CancelScope(shield=True):
+                        await trio.to_thread.run_sync(ended.wait, **_abandoned())  # type: ignore[arg-type]
             raise
     import asyncio
 

@@ -55,10 +55,12 @@ _DOCS = {
         for ``async for``; see :meth:`Client.stream_table`.""",
     "export": """:meth:`Client.export`, on worker threads (the writes to DuckDB or
         Parquet block), so the event loop keeps running meanwhile.
-        Cancelled, it stops: no new partition is started, those being read
-        end with their current batch and are not written (each keeps its
-        last good copy; ``resume=True`` fetches them later), and the call
-        ends once the files are closed.""",
+        Cancelled (under ``asyncio.run()``, also by Ctrl-C), or interrupted
+        by Ctrl-C under trio, it stops: no new partition is started, those
+        being read stop at once and are not written (each keeps its last
+        good copy; ``resume=True`` fetches them later), and the call ends
+        once the files are closed, without waiting for an answer still
+        due from the service.""",
 }
 
 

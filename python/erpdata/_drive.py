@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import logging
 import ssl
+import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
@@ -23,7 +25,7 @@ import httpx
 from ._core import Batch, Call, Done, Emit, Failed, Read, Request, Send, Sleep
 from ._log import logger
 
-__all__ = ["State", "run", "stream", "arun", "astream"]
+__all__ = ["State", "Halted", "run", "stream", "arun", "astream"]
 
 Progress = Callable[[int, int], None]
 """Called with (bytes received, rows decoded) as an answer arrives."""
@@ -41,6 +43,12 @@ class State:
     finished: bool = False
     output: Any = None
     progress: Progress | None = None
+    halt: threading.Event | None = None
+    """Set from another thread, it ends a sync call (:func:`stream`) as
+    soon as its wait on the service returns, with :class:`Halted`."""
+    waiting: bool = False
+    """Whether the call is waiting on the service (sending, reading, or
+    sleeping before a retry): in Python's own socket code, out of the core."""
 
     def chunk(self, call: Call, chunk: bytes) -> None:
         call.chunk(time.monotonic(), chunk)
@@ -84,6 +92,25 @@ class State:
 
 
 Answer = Union[httpx.Response, None]
+
+
+class Halted(Exception):
+    """A sync call ended because its :attr:`State.halt` was set."""
+
+
+@contextmanager
+def _waiting(state: State) -> Iterator[None]:
+    """A wait on the service; on its end, :class:`Halted` if the call was
+    asked to stop meanwhile, before the core sees what came (a daemon
+    thread left in the core as the interpreter exits aborts the process:
+    it cannot take the GIL back)."""
+    state.waiting = True
+    try:
+        yield
+    finally:
+        state.waiting = False
+        if state.halt is not None and state.halt.is_set():
+            raise Halted()  # whatever the wait ended with: the core is not told
 
 
 def _transport_kind(exc: httpx.HTTPError) -> str:
@@ -173,10 +200,10 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                 response.close()
                 response = None
             if isinstance(action, Send):
+                request = _request(http, call, action)
                 try:
-                    response = http.send(
-                        _request(http, call, action), stream=True, follow_redirects=False
-                    )
+                    with _waiting(state):
+                        response = http.send(request, stream=True, follow_redirects=False)
                 except httpx.HTTPError as exc:
                     _report_failure(call, exc)
                 else:
@@ -184,7 +211,8 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                     _report_head(call, response)
             elif isinstance(action, Read):
                 try:
-                    chunk = next(chunks, b"")
+                    with _waiting(state):
+                        chunk = next(chunks, b"")
                 except httpx.HTTPError as exc:
                     _report_failure(call, exc)
                 else:
@@ -194,7 +222,11 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                         call.end(time.monotonic())
             elif isinstance(action, Sleep):
                 _log_sleep(call, action)
-                time.sleep(action.seconds)
+                with _waiting(state):
+                    if state.halt is None:
+                        time.sleep(action.seconds)
+                    else:
+                        state.halt.wait(action.seconds)
             elif isinstance(action, Emit):
                 state.emitted(call)
                 yield action.batch

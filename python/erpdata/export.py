@@ -51,12 +51,13 @@ import json
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _core, _errors
+from . import _core, _drive, _errors
 from ._checks import check_concurrency, check_flag, invalid
 from ._models import Id, _need
 from ._progress import interactive
@@ -703,10 +704,10 @@ def _export(
 ) -> ExportResult:
     """:func:`export`, which stops when ``cancel`` is set (from another
     thread: ``AsyncClient.export`` cancelled): no new partition is
-    started, those being read end with their current batch and are not
-    written (each keeps its last good copy), and :class:`_Cancelled` is
-    raised once the files are closed and the manifest lists what was not
-    written."""
+    started, those being read stop at once (one waiting on the service
+    ends when that wait does, unwaited for) and are not written (each
+    keeps its last good copy), and :class:`_Cancelled` is raised once the
+    files are closed and the manifest lists what was not written."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
@@ -762,7 +763,11 @@ def _run(
     # being read finish.
     no_more = threading.Event()
 
-    def reader() -> None:
+    # Each reader's stream (the last one it read): whether it waits on the
+    # service (see the end of the export).
+    streams: dict[int, _drive.State] = {}
+
+    def reader(i: int) -> None:
         while not stop.is_set() and not no_more.is_set():
             try:
                 key = todo.get_nowait()
@@ -779,18 +784,33 @@ def _run(
                     # Only written: decoding may trail the service's pauses.
                     use_threads=True,
                 )
+                # Once the export stops, the stream ends as soon as its
+                # wait on the service returns (_drive.Halted).
+                stream._state.halt = stop
+                streams[i] = stream._state
                 with stream:
                     for batch in stream:
-                        events.put(("batch", key, batch))
+                        hand(("batch", key, batch))
                         if stop.is_set():
                             return
-                events.put(("end", key, stream.bytes_received))
+                hand(("end", key, stream.bytes_received))
             except BaseException as exc:  # handed to the writer, which raises it
-                events.put(("error", key, exc))
-        events.put((_DONE,))
+                hand(("error", key, exc))
+        hand((_DONE,))
+
+    def hand(event: tuple[Any, ...]) -> None:
+        # Once the writer has stopped, nobody takes events any more: a
+        # reader whose answer ends after that drops its event rather than
+        # wait on a full queue for good.
+        while not stop.is_set():
+            try:
+                events.put(event, timeout=0.05)
+                return
+            except queue.Full:
+                pass
 
     threads = [
-        threading.Thread(target=reader, name=f"erpdata-export-{i}", daemon=True)
+        threading.Thread(target=reader, args=(i,), name=f"erpdata-export-{i}", daemon=True)
         for i in range(min(concurrency, len(keys)))
     ]
     for t in threads:
@@ -855,10 +875,6 @@ def _run(
                         no_more.set()
                 bar.done()
     except KeyboardInterrupt:
-        # Ctrl-C: not waiting for the readers (daemon threads, which stop
-        # at their next batch and write nothing). One waiting on a service
-        # that answers nothing would hold the interrupt up to its time
-        # limits: minutes with the default retries.
         interrupted = True
         raise
     except BaseException:
@@ -866,8 +882,23 @@ def _run(
         raise
     finally:
         stop.set()
+        if interrupted or cancelled:
+            # Ctrl-C, or the caller cancelled (AsyncClient.export; asyncio.run
+            # turns Ctrl-C into that cancellation): not waiting for a reader
+            # that waits on the service, which ends once that wait does,
+            # handing and writing nothing. A service that answers nothing
+            # would hold the interrupt up to the call's time limits: minutes
+            # with the default retries. The others end at once; waited for,
+            # so that none is in the core when the interpreter exits (a
+            # daemon thread that cannot take the GIL back there aborts the
+            # process: "FATAL: exception not rethrown").
+            while any(
+                t.is_alive() and not (i in streams and streams[i].waiting)
+                for i, t in enumerate(threads)
+            ):
+                time.sleep(0.001)
         # Readers blocked on a full queue: let them finish.
-        while not interrupted and any(t.is_alive() for t in threads):
+        while not (interrupted or cancelled) and any(t.is_alive() for t in threads):
             try:
                 events.get(timeout=0.05)
             except queue.Empty:

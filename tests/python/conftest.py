@@ -103,6 +103,20 @@ def big_sandbox_url() -> Iterator[str]:
     )
 
 
+HUGE_ROWS = 1_000_000
+"""Rows of sales_invoice (company 1, 2025) on the huge sandbox."""
+
+
+@pytest.fixture(scope="session")
+def huge_sandbox_url() -> Iterator[str]:
+    """A sandbox whose sales_invoice takes a second or two to export: long
+    enough to interrupt midway. Its rows are made as they are sent, so it
+    costs no memory. Its token is SECRET_TOKEN."""
+    yield from _sandbox(
+        ["--rows", str(HUGE_ROWS), "--quiet"], {"ERPDATA_SANDBOX_TOKEN": SECRET_TOKEN}
+    )
+
+
 @pytest.fixture(scope="session")
 def elsewhere_url() -> Iterator[str]:
     """A second sandbox: another origin, which redirect tests assert

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,7 +22,7 @@ import pytest
 
 import erpdata
 import fault_api
-from conftest import BIG_ROWS, SANDBOX_TOKEN, SECRET_TOKEN
+from conftest import BIG_ROWS, ROOT, SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata import AsyncClient
 
 SETTINGS: dict[str, Any] = dict(
@@ -97,7 +101,12 @@ def test_a_cancelled_export_stops_before_the_call_ends(
     started = time.monotonic()
     ended = anyio.run(main, backend=backend)
     assert ended - started < 3, "the export ran on after it was cancelled"
-    assert not [t.name for t in threading.enumerate() if t.name.startswith("erpdata-export")]
+    # A reader left waiting on the service ends once that wait does (the
+    # next trickle), handing and writing nothing.
+    for thread in threading.enumerate():
+        if thread.name.startswith("erpdata-export"):
+            thread.join(2)
+            assert not thread.is_alive(), thread.name
     time.sleep(0.5)  # nothing is written after the call ended
     assert not (to / "table=sales_invoice" / "compid=1" / "yearid=2025").exists()
     pending = json.loads((to / "_pending.json").read_text())
@@ -153,3 +162,89 @@ def test_a_pool_with_no_free_connection_says_so(sandbox_url: str) -> None:
     assert "no free connection to http://127.0.0.1:" in str(error)
     assert "within the connect timeout of 0.3 s" in str(error)
     assert "pool was busy with other calls" in str(error)
+
+
+CTRL_C_IN_AN_EXPORT = """
+import asyncio, sys, time
+from pathlib import Path
+
+import erpdata
+
+url, to, backend = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+
+
+async def main() -> None:
+    async with erpdata.AsyncClient(url, project="demo", company_id=1, year_id=2025) as client:
+        await client.export(
+            "sales_invoice", years=[2024, 2025], to=to, batch_rows=1000, progress=False
+        )
+
+
+def files() -> dict[str, tuple[int, int]]:
+    found = to.rglob("*") if to.exists() else []
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in found if p.is_file()}
+
+
+try:
+    if backend == "trio":
+        import trio
+
+        trio.run(main)
+    else:
+        asyncio.run(main())
+except KeyboardInterrupt:
+    before = files()
+    time.sleep(0.5)
+    print("written after the interrupt:", sorted(set(files().items()) - set(before.items())))
+    raise
+"""
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("fault", ["hang", "latency-0"])
+def test_ctrl_c_during_an_export_ends_it_before_the_interrupt_reaches_the_script(
+    huge_sandbox_url: str, tmp_path: Path, backend: str, fault: str
+) -> None:
+    # Ctrl-C in a script awaiting client.export(). asyncio.run() turns it
+    # into a cancellation, which waited for the readers: against a service
+    # that answers nothing, up to their time limits (minutes). trio raises
+    # KeyboardInterrupt instead, which left the export running on its
+    # thread: it went on writing after the script had its interrupt, and
+    # as the interpreter exited under it the process aborted ("FATAL:
+    # exception not rethrown", a reader or DuckDB still at work).
+    key = fault_api.new_key("ctrl-c-export", backend, fault)
+    url = fault_api.prefix(huge_sandbox_url, fault, key)
+    script = tmp_path / "export.py"
+    script.write_text(CTRL_C_IN_AN_EXPORT, encoding="utf-8")
+    to = tmp_path / "erp.duckdb"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ERPDATA_")}
+    env.update(ERPDATA_ACCESS_TOKEN=SECRET_TOKEN, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.Popen(
+        [sys.executable, str(script), url, str(to), backend],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # Interrupted once the readers wait on the service, or once the
+    # writing has begun.
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if fault_api.count(huge_sandbox_url, key) and (fault == "hang" or to.exists()):
+            break
+        time.sleep(0.002)
+    time.sleep(0.05 if fault == "hang" else 0.0)
+    assert proc.poll() is None, proc.communicate()
+    interrupted = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"the script still ran 20 s after Ctrl-C ({backend}, {fault})")
+    assert time.monotonic() - interrupted < 5, stderr
+    assert proc.returncode == -signal.SIGINT, stderr[-2000:]
+    assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr[-2000:]
+    assert stdout == "written after the interrupt: []\n", stdout
+    assert SECRET_TOKEN not in stdout + stderr

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import pty
+import shutil
 import signal
 import struct
 import subprocess
@@ -888,6 +889,37 @@ def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
     assert time.monotonic() - interrupted < 5
     assert stdout == "" and "Traceback" not in stderr, stderr
     assert list(tmp_path.iterdir()) == []  # an export that finished nothing leaves nothing
+
+
+def test_ctrl_c_while_an_export_reads_exits_with_130_not_an_abort(
+    huge_sandbox_url: str, tmp_path: Path
+) -> None:
+    # Interrupted, the export left its readers running: a reader decoding
+    # in the core as the interpreter exited could not take the GIL back,
+    # and the process aborted ("FATAL: exception not rethrown", exit -6,
+    # in most interrupts of a large export). It now waits for each reader
+    # to end or to wait on the service (never long), then exits with 130.
+    env = env_for(huge_sandbox_url, ERPDATA_ACCESS_TOKEN=SECRET_TOKEN)
+    to = tmp_path / "erp"
+    args = ["export", "sales_invoice", "--years", "2024", "2025", "--to", str(to)]
+    for delay in (0.02, 0.1, 0.2, 0.3, 0.4):
+        proc = subprocess.Popen(
+            PY + [*args, "--no-progress"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not to.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        time.sleep(delay)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, (delay, stderr[-2000:])
+        assert "Traceback" not in stderr and "FATAL" not in stderr, (delay, stderr[-2000:])
+        shutil.rmtree(to, ignore_errors=True)
 
 
 def test_a_device_given_as_the_output_is_written_as_it_is(sandbox_url: str) -> None:
