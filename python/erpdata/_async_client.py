@@ -9,7 +9,7 @@ need (this module loads with ``import erpdata``)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -62,6 +62,40 @@ _DOCS = {
         once the files are closed, without waiting for an answer still
         due from the service.""",
 }
+
+
+class _Started:
+    """A stream's batches: its call, started on the first iteration in the
+    event loop running then, and closed with the stream, so its answer is
+    closed at once.
+
+    Not an async generator wrapping the call's (``_drive.astream``): the
+    event loop closes the generators still open as it ends, all at once,
+    and the outer one's close then found the inner one being closed
+    already (asyncio: "aclose(): asynchronous generator is already
+    running", once for each stream left open)."""
+
+    def __init__(self, client: AsyncClient, start: Callable[[], Call], state: _drive.State):
+        self._client: AsyncClient | None = client
+        self._start = start
+        self._state = state
+        self._batches: AsyncGenerator[Batch, None] | None = None
+
+    def __aiter__(self) -> _Started:
+        return self
+
+    async def __anext__(self) -> Batch:
+        if self._batches is None:
+            if self._client is None:
+                raise StopAsyncIteration  # closed before it started
+            self._batches = _drive.astream(self._client._http, self._start(), self._state)
+            self._client = None
+        return await self._batches.__anext__()
+
+    async def aclose(self) -> None:
+        self._client = None
+        if self._batches is not None:
+            await self._batches.aclose()
 
 
 class AsyncClient(
@@ -141,17 +175,7 @@ class AsyncClient(
         self, start: Callable[[], Call], convert: Callable[[Batch], Any]
     ) -> AsyncTableStream[Any]:
         state = _drive.State()
-
-        async def batches() -> AsyncIterator[Batch]:
-            inner = _drive.astream(self._http, start(), state)
-            try:
-                async for batch in inner:
-                    yield batch
-            finally:
-                # Closed with the stream, so its answer is closed at once.
-                await inner.aclose()
-
-        return AsyncTableStream(batches(), state, convert)
+        return AsyncTableStream(_Started(self, start, state), state, convert)
 
     # -- lifecycle -----------------------------------------------------------
 

@@ -23,7 +23,7 @@ import pytest
 import trio
 
 import fault_api
-from conftest import SANDBOX_TOKEN, table_body
+from conftest import SANDBOX_TOKEN, SECRET_TOKEN, table_body
 from erpdata import AsyncClient, Client
 
 SETTINGS: dict[str, Any] = dict(
@@ -211,3 +211,33 @@ def test_a_given_http_client_from_an_ended_loop_is_refused(sandbox_url: str) -> 
     assert "inside the coroutine that uses them" in str(caught.value)
     assert fault_api.count(sandbox_url, key) == 1
     assert not http.is_closed  # the caller's, never closed by the client
+
+
+def test_streams_left_open_are_closed_as_the_loop_ends_without_an_error(
+    big_sandbox_url: str,
+) -> None:
+    # A stream neither read to its end nor closed when asyncio.run() ends
+    # (still referenced: a variable outside the loop, a traceback) is
+    # closed by the loop, with every async generator still open, all at
+    # once. A stream was two generators, one wrapping the other, and the
+    # outer one's close found the inner one being closed already: asyncio
+    # reported "aclose(): asynchronous generator is already running" for
+    # each such stream.
+    errors: list[dict[str, Any]] = []
+    kept: list[Any] = []
+    settings = {**SETTINGS, "access_token": SECRET_TOKEN}
+
+    async def main() -> AsyncClient:
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: errors.append(context))
+        client = AsyncClient(big_sandbox_url, **settings)
+        # Which one the loop closes first is left to chance: eight streams.
+        for use_threads in [False, True] * 4:
+            stream = client.stream_table("sales_invoice", use_threads=use_threads)
+            assert len(await stream.__anext__()) == 4096
+            kept.append(stream)
+        return client
+
+    client = asyncio.run(main())
+    assert [context.get("message") for context in errors] == []
+    assert client._pool._http.is_closed
+    assert [stream.finished for stream in kept] == [False] * 8
