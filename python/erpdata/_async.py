@@ -178,36 +178,58 @@ async def _trio_calls(work: Many[R], limits: Limits, arun: Callable[[Call], Any]
     ended, ends = channel
     error: Exception | None = None
     value: Any = None
-    async with trio.open_nursery() as nursery:
+    try:
+        async with trio.open_nursery() as nursery:
 
-        def start(id: int, call: Call) -> _TrioTask:
-            task = _TrioTask()
+            def start(id: int, call: Call) -> _TrioTask:
+                task = _TrioTask()
 
-            async def run() -> None:
-                with task.scope:
-                    task.settled = await asettle(id, call, arun)
-                    ended.send_nowait(task)
+                async def run() -> None:
+                    with task.scope:
+                        task.settled = await asettle(id, call, arun)
+                        ended.send_nowait(task)
 
-            nursery.start_soon(run)
-            return task
+                nursery.start_soon(run)
+                return task
 
-        loop = calls(work, limits, start)
-        try:
-            done, value = advance(loop, None)
-            while not done:
-                batch = {await ends.receive()}
-                while True:
-                    try:
-                        batch.add(ends.receive_nowait())
-                    except trio.WouldBlock:
-                        break
-                done, value = advance(loop, batch)
-        except Exception as exc:
-            # Raised once the nursery has closed: from inside it, trio
-            # would hand it out wrapped in an ExceptionGroup.
-            error = exc
-        finally:
-            loop.close()  # cancels the calls still running
+            loop = calls(work, limits, start)
+            try:
+                done, value = advance(loop, None)
+                while not done:
+                    batch = {await ends.receive()}
+                    while True:
+                        try:
+                            batch.add(ends.receive_nowait())
+                        except trio.WouldBlock:
+                            break
+                    done, value = advance(loop, batch)
+            except Exception as exc:
+                # Raised once the nursery has closed: from inside it, trio
+                # would hand it out wrapped in an ExceptionGroup.
+                error = exc
+            finally:
+                loop.close()  # cancels the calls still running
+    except BaseException as exc:
+        # Ctrl-C while the calls ran: trio raises KeyboardInterrupt in the
+        # waiting task (or in a call's), and the nursery handed it out in
+        # an ExceptionGroup, which a script's `except KeyboardInterrupt`
+        # did not catch (a traceback and exit 1, not an interrupt).
+        interrupt = _interrupt_in(exc)
+        if interrupt is None or interrupt is exc:
+            raise
+        raise interrupt from None
     if error is not None:
         raise error
     return value  # type: ignore[no-any-return]
+
+
+def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """``exc`` if a KeyboardInterrupt, or the first one in the exception
+    group ``exc`` (trio's nursery makes one of what its tasks raised)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return exc
+    for inner in getattr(exc, "exceptions", ()):
+        found = _interrupt_in(inner)
+        if found is not None:
+            return found
+    return None

@@ -4,6 +4,10 @@ many calls as tasks, the export's worker thread), each as under asyncio."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +18,7 @@ import trio
 
 import erpdata
 import fault_api
-from conftest import BIG_ROWS, SANDBOX_TOKEN, SECRET_TOKEN
+from conftest import BIG_ROWS, ROOT, SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata import AsyncClient
 
 SETTINGS: dict[str, Any] = dict(
@@ -112,3 +116,61 @@ def test_a_large_stream_of_rows(big_sandbox_url: str) -> None:
 
     sizes = trio.run(main)
     assert sum(sizes) == BIG_ROWS and max(sizes) == 10_000
+
+
+CTRL_C_IN_MANY_CALLS = """
+import sys
+
+import trio
+
+import erpdata
+
+url, method = sys.argv[1], sys.argv[2]
+
+
+async def main() -> None:
+    async with erpdata.AsyncClient(url, project="demo", company_id=1, year_id=2025) as c:
+        if method == "aging":
+            await c.aging(as_of="2025-12-31")
+        else:
+            await c.dues_many(["C001", "C002", "C003"], "receipt")
+
+
+try:
+    trio.run(main)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+except BaseException as exc:
+    print(type(exc).__name__, repr(exc)[:300])
+"""
+
+
+@pytest.mark.parametrize("method", ["aging", "dues_many"])
+def test_ctrl_c_while_many_calls_run_is_a_keyboard_interrupt(
+    sandbox_url: str, tmp_path: Path, method: str
+) -> None:
+    # Ctrl-C under trio raises KeyboardInterrupt in the waiting task; the
+    # nursery of the calls handed it out inside an ExceptionGroup, which
+    # `except KeyboardInterrupt` does not catch: a traceback, exit 1.
+    key = fault_api.new_key("trio-ctrl-c", method)
+    script = tmp_path / "many.py"
+    script.write_text(CTRL_C_IN_MANY_CALLS, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ERPDATA_")}
+    env.update(ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.Popen(
+        [sys.executable, str(script), fault_api.prefix(sandbox_url, "latency-5000", key), method],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while fault_api.count(sandbox_url, key) == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.communicate()
+    interrupted = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=20)
+    assert time.monotonic() - interrupted < 3
+    assert stdout == "KeyboardInterrupt\n", stdout + stderr
+    assert proc.returncode == 0, stderr
