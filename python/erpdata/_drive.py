@@ -236,14 +236,23 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
             else:
                 raise state.failed(call, action)
     finally:
-        if response is not None:
-            response.close()
+        try:
+            if response is not None:
+                response.close()
+        finally:
+            # Not kept by this frame once the call has ended: a traceback
+            # keeps its frames' locals, and the KeyboardInterrupt of a call
+            # interrupted midway, kept (a notebook keeps the last error),
+            # kept the call, its decoder thread and every row decoded so far.
+            del call
 
 
 def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
     """Carries out a call that hands out no batch; its output."""
     state = State() if state is None else state
-    for _ in stream(http, call, state):
+    batches = stream(http, call, state)
+    del call  # held by the generator alone (see stream's end)
+    for _ in batches:
         raise AssertionError("a whole answer hands out no batch")
     return state.output
 
@@ -296,13 +305,23 @@ async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGen
             else:
                 raise state.failed(call, action)
     finally:
-        if response is not None:
-            await response.aclose()
+        try:
+            if response is not None:
+                await response.aclose()
+        finally:
+            # Not kept by this frame once the call has ended: a traceback
+            # keeps its frames' locals, and a caller holding the error of a
+            # call cancelled midway (asyncio.wait_for's TimeoutError kept,
+            # or returned by gather(return_exceptions=True)) kept the call,
+            # its decoder thread and every row decoded so far.
+            del call
 
 
 async def arun(http: httpx.AsyncClient, call: Call, state: State | None = None) -> Any:
     """:func:`run` with ``httpx.AsyncClient``."""
     state = State() if state is None else state
-    async for _ in astream(http, call, state):
+    batches = astream(http, call, state)
+    del call  # held by the generator alone (see astream's end)
+    async for _ in batches:
         raise AssertionError("a whole answer hands out no batch")
     return state.output

@@ -248,3 +248,42 @@ def test_ctrl_c_during_an_export_ends_it_before_the_interrupt_reaches_the_script
     assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr[-2000:]
     assert stdout == "written after the interrupt: []\n", stdout
     assert SECRET_TOKEN not in stdout + stderr
+
+
+def test_the_error_of_a_call_cancelled_midway_keeps_nothing_of_the_call(
+    big_sandbox_url: str,
+) -> None:
+    # The frames of an error's traceback keep their locals: a caller that
+    # kept the TimeoutError of asyncio.wait_for (or had it back from
+    # gather(return_exceptions=True)) kept each cancelled call, with its
+    # decoder thread and every row decoded so far, until it let go of the
+    # error.
+    from erpdata._core import Call
+
+    key = fault_api.new_key("kept-error")
+    slow = fault_api.prefix(big_sandbox_url, "trickle-32768x20", key)
+    settings = {**SETTINGS, "access_token": SECRET_TOKEN}
+
+    async def main() -> list[BaseException | erpdata.Table]:
+        async with AsyncClient(slow, **settings) as client:
+            calls = [asyncio.wait_for(client.table("sales_invoice"), 0.5) for _ in range(2)]
+            return await asyncio.gather(*calls, return_exceptions=True)
+
+    errors = asyncio.run(main())
+    assert [type(e) for e in errors] == [asyncio.TimeoutError] * 2
+    held = []
+    for error in errors:
+        assert isinstance(error, BaseException)
+        seen: BaseException | None = error
+        while seen is not None:
+            traceback = seen.__traceback__
+            while traceback is not None:
+                frame = traceback.tb_frame
+                held += [
+                    (frame.f_code.co_name, name)
+                    for name, value in frame.f_locals.items()
+                    if isinstance(value, Call)
+                ]
+                traceback = traceback.tb_next
+            seen = seen.__cause__ or seen.__context__
+    assert held == []

@@ -5,17 +5,22 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import re
+import subprocess
+import sys
 import time
 import weakref
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 import erpdata
-from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+import fault_api
+from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata import Client, DuesKind
 
 MONEY = ("amount", "paid", "balance")
@@ -314,3 +319,42 @@ def test_get_form_token_stays_out_of_httpx_logs(
     assert any("HTTP Request" in r.getMessage() for r in caplog.records)
     assert SANDBOX_TOKEN not in caplog.text
     assert "[REDACTED]" in caplog.text
+
+
+INTERRUPTED_TABLE = """
+import os, signal, sys, threading
+
+import erpdata
+from erpdata._core import Call
+
+with erpdata.Client(sys.argv[1], project="demo", company_id=1, year_id=2025) as client:
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        client.table("sales_invoice")
+    except KeyboardInterrupt as interrupt:
+        held, traceback = [], interrupt.__traceback__
+        while traceback is not None:
+            frame = traceback.tb_frame
+            held += [(frame.f_code.co_name, name) for name, value in frame.f_locals.items()
+                     if isinstance(value, Call)]
+            traceback = traceback.tb_next
+        print("held:", held)
+"""
+
+
+def test_the_interrupt_of_a_call_keeps_nothing_of_the_call(
+    big_sandbox_url: str, tmp_path: Path
+) -> None:
+    # A traceback keeps its frames' locals: the KeyboardInterrupt of a
+    # table download interrupted midway, kept (a notebook keeps the last
+    # error), kept the call, its decoder thread and the rows decoded so far.
+    key = fault_api.new_key("kept-interrupt")
+    script = tmp_path / "interrupted.py"
+    script.write_text(INTERRUPTED_TABLE, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ERPDATA_")}
+    env.update(ERPDATA_ACCESS_TOKEN=SECRET_TOKEN, PYTHONPATH=str(ROOT / "python"))
+    url = fault_api.prefix(big_sandbox_url, "trickle-32768x20", key)
+    done = subprocess.run(
+        [sys.executable, str(script), url], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == "held: []\n", done.stdout + done.stderr
