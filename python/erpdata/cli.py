@@ -24,8 +24,10 @@ import importlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
@@ -1130,6 +1132,36 @@ def _unknown_arguments(top: argparse.ArgumentParser, command: str, unknown: list
     sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
 
 
+def _interruptible(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``run(args)``, where a Ctrl-C stays a Ctrl-C whatever a library made
+    of it: DuckDB turns the KeyboardInterrupt it meets into its own error
+    (``RuntimeError: Query interrupted``, an ``InvalidInputException``
+    reading a table, a ROLLBACK's "no transaction is active" after an
+    interrupted COMMIT), which ended ``erpdata export`` with a traceback
+    and exit 1. Any error raised after a Ctrl-C was received is raised as
+    the KeyboardInterrupt it follows from (exit 130)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        return run(args)  # Ctrl-C is someone else's to handle
+    received: list[bool] = []
+
+    def noted(signum: int, frame: Any) -> None:
+        received.append(True)
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, noted)
+    try:
+        return run(args)
+    except Exception as exc:
+        if received:
+            raise KeyboardInterrupt from exc
+        raise
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code."""
     top = parser()
@@ -1151,7 +1183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _log_setup(getattr(args, "verbose", 0))
     run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return run(args)
+        return _interruptible(run, args)
     except _Usage as exc:
         return _fail(EXIT_USAGE, str(exc))
     except _errors.InvalidInputError as exc:

@@ -922,6 +922,36 @@ def test_ctrl_c_while_an_export_reads_exits_with_130_not_an_abort(
         shutil.rmtree(to, ignore_errors=True)
 
 
+def test_ctrl_c_that_duckdb_turns_into_its_own_error_still_exits_with_130() -> None:
+    # DuckDB meets the KeyboardInterrupt of a Ctrl-C and raises an error of
+    # its own (here RuntimeError: Query interrupted; an interrupted COMMIT
+    # makes the ROLLBACK after it fail instead): `erpdata export --to
+    # x.duckdb` then ended with a traceback and exit 1 in a third of its
+    # interrupts. A query that runs until interrupted, in the command's
+    # own wrapper, as a command runs it.
+    script = """
+import os, signal, sys, threading
+import duckdb
+from erpdata import cli
+
+def run(_):
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    duckdb.sql("SELECT count(*) FROM range(1000000000000)").fetchall()
+    return 0
+
+try:
+    cli._interruptible(run, None)
+except KeyboardInterrupt as exc:
+    print(type(exc.__cause__).__name__, exc.__cause__)
+    sys.exit(130)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stdout.strip() == "RuntimeError Query interrupted", done.stdout
+
+
 def test_a_device_given_as_the_output_is_written_as_it_is(sandbox_url: str) -> None:
     # -o /dev/stdout is written through, not replaced by a file.
     env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
