@@ -37,6 +37,9 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
   let reader;
   let controller;
   let failure;
+  // Whether the consumer holds a batch: a return() then (a stream ended
+  // early) ends the call here, which its last log line says.
+  let held = false;
   const close = () => {
     controller?.abort();
     (reader ?? response?.body)?.cancel().catch(() => {});
@@ -98,7 +101,9 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
             await sleep(next.ms, signal);
             break;
           case "emit":
+            held = true;
             yield next.batch;
+            held = false;
             break;
           case "done":
             log(logger, "debug", () => call.doneLine());
@@ -119,6 +124,7 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
   } finally {
     signal?.removeEventListener("abort", close);
     close();
+    if (held && call.attempts > 0) log(logger, "debug", () => call.endedLine());
     call.free();
   }
 }

@@ -113,6 +113,16 @@ def _waiting(state: State) -> Iterator[None]:
             raise Halted()  # whatever the wait ended with: the core is not told
 
 
+def _ended(call: Call, exc: BaseException) -> None:
+    """Logs the end of a call its caller ended (a stream closed early, a
+    call cancelled or interrupted, an export stopped), if it sent anything:
+    without that line its last request reads as never answered. Its own
+    errors (Exceptions) have their own line."""
+    ended = isinstance(exc, Halted) or not isinstance(exc, Exception)
+    if ended and call.attempts and logger.isEnabledFor(logging.DEBUG):
+        logger.debug(call.ended_line())
+
+
 def _transport_kind(exc: httpx.HTTPError) -> str:
     """The core's name for an httpx failure (httpx knows the socket, the
     core decides what happens next)."""
@@ -243,6 +253,9 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                 return
             else:
                 raise state.failed(call, action)
+    except BaseException as exc:
+        _ended(call, exc)
+        raise
     finally:
         try:
             if response is not None:
@@ -312,6 +325,9 @@ async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGen
                 return
             else:
                 raise state.failed(call, action)
+    except BaseException as exc:
+        _ended(call, exc)
+        raise
     finally:
         try:
             if response is not None:

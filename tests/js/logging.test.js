@@ -212,6 +212,30 @@ describe("a client's logger", () => {
     ]);
   });
 
+  test("a stream its consumer ends early says so, with the rows it handed out", async () => {
+    // A `break` out of `for await`, or a response closed early: without
+    // a last line, its request read as never answered.
+    const { lines, logger } = recorder();
+    let rows = 0;
+    for await (const batch of demoClient(sandbox.url, { logger }).streamTable("sales_invoice", {
+      batchRows: 5,
+    })) {
+      rows += batch.length;
+      if (rows === 10) break;
+    }
+    const got = shown(lines);
+    assert.deepEqual(got.slice(1), ["debug answer 200", "debug ended by its caller after 10 rows"]);
+    // Read to its end, it says done instead.
+    const whole = recorder();
+    for await (const batch of demoClient(sandbox.url, { logger: whole.logger }).streamTable(
+      "sales_invoice",
+      { batchRows: 5 },
+    )) {
+      assert.ok(batch.length > 0);
+    }
+    assert.equal(shown(whole.lines).at(-1), "debug done after 1 request");
+  });
+
   test("console works; a logger that throws does not fail or retry the call", async () => {
     assert.ok(demoClient(sandbox.url, { logger: console }));
     const key = freshKey("logthrows");

@@ -205,3 +205,28 @@ def test_the_erpdata_logger_tells_each_request_answer_wait_and_end(
     assert text[7] == "answer 200"
     assert text[8].startswith('failed after 1 request: service error (status "error")')
     assert "Unknown table: nosuch" in text[8]
+
+
+def test_a_stream_its_caller_ends_early_says_so_in_its_last_line(
+    sandbox_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Closed early (a `break`, a web response cancelled), its request read
+    # as never answered; so did a call cancelled midway.
+    caplog.set_level(logging.DEBUG, logger="erpdata")
+    with Client(sandbox_url, **SETTINGS, access_token=SANDBOX_TOKEN) as c:
+        with c.stream_table("sales_invoice", batch_rows=5) as stream:
+            rows = len(next(iter(stream))) + len(next(iter(stream)))
+    lines = [r.getMessage() for r in caplog.records if r.name == "erpdata"]
+    assert re.fullmatch(rf"call \d+: ended by its caller after {rows} rows", lines[-1]), lines
+
+    caplog.clear()
+    slow = fault_api.prefix(sandbox_url, "latency-3000", fault_api.new_key("log-cancel"))
+
+    async def cancelled() -> None:
+        async with erpdata.AsyncClient(slow, **SETTINGS, access_token=SANDBOX_TOKEN) as c:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(c.table("account"), 0.3)
+
+    asyncio.run(cancelled())
+    lines = [r.getMessage() for r in caplog.records if r.name == "erpdata"]
+    assert re.fullmatch(r"call \d+: ended by its caller after 0 rows", lines[-1]), lines

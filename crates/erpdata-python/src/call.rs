@@ -602,6 +602,12 @@ impl Call {
         each!(&self.inner, c => c.done_line())
     }
 
+    /// The core's log line of a call its caller ended before its answer
+    /// did ("call 7: ended by its caller after 40 rows").
+    fn ended_line(&self) -> String {
+        each!(&self.inner, c => c.ended_line())
+    }
+
     /// The core's log line of a call that ended with an error, given its
     /// message ("call 7: failed after 1 request: ...").
     fn failed_line(&self, message: &str) -> String {

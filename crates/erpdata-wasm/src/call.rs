@@ -439,6 +439,13 @@ impl Call {
         with_call!(self, c => c.done_line())
     }
 
+    /// The core's log line of a call its caller ended before its answer
+    /// did (`call 7: ended by its caller after 40 rows`).
+    #[wasm_bindgen(js_name = endedLine)]
+    pub fn ended_line(&mut self) -> String {
+        with_call!(self, c => c.ended_line())
+    }
+
     /// The core's log line of a call that ended with the error whose
     /// message is `message` (`call 7: failed after 1 request: …`).
     #[wasm_bindgen(js_name = failedLine)]

@@ -65,6 +65,18 @@ pub(crate) fn failed_line(call: u64, attempts: u32, message: &str) -> String {
     )
 }
 
+/// "call 7: ended by its caller after 40 rows": a call its caller ended
+/// before its answer did (a stream closed early, a call cancelled or
+/// dropped), with the rows it had handed out.
+pub(crate) fn ended_line(call: u64, rows: u64) -> String {
+    let rows = if rows == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{rows} rows")
+    };
+    format!("call {call}: ended by its caller after {rows}")
+}
+
 fn requests(n: u32) -> String {
     if n == 1 {
         "1 request".to_owned()
@@ -130,6 +142,11 @@ mod tests {
 
     #[test]
     fn a_call_ends_in_requests_counted_in_words() {
+        assert_eq!(ended_line(9, 1), "call 9: ended by its caller after 1 row");
+        assert_eq!(
+            ended_line(9, 40),
+            "call 9: ended by its caller after 40 rows"
+        );
         assert_eq!(done_line(5, 1), "call 5: done after 1 request");
         assert_eq!(done_line(5, 3), "call 5: done after 3 requests");
         assert_eq!(

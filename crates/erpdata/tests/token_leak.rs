@@ -430,6 +430,7 @@ fn no_operation_leaks_the_token() {
     }
 
     the_get_form_carries_the_token_in_the_url_only(&sb);
+    a_stream_dropped_early_says_so(&sb);
 }
 
 /// The GET form puts the token in the query string, as the caller chose,
@@ -480,5 +481,22 @@ fn the_get_form_carries_the_token_in_the_url_only(sb: &Sandbox) {
     let lines = captured();
     for line in lines[before..].iter().filter(|l| leaks(l)) {
         assert!(line.starts_with("log DEBUG ureq::run: "), "{line}");
+    }
+}
+
+/// A stream dropped before its end says so in its last line, with the rows
+/// it handed out: without it, its request read as never answered.
+fn a_stream_dropped_early_says_so(sb: &Sandbox) {
+    for flavour in FLAVOURS {
+        let start = captured().len();
+        let client = Client::new(flavour, config(&sb.url), ClientOptions::default()).unwrap();
+        let rows = client.first_batch_then_drop(TableQuery::new("sales_invoice"));
+        let ours: Vec<String> = captured()[start..]
+            .iter()
+            .filter(|l| l.starts_with("log DEBUG erpdata: "))
+            .cloned()
+            .collect();
+        let last = format!("log DEBUG erpdata: ended by its caller after {rows} rows");
+        assert_eq!(ours.last(), Some(&last), "{flavour}: {ours:#?}");
     }
 }

@@ -301,6 +301,13 @@ impl<S: Sink> Call<S> {
         log_line::done_line(self.id, self.attempts)
     }
 
+    /// The log line of a call its caller ended before its answer did (a
+    /// stream closed early, a call cancelled or dropped): `call 7: ended by
+    /// its caller after 40 rows`, the rows handed out so far.
+    pub fn ended_line(&self) -> String {
+        log_line::ended_line(self.id, self.delivered)
+    }
+
     /// The log line of a call that ended with the error of `message` (the
     /// core's, already redacted): `call 7: failed after 1 request: …`.
     pub fn failed_line(&self, message: &str) -> String {

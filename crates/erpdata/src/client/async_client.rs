@@ -212,8 +212,7 @@ impl AsyncClient {
     pub async fn stream_table(&self, query: impl Into<TableQuery>) -> Result<BatchStream> {
         let request = self.inner.config.table_request(&query.into())?;
         let sink = TableStream::new(self.inner.options.decoder.clone());
-        let mut driver = Driver::new(self.inner.clone(), request, sink);
-        driver.call = driver.call.streaming();
+        let mut driver = Driver::new(self.inner.clone(), request, sink, true);
         // The first batch (or the end, or the error) is awaited here, so
         // that a call that fails before any row fails `stream_table`.
         let (first, driver, end) = match driver.advance().await? {
@@ -238,7 +237,7 @@ impl AsyncClient {
 impl Inner {
     /// A call whose answer is read whole, then parsed by `sink`.
     async fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
-        let mut driver = Driver::new_ref(self, request, sink);
+        let mut driver = Driver::new_ref(self, request, sink, false);
         match driver.advance().await? {
             Step::Done(output) => Ok(output),
             Step::Batch(_) => unreachable!("a whole body hands out no batch"),
@@ -266,28 +265,46 @@ struct Driver<I, S: Sink> {
     call: Call<S>,
     origin: Instant,
     body: Option<Body>,
+    /// Whether the call ended (done or failed): dropped before that, its
+    /// caller ended it (a stream dropped early, a future cancelled).
+    ended: bool,
 }
 
 impl<S: Sink> Driver<Arc<Inner>, S> {
-    fn new(inner: Arc<Inner>, request: http::Request<Vec<u8>>, sink: S) -> Self {
-        let (call, origin) = start(&inner.config, &inner.options, request, sink);
+    fn new(inner: Arc<Inner>, request: http::Request<Vec<u8>>, sink: S, streaming: bool) -> Self {
+        let (call, origin) = start(&inner.config, &inner.options, request, sink, streaming);
         Driver {
             inner,
             call,
             origin,
             body: None,
+            ended: false,
         }
     }
 }
 
 impl<'a, S: Sink> Driver<&'a Inner, S> {
-    fn new_ref(inner: &'a Inner, request: http::Request<Vec<u8>>, sink: S) -> Self {
-        let (call, origin) = start(&inner.config, &inner.options, request, sink);
+    fn new_ref(
+        inner: &'a Inner,
+        request: http::Request<Vec<u8>>,
+        sink: S,
+        streaming: bool,
+    ) -> Self {
+        let (call, origin) = start(&inner.config, &inner.options, request, sink, streaming);
         Driver {
             inner,
             call,
             origin,
             body: None,
+            ended: false,
+        }
+    }
+}
+
+impl<I, S: Sink> Drop for Driver<I, S> {
+    fn drop(&mut self) {
+        if !self.ended {
+            events::ended(&self.call);
         }
     }
 }
@@ -330,11 +347,13 @@ impl<I: std::ops::Deref<Target = Inner>, S: Sink> Driver<I, S> {
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
                     self.body = None;
+                    self.ended = true;
                     events::done(&self.call);
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
                     self.body = None;
+                    self.ended = true;
                     events::failed(&self.call, &error);
                     return Err(error);
                 }

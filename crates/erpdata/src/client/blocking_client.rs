@@ -258,8 +258,7 @@ impl BlockingClient {
     pub fn stream_table(&self, query: impl Into<TableQuery>) -> Result<BatchIter> {
         let request = self.config.table_request(&query.into())?;
         let sink = TableStream::new(self.options.decoder.clone());
-        let mut driver = Driver::new(self, request, sink);
-        driver.call = driver.call.streaming();
+        let driver = Driver::new(self, request, sink, true);
         let mut iter = BatchIter {
             driver: Some(driver),
             first: None,
@@ -273,7 +272,7 @@ impl BlockingClient {
 
     /// A call whose answer is read whole, then parsed by `sink`.
     fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
-        let mut driver = Driver::new(self, request, sink);
+        let mut driver = Driver::new(self, request, sink, false);
         match driver.advance()? {
             Step::Done(output) => Ok(output),
             Step::Batch(_) => unreachable!("a whole body hands out no batch"),
@@ -303,17 +302,34 @@ struct Driver<S: Sink> {
     origin: Instant,
     body: Option<Body>,
     buffer: Vec<u8>,
+    /// Whether the call ended (done or failed): dropped before that, its
+    /// caller ended it (a stream dropped early).
+    ended: bool,
+}
+
+impl<S: Sink> Drop for Driver<S> {
+    fn drop(&mut self) {
+        if !self.ended {
+            events::ended(&self.call);
+        }
+    }
 }
 
 impl<S: Sink> Driver<S> {
-    fn new(client: &BlockingClient, request: http::Request<Vec<u8>>, sink: S) -> Self {
-        let (call, origin) = start(&client.config, &client.options, request, sink);
+    fn new(
+        client: &BlockingClient,
+        request: http::Request<Vec<u8>>,
+        sink: S,
+        streaming: bool,
+    ) -> Self {
+        let (call, origin) = start(&client.config, &client.options, request, sink, streaming);
         Driver {
             agent: client.agent.clone(),
             call,
             origin,
             body: None,
             buffer: Vec::new(),
+            ended: false,
         }
     }
 
@@ -362,11 +378,13 @@ impl<S: Sink> Driver<S> {
                 Action::Emit(batch) => return Ok(Step::Batch(batch)),
                 Action::Done(output) => {
                     self.body = None;
+                    self.ended = true;
                     events::done(&self.call);
                     return Ok(Step::Done(output));
                 }
                 Action::Failed(error) => {
                     self.body = None;
+                    self.ended = true;
                     events::failed(&self.call, &error);
                     return Err(error);
                 }

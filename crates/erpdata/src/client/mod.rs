@@ -36,13 +36,15 @@ use crate::call::{Call, Head, Sink};
 use crate::config::Config;
 use crate::query::TableQuery;
 
-/// A call of a ready client: the monotonic clock's origin is the call's
-/// start, the jitter's seed a fresh random number.
+/// A call of a ready client (a stream's, if `streaming`): the monotonic
+/// clock's origin is the call's start, the jitter's seed a fresh random
+/// number.
 fn start<S: Sink>(
     config: &Config,
     options: &ClientOptions,
     request: http::Request<Vec<u8>>,
     sink: S,
+    streaming: bool,
 ) -> (Call<S>, Instant) {
     let origin = Instant::now();
     let call = Call::new(
@@ -53,7 +55,7 @@ fn start<S: Sink>(
         Duration::ZERO,
         fastrand::u64(..),
     );
-    (call, origin)
+    (if streaming { call.streaming() } else { call }, origin)
 }
 
 /// An answer's head as the call takes it.

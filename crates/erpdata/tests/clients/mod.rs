@@ -129,6 +129,24 @@ impl Client {
         }
     }
 
+    /// Takes a stream's first batch, then drops the stream: the batch's rows.
+    pub fn first_batch_then_drop(&self, query: impl Into<TableQuery>) -> usize {
+        match self {
+            Client::Async(c, rt) => rt.block_on(async {
+                let mut stream = c.stream_table(query).await.unwrap();
+                stream.try_next().await.unwrap().unwrap().num_rows
+            }),
+            Client::Blocking(c) => {
+                c.stream_table(query)
+                    .unwrap()
+                    .next()
+                    .unwrap()
+                    .unwrap()
+                    .num_rows
+            }
+        }
+    }
+
     /// Streams a table to its end. A stream that ends without an error
     /// must know its end; one that ends in an error must not.
     pub fn stream(&self, query: impl Into<TableQuery>) -> Streamed {
