@@ -53,7 +53,10 @@ pub(crate) fn waiting_line(call: u64, delay: Duration, next_attempt: u32) -> Str
 
 /// "call 7: done after 2 requests": a call that ended with its result.
 pub(crate) fn done_line(call: u64, attempts: u32) -> String {
-    format!("call {call}: done after {}", requests(attempts))
+    format!(
+        "call {call}: done after {}",
+        counted(attempts.into(), "request")
+    )
 }
 
 /// "call 7: failed after 1 request: HTTP status 404 …": a call that ended
@@ -61,7 +64,7 @@ pub(crate) fn done_line(call: u64, attempts: u32) -> String {
 pub(crate) fn failed_line(call: u64, attempts: u32, message: &str) -> String {
     format!(
         "call {call}: failed after {}: {message}",
-        requests(attempts)
+        counted(attempts.into(), "request")
     )
 }
 
@@ -69,19 +72,18 @@ pub(crate) fn failed_line(call: u64, attempts: u32, message: &str) -> String {
 /// before its answer did (a stream closed early, a call cancelled or
 /// dropped), with the rows it had handed out.
 pub(crate) fn ended_line(call: u64, rows: u64) -> String {
-    let rows = if rows == 1 {
-        "1 row".to_owned()
-    } else {
-        format!("{rows} rows")
-    };
-    format!("call {call}: ended by its caller after {rows}")
+    format!(
+        "call {call}: ended by its caller after {}",
+        counted(rows, "row")
+    )
 }
 
-fn requests(n: u32) -> String {
+/// "1 request", "2 requests".
+fn counted(n: u64, noun: &str) -> String {
     if n == 1 {
-        "1 request".to_owned()
+        format!("1 {noun}")
     } else {
-        format!("{n} requests")
+        format!("{n} {noun}s")
     }
 }
 
