@@ -50,6 +50,15 @@ class State:
     """Whether the call is waiting on the service (sending, reading, or
     sleeping before a retry): in Python's own socket code, out of the core."""
 
+    def waited(self) -> None:
+        """The end of a wait on the service: :class:`Halted` if the call was
+        asked to stop meanwhile, before the core sees what came (a daemon
+        thread left in the core as the interpreter exits aborts the
+        process: it cannot take the GIL back)."""
+        self.waiting = False
+        if self.halt is not None and self.halt.is_set():
+            raise Halted()  # whatever the wait ended with: the core is not told
+
     def chunk(self, call: Call, chunk: bytes) -> None:
         call.chunk(time.monotonic(), chunk)
         self.bytes_received += len(chunk)
@@ -100,17 +109,12 @@ class Halted(Exception):
 
 @contextmanager
 def _waiting(state: State) -> Iterator[None]:
-    """A wait on the service; on its end, :class:`Halted` if the call was
-    asked to stop meanwhile, before the core sees what came (a daemon
-    thread left in the core as the interpreter exits aborts the process:
-    it cannot take the GIL back)."""
+    """A wait on the service, ended by :meth:`State.waited`."""
     state.waiting = True
     try:
         yield
     finally:
-        state.waiting = False
-        if state.halt is not None and state.halt.is_set():
-            raise Halted()  # whatever the wait ended with: the core is not told
+        state.waited()
 
 
 def _ended(call: Call, exc: BaseException) -> None:
@@ -229,9 +233,7 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                 except httpx.HTTPError as exc:
                     failure = exc
                 finally:
-                    state.waiting = False
-                    if state.halt is not None and state.halt.is_set():
-                        raise Halted()  # whatever the wait ended with: the core is not told
+                    state.waited()
                 if failure is not None:
                     _report_failure(call, failure)
                 elif chunk:
