@@ -81,21 +81,24 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
         self._max_retries = max_retries
-        self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else new_http(self._http_class)
+        self._connect(http_client)
 
-    # The httpx client for this process (and the async client's event
-    # loop), from a pool the clones of with_options share (see _pool).
+    def _connect(self, http_client: _Http | None) -> None:
+        """The client's pool (see _pool), shared by the clones of
+        with_options: over the caller's httpx client as given, or over one
+        of its own, made again for another process or event loop with the
+        TLS context of the trust setting in effect now."""
+        self._owns_http = http_client is None
+        if http_client is None:
+            remake = functools.partial(new_http, self._http_class, default_context())
+            self._pool = self._pool_for(remake(), remake)
+        else:
+            self._pool = self._pool_for(http_client, None)
+
     @property
     def _http(self) -> _Http:
+        """The httpx client for this process (and the async client's loop)."""
         return self._pool.here()
-
-    @_http.setter
-    def _http(self, http: _Http) -> None:
-        # Set right after the client made it, if it did: the trust setting
-        # in effect then gives the same TLS context to those made after.
-        remake = functools.partial(new_http, self._http_class, default_context())
-        self._pool = self._pool_for(http, remake if self._owns_http else None)
 
     def _pool_for(self, http: _Http, remake: Callable[[], _Http] | None) -> Pool[_Http]:
         """The pool of this kind of client (the async one's knows loops)."""

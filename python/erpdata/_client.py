@@ -20,7 +20,6 @@ from ._functions import BlockingFunctions
 from ._models import Row
 from ._operations import Operations
 from ._stream import TableStream
-from ._tls import new_http
 from ._work import Blocking, Many, One, Work, blocking, calls, finish, restyled, settle
 
 __all__ = ["Client"]
@@ -91,8 +90,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
         client._config = other._config
         client._timeout = other._timeout
         client._max_retries = other._max_retries
-        client._owns_http = True
-        client._http = new_http(httpx.Client)
+        client._connect(None)
         return client
 
     # -- the operations (see erpdata._operations) ------------------------------

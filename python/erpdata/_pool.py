@@ -66,9 +66,12 @@ class Pool(Generic[_Http]):
 
     def here(self) -> _Http:
         """The httpx client for this process."""
+        self._this_process()
+        return self._http
+
+    def _this_process(self) -> None:
         if self._pid != os.getpid():
             self._forked()
-        return self._http
 
     def _forked(self) -> None:
         self._pid = os.getpid()
@@ -93,14 +96,21 @@ class LoopPool(Pool[httpx.AsyncClient]):
         _INHERITED.append(self._closer)
         self._loop = self._closer = None
 
+    def _bound_loop_ended(self) -> bool:
+        """Whether the loop the connections belong to has ended (one
+        collected has); not before their first use."""
+        if self._loop is None:
+            return False
+        bound = self._loop()
+        return bound is None or _async.has_ended(bound)
+
     def here(self) -> httpx.AsyncClient:
         """The httpx client for this process and the event loop running now."""
-        super().here()
+        self._this_process()
         loop = _async.current_loop()
-        bound = self._loop() if self._loop is not None else None
-        if bound is loop:
+        if self._loop is not None and self._loop() is loop:
             return self._http
-        if self._loop is not None and (bound is None or _async.has_ended(bound)):
+        if self._bound_loop_ended():
             if self._remake is None:
                 raise RuntimeError(
                     "the httpx.AsyncClient given as http_client was used in an event loop that "
@@ -127,10 +137,8 @@ class LoopPool(Pool[httpx.AsyncClient]):
     async def aclose(self) -> None:
         """Closes the httpx client, unless the loop its connections belong
         to has ended (they cannot be closed from another)."""
-        if self._pid != os.getpid():
-            self._forked()
-        bound = self._loop() if self._loop is not None else None
-        if self._loop is not None and (bound is None or _async.has_ended(bound)):
+        self._this_process()
+        if self._bound_loop_ended():
             return
         closer, self._closer = self._closer, None
         if closer is not None:
