@@ -4,13 +4,14 @@
 // fetch and their environment do to the client, imitated in Node.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { ErpClient, InvalidInputError, TransportError } from "../../js/src/index.js";
+import { readmeServer } from "./readme.js";
 import { faultUrl, freshKey, SANDBOX_TOKEN, seenBySandbox, startSandbox } from "./sandbox.js";
 
 let sandbox;
@@ -391,22 +392,6 @@ describe("erpdata/edge where wasm is not compiled from bytes (workerd)", () => {
     assert.equal(second, "[REDACTED]");
   });
 });
-
-/** The js blocks of js/README.md's "In a server" section, as one module exporting its functions. */
-async function readmeServer(t) {
-  const readme = readFileSync(join(JS_DIR, "README.md"), "utf8");
-  const section = readme.split("\n## In a server\n")[1].split("\n## ")[0];
-  const blocks = [...section.matchAll(/```js\n(.*?)```/gs)].map((m) => m[1]);
-  const entry = new URL("../../js/src/index.js", import.meta.url).href;
-  const source = `${blocks.join("\n").replaceAll('from "erpdata"', `from ${JSON.stringify(entry)}`)}
-export { erpFailed, tableCsv };
-`;
-  const dir = mkdtempSync(join(tmpdir(), "erpdata-readme-server-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, "server.mjs");
-  writeFileSync(file, source);
-  return import(file);
-}
 
 describe("js/README.md: in a server", () => {
   test("a table passed on as CSV, and each failure as its status", async (t) => {

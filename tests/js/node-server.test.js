@@ -5,16 +5,13 @@
 // the ERP closes (the client sends with its own node:http transport).
 import assert from "node:assert/strict";
 import { getEventListeners, once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pipeline, Readable, Transform } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 
 import { TransportError } from "../../js/src/index.js";
+import { readmeServer } from "./readme.js";
 import { demoClient, faultUrl, freshKey, startSandbox } from "./sandbox.js";
 
 let sandbox;
@@ -260,25 +257,6 @@ describe("many calls at once under one signal (a server's shutdown)", () => {
     assert.equal(getEventListeners(signal, "abort").length, 0);
   });
 });
-
-/** js/README.md's "In a server" blocks as one module exporting `erpFailed` and `sendTable`. */
-async function readmeServer(t) {
-  const readme = readFileSync(
-    fileURLToPath(new URL("../../js/README.md", import.meta.url)),
-    "utf8",
-  );
-  const section = readme.split("\n## In a server\n")[1].split("\n## ")[0];
-  const blocks = [...section.matchAll(/```js\n(.*?)```/gs)].map((m) => m[1]);
-  const entry = new URL("../../js/src/index.js", import.meta.url).href;
-  const source = `${blocks.join("\n").replaceAll('from "erpdata"', `from ${JSON.stringify(entry)}`)}
-export { erpFailed, sendTable };
-`;
-  const dir = mkdtempSync(join(tmpdir(), "erpdata-readme-node-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, "server.mjs");
-  writeFileSync(file, source);
-  return import(file);
-}
 
 /** GETs `url` whole: its status, headers and body. */
 function getWhole(url) {
