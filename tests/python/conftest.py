@@ -7,11 +7,13 @@ target/debug/erpdata-sandbox; build it with `make sandbox`).
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import ssl
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,3 +296,18 @@ def table_body(rows: int) -> bytes:
         for i in range(rows)
     ]
     return ('{"status":"success","data":[' + ",".join(parts) + "]}").encode()
+
+
+def after_ctrl_c(proc: subprocess.Popen[str], within: float, what: str) -> tuple[str, str, float]:
+    """Sends ``proc`` a Ctrl-C (SIGINT) and waits up to ``within`` seconds
+    for it to end: its stdout, its stderr and the seconds it took. Still
+    running then, it is killed and the test fails, naming ``what``."""
+    interrupted = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=within)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{what} still ran {within:g} s after Ctrl-C")
+    return stdout, stderr, time.monotonic() - interrupted

@@ -295,17 +295,18 @@ def stdio_conversation(
     return transcript
 
 
+def erp_client(base_url: str, **options: Any) -> erpdata.Client:
+    """The Python API on the sandbox (or a fault prefix of it), as the
+    server's client is set up."""
+    return erpdata.Client(
+        base_url, project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025, **options
+    )
+
+
 @pytest.fixture(scope="module")
 def erp(secret_sandbox_url: str) -> Iterator[erpdata.Client]:
     """The Python API on the same sandbox, for the expected answers."""
-    with erpdata.Client(
-        secret_sandbox_url,
-        project="demo",
-        access_token=SECRET_TOKEN,
-        company_id=1,
-        year_id=2025,
-        timeout=30,
-    ) as client:
+    with erp_client(secret_sandbox_url, timeout=30) as client:
         yield client
 
 
@@ -768,13 +769,7 @@ def test_describe_table_and_a_sql_question(stdio: Transcript, erp: erpdata.Clien
 def test_tables_are_fetched_once_until_stale_or_refreshed(secret_sandbox_url: str) -> None:
     key = new_key("mcp-cache")
     now = [0.0]
-    with erpdata.Client(
-        prefix(secret_sandbox_url, "pass", key),
-        project="demo",
-        access_token=SECRET_TOKEN,
-        company_id=1,
-        year_id=2025,
-    ) as client:
+    with erp_client(prefix(secret_sandbox_url, "pass", key)) as client:
         store = TableStore(
             client, cache_seconds=60, query_seconds=5, max_rows=10, clock=lambda: now[0]
         )
@@ -799,13 +794,7 @@ def test_tables_are_fetched_once_until_stale_or_refreshed(secret_sandbox_url: st
 
 def test_uses_of_a_table_at_once_wait_for_one_fetch(secret_sandbox_url: str) -> None:
     key = new_key("mcp-one-fetch")
-    with erpdata.Client(
-        prefix(secret_sandbox_url, "latency-300", key),
-        project="demo",
-        access_token=SECRET_TOKEN,
-        company_id=1,
-        year_id=2025,
-    ) as client:
+    with erp_client(prefix(secret_sandbox_url, "latency-300", key)) as client:
         store = TableStore(client, cache_seconds=60, query_seconds=5, max_rows=10)
         sql = "SELECT count(*) AS n FROM account"
         # Tool calls at once, as a model asking in parallel makes them.
