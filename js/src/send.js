@@ -124,7 +124,10 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
   } finally {
     signal?.removeEventListener("abort", close);
     close();
-    if (held && call.attempts > 0) log(logger, "debug", () => call.endedLine());
+    if (held && logger) {
+      const ended = call.endedLine(); // the core's line, if the call sent anything
+      if (ended !== undefined) log(logger, "debug", () => ended);
+    }
     call.free();
   }
 }

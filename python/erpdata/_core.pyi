@@ -160,9 +160,10 @@ class Call:
     def done_line(self) -> str:
         """The core's log line of a call that ended with its result (``call
         7: done after 2 requests``)."""
-    def ended_line(self) -> str:
+    def ended_line(self) -> str | None:
         """The core's log line of a call its caller ended before its answer
-        did (``call 7: ended by its caller after 40 rows``)."""
+        did (``call 7: ended by its caller after 40 rows``); None if it
+        sent nothing."""
     def failed_line(self, message: str) -> str:
         """The core's log line of a call that ended with the error whose
         message is ``message`` (``call 7: failed after 1 request: ...``)."""

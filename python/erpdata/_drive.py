@@ -123,8 +123,10 @@ def _ended(call: Call, exc: BaseException) -> None:
     without that line its last request reads as never answered. Its own
     errors (Exceptions) have their own line."""
     ended = isinstance(exc, Halted) or not isinstance(exc, Exception)
-    if ended and call.attempts and logger.isEnabledFor(logging.DEBUG):
-        logger.debug(call.ended_line())
+    if ended and logger.isEnabledFor(logging.DEBUG):
+        line = call.ended_line()
+        if line is not None:
+            logger.debug(line)
 
 
 def _transport_kind(exc: httpx.HTTPError) -> str:

@@ -603,8 +603,9 @@ impl Call {
     }
 
     /// The core's log line of a call its caller ended before its answer
-    /// did ("call 7: ended by its caller after 40 rows").
-    fn ended_line(&self) -> String {
+    /// did ("call 7: ended by its caller after 40 rows"); None if it sent
+    /// nothing.
+    fn ended_line(&self) -> Option<String> {
         each!(&self.inner, c => c.ended_line())
     }
 

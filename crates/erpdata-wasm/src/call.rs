@@ -440,9 +440,10 @@ impl Call {
     }
 
     /// The core's log line of a call its caller ended before its answer
-    /// did (`call 7: ended by its caller after 40 rows`).
+    /// did (`call 7: ended by its caller after 40 rows`); undefined if it
+    /// sent nothing.
     #[wasm_bindgen(js_name = endedLine)]
-    pub fn ended_line(&mut self) -> String {
+    pub fn ended_line(&mut self) -> Option<String> {
         with_call!(self, c => c.ended_line())
     }
 

@@ -303,9 +303,10 @@ impl<S: Sink> Call<S> {
 
     /// The log line of a call its caller ended before its answer did (a
     /// stream closed early, a call cancelled or dropped): `call 7: ended by
-    /// its caller after 40 rows`, the rows handed out so far.
-    pub fn ended_line(&self) -> String {
-        log_line::ended_line(self.id, self.delivered)
+    /// its caller after 40 rows`, the rows handed out so far. None when it
+    /// had sent nothing: no line was logged of it.
+    pub fn ended_line(&self) -> Option<String> {
+        (self.attempts > 0).then(|| log_line::ended_line(self.id, self.delivered))
     }
 
     /// The log line of a call that ended with the error of `message` (the

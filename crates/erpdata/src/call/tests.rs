@@ -851,7 +851,12 @@ fn each_call_has_its_own_number_and_its_log_lines_start_with_it() {
         second.id()
     );
     let n = first.id();
+    assert_eq!(first.ended_line(), None, "nothing sent, nothing logged");
     expect_send(first.next(ms(0)));
+    assert_eq!(
+        first.ended_line(),
+        Some(format!("call {n}: ended by its caller after 0 rows"))
+    );
     assert!(first
         .request_line()
         .starts_with(&format!("call {n}: request 1: GET ")));

@@ -51,7 +51,9 @@ pub(super) fn failed<S: Sink>(call: &Call<S>, error: &Error) {
 /// "call 7: ended by its caller after 40 rows": a call dropped before it
 /// ended (a stream dropped early, a future cancelled), if it sent anything.
 pub(super) fn ended<S: Sink>(call: &Call<S>) {
-    if call.attempts() > 0 && log::log_enabled!(target: TARGET, log::Level::Debug) {
-        log::debug!(target: TARGET, "{}", call.ended_line());
+    if log::log_enabled!(target: TARGET, log::Level::Debug) {
+        if let Some(line) = call.ended_line() {
+            log::debug!(target: TARGET, "{line}");
+        }
     }
 }
