@@ -26,19 +26,24 @@ class _RedactHttpxLog(logging.Filter):
 
     def __init__(self) -> None:
         super().__init__()
-        self.configs: weakref.WeakSet[Config] = weakref.WeakSet()
-        # httpx logs from every thread that sends (a fan-out's workers)
-        # while other threads make clients: a WeakSet copied while another
-        # thread adds to it raises "Set changed size during iteration".
-        self.lock = threading.Lock()
+        # The live configurations, as a tuple replaced whole: httpx logs
+        # from every thread that sends (a fan-out's workers) while other
+        # threads make clients, and a set read while another thread adds
+        # to it raises "Set changed size during iteration". The filter
+        # reads the tuple without a lock: reading allocates, which may run
+        # the garbage collector on that thread, whose finalizers (an unread
+        # httpx answer closed) log through this filter again; under a lock
+        # that thread deadlocked on itself, and every thread after it.
+        self.refs: tuple[weakref.ref[Config], ...] = ()
+        self.lock = threading.Lock()  # between threads adding
 
     def add(self, config: Config) -> None:
         with self.lock:
-            self.configs.add(config)
+            live = tuple(ref for ref in self.refs if ref() is not None)
+            self.refs = (*live, weakref.ref(config))
 
     def filter(self, record: logging.LogRecord) -> bool:
-        with self.lock:
-            configs = list(self.configs)
+        configs = [config for config in (ref() for ref in self.refs) if config is not None]
         if configs:
             text = record.getMessage()
             redacted = text

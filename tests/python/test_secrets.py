@@ -16,9 +16,11 @@ token travelled.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import subprocess
 import sys
+import threading
 import urllib.parse
 from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
@@ -372,6 +374,75 @@ def test_command_leaks_nothing(scenario: Scenario, request: pytest.FixtureReques
         assert "[REDACTED]" in done["table-GET"].stderr
     if elsewhere is not None:
         assert fault_api.log(elsewhere, key) == []
+
+
+def test_httpx_log_redaction_survives_a_finalizer_logging_through_it() -> None:
+    """Copying the set of live configurations allocates, which may run the
+    garbage collector on the logging thread; an object it finalizes there
+    may log through httpx (an unread answer closed), into the same filter.
+    With a plain lock the thread deadlocked on itself, and every thread
+    logging or making a client after it waited for good (a fault-matrix
+    run hung so)."""
+    from erpdata import _log
+
+    line = logging.getLogger("httpx")
+    real = _log._FILTER.filter
+    depth = [0]
+
+    def counted(record: logging.LogRecord) -> bool:
+        """The filter, counting how deep it is entered."""
+        depth[0] += 1
+        try:
+            return real(record)
+        finally:
+            depth[0] -= 1
+
+    inside: list[bool] = []
+
+    class LogsWhenCollected:
+        def __init__(self) -> None:
+            self.cycle = self
+
+        def __del__(self) -> None:
+            inside.append(depth[0] > 0)
+            record = line.makeRecord(
+                "httpx", logging.INFO, __file__, 0, "closed %s", (SECRET_TOKEN,), None
+            )
+            assert _log._FILTER.filter(record)
+            assert SECRET_TOKEN not in record.getMessage()
+
+    kept = Client("http://127.0.0.1:9/", project="demo", access_token=SECRET_TOKEN)
+
+    def log_with_garbage_waiting(allocations: int) -> None:
+        # The collector runs on the filter's own allocations, at some
+        # count (which varies with the Python version): each is tried.
+        record = line.makeRecord(
+            "httpx", logging.INFO, __file__, 0, "GET %s", (SECRET_TOKEN,), None
+        )
+        gc.collect()
+        gc.disable()
+        LogsWhenCollected()  # garbage only the collector can free
+        thresholds = gc.get_threshold()
+        gc.set_threshold(gc.get_count()[0] + allocations)
+        gc.enable()
+        try:
+            _log._FILTER.filter(record)
+        finally:
+            gc.set_threshold(*thresholds)
+
+    _log._FILTER.filter = counted  # type: ignore[method-assign]
+    try:
+        for allocations in range(1, 16):
+            worker = threading.Thread(
+                target=log_with_garbage_waiting, args=(allocations,), daemon=True
+            )
+            worker.start()
+            worker.join(10)
+            assert not worker.is_alive(), "the logging thread deadlocked in the filter"
+    finally:
+        del _log._FILTER.filter
+    assert any(inside), "the collector never ran inside the filter"
+    kept.close()
 
 
 def test_httpx_log_redaction_is_safe_across_threads() -> None:
