@@ -6,6 +6,7 @@ target/debug/erpdata-sandbox; build it with `make sandbox`).
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import socket
@@ -17,6 +18,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 
@@ -311,3 +313,22 @@ def after_ctrl_c(proc: subprocess.Popen[str], within: float, what: str) -> tuple
         proc.communicate()
         pytest.fail(f"{what} still ran {within:g} s after Ctrl-C")
     return stdout, stderr, time.monotonic() - interrupted
+
+
+def missing(why: str) -> NoReturn:
+    """A tool or module a test needs is missing: the test is skipped on a
+    developer's machine, and fails under CI (``CI`` set), whose machine can
+    install everything, so that a CI run never passes without having run
+    it."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{why}; under CI every test runs", pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+
+def need(module: str) -> Any:
+    """``module`` imported (one of requirements-dev.txt); where it cannot
+    be, see :func:`missing`."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        missing(f"{module} cannot be imported ({e})")

@@ -23,7 +23,7 @@ import openpyxl
 import pytest
 
 import erpdata
-from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+from conftest import FAKE_TOKEN, SANDBOX_TOKEN, missing, need
 from erpdata.excel import EXACT_DIGITS, SHEET_ROWS, Sheet, write_excel
 from test_cli import cli, env_for, plain_cli
 
@@ -612,15 +612,15 @@ def test_the_command_line_refuses_what_it_cannot_write(
 def libreoffice() -> str:
     found = os.environ.get("ERPDATA_LIBREOFFICE") or shutil.which("libreoffice")
     if not found or not shutil.which("pdftoppm"):
-        pytest.skip("no LibreOffice and pdftoppm (scripts/libreoffice.sh could not install them)")
+        missing("no LibreOffice and pdftoppm (scripts/libreoffice.sh could not install them)")
     return found
 
 
 def render(pdf: Path, page: int, out: Path) -> Any:
     """Page ``page`` of ``pdf`` as a PNG at ``out``, cut to what is drawn
     (and a margin); returns its RGB image."""
-    image = pytest.importorskip("PIL.Image")
-    ops = pytest.importorskip("PIL.ImageOps")
+    image = need("PIL.Image")
+    ops = need("PIL.ImageOps")
     subprocess.run(
         ["pdftoppm", "-png", "-r", "110", "-f", str(page), "-l", str(page), "-singlefile"]
         + [str(pdf), str(out.with_suffix(""))],

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 import erpdata
+from conftest import need
 from erpdata import _core, _finance
 from erpdata._core import Config
 from erpdata._typing import typing_options
@@ -147,8 +148,8 @@ DUES = (
 def test_aging_reads_any_arrow_table_the_same() -> None:
     table = decode(DUES)
     expected = erpdata.aging(table, as_of="2025-07-01")
-    pandas = pytest.importorskip("pandas")
-    polars = pytest.importorskip("polars")
+    pandas = need("pandas")
+    polars = need("polars")
     for other in (table.to_arrow(), table.to_polars(), table.to_pandas()):
         assert list(erpdata.aging(other, as_of="2025-07-01")) == list(expected), type(other)
     frame = pandas.DataFrame(

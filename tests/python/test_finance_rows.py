@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 import erpdata
+from conftest import need
 
 DAYS = [datetime.date(2025, 6, 1), datetime.date(2025, 6, 30)]
 AS_OF = "2025-06-30"
@@ -45,8 +46,8 @@ def test_integer_and_decimal_balances_convert_exactly() -> None:
 
 
 def test_dataframes_of_floats_ints_and_decimals() -> None:
-    pandas = pytest.importorskip("pandas")
-    polars = pytest.importorskip("polars")
+    pandas = need("pandas")
+    polars = need("polars")
     for balances, total in (
         ([1500.1, 20.25], "1520.35"),
         ([Decimal("1500.10"), Decimal("20.25")], "1520.35"),

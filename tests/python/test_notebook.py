@@ -10,12 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
+from conftest import ROOT, SANDBOX_TOKEN, need
 
-from conftest import ROOT, SANDBOX_TOKEN
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
+nbformat = need("nbformat")
+nbclient = need("nbclient")
 
 CELLS = [
     """import erpdata, os

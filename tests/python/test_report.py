@@ -24,7 +24,7 @@ import pytest
 
 import erpdata
 import erpdata.report
-from conftest import FAKE_TOKEN, SANDBOX_TOKEN
+from conftest import FAKE_TOKEN, SANDBOX_TOKEN, missing, need
 from test_cli import cli, env_for, plain_cli
 
 AS_OF = "2025-12-31"
@@ -158,7 +158,7 @@ def test_html_reports_are_self_contained(env: dict[str, str], tmp_path: Path) ->
 def chromium() -> str:
     found = os.environ.get("ERPDATA_CHROMIUM") or shutil.which("chromium")
     if not found:
-        pytest.skip("no Chromium (scripts/chromium.sh could not install one)")
+        missing("no Chromium (scripts/chromium.sh could not install one)")
     return found
 
 
@@ -193,7 +193,7 @@ def test_report_in_chromium_shows_the_chart_and_the_totals(
     env: dict[str, str], client: erpdata.Client, tmp_path: Path
 ) -> None:
     binary = chromium()
-    image = pytest.importorskip("PIL.Image")
+    image = need("PIL.Image")
     page = report_file(env, tmp_path, "aging")
     shot = Path(os.environ.get("ERPDATA_REPORT_SCREENSHOT", tmp_path / "aging.png"))
     shot.parent.mkdir(parents=True, exist_ok=True)
@@ -278,7 +278,7 @@ def test_terminal_tables_show_the_data_as_it_is(
 
 
 def test_html_reports_draw_dollar_signs_as_text() -> None:
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     # matplotlib reads text between two $ as math: an account "$\frac$"
     # failed the report (ValueError), "$x^2$" was drawn as a formula.
     rows = [
@@ -301,7 +301,7 @@ def test_a_total_in_the_first_column_says_it_is_the_total(
     lines = out.getvalue().splitlines()
     assert "Total -2.50" in lines[-2 if rich else -1]
     if not rich:
-        pytest.importorskip("matplotlib")
+        need("matplotlib")
         page = erpdata.report.aging_html(table, as_of=AS_OF)
         assert (
             '<tfoot><tr class="totals"><td class="num" data-column="balance">Total -2.50</td>'
@@ -332,7 +332,7 @@ def test_the_totals_leave_out_the_ids_a_table_carries(
     footer = out.getvalue().splitlines()[-2 if rich else -1]
     assert footer.replace("│", " ").split() == ["Total", "2.50"], footer
     if not rich:
-        pytest.importorskip("matplotlib")
+        need("matplotlib")
         page = erpdata.report.credit_status_html(
             parsed(
                 [
@@ -369,14 +369,14 @@ def test_timestamps_are_shown_as_sent(
     text = out.getvalue()
     assert first.isoformat(" ") in text and first.isoformat() not in text
     if not rich:
-        pytest.importorskip("matplotlib")
+        need("matplotlib")
         table = parsed([{"acid": "C001", "balance": "1.00", "at": "2025-04-01 13:45:00.5"}])
         page = erpdata.report.aging_html(table, as_of=AS_OF)
         assert '<td class="">2025-04-01 13:45:00.500000</td>' in page
 
 
 def test_the_credit_chart_draws_the_customers_that_matter_not_thousands() -> None:
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     # One bar a customer: 8,000 took 203 s and 2 GB for a page no one could
     # read. Those over their limit come first, then the largest balances.
     rows = [

@@ -7,8 +7,7 @@ from __future__ import annotations
 import gc
 from decimal import Decimal
 
-import pytest
-
+from conftest import missing
 from erpdata._core import Config, _datetimes_built_directly, _decimals_built_directly
 
 CONFIG = Config("http://127.0.0.1:1/", project="demo", access_token="fake-token-for-tests")
@@ -285,7 +284,7 @@ def test_direct_decimals_and_datetimes_on_every_other_interpreter_here() -> None
     stamps = ",".join(timestamp_texts())
     interpreters = other_interpreters()
     if not interpreters:
-        pytest.skip("no other CPython 3.9+ under ~/.pyenv on this machine")
+        missing("no other CPython 3.9+ under ~/.pyenv on this machine")
     for python in interpreters:
         out = subprocess.run(
             [python, "-c", OTHER_INTERPRETER_CHECK, _core.__file__, texts, stamps],
