@@ -334,6 +334,17 @@ fn parse_base_url(text: &str) -> Result<Url> {
             ),
         ));
     }
+    if let Some(comment) = validate::trailing_comment(text.trim()) {
+        // The parser reads it as a fragment: "must not have a fragment"
+        // said nothing of the comment.
+        return Err(Error::invalid(
+            "base_url",
+            format!(
+                "ends with what reads as a comment ({comment:?}); {}",
+                validate::COMMENT_HINT
+            ),
+        ));
+    }
     // The URL parser would drop tabs and newlines and percent-encode the
     // rest, quietly making another URL than the one written.
     if let Some(c) = text.trim().chars().find(|c| c.is_control()) {

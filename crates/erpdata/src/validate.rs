@@ -49,8 +49,18 @@ pub fn text(field: &str, value: &str) -> Result<()> {
 /// plain `NAME=value` lines (`docker run --env-file`, systemd's
 /// `EnvironmentFile`, `export $(cat .env)`), and the service then answered
 /// `Unknown project: "acme"` or `Invalid company or year`.
+///
+/// Nor does it end with a comment: `ERPDATA_COMPANY_ID=1  # acme` keeps
+/// `  # acme` as part of the value wherever the file is read as plain
+/// lines, and the service answered `Invalid company or year`.
 pub fn setting(field: &str, value: &str) -> Result<()> {
     text(field, value)?;
+    if let Some(comment) = trailing_comment(value) {
+        return Err(Error::invalid(
+            field,
+            format!("ends with what reads as a comment ({comment:?}); {COMMENT_HINT}"),
+        ));
+    }
     if value.trim() != value {
         return Err(Error::invalid(
             field,
@@ -70,6 +80,22 @@ pub fn setting(field: &str, value: &str) -> Result<()> {
 pub(crate) const QUOTES_HINT: &str =
     "a settings file's quotes are not part of the value (remove them, or read the file with a \
      tool that takes them off)";
+
+/// How an error about a comment after a value ends.
+pub(crate) const COMMENT_HINT: &str =
+    "a settings file's comment after a value is part of the value where the file is read as \
+     plain NAME=value lines (docker run --env-file, systemd's EnvironmentFile): put the comment \
+     on a line of its own";
+
+/// The comment a settings file's line put after `value`, as a reader of
+/// plain `NAME=value` lines keeps it: from the first whitespace followed
+/// by `#` to the end (`1  # acme` gives `# acme`).
+pub(crate) fn trailing_comment(value: &str) -> Option<&str> {
+    value.char_indices().find_map(|(i, c)| {
+        let rest = value[i..].trim_start();
+        (c.is_whitespace() && rest.starts_with('#')).then_some(rest)
+    })
+}
 
 /// Whether `value` starts and ends with the same quote mark, `"` or `'`,
 /// as a value written in a `.env` file does.
@@ -169,6 +195,13 @@ pub fn table(value: &str) -> Result<()> {
 /// token with a space in it is always a copy-and-paste accident.
 pub fn token(value: &str) -> Result<()> {
     text("access_token", value)?;
+    if trailing_comment(value).is_some() {
+        // Named, never shown: a comment may quote the token itself.
+        return Err(Error::invalid(
+            "access_token",
+            format!("has whitespace then '#', as a comment after the value reads; {COMMENT_HINT}"),
+        ));
+    }
     if value.chars().any(char::is_whitespace) {
         return Err(Error::invalid(
             "access_token",
