@@ -112,7 +112,7 @@ def test_dues_many_checks_every_id_before_sending(refused_url: str) -> None:
         async with AsyncClient(refused_url, project="demo") as client:
             with pytest.raises(erpdata.InvalidInputError) as info:
                 await client.dues_many(["C001", " "], "RECEIPT")
-            assert info.value.field == "acid"
+            assert info.value.field == "acids" and "item 2" in str(info.value)
             with pytest.raises(erpdata.InvalidInputError) as info:
                 await client.dues_many(["C001"], "RECEIPT", concurrency=0)
             assert info.value.field == "concurrency"

@@ -677,6 +677,8 @@ def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
         (["aging", "--buckets", "60", "30"], "invalid --buckets: must be positive"),
         (["credit-status", "--concurrency", "0"], "invalid --concurrency: must be"),
         (["aging", "--accounts-table", "sales invoice"], "invalid --accounts-table: must be"),
+        (["aging", "--accounts", "C001", ""], "invalid --accounts: item 2 must not be empty"),
+        (["dues-table", "C001", " ", "--kind", "receipt"], "invalid acids: item 2 must not be"),
         (["table", "account", "--year-id", " 2025"], "invalid --year-id: has whitespace"),
     ):
         done = cli(args, env)

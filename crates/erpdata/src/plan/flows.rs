@@ -206,7 +206,7 @@ impl CreditStatusPlan {
         let Arg::List(items) = acids else {
             return Err(not_a_list(field, acids));
         };
-        account_list(items)
+        account_list(field, items)
     }
 }
 
@@ -295,7 +295,7 @@ impl Flow {
         };
         let kind = dues_kind(kind)?;
         let mut flow = Flow::new(goal, kind);
-        flow.acids = account_list(items)?;
+        flow.acids = account_list("acids", items)?;
         for acid in &flow.acids {
             dues_call(config, acid, kind)?;
         }
@@ -378,7 +378,7 @@ impl Flow {
             let Arg::List(items) = accounts else {
                 return Err(not_a_list(field, accounts));
             };
-            self.acids = account_list(items)?;
+            self.acids = account_list(field, items)?;
         }
         ajax_ready(config, "getduesDet", AjaxOptions::default())?;
         if accounts.is_none() || always_table {
@@ -593,22 +593,28 @@ fn date(field: &str, value: &Arg) -> Result<String> {
     }
 }
 
-/// The distinct accounts of a list, in order, each checked as a dues
-/// query's `acid` is (an error names `acid`).
-fn account_list(items: &[Arg]) -> Result<Vec<String>> {
+/// The distinct accounts of list `field`, in order, each checked as a
+/// dues query's `acid` is. An error names the list and the item (`invalid
+/// accounts: item 2 must not be empty`): the caller gave the list, and
+/// on the command line `--accounts ""` was refused as "invalid acid".
+fn account_list(field: &str, items: &[Arg]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
+    for (i, item) in items.iter().enumerate() {
+        let refused = |reason: String| Error::invalid(field, format!("item {} {reason}", i + 1));
         let acid = match item {
             Arg::Text(t) => {
-                crate::validate::text("acid", t)?;
+                crate::validate::text(field, t).map_err(|e| match e {
+                    Error::InvalidInput { reason, .. } => refused(reason),
+                    other => other,
+                })?;
                 t.clone()
             }
             Arg::Int(n) => n.to_string(),
             other => {
-                return Err(Error::invalid(
-                    "acid",
-                    format!("must be text or an integer, got {}", other.shape()),
-                ))
+                return Err(refused(format!(
+                    "must be text or an integer, got {}",
+                    other.shape()
+                )))
             }
         };
         out.push(acid);
