@@ -122,6 +122,7 @@ def script() -> list[tuple[str, dict[str, Any]]]:
         ("table", {"name": "sales invoice"}),
         ("describe_table", {"name": "1st_table"}),
         ("aging", {"accounts": ["C001", " "], "as_of": AS_OF}),
+        ("dues_table", {"accounts": [" "], "kind": "receipt"}),
         ("query", {"sql": "DELETE FROM account"}),
         ("query", {"sql": "SELECT 1; SELECT 2"}),
         ("query", {"sql": "SELECT * FROM read_csv('/etc/passwd')"}),
@@ -823,7 +824,7 @@ def error_of(transcript: Transcript, tool: str, **arguments: Any) -> str:
 
 
 def test_bad_input_is_named_by_the_tools_own_argument(stdio: Transcript) -> None:
-    # The core names what it checks (`table`, an account's `acid`); the
+    # The core names what it checks (`table`, a dues table's `acids`); the
     # model is told the argument it sent, which is what it can correct.
     identifier = (
         "must be a plain identifier: ASCII letters, digits and '_', not starting with a digit"
@@ -837,7 +838,11 @@ def test_bad_input_is_named_by_the_tools_own_argument(stdio: Transcript) -> None
         "Correct the argument and call again."
     )
     assert error_of(stdio, "aging", accounts=["C001", " "], as_of=AS_OF) == (
-        "Error executing tool aging: invalid input `accounts`: an account id must not be "
+        "Error executing tool aging: invalid input `accounts`: item 2 must not be "
+        "only whitespace. Correct the argument and call again."
+    )
+    assert error_of(stdio, "dues_table", accounts=[" "], kind="receipt") == (
+        "Error executing tool dues_table: invalid input `accounts`: item 1 must not be "
         "only whitespace. Correct the argument and call again."
     )
 

@@ -94,7 +94,7 @@ def catalogue_operations() -> list[dict[str, Any]]:
 
 Renamed = Mapping[str, tuple[str, str]]
 """A field the core names in an error -> the tool argument it is, and what
-of it (``an account id`` of the list ``accounts``)."""
+of it (a part of it to name, or "")."""
 
 
 def error_text(
@@ -417,8 +417,9 @@ SomeCustomers = Annotated[
 ]
 
 
-ACCOUNTS: Renamed = {"acid": ("accounts", "an account id")}
-"""The flows check each account id of ``accounts`` as the core's ``acid``."""
+ACCOUNTS: Renamed = {"acids": ("accounts", "")}
+"""The core names the list of accounts ``accounts`` (aging, credit status)
+or, for a dues table, ``acids``: to the model it is ``accounts``."""
 
 
 def _money(value: Any) -> Decimal:
