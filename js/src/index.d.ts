@@ -347,7 +347,7 @@ export declare const DEFAULT_BUCKETS: readonly number[];
  * exactly by the core. Decimals read as JS numbers come back exactly up to
  * 15 significant digits; beyond, read the table with `numbers: "string"`.
  */
-export declare function aging(dues: Table | Dues, options?: AgingOptions): Table;
+export declare function aging(dues: Table<unknown> | Dues, options?: AgingOptions): Table;
 
 /**
  * The credit status of the customers of an account table (`acid`,
@@ -357,8 +357,8 @@ export declare function aging(dues: Table | Dues, options?: AgingOptions): Table
  * `oldest_overdue_days`, `avg_pay_days`.
  */
 export declare function creditStatus(
-  accounts: Table,
-  dues: Table,
+  accounts: Table<unknown>,
+  dues: Table<unknown>,
   options?: CreditStatusOptions,
 ): Table;
 
@@ -444,8 +444,12 @@ export interface StreamTableOptions extends TableOptions {
   batchRows?: number | undefined;
 }
 
-/** What `streamTable` returns: its batches, then what the answer said. */
-export interface TableStream extends AsyncIterable<Row[]> {
+/**
+ * What `streamTable` returns: its batches, then what the answer said.
+ * `R` is the rows' type, as the caller states it (`streamTable<Invoice>`):
+ * the rows are not checked against it.
+ */
+export interface TableStream<R = Row> extends AsyncIterable<R[]> {
   /**
    * The batches, the request sent on the first `next()`. `return()` ends
    * the call early (its connection let go), as leaving a `for await` does:
@@ -457,7 +461,7 @@ export interface TableStream extends AsyncIterable<Row[]> {
    * of the connection at once too, even while the batches wait for their
    * consumer.
    */
-  [Symbol.asyncIterator](): AsyncGenerator<Row[], void, undefined>;
+  [Symbol.asyncIterator](): AsyncGenerator<R[], void, undefined>;
   /** The answer's notices, once the batches ended without an error. */
   readonly notices: string[] | undefined;
   /** The rows of the whole answer, once the batches ended without an error. */
@@ -535,7 +539,6 @@ export declare class Column {
   toArray(): (Value | bigint)[];
 }
 
-/** A whole table: rows as plain objects, or typed columns. */
 /**
  * An apache-arrow `Table`, described here only as far as erpdata uses it
  * (so that apache-arrow stays optional); cast it to apache-arrow's `Table`.
@@ -546,7 +549,12 @@ export interface ArrowTable {
   getChild(name: string): { get(index: number): unknown; readonly nullCount: number } | null;
 }
 
-export declare class Table implements Iterable<Row> {
+/**
+ * A whole table. `R` is the rows' type, as the caller states it
+ * (`table<Invoice>("sales_invoice")`): the rows are not checked against
+ * it; `schema` says what came.
+ */
+export declare class Table<R = Row> implements Iterable<R> {
   private constructor();
   /** Every key seen in any row, in first-seen order. */
   readonly columnNames: string[];
@@ -559,13 +567,13 @@ export declare class Table implements Iterable<Row> {
    * by its column (see Value; numbers as exact text with
    * `numbers: "string"`). Built on first access.
    */
-  readonly rows: Row[];
+  readonly rows: R[];
   /** PHP notices or warnings that preceded the JSON. */
   readonly notices: string[];
   /** Typed columns by name (built on first call, then the same object). */
   columns(): Record<string, Column>;
-  [Symbol.iterator](): Iterator<Row>;
-  toJSON(): { columns: string[]; rows: Row[]; notices: string[] };
+  [Symbol.iterator](): Iterator<R>;
+  toJSON(): { columns: string[]; rows: R[]; notices: string[] };
   /**
    * The table as an apache-arrow `Table` (install `apache-arrow`, an
    * optional peer dependency): int64, decimal128 (exact with
@@ -611,7 +619,7 @@ export declare class ErpClient {
    * Every row of an ERP table (POST unless `method: "GET"`); each column's
    * type is decided over the whole table.
    */
-  table(name: string, options?: TableOptions): Promise<Table>;
+  table<R = Row>(name: string, options?: TableOptions): Promise<Table<R>>;
   /**
    * The table as batches of rows, decoded while the body arrives. One
    * schema: the first batch (or `schema`) fixes every column's type, and a
@@ -624,7 +632,7 @@ export declare class ErpClient {
    * the first batch. `timeoutMs` counts only the time spent waiting for
    * the service, not the time the caller's loop holds a batch.
    */
-  streamTable(name: string, options?: StreamTableOptions): TableStream;
+  streamTable<R = Row>(name: string, options?: StreamTableOptions): TableStream<R>;
   /** The configuration, with the token shown as `[REDACTED]`. */
   toJSON(): {
     baseUrl: string;

@@ -180,6 +180,23 @@ async function main(): Promise<void> {
   const aged: Table = await guarded.aging("payment", { accounts: ["S001"], asOf: new Date(0) });
   const standing: Table = await guarded.creditStatus({ payDays: false, concurrency: 2 });
   console.log(report.length, status.schema.over_limit, aged.rows, standing.columnNames);
+  // Rows of a stated type (an interface, as a backend declares them); the
+  // table then still goes where any table does.
+  interface Account {
+    acid: string;
+    name: string | null;
+    credit_limit: number;
+  }
+  const known = await guarded.table<Account>("account");
+  const firstAccount: Account | undefined = known.rows[0];
+  for (const account of known) console.log(account.acid.toUpperCase(), firstAccount?.name);
+  // @ts-expect-error: not a column of Account
+  console.log(known.rows[0]?.city);
+  console.log(creditStatus(known, joined).length, known.toJSON().rows[0]?.credit_limit);
+  for await (const batch of guarded.streamTable<Account>("account")) {
+    const limits: number[] = batch.map((a) => a.credit_limit);
+    console.log(limits);
+  }
   const arrow = await report.toArrow();
   const ipc: Uint8Array = await report.toArrowIPC();
   console.log(arrow.numRows, arrow.getChild("total")?.nullCount, ipc.byteLength);
