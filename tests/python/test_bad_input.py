@@ -461,21 +461,21 @@ def acids(v: Any) -> Verdict:
     for acid in v:
         verdict = an_id("acid")(acid)
         if verdict.field:
-            return verdict
+            return bad("acids")  # the list is named, and the item in the message
         wire.add(verdict.wire)
     return good(wire)
 
 
 def accounts_verdict(v: Any) -> Verdict:
     """``None``: every account of the account table; else an iterable (not
-    a single string) of ids, each checked as an ``acid``."""
+    a single string) of ids, each checked as an ``acid`` is."""
     if v is None:
         return good()
     if isinstance(v, (str, bytes, bytearray)) or not isinstance(v, Iterable):
         return bad("accounts")
     for acid in v:
         if an_id("acid")(acid).field:
-            return bad("acid")
+            return bad("accounts")  # the list is named, and the item in the message
     return good()
 
 
