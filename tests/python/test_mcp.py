@@ -872,6 +872,19 @@ def test_a_setting_the_server_lacks_is_not_asked_of_the_model(tokenless: Transcr
     assert tokenless.call("dues", acid="C001", kind="receipt").data["row_count"] == 6
 
 
+def test_a_refused_token_is_not_asked_of_the_model(secret_sandbox_url: str, tmp_path: Path) -> None:
+    # The ERP answers "Invalid access token": told only that, a model asked
+    # the user for a token. It is told whose setting it is, and not to.
+    env = server_env(secret_sandbox_url)
+    env["ERPDATA_ACCESS_TOKEN"] = "wrong-fake-token-for-tests"
+    calls: list[tuple[str, dict[str, Any]]] = [("table", {"name": "account"})]
+    refused = stdio_conversation(secret_sandbox_url, calls, tmp_path / "stdout", env)
+    error = error_of(refused, "table", name="account")
+    assert error.startswith("Error executing tool table: the ERP refused the request: "), error
+    assert "Invalid access token" in error and "never ask for a token" in error, error
+    assert "Calling again" not in error and "wrong-fake-token-for-tests" not in error
+
+
 def test_bad_input_is_a_tool_error_naming_the_field(stdio: Transcript) -> None:
     assert "kind" in error_of(stdio, "dues", acid="C001", kind="sideways")
     assert "acid" in error_of(stdio, "dues", kind="receipt")

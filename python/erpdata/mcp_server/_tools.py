@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from contextvars import ContextVar
@@ -129,7 +130,32 @@ def error_text(
         said = f"the ERP refused the request: {message}"
     else:
         said = f"the ERP's answer could not be read ({exc.kind}): {message}"
+    if _refused_access(exc):
+        return f"{said.rstrip('.')}. {ACCESS_REFUSED}"
     return f"{said.rstrip('.')}. {_again(exc)}"
+
+
+ACCESS_REFUSED = (
+    "The ERP refused this server's own access, which no argument of any tool sets: tell the "
+    "user that whoever runs this server must check its access token and settings (never ask "
+    "for a token or password in the conversation)."
+)
+"""What the model is told when the ERP refused the server's credentials: a
+model told only "Invalid access token" asked the user for one."""
+
+_ACCESS_WORDS = re.compile(r"token|unauthori[sz]ed|forbidden|credential|password|log ?in", re.I)
+
+
+def _refused_access(exc: ErpError) -> bool:
+    """Whether the ERP refused the server's credentials: HTTP 401 or 403,
+    or a service error whose message speaks of them (the service's words
+    for it are not published; the sandbox and the PHP service say
+    "Invalid access token")."""
+    if isinstance(exc, HttpStatusError):
+        return exc.status_code in (401, 403)
+    if isinstance(exc, ServiceError):
+        return bool(_ACCESS_WORDS.search(exc.message))
+    return False
 
 
 def _again(exc: ErpError) -> str:
