@@ -95,7 +95,7 @@ test("input is refused before anything is sent", async () => {
     [() => c.ajax("get dues"), "func"],
     [() => c.ajax("f", { accesstoken: "x" }), "params"],
     [() => c.duesTable(["C001"], "RECEIPT", { concurrency: 0 }), "concurrency"],
-    [() => c.duesTable(["C001", ""], "RECEIPT"), "acid"],
+    [() => c.duesTable(["C001", ""], "RECEIPT"), "acids"],
   ]) {
     await assert.rejects(call, (err) => err instanceof InvalidInputError && err.field === field);
   }

@@ -132,7 +132,7 @@ fn every_function_through_both_clients() {
         let err = c
             .dues_table(&["C001", "C\u{7}"], DuesKind::Receipt, 2)
             .unwrap_err();
-        assert_eq!(err.field(), Some("acid"), "{flavour}");
+        assert_eq!(err.field(), Some("acids"), "{flavour}");
         let err = c.dues_table(&["C001"], DuesKind::Receipt, 0).unwrap_err();
         assert_eq!(err.field(), Some("concurrency"), "{flavour}");
     }
