@@ -98,6 +98,25 @@ impl Config {
         self.ajax_token
     }
 
+    /// Whether a host stack may send this configuration's requests through
+    /// a proxy (one it was given, or `HTTP_PROXY`, `HTTPS_PROXY` and
+    /// `ALL_PROXY`, which reqwest and ureq read by themselves): not when
+    /// the base URL is loopback. Plain http with the token is allowed there
+    /// only because such a request never leaves the machine; through a
+    /// proxy it would travel unencrypted, token included, to the proxy's
+    /// host, and reach that host's loopback instead of this one's.
+    ///
+    /// ```
+    /// use erpdata::Config;
+    ///
+    /// assert!(!Config::builder("http://127.0.0.1:8787").build()?.proxy_allowed());
+    /// assert!(Config::builder("https://erp.example.com/").build()?.proxy_allowed());
+    /// # Ok::<(), erpdata::Error>(())
+    /// ```
+    pub fn proxy_allowed(&self) -> bool {
+        !is_loopback(&self.base_url)
+    }
+
     /// `{base}/apis/{file}`, keeping any path prefix of the base URL.
     pub(crate) fn endpoint(&self, file: &str) -> Url {
         let mut url = self.base_url.clone();

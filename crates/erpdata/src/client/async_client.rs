@@ -442,21 +442,28 @@ fn http_client(config: &Config, options: &ClientOptions) -> Result<reqwest::Clie
             ))
         }
     };
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         // The core decides every redirect; reqwest would resend the form
         // body, token included, to wherever a 307 points.
         .redirect(reqwest::redirect::Policy::none())
         .retry(reqwest::retry::never())
         .connect_timeout(options.call.timeouts.connect)
-        .tls_backend_preconfigured(tls)
-        .build()
-        .map_err(|e| {
-            config.transport_error_with_source(
-                TransportKind::Other,
-                "could not set up the HTTP client",
-                &e,
-            )
-        })
+        .tls_backend_preconfigured(tls);
+    // reqwest takes HTTP_PROXY and the like from the environment: a
+    // loopback service's plain-http requests, token included, would go
+    // to the proxy's host (see `Config::proxy_allowed`).
+    let builder = if config.proxy_allowed() {
+        builder
+    } else {
+        builder.no_proxy()
+    };
+    builder.build().map_err(|e| {
+        config.transport_error_with_source(
+            TransportKind::Other,
+            "could not set up the HTTP client",
+            &e,
+        )
+    })
 }
 
 /// The batches of a streamed table (from [`AsyncClient::stream_table`]).

@@ -106,10 +106,19 @@ impl BlockingClient {
             // store; Mozilla's roots, as the async client has them.
             None => RootCerts::WebPki,
         };
+        // ureq takes HTTP_PROXY and the like from the environment: a
+        // loopback service's plain-http requests, token included, would go
+        // to the proxy's host (see `Config::proxy_allowed`).
+        let proxy = if config.proxy_allowed() {
+            ureq::Proxy::try_from_env()
+        } else {
+            None
+        };
         let agent = Agent::config_builder()
             // The core decides every redirect; followed here, a 307 would
             // carry the form body, token included, to wherever it points.
             .max_redirects(0)
+            .proxy(proxy)
             .http_status_as_error(false)
             .tls_config(TlsConfig::builder().root_certs(roots).build())
             .build()

@@ -36,6 +36,8 @@ mod plan_vectors;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod plans;
 mod policy_vectors;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod proxy;
 mod public_api;
 #[cfg(any(feature = "reqwest", feature = "blocking"))]
 mod raw_server;

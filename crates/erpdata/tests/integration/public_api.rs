@@ -48,6 +48,7 @@ fn the_core_surface() {
     let _: fn(&Config, &'static Operation, &Args) -> Result<Invocation> = Config::invoke;
     let _: fn(&Config, erpdata::catalogue::Query) -> Result<Invocation> = Config::invocation;
     let _: fn(&Config, &str) -> String = Config::redact;
+    let _: fn(&Config) -> bool = Config::proxy_allowed;
     let _: fn(&str) -> Result<&'static Operation> = operation;
     let _: fn(&Config, u16, DecoderOptions) -> TableDecoder = TableDecoder::new;
     let _: fn(&mut TableDecoder, &[u8]) -> Result<Vec<Batch>> = TableDecoder::feed;
