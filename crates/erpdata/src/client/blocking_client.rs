@@ -311,6 +311,9 @@ struct Driver<S: Sink> {
     origin: Instant,
     body: Option<Body>,
     buffer: Vec<u8>,
+    /// Whether the call is a stream's, whose time limit leaves out the
+    /// time its caller holds a batch.
+    streaming: bool,
     /// Whether the call ended (done or failed): dropped before that, its
     /// caller ended it (a stream dropped early).
     ended: bool,
@@ -338,6 +341,7 @@ impl<S: Sink> Driver<S> {
             origin,
             body: None,
             buffer: Vec::new(),
+            streaming,
             ended: false,
         }
     }
@@ -353,19 +357,31 @@ impl<S: Sink> Driver<S> {
                     request,
                     connect,
                     read,
-                    ..
+                    wait,
                 } => {
                     self.body = None;
                     events::request(&self.call);
                     // ureq fixes a request's limits when it is sent: each
                     // read of its body waits at most `read` (the call checks
                     // its total between reads).
+                    //
+                    // ureq bounds connecting and the wait for the head
+                    // apart, each by what was left of the call when sent:
+                    // a connection made late then had the whole of it again
+                    // for the head (a call of 4 s ran 6.6). Where what is left
+                    // binds (`wait` below the two limits together), an
+                    // answer read whole must be in within it, body and all,
+                    // which ureq's limit per call bounds. Not a stream's:
+                    // the time its caller holds a batch does not count, and
+                    // ureq's clock would count it.
+                    let whole = !self.streaming && wait < connect.saturating_add(read);
                     let request = self
                         .agent
                         .configure_request(request)
                         .timeout_connect(Some(connect))
                         .timeout_recv_response(Some(read))
                         .timeout_per_read(Some(read))
+                        .timeout_per_call(whole.then_some(wait))
                         .build();
                     match self.agent.run(request) {
                         Ok(response) => {

@@ -31,6 +31,8 @@ mod fault_matrix;
 mod finance_vectors;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
 mod functions;
+#[cfg(all(feature = "reqwest", feature = "blocking"))]
+mod late_connection;
 mod parallel;
 mod plan_vectors;
 #[cfg(all(feature = "reqwest", feature = "blocking"))]
