@@ -90,7 +90,12 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         TLS context of the trust setting in effect now."""
         self._owns_http = http_client is None
         if http_client is None:
-            remake = functools.partial(new_http, self._http_class, default_context())
+            remake = functools.partial(
+                new_http,
+                self._http_class,
+                default_context(),
+                proxy_allowed=self._config.proxy_allowed,
+            )
             self._pool = self._pool_for(remake(), remake)
         else:
             self._pool = self._pool_for(http_client, None)

@@ -266,6 +266,11 @@ class Config:
     def allow_insecure_http(self) -> bool: ...
     @property
     def ajax_token(self) -> bool: ...
+    @property
+    def proxy_allowed(self) -> bool:
+        """Whether requests may go through a proxy: not to a loopback base
+        URL, where plain http with the token is allowed only because the
+        request never leaves the machine."""
     def invoke(self, operation: str, args: dict[str, Any]) -> Invocation:
         """The operation of the core's catalogue called ``operation`` (its
         snake or JavaScript name) with ``args`` (names to values of plain

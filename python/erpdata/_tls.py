@@ -33,8 +33,18 @@ def default_context() -> ssl.SSLContext:
         return context
 
 
-def new_http(http_class: type[_Http], context: ssl.SSLContext | None = None) -> _Http:
+def new_http(
+    http_class: type[_Http], context: ssl.SSLContext | None = None, *, proxy_allowed: bool = True
+) -> _Http:
     """A client of ``http_class`` as httpx makes one by default, except that
-    it never follows a redirect (the core decides) and shares its TLS
-    context (``context``, else the one for the trust setting in effect)."""
-    return http_class(follow_redirects=False, verify=context or default_context())
+    it never follows a redirect (the core decides), shares its TLS context
+    (``context``, else the one for the trust setting in effect), and,
+    unless ``proxy_allowed``, never goes through the proxy that
+    ``HTTP_PROXY``, ``HTTPS_PROXY`` or ``ALL_PROXY`` names: to a loopback
+    service, plain http with the token is allowed only because the request
+    never leaves the machine, and through a proxy it went, token included,
+    to the proxy's host. (The context is given, so ``trust_env`` decides
+    nothing else.)"""
+    return http_class(
+        follow_redirects=False, verify=context or default_context(), trust_env=proxy_allowed
+    )

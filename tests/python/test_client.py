@@ -285,6 +285,48 @@ def test_plain_http_with_a_token_to_a_remote_host_is_refused() -> None:
     assert "set allow_insecure_http to allow it" in str(info.value)
 
 
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.mark.parametrize("client_class", [Client, erpdata.AsyncClient])
+def test_a_loopback_service_is_never_reached_through_a_proxy(
+    client_class: type[Any],
+    sandbox_url: str,
+    raw_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Plain http with the token is allowed to loopback because it never
+    # leaves the machine; through the proxy of HTTP_PROXY it went, token
+    # and all, to the proxy's host.
+    proxy = raw_server(lambda send: send(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n"))
+    for name in PROXY_VARS:
+        monkeypatch.setenv(name, proxy.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    settings: dict[str, Any] = dict(
+        project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025, max_retries=0
+    )
+
+    async def table_async(url: str) -> Any:
+        async with erpdata.AsyncClient(url, **settings) as c:
+            return await c.table("account")
+
+    def table(url: str) -> Any:
+        if client_class is Client:
+            with Client(url, **settings) as c:
+                return c.table("account")
+        return asyncio.run(table_async(url))
+
+    assert len(table(sandbox_url)) > 0
+    assert proxy.requests == 0
+    # Elsewhere the proxy is used, as httpx would use it (here it answers
+    # 502 for a host that does not exist).
+    settings["allow_insecure_http"] = True
+    with pytest.raises(erpdata.HttpStatusError) as info:
+        table("http://erp.example.invalid/")
+    assert info.value.status_code == 502 and proxy.requests == 1
+
+
 def test_repr_and_str_never_show_the_token(refused_url: str) -> None:
     c = Client(refused_url, project="demo", access_token=FAKE_TOKEN, company_id=1, year_id=2025)
     try:

@@ -183,6 +183,13 @@ impl Config {
         self.inner.ajax_token()
     }
 
+    /// Whether requests may go through a proxy (not to a loopback base
+    /// URL: see the core's `Config::proxy_allowed`).
+    #[getter]
+    fn proxy_allowed(&self) -> bool {
+        self.inner.proxy_allowed()
+    }
+
     /// Base URL and project only: nothing else is needed to recognise a
     /// config, and the token must never be shown.
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
