@@ -169,6 +169,15 @@ def _with_partition(batch: pa.RecordBatch, compid: Id, yearid: Id) -> pa.Table:
         # dlt loads dictionary-encoded text as its values.
         if pa.types.is_dictionary(column.type):
             column = column.cast(column.type.value_type)
+        if field.name not in IDS and n and column.null_count == n:
+            # No value, so no type: a stream types such a column as text,
+            # and a column NULL in one company's rows but money or dates in
+            # another's failed the run (dlt buffers the batches of a table
+            # together and refuses differing types). As Arrow's null type,
+            # dlt takes the column's type from the rows that have one.
+            fields.append(pa.field(field.name, pa.null()))
+            arrays.append(pa.nulls(n))
+            continue
         # A merge key column of the table's own, not null, as dlt's merge
         # key says (else dlt warns that the hints differ).
         key = field.name in IDS and column.null_count == 0

@@ -229,6 +229,25 @@ WHERE b.supplier = 'S008'
    OR (CAST(RIGHT(b.bill_no, 4) AS UNSIGNED) MOD 4 = 1 AND CAST(RIGHT(b.bill_no, 4) AS UNSIGNED) > 1)
 ORDER BY b.id;
 
+-- Credit notes: company 1 gives no discounts and has settled none yet
+-- (discount and settled_on NULL in every row), company 2 has both: a
+-- column NULL in one company's rows and money or dates in another's.
+CREATE TABLE credit_note (
+  id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  compid INT NOT NULL,
+  yearid INT NOT NULL,
+  note_no VARCHAR(20) NOT NULL,
+  amount DECIMAL(14,2) NOT NULL,
+  discount DECIMAL(14,2) NULL,
+  settled_on DATE NULL,
+  KEY (compid, yearid)
+);
+INSERT INTO credit_note (compid, yearid, note_no, amount, discount, settled_on) VALUES
+  (1, 2025, 'CN-2025-0001', 120.00, NULL, NULL),
+  (1, 2025, 'CN-2025-0002', 75.50, NULL, NULL),
+  (2, 2025, 'CN-2025-0001', 310.00, 12.50, '2025-03-01'),
+  (2, 2025, 'CN-2025-0002', 99.99, 0.01, '2025-04-15');
+
 -- Served by the `noisy` table name, whose code path prints a PHP warning
 -- before the JSON (www/apis/dataapi.php).
 CREATE TABLE noisy (

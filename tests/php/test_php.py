@@ -481,6 +481,59 @@ def test_dlt_keeps_the_tables_own_compid_and_yearid(
     assert columns.count("compid") == columns.count("yearid") == 1
 
 
+def test_dlt_types_a_column_null_in_one_company_from_another(
+    php_url: str, project: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # credit_note's discount and settled_on are NULL on every row of
+    # company 1 (a stream types such a column as text) and money and dates
+    # in company 2: dlt refused to buffer the two together and the run
+    # failed (IncompatibleArrowSchema) whichever company came first.
+    import dlt
+    import duckdb
+
+    from erpdata.dlt import erpdata_source
+
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.chdir(tmp_path)
+    for companies in ([1, 2], [2, 1]):
+        db = tmp_path / f"warehouse-{companies[0]}.duckdb"
+        pipeline = dlt.pipeline(
+            pipeline_name=f"php_nulls_{project}_{companies[0]}",
+            pipelines_dir=str(tmp_path / "pipelines"),
+            destination=dlt.destinations.duckdb(str(db)),
+            dataset_name="erp",
+        )
+        source = erpdata_source(
+            "credit_note",
+            companies=companies,
+            years=[2025],
+            base_url=php_url,
+            project=project,
+            access_token=TOKEN,
+        )
+        assert not pipeline.run(source).has_failed_jobs
+        con = duckdb.connect(str(db))
+        try:
+            types = dict(
+                con.execute(
+                    "SELECT column_name, data_type FROM information_schema.columns "
+                    "WHERE table_schema = 'erp' AND table_name = 'credit_note'"
+                ).fetchall()
+            )
+            rows = con.execute(
+                "SELECT compid, count(*), count(discount), sum(discount), max(settled_on) "
+                "FROM erp.credit_note GROUP BY ALL ORDER BY ALL"
+            ).fetchall()
+        finally:
+            con.close()
+        assert types["discount"].startswith("DECIMAL("), types
+        assert types["settled_on"] == "DATE", types
+        assert rows == [
+            (1, 2, 0, None, None),
+            (2, 2, 2, Decimal("12.51"), datetime.date(2025, 4, 15)),
+        ], companies
+
+
 def test_export_keeps_the_tables_own_compid_and_yearid(
     php_url: str, project: str, tmp_path: Any
 ) -> None:

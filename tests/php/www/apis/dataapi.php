@@ -11,6 +11,7 @@ $TABLES = array(
     'purchase_bill' => array('purchase_bill', array('compid', 'yearid'), 'id'),
     'receipt' => array('receipt', array('compid', 'yearid'), 'id'),
     'payment' => array('payment', array('compid', 'yearid'), 'id'),
+    'credit_note' => array('credit_note', array('compid', 'yearid'), 'id'),
     // A code path that prints a PHP warning before the JSON.
     'noisy' => array('noisy', array('compid', 'yearid'), 'id'),
     // A code path that dies with a fatal error after its query.
