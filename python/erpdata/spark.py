@@ -17,9 +17,9 @@ has no column of that name (a PHP service's tables often carry their own
 ``compid`` and ``yearid``, which are kept).
 
 The schema is the one given to ``spark.read.schema(...)``, or else the
-typing rule's on the first partition's first rows; every partition is
-read with those types declared, so all of them agree (a value that does
-not fit is an error naming the column and the row).
+typing rule's on the first rows of the first partition that has any;
+every partition is read with those types declared, so all of them agree
+(a value that does not fit is an error naming the column and the row).
 
 Options (settings left out come from the ``ERPDATA_*`` variables, on the
 driver and on the executors): ``baseUrl``, ``project``, ``projectFolder``,
@@ -180,12 +180,24 @@ class ErpDataSource(DataSource):
     def schema(self) -> StructType:
         with _client(self.options) as client:
             keys = self._checked(client)
-            table, compid, yearid = keys[0]
-            stream = client.stream_table(
-                table, company_id=compid, year_id=yearid, batch_rows=1024, batch_format="arrow"
-            )
-            with stream:
-                first = next(iter(stream), None)
+            first = None
+            # The first table's first partition with rows: a company or year
+            # with none yet (a year just begun) gave a schema of no columns
+            # but the partition's, and every other partition's were dropped.
+            for table, compid, yearid in keys:
+                if table != keys[0][0]:
+                    break
+                stream = client.stream_table(
+                    table,
+                    company_id=compid,
+                    year_id=yearid,
+                    batch_rows=1024,
+                    batch_format="arrow",
+                )
+                with stream:
+                    first = next(iter(stream), None)
+                if first is not None:
+                    break
         names = [] if first is None else first.schema.names
         fields = (
             []

@@ -48,6 +48,23 @@ def sandbox_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def empty_first_url() -> Iterator[str]:
+    """A sandbox whose sales_invoice has no rows in company 1, 2025 (a
+    year just begun) and its usual rows elsewhere."""
+    with subprocess.Popen(
+        [SANDBOX_BIN, "--port", "0", "--quiet", "--token", TOKEN, "--rows", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        try:
+            yield url
+        finally:
+            proc.terminate()
+
+
+@pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
@@ -122,6 +139,29 @@ def test_one_partition_per_table_company_year(spark: SparkSession, sandbox_url: 
     assert dict(accounts.dtypes)["yearid"] == "string"
     by_company = accounts.groupBy("compid", "yearid").count().collect()
     assert sorted(tuple(r) for r in by_company) == [(1, "2025", 20), (2, "2025", 20)]
+
+
+def test_a_first_partition_without_rows_keeps_the_columns(
+    spark: SparkSession, empty_first_url: str
+) -> None:
+    # The schema was read from the first partition only: with no rows
+    # there, the DataFrame had no column but table, compid and yearid, and
+    # company 2's invoices came back as 28 rows of nothing else.
+    df = (
+        reader(spark, empty_first_url)
+        .option("tables", "sales_invoice")  # type: ignore[attr-defined]
+        .option("companies", "1,2")
+        .option("years", "2025")
+        .load()
+    )
+    with erpdata.Client(empty_first_url, project="demo", access_token=TOKEN) as client:
+        assert len(client.table("sales_invoice", company_id=1, year_id=2025)) == 0
+        table = client.table("sales_invoice", company_id=2, year_id=2025)
+    assert df.columns[:3] == ["compid", "yearid", "invoice_no"]
+    assert dict(df.dtypes)["total"].startswith("decimal(")
+    rows = df.groupBy("compid").agg({"total": "sum", "*": "count"}).collect()
+    total = sum((row["total"] for row in table), decimal.Decimal(0))
+    assert [tuple(r) for r in rows] == [(2, total, len(table))]
 
 
 def test_a_given_schema_declares_the_types(spark: SparkSession, sandbox_url: str) -> None:
