@@ -11,15 +11,18 @@
 
 One partition per (table, company, year): each is read on an executor by
 erpdata's own client (retries, redirects and typing as everywhere), and
-handed to Spark as Arrow batches. The DataFrame has the table's columns,
-then ``table``, ``compid`` and ``yearid`` (text, as given) where the table
-has no column of that name (a PHP service's tables often carry their own
-``compid`` and ``yearid``, which are kept).
+handed to Spark as Arrow batches. The DataFrame has the tables' columns
+(a column one table lacks is null in its rows), then ``table``, ``compid``
+and ``yearid`` (text, as given) where no table has a column of that name
+(a PHP service's tables often carry their own ``compid`` and ``yearid``,
+which are kept).
 
 The schema is the one given to ``spark.read.schema(...)``, or else the
-typing rule's on the first rows of the first partition that has any;
-every partition is read with those types declared, so all of them agree
-(a value that does not fit is an error naming the column and the row).
+typing rule's on the first rows of each table's first partition that has
+any (a column two tables type differently: a decimal that holds both
+numbers, else text); every partition is read with those types declared,
+so all of them agree (a value that does not fit is an error naming the
+column and the row).
 
 Options (settings left out come from the ``ERPDATA_*`` variables, on the
 driver and on the executors): ``baseUrl``, ``project``, ``projectFolder``,
@@ -137,6 +140,19 @@ def _spark_type(arrow: pa.DataType) -> DataType:
     return StringType()
 
 
+def _wider(a: DataType, b: DataType) -> DataType:
+    """The type of a column two tables both have: theirs where they agree,
+    a decimal that holds both where both are numbers, else text (a
+    declared string column takes any value as the text sent)."""
+    if a == b:
+        return a
+    numbers = (DecimalType, LongType)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        scale = max(t.scale if isinstance(t, DecimalType) else 0 for t in (a, b))
+        return DecimalType(38, scale)
+    return StringType()
+
+
 def _declared(spark: DataType) -> str:
     """The erpdata type name a Spark column type declares."""
     if isinstance(spark, DecimalType):
@@ -178,39 +194,40 @@ class ErpDataSource(DataSource):
         return keys
 
     def schema(self) -> StructType:
+        # Every table's columns, each from the table's first partition with
+        # rows: a company or year with none yet (a year just begun) gave a
+        # schema of no columns but the partition's, and the columns of a
+        # table after the first were dropped from its rows.
+        columns: dict[str, DataType] = {}
         with _client(self.options) as client:
             keys = self._checked(client)
-            first = None
-            # The first table's first partition with rows: a company or year
-            # with none yet (a year just begun) gave a schema of no columns
-            # but the partition's, and every other partition's were dropped.
-            for table, compid, yearid in keys:
-                if table != keys[0][0]:
-                    break
-                stream = client.stream_table(
-                    table,
-                    company_id=compid,
-                    year_id=yearid,
-                    batch_rows=1024,
-                    batch_format="arrow",
-                )
-                with stream:
-                    first = next(iter(stream), None)
-                if first is not None:
-                    break
-        names = [] if first is None else first.schema.names
-        fields = (
-            []
-            if first is None
-            else [StructField(f.name, _spark_type(f.type), True) for f in first.schema]
-        )
-        # Those the table has no column of: a PHP service's `SELECT *` sends
+            for name in dict.fromkeys(table for table, _, _ in keys):
+                for table, compid, yearid in keys:
+                    if table != name:
+                        continue
+                    stream = client.stream_table(
+                        table,
+                        company_id=compid,
+                        year_id=yearid,
+                        batch_rows=1024,
+                        batch_format="arrow",
+                    )
+                    with stream:
+                        first = next(iter(stream), None)
+                    if first is not None:
+                        for field in first.schema:
+                            kind = _spark_type(field.type)
+                            known = columns.get(field.name)
+                            columns[field.name] = kind if known is None else _wider(known, kind)
+                        break
+        fields = [StructField(name, kind, True) for name, kind in columns.items()]
+        # Those no table has a column of: a PHP service's `SELECT *` sends
         # compid and yearid, and a second column of a name made every use
         # of it ambiguous (AMBIGUOUS_REFERENCE).
         fields += [
             StructField(name, StringType(), False)
             for name in PARTITION_COLUMNS
-            if name not in names
+            if name not in columns
         ]
         return StructType(fields)
 

@@ -164,6 +164,36 @@ def test_a_first_partition_without_rows_keeps_the_columns(
     assert [tuple(r) for r in rows] == [(2, total, len(table))]
 
 
+def test_each_tables_columns_are_kept(spark: SparkSession, sandbox_url: str) -> None:
+    # The schema was the first table's: receipt's rows came back without
+    # receipt_no and mode, account's without acid and name, silently.
+    df = (
+        reader(spark, sandbox_url)
+        .option("tables", "sales_invoice,receipt,account")  # type: ignore[attr-defined]
+        .option("companies", "1")
+        .option("years", "2025")
+        .load()
+    )
+    types = dict(df.dtypes)
+    assert types["amount"].startswith("decimal(") and types["date"] == "date"
+    # compid and yearid are sales_invoice's and receipt's own, numbers;
+    # account has no yearid, so its rows take the partition's.
+    assert types["compid"] == types["yearid"] == "bigint"
+    got = [row.asDict() for row in df.collect()]
+    with erpdata.Client(sandbox_url, project="demo", access_token=TOKEN) as client:
+        for name in ("sales_invoice", "receipt", "account"):
+            table = client.table(name, company_id=1, year_id=2025)
+            rows = [row for row in got if row["table"] == name]
+            assert len(rows) == len(table) > 0, name
+            assert {(r["compid"], r["yearid"]) for r in rows} == {(1, 2025)}, name
+            # Every column the table sent, value for value (the others null).
+            for column in table.columns:
+                key = lambda v: (v is None, str(v))  # noqa: E731
+                sent = sorted((r[column] for r in table), key=key)
+                assert sorted((r[column] for r in rows), key=key) == sent, (name, column)
+    assert all(r["receipt_no"] is None for r in got if r["table"] == "account")
+
+
 def test_a_given_schema_declares_the_types(spark: SparkSession, sandbox_url: str) -> None:
     df = (
         reader(spark, sandbox_url)
