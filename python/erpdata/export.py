@@ -15,7 +15,8 @@ the readers and the writer) and written whole or not at all:
 - DuckDB: one table per ERP table, with ``compid`` and ``yearid`` columns
   (the table's own, where it sends them); a partition's old rows are
   deleted and its batches appended in one transaction, committed at its
-  end. A failure leaves the last good copy.
+  end. A failure leaves the last good copy. A column the ERP's table
+  gained since the last export is added to the copy's table.
 - Parquet: ``table=…/compid=…/yearid=…/part-0.parquet``, written to a
   temporary file beside it and renamed over the old one; the ids are the
   folders' names, as hive partitioning has them (a table's own ``compid``
@@ -354,7 +355,29 @@ class _DuckDB(_Writer):
                 f'CREATE TABLE "{table}" AS SELECT {_columns_sql(key, schema.names)} FROM empty'
             )
             self._created.add(table)
+        else:
+            self._add_columns(table, empty)
         self._delete(self._begin(key), key)
+
+    def _add_columns(self, table: str, empty: Any) -> None:
+        """The columns of ``empty`` (a partition's Arrow schema, no rows)
+        that ``table`` lacks, added to it: a column the ERP's table gained
+        since the last export failed the insert ("does not have a column
+        with name") and ended the export with a traceback. Outside any
+        partition's transaction, as the table's creation is. The partitions
+        of a table all have its columns (a PHP service's `SELECT *`), so the
+        first of them to begin adds them, before any other is open (one
+        open while the table is altered could not commit)."""
+        have = {
+            name.lower()
+            for (name,) in self._con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]
+            ).fetchall()
+        }
+        # DuckDB's own type of each new column, as it reads it from Arrow.
+        for name, kind, *_ in self._con.execute("DESCRIBE SELECT * FROM empty").fetchall():
+            if name.lower() not in have:
+                self._con.execute(f'ALTER TABLE "{table}" ADD COLUMN {_quoted(name)} {kind}')
 
     def _begin(self, key: tuple[str, Id, Id]) -> Any:
         """The partition's transaction, open on its own cursor until
@@ -509,6 +532,11 @@ def _columns_sql(key: tuple[str, Id, Id], names: list[str]) -> str:
     second column of the name failed the insert ("Duplicate column name")."""
     ids = [f"{_literal(value)} AS {name}" for name, value in zip(IDS, key[1:]) if name not in names]
     return ", ".join(["*", *ids])
+
+
+def _quoted(name: str) -> str:
+    """A column's name as a DuckDB identifier, whatever it holds."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _literal(value: Id) -> str:

@@ -116,6 +116,39 @@ def test_a_rerun_replaces_only_what_it_fetched(client: erpdata.Client, tmp_path:
     assert after[("2", "2025")] == before[("2", "2025")], "company 2 was not fetched again"
 
 
+def test_a_column_the_erp_added_since_the_last_export_is_added(
+    client: erpdata.Client, tmp_path: Path
+) -> None:
+    # A copy made before the ERP's sales_invoice had remarks and currency:
+    # the next export failed every insert ("does not have a column with
+    # name") and ended with a traceback, the copy never refreshed again.
+    target = tmp_path / "erp.duckdb"
+    export(client, ["sales_invoice"], companies=[1], years=[2025], to=target, progress=False)
+    with duckdb.connect(str(target)) as con:
+        con.execute("ALTER TABLE sales_invoice DROP COLUMN remarks")
+        con.execute('ALTER TABLE sales_invoice DROP COLUMN "currency"')
+    result = export(
+        client, ["sales_invoice"], companies=[1, 2], years=[2025], to=target, progress=False
+    )
+    assert len(result.partitions) == 2
+    with duckdb.connect(str(target)) as con:
+        types = dict(
+            con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = 'sales_invoice'"
+            ).fetchall()
+        )
+        for compid in (1, 2):
+            got = con.execute(
+                "SELECT invoice_no, remarks, currency FROM sales_invoice "
+                "WHERE compid = ? ORDER BY invoice_no",
+                [compid],
+            ).fetchall()
+            sent = client.table("sales_invoice", company_id=compid, year_id=2025)
+            assert got == sorted((r["invoice_no"], r["remarks"], r["currency"]) for r in sent)
+    assert types["remarks"] == types["currency"] == "VARCHAR"
+
+
 def test_parquet_dataset_is_hive_partitioned(client: erpdata.Client, tmp_path: Path) -> None:
     root = tmp_path / "erp"
     result = export(
