@@ -285,6 +285,10 @@ class _Writer:
         finished nothing in stays as it was)."""
         raise NotImplementedError
 
+    def settle(self) -> None:
+        """After a run's partitions are all written or discarded: what the
+        copy's tables can only be told once none is open."""
+
     def close(self) -> None:
         raise NotImplementedError
 
@@ -342,6 +346,9 @@ class _DuckDB(_Writer):
         # dropped at the end, so a failed first copy leaves no empty table.
         self._created: set[str] = set()
         self._filled: set[str] = set()
+        # DuckDB's types of each (table, column) as the partitions sent it
+        # with values (typed, not text): see settle().
+        self._typed: dict[tuple[str, str], set[str]] = {}
 
     def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
         import pyarrow as pa
@@ -357,6 +364,9 @@ class _DuckDB(_Writer):
             self._created.add(table)
         else:
             self._add_columns(table, empty)
+        for name, kind, *_ in self._con.execute("DESCRIBE SELECT * FROM empty").fetchall():
+            if kind != "VARCHAR":
+                self._typed.setdefault((table, name), set()).add(kind)
         self._delete(self._begin(key), key)
 
     def _add_columns(self, table: str, empty: Any) -> None:
@@ -506,6 +516,34 @@ class _DuckDB(_Writer):
         left = con.execute(f"SELECT count(*) FROM {PENDING_TABLE}").fetchone()
         if not left or not left[0]:
             con.execute(f"DROP TABLE {PENDING_TABLE}")
+
+    def settle(self) -> None:
+        """A column of text in the copy where a partition sent it typed,
+        and every value it holds reads back as that type exactly, gets that
+        type. A stream types a column with no value as text, so the first
+        partition of a column NULL in one company's rows (a discount it
+        never gives) made it a VARCHAR column, and the money or dates of
+        the other companies were kept as text: the copy's types depended
+        on which company came first."""
+        for (table, name), kinds in self._typed.items():
+            if len(kinds) != 1 or table not in self._filled:
+                continue
+            (kind,) = kinds
+            found = self._con.execute(
+                "SELECT data_type FROM information_schema.columns "
+                "WHERE table_name = ? AND column_name = ?",
+                [table, name],
+            ).fetchone()
+            if not found or found[0] != "VARCHAR":
+                continue
+            column = _quoted(name)
+            inexact = self._con.execute(
+                f'SELECT count(*) FROM "{table}" WHERE {column} IS NOT NULL AND '
+                f"(TRY_CAST({column} AS {kind}) IS NULL "
+                f"OR TRY_CAST({column} AS {kind})::VARCHAR <> {column})"
+            ).fetchone()
+            if inexact == (0,):
+                self._con.execute(f'ALTER TABLE "{table}" ALTER {column} TYPE {kind}')
 
     def close(self) -> None:
         for key in list(self._open):
@@ -942,6 +980,8 @@ def _run(
         _text_key(k): ("failed", str(e)[:1000]) for k, e in errors.items()
     }
     pending.update((_text_key(k), ("not started", None)) for k in not_started)
+    if not cancelled:
+        writer.settle()
     writer.record_pending(asked, pending)
     if cancelled:
         raise _Cancelled()

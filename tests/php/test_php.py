@@ -576,6 +576,49 @@ def test_export_keeps_the_tables_own_compid_and_yearid(
     assert {row["compid"]: row["id_count"] for row in counts} == invoices
 
 
+def test_export_types_a_column_null_in_one_company_from_another(
+    php_url: str, project: str, tmp_path: Any
+) -> None:
+    # credit_note's discount and settled_on are NULL on every row of
+    # company 1: its partition, first, made them VARCHAR columns, and
+    # company 2's money and dates were kept as text (sum() refused them);
+    # company 2 first, they were DECIMAL and DATE. So in one export, and
+    # over two, company 1 then company 2.
+    import duckdb
+
+    from erpdata.export import export
+
+    runs = {"one.duckdb": [[1, 2]], "two.duckdb": [[1], [2], [1]]}
+    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
+        for name, companies in runs.items():
+            for ids in companies:
+                export(
+                    client,
+                    "credit_note",
+                    companies=ids,
+                    years=[2025],
+                    to=tmp_path / name,
+                    progress=False,
+                )
+    for name in runs:
+        with duckdb.connect(str(tmp_path / name)) as con:
+            types = dict(
+                con.execute(
+                    "SELECT column_name, data_type FROM information_schema.columns "
+                    "WHERE table_name = 'credit_note'"
+                ).fetchall()
+            )
+            rows = con.execute(
+                "SELECT compid, count(*), count(discount), sum(discount), max(settled_on) "
+                "FROM credit_note GROUP BY ALL ORDER BY ALL"
+            ).fetchall()
+        assert types["discount"].startswith("DECIMAL(") and types["settled_on"] == "DATE", name
+        assert rows == [
+            (1, 2, 0, None, None),
+            (2, 2, 2, Decimal("12.51"), datetime.date(2025, 4, 15)),
+        ], name
+
+
 def test_mcp_answers_keep_money_text_at_scale_0(client: erpdata.Client) -> None:
     """The aging of a customer that owes nothing (C012) is of scale 0, whose
     rows hold ints: the MCP answer sends them as decimal text, like every
