@@ -83,6 +83,9 @@ DUCKDB_MEMORY_LIMIT = "32MB"
 """DuckDB's memory during an export (it spills the rest to disk)."""
 MANIFEST_FILE = "_manifest.json"
 PENDING_TABLE = "_erpdata_pending"
+STAGING_TABLE = "_erpdata_staging_"
+"""The prefix of the tables a DuckDB export writes a partition to when its
+table must be altered while another partition of it is being written."""
 PENDING_FILE = "_pending.json"
 STOP_AFTER_FAILURES = 3
 """Partitions failing in a row (a transport error, 429 or a 5xx status)
@@ -349,12 +352,22 @@ class _DuckDB(_Writer):
         # DuckDB's types of each (table, column) as the partitions sent it
         # with values (typed, not text): see settle().
         self._typed: dict[tuple[str, str], set[str]] = {}
+        # Partitions written to a table of their own (see begin()): those
+        # open, and those committed there, moved in by settle().
+        self._staging: dict[tuple[str, Id, Id], str] = {}
+        self._deferred: list[tuple[tuple[str, Id, Id], str, Partition]] = []
+        self._staged = 0
 
     def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
         import pyarrow as pa
 
         table = key[0]
         empty = pa.Table.from_batches([], schema=schema)  # noqa: F841 - read by DuckDB below
+        # DuckDB's own type of each column, as it reads it from Arrow.
+        described = self._con.execute("DESCRIBE SELECT * FROM empty").fetchall()
+        for name, kind, *_ in described:
+            if kind != "VARCHAR":
+                self._typed.setdefault((table, name), set()).add(kind)
         # Outside the partition's transaction: two partitions of a new
         # table would otherwise both create it and one would fail.
         if not self._exists(self._con, table):
@@ -362,32 +375,50 @@ class _DuckDB(_Writer):
                 f'CREATE TABLE "{table}" AS SELECT {_columns_sql(key, schema.names)} FROM empty'
             )
             self._created.add(table)
-        else:
-            self._add_columns(table, empty)
-        for name, kind, *_ in self._con.execute("DESCRIBE SELECT * FROM empty").fetchall():
-            if kind != "VARCHAR":
-                self._typed.setdefault((table, name), set()).add(kind)
+        elif changes := self._changes(table, described):
+            if any(open_key[0] == table for open_key in self._open):
+                # Another partition of the table is open, and one open
+                # while the table is altered cannot commit: this one goes
+                # to a table of its own, moved in by settle().
+                staging = f"{STAGING_TABLE}{self._staged}"
+                self._staged += 1
+                self._con.execute(
+                    f'CREATE OR REPLACE TABLE "{staging}" AS '
+                    f"SELECT {_columns_sql(key, schema.names)} FROM empty"
+                )
+                self._staging[key] = staging
+                self._begin(key)
+                return
+            for statement in changes:
+                self._con.execute(statement)
         self._delete(self._begin(key), key)
 
-    def _add_columns(self, table: str, empty: Any) -> None:
-        """The columns of ``empty`` (a partition's Arrow schema, no rows)
-        that ``table`` lacks, added to it: a column the ERP's table gained
-        since the last export failed the insert ("does not have a column
-        with name") and ended the export with a traceback. Outside any
-        partition's transaction, as the table's creation is. The partitions
-        of a table all have its columns (a PHP service's `SELECT *`), so the
-        first of them to begin adds them, before any other is open (one
-        open while the table is altered could not commit)."""
+    def _changes(self, table: str, described: list[tuple[Any, ...]]) -> list[str]:
+        """What ``table`` needs to hold a partition whose columns DuckDB
+        describes as ``described`` without losing a digit: the columns it
+        lacks (a column the ERP's table gained since the last export failed
+        the insert, "does not have a column with name", and ended the export
+        with a traceback), and a decimal or integer column widened to the
+        digits after the point the partition sends (DuckDB rounded 1.0825
+        into a DECIMAL(38,2) column to 1.08, and 1.5 into a BIGINT to 2,
+        without a word: a DOUBLE column's values have the digits they need,
+        so one company's rates may have two and another's four)."""
         have = {
-            name.lower()
-            for (name,) in self._con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]
+            name.lower(): (name, kind)
+            for name, kind in self._con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = ?",
+                [table],
             ).fetchall()
         }
-        # DuckDB's own type of each new column, as it reads it from Arrow.
-        for name, kind, *_ in self._con.execute("DESCRIBE SELECT * FROM empty").fetchall():
-            if name.lower() not in have:
-                self._con.execute(f'ALTER TABLE "{table}" ADD COLUMN {_quoted(name)} {kind}')
+        out = []
+        for name, kind, *_ in described:
+            known = have.get(name.lower())
+            if known is None:
+                out.append(f'ALTER TABLE "{table}" ADD COLUMN {_quoted(name)} {kind}')
+            elif wider := _wider_decimal(known[1], kind):
+                out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE {wider}')
+        return out
 
     def _begin(self, key: tuple[str, Id, Id]) -> Any:
         """The partition's transaction, open on its own cursor until
@@ -408,18 +439,24 @@ class _DuckDB(_Writer):
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
         with _ctrl_c_stays_ctrl_c():
+            target = self._staging.get(key, key[0])
             self._open[key].execute(
-                f'INSERT INTO "{key[0]}" BY NAME SELECT {_columns_sql(key, batch.schema.names)} '
+                f'INSERT INTO "{target}" BY NAME SELECT {_columns_sql(key, batch.schema.names)} '
                 "FROM batch"
             )
 
     def commit(self, key: tuple[str, Id, Id], entry: Partition) -> None:
         cursor = self._open.pop(key)
+        staging = self._staging.pop(key, None)
         try:
-            self._record(cursor, entry)
+            if staging is None:
+                self._record(cursor, entry)
             cursor.execute("COMMIT")
-            self._filled.update((key[0], MANIFEST_TABLE))
-            self._committed += 1
+            if staging is None:
+                self._filled.update((key[0], MANIFEST_TABLE))
+                self._committed += 1
+            else:
+                self._deferred.append((key, staging, entry))
         except BaseException:
             cursor.execute("ROLLBACK")
             raise
@@ -431,6 +468,9 @@ class _DuckDB(_Writer):
         if cursor is not None:
             cursor.execute("ROLLBACK")
             cursor.close()
+        staging = self._staging.pop(key, None)
+        if staging is not None:
+            self._con.execute(f'DROP TABLE IF EXISTS "{staging}"')
 
     @staticmethod
     def _exists(cursor: Any, table: str) -> bool:
@@ -524,7 +564,21 @@ class _DuckDB(_Writer):
         partition of a column NULL in one company's rows (a discount it
         never gives) made it a VARCHAR column, and the money or dates of
         the other companies were kept as text: the copy's types depended
-        on which company came first."""
+        on which company came first.
+
+        First, the partitions written to a table of their own: the table
+        altered to hold them, then their rows moved in, each in one
+        transaction with its manifest entry."""
+        deferred, self._deferred = self._deferred, []
+        for key, staging, entry in deferred:
+            described = self._con.execute(f'DESCRIBE SELECT * FROM "{staging}"').fetchall()
+            for statement in self._changes(key[0], described):
+                self._con.execute(statement)
+            cursor = self._begin(key)
+            self._delete(cursor, key)
+            cursor.execute(f'INSERT INTO "{key[0]}" BY NAME SELECT * FROM "{staging}"')
+            self.commit(key, entry)
+            self._con.execute(f'DROP TABLE "{staging}"')
         for (table, name), kinds in self._typed.items():
             if len(kinds) != 1 or table not in self._filled:
                 continue
@@ -548,6 +602,10 @@ class _DuckDB(_Writer):
     def close(self) -> None:
         for key in list(self._open):
             self.discard(key)
+        # Not moved in (the export was interrupted): not in the manifest
+        # either, so a resumed export fetches them again.
+        for _, staging, _ in self._deferred:
+            self._con.execute(f'DROP TABLE IF EXISTS "{staging}"')
         for table in self._created - self._filled:
             self._con.execute(f'DROP TABLE IF EXISTS "{table}"')
         # The connection is let go of as well as closed: an error raised
@@ -570,6 +628,25 @@ def _columns_sql(key: tuple[str, Id, Id], names: list[str]) -> str:
     second column of the name failed the insert ("Duplicate column name")."""
     ids = [f"{_literal(value)} AS {name}" for name, value in zip(IDS, key[1:]) if name not in names]
     return ", ".join(["*", *ids])
+
+
+def _wider_decimal(have: str, sent: str) -> str | None:
+    """The DECIMAL type that holds a column of type ``have`` and values of
+    type ``sent`` (DuckDB's names), where ``have`` would round them;
+    ``None`` where it holds them already or neither is a number."""
+    kinds = []
+    for kind in (have, sent):
+        if kind == "BIGINT":
+            kinds.append((19, 0))
+        elif kind.startswith("DECIMAL(") and kind.endswith(")"):
+            precision, scale = kind[len("DECIMAL(") : -1].split(",")
+            kinds.append((int(precision), int(scale)))
+        else:
+            return None
+    (p1, s1), (p2, s2) = kinds
+    if s2 <= s1:
+        return None
+    return f"DECIMAL({min(38, max(p1 - s1, p2 - s2) + s2)},{s2})"
 
 
 def _quoted(name: str) -> str:

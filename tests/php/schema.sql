@@ -248,6 +248,22 @@ INSERT INTO credit_note (compid, yearid, note_no, amount, discount, settled_on) 
   (2, 2025, 'CN-2025-0001', 310.00, 12.50, '2025-03-01'),
   (2, 2025, 'CN-2025-0002', 99.99, 0.01, '2025-04-15');
 
+-- Exchange rates, a DOUBLE: sent with the digits each value needs, two
+-- after the point at most in company 1, four in company 2.
+CREATE TABLE fx_rate (
+  id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  compid INT NOT NULL,
+  yearid INT NOT NULL,
+  currency CHAR(3) NOT NULL,
+  rate DOUBLE NOT NULL,
+  KEY (compid, yearid)
+);
+INSERT INTO fx_rate (compid, yearid, currency, rate) VALUES
+  (1, 2025, 'INR', 83.25),
+  (1, 2025, 'CHF', 2),
+  (2, 2025, 'USD', 1.0825),
+  (2, 2025, 'GBP', 0.125);
+
 -- Served by the `noisy` table name, whose code path prints a PHP warning
 -- before the JSON (www/apis/dataapi.php).
 CREATE TABLE noisy (

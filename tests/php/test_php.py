@@ -619,6 +619,82 @@ def test_export_types_a_column_null_in_one_company_from_another(
         ], name
 
 
+RATES = {1: [Decimal("83.25"), Decimal("2")], 2: [Decimal("1.0825"), Decimal("0.125")]}
+"""fx_rate's rate (a DOUBLE): each company's, in id order."""
+
+
+def test_export_keeps_every_digit_a_double_column_sends(
+    php_url: str, project: str, tmp_path: Any
+) -> None:
+    # fx_rate.rate is typed from the digits its values need: decimal(38,2) in
+    # company 1, decimal(38,4) in company 2. The DuckDB column was made
+    # from the first partition written and DuckDB rounded the other's
+    # values into it without a word: 1.0825 became 1.08, 0.125 0.13.
+    # In one export, over two, and with the second partition begun while
+    # the first is still being written (the table cannot be altered then:
+    # it is moved in once both are done).
+    import duckdb
+
+    from erpdata.export import _DuckDB, export
+
+    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
+        for name, runs in {"one.duckdb": [[1, 2]], "two.duckdb": [[1], [2]]}.items():
+            for ids in runs:
+                export(
+                    client,
+                    "fx_rate",
+                    companies=ids,
+                    years=[2025],
+                    to=tmp_path / name,
+                    progress=False,
+                )
+        batches = {
+            c: client.table("fx_rate", company_id=c, year_id=2025).to_arrow().to_batches()[0]
+            for c in (1, 2)
+        }
+    writer = _DuckDB(tmp_path / "open.duckdb")
+    keys = {c: ("fx_rate", c, 2025) for c in (1, 2)}
+    try:
+        for c in (1, 2):
+            writer.begin(keys[c], batches[c].schema)
+            writer.write(keys[c], batches[c])
+        for c in (1, 2):
+            writer.commit(keys[c], partition_entry(keys[c], batches[c].num_rows))
+        writer.settle()
+    finally:
+        writer.close()
+    for name in ("one.duckdb", "two.duckdb", "open.duckdb"):
+        with duckdb.connect(str(tmp_path / name)) as con:
+            kind = con.execute(
+                "SELECT data_type FROM information_schema.columns "
+                "WHERE table_name = 'fx_rate' AND column_name = 'rate'"
+            ).fetchone()
+            rates = {
+                c: [
+                    r
+                    for (r,) in con.execute(
+                        "SELECT rate FROM fx_rate WHERE compid = ? ORDER BY id", [c]
+                    ).fetchall()
+                ]
+                for c in (1, 2)
+            }
+            tables = [
+                t
+                for (t,) in con.execute(
+                    "SELECT table_name FROM information_schema.tables"
+                ).fetchall()
+            ]
+        assert kind == ("DECIMAL(38,4)",), name
+        assert rates == RATES, name
+        assert not [t for t in tables if t.startswith("_erpdata_staging")], name
+
+
+def partition_entry(key: tuple[str, int, int], rows: int) -> Any:
+    from erpdata.export import Partition
+
+    return Partition(key[0], key[1], key[2], rows, 0, "", "test", "2025-01-01T00:00:00")
+
+
 def test_mcp_answers_keep_money_text_at_scale_0(client: erpdata.Client) -> None:
     """The aging of a customer that owes nothing (C012) is of scale 0, whose
     rows hold ints: the MCP answer sends them as decimal text, like every

@@ -12,6 +12,7 @@ $TABLES = array(
     'receipt' => array('receipt', array('compid', 'yearid'), 'id'),
     'payment' => array('payment', array('compid', 'yearid'), 'id'),
     'credit_note' => array('credit_note', array('compid', 'yearid'), 'id'),
+    'fx_rate' => array('fx_rate', array('compid', 'yearid'), 'id'),
     // A code path that prints a PHP warning before the JSON.
     'noisy' => array('noisy', array('compid', 'yearid'), 'id'),
     // A code path that dies with a fatal error after its query.
