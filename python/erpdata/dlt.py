@@ -17,7 +17,7 @@ Settings left out come from dlt's configuration (``sources.erpdata.*`` in
 ``.dlt/secrets.toml`` and ``config.toml``, or ``SOURCES__ERPDATA__ACCESS_TOKEN``
 and the like), then from the ``ERPDATA_*`` variables. ``access_token`` is a
 dlt secret: dlt keeps it out of its traces, and erpdata out of every error
-and repr.
+and repr. ``schema_overrides`` declares column types for every partition.
 
 The default ``write_disposition="replace"`` makes each table the last run's
 copy. ``"merge"`` replaces only the companies and years loaded (a
@@ -43,8 +43,9 @@ except ImportError as exc:
 from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
-from ._errors import InvalidInputError
+from ._errors import DecodeError, InvalidInputError
 from ._models import Id
+from ._typing import typing_options
 from .export import IDS, default_id, partition_ids
 
 __all__ = ["erpdata_source"]
@@ -63,16 +64,20 @@ def erpdata_source(
     access_token: TSecretStrValue | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
     write_disposition: Literal["replace", "append", "merge"] = "replace",
+    schema_overrides: dict[str, str] | None = None,
 ) -> Any:
     """The ERP's ``tables`` for every company and year given (each defaults
-    to ``ERPDATA_COMPANY_ID`` / ``ERPDATA_YEAR_ID``). Every request is
-    checked when the source is made, before anything is sent."""
+    to ``ERPDATA_COMPANY_ID`` / ``ERPDATA_YEAR_ID``). ``schema_overrides``
+    declares column types, as for :meth:`erpdata.Client.table`, in every
+    table and partition. Every request is checked when the source is made,
+    before anything is sent."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
     if write_disposition not in _DISPOSITIONS:
         invalid("write_disposition", f"must be one of {', '.join(_DISPOSITIONS)}")
     check_batch_rows(batch_rows)
+    typing_options(schema_overrides, True, one_schema=True)
     settings = {
         "base_url": base_url,
         "project": project,
@@ -105,7 +110,7 @@ def erpdata_source(
         )
     return [
         dlt.resource(
-            _read(settings, table, company_ids, year_ids, batch_rows),
+            _read(settings, table, company_ids, year_ids, batch_rows, schema_overrides),
             name=table,
             write_disposition=write_disposition,
             merge_key=list(IDS),
@@ -129,6 +134,7 @@ def _read(
     companies: list[Id],
     years: list[Id],
     batch_rows: int,
+    schema_overrides: dict[str, str] | None,
 ) -> Iterator[pa.Table]:
     # The client is made where dlt runs the resource, not where the
     # source was made: dlt may extract on another thread.
@@ -141,14 +147,49 @@ def _read(
                     year_id=yearid,
                     batch_rows=batch_rows,
                     batch_format="arrow",
+                    schema_overrides=schema_overrides,
                 )
                 with stream:
                     for batch in stream:
-                        loaded = _with_partition(batch, compid, yearid)
+                        loaded = _fit_loaded(_with_partition(batch, compid, yearid), table)
                         naive = _naive_timestamps(loaded.schema)
                         if naive:
                             loaded = dlt.mark.with_hints(loaded, dlt.mark.make_hints(columns=naive))
                         yield loaded
+
+
+def _fit_loaded(batch: pa.Table, table: str) -> pa.Table:
+    """``batch``'s numbers in the types of the columns dlt has loaded
+    before (in this run or an earlier one): each partition's decimals have
+    the digits after the point its values need (a DOUBLE's rates: two in
+    one company, four in another), and dlt failed the run on the second
+    (IncompatibleArrowSchema) or, in a later run, loaded them into the
+    column of fewer digits, rounded. Fewer digits are made more; more
+    than the column holds is an error that says how to load them."""
+    schema = dlt.current.source_schema()
+    columns = schema.tables.get(schema.naming.normalize_table_identifier(table), {}).get(
+        "columns", {}
+    )
+    for i, field in enumerate(batch.schema):
+        known = columns.get(schema.naming.normalize_identifier(field.name), {})
+        if known.get("data_type") not in ("decimal", "bigint"):
+            continue
+        if not (pa.types.is_decimal(field.type) or pa.types.is_integer(field.type)):
+            continue
+        holds = (known.get("scale") or 0) if known["data_type"] == "decimal" else 0
+        sent = field.type.scale if pa.types.is_decimal(field.type) else 0
+        if sent > holds:
+            raise DecodeError(
+                f"column {field.name!r} of {table} has values with {sent} digits after the "
+                f"point, and the column loaded before holds {holds}: dlt would round them. "
+                "Declare its type for every company and year, erpdata_source(..., "
+                f"schema_overrides={{{field.name!r}: 'decimal(38,{sent})'}}), and load the "
+                "table anew (pipeline.run(source, refresh='drop_resources'))"
+            )
+        if sent < holds:
+            kind = pa.decimal128(known.get("precision") or 38, holds)
+            batch = batch.set_column(i, field.with_type(kind), batch.column(i).cast(kind))
+    return batch
 
 
 def _naive_timestamps(schema: pa.Schema) -> list[TColumnSchema]:

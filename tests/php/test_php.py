@@ -534,6 +534,66 @@ def test_dlt_types_a_column_null_in_one_company_from_another(
         ], companies
 
 
+def test_dlt_keeps_every_digit_a_double_column_sends(
+    php_url: str, project: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fx_rate.rate is typed from the digits its values need: decimal(38,2)
+    # in company 1, decimal(38,4) in company 2. In one run dlt failed
+    # (IncompatibleArrowSchema); over two, it loaded company 2's rates into
+    # the column of two digits, rounded: 1.0825 became 1.08.
+    import dlt
+    import duckdb
+
+    from erpdata.dlt import erpdata_source
+
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.chdir(tmp_path)
+
+    def load(name: str, companies: list[int], **kwargs: Any) -> list[tuple[Any, ...]]:
+        refresh = kwargs.pop("refresh", None)
+        pipeline = dlt.pipeline(
+            pipeline_name=f"php_rates_{project}_{name}",
+            pipelines_dir=str(tmp_path / "pipelines"),
+            destination=dlt.destinations.duckdb(str(tmp_path / f"{name}.duckdb")),
+            dataset_name="erp",
+        )
+        source = erpdata_source(
+            "fx_rate",
+            companies=companies,
+            years=[2025],
+            base_url=php_url,
+            project=project,
+            access_token=TOKEN,
+            write_disposition="merge",
+            **kwargs,
+        )
+        assert not pipeline.run(source, refresh=refresh).has_failed_jobs
+        with duckdb.connect(str(tmp_path / f"{name}.duckdb")) as con:
+            return con.execute(
+                "SELECT compid, rate, typeof(rate) FROM erp.fx_rate ORDER BY id"
+            ).fetchall()
+
+    exact = [
+        (c, rate.quantize(Decimal("0.0001")), "DECIMAL(38,4)") for c in (1, 2) for rate in RATES[c]
+    ]
+    # The partition of more digits first: the other's are given as many.
+    assert load("more_first", [2, 1]) == exact
+    # Fewer first: the second run stops, saying how to load them whole.
+    assert [row[:2] for row in load("fewer_first", [1])] == [(1, r) for r in RATES[1]]
+    with pytest.raises(Exception) as caught:
+        load("fewer_first", [2])
+    error: BaseException | None = caught.value
+    while error is not None and not isinstance(error, erpdata.DecodeError):
+        error = error.__cause__
+    assert isinstance(error, erpdata.DecodeError), repr(caught.value)
+    assert "schema_overrides={'rate': 'decimal(38,4)'}" in str(error)
+    assert "refresh='drop_resources'" in str(error)
+    with duckdb.connect(str(tmp_path / "fewer_first.duckdb")) as con:
+        assert con.execute("SELECT DISTINCT compid FROM erp.fx_rate").fetchall() == [(1,)]
+    declared = {"schema_overrides": {"rate": "decimal(38,4)"}, "refresh": "drop_resources"}
+    assert load("fewer_first", [1, 2], **declared) == exact
+
+
 def test_export_keeps_the_tables_own_compid_and_yearid(
     php_url: str, project: str, tmp_path: Any
 ) -> None:

@@ -179,6 +179,7 @@ def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
         ("sales_invoice", {"companies": []}, "companies"),
         ("sales_invoice", {"batch_rows": 0}, "batch_rows"),
         ("sales_invoice", {"write_disposition": "upsert"}, "write_disposition"),
+        ("sales_invoice", {"schema_overrides": {"total": "money"}}, "schema_overrides"),
     ]
     for tables, kwargs, field in cases:
         with pytest.raises(Exception) as caught:
