@@ -19,8 +19,9 @@ which are kept).
 
 The schema is the one given to ``spark.read.schema(...)``, or else the
 typing rule's on the first rows of each table's first partition that has
-any (a column two tables type differently: a decimal that holds both
-numbers, else text); every partition is read with those types declared,
+any (a column with no value there typed from the next partitions'; a
+column two tables type differently: a decimal that holds both numbers,
+else text); every partition is read with those types declared,
 so all of them agree (a value that does not fit is an error naming the
 column and the row).
 
@@ -66,6 +67,9 @@ from ._core import DEFAULT_BATCH_ROWS
 __all__ = ["ErpDataSource"]
 
 PARTITION_COLUMNS = ("table", "compid", "yearid")
+SCHEMA_PARTITIONS = 8
+"""Partitions with rows of a table, after its first, whose first rows the
+schema reads to type a column the first has no value in, at most."""
 
 
 def _option(options: Mapping[str, str], name: str) -> str | None:
@@ -202,24 +206,10 @@ class ErpDataSource(DataSource):
         with _client(self.options) as client:
             keys = self._checked(client)
             for name in dict.fromkeys(table for table, _, _ in keys):
-                for table, compid, yearid in keys:
-                    if table != name:
-                        continue
-                    stream = client.stream_table(
-                        table,
-                        company_id=compid,
-                        year_id=yearid,
-                        batch_rows=1024,
-                        batch_format="arrow",
-                    )
-                    with stream:
-                        first = next(iter(stream), None)
-                    if first is not None:
-                        for field in first.schema:
-                            kind = _spark_type(field.type)
-                            known = columns.get(field.name)
-                            columns[field.name] = kind if known is None else _wider(known, kind)
-                        break
+                typed = self._table_schema(client, [k for k in keys if k[0] == name])
+                for column, kind in typed.items():
+                    known = columns.get(column)
+                    columns[column] = kind if known is None else _wider(known, kind)
         fields = [StructField(name, kind, True) for name, kind in columns.items()]
         # Those no table has a column of: a PHP service's `SELECT *` sends
         # compid and yearid, and a second column of a name made every use
@@ -230,6 +220,38 @@ class ErpDataSource(DataSource):
             if name not in columns
         ]
         return StructType(fields)
+
+    @staticmethod
+    def _table_schema(client: Client, keys: list[tuple[str, str, str]]) -> dict[str, DataType]:
+        """One table's columns, typed from the first rows of its first
+        partition that has any. A column with no value there (a stream
+        types it as text) takes its type from the next partitions' (up to
+        :data:`SCHEMA_PARTITIONS` more): a discount NULL on every row of
+        company 1 was a string column, and company 2's money text."""
+        columns: dict[str, DataType] = {}
+        untyped: set[str] = set()
+        looked = 0  # partitions read after the first that has rows
+        for table, compid, yearid in keys:
+            if columns and (not untyped or looked >= SCHEMA_PARTITIONS):
+                break
+            stream = client.stream_table(
+                table, company_id=compid, year_id=yearid, batch_rows=1024, batch_format="arrow"
+            )
+            with stream:
+                first = next(iter(stream), None)
+            if first is None:
+                continue
+            if columns:
+                looked += 1
+            for field, column in zip(first.schema, first.columns):
+                if column.null_count == len(column):
+                    if field.name not in columns:
+                        columns[field.name] = _spark_type(field.type)
+                        untyped.add(field.name)
+                elif field.name not in columns or field.name in untyped:
+                    columns[field.name] = _spark_type(field.type)
+                    untyped.discard(field.name)
+        return columns
 
     def reader(self, schema: StructType) -> DataSourceReader:
         with _client(self.options) as client:

@@ -6,6 +6,7 @@ and the token in no plan, error or log line."""
 from __future__ import annotations
 
 import contextlib
+import datetime
 import decimal
 import http.server
 import io
@@ -324,6 +325,65 @@ def test_a_tables_own_compid_and_yearid_are_kept_not_doubled(spark: SparkSession
     finally:
         server.shutdown()
         server.server_close()
+
+
+class _NullInOneCompany(_PhpLikeService):
+    """credit notes whose discount and settled_on are NULL on every row of
+    company 1 and money and dates in company 2's, as a PHP service sends
+    a column one company never fills."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        compid = int(form["compid"][0])
+        rows = [
+            {
+                "id": compid * 10 + i,
+                "compid": compid,
+                "amount": f"{100 + i}.00",
+                "discount": None if compid == 1 else f"{i}.25",
+                "settled_on": None if compid == 1 else f"2025-03-0{i + 1}",
+            }
+            for i in range(2)
+        ]
+        body = json.dumps({"status": "success", "data": rows}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_column_null_in_the_first_partition_is_typed_from_the_next(
+    spark: SparkSession,
+) -> None:
+    # The schema was read from company 1's rows only: discount and
+    # settled_on, NULL there, were string columns, and company 2's money
+    # and dates came back as text.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NullInOneCompany)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        df = (
+            reader(spark, url)
+            .option("tables", "credit_note")  # type: ignore[attr-defined]
+            .option("companies", "1,2")
+            .option("years", "2025")
+            .load()
+        )
+        types = dict(df.dtypes)
+        rows = sorted(tuple(r) for r in df.select("id", "discount", "settled_on").collect())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert types["discount"] == "decimal(38,2)" and types["settled_on"] == "date", types
+    assert rows == [
+        (10, None, None),
+        (11, None, None),
+        (20, decimal.Decimal("0.25"), datetime.date(2025, 3, 1)),
+        (21, decimal.Decimal("1.25"), datetime.date(2025, 3, 2)),
+    ]
 
 
 def test_the_documented_examples_run(
