@@ -255,7 +255,8 @@ class _Progress:
 class _Writer:
     """Writes partitions one batch at a time; commits or discards each."""
 
-    def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
+    def begin(self, key: tuple[str, Id, Id], schema: Any, first: Any = None) -> None:
+        """A partition begins; ``first`` is its first batch, when known."""
         raise NotImplementedError
 
     def write(self, key: tuple[str, Id, Id], batch: Any) -> None:
@@ -358,13 +359,19 @@ class _DuckDB(_Writer):
         self._deferred: list[tuple[tuple[str, Id, Id], str, Partition]] = []
         self._staged = 0
 
-    def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
+    def begin(self, key: tuple[str, Id, Id], schema: Any, first: Any = None) -> None:
         import pyarrow as pa
 
         table = key[0]
         empty = pa.Table.from_batches([], schema=schema)  # noqa: F841 - read by DuckDB below
         # DuckDB's own type of each column, as it reads it from Arrow.
         described = self._con.execute("DESCRIBE SELECT * FROM empty").fetchall()
+        # Text columns with values (not text for want of a value).
+        texts = {
+            field.name
+            for field, column in zip(schema, first.columns if first is not None else [])
+            if column.null_count < len(column)
+        }
         for name, kind, *_ in described:
             if kind != "VARCHAR":
                 self._typed.setdefault((table, name), set()).add(kind)
@@ -375,7 +382,7 @@ class _DuckDB(_Writer):
                 f'CREATE TABLE "{table}" AS SELECT {_columns_sql(key, schema.names)} FROM empty'
             )
             self._created.add(table)
-        elif changes := self._changes(table, described):
+        elif changes := self._changes(table, described, texts):
             if any(open_key[0] == table for open_key in self._open):
                 # Another partition of the table is open, and one open
                 # while the table is altered cannot commit: this one goes
@@ -393,7 +400,7 @@ class _DuckDB(_Writer):
                 self._con.execute(statement)
         self._delete(self._begin(key), key)
 
-    def _changes(self, table: str, described: list[tuple[Any, ...]]) -> list[str]:
+    def _changes(self, table: str, described: list[tuple[Any, ...]], texts: set[str]) -> list[str]:
         """What ``table`` needs to hold a partition whose columns DuckDB
         describes as ``described`` without losing a digit: the columns it
         lacks (a column the ERP's table gained since the last export failed
@@ -402,7 +409,10 @@ class _DuckDB(_Writer):
         digits after the point the partition sends (DuckDB rounded 1.0825
         into a DECIMAL(38,2) column to 1.08, and 1.5 into a BIGINT to 2,
         without a word: a DOUBLE column's values have the digits they need,
-        so one company's rates may have two and another's four)."""
+        so one company's rates may have two and another's four), and a
+        typed column made text where the partition sends it text with values
+        (``texts``): ids that are numbers in one company and ``"A-17"`` in
+        another failed the insert, and the export ended with a traceback."""
         have = {
             name.lower(): (name, kind)
             for name, kind in self._con.execute(
@@ -418,6 +428,8 @@ class _DuckDB(_Writer):
                 out.append(f'ALTER TABLE "{table}" ADD COLUMN {_quoted(name)} {kind}')
             elif wider := _wider_decimal(known[1], kind):
                 out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE {wider}')
+            elif kind == "VARCHAR" and known[1] != "VARCHAR" and name in texts:
+                out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE VARCHAR')
         return out
 
     def _begin(self, key: tuple[str, Id, Id]) -> Any:
@@ -572,7 +584,14 @@ class _DuckDB(_Writer):
         deferred, self._deferred = self._deferred, []
         for key, staging, entry in deferred:
             described = self._con.execute(f'DESCRIBE SELECT * FROM "{staging}"').fetchall()
-            for statement in self._changes(key[0], described):
+            texts = {
+                name
+                for name, kind, *_ in described
+                if kind == "VARCHAR"
+                and self._con.execute(f'SELECT count({_quoted(name)}) FROM "{staging}"').fetchone()
+                != (0,)
+            }
+            for statement in self._changes(key[0], described, texts):
                 self._con.execute(statement)
             cursor = self._begin(key)
             self._delete(cursor, key)
@@ -683,7 +702,7 @@ class _Parquet(_Writer):
         folder.mkdir(parents=True, exist_ok=True)
         self._made += missing
 
-    def begin(self, key: tuple[str, Id, Id], schema: Any) -> None:
+    def begin(self, key: tuple[str, Id, Id], schema: Any, first: Any = None) -> None:
         folder = self._folder(key)
         self._mkdir(folder)
         final = folder / "part-0.parquet"
@@ -980,7 +999,7 @@ def _run(
             if kind == "batch":
                 batch = event[2]
                 if key not in digests:
-                    writer.begin(key, batch.schema)
+                    writer.begin(key, batch.schema, batch)
                     digests[key] = _Digest(batch.schema)
                     counts[key] = 0
                 writer.write(key, batch)

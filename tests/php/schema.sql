@@ -264,6 +264,22 @@ INSERT INTO fx_rate (compid, yearid, currency, rate) VALUES
   (2, 2025, 'USD', 1.0825),
   (2, 2025, 'GBP', 0.125);
 
+-- Vouchers: company 1 numbers its references, company 2 writes them with
+-- a prefix (and one with a leading zero): a VARCHAR column that is
+-- numbers in one company's rows and text in another's.
+CREATE TABLE voucher (
+  id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  compid INT NOT NULL,
+  yearid INT NOT NULL,
+  ref VARCHAR(10) NOT NULL,
+  KEY (compid, yearid)
+);
+INSERT INTO voucher (compid, yearid, ref) VALUES
+  (1, 2025, '1001'),
+  (1, 2025, '1002'),
+  (2, 2025, 'A-17'),
+  (2, 2025, '0042');
+
 -- Served by the `noisy` table name, whose code path prints a PHP warning
 -- before the JSON (www/apis/dataapi.php).
 CREATE TABLE noisy (

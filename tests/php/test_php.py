@@ -749,6 +749,57 @@ def test_export_keeps_every_digit_a_double_column_sends(
         assert not [t for t in tables if t.startswith("_erpdata_staging")], name
 
 
+def test_export_keeps_text_that_is_numbers_in_one_company(
+    php_url: str, project: str, tmp_path: Any
+) -> None:
+    # voucher.ref is 1001, 1002 in company 1 (an int column) and A-17, 0042
+    # in company 2 (text): the DuckDB column made from company 1's rows was
+    # BIGINT, and company 2's insert failed with a ConversionException that
+    # ended the export with a traceback. In one export, over two, and with
+    # company 2 begun while company 1 is still being written.
+    import duckdb
+
+    from erpdata.export import _DuckDB, export
+
+    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
+        for name, runs in {"one.duckdb": [[1, 2]], "two.duckdb": [[1], [2]]}.items():
+            for ids in runs:
+                export(
+                    client,
+                    "voucher",
+                    companies=ids,
+                    years=[2025],
+                    to=tmp_path / name,
+                    progress=False,
+                )
+        batches = {
+            c: client.table("voucher", company_id=c, year_id=2025).to_arrow().to_batches()[0]
+            for c in (1, 2)
+        }
+    writer = _DuckDB(tmp_path / "open.duckdb")
+    keys = {c: ("voucher", c, 2025) for c in (1, 2)}
+    try:
+        for c in (1, 2):
+            writer.begin(keys[c], batches[c].schema, batches[c])
+            writer.write(keys[c], batches[c])
+        for c in (1, 2):
+            writer.commit(keys[c], partition_entry(keys[c], batches[c].num_rows))
+        writer.settle()
+    finally:
+        writer.close()
+    for name in ("one.duckdb", "two.duckdb", "open.duckdb"):
+        with duckdb.connect(str(tmp_path / name)) as con:
+            refs = con.execute(
+                "SELECT compid, ref, typeof(ref) FROM voucher ORDER BY id"
+            ).fetchall()
+        assert refs == [
+            (1, "1001", "VARCHAR"),
+            (1, "1002", "VARCHAR"),
+            (2, "A-17", "VARCHAR"),
+            (2, "0042", "VARCHAR"),
+        ], name
+
+
 def partition_entry(key: tuple[str, int, int], rows: int) -> Any:
     from erpdata.export import Partition
 

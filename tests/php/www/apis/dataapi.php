@@ -13,6 +13,7 @@ $TABLES = array(
     'payment' => array('payment', array('compid', 'yearid'), 'id'),
     'credit_note' => array('credit_note', array('compid', 'yearid'), 'id'),
     'fx_rate' => array('fx_rate', array('compid', 'yearid'), 'id'),
+    'voucher' => array('voucher', array('compid', 'yearid'), 'id'),
     // A code path that prints a PHP warning before the JSON.
     'noisy' => array('noisy', array('compid', 'yearid'), 'id'),
     // A code path that dies with a fatal error after its query.
