@@ -160,35 +160,55 @@ def _read(
 
 def _fit_loaded(batch: pa.Table, table: str) -> pa.Table:
     """``batch``'s numbers in the types of the columns dlt has loaded
-    before (in this run or an earlier one): each partition's decimals have
-    the digits after the point its values need (a DOUBLE's rates: two in
-    one company, four in another), and dlt failed the run on the second
-    (IncompatibleArrowSchema) or, in a later run, loaded them into the
-    column of fewer digits, rounded. Fewer digits are made more; more
-    than the column holds is an error that says how to load them."""
+    before (in this run or an earlier one), where they differ by
+    partition: dlt failed the run on the second type
+    (IncompatibleArrowSchema) or, in a later run, loaded the values into
+    the first type, rounded.
+
+    - A partition's decimals have the digits after the point its values
+      need (a DOUBLE's rates: two in one company, four in another): fewer
+      than the column holds are made more.
+    - Ids that are numbers in one company and text in another (``1001``,
+      ``A-17``): numbers into a text column are made their text.
+
+    A column that cannot hold the partition's values (more digits after
+    the point, or text in a number column) is an error that says how to
+    load them."""
     schema = dlt.current.source_schema()
     columns = schema.tables.get(schema.naming.normalize_table_identifier(table), {}).get(
         "columns", {}
     )
     for i, field in enumerate(batch.schema):
         known = columns.get(schema.naming.normalize_identifier(field.name), {})
+        number = pa.types.is_decimal(field.type) or pa.types.is_integer(field.type)
+        sent = field.type.scale if pa.types.is_decimal(field.type) else 0
+        if known.get("data_type") == "text" and number:
+            batch = batch.set_column(
+                i, field.with_type(pa.string()), batch.column(i).cast(pa.string())
+            )
+            continue
         if known.get("data_type") not in ("decimal", "bigint"):
             continue
-        if not (pa.types.is_decimal(field.type) or pa.types.is_integer(field.type)):
+        if pa.types.is_string(field.type):
+            need = "string"
+        elif not number:
             continue
-        holds = (known.get("scale") or 0) if known["data_type"] == "decimal" else 0
-        sent = field.type.scale if pa.types.is_decimal(field.type) else 0
-        if sent > holds:
-            raise DecodeError(
-                f"column {field.name!r} of {table} has values with {sent} digits after the "
-                f"point, and the column loaded before holds {holds}: dlt would round them. "
-                "Declare its type for every company and year, erpdata_source(..., "
-                f"schema_overrides={{{field.name!r}: 'decimal(38,{sent})'}}), and load the "
-                "table anew (pipeline.run(source, refresh='drop_resources'))"
-            )
-        if sent < holds:
-            kind = pa.decimal128(known.get("precision") or 38, holds)
-            batch = batch.set_column(i, field.with_type(kind), batch.column(i).cast(kind))
+        else:
+            holds = (known.get("scale") or 0) if known["data_type"] == "decimal" else 0
+            if sent < holds:
+                kind = pa.decimal128(known.get("precision") or 38, holds)
+                batch = batch.set_column(i, field.with_type(kind), batch.column(i).cast(kind))
+            if sent <= holds:
+                continue
+            need = f"decimal(38,{sent})"
+        what = "text" if need == "string" else f"values with {sent} digits after the point"
+        raise DecodeError(
+            f"column {field.name!r} of {table} has {what}, and the column loaded before "
+            f"({known['data_type']}) cannot hold them unchanged. Declare its type for every "
+            f"company and year, erpdata_source(..., schema_overrides={{{field.name!r}: "
+            f"'{need}'}}), and load the table anew (pipeline.run(source, "
+            "refresh='drop_resources'))"
+        )
     return batch
 
 

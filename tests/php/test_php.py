@@ -594,6 +594,56 @@ def test_dlt_keeps_every_digit_a_double_column_sends(
     assert load("fewer_first", [1, 2], **declared) == exact
 
 
+def test_dlt_keeps_text_that_is_numbers_in_one_company(
+    php_url: str, project: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # voucher.ref is 1001, 1002 in company 1 (an int column) and A-17, 0042
+    # in company 2 (text): dlt failed the run (IncompatibleArrowSchema)
+    # whichever came first.
+    import dlt
+    import duckdb
+
+    from erpdata.dlt import erpdata_source
+
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.chdir(tmp_path)
+
+    def load(name: str, companies: list[int], **kwargs: Any) -> list[tuple[Any, ...]]:
+        refresh = kwargs.pop("refresh", None)
+        pipeline = dlt.pipeline(
+            pipeline_name=f"php_refs_{project}_{name}",
+            pipelines_dir=str(tmp_path / "pipelines"),
+            destination=dlt.destinations.duckdb(str(tmp_path / f"{name}.duckdb")),
+            dataset_name="erp",
+        )
+        source = erpdata_source(
+            "voucher",
+            companies=companies,
+            years=[2025],
+            base_url=php_url,
+            project=project,
+            access_token=TOKEN,
+            **kwargs,
+        )
+        assert not pipeline.run(source, refresh=refresh).has_failed_jobs
+        with duckdb.connect(str(tmp_path / f"{name}.duckdb")) as con:
+            return con.execute("SELECT ref, typeof(ref) FROM erp.voucher ORDER BY id").fetchall()
+
+    text = [(ref, "VARCHAR") for ref in ("1001", "1002", "A-17", "0042")]
+    # Text first: the numbers are given as their text.
+    assert load("text_first", [2, 1]) == text
+    # Numbers first: the run stops, saying how to load the text.
+    with pytest.raises(Exception) as caught:
+        load("numbers_first", [1, 2])
+    error: BaseException | None = caught.value
+    while error is not None and not isinstance(error, erpdata.DecodeError):
+        error = error.__cause__
+    assert isinstance(error, erpdata.DecodeError), repr(caught.value)
+    assert "schema_overrides={'ref': 'string'}" in str(error)
+    declared = {"schema_overrides": {"ref": "string"}, "refresh": "drop_resources"}
+    assert load("numbers_first", [1, 2], **declared) == text
+
+
 def test_export_keeps_the_tables_own_compid_and_yearid(
     php_url: str, project: str, tmp_path: Any
 ) -> None:
