@@ -221,8 +221,9 @@ class ErpDataSource(DataSource):
         ]
         return StructType(fields)
 
-    @staticmethod
-    def _table_schema(client: Client, keys: list[tuple[str, str, str]]) -> dict[str, DataType]:
+    def _table_schema(
+        self, client: Client, keys: list[tuple[str, str, str]]
+    ) -> dict[str, DataType]:
         """One table's columns, typed from the first rows of its first
         partition that has any. A column with no value there (a stream
         types it as text) takes its type from the next partitions' (up to
@@ -235,7 +236,14 @@ class ErpDataSource(DataSource):
             if columns and (not untyped or looked >= SCHEMA_PARTITIONS):
                 break
             stream = client.stream_table(
-                table, company_id=compid, year_id=yearid, batch_rows=1024, batch_format="arrow"
+                table,
+                company_id=compid,
+                year_id=yearid,
+                # As the partitions are read: a service reached only with
+                # the GET form was sent a POST for the schema.
+                method=_method(self.options),
+                batch_rows=1024,
+                batch_format="arrow",
             )
             with stream:
                 first = next(iter(stream), None)

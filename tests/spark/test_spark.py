@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,6 +194,23 @@ def test_each_tables_columns_are_kept(spark: SparkSession, sandbox_url: str) -> 
                 sent = sorted((r[column] for r in table), key=key)
                 assert sorted((r[column] for r in rows), key=key) == sent, (name, column)
     assert all(r["receipt_no"] is None for r in got if r["table"] == "account")
+
+
+def test_the_method_option_is_every_requests(spark: SparkSession, sandbox_url: str) -> None:
+    # The schema was read with a POST whatever the option said.
+    key = f"method-{os.getpid()}"
+    df = (
+        reader(spark, f"{sandbox_url}/_faults/pass/{key}/")
+        .option("tables", "account")  # type: ignore[attr-defined]
+        .option("companies", "1,2")
+        .option("years", "2025")
+        .option("method", "GET")
+        .load()
+    )
+    assert df.count() == 40
+    with urllib.request.urlopen(f"{sandbox_url}/_faults/log/{key}", timeout=10) as answer:
+        methods = [request["method"] for request in json.load(answer)]
+    assert methods and set(methods) == {"GET"}, methods
 
 
 def test_a_given_schema_declares_the_types(spark: SparkSession, sandbox_url: str) -> None:
