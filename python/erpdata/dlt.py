@@ -65,12 +65,15 @@ def erpdata_source(
     batch_rows: int = DEFAULT_BATCH_ROWS,
     write_disposition: Literal["replace", "append", "merge"] = "replace",
     schema_overrides: dict[str, str] | None = None,
+    timeout: float | None = None,
+    max_retries: int | None = None,
 ) -> Any:
     """The ERP's ``tables`` for every company and year given (each defaults
     to ``ERPDATA_COMPANY_ID`` / ``ERPDATA_YEAR_ID``). ``schema_overrides``
     declares column types, as for :meth:`erpdata.Client.table`, in every
-    table and partition. Every request is checked when the source is made,
-    before anything is sent."""
+    table and partition; ``timeout`` (seconds) and ``max_retries`` are the
+    client's (:class:`erpdata.Client`), for every partition. Every request
+    is checked when the source is made, before anything is sent."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
@@ -83,6 +86,11 @@ def erpdata_source(
         "project": project,
         "project_folder": project_folder,
         "access_token": access_token,
+        # Without them a service that stopped answering held each partition
+        # for the default limits (30 s a read, three tries), and a dlt user
+        # could not say otherwise.
+        "timeout": timeout,
+        "max_retries": max_retries,
     }
     try:
         with _client(settings) as client:
@@ -120,11 +128,15 @@ def erpdata_source(
 
 
 def _client(settings: dict[str, Any]) -> Client:
+    limits = {
+        name: settings[name] for name in ("timeout", "max_retries") if settings[name] is not None
+    }
     return Client(
         settings["base_url"],
         project=settings["project"],
         project_folder=settings["project_folder"],
         access_token=settings["access_token"],
+        **limits,
     )
 
 

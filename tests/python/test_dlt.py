@@ -3,6 +3,7 @@ destination; the token stays out of everything dlt keeps."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -13,6 +14,7 @@ import pyarrow.compute as pc
 import pytest
 
 import erpdata
+import fault_api
 from conftest import SANDBOX_TOKEN
 
 dlt = pytest.importorskip("dlt")  # a pinned dev requirement: present in make test
@@ -163,6 +165,22 @@ def test_a_missing_setting_says_where_dlt_reads_it(
     assert "SOURCES__ERPDATA__ACCESS_TOKEN" in str(error)
 
 
+def test_timeout_and_max_retries_are_the_clients(sandbox_url: str, tmp_path: Path) -> None:
+    # A service that stops answering held the run for the default limits
+    # (30 s a read, three tries): the source took neither.
+    key = fault_api.new_key("dlt-hang")
+    hung = fault_api.prefix(sandbox_url, "hang", key)
+    started = time.monotonic()
+    with pytest.raises(Exception) as caught:
+        run(tmp_path, source(hung, "account", companies=1, years=2025, timeout=1, max_retries=0))
+    assert time.monotonic() - started < 20
+    error: BaseException | None = caught.value
+    while error is not None and not isinstance(error, erpdata.TimeoutError):
+        error = error.__cause__
+    assert isinstance(error, erpdata.TimeoutError), repr(caught.value)
+    assert fault_api.count(sandbox_url, key) == 1  # no retry
+
+
 def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
     def make(tables: Any, **kwargs: Any) -> Any:
         return erpdata_source(
@@ -180,6 +198,8 @@ def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
         ("sales_invoice", {"batch_rows": 0}, "batch_rows"),
         ("sales_invoice", {"write_disposition": "upsert"}, "write_disposition"),
         ("sales_invoice", {"schema_overrides": {"total": "money"}}, "schema_overrides"),
+        ("sales_invoice", {"timeout": 0}, "timeout"),
+        ("sales_invoice", {"max_retries": 99}, "max_retries"),
     ]
     for tables, kwargs, field in cases:
         with pytest.raises(Exception) as caught:
