@@ -960,7 +960,11 @@ def parser() -> argparse.ArgumentParser:
         "--years", nargs="+", metavar="ID", help="financial years [ERPDATA_YEAR_ID]"
     )
     export.add_argument(
-        "--concurrency", type=int, default=2, metavar="N", help="tables read at a time [2]"
+        "--concurrency",
+        type=int,
+        default=2,
+        metavar="N",
+        help="partitions (table, company, year) read at a time [2]",
     )
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.add_argument(

@@ -823,7 +823,8 @@ def export(
     """Exports every (table, company, year) into ``to``: a DuckDB file
     (``.duckdb``/``.db``, or ``format="duckdb"``) or a Parquet dataset
     folder. ``companies`` and ``years`` default to the client's. At most
-    ``concurrency`` tables are read at a time. Every argument is checked
+    ``concurrency`` partitions (of one table or several) are read at a
+    time. Every argument is checked
     before anything is sent. Each finished partition is kept, a failed one
     leaves its last good copy; if any failed, :class:`ExportError` is raised
     once the others are done, or as soon as :data:`STOP_AFTER_FAILURES`
