@@ -733,6 +733,37 @@ RATES = {1: [Decimal("83.25"), Decimal("2")], 2: [Decimal("1.0825"), Decimal("0.
 """fx_rate's rate (a DOUBLE): each company's, in id order."""
 
 
+def three_copies(php_url: str, project: str, tmp_path: Any, table: str) -> list[Any]:
+    """``table`` of companies 1 and 2 exported to DuckDB three ways: in one
+    export, in two, and with company 2's partition begun while company
+    1's is still being written (its table cannot be altered then: the
+    partition is moved in once both are done). The three files' paths."""
+    from erpdata.export import _DuckDB, export
+
+    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
+        for name, runs in {"one.duckdb": [[1, 2]], "two.duckdb": [[1], [2]]}.items():
+            for ids in runs:
+                export(
+                    client, table, companies=ids, years=[2025], to=tmp_path / name, progress=False
+                )
+        batches = {
+            c: client.table(table, company_id=c, year_id=2025).to_arrow().to_batches()[0]
+            for c in (1, 2)
+        }
+    writer = _DuckDB(tmp_path / "open.duckdb")
+    keys = {c: (table, c, 2025) for c in (1, 2)}
+    try:
+        for c in (1, 2):
+            writer.begin(keys[c], batches[c].schema, batches[c])
+            writer.write(keys[c], batches[c])
+        for c in (1, 2):
+            writer.commit(keys[c], partition_entry(keys[c], batches[c].num_rows))
+        writer.settle()
+    finally:
+        writer.close()
+    return [tmp_path / name for name in ("one.duckdb", "two.duckdb", "open.duckdb")]
+
+
 def test_export_keeps_every_digit_a_double_column_sends(
     php_url: str, project: str, tmp_path: Any
 ) -> None:
@@ -740,41 +771,10 @@ def test_export_keeps_every_digit_a_double_column_sends(
     # company 1, decimal(38,4) in company 2. The DuckDB column was made
     # from the first partition written and DuckDB rounded the other's
     # values into it without a word: 1.0825 became 1.08, 0.125 0.13.
-    # In one export, over two, and with the second partition begun while
-    # the first is still being written (the table cannot be altered then:
-    # it is moved in once both are done).
     import duckdb
 
-    from erpdata.export import _DuckDB, export
-
-    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
-        for name, runs in {"one.duckdb": [[1, 2]], "two.duckdb": [[1], [2]]}.items():
-            for ids in runs:
-                export(
-                    client,
-                    "fx_rate",
-                    companies=ids,
-                    years=[2025],
-                    to=tmp_path / name,
-                    progress=False,
-                )
-        batches = {
-            c: client.table("fx_rate", company_id=c, year_id=2025).to_arrow().to_batches()[0]
-            for c in (1, 2)
-        }
-    writer = _DuckDB(tmp_path / "open.duckdb")
-    keys = {c: ("fx_rate", c, 2025) for c in (1, 2)}
-    try:
-        for c in (1, 2):
-            writer.begin(keys[c], batches[c].schema)
-            writer.write(keys[c], batches[c])
-        for c in (1, 2):
-            writer.commit(keys[c], partition_entry(keys[c], batches[c].num_rows))
-        writer.settle()
-    finally:
-        writer.close()
-    for name in ("one.duckdb", "two.duckdb", "open.duckdb"):
-        with duckdb.connect(str(tmp_path / name)) as con:
+    for path in three_copies(php_url, project, tmp_path, "fx_rate"):
+        with duckdb.connect(str(path)) as con:
             kind = con.execute(
                 "SELECT data_type FROM information_schema.columns "
                 "WHERE table_name = 'fx_rate' AND column_name = 'rate'"
@@ -794,9 +794,9 @@ def test_export_keeps_every_digit_a_double_column_sends(
                     "SELECT table_name FROM information_schema.tables"
                 ).fetchall()
             ]
-        assert kind == ("DECIMAL(38,4)",), name
-        assert rates == RATES, name
-        assert not [t for t in tables if t.startswith("_erpdata_staging")], name
+        assert kind == ("DECIMAL(38,4)",), path.name
+        assert rates == RATES, path.name
+        assert not [t for t in tables if t.startswith("_erpdata_staging")], path.name
 
 
 def test_export_keeps_text_that_is_numbers_in_one_company(
@@ -805,40 +805,11 @@ def test_export_keeps_text_that_is_numbers_in_one_company(
     # voucher.ref is 1001, 1002 in company 1 (an int column) and A-17, 0042
     # in company 2 (text): the DuckDB column made from company 1's rows was
     # BIGINT, and company 2's insert failed with a ConversionException that
-    # ended the export with a traceback. In one export, over two, and with
-    # company 2 begun while company 1 is still being written.
+    # ended the export with a traceback.
     import duckdb
 
-    from erpdata.export import _DuckDB, export
-
-    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
-        for name, runs in {"one.duckdb": [[1, 2]], "two.duckdb": [[1], [2]]}.items():
-            for ids in runs:
-                export(
-                    client,
-                    "voucher",
-                    companies=ids,
-                    years=[2025],
-                    to=tmp_path / name,
-                    progress=False,
-                )
-        batches = {
-            c: client.table("voucher", company_id=c, year_id=2025).to_arrow().to_batches()[0]
-            for c in (1, 2)
-        }
-    writer = _DuckDB(tmp_path / "open.duckdb")
-    keys = {c: ("voucher", c, 2025) for c in (1, 2)}
-    try:
-        for c in (1, 2):
-            writer.begin(keys[c], batches[c].schema, batches[c])
-            writer.write(keys[c], batches[c])
-        for c in (1, 2):
-            writer.commit(keys[c], partition_entry(keys[c], batches[c].num_rows))
-        writer.settle()
-    finally:
-        writer.close()
-    for name in ("one.duckdb", "two.duckdb", "open.duckdb"):
-        with duckdb.connect(str(tmp_path / name)) as con:
+    for path in three_copies(php_url, project, tmp_path, "voucher"):
+        with duckdb.connect(str(path)) as con:
             refs = con.execute(
                 "SELECT compid, ref, typeof(ref) FROM voucher ORDER BY id"
             ).fetchall()
@@ -847,7 +818,7 @@ def test_export_keeps_text_that_is_numbers_in_one_company(
             (1, "1002", "VARCHAR"),
             (2, "A-17", "VARCHAR"),
             (2, "0042", "VARCHAR"),
-        ], name
+        ], path.name
 
 
 def partition_entry(key: tuple[str, int, int], rows: int) -> Any:
