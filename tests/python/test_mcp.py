@@ -885,6 +885,23 @@ def test_a_refused_token_is_not_asked_of_the_model(secret_sandbox_url: str, tmp_
     assert "Calling again" not in error and "wrong-fake-token-for-tests" not in error
 
 
+def test_only_a_refusal_of_access_is_told_as_one() -> None:
+    from erpdata import HttpStatusError, ServiceError
+    from erpdata.mcp_server._tools import _refused_access
+
+    for message, refused in (
+        ("Invalid access token", True),
+        ("Please log in", True),
+        ("Bad credentials", True),
+        ("Unknown table: login_history", False),
+        ("Unknown table: tokens", False),
+        ("Unknown account: C001", False),
+    ):
+        assert _refused_access(ServiceError(message, message=message)) is refused, message
+    assert _refused_access(HttpStatusError("x", status_code=403))
+    assert not _refused_access(HttpStatusError("x", status_code=404))
+
+
 def test_bad_input_is_a_tool_error_naming_the_field(stdio: Transcript) -> None:
     assert "kind" in error_of(stdio, "dues", acid="C001", kind="sideways")
     assert "acid" in error_of(stdio, "dues", kind="receipt")

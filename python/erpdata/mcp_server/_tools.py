@@ -143,7 +143,10 @@ ACCESS_REFUSED = (
 """What the model is told when the ERP refused the server's credentials: a
 model told only "Invalid access token" asked the user for one."""
 
-_ACCESS_WORDS = re.compile(r"token|unauthori[sz]ed|forbidden|credential|password|log ?in", re.I)
+# Whole words: "Unknown table: login_history" or "tokens" is no refusal.
+_ACCESS_WORDS = re.compile(
+    r"\b(?:token|unauthori[sz]ed|forbidden|credentials?|password|log ?in)\b", re.I
+)
 
 
 def _refused_access(exc: ErpError) -> bool:
