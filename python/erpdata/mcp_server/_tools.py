@@ -141,7 +141,8 @@ ACCESS_REFUSED = (
     "for a token or password in the conversation)."
 )
 """What the model is told when the ERP refused the server's credentials: a
-model told only "Invalid access token" asked the user for one."""
+model told only "Invalid access token" was left free to ask the user for
+one."""
 
 # Whole words: "Unknown table: login_history" or "tokens" is no refusal.
 _ACCESS_WORDS = re.compile(
