@@ -145,10 +145,21 @@ def quoted(v: str) -> bool:
     return len(v) >= 2 and v[0] in "\"'" and v[-1] == v[0]
 
 
+def commented(v: str) -> bool:
+    """Whitespace then ``#``, as a settings file's comment after a value."""
+    return any(c.isspace() and v[i:].lstrip().startswith("#") for i, c in enumerate(v))
+
+
 def setting(field: str) -> Callable[[Any], Verdict]:
     """A text naming something of the ERP (project, company, year): no
-    whitespace at either end either, nor wrapped in quotes."""
-    return lambda v: good(v) if text_ok(v) and v == v.strip() and not quoted(v) else bad(field)
+    whitespace at either end either, nor wrapped in quotes, nor a comment
+    after it."""
+
+    def verdict(v: str) -> Verdict:
+        ok = text_ok(v) and v == v.strip() and not quoted(v) and not commented(v)
+        return good(v) if ok else bad(field)
+
+    return verdict
 
 
 def optional_setting(field: str, when_none: Verdict) -> Callable[[Any], Verdict]:

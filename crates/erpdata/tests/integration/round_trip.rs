@@ -29,10 +29,20 @@ fn quoted(s: &str) -> bool {
         && (s.starts_with('"') && s.ends_with('"') || s.starts_with('\'') && s.ends_with('\''))
 }
 
+/// Whitespace then `#`, as a settings file's comment after a value: the
+/// core refuses such a setting.
+fn commented(s: &str) -> bool {
+    s.char_indices()
+        .any(|(i, c)| c.is_whitespace() && s[i..].trim_start().starts_with('#'))
+}
+
 /// A setting naming something of the ERP (project, company, year): text
-/// the core accepts, with no whitespace at either end, not in quotes.
+/// the core accepts, with no whitespace at either end, not in quotes, no
+/// comment after it.
 fn setting() -> impl Strategy<Value = String> {
-    "[^\\p{Cc}\\s]([^\\p{Cc}]{0,40}[^\\p{Cc}\\s])?".prop_filter("not in quotes", |s| !quoted(s))
+    "[^\\p{Cc}\\s]([^\\p{Cc}]{0,40}[^\\p{Cc}\\s])?"
+        .prop_filter("not in quotes", |s| !quoted(s))
+        .prop_filter("no comment after it", |s| !commented(s))
 }
 
 /// An access token: no whitespace either, not in quotes.
