@@ -534,6 +534,56 @@ def test_dlt_types_a_column_null_in_one_company_from_another(
         ], companies
 
 
+def dlt_load(
+    service: tuple[str, str, Any],
+    table: str,
+    name: str,
+    companies: list[int],
+    query: str,
+    **kwargs: Any,
+) -> list[tuple[Any, ...]]:
+    """``table`` of ``companies`` (2025) loaded by a dlt pipeline ``name``
+    from the PHP service (``service``: its URL, the project and the folder
+    the pipelines and databases go in) into DuckDB ``name.duckdb``, with
+    ``erpdata_source``'s ``kwargs`` (``refresh`` the run's): what ``query``
+    then reads there."""
+    import dlt
+    import duckdb
+
+    from erpdata.dlt import erpdata_source
+
+    php_url, project, folder = service
+    refresh = kwargs.pop("refresh", None)
+    pipeline = dlt.pipeline(
+        pipeline_name=f"php_{project}_{name}",
+        pipelines_dir=str(folder / "pipelines"),
+        destination=dlt.destinations.duckdb(str(folder / f"{name}.duckdb")),
+        dataset_name="erp",
+    )
+    source = erpdata_source(
+        table,
+        companies=companies,
+        years=[2025],
+        base_url=php_url,
+        project=project,
+        access_token=TOKEN,
+        **kwargs,
+    )
+    assert not pipeline.run(source, refresh=refresh).has_failed_jobs
+    with duckdb.connect(str(folder / f"{name}.duckdb")) as con:
+        return con.execute(query).fetchall()
+
+
+def decode_error_in(raised: BaseException) -> BaseException:
+    """The DecodeError behind what dlt raised (it wraps a resource's
+    error in its own)."""
+    error: BaseException | None = raised
+    while error is not None and not isinstance(error, erpdata.DecodeError):
+        error = error.__cause__
+    assert isinstance(error, erpdata.DecodeError), repr(raised)
+    return error
+
+
 def test_dlt_keeps_every_digit_a_double_column_sends(
     php_url: str, project: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -541,37 +591,21 @@ def test_dlt_keeps_every_digit_a_double_column_sends(
     # in company 1, decimal(38,4) in company 2. In one run dlt failed
     # (IncompatibleArrowSchema); over two, it loaded company 2's rates into
     # the column of two digits, rounded: 1.0825 became 1.08.
-    import dlt
     import duckdb
-
-    from erpdata.dlt import erpdata_source
 
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
     monkeypatch.chdir(tmp_path)
 
     def load(name: str, companies: list[int], **kwargs: Any) -> list[tuple[Any, ...]]:
-        refresh = kwargs.pop("refresh", None)
-        pipeline = dlt.pipeline(
-            pipeline_name=f"php_rates_{project}_{name}",
-            pipelines_dir=str(tmp_path / "pipelines"),
-            destination=dlt.destinations.duckdb(str(tmp_path / f"{name}.duckdb")),
-            dataset_name="erp",
-        )
-        source = erpdata_source(
+        return dlt_load(
+            (php_url, project, tmp_path),
             "fx_rate",
-            companies=companies,
-            years=[2025],
-            base_url=php_url,
-            project=project,
-            access_token=TOKEN,
+            f"rates_{name}",
+            companies,
+            "SELECT compid, rate, typeof(rate) FROM erp.fx_rate ORDER BY id",
             write_disposition="merge",
             **kwargs,
         )
-        assert not pipeline.run(source, refresh=refresh).has_failed_jobs
-        with duckdb.connect(str(tmp_path / f"{name}.duckdb")) as con:
-            return con.execute(
-                "SELECT compid, rate, typeof(rate) FROM erp.fx_rate ORDER BY id"
-            ).fetchall()
 
     exact = [
         (c, rate.quantize(Decimal("0.0001")), "DECIMAL(38,4)") for c in (1, 2) for rate in RATES[c]
@@ -582,13 +616,10 @@ def test_dlt_keeps_every_digit_a_double_column_sends(
     assert [row[:2] for row in load("fewer_first", [1])] == [(1, r) for r in RATES[1]]
     with pytest.raises(Exception) as caught:
         load("fewer_first", [2])
-    error: BaseException | None = caught.value
-    while error is not None and not isinstance(error, erpdata.DecodeError):
-        error = error.__cause__
-    assert isinstance(error, erpdata.DecodeError), repr(caught.value)
+    error = decode_error_in(caught.value)
     assert "schema_overrides={'rate': 'decimal(38,4)'}" in str(error)
     assert "refresh='drop_resources'" in str(error)
-    with duckdb.connect(str(tmp_path / "fewer_first.duckdb")) as con:
+    with duckdb.connect(str(tmp_path / "rates_fewer_first.duckdb")) as con:
         assert con.execute("SELECT DISTINCT compid FROM erp.fx_rate").fetchall() == [(1,)]
     declared = {"schema_overrides": {"rate": "decimal(38,4)"}, "refresh": "drop_resources"}
     assert load("fewer_first", [1, 2], **declared) == exact
@@ -600,34 +631,18 @@ def test_dlt_keeps_text_that_is_numbers_in_one_company(
     # voucher.ref is 1001, 1002 in company 1 (an int column) and A-17, 0042
     # in company 2 (text): dlt failed the run (IncompatibleArrowSchema)
     # whichever came first.
-    import dlt
-    import duckdb
-
-    from erpdata.dlt import erpdata_source
-
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
     monkeypatch.chdir(tmp_path)
 
     def load(name: str, companies: list[int], **kwargs: Any) -> list[tuple[Any, ...]]:
-        refresh = kwargs.pop("refresh", None)
-        pipeline = dlt.pipeline(
-            pipeline_name=f"php_refs_{project}_{name}",
-            pipelines_dir=str(tmp_path / "pipelines"),
-            destination=dlt.destinations.duckdb(str(tmp_path / f"{name}.duckdb")),
-            dataset_name="erp",
-        )
-        source = erpdata_source(
+        return dlt_load(
+            (php_url, project, tmp_path),
             "voucher",
-            companies=companies,
-            years=[2025],
-            base_url=php_url,
-            project=project,
-            access_token=TOKEN,
+            f"refs_{name}",
+            companies,
+            "SELECT ref, typeof(ref) FROM erp.voucher ORDER BY id",
             **kwargs,
         )
-        assert not pipeline.run(source, refresh=refresh).has_failed_jobs
-        with duckdb.connect(str(tmp_path / f"{name}.duckdb")) as con:
-            return con.execute("SELECT ref, typeof(ref) FROM erp.voucher ORDER BY id").fetchall()
 
     text = [(ref, "VARCHAR") for ref in ("1001", "1002", "A-17", "0042")]
     # Text first: the numbers are given as their text.
@@ -635,10 +650,7 @@ def test_dlt_keeps_text_that_is_numbers_in_one_company(
     # Numbers first: the run stops, saying how to load the text.
     with pytest.raises(Exception) as caught:
         load("numbers_first", [1, 2])
-    error: BaseException | None = caught.value
-    while error is not None and not isinstance(error, erpdata.DecodeError):
-        error = error.__cause__
-    assert isinstance(error, erpdata.DecodeError), repr(caught.value)
+    error = decode_error_in(caught.value)
     assert "schema_overrides={'ref': 'string'}" in str(error)
     declared = {"schema_overrides": {"ref": "string"}, "refresh": "drop_resources"}
     assert load("numbers_first", [1, 2], **declared) == text

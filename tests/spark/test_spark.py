@@ -302,14 +302,16 @@ class _PhpLikeService(http.server.BaseHTTPRequestHandler):
     """A table fetch answered as a PHP service's `SELECT *` answers it:
     each row carries its own compid and yearid columns."""
 
-    def do_POST(self) -> None:
-        length = int(self.headers["Content-Length"])
-        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
-        compid, yearid = int(form["compid"][0]), int(form["yearid"][0])
-        rows = [
+    def rows(self, compid: int, yearid: int) -> list[dict[str, object]]:
+        return [
             {"id": i, "compid": compid, "yearid": yearid, "amount": f"{compid}{i}.50"}
             for i in range(compid + 1)
         ]
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        rows = self.rows(int(form["compid"][0]), int(form["yearid"][0]))
         body = json.dumps({"status": "success", "data": rows}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -321,14 +323,23 @@ class _PhpLikeService(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_a_tables_own_compid_and_yearid_are_kept_not_doubled(spark: SparkSession) -> None:
-    # Two columns of one name made every use of it ambiguous
-    # (AMBIGUOUS_REFERENCE); the table's own are kept, `table` added.
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PhpLikeService)
+@contextlib.contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A loopback HTTP server answering with ``handler``: its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_tables_own_compid_and_yearid_are_kept_not_doubled(spark: SparkSession) -> None:
+    # Two columns of one name made every use of it ambiguous
+    # (AMBIGUOUS_REFERENCE); the table's own are kept, `table` added.
+    with serving(_PhpLikeService) as url:
         df = (
             reader(spark, url)
             .option("tables", "sales_invoice")  # type: ignore[attr-defined]
@@ -340,9 +351,6 @@ def test_a_tables_own_compid_and_yearid_are_kept_not_doubled(spark: SparkSession
         counts = sorted(tuple(r) for r in df.groupBy("compid", "yearid").count().collect())
         assert counts == [(1, 2025, 2), (2, 2025, 3)]
         assert {r[0] for r in df.select("table").distinct().collect()} == {"sales_invoice"}
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class _NullInOneCompany(_PhpLikeService):
@@ -350,11 +358,8 @@ class _NullInOneCompany(_PhpLikeService):
     company 1 and money and dates in company 2's, as a PHP service sends
     a column one company never fills."""
 
-    def do_POST(self) -> None:
-        length = int(self.headers["Content-Length"])
-        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
-        compid = int(form["compid"][0])
-        rows = [
+    def rows(self, compid: int, yearid: int) -> list[dict[str, object]]:
+        return [
             {
                 "id": compid * 10 + i,
                 "compid": compid,
@@ -364,12 +369,6 @@ class _NullInOneCompany(_PhpLikeService):
             }
             for i in range(2)
         ]
-        body = json.dumps({"status": "success", "data": rows}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
 
 def test_a_column_null_in_the_first_partition_is_typed_from_the_next(
@@ -378,11 +377,7 @@ def test_a_column_null_in_the_first_partition_is_typed_from_the_next(
     # The schema was read from company 1's rows only: discount and
     # settled_on, NULL there, were string columns, and company 2's money
     # and dates came back as text.
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NullInOneCompany)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving(_NullInOneCompany) as url:
         df = (
             reader(spark, url)
             .option("tables", "credit_note")  # type: ignore[attr-defined]
@@ -392,9 +387,6 @@ def test_a_column_null_in_the_first_partition_is_typed_from_the_next(
         )
         types = dict(df.dtypes)
         rows = sorted(tuple(r) for r in df.select("id", "discount", "settled_on").collect())
-    finally:
-        server.shutdown()
-        server.server_close()
     assert types["discount"] == "decimal(38,2)" and types["settled_on"] == "date", types
     assert rows == [
         (10, None, None),
