@@ -18,10 +18,17 @@ export { useWasm } from "./wasm.js";
 
 /** What a client sends with when given no `fetch`: the entry point's, or fetch. */
 let defaultFetch;
+/** What it sends with to a base URL the core allows no proxy (loopback), if the entry has one. */
+let directFetch;
 
-/** Sets what clients send with when given no `fetch` (the Node entry's own). */
-export function useFetch(fetchFn) {
+/**
+ * Sets what clients send with when given no `fetch`: `fetchFn` (the Node
+ * entry's own; fetch if undefined), and `direct`, which never goes through
+ * a proxy, to a loopback base URL.
+ */
+export function useFetch(fetchFn, direct) {
   defaultFetch = fetchFn;
+  directFetch = direct;
 }
 
 const ENV = {
@@ -254,8 +261,14 @@ export class ErpClient extends AjaxFunctions {
     this.#core = this.#checked(() => new wasm.Core(settings, vars));
     // Called unbound: a fetch that needs `this` (window.fetch) breaks
     // otherwise; the global one looked up at each call, as a caller who
-    // replaces it expects.
-    this.#fetch = options.fetch || defaultFetch ? fetchFn : (...args) => globalThis.fetch(...args);
+    // replaces it expects. A `fetch` passed is used as given; without one,
+    // a loopback base URL is never sent to through the proxy the runtime
+    // may take from HTTP_PROXY (see directFetch in fetch-node.js).
+    if (passed == null && directFetch !== undefined && !this.#core.proxyAllowed) {
+      this.#fetch = directFetch;
+    } else {
+      this.#fetch = passed || defaultFetch ? fetchFn : (...args) => globalThis.fetch(...args);
+    }
   }
 
   /**

@@ -65,9 +65,42 @@ const DECODERS = {
 /**
  * Sends `init` (`method`, `headers` as name/value pairs, `body`, `signal`)
  * to `url`; resolves to the response's `status`, `headers.get(name)` and a
- * `body` with `getReader()` and `cancel()`, as fetch's do.
+ * `body` with `getReader()` and `cancel()`, as fetch's do. Sent with
+ * node:http's global agent, which Node 24 and later send through the
+ * environment's proxy when told to (NODE_USE_ENV_PROXY).
  */
 export function nodeFetch(url, init = {}) {
+  return send(url, init, undefined);
+}
+
+// Agents of this module's own, as node:http's global ones are made (keep-alive,
+// the most recently used socket first, idle sockets closed after 5 s), with
+// no proxy: an empty `proxyEnv` names none. Node (24, and 22 since 22.21)
+// proxies an agent from its `proxyEnv`, the global one from the environment
+// when told to (NODE_USE_ENV_PROXY); Deno proxies every agent without
+// `proxyEnv` when told so; older Node ignores the option.
+let directAgents;
+const DIRECT = { keepAlive: true, scheduling: "lifo", timeout: 5000, proxyEnv: {} };
+
+/**
+ * `nodeFetch` never through a proxy, for a base URL the core allows none
+ * (`Core.proxyAllowed`: loopback). Plain http with the token is allowed
+ * there only because the request never leaves the machine; through a proxy
+ * the form, token included, would travel in plain text to the proxy's host.
+ * Deno's and Bun's fetch read HTTP_PROXY and send a loopback request
+ * through it, as Node's fetch and global agent do when told to; node:http
+ * given these agents does not, in Node, Deno and Bun alike (make
+ * test-runtimes checks each, with NODE_USE_ENV_PROXY set).
+ */
+export function directFetch(url, init = {}) {
+  directAgents ??= {
+    "http:": new http.Agent(DIRECT),
+    "https:": new https.Agent(DIRECT),
+  };
+  return send(url, init, directAgents);
+}
+
+function send(url, init, agents) {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const protocol = { "http:": http, "https:": https }[target.protocol];
@@ -88,7 +121,12 @@ export function nodeFetch(url, init = {}) {
     }
     const request = protocol.request(
       target,
-      { method: init.method ?? "GET", headers, signal: init.signal },
+      {
+        method: init.method ?? "GET",
+        headers,
+        signal: init.signal,
+        agent: agents?.[target.protocol],
+      },
       (res) => resolve(responseOf(res)),
     );
     request.on("error", reject);

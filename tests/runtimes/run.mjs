@@ -1,7 +1,8 @@
 // Runs the npm tarball's smoke test (smoke.mjs) on Deno, Bun, workerd and
 // the Node.js release lines other than the one the suites run on, each
-// against one sandbox ERP on loopback, and on workerd a million-row stream
-// within an isolate's memory (make test-runtimes):
+// against one sandbox ERP on loopback (the main entry with HTTP_PROXY set,
+// which must not be used), and on workerd a million-row stream within an
+// isolate's memory (make test-runtimes):
 //
 //   node tests/runtimes/run.mjs TARBALL SANDBOX_BIN WORK_DIR [RUNTIME...]
 //
@@ -14,6 +15,7 @@
 // any runtime failed (skips are not passes, and not failures).
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -166,11 +168,54 @@ async function runCliEntry(runtime, bin, dir, entry, sandboxUrl) {
   // The package's variables are not inherited: the test passes every option.
   const env = { ...process.env, NO_COLOR: "1" };
   for (const name of ERPDATA_ENV) delete env[name];
+  // The main entry under a proxy from the environment, which Deno's and
+  // Bun's fetch use by themselves and Node's node:http and fetch once told
+  // to (NODE_USE_ENV_PROXY, Node >= 24): a request to the loopback sandbox
+  // never goes through it (the form, token included, would reach the
+  // proxy's host in plain text). The edge entry sends with the runtime's
+  // fetch, as docs/security.md says; it is not asked this.
+  const proxied = entry === "erpdata";
+  if (proxied) Object.assign(env, proxyTrap.env);
+  proxyTrap.requests.length = 0;
   const child = spawn(command, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
   const { code, signal, stdout, stderr } = await collect(child, RUN_TIMEOUT_MS);
+  if (proxied && proxyTrap.requests.length > 0) {
+    return { ok: false, error: `${entry}: sent to the loopback sandbox through the proxy in HTTP_PROXY: ${proxyTrap.requests.join(", ")}` };
+  }
   const answer = verdict(stdout, `${entry}: exit ${code ?? signal}; stdout: ${stdout.trim()}\nstderr: ${stderr.trim()}`);
   if (answer.ok && code !== 0) return { ok: false, error: `${entry}: exit ${code ?? signal} after a passing result\n${stderr}` };
   return answer;
+}
+
+// --- a proxy that should never be used -------------------------------------------
+
+/** Set by main: the proxy's variables for a child, and what it was asked. */
+let proxyTrap;
+
+/**
+ * A proxy on loopback that answers 502 to anything and records what it
+ * was asked (the request line, or CONNECT's target), and the variables
+ * that name it to every runtime.
+ */
+async function startProxyTrap() {
+  const requests = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.writeHead(502).end();
+  });
+  server.on("connect", (req, socket) => {
+    requests.push(`CONNECT ${req.url}`);
+    socket.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+  });
+  await new Promise((ready) => server.listen(0, "127.0.0.1", ready));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  // Deno's own check for a new release would go through it too.
+  const env = { NODE_USE_ENV_PROXY: "1", NO_PROXY: "", no_proxy: "", DENO_NO_UPDATE_CHECK: "1" };
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+    env[name] = url;
+    env[name.toLowerCase()] = url;
+  }
+  return { env, requests, stop: () => server.close() };
 }
 
 // --- workerd: a Worker served on loopback, fetched once -------------------------
@@ -387,6 +432,7 @@ async function main() {
   const names = only.length ? only : Object.keys(RUNTIMES);
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const sandbox = await startSandbox(sandboxBin);
+  proxyTrap = await startProxyTrap();
   try {
     for (const name of names) {
       const runtime = RUNTIMES[name];
@@ -418,6 +464,7 @@ async function main() {
     }
   } finally {
     sandbox.stop();
+    proxyTrap.stop();
   }
   console.log(`runtimes: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   // Under CI (CI set), whose machine can install every runtime, a skip

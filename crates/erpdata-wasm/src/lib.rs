@@ -119,6 +119,13 @@ impl Core {
         self.config.year_id().map(|i| i.as_str().to_owned())
     }
 
+    /// Whether requests may go through a proxy the runtime takes from the
+    /// environment: not to a loopback base URL (`Config::proxy_allowed`).
+    #[wasm_bindgen(getter, js_name = proxyAllowed)]
+    pub fn proxy_allowed(&self) -> bool {
+        self.config.proxy_allowed()
+    }
+
     /// Whether a token is configured (never its value).
     #[wasm_bindgen(getter, js_name = hasAccessToken)]
     pub fn has_access_token(&self) -> bool {
