@@ -20,7 +20,9 @@ the readers and the writer) and written whole or not at all:
 - Parquet: ``table=…/compid=…/yearid=…/part-0.parquet``, written to a
   temporary file beside it and renamed over the old one; the ids are the
   folders' names, as hive partitioning has them (a table's own ``compid``
-  and ``yearid`` columns are not repeated in the files).
+  and ``yearid`` columns are not repeated in the files). Once the export's
+  partitions are written, every file of a table has the table's one schema
+  (``_dataset_schema``).
 
 A manifest records what was exported when: the DuckDB table
 ``_erpdata_manifest``, or ``_manifest.json`` at the dataset's root; one
@@ -60,6 +62,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import _core, _drive, _errors
 from ._checks import check_concurrency, check_flag, invalid
+from ._dataset_schema import unify
 from ._models import Id, _need
 from ._progress import interactive
 
@@ -692,6 +695,8 @@ class _Parquet(_Writer):
         self._made: list[Path] = []
         self._mkdir(root)
         self._writers: dict[tuple[str, Id, Id], tuple[Any, Path, Path]] = {}
+        # Tables a partition of which this export wrote or emptied.
+        self._tables: set[str] = set()
         manifest = root / MANIFEST_FILE
         self._manifest: list[dict[str, Any]] = (
             json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else []
@@ -738,7 +743,16 @@ class _Parquet(_Writer):
         (self._folder(key) / "part-0.parquet").unlink(missing_ok=True)
         self._record(entry)
 
+    def settle(self) -> None:
+        """Every file of each table this export wrote has the table's one
+        schema (see ``_dataset_schema``): each partition's file had the
+        types its own rows were sent with, and readers of the dataset
+        refused the mix or rounded into the first file's types."""
+        for table in sorted(self._tables):
+            unify((self._root / f"table={table}").glob("compid=*/yearid=*/part-0.parquet"))
+
     def _record(self, entry: Partition) -> None:
+        self._tables.add(entry.table)
         key = (entry.table, str(entry.compid), str(entry.yearid))
         self._manifest = [
             m for m in self._manifest if (m["table"], str(m["compid"]), str(m["yearid"])) != key

@@ -833,6 +833,52 @@ def test_export_keeps_text_that_is_numbers_in_one_company(
         ], path.name
 
 
+def test_a_parquet_dataset_has_one_schema_a_table(
+    php_url: str, project: str, tmp_path: Any
+) -> None:
+    # Each partition's file had the types its company's rows were sent
+    # with: fx_rate's rate decimal(38,2) in company 1 and (38,4) in 2,
+    # voucher's ref int64 and text, credit_note's discount and settled_on
+    # text (no value) and decimal and date. pyarrow.dataset took the first
+    # file's schema and failed on the next ("Unable to merge" or a failed
+    # cast); DuckDB's read_parquet cast into it: 1.0825 read as 1.08. In
+    # one export, and over two in either order.
+    import duckdb
+    import pyarrow.dataset as ds
+
+    from erpdata.export import export
+
+    tables = ["fx_rate", "voucher", "credit_note"]
+    runs = {"one": [[1, 2]], "two": [[1], [2]], "back": [[2], [1]]}
+    with erpdata.Client(php_url, project=project, access_token=TOKEN, max_retries=0) as client:
+        for name, companies in runs.items():
+            for ids in companies:
+                export(
+                    client, tables, companies=ids, years=[2025], to=tmp_path / name, progress=False
+                )
+    for name in runs:
+        read = {
+            t: ds.dataset(tmp_path / name / f"table={t}", format="parquet", partitioning="hive")
+            .to_table()
+            .sort_by("id")
+            for t in tables
+        }
+        assert str(read["fx_rate"].schema.field("rate").type) == "decimal128(38, 4)", name
+        assert read["fx_rate"]["rate"].to_pylist() == RATES[1] + RATES[2], name
+        assert read["voucher"]["ref"].to_pylist() == ["1001", "1002", "A-17", "0042"], name
+        notes = read["credit_note"]
+        assert str(notes.schema.field("discount").type) == "decimal128(38, 2)", name
+        assert str(notes.schema.field("settled_on").type) == "date32[day]", name
+        assert notes["discount"].to_pylist() == [None, None, Decimal("12.50"), Decimal("0.01")]
+        with duckdb.connect() as con:
+            rates = con.execute(
+                "SELECT compid, rate FROM read_parquet(?, hive_partitioning = true) ORDER BY id",
+                [str(tmp_path / name / "table=fx_rate" / "*" / "*" / "*.parquet")],
+            ).fetchall()
+        assert rates == [(1, r) for r in RATES[1]] + [(2, r) for r in RATES[2]], name
+        assert not list((tmp_path / name).rglob("*.tmp")), name
+
+
 def partition_entry(key: tuple[str, int, int], rows: int) -> Any:
     from erpdata.export import Partition
 

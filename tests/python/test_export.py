@@ -149,6 +149,68 @@ def test_a_column_the_erp_added_since_the_last_export_is_added(
     assert types["remarks"] == types["currency"] == "VARCHAR"
 
 
+def test_each_file_of_a_table_in_a_parquet_dataset_gets_its_one_schema(tmp_path: Path) -> None:
+    # What partitions' files are given by the rules of the DuckDB copy
+    # (the PHP suite exports real ones): a column a file lacks is null in
+    # it; integers and decimals become the decimal with the most digits
+    # after the point; text becomes the type the others have only when
+    # every value reads back as sent (a MySQL DATETIME without a fraction
+    # included); any other mix is text.
+    from decimal import Decimal
+
+    from erpdata._dataset_schema import unify
+
+    def day(text: str) -> object:
+        return pa.scalar(text).cast(pa.timestamp("us")).as_py()
+
+    files = {
+        "a": {
+            "n": pa.array([1, 2]),
+            "at": pa.array(["2025-01-02 03:04:05", None]),
+            "ref": pa.array([7, 8]),
+            "flag": pa.array([True, False]),
+            "note": pa.array(["x", "y"]),
+        },
+        "b": {
+            "n": pa.array([Decimal("1.25"), None], pa.decimal128(38, 2)),
+            "at": pa.array([day("2025-01-01 00:00:00"), None], pa.timestamp("us")),
+            "ref": pa.array(["A-1", "0042"]),
+            "flag": pa.array([1, 0]),
+        },
+    }
+    paths = []
+    for name, columns in files.items():
+        path = tmp_path / name / "part-0.parquet"
+        path.parent.mkdir()
+        pq.write_table(pa.table(columns), path)
+        paths.append(path)
+    assert unify(paths) == 2
+    a, b = (pq.read_table(p) for p in paths)
+    assert a.schema == b.schema
+    assert [str(f.type) for f in a.schema] == [
+        "decimal128(38, 2)",
+        "timestamp[us]",
+        "string",
+        "string",
+        "string",
+    ]
+    assert a["n"].to_pylist() == [Decimal("1.00"), Decimal("2.00")]
+    assert a["at"].to_pylist() == [day("2025-01-02 03:04:05"), None]
+    assert a["ref"].to_pylist() == ["7", "8"] and b["ref"].to_pylist() == ["A-1", "0042"]
+    assert a["flag"].to_pylist() == ["true", "false"] and b["flag"].to_pylist() == ["1", "0"]
+    assert b["note"].to_pylist() == [None, None]
+    # Text that would not read back as sent (a second's fraction of fewer
+    # digits) keeps the column text, as sent.
+    c = tmp_path / "c" / "part-0.parquet"
+    c.parent.mkdir()
+    pq.write_table(pa.table({"at": pa.array(["2025-01-02 03:04:05.5"])}), c)
+    assert unify([*paths, c]) == 3
+    assert pq.read_table(c)["at"].to_pylist() == ["2025-01-02 03:04:05.5"]
+    assert pq.read_table(paths[1])["at"].to_pylist() == ["2025-01-01 00:00:00.000000", None]
+    assert unify([*paths, c]) == 0
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
 def test_parquet_dataset_is_hive_partitioned(client: erpdata.Client, tmp_path: Path) -> None:
     root = tmp_path / "erp"
     result = export(
