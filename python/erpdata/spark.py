@@ -22,8 +22,9 @@ typing rule's on the first rows of each table's first partition that has
 any (a column with no value there typed from the next partitions'; a
 column two tables type differently: a decimal that holds both numbers,
 else text); every partition is read with those types declared,
-so all of them agree (a value that does not fit is an error naming the
-column and the row).
+so all of them agree (a value that does not fit is a ``DecodeError``
+naming the column and the row, and the ``spark.read.schema(...)`` that
+reads it as text).
 
 Options (settings left out come from the ``ERPDATA_*`` variables, on the
 driver and on the executors): ``baseUrl``, ``project``, ``projectFolder``,
@@ -37,6 +38,7 @@ token is never in a partition, an error or this source's repr.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -63,6 +65,7 @@ except ImportError as exc:
 from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
+from ._errors import DecodeError
 
 __all__ = ["ErpDataSource"]
 
@@ -306,13 +309,46 @@ class ErpReader(DataSourceReader):
                 },
             )
             with stream:
-                for batch in stream:
-                    yield _conform(
-                        batch, target, {"table": table, "compid": compid, "yearid": yearid}
-                    )
+                try:
+                    for batch in stream:
+                        yield _conform(
+                            batch, target, {"table": table, "compid": compid, "yearid": yearid}
+                        )
+                except DecodeError as exc:
+                    raise _in_spark(exc, self._schema) from exc
 
     def __repr__(self) -> str:
         return f"ErpReader(partitions={len(self._keys)})"
+
+
+def _in_spark(exc: DecodeError, schema: StructType) -> DecodeError:
+    """A value that does not fit its column's type, said as Spark's user
+    can fix it: the core says "declare another type", and here the types
+    are the DataFrame's schema (inferred from the first rows of the
+    table's first partition with any, or given): ``spark.read.schema``
+    with that column text, which holds any value as sent. Any other
+    decoding error as it is."""
+    found = re.search(r"column `([^`]*)`, row \d+: .* does not fit its type", str(exc))
+    if found is None or found.group(1) not in schema.names:
+        return exc
+    name = found.group(1)
+    ddl = ", ".join(
+        f"{_ddl_name(f.name)} {'STRING' if f.name == name else f.dataType.simpleString().upper()}"
+        for f in schema.fields
+    )
+    said = DecodeError(
+        f"{exc}. In Spark a column's type is the DataFrame's schema (inferred from the first "
+        f"rows the table has, unless given): read it with {name!r} as text, "
+        f'spark.read.schema("{ddl}"), or give it a type that holds every company\'s values'
+    )
+    # Where the call stood, the excerpt: as the core said them.
+    said.__dict__.update(exc.__dict__)
+    return said
+
+
+def _ddl_name(name: str) -> str:
+    """A column's name in Spark's DDL."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _arrow_type(spark: DataType) -> pa.DataType:

@@ -396,6 +396,47 @@ def test_a_column_null_in_the_first_partition_is_typed_from_the_next(
     ]
 
 
+class _MoreDigitsInOneCompany(_PhpLikeService):
+    """Exchange rates, a DOUBLE a PHP service sends with the digits each
+    needs: two after the point in company 1's rows, four in company 2's."""
+
+    def rows(self, compid: int, yearid: int) -> list[dict[str, object]]:
+        return [{"id": compid, "rate": 83.25 if compid == 1 else 1.0825}]
+
+
+def test_a_value_the_schema_cannot_hold_says_how_to_read_it_in_spark(
+    spark: SparkSession,
+) -> None:
+    # The schema is read from company 1's rows (decimal(38,2)); company
+    # 2's 1.0825 does not fit it. The core's error said to "declare
+    # another type", which a Spark user does with spark.read.schema.
+    with serving(_MoreDigitsInOneCompany) as url:
+        df = (
+            reader(spark, url)
+            .option("tables", "fx_rate")  # type: ignore[attr-defined]
+            .option("companies", "1,2")
+            .option("years", "2025")
+            .load()
+        )
+        assert dict(df.dtypes)["rate"] == "decimal(38,2)"
+        with pytest.raises(Exception) as failed:
+            df.collect()
+        said = str(failed.value)
+        assert "DecodeError" in said and "column `rate`, row 1" in said, said
+        ddl = "`id` BIGINT, `rate` STRING, `table` STRING, `compid` STRING, `yearid` STRING"
+        assert f'spark.read.schema("{ddl}")' in said, said
+        # As it says: read with that schema, every value as sent.
+        given = (
+            reader(spark, url)
+            .schema(ddl)  # type: ignore[attr-defined]
+            .option("tables", "fx_rate")
+            .option("companies", "1,2")
+            .option("years", "2025")
+            .load()
+        )
+        assert sorted(r["rate"] for r in given.collect()) == ["1.0825", "83.25"]
+
+
 def test_the_documented_examples_run(
     spark: SparkSession, sandbox_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
