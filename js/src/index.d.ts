@@ -131,7 +131,7 @@ export interface ErpClientOptions extends LimitOptions {
    * Where each request and answer (`debug`) and each wait before another
    * attempt (`info`) are logged, the token redacted: `console`, or a
    * logger with those methods. Default: nothing is logged (and no line is
-   * made). What the logger throws is ignored.
+   * made). What the logger throws (or its promise rejects with) is ignored.
    */
   logger?: Logger | undefined;
   /** Send the token over plain http to a host that is not loopback. Only on trusted networks. */

@@ -10,12 +10,15 @@ import { detailOf, kindOf, shownCause } from "./transport.js";
  * Hands `logger[level]` the core's line made by `line()`, when there is a
  * logger: without one, no line is made. What the logger throws is not the
  * call's failure (it would be taken for the transport's, and retried):
- * it is dropped, as Python's logging drops a handler's.
+ * it is dropped, as Python's logging drops a handler's. So is the
+ * rejection of a logger whose methods are async (one writing to a remote
+ * sink): left unhandled, it ended the Node process.
  */
 function log(logger, level, line) {
   if (!logger) return;
   try {
-    logger[level](line());
+    const written = logger[level](line());
+    if (typeof written?.then === "function") written.then(undefined, () => {});
   } catch {
     // The call goes on.
   }

@@ -252,6 +252,39 @@ describe("a client's logger", () => {
     assert.equal(await seenBySandbox(sandbox.url, key), 1);
   });
 
+  test("a logger whose async methods reject leaves no unhandled rejection", async () => {
+    // One writing to a remote sink that is down: its rejections, left
+    // unhandled, ended the Node process that made the call.
+    const unhandled = [];
+    const onUnhandled = (reason) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      let lines = 0;
+      const failing = {
+        async debug() {
+          lines++;
+          throw new Error("the log sink is down");
+        },
+        async info() {
+          lines++;
+          throw new Error("the log sink is down");
+        },
+      };
+      const key = freshKey("logasync");
+      const c = demoClient(faultUrl(sandbox.url, "status-503x1", key), { logger: failing });
+      assert.equal((await c.table("sales_invoice")).length, 40);
+      assert.equal(await seenBySandbox(sandbox.url, key, "status-503x1"), 2);
+      for await (const _ of c.streamTable("sales_invoice", { batchRows: 5 })) break;
+      await assert.rejects(c.table("no_such_table"));
+      // request, 503, waiting, request, 200, done; a stream's three; a failure's three
+      assert.ok(lines >= 12, `${lines} lines`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    assert.deepEqual(unhandled, []);
+  });
+
   test("without a logger (undefined, null) nothing is logged, not even to console", async () => {
     const { lines, logger } = recorder();
     const saved = [console.debug, console.info];
