@@ -7,6 +7,13 @@ export type { AjaxFunctions };
 /** An account, company or year id: sent exactly as given (`"007"` keeps its zeros, `7` is sent as `7`). */
 export type Id = string | number | bigint;
 
+/**
+ * Account ids: an array, a Set, a generator... A string is iterable too,
+ * but a single id is refused, not spread into its characters, so it is no
+ * list of ids here either.
+ */
+export type Ids<T = Id> = Iterable<T> & object;
+
 /** Which side of the ledger a dues query asks for (any letter case is accepted). */
 export type DuesKind = "RECEIPT" | "PAYMENT" | (string & {});
 
@@ -309,7 +316,7 @@ export interface CreditStatusOptions {
   /** The day overdue is counted to (default: today, local time). */
   asOf?: DateArg | undefined;
   /** Only these customers (each must be one in the account table). */
-  acids?: Iterable<string> | undefined;
+  acids?: Ids<string> | undefined;
 }
 
 /** The options of `ErpClient.aging()`. */
@@ -317,7 +324,7 @@ export interface ClientAgingOptions
   extends DuesTableOptions,
     Omit<AgingOptions, "dueDateColumn" | "balanceColumn"> {
   /** The accounts (default: every customer or supplier of the account table). */
-  accounts?: Iterable<Id> | undefined;
+  accounts?: Ids | undefined;
   /** The account table's name (default `"account"`). */
   accountsTable?: string | undefined;
   companyId?: Id | undefined;
@@ -327,7 +334,7 @@ export interface ClientAgingOptions
 /** The options of `ErpClient.creditStatus()`. */
 export interface ClientCreditStatusOptions extends DuesTableOptions {
   /** The customers (default: every customer of the account table). */
-  accounts?: Iterable<Id> | undefined;
+  accounts?: Ids | undefined;
   asOf?: DateArg | undefined;
   /** Ask avgPayDays of each customer (default true). */
   payDays?: boolean | undefined;
@@ -598,7 +605,7 @@ export declare class ErpClient {
    * typed over all the accounts together; every account checked before
    * anything is sent.
    */
-  duesTable(acids: Iterable<Id>, kind: DuesKind, options?: DuesTableOptions): Promise<Table>;
+  duesTable(acids: Ids, kind: DuesKind, options?: DuesTableOptions): Promise<Table>;
   /**
    * The aging of the receivables (`"receipt"`, the default) or payables
    * (`"payment"`) of `accounts`, or of every customer or supplier of the

@@ -178,6 +178,18 @@ async function main(): Promise<void> {
     acids: ["C001"],
   });
   const aged: Table = await guarded.aging("payment", { accounts: ["S001"], asOf: new Date(0) });
+  // Any list of ids: a Set, a generator. One id alone, though a string is
+  // iterable, is refused when called (not spread into its characters).
+  await guarded.duesTable(new Set(["C001"]), "RECEIPT");
+  await guarded.creditStatus({ accounts: new Map([["C001", 1]]).keys() });
+  // @ts-expect-error: one id, not a list of them
+  await guarded.duesTable("C001", "RECEIPT");
+  // @ts-expect-error: one id, not a list of them
+  await guarded.aging("receipt", { accounts: "C001" });
+  // @ts-expect-error: one id, not a list of them
+  await guarded.creditStatus({ accounts: "C001" });
+  // @ts-expect-error: one id, not a list of them
+  creditStatus(accounts, joined, { acids: "C001" });
   const standing: Table = await guarded.creditStatus({ payDays: false, concurrency: 2 });
   console.log(report.length, status.schema.over_limit, aged.rows, standing.columnNames);
   // Rows of a stated type (an interface, as a backend declares them); the
