@@ -51,15 +51,28 @@ export function aging(dues, options) {
   return new Table({ ...out, numbers });
 }
 
+/**
+ * A payDays value refused, shown as the core shows one: a number or a
+ * boolean as itself (NaN said "got number" of what must be a number),
+ * anything else by its kind.
+ */
+function shown(value) {
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 function payDaysText(acid, value) {
   if (value === null || value === undefined) return null;
   if (value instanceof AjaxAnswer) return core(() => loadWasm().payDays(acid, value.raw));
   if (typeof value === "string") return value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value === "bigint") return value.toString();
+  // The account quoted, as the core quotes it refusing a text.
   throw invalidInput(
     "payDays",
-    `${acid}: must be an avgPayDays answer, a number or decimal text, got ${typeof value}`,
+    `${JSON.stringify(acid)}: must be an avgPayDays answer, a finite number or decimal text, ` +
+      `got ${shown(value)}`,
   );
 }
 
@@ -79,6 +92,15 @@ export function creditStatus(accounts, dues, options) {
   const { payDays, asOf, acids } = options;
   const a = batchOf("accounts", accounts);
   const d = batchOf("dues", dues);
+  // One answer for the whole map: its fields were read as accounts
+  // ("rows: must be an avgPayDays answer", of the answer given).
+  if (payDays instanceof AjaxAnswer) {
+    throw invalidInput(
+      "payDays",
+      "must map each account to its avgPayDays answer or number (a Map, or an object by " +
+        "acid: { C001: answer }), got one avgPayDays answer",
+    );
+  }
   const entries =
     payDays instanceof Map ? [...payDays] : Object.entries(optionsOf(payDays, "payDays"));
   const pairs = entries.map(([acid, value]) => [String(acid), payDaysText(String(acid), value)]);

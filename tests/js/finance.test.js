@@ -297,3 +297,37 @@ test("ErpClient.creditStatus: limits, outstanding and average payment days", asy
     (e) => e instanceof InvalidInputError && e.field === "accounts" && e.message.includes("S001"),
   );
 });
+
+test("creditStatus() refuses a payDays value of another kind saying what it got", async () => {
+  const [accounts, dues] = twoCustomers();
+  const asOf = "2025-12-31";
+  for (const [days, got] of [
+    [Number.NaN, "NaN"],
+    [Number.POSITIVE_INFINITY, "Infinity"],
+    [true, "true"],
+    [{}, "an object"],
+    [[12], "an array"],
+  ]) {
+    assert.throws(
+      () => creditStatus(accounts, dues, { asOf, payDays: { C001: days } }),
+      (e) =>
+        e instanceof InvalidInputError &&
+        e.field === "payDays" &&
+        e.message ===
+          `invalid payDays: "C001": must be an avgPayDays answer, a finite number or decimal text, got ${got}`,
+      got,
+    );
+  }
+  // One answer given for the whole map: its fields are no accounts.
+  const answer = await client().avgPayDays("C001", { numbers: "string" });
+  assert.throws(
+    () => creditStatus(accounts, dues, { asOf, payDays: answer }),
+    (e) =>
+      e instanceof InvalidInputError &&
+      e.field === "payDays" &&
+      /must map each account to its avgPayDays answer/.test(e.message) &&
+      /got one avgPayDays answer$/.test(e.message),
+  );
+  const report = creditStatus(accounts, dues, { asOf, payDays: { C001: answer } });
+  assert.equal(report.rows[0].avg_pay_days, answer.fields.avg_pay_days);
+});
