@@ -45,7 +45,7 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
   let held = false;
   const close = () => {
     controller?.abort();
-    (reader ?? response?.body)?.cancel().catch(() => {});
+    discard(reader ?? response?.body);
     response = reader = controller = undefined;
   };
   const now = () => performance.now();
@@ -93,7 +93,7 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
             break;
           }
           case "read": {
-            reader ??= response?.body?.getReader();
+            reader ??= readerOf(response?.body);
             const part = reader ? await within(reader.read(), next.waitMs, signal) : { done: true };
             if (part.done) call.end(now());
             else call.chunk(now(), part.value);
@@ -132,6 +132,42 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
       if (ended !== undefined) log(logger, "debug", () => ended);
     }
     call.free();
+  }
+}
+
+/**
+ * A reader of a response's body: a web stream's own, or one over the
+ * chunks of a body that is a Node stream, as node-fetch and cross-fetch
+ * give it (a `fetch` that a proxy's or a private CA's https.Agent is
+ * passed to): every call through one failed with a bare TypeError. None
+ * for no body, which reads as empty.
+ */
+function readerOf(body) {
+  if (typeof body?.getReader === "function") return body.getReader();
+  if (typeof body?.[Symbol.asyncIterator] !== "function") return undefined;
+  const chunks = body[Symbol.asyncIterator]();
+  return {
+    async read() {
+      const next = await chunks.next();
+      return next.done ? { done: true, value: undefined } : { done: false, value: next.value };
+    },
+    async cancel() {
+      body.destroy?.();
+    },
+  };
+}
+
+/**
+ * Lets go of a body or its reader: a web stream's cancel(), a Node stream's
+ * destroy(). Never throws: it runs in the host loop's finally, before the
+ * call is freed.
+ */
+function discard(body) {
+  try {
+    if (typeof body?.cancel === "function") body.cancel()?.catch?.(() => {});
+    else body?.destroy?.();
+  } catch {
+    // Let go of as far as it can be.
   }
 }
 

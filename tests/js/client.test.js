@@ -1,9 +1,17 @@
 // ErpClient against a real sandbox ERP over loopback.
 import assert from "node:assert/strict";
+import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 
 import { ErpClient, ErpError, InvalidInputError, ServiceError } from "../../js/src/index.js";
-import { demoClient, SANDBOX_TOKEN, startSandbox } from "./sandbox.js";
+import {
+  demoClient,
+  faultUrl,
+  freshKey,
+  SANDBOX_TOKEN,
+  seenBySandbox,
+  startSandbox,
+} from "./sandbox.js";
 
 let sandbox;
 before(async () => {
@@ -226,6 +234,51 @@ test("a fetch that is not a function is refused as given", () => {
       },
     );
   }
+});
+
+describe("a fetch whose body is a Node stream, as node-fetch and cross-fetch give it", () => {
+  /**
+   * Node's fetch, its response bodies handed over as Node Readables (as
+   * node-fetch's are, a web ReadableStream's getReader() missing), each
+   * kept in `bodies`.
+   */
+  function nodeStreamFetch() {
+    const bodies = [];
+    const fetch = async (url, init) => {
+      const res = await globalThis.fetch(url, init);
+      const body = res.body === null ? null : Readable.fromWeb(res.body);
+      if (body !== null) bodies.push(body);
+      return { status: res.status, headers: res.headers, body };
+    };
+    return { bodies, fetch };
+  }
+
+  test("rows, dues and batches as through fetch", async () => {
+    const { fetch } = nodeStreamFetch();
+    const c = client({ fetch });
+    assert.deepEqual(
+      (await c.table("sales_invoice")).rows,
+      (await client().table("sales_invoice")).rows,
+    );
+    assert.deepEqual((await c.receivables("C001")).rows, (await client().receivables("C001")).rows);
+    let rows = 0;
+    for await (const batch of c.streamTable("sales_invoice", { batchRows: 7 })) {
+      rows += batch.length;
+    }
+    assert.equal(rows, 40);
+  });
+
+  test("a 503's body and a stream left early are let go", async () => {
+    const key = freshKey("nodebody");
+    const { bodies, fetch } = nodeStreamFetch();
+    const c = demoClient(faultUrl(sandbox.url, "status-503x1", key), { fetch });
+    assert.equal((await c.table("sales_invoice")).length, 40);
+    assert.equal(await seenBySandbox(sandbox.url, key, "status-503x1"), 2);
+    assert.ok(bodies[0].destroyed, "the 503's body is let go");
+    for await (const _ of c.streamTable("sales_invoice", { batchRows: 5 })) break;
+    assert.equal(bodies.length, 3);
+    assert.ok(bodies[2].destroyed, "the stream's body is let go");
+  });
 });
 
 describe("configuration from the environment", () => {
