@@ -24,11 +24,15 @@ export class AjaxAnswer {
     this.raw = answer.raw;
     this.notices = answer.notices;
     if (answer.shape === "rows") {
+      // Its rows are the answer's, each with its own keys in the order
+      // sent: rebuilt from the columns, a row lacking a key got it as null.
+      const rows = answer.rows;
       this.#table = new Table({
         batch: answer.batch,
         notices: answer.notices,
         totalRows: answer.totalRows,
         numbers,
+        exactRows: () => rows,
       });
     }
   }

@@ -128,6 +128,19 @@ describe("rows that differ in their keys", () => {
     assert.deepEqual(cols.d.toArray(), [null, null, [1, { e: 2 }], null]);
   });
 
+  test("an ajax.php answer's toTable() has its rows, each with its own keys", async () => {
+    body = '{"status":"success","data":[{"a":"1.50","b":1},{"b":2,"a":"2.25","c":"x"}]}';
+    for (const numbers of ["number", "string"]) {
+      const answer = await client().ajax("getduesSumm", {}, { numbers });
+      const table = answer.toTable();
+      assert.deepEqual(table.rows, answer.rows, numbers);
+      assert.deepEqual(Object.keys(table.rows[0]), ["a", "b"]);
+      assert.deepEqual(Object.keys(table.rows[1]), ["b", "a", "c"]);
+      assert.deepEqual(JSON.parse(JSON.stringify(table)).rows, answer.rows);
+      assert.deepEqual(table.columns().c.toArray(), [null, "x"]);
+    }
+  });
+
   test("a body of many megabytes whose last row differs: every row exactly as sent", async () => {
     // The client keeps such a body in segments (8 MiB each) until it knows
     // whether the rows had one shape; these rows span several segments.
