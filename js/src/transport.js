@@ -38,7 +38,16 @@ const CODES = {
     "UND_ERR_HEADERS_TIMEOUT",
     "UND_ERR_BODY_TIMEOUT",
   ],
-  reset: ["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET", "UND_ERR_CLOSED"],
+  // ERR_STREAM_PREMATURE_CLOSE: a body that is a Node stream (node-fetch's)
+  // ended before its end, as one does when the connection breaks.
+  reset: [
+    "ECONNRESET",
+    "EPIPE",
+    "ECONNABORTED",
+    "UND_ERR_SOCKET",
+    "UND_ERR_CLOSED",
+    "ERR_STREAM_PREMATURE_CLOSE",
+  ],
 };
 
 /** The error and its causes, outermost first (bounded: causes can loop). */

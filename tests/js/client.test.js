@@ -1,9 +1,16 @@
 // ErpClient against a real sandbox ERP over loopback.
 import assert from "node:assert/strict";
-import { Readable } from "node:stream";
+import http from "node:http";
+import { PassThrough, Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 
-import { ErpClient, ErpError, InvalidInputError, ServiceError } from "../../js/src/index.js";
+import {
+  ErpClient,
+  ErpError,
+  InvalidInputError,
+  ServiceError,
+  TransportError,
+} from "../../js/src/index.js";
 import {
   demoClient,
   faultUrl,
@@ -278,6 +285,39 @@ describe("a fetch whose body is a Node stream, as node-fetch and cross-fetch giv
     for await (const _ of c.streamTable("sales_invoice", { batchRows: 5 })) break;
     assert.equal(bodies.length, 3);
     assert.ok(bodies[2].destroyed, "the stream's body is let go");
+  });
+
+  test("a body broken off is a reset, retried, as through fetch", async () => {
+    // node-fetch's body is a stream the response is piped into, closed
+    // without an error when the connection breaks: read on, it ends with
+    // Node's ERR_STREAM_PREMATURE_CLOSE.
+    const fetch = (url, init) =>
+      new Promise((resolve, reject) => {
+        const headers = Object.fromEntries(init.headers);
+        const req = http.request(
+          url,
+          { method: init.method, headers, signal: init.signal },
+          (res) => {
+            const body = res.pipe(new PassThrough());
+            res.on("close", () => {
+              if (!res.complete) body.destroy();
+            });
+            resolve({ status: res.statusCode, headers: new Headers(res.headers), body });
+          },
+        );
+        req.on("error", reject);
+        req.end(init.body);
+      });
+    const key = freshKey("nodereset");
+    const c = demoClient(faultUrl(sandbox.url, "reset-3000", key), { fetch, maxRetries: 1 });
+    await assert.rejects(c.table("sales_invoice"), (err) => {
+      assert.ok(err instanceof TransportError, String(err));
+      assert.equal(err.transportKind, "reset", err.message);
+      assert.equal(err.retryable, true);
+      assert.equal(err.attempts, 2);
+      return true;
+    });
+    assert.equal(await seenBySandbox(sandbox.url, key, "reset-3000"), 2);
   });
 });
 
