@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from ._checks import counted
+from ._text import decimal_text
 
 PREVIEW_ROWS = 10
 """Rows shown in a notebook; the rest is counted, not rendered."""
@@ -29,7 +30,9 @@ def cell(value: Any) -> str:
         return '<td class="null" style="color:#aaa">null</td>'
     if isinstance(value, bool):
         return f"<td>{'true' if value else 'false'}</td>"
-    if isinstance(value, (int, Decimal, float)):
+    if isinstance(value, Decimal):
+        return f'<td class="num">{escape(decimal_text(value))}</td>'
+    if isinstance(value, (int, float)):
         return f'<td class="num">{escape(str(value))}</td>'
     if isinstance(value, datetime.date):
         return f"<td>{escape(value.isoformat(' ') if isinstance(value, datetime.datetime) else value.isoformat())}</td>"

@@ -40,6 +40,7 @@ from ._client import Client
 from ._core import __version__
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Table, missing_extra
+from ._text import decimal_text
 
 __all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
 
@@ -91,13 +92,13 @@ def json_value(value: Any) -> str:
     if kind is int:
         return int.__repr__(value)
     if kind is Decimal:
-        return str(value) if value.is_finite() else _json_text(str(value))
+        return decimal_text(value) if value.is_finite() else _json_text(str(value))
     if kind is datetime.date:
         return f'"{value.isoformat()}"'
     if kind is datetime.datetime:
         return f'"{value.isoformat(" ")}"'
     if isinstance(value, Decimal):
-        return str(value) if value.is_finite() else json.dumps(str(value))
+        return decimal_text(value) if value.is_finite() else json.dumps(str(value))
     temporal = _temporal_text(value)
     if temporal is not None:
         return json.dumps(temporal)
@@ -116,8 +117,10 @@ def csv_value(value: Any) -> str:
         return cast(str, value)
     if value is None:
         return ""
-    if kind is int or kind is Decimal:
+    if kind is int:
         return str(value)
+    if kind is Decimal:
+        return decimal_text(value)
     if kind is datetime.date:
         return cast(datetime.date, value).isoformat()
     if kind is datetime.datetime:

@@ -67,6 +67,7 @@ from typing import Any, Union
 from ._checks import invalid, shown
 from ._core import __version__
 from ._models import AjaxAnswer, Dues, Row, Table, missing_extra
+from ._text import decimal_text
 from .report import _summable
 
 __all__ = [
@@ -472,6 +473,10 @@ class _Cells:
                     "written as text, exact"
                 )
             else:
+                if isinstance(value, Decimal):
+                    # Its digits at its scale, not str()'s exponent form
+                    # under 1E-6 (past Excel's range, that form is kept).
+                    text = decimal_text(value)
                 why = (
                     f"more than {EXACT_DIGITS} significant digits, more than Excel keeps in a "
                     "number: written as text, exact"

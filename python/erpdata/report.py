@@ -58,7 +58,8 @@ def _text(value: Any) -> str:
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, Decimal):
-        return f"{value:,}"
+        # Fixed point: "0.00000000" at scale 8, not "0E-8".
+        return f"{value:,f}"
     return str(value)
 
 

@@ -732,6 +732,25 @@ def test_help_reads_well() -> None:
     assert page.returncode == 0 and "erpdata[export]" in page.stdout
 
 
+def test_a_decimal_of_many_places_is_written_at_its_scale(secret_sandbox_url: str) -> None:
+    # A column of scale 8 (an exchange rate, a quantity, a DOUBLE sent as
+    # 1.0e-7) held zeros that CSV and JSON wrote as "0E-8", as Python's
+    # str() writes a Decimal under 1E-6: read as a float, not the column.
+    base = ["dues", "C001", "--kind", "receipt", "--schema", "paid=decimal(20,8)"]
+    with Client(secret_sandbox_url, project="demo") as c:
+        paid = [r["paid"] for r in c.receivables("C001").rows]
+    assert Decimal(0) in paid  # an unpaid invoice
+    want = [f"{p:.8f}" for p in paid]
+    done = cli([*base, "--format", "csv"], env_for(secret_sandbox_url))
+    assert done.returncode == 0, done.stderr
+    assert [r["paid"] for r in csv.DictReader(io.StringIO(done.stdout))] == want
+    for fmt in ("json", "jsonl"):
+        done = cli([*base, "--format", fmt], env_for(secret_sandbox_url))
+        assert done.returncode == 0, done.stderr
+        assert "E-" not in done.stdout
+        assert [f'"paid":{w},' in done.stdout for w in want] == [True] * len(want)
+
+
 class _Text(str):
     pass
 
@@ -748,6 +767,9 @@ def test_values_are_written_as_sent() -> None:
         (Decimal("1500.00"), "1500.00", "1500.00"),
         (Decimal("-0.00"), "-0.00", "-0.00"),
         (Decimal("NaN"), '"NaN"', "NaN"),
+        # Python's str() writes these in exponent form ("0E-8", "-1.2E-7").
+        (Decimal("0.00000000"), "0.00000000", "0.00000000"),
+        (Decimal("-0.00000012"), "-0.00000012", "-0.00000012"),
         ('Müller "&" Co\n\t\x01', r'"Müller \"&\" Co\n\t\u0001"', 'Müller "&" Co\n\t\x01'),
         (_Text("sub"), '"sub"', "sub"),
         (datetime.date(2025, 2, 28), '"2025-02-28"', "2025-02-28"),

@@ -182,6 +182,17 @@ def test_what_excel_cannot_hold_is_exact_text_with_a_note(tmp_path: Path) -> Non
     assert any("5 values are written as text" in str(r[0]) for r in values(wb["About"]))
 
 
+def test_a_small_decimal_written_as_text_keeps_its_fixed_point(tmp_path: Path) -> None:
+    # 18 significant digits under 1E-6: exact text, which str() wrote in
+    # exponent form ("1.23456789012345678E-7"), not the digits sent.
+    body = b'{"status":"success","data":[{"rate":"0.000000123456789012345678"}]}'
+    path = tmp_path / "rate.xlsx"
+    assert parsed(body).to_excel(path).text_values == 1
+    cell = load(path)["Sheet1"]["A2"]
+    assert cell.value == "0.000000123456789012345678" and cell.data_type == "s"
+    assert cell.comment is not None and "E-" not in cell.comment.text
+
+
 def test_numbers_past_excels_range_are_exact_text(tmp_path: Path) -> None:
     # Row dicts may hold what no decimal(38,s) column does: a double
     # would make these infinity (refused by xlsxwriter) or zero (silently).

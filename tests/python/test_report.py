@@ -375,6 +375,30 @@ def test_timestamps_are_shown_as_sent(
         assert '<td class="">2025-04-01 13:45:00.500000</td>' in page
 
 
+@pytest.mark.parametrize("rich", [True, False], ids=["rich", "plain"])
+def test_a_decimal_of_many_places_is_shown_at_its_scale(
+    rich: bool, client: erpdata.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python's str() and format() write a Decimal under 1E-6 in exponent
+    # form: a zero of scale 8 showed as "0E-8" in the terminal, the HTML
+    # report and a notebook, its total as "0E-8" too.
+    if not rich:
+        monkeypatch.setitem(sys.modules, "rich.console", None)
+    dues = client.receivables("C001", schema_overrides={"paid": "decimal(20,8)"}).to_table()
+    assert Decimal(0) in [r["paid"] for r in dues]
+    out = io.StringIO()
+    erpdata.report.print_table(dues, file=out)
+    text = out.getvalue()
+    assert "E-8" not in text and " 0.00000000 " in text
+    assert "1,366,927.00000000" in text.splitlines()[-2 if rich else -1]
+    html = dues._repr_html_()
+    assert "E-8" not in html and '<td class="num">0.00000000</td>' in html
+    if not rich:
+        need("matplotlib")
+        page = erpdata.report.aging_html(dues, as_of=AS_OF)
+        assert "E-8" not in page and '<td class="num">0.00000000</td>' in page
+
+
 def test_the_credit_chart_draws_the_customers_that_matter_not_thousands() -> None:
     need("matplotlib")
     # One bar a customer: 8,000 took 203 s and 2 GB for a page no one could
