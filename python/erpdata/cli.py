@@ -545,10 +545,28 @@ def _output(path: str | None) -> Iterator[IO[str]]:
     all (a Ctrl-C or a failure part-way leaves no truncated file that reads
     as the whole table, and any earlier file as it was)."""
     if path is None or path == "-":
+        _stdout_for_text()
         yield sys.stdout
         return
     with _whole(path) as partial, open(partial, "w", encoding="utf-8", newline="") as out:
         yield out
+
+
+def _stdout_for_text() -> None:
+    """stdout redirected to a file or a pipe is written in UTF-8, as ``-o
+    FILE`` is, whatever the locale's encoding. On Windows that is a code
+    page (cp1252, cp1251, ...): ``> report.html`` wrote a page that
+    declares UTF-8 in the code page's bytes ("Müller GmbH" unreadable),
+    and a name the code page lacks ended a CSV part-way with a traceback.
+    A terminal keeps its own encoding, and a character it lacks is shown
+    as its escape, as control characters are."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is None:  # replaced by a caller with another kind of stream
+        return
+    if sys.stdout.isatty():
+        reconfigure(errors="backslashreplace")
+    else:
+        reconfigure(encoding="utf-8")
 
 
 def _schema(args: argparse.Namespace) -> dict[str, str] | None:

@@ -35,6 +35,7 @@ from conftest import (
     _first_line,
     _sandbox,
     after_ctrl_c,
+    need,
 )
 from erpdata import Client
 from erpdata import cli as command_line
@@ -311,6 +312,39 @@ def test_progress_on_a_terminal(sandbox_url: str, tmp_path: Path) -> None:
     assert "rows=" not in quiet and "40 rows written to" in quiet, quiet
     fast = run_on_a_terminal(sandbox_url, ["table", "sales_invoice", *out], tmp_path)
     assert "rows=" not in fast, fast  # done within the second: no bar at all
+
+
+def test_stdout_is_utf8_whatever_the_locales_encoding(sandbox_url: str) -> None:
+    # Redirected on Windows, stdout is in the code page: `> credit.html`
+    # wrote "Müller GmbH" in cp1252 under <meta charset="utf-8">, and a
+    # code page without "ü" (cp1251) ended the CSV with a traceback.
+    need("matplotlib")
+    base = ["credit-status", "--as-of", "2025-12-31", "--no-pay-days", "--format"]
+    for encoding in ("cp1252", "cp1251"):
+        env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN, PYTHONIOENCODING=encoding)
+        for fmt in ("csv", "json", "html"):
+            done = subprocess.run(PY + [*base, fmt], env=env, capture_output=True, timeout=60)
+            assert done.returncode == 0, (encoding, fmt, done.stderr)
+            assert "Müller GmbH" in done.stdout.decode("utf-8"), (encoding, fmt)
+    # A terminal keeps its encoding: what it lacks is shown as its escape.
+    master, slave = pty.openpty()
+    env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN, PYTHONIOENCODING="ascii")
+    with subprocess.Popen(
+        PY + [*base, "table"], env=env, stdout=slave, stderr=subprocess.PIPE
+    ) as proc:
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+        assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    assert b"M\\xfcller GmbH" in seen and b"Total" in seen
 
 
 def test_console_script_and_sandbox_command() -> None:
