@@ -1105,6 +1105,39 @@ def _token_like_option(argv: Sequence[str], known: set[str]) -> str | None:
     return None
 
 
+FORMAT_OF_SUFFIX = {
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".parquet": "parquet",
+    ".xlsx": "xlsx",
+    ".html": "html",
+    ".htm": "html",
+}
+"""The format an ``-o FILE``'s extension names."""
+
+
+def _format_from_output(
+    top: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]
+) -> None:
+    """Without ``--format``, the format ``-o FILE``'s extension names, when
+    the command writes it: ``erpdata aging -o aging.xlsx`` wrote the
+    terminal table's text into a file Excel refuses to open, and
+    ``table ... -o t.parquet`` a CSV that no Parquet reader takes."""
+    output = getattr(args, "output", None)
+    if output in (None, "-"):
+        return
+    for arg in argv:
+        if arg == "--":
+            break
+        if arg == "--format" or arg.startswith("--format="):
+            return  # asked for by name: written as asked
+    named = FORMAT_OF_SUFFIX.get(Path(output).suffix.lower())
+    option = _commands(top)[args.command]._option_string_actions.get("--format")
+    if named is not None and option is not None and named in (option.choices or ()):
+        args.format = named
+
+
 def _commands(top: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     (action,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     return cast("dict[str, argparse.ArgumentParser]", action.choices)
@@ -1205,6 +1238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = top.parse_known_args(given)
     if unknown:
         _unknown_arguments(top, args.command, unknown)
+    _format_from_output(top, args, given)
     _log_setup(getattr(args, "verbose", 0))
     run: Callable[[argparse.Namespace], int] = args.run
     try:

@@ -347,6 +347,36 @@ def test_stdout_is_utf8_whatever_the_locales_encoding(sandbox_url: str) -> None:
     assert b"M\\xfcller GmbH" in seen and b"Total" in seen
 
 
+def test_without_format_the_outputs_extension_chooses_it(sandbox_url: str, tmp_path: Path) -> None:
+    # `erpdata aging -o aging.xlsx` wrote the terminal table's text into a
+    # file Excel refuses to open, `table ... -o t.parquet` a CSV.
+    need("xlsxwriter")
+    need("matplotlib")
+    env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+
+    def written(args: list[str], name: str) -> Path:
+        path = tmp_path / name
+        done = cli([*args, "-o", str(path)], env)
+        assert done.returncode == 0, done.stderr
+        return path
+
+    aging = ["aging", "--as-of", "2025-12-31"]
+    assert written(aging, "aging.xlsx").read_bytes()[:2] == b"PK"  # a zip: a workbook
+    page = written(["credit-status", "--as-of", "2025-12-31", "--no-pay-days"], "c.HTML")
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert pq.read_table(written(["table", "account"], "t.parquet")).num_rows == 20
+    dues = json.loads(written(["dues", "C001", "--kind", "receipt"], "d.json").read_text())
+    assert len(dues) == 6
+    jsonl = written(["dues", "C001", "--kind", "receipt"], "d.jsonl").read_text()
+    assert len(jsonl.splitlines()) == 6
+    # --format named wins; an extension the command does not write, or
+    # none, keeps the command's default.
+    asked = written(["table", "account", "--format", "csv"], "asked.json")
+    assert asked.read_text().startswith("compid,acid,")
+    assert written(["table", "account"], "t.html").read_text().startswith("compid,acid,")
+    assert "Total" in written(aging, "aging.txt").read_text()
+
+
 def test_console_script_and_sandbox_command() -> None:
     script = Path(sys.executable).parent / "erpdata"
     assert script.exists(), "the erpdata console script is installed with the package"
