@@ -236,6 +236,13 @@ def _token(args: argparse.Namespace) -> str | None:
     token = text.strip()
     if not token:
         raise _Usage("--access-token-file is empty")
+    if len(token.split()) > 1:
+        # Said here, not by the core, whose advice for a settings file (a
+        # comment on a line of its own) would make the token two lines.
+        raise _Usage(
+            f"--access-token-file {args.access_token_file}: holds more than the token "
+            "(a comment, a second line, words around it); leave only the token in the file"
+        )
     return token
 
 
@@ -1040,7 +1047,7 @@ OPTION_OF = {
 """The option that gives each setting the core may find missing."""
 
 OPTION_NAMED = {
-    **{k: v for k, v in OPTION_OF.items() if k != "access_token"},
+    **OPTION_OF,
     "as_of": "--as-of",
     "buckets": "--buckets",
     "accounts": "--accounts",
@@ -1049,8 +1056,8 @@ OPTION_NAMED = {
 }
 """The option each argument the core may refuse came from: on the command
 line, "invalid as_of" is "invalid --as-of". (A setting read from its
-variable is named by the variable, and the token only ever comes from a
-file or the variable.)"""
+variable is named by the variable: ``access_token`` is the token read
+from ``--access-token-file``.)"""
 
 
 def _invalid_input(exc: _errors.InvalidInputError) -> str:

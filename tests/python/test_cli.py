@@ -731,6 +731,35 @@ def test_settings_with_a_settings_files_quotes_are_refused_by_name(
     assert done.returncode == 3 and 'Unknown project: "demo' in done.stderr, done.stderr
 
 
+def test_a_token_file_holding_more_than_the_token_is_named(
+    secret_sandbox_url: str, tmp_path: Path
+) -> None:
+    # The core's refusal named "access_token", no option of the command
+    # line, and advised a settings file's fix, a comment on a line of its
+    # own, after which the token file was refused for its newline.
+    env = env_for(secret_sandbox_url)
+    path = tmp_path / "token"
+    for text in (
+        f"{SECRET_TOKEN}  # production\n",
+        f"# production\n{SECRET_TOKEN}\n",
+        f"ERPDATA_ACCESS_TOKEN= {SECRET_TOKEN}\n",
+    ):
+        path.write_text(text, encoding="utf-8")
+        done = cli(["table", "account", "--access-token-file", str(path)], env)
+        assert done.returncode == 2, done.stderr
+        error = one_line_error(done)
+        assert error.startswith(f"erpdata: error: --access-token-file {path}: "), error
+        assert "leave only the token in the file" in error and "line of its own" not in error
+        assert SECRET_TOKEN not in done.stdout + done.stderr
+    path.write_text(f'"{SECRET_TOKEN}"\n', encoding="utf-8")
+    done = cli(["table", "account", "--access-token-file", str(path)], env)
+    error = one_line_error(done)
+    assert done.returncode == 2 and error.startswith(
+        "erpdata: error: invalid --access-token-file: is wrapped in quotes"
+    ), error
+    assert SECRET_TOKEN not in done.stdout + done.stderr
+
+
 def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
     # The core names the Python argument (as_of, accounts_table); on the
     # command line it is the option. Refused before sending: nothing
