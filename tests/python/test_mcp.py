@@ -487,6 +487,17 @@ def test_ids_are_left_out_only_where_every_row_repeats_the_one_asked_for() -> No
     assert repeated_ids(one, {"compid": None, "yearid": "2025"}) == {"yearid": "2025"}
 
 
+def test_decimals_of_many_places_are_text_at_their_scale() -> None:
+    # A quantity of scale 8: str() of the Decimal wrote
+    # 0E-8 and 1.2E-7, in the rows, the totals and the text table.
+    columns = [("qty", "decimal(38,8)")]
+    rows = [{"qty": Decimal("0E-8")}, {"qty": Decimal("1.2E-7")}]
+    answer = rows_answer("query", columns, rows, max_rows=10, narrow="")
+    assert [r["qty"] for r in answer.structured["rows"]] == ["0.00000000", "0.00000012"]
+    assert answer.structured["totals"] == {"qty": "0.00000012"}
+    assert "E-" not in answer.text and "0.00000012" in answer.text
+
+
 def test_decimals_of_scale_0_are_text_and_totalled() -> None:
     """Rows hold a decimal of scale 0 as an int (docs/types.md): the aging
     of whole-number balances (an ERP that keeps amounts as INT or

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from .._text import decimal_text
+
 __all__ = [
     "Answer",
     "json_value",
@@ -46,7 +48,8 @@ def json_value(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, Decimal):
-        return str(value)
+        # At its scale: str() writes 0E-8 and 1.2E-7 below 1E-6.
+        return decimal_text(value)
     if isinstance(value, float):
         # JSON has no NaN or infinity.
         return value if math.isfinite(value) else str(value)
@@ -133,7 +136,7 @@ def _totals(
             value = _exact(row.get(name))
             if isinstance(value, Decimal) and value.is_finite():
                 sums[name] += value
-    return {name: str(total) for name, total in sums.items()}
+    return {name: decimal_text(total) for name, total in sums.items()}
 
 
 def _markdown(
