@@ -562,7 +562,7 @@ impl Call {
     #[getter]
     fn rows_received(&self) -> u64 {
         use erpdata::Sink;
-        each!(&self.inner, c => c.sink().rows())
+        each!(&self.inner, c => c.sink().rows().unwrap_or(0))
     }
 
     /// Rows handed out in batches so far (streams).

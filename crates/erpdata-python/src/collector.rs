@@ -653,8 +653,8 @@ impl<T: Taken> erpdata::Sink for Threaded<T> {
         self.current.as_ref().is_some_and(Collector::has_batch)
     }
 
-    fn rows(&self) -> u64 {
-        self.current.as_ref().map_or(0, Collector::rows)
+    fn rows(&self) -> Option<u64> {
+        Some(self.current.as_ref().map_or(0, Collector::rows))
     }
 
     fn check(&mut self) -> Result<(), Error> {

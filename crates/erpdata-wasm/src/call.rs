@@ -166,7 +166,7 @@ impl Sink for Kept {
         fed
     }
 
-    fn rows(&self) -> u64 {
+    fn rows(&self) -> Option<u64> {
         self.sink.rows()
     }
 

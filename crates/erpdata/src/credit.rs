@@ -62,18 +62,7 @@ fn status(
     let as_of_day = crate::aging::as_of_day(as_of)?;
     check_pay_days(pay_days)?;
     let account_schema = crate::response::unify(accounts.to_vec()).0;
-    let account_names: Vec<&str> = account_schema.iter().map(|(n, _)| n.as_str()).collect();
-    for needed in ["acid", "credit_limit"] {
-        if !account_names.contains(&needed) {
-            return Err(Error::invalid(
-                "accounts",
-                format!(
-                    "needs a column {needed:?}; the account table has {}",
-                    account_names.join(", ")
-                ),
-            ));
-        }
-    }
+    account_columns(&account_schema, "accounts")?;
     let limit_scale = scale_of(&account_schema, "credit_limit", "accounts")?;
 
     let dues_schema = crate::response::unify(dues.to_vec()).0;
@@ -260,6 +249,28 @@ fn in_order(rows: Vec<Row>, only: &[String]) -> Result<Vec<Row>> {
         out.extend(rows);
     }
     Ok(out)
+}
+
+/// The columns a credit status reads of an account table (`field`, the
+/// argument that gave it): `acid` and `credit_limit`.
+pub(crate) fn account_columns(schema: &crate::Schema, field: &str) -> Result<()> {
+    let names: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
+    for needed in ["acid", "credit_limit"] {
+        if !names.contains(&needed) {
+            return Err(Error::invalid(
+                field,
+                format!(
+                    "needs a column {needed:?}; the account table has {}",
+                    if names.is_empty() {
+                        "no columns".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The accounts whose dues of `kind` are asked for: the `acid`s of an

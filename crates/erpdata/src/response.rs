@@ -354,6 +354,10 @@ fn service_message(entries: &[(String, &RawValue)]) -> String {
             match Cell::from_raw(raw) {
                 Ok(Cell::String(s)) if !s.trim().is_empty() => return s,
                 Ok(Cell::Json(j)) if key != "data" => return j,
+                // An error code (`"message": 5`) is the service's word too.
+                Ok(Cell::Int(_) | Cell::Number(_)) if key != "data" => {
+                    return raw.get().trim().to_owned()
+                }
                 _ => {}
             }
         }

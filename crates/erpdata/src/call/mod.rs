@@ -703,14 +703,16 @@ impl<S: Sink> Call<S> {
 
     /// `error` with where the call stood.
     fn finished(&self, error: Error) -> Error {
-        let table = self.reading && (self.streams || self.sink.rows() > 0);
+        // A table's rows, also when none was complete ("truncated after 0
+        // complete rows" said so, and rows_received was missing).
+        let rows = self.sink.rows().filter(|_| self.reading);
         // The wait asked for belongs to the answer a status error is made
         // of, not to a failure while reading it.
         let status = matches!(error, Error::HttpStatus { .. });
         let info = CallInfo {
             attempts: self.attempts,
             url: self.config.redact(&self.request.uri().to_string()),
-            rows_received: table.then(|| self.sink.rows()),
+            rows_received: rows,
             rows_delivered: self.streams.then_some(self.delivered),
             retry_withheld: self.withheld,
             retry_after: self.asked.filter(|_| status),

@@ -48,9 +48,10 @@ pub trait Sink {
         false
     }
 
-    /// Complete rows decoded so far (0 for a sink that does not decode).
-    fn rows(&self) -> u64 {
-        0
+    /// Complete rows decoded so far; `None` for a sink that does not
+    /// decode rows (an error then says no `rows_received`).
+    fn rows(&self) -> Option<u64> {
+        None
     }
 
     /// After the body broke off: an error if what arrived already fails
@@ -213,8 +214,8 @@ impl Sink for TableStream {
         !self.ready.is_empty()
     }
 
-    fn rows(&self) -> u64 {
-        self.rows
+    fn rows(&self) -> Option<u64> {
+        Some(self.rows)
     }
 
     fn finish(&mut self) -> Result<StreamEnd> {

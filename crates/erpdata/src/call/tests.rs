@@ -326,7 +326,7 @@ impl Sink for Lagging {
         !self.ready.is_empty()
     }
 
-    fn rows(&self) -> u64 {
+    fn rows(&self) -> Option<u64> {
         self.inner.rows()
     }
 
@@ -870,4 +870,39 @@ fn each_call_has_its_own_number_and_its_log_lines_start_with_it() {
         first.failed_line("busy"),
         format!("call {n}: failed after 1 request: busy")
     );
+}
+
+#[test]
+fn a_table_cut_before_its_first_row_says_none_had_arrived() {
+    // rows_received was missing where no row was complete, while the
+    // message said "after 0 complete rows"; a dues call has no rows.
+    let c = config();
+    let request = c.table_request(&TableQuery::new("sales_invoice")).unwrap();
+    let sink = crate::catalogue::WholeTable::new(DecoderOptions::default());
+    let mut call = Call::new(
+        &c,
+        request,
+        options(secs(60), secs(5), 0),
+        sink,
+        Duration::ZERO,
+        1,
+    );
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    call.next(ms(1));
+    call.chunk(ms(2), br#"{"status":"success","data":[{"a":"#);
+    call.next(ms(2));
+    call.end(ms(3));
+    let e = expect_failed(call.next(ms(3)));
+    assert_eq!(e.call().unwrap().rows_received, Some(0), "{e}");
+
+    let mut dues = dues_call(options(secs(60), secs(5), 0));
+    expect_send(dues.next(ms(0)));
+    dues.head(ms(1), ok());
+    dues.next(ms(1));
+    dues.chunk(ms(2), br#"{"status":"success","data":[{"#);
+    dues.next(ms(2));
+    dues.failed(ms(3), TransportKind::Reset, "connection reset by peer");
+    let e = expect_failed(dues.next(ms(3)));
+    assert_eq!(e.call().unwrap().rows_received, None, "{e}");
 }

@@ -264,9 +264,9 @@ impl Sink for OperationSink {
         }
     }
 
-    fn rows(&self) -> u64 {
+    fn rows(&self) -> Option<u64> {
         match &self.body {
-            Body::Whole { .. } => 0,
+            Body::Whole { .. } => None,
             Body::Table(table) => table.rows(),
         }
     }

@@ -154,8 +154,8 @@ impl Sink for WholeTable {
         Ok(())
     }
 
-    fn rows(&self) -> u64 {
-        self.decoded
+    fn rows(&self) -> Option<u64> {
+        Some(self.decoded)
     }
 
     fn finish(&mut self) -> Result<TableBatches> {

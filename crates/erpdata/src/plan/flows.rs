@@ -11,7 +11,7 @@ use crate::ajax_answer::TypedRows;
 use crate::catalogue::{operation, Arg, Args, Invocation, Output, TableBatches};
 use crate::cell::Cell;
 use crate::config::Config;
-use crate::credit::{account_ids, credit_status, credit_status_of, pay_days};
+use crate::credit::{account_columns, account_ids, credit_status, credit_status_of, pay_days};
 use crate::decode::DecoderOptions;
 use crate::error::{Error, Result};
 use crate::id::Id;
@@ -428,7 +428,24 @@ impl Flow {
                     .as_ref()
                     .map(|t| t.batches.as_slice())
                     .unwrap_or_default();
-                let listed = account_ids(accounts, self.kind)?;
+                // The table is the caller's accounts_table here: an error
+                // about it names that argument (the functions name their
+                // own, `accounts`), and the columns a credit status reads
+                // are there before any dues call is sent.
+                let named = |err| match err {
+                    Error::InvalidInput { field, reason } if field == "accounts" => {
+                        Error::InvalidInput {
+                            field: "accounts_table".to_owned(),
+                            reason,
+                        }
+                    }
+                    other => other,
+                };
+                if let Goal::Credit { .. } = self.goal {
+                    let schema = crate::response::unify(accounts.to_vec()).0;
+                    account_columns(&schema, "accounts_table")?;
+                }
+                let listed = account_ids(accounts, self.kind).map_err(named)?;
                 self.acids = match &self.goal {
                     Goal::Credit {
                         wanted: Some(wanted),

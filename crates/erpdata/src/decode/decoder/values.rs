@@ -235,7 +235,8 @@ impl<S: RowSink> Core<S> {
                 self.begin_data();
                 self.data = Data::Bad("`data` is a number, expected an array of rows".into());
             }
-            Target::Envelope(Role::Message(i)) => self.slots[i] = Slot::Other,
+            // An error code (`"message": 5`) is the service's word too.
+            Target::Envelope(Role::Message(i)) => self.slots[i] = Slot::Json(Kept::of(text)),
             Target::Row => self.not_a_row("a number"),
             Target::Cell => self.sink.field(&self.field_key, CellRef::Number(text, &n)),
             Target::Envelope(Role::Other) | Target::Skip => {}
