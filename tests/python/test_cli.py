@@ -285,6 +285,14 @@ def run_on_a_terminal(url: str, args: list[str], tmp_path: Path) -> str:
         stderr=slave,
     )
     os.close(slave)
+    seen = read_all(master)
+    assert proc.wait(timeout=60) == 0
+    os.close(master)
+    return seen.decode(errors="replace")
+
+
+def read_all(master: int) -> bytes:
+    """Everything a pseudo-terminal's other end wrote, until it closed."""
     seen = b""
     while True:
         try:
@@ -294,9 +302,7 @@ def run_on_a_terminal(url: str, args: list[str], tmp_path: Path) -> str:
         if not chunk:
             break
         seen += chunk
-    assert proc.wait(timeout=60) == 0
-    os.close(master)
-    return seen.decode(errors="replace")
+    return seen
 
 
 def test_progress_on_a_terminal(sandbox_url: str, tmp_path: Path) -> None:
@@ -333,15 +339,7 @@ def test_stdout_is_utf8_whatever_the_locales_encoding(sandbox_url: str) -> None:
         PY + [*base, "table"], env=env, stdout=slave, stderr=subprocess.PIPE
     ) as proc:
         os.close(slave)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = read_all(master)
         os.close(master)
         assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
     assert b"M\\xfcller GmbH" in seen and b"Total" in seen

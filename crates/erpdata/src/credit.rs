@@ -198,6 +198,34 @@ fn status(
         schema: declared,
         ..DecoderOptions::default()
     };
+    if rows.is_empty() {
+        // No customers (or none asked for): still every column, as an
+        // aging of no accounts has; typing no rows would give none.
+        let money = ColumnType::Decimal {
+            precision: 38,
+            scale,
+        };
+        let days = ColumnType::Decimal {
+            precision: 38,
+            scale: 0,
+        };
+        let schema = [
+            ("acid", ColumnType::String),
+            ("name", ColumnType::String),
+            ("credit_limit", money),
+            ("outstanding", money),
+            ("available", money),
+            ("over_limit", ColumnType::Bool),
+            ("overdue", money),
+            ("oldest_overdue_due_date", ColumnType::Date),
+            ("oldest_overdue_days", ColumnType::Int),
+            ("avg_pay_days", days),
+        ];
+        return Ok(TypedRows {
+            schema: schema.map(|(n, t)| (n.to_owned(), t)).to_vec(),
+            ..TypedRows::default()
+        });
+    }
     type_rows(&loopback(), rows, &typing, b"")
 }
 
