@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::io::{self, Read};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::thread::Scope;
 use std::time::{Duration, Instant};
@@ -185,7 +186,8 @@ impl BlockingClient {
     /// or memory, or at a limit on them such as a container's) runs on the
     /// calling thread instead: the plan goes on with fewer threads, down to
     /// the caller's own alone, rather than panicking or failing calls that
-    /// can be made.
+    /// can be made. A call that panics on its thread (a logger's panic,
+    /// say) panics `run_plan`, once the calls still running have ended.
     pub fn run_plan(&self, plan: Plan) -> Result<TypedRows> {
         self.run_plan_with(plan, |scope, job| {
             std::thread::Builder::new()
@@ -212,7 +214,12 @@ impl BlockingClient {
                     let job: Job<'_> = Box::new(move || {
                         if let Ok(call) = take.recv() {
                             let id = call.id;
-                            let _ = done.send((id, self.run_planned(call)));
+                            // A panic in the call (a logger's, say) goes to
+                            // the calling thread, which resumes it: left
+                            // here, the plan waited for its result forever.
+                            let outcome =
+                                panic::catch_unwind(AssertUnwindSafe(|| self.run_planned(call)));
+                            let _ = done.send((id, outcome));
                         }
                     });
                     let call = match spawn(scope, job) {
@@ -233,7 +240,9 @@ impl BlockingClient {
                     plan.done(id, result);
                 }
                 PlanStep::Wait => match results.recv() {
-                    Ok((id, result)) => plan.done(id, result),
+                    Ok((id, Ok(result))) => plan.done(id, result),
+                    // The scope waits for the calls still running first.
+                    Ok((_, Err(panicked))) => panic::resume_unwind(panicked),
                     Err(_) => unreachable!("a running call holds a sender"),
                 },
                 PlanStep::Done(rows) => return Ok(rows),
@@ -648,6 +657,59 @@ mod tests {
             client.options().decoder.clone(),
         )
         .unwrap()
+    }
+
+    /// Panics on a thread of this name; lets every other record be.
+    struct PanicsOn(&'static str);
+
+    impl log::Log for PanicsOn {
+        fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+            true
+        }
+
+        fn log(&self, _: &log::Record<'_>) {
+            // Not again while unwinding (a destructor's record): Rust
+            // aborts on a panic in a panic.
+            if std::thread::current().name() == Some(self.0) && !std::thread::panicking() {
+                panic!("a logger that panics");
+            }
+        }
+
+        fn flush(&self) {}
+    }
+
+    #[test]
+    fn a_call_that_panics_on_its_thread_panics_the_plan_instead_of_hanging_it() {
+        const WORKER: &str = "erpdata-test-panicking-worker";
+        static LOGGER: PanicsOn = PanicsOn(WORKER);
+        // The only logger of this test binary (other tests' records are
+        // let be); its thread names keep it to this test.
+        log::set_logger(&LOGGER).expect("no other logger in the unit tests");
+        log::set_max_level(log::LevelFilter::Debug);
+        let config = Config::builder(dues_server())
+            .project("demo")
+            .company_id(1)
+            .year_id(2025)
+            .build()
+            .unwrap();
+        let client = BlockingClient::new(config).unwrap();
+        let (finished, outcome) = mpsc::channel();
+        std::thread::spawn(move || {
+            let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+                client.run_plan_with(dues_plan(&client), |scope, job| {
+                    std::thread::Builder::new()
+                        .name(WORKER.to_owned())
+                        .spawn_scoped(scope, job)
+                        .map(drop)
+                })
+            }));
+            let _ = finished.send(ran.is_err());
+        });
+        assert_eq!(
+            outcome.recv_timeout(Duration::from_secs(60)),
+            Ok(true),
+            "the workers' panic reaches the plan's caller (it waited forever)"
+        );
     }
 
     #[test]
