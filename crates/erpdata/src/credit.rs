@@ -282,9 +282,15 @@ fn in_order(rows: Vec<Row>, only: &[String]) -> Result<Vec<Row>> {
 /// The columns a credit status reads of an account table (`field`, the
 /// argument that gave it): `acid` and `credit_limit`.
 pub(crate) fn account_columns(schema: &crate::Schema, field: &str) -> Result<()> {
+    needs_columns(schema, &["acid", "credit_limit"], field)
+}
+
+/// Each of `needed` is a column of the account table `schema` (`field`,
+/// the argument that gave it), or an error listing the columns it has.
+fn needs_columns(schema: &crate::Schema, needed: &[&str], field: &str) -> Result<()> {
     let names: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
-    for needed in ["acid", "credit_limit"] {
-        if !names.contains(&needed) {
+    for needed in needed {
+        if !names.contains(needed) {
             return Err(Error::invalid(
                 field,
                 format!(
@@ -307,20 +313,7 @@ pub(crate) fn account_columns(schema: &crate::Schema, field: &str) -> Result<()>
 /// when the table has no `kind` column.
 pub fn account_ids(accounts: &[Batch], kind: DuesKind) -> Result<Vec<String>> {
     let schema = crate::response::unify(accounts.to_vec()).0;
-    if !schema.iter().any(|(n, _)| n == "acid") {
-        let names: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
-        return Err(Error::invalid(
-            "accounts",
-            format!(
-                "needs a column \"acid\"; the account table has {}",
-                if names.is_empty() {
-                    "no columns".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            ),
-        ));
-    }
+    needs_columns(&schema, &["acid"], "accounts")?;
     let wanted = match kind {
         DuesKind::Receipt => "customer",
         DuesKind::Payment => "supplier",

@@ -647,6 +647,17 @@ mod tests {
         url
     }
 
+    /// A client of [`dues_server`]'s.
+    fn dues_client() -> BlockingClient {
+        let config = Config::builder(dues_server())
+            .project("demo")
+            .company_id(1)
+            .year_id(2025)
+            .build()
+            .unwrap();
+        BlockingClient::new(config).unwrap()
+    }
+
     fn dues_plan(client: &BlockingClient) -> Plan {
         let acids = Arg::List(["C001", "C002", "C003", "C004"].map(Arg::from).to_vec());
         Plan::dues_table(
@@ -686,13 +697,7 @@ mod tests {
         // let be); its thread names keep it to this test.
         log::set_logger(&LOGGER).expect("no other logger in the unit tests");
         log::set_max_level(log::LevelFilter::Debug);
-        let config = Config::builder(dues_server())
-            .project("demo")
-            .company_id(1)
-            .year_id(2025)
-            .build()
-            .unwrap();
-        let client = BlockingClient::new(config).unwrap();
+        let client = dues_client();
         let (finished, outcome) = mpsc::channel();
         std::thread::spawn(move || {
             let ran = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -714,13 +719,7 @@ mod tests {
 
     #[test]
     fn a_plan_whose_threads_cannot_start_runs_its_calls_on_the_calling_thread() {
-        let config = Config::builder(dues_server())
-            .project("demo")
-            .company_id(1)
-            .year_id(2025)
-            .build()
-            .unwrap();
-        let client = BlockingClient::new(config).unwrap();
+        let client = dues_client();
         let threaded = client.run_plan(dues_plan(&client)).unwrap();
         assert_eq!(threaded.rows.len(), 4);
 

@@ -398,15 +398,7 @@ impl Flow {
             // about it names that argument, not the table call's own.
             let call = config
                 .invoke(operation("table")?, &args)
-                .map_err(|err| match err {
-                    Error::InvalidInput { field, reason } if field == "table" => {
-                        Error::InvalidInput {
-                            field: "accounts_table".to_owned(),
-                            reason,
-                        }
-                    }
-                    other => other,
-                })?;
+                .map_err(accounts_table("table"))?;
             self.accounts_call = Some(call.columns_only());
         }
         Ok(())
@@ -432,20 +424,12 @@ impl Flow {
                 // about it names that argument (the functions name their
                 // own, `accounts`), and the columns a credit status reads
                 // are there before any dues call is sent.
-                let named = |err| match err {
-                    Error::InvalidInput { field, reason } if field == "accounts" => {
-                        Error::InvalidInput {
-                            field: "accounts_table".to_owned(),
-                            reason,
-                        }
-                    }
-                    other => other,
-                };
                 if let Goal::Credit { .. } = self.goal {
                     let schema = crate::response::unify(accounts.to_vec()).0;
                     account_columns(&schema, "accounts_table")?;
                 }
-                let listed = account_ids(accounts, self.kind).map_err(named)?;
+                let listed =
+                    account_ids(accounts, self.kind).map_err(accounts_table("accounts"))?;
                 self.acids = match &self.goal {
                     Goal::Credit {
                         wanted: Some(wanted),
@@ -565,6 +549,19 @@ impl Flow {
                 }
             }
         }
+    }
+}
+
+/// An error about field `from` as one about the caller's `accounts_table`,
+/// which gave the account table: the table call's own `table`, or the
+/// finance functions' `accounts`.
+fn accounts_table(from: &'static str) -> impl Fn(Error) -> Error {
+    move |err| match err {
+        Error::InvalidInput { field, reason } if field == from => Error::InvalidInput {
+            field: "accounts_table".to_owned(),
+            reason,
+        },
+        other => other,
     }
 }
 
