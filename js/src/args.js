@@ -14,6 +14,13 @@ export function optionsOf(options, field = "options") {
   return options;
 }
 
+/** What a value is, as the core says it ("a string", "an object"), never the value itself. */
+export function kindOf(value) {
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
+
 /**
  * Refuses a key of `options` that is none of `known` (the options `where`,
  * a constructor or method, takes): a misspelt or snake_case option would

@@ -4,7 +4,7 @@
 // is implemented here.
 
 import { AjaxAnswer } from "./answer.js";
-import { optionsOf, refuseUnknown, today } from "./args.js";
+import { kindOf, optionsOf, refuseUnknown, today } from "./args.js";
 import { batchRows, exactRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { InvalidInputError, invalidInput } from "./errors.js";
@@ -95,13 +95,6 @@ function sayingUnread(err, unread) {
     `${err.reason} (${name} was not read: this runtime gives no leave to read it; ` +
       `on Deno, run with --allow-env=${name})`,
   );
-}
-
-/** What a value is, as the core says it ("a string", "an object"), never the value itself. */
-function kindOf(value) {
-  if (Array.isArray(value)) return "an array";
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
 /**

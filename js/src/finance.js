@@ -2,7 +2,7 @@
 // (a table's typed batch goes back into the core, so every figure is the
 // one Python and Rust compute, to the cent).
 import { AjaxAnswer } from "./answer.js";
-import { optionsOf, refuseUnknown, today } from "./args.js";
+import { kindOf, optionsOf, refuseUnknown, today } from "./args.js";
 import { invalidInput } from "./errors.js";
 import { core, Table, tableBatch } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -58,8 +58,7 @@ export function aging(dues, options) {
  */
 function shown(value) {
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+  return kindOf(value);
 }
 
 function payDaysText(acid, value) {
