@@ -48,7 +48,9 @@ fn contenders<'a>(url: &'a str, rt: &'a tokio::runtime::Runtime) -> Vec<Contende
         (
             "ureq: the body read and dropped (BlockingClient's floor)",
             Box::new(move || {
-                let answer = agent.run(request.clone()).expect("an answer");
+                let answer = agent
+                    .run(request.clone().map(erpdata::RequestBody::into_vec))
+                    .expect("an answer");
                 let mut body = answer.into_body().into_reader();
                 let mut buffer = vec![0; 64 * 1024];
                 let mut bytes = 0;

@@ -68,7 +68,7 @@ macro_rules! each {
 /// An action with its Rust payload, taken without the GIL.
 enum Step {
     Send {
-        request: http::Request<Vec<u8>>,
+        request: http::Request<erpdata::RequestBody>,
         connect: Duration,
         read: Duration,
         wait: Duration,

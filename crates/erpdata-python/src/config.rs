@@ -40,7 +40,7 @@ pub(crate) struct Request {
     /// The core's request, kept so a redirect can be decided against it
     /// (in the tests' `follow_redirect`).
     #[cfg_attr(not(feature = "testing"), allow(dead_code))]
-    inner: http::Request<Vec<u8>>,
+    inner: http::Request<erpdata::RequestBody>,
 }
 
 #[pymethods]
@@ -259,7 +259,7 @@ impl Request {
     pub(crate) fn new(
         py: Python<'_>,
         config: &erpdata::Config,
-        request: http::Request<Vec<u8>>,
+        request: http::Request<erpdata::RequestBody>,
     ) -> Request {
         let url = request.uri().to_string();
         Request {
@@ -281,7 +281,7 @@ impl Request {
 
     /// The core's request.
     #[cfg(feature = "testing")]
-    pub(crate) fn core_request(&self) -> &http::Request<Vec<u8>> {
+    pub(crate) fn core_request(&self) -> &http::Request<erpdata::RequestBody> {
         &self.inner
     }
 }

@@ -297,7 +297,7 @@ impl Call {
 /// monotonic clock, `seed` its jitter's.
 fn new_call<S: Sink>(
     config: &Config,
-    request: http::Request<Vec<u8>>,
+    request: http::Request<erpdata::RequestBody>,
     options: CallOptions,
     sink: S,
     (now_ms, seed): (f64, f64),
@@ -680,7 +680,7 @@ fn done_js(answer: Answer, numbers: Numbers, planned: bool) -> Result<JsValue, J
 /// `displayUrl` (the URL with the token redacted) when asked.
 pub(crate) fn request_js(
     config: &Config,
-    request: &http::Request<Vec<u8>>,
+    request: &http::Request<erpdata::RequestBody>,
     display: bool,
 ) -> Object {
     let url = request.uri().to_string();
@@ -693,7 +693,7 @@ pub(crate) fn request_js(
     let body = if request.body().is_empty() {
         JsValue::NULL
     } else {
-        Uint8Array::from(request.body().as_slice()).into()
+        Uint8Array::from(request.body().as_bytes()).into()
     };
     let out = Object::new();
     set(&out, "method", &request.method().as_str().into());

@@ -100,7 +100,7 @@ impl Core {
 
 /// A request object (`{method, url, headers, body}`) back into the core's
 /// type.
-fn request_from_js(value: &JsValue) -> Result<http::Request<Vec<u8>>, erpdata::Error> {
+fn request_from_js(value: &JsValue) -> Result<http::Request<erpdata::RequestBody>, erpdata::Error> {
     let bad = |what: &str| invalid("request", format!("is not a request object ({what})"));
     let get = |key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
     let method = get("method").as_string().ok_or_else(|| bad("method"))?;

@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// one chunk.)
 fn run<S: Sink>(
     config: &Config,
-    request: http::Request<Vec<u8>>,
+    request: http::Request<erpdata::RequestBody>,
     sink: S,
 ) -> erpdata::Result<S::Output> {
     let origin = Instant::now();
@@ -136,7 +136,7 @@ fn kind_of(e: &io::Error) -> TransportKind {
 /// One HTTP/1.1 exchange over plain TCP; understands `Content-Length` and
 /// chunked bodies. An https URL is refused: this transport has no TLS.
 fn send(
-    request: &http::Request<Vec<u8>>,
+    request: &http::Request<erpdata::RequestBody>,
     connect_timeout: Duration,
     read_timeout: Duration,
 ) -> io::Result<Answer> {

@@ -21,6 +21,7 @@
 use http::Request;
 use url::form_urlencoded;
 
+use crate::body::RequestBody;
 pub use crate::catalogue::AjaxFunction;
 use crate::catalogue::{self, Operation};
 use crate::config::Config;
@@ -153,13 +154,13 @@ impl AjaxQuery {
 }
 
 /// A call to a function of `apis/ajax.php` ([`Config::ajax_request`]).
-pub(crate) fn ajax_request(config: &Config, query: &AjaxQuery) -> Result<Request<Vec<u8>>> {
+pub(crate) fn ajax_request(config: &Config, query: &AjaxQuery) -> Result<Request<RequestBody>> {
     let params = query.params()?;
     ajax(config, query.func(), &params, query.options)
 }
 
 /// The dues query's request ([`Config::dues_request`]).
-pub(crate) fn dues_request(config: &Config, query: &DuesQuery) -> Result<Request<Vec<u8>>> {
+pub(crate) fn dues_request(config: &Config, query: &DuesQuery) -> Result<Request<RequestBody>> {
     validate::text("acid", query.acid.as_str())?;
     let params = [("acid", query.acid.as_str()), ("type", query.kind.as_str())];
     ajax(config, "getduesDet", &params, query.options)
@@ -201,7 +202,7 @@ fn ajax(
     func: &str,
     params: &[(&str, &str)],
     options: AjaxOptions,
-) -> Result<Request<Vec<u8>>> {
+) -> Result<Request<RequestBody>> {
     let (folder, token) = ajax_ready(config, func, options)?;
     let method = options.method.unwrap_or(if token.is_some() {
         Method::Post

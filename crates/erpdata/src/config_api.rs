@@ -16,6 +16,7 @@ use http::Request;
 
 use crate::ajax::{self, AjaxQuery};
 use crate::ajax_answer::{self, AjaxAnswer, TypedRows};
+use crate::body::RequestBody;
 use crate::catalogue::{Args, Invocation, Operation, Query};
 use crate::config::{Config, ConfigBuilder};
 use crate::decode::DecoderOptions;
@@ -31,7 +32,7 @@ impl Config {
     /// `sys_projectfolder`, `func=getduesDet`, `acid` and `type`, always all
     /// four, form-encoded as PHP's `$_GET` decodes them (or sent as an
     /// `ajax.php` call sending the token, when asked).
-    pub fn dues_request(&self, query: &DuesQuery) -> Result<Request<Vec<u8>>> {
+    pub fn dues_request(&self, query: &DuesQuery) -> Result<Request<RequestBody>> {
         ajax::dues_request(self, query)
     }
 
@@ -40,7 +41,7 @@ impl Config {
     /// `compid`, `table`; with [`Method::Get`] the same pairs go in the URL.
     ///
     /// [`Method::Get`]: crate::Method::Get
-    pub fn table_request(&self, query: &TableQuery) -> Result<Request<Vec<u8>>> {
+    pub fn table_request(&self, query: &TableQuery) -> Result<Request<RequestBody>> {
         request::table_request(self, query)
     }
 
@@ -51,7 +52,7 @@ impl Config {
     /// nothing is built for invalid input.
     ///
     /// [`AjaxOptions`]: crate::AjaxOptions
-    pub fn ajax_request(&self, query: &AjaxQuery) -> Result<Request<Vec<u8>>> {
+    pub fn ajax_request(&self, query: &AjaxQuery) -> Result<Request<RequestBody>> {
         ajax::ajax_request(self, query)
     }
 
@@ -69,11 +70,11 @@ impl Config {
     /// [`MAX_REDIRECTS`]: crate::MAX_REDIRECTS
     pub fn follow_redirect(
         &self,
-        sent: &Request<Vec<u8>>,
+        sent: &Request<RequestBody>,
         status: u16,
         location: Option<&str>,
         hops_done: u32,
-    ) -> Result<Option<Request<Vec<u8>>>> {
+    ) -> Result<Option<Request<RequestBody>>> {
         redirect::follow_redirect(self, sent, status, location, hops_done)
     }
 

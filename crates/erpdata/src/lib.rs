@@ -15,7 +15,7 @@
 //!                                        ▼
 //!  Config::dues_request / table_request      validate (Error::InvalidInput,
 //!                                        │    nothing sent), build an
-//!                                        │    http::Request<Vec<u8>>
+//!                                        │    http::Request<RequestBody>
 //!                                        ▼
 //!  Call::new(config, request, options,       the call's state machine: it
 //!            sink, now, seed)                 answers what to do next
@@ -72,7 +72,7 @@ for batch in client.stream_table("sales_invoice")? {
 //! ## The core with your own HTTP stack
 //!
 //! [`Config::dues_request`] / [`Config::table_request`] validate the input
-//! and describe the request as an [`http::Request<Vec<u8>>`]; a [`Call`]
+//! and describe the request as an [`http::Request<RequestBody>`]; a [`Call`]
 //! made from it tells your transport what to do (the `sans_io` example is
 //! a complete one); or, for one exchange without retries, you send it and
 //! [`Config::parse_dues`] / [`Config::parse_table`] turn the status and body
@@ -129,6 +129,7 @@ for batch in client.stream_table("sales_invoice")? {
 mod aging;
 mod ajax;
 mod ajax_answer;
+mod body;
 mod call;
 pub mod catalogue;
 mod cell;
@@ -162,6 +163,7 @@ pub mod validate;
 pub use aging::{aging, AgingOptions, BALANCE_COLUMNS, DEFAULT_BUCKETS, DUE_DATE_COLUMNS};
 pub use ajax::{AjaxFunction, AjaxOptions, AjaxQuery, RESERVED_PARAMS};
 pub use ajax_answer::{AjaxAnswer, AjaxValue, TypedRows};
+pub use body::RequestBody;
 pub use call::{
     Action, Answer, Call, CallOptions, Head, OwnedChunk, Parsed, Sink, StreamEnd, TableStream,
     Timeouts, WholeBody, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,

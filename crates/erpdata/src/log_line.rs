@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use crate::body::RequestBody;
 use crate::config::Config;
 
 /// `call 7: request 2: POST https://erp.example.com/apis/dataapi.php form: …`:
@@ -21,7 +22,7 @@ pub(crate) fn request_line(
     call: u64,
     config: &Config,
     attempt: u32,
-    request: &http::Request<Vec<u8>>,
+    request: &http::Request<RequestBody>,
 ) -> String {
     let url = config.redact(&request.uri().to_string());
     let body = request.body();

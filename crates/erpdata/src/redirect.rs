@@ -6,6 +6,7 @@
 use http::{Method as HttpMethod, Request};
 use url::Url;
 
+use crate::body::RequestBody;
 use crate::config::Config;
 use crate::error::{Error, Result};
 
@@ -15,11 +16,11 @@ pub const MAX_REDIRECTS: u32 = 5;
 /// The request to send after a redirect, if any ([`Config::follow_redirect`]).
 pub(crate) fn follow_redirect(
     config: &Config,
-    sent: &Request<Vec<u8>>,
+    sent: &Request<RequestBody>,
     status: u16,
     location: Option<&str>,
     hops_done: u32,
-) -> Result<Option<Request<Vec<u8>>>> {
+) -> Result<Option<Request<RequestBody>>> {
     if !matches!(status, 301 | 302 | 303 | 307 | 308) {
         return Ok(None);
     }
@@ -60,7 +61,7 @@ pub(crate) fn follow_redirect(
         next = next.header(name, value);
     }
     let (method, body) = if status == 303 {
-        (HttpMethod::GET, Vec::new())
+        (HttpMethod::GET, RequestBody::default())
     } else {
         (sent.method().clone(), sent.body().clone())
     };
@@ -80,7 +81,7 @@ mod tests {
     use super::*;
     use crate::TableQuery;
 
-    fn setup() -> (Config, Request<Vec<u8>>) {
+    fn setup() -> (Config, Request<RequestBody>) {
         let c = Config::builder("https://erp.example.com/erp/")
             .project("demo")
             .access_token("fake-token-for-tests")

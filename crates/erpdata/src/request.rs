@@ -4,6 +4,7 @@ use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, USER_AGENT};
 use http::Request;
 use url::form_urlencoded;
 
+use crate::body::RequestBody;
 use crate::config::Config;
 use crate::env::{ACCESS_TOKEN_VAR, COMPANY_ID_VAR, PROJECT_VAR, YEAR_ID_VAR};
 use crate::error::{Error, Result};
@@ -26,7 +27,7 @@ fn missing_default(field: &str, var: &str) -> Error {
 }
 
 /// The table fetch's request ([`Config::table_request`]).
-pub(crate) fn table_request(config: &Config, query: &TableQuery) -> Result<Request<Vec<u8>>> {
+pub(crate) fn table_request(config: &Config, query: &TableQuery) -> Result<Request<RequestBody>> {
     validate::table(&query.table)?;
     let project = config.project().ok_or_else(|| {
         Error::invalid(
@@ -78,7 +79,7 @@ pub(crate) fn build(
     method: &str,
     url: &str,
     form_body: Option<Vec<u8>>,
-) -> Result<Request<Vec<u8>>> {
+) -> Result<Request<RequestBody>> {
     let mut builder = Request::builder()
         .method(method)
         .uri(url)
@@ -88,7 +89,7 @@ pub(crate) fn build(
         builder = builder.header(CONTENT_TYPE, HeaderValue::from_static(FORM_CONTENT_TYPE));
     }
     builder
-        .body(form_body.unwrap_or_default())
+        .body(RequestBody::from(form_body.unwrap_or_default()))
         // `url` has already percent-encoded everything, so `http` accepts it;
         // if it ever did not, say so rather than panic.
         .map_err(|e| Error::invalid("base_url", format!("cannot form a request URI: {e}")))

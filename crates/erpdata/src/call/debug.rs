@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::Action;
-use crate::token::REDACTED;
+use crate::body::without_token;
 
 impl<O: fmt::Debug> fmt::Debug for Action<O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -26,14 +26,10 @@ impl<O: fmt::Debug> fmt::Debug for Action<O> {
                     }
                     None => uri.to_string(),
                 };
-                let body = match std::str::from_utf8(request.body()) {
-                    Ok(text) => without_token(text),
-                    Err(_) => format!("({} bytes)", request.body().len()),
-                };
                 f.debug_struct("Send")
                     .field("method", request.method())
                     .field("url", &url)
-                    .field("body", &body)
+                    .field("body", request.body())
                     .field("connect", connect)
                     .field("read", read)
                     .field("wait", wait)
@@ -46,16 +42,4 @@ impl<O: fmt::Debug> fmt::Debug for Action<O> {
             Action::Failed(error) => f.debug_tuple("Failed").field(error).finish(),
         }
     }
-}
-
-/// `name=value&...` with the value of each `accesstoken` pair withheld.
-fn without_token(pairs: &str) -> String {
-    pairs
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some(("accesstoken", _)) => format!("accesstoken={REDACTED}"),
-            _ => pair.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("&")
 }

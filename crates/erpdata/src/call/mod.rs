@@ -17,6 +17,7 @@ pub use limits::{
 };
 pub use sink::{Answer, OwnedChunk, Parsed, Sink, StreamEnd, TableStream, WholeBody};
 
+use crate::body::RequestBody;
 use crate::config::Config;
 use crate::error::{CallInfo, Error, TransportKind};
 use crate::log_line;
@@ -41,7 +42,7 @@ pub enum Action<O> {
     /// cannot bounds the whole wait for the head by `wait`.
     Send {
         /// The request.
-        request: Request<Vec<u8>>,
+        request: Request<RequestBody>,
         /// The longest wait to connect.
         connect: Duration,
         /// The longest wait for bytes once connected.
@@ -168,7 +169,7 @@ pub struct Call<S: Sink> {
     /// wasm instance), which its log lines start with.
     id: u64,
     config: Config,
-    request: Request<Vec<u8>>,
+    request: Request<RequestBody>,
     options: CallOptions,
     sink: S,
     state: State<S::Output>,
@@ -217,7 +218,7 @@ impl<S: Sink> Call<S> {
     /// before anything is sent.
     pub fn new(
         config: &Config,
-        request: Request<Vec<u8>>,
+        request: Request<RequestBody>,
         options: CallOptions,
         sink: S,
         now: Duration,
@@ -265,7 +266,7 @@ impl<S: Sink> Call<S> {
     }
 
     /// The request sent last (or to be sent first).
-    pub fn request(&self) -> &Request<Vec<u8>> {
+    pub fn request(&self) -> &Request<RequestBody> {
         &self.request
     }
 

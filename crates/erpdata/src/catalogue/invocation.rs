@@ -7,6 +7,7 @@ use super::whole_table::{TableBatches, WholeTable};
 use super::{AnswerKind, Args, Operation};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::AjaxAnswer;
+use crate::body::RequestBody;
 use crate::call::Sink;
 use crate::config::Config;
 use crate::decode::{DecoderOptions, RowsFrom};
@@ -100,7 +101,7 @@ impl Invocation {
     }
 
     /// The request to send (the same each time it is asked for).
-    pub fn request(&self, config: &Config) -> Result<Request<Vec<u8>>> {
+    pub fn request(&self, config: &Config) -> Result<Request<RequestBody>> {
         match &self.query {
             Query::Dues(q) => config.dues_request(q),
             Query::Function(q) => config.ajax_request(q),

@@ -13,6 +13,7 @@ use super::read_ahead::READ_AHEAD_AFTER;
 use super::{events, head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
+use crate::body::RequestBody;
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
 use crate::catalogue::{Arg, Query};
 use crate::config::Config;
@@ -183,7 +184,11 @@ impl AsyncClient {
     }
 
     /// One call, its answer read whole by `sink`.
-    async fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
+    async fn run<S: Sink>(
+        &self,
+        request: http::Request<RequestBody>,
+        sink: S,
+    ) -> Result<S::Output> {
         self.inner.run(request, sink).await
     }
 
@@ -236,7 +241,11 @@ impl AsyncClient {
 
 impl Inner {
     /// A call whose answer is read whole, then parsed by `sink`.
-    async fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
+    async fn run<S: Sink>(
+        &self,
+        request: http::Request<RequestBody>,
+        sink: S,
+    ) -> Result<S::Output> {
         let mut driver = Driver::new_ref(self, request, sink, false);
         match driver.advance().await? {
             Step::Done(output) => Ok(output),
@@ -271,7 +280,12 @@ struct Driver<I, S: Sink> {
 }
 
 impl<S: Sink> Driver<Arc<Inner>, S> {
-    fn new(inner: Arc<Inner>, request: http::Request<Vec<u8>>, sink: S, streaming: bool) -> Self {
+    fn new(
+        inner: Arc<Inner>,
+        request: http::Request<RequestBody>,
+        sink: S,
+        streaming: bool,
+    ) -> Self {
         let (call, origin) = start(&inner.config, &inner.options, request, sink, streaming);
         Driver {
             inner,
@@ -286,7 +300,7 @@ impl<S: Sink> Driver<Arc<Inner>, S> {
 impl<'a, S: Sink> Driver<&'a Inner, S> {
     fn new_ref(
         inner: &'a Inner,
-        request: http::Request<Vec<u8>>,
+        request: http::Request<RequestBody>,
         sink: S,
         streaming: bool,
     ) -> Self {

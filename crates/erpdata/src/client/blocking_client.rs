@@ -15,6 +15,7 @@ use super::read_ahead::READ_AHEAD_AFTER;
 use super::{events, head, start, tls, ClientOptions};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::{AjaxAnswer, TypedRows};
+use crate::body::RequestBody;
 use crate::call::{Action, Call, Sink, StreamEnd, TableStream, Timeouts};
 use crate::catalogue::{Arg, Query};
 use crate::config::Config;
@@ -289,7 +290,7 @@ impl BlockingClient {
     }
 
     /// A call whose answer is read whole, then parsed by `sink`.
-    fn run<S: Sink>(&self, request: http::Request<Vec<u8>>, sink: S) -> Result<S::Output> {
+    fn run<S: Sink>(&self, request: http::Request<RequestBody>, sink: S) -> Result<S::Output> {
         let mut driver = Driver::new(self, request, sink, false);
         match driver.advance()? {
             Step::Done(output) => Ok(output),
@@ -339,7 +340,7 @@ impl<S: Sink> Drop for Driver<S> {
 impl<S: Sink> Driver<S> {
     fn new(
         client: &BlockingClient,
-        request: http::Request<Vec<u8>>,
+        request: http::Request<RequestBody>,
         sink: S,
         streaming: bool,
     ) -> Self {
@@ -386,7 +387,7 @@ impl<S: Sink> Driver<S> {
                     let whole = !self.streaming && wait < connect.saturating_add(read);
                     let request = self
                         .agent
-                        .configure_request(request)
+                        .configure_request(request.map(RequestBody::into_vec))
                         .timeout_connect(Some(connect))
                         .timeout_recv_response(Some(read))
                         .timeout_per_read(Some(read))

@@ -32,6 +32,7 @@ pub use async_client::{AsyncClient, BatchStream};
 pub use blocking_client::{BatchIter, BlockingClient};
 pub use options::ClientOptions;
 
+use crate::body::RequestBody;
 use crate::call::{Call, Head, Sink};
 use crate::config::Config;
 use crate::query::TableQuery;
@@ -42,7 +43,7 @@ use crate::query::TableQuery;
 fn start<S: Sink>(
     config: &Config,
     options: &ClientOptions,
-    request: http::Request<Vec<u8>>,
+    request: http::Request<RequestBody>,
     sink: S,
     streaming: bool,
 ) -> (Call<S>, Instant) {

@@ -84,11 +84,11 @@ fn check_error(name: &str, expected: &Value, err: &Error) {
     }
 }
 
-fn request_json(request: &http::Request<Vec<u8>>) -> Value {
+fn request_json(request: &http::Request<erpdata::RequestBody>) -> Value {
     serde_json::json!({
         "method": request.method().as_str(),
         "url": request.uri().to_string(),
-        "body": String::from_utf8(request.body().clone()).unwrap(),
+        "body": String::from_utf8(request.body().to_vec()).unwrap(),
     })
 }
 

@@ -96,7 +96,7 @@ fn redirect_vectors() {
                 assert_eq!(next.method().as_str(), f["method"], "{name}");
                 assert_eq!(next.uri().to_string(), f["url"].as_str().unwrap(), "{name}");
                 assert_eq!(
-                    String::from_utf8(next.body().clone()).unwrap(),
+                    String::from_utf8(next.body().to_vec()).unwrap(),
                     f["body"].as_str().unwrap(),
                     "{name}"
                 );

@@ -32,7 +32,7 @@ use erpdata::{AsyncClient, BatchStream};
 #[cfg(feature = "blocking")]
 use erpdata::{BatchIter, BlockingClient};
 
-type Req = http::Request<Vec<u8>>;
+type Req = http::Request<erpdata::RequestBody>;
 
 #[test]
 fn the_core_surface() {

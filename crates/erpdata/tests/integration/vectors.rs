@@ -59,7 +59,7 @@ fn ajax_query(call: &str, args: &Value) -> Result<AjaxQuery, Error> {
     Ok(q)
 }
 
-fn build_request(case: &Value) -> Result<http::Request<Vec<u8>>, Error> {
+fn build_request(case: &Value) -> Result<http::Request<erpdata::RequestBody>, Error> {
     let config = common::config_from(case["config"].as_object().unwrap())?;
     let args = &case["args"];
     match case["call"].as_str().unwrap() {
@@ -105,7 +105,7 @@ fn request_vectors() {
             "{name}"
         );
         assert_eq!(
-            String::from_utf8(req.body().clone()).unwrap(),
+            String::from_utf8(req.body().to_vec()).unwrap(),
             expected["body"].as_str().unwrap(),
             "{name}"
         );
