@@ -323,8 +323,8 @@ fn untyped(field: &str, column: &str, found: Option<ColumnType>, wanted: &str) -
     Error::invalid(
         field,
         format!(
-            "column {column:?} is {}, not {wanted}: declare its type (e.g. schema overrides) \
-             or name another column",
+            "column {column:?} is {}, not {wanted}: declare its type when reading the \
+             table, or name another column",
             found.map_or("missing".to_owned(), ColumnType::name)
         ),
     )

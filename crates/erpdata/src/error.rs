@@ -214,10 +214,11 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             retry_after_limit: Some(limit),
             ..
         }) => format!(
-            // Python and JS have no setting for the limit: the advice is
-            // the one every caller can follow.
-            " (not retried: the service asked to wait {}, longer than max_retry_after ({}), \
-             the longest wait a client retries after: try again once it has passed)",
+            // Python and JS have no setting for the limit (Rust's is the
+            // policy's `max_retry_after`): the words and the advice are
+            // those every caller can follow.
+            " (not retried: the service asked to wait {}, longer than the longest wait a \
+             client retries after ({}): try again once it has passed)",
             crate::call::seconds(*asked),
             crate::call::seconds(*limit)
         ),
@@ -504,8 +505,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "HTTP status 503: busy (not retried: the service asked to wait 120 s, longer than \
-             max_retry_after (30 s), the longest wait a client retries after: try again once \
-             it has passed)"
+             the longest wait a client retries after (30 s): try again once it has passed)"
         );
     }
 

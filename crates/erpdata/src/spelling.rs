@@ -63,6 +63,11 @@ const OWN_WORDS: &[&str] = &[
     "year_id",
 ];
 
+/// The core's words for a value's shape as Python and Rust say them, and
+/// as JavaScript does: "must be a mapping of names to values, got a list"
+/// is "must be an object of names to values, got an array" there.
+const JS_SHAPES: [(&str, &str); 2] = [("a mapping", "an object"), ("a list", "an array")];
+
 /// The core checks the time limits together as field `timeout`, its reason
 /// naming the limit first (`total must be ...`); JavaScript has one option
 /// a limit.
@@ -126,6 +131,54 @@ fn js_names_in(text: &str) -> String {
     out
 }
 
+/// `text` with each of [`JS_SHAPES`]' words as JavaScript says it, where
+/// they stand as words outside quoted text (the caller's).
+fn js_shapes_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut plain = String::new();
+    let (mut quoted, mut escaped) = (false, false);
+    for c in text.chars() {
+        if quoted {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                quoted = false;
+            }
+        } else if c == '"' {
+            out.push_str(&js_shapes_of(&plain));
+            plain.clear();
+            out.push(c);
+            quoted = true;
+        } else {
+            plain.push(c);
+        }
+    }
+    out.push_str(&js_shapes_of(&plain));
+    out
+}
+
+/// [`js_shapes_in`] for text with nothing quoted in it.
+fn js_shapes_of(text: &str) -> String {
+    let mut out = text.to_owned();
+    for (core, js) in JS_SHAPES {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(core).map(|i| i + from) {
+            let end = at + core.len();
+            let whole = !out[..at].ends_with(is_word_char) && !out[end..].starts_with(is_word_char);
+            if whole {
+                out.replace_range(at..end, js);
+                from = at + js.len();
+            } else {
+                from = end;
+            }
+        }
+    }
+    out
+}
+
 /// Appends `word` (emptying it), spelled for JS unless it is the caller's.
 fn spell_word(out: &mut String, word: &mut String) {
     if out.ends_with(['/', '.', '`', '\'']) {
@@ -152,8 +205,9 @@ impl Error {
     /// This error as the JavaScript package shows it: an
     /// [`Error::InvalidInput`]'s field spelled as [`js_name`] spells it
     /// (`invalid companyId: ...`), a time limit named by its option
-    /// (`timeoutMs`), and the options a setting's reason names spelled so
-    /// too. Other errors are returned as they are. For the JavaScript
+    /// (`timeoutMs`), the options a setting's reason names spelled so
+    /// too, and a value's shape said as JS says it ("an object", "an
+    /// array"). Other errors are returned as they are. For the JavaScript
     /// binding; not part of the documented API.
     #[doc(hidden)]
     pub fn js_spelled(&self) -> Error {
@@ -170,11 +224,11 @@ impl Error {
         };
         Error::InvalidInput {
             field: js_field,
-            reason: if own_words {
+            reason: js_shapes_in(&if own_words {
                 js_names_in(reason)
             } else {
                 reason.to_owned()
-            },
+            }),
         }
     }
 }
@@ -263,6 +317,18 @@ mod tests {
         ] {
             assert_eq!(js_name(same), same);
         }
+    }
+
+    #[test]
+    fn a_values_shape_is_said_as_js_says_it_outside_the_callers_text() {
+        let e = invalid("params", "must be a mapping of names to values, got a list");
+        assert_eq!(
+            e.js_spelled().to_string(),
+            "invalid params: must be an object of names to values, got an array"
+        );
+        // The caller's text, quoted, stays; so do words that only begin so.
+        let e = invalid("acid", r#"got "a list \" a mapping", a listing"#);
+        assert_eq!(e.js_spelled(), e);
     }
 
     #[test]

@@ -733,8 +733,8 @@ fn a_wait_longer_than_max_retry_after_is_kept_and_said() {
     assert_eq!(e.retry_after(), Some(secs(120)));
     assert!(
         e.to_string().contains(
-            "(not retried: the service asked to wait 120 s, longer than max_retry_after (30 s), \
-             the longest wait a client retries after: try again once it has passed)"
+            "(not retried: the service asked to wait 120 s, longer than the longest wait a \
+             client retries after (30 s): try again once it has passed)"
         ),
         "{e}"
     );
@@ -749,11 +749,11 @@ fn a_status_error_keeps_the_wait_of_its_own_answer() {
         &[asking(429, "1"), asking(429, "2")],
     );
     assert_eq!((e.retry_after(), e.is_retryable()), (Some(secs(2)), true));
-    assert!(!e.to_string().contains("max_retry_after"), "{e}");
+    assert!(!e.to_string().contains("longest wait"), "{e}");
     // No retries allowed: a long wait is still not the reason it stopped.
     let e = fail_with(options(secs(60), secs(10), 0), &[asking(503, "120")]);
     assert_eq!(e.retry_after(), Some(secs(120)));
-    assert!(!e.to_string().contains("max_retry_after"), "{e}");
+    assert!(!e.to_string().contains("longest wait"), "{e}");
     // An HTTP date, counted from the binding's clock.
     let now = httpdate::parse_http_date("Sun, 22 Nov 2026 10:00:00 GMT").unwrap();
     let dated = Head {

@@ -633,7 +633,42 @@ fn account_list(field: &str, items: &[Arg]) -> Result<Vec<String>> {
         };
         out.push(acid);
     }
+    one_spelling_each(field, &out)?;
     Ok(crate::id::each_once(out))
+}
+
+/// Refuses two items that differ only in case or trailing spaces (`"c001"`,
+/// `"C001 "`). A PHP service over MySQL compares ids so (its default
+/// collations ignore case, and trailing spaces in `=`), so it answers both
+/// with the same account's dues, which a dues table would list twice and
+/// an aging or credit status count twice. Which of them the caller meant
+/// is theirs to say; the same text twice is one account, kept once.
+fn one_spelling_each(field: &str, acids: &[String]) -> Result<()> {
+    let mut seen: std::collections::HashMap<String, (usize, &str)> =
+        std::collections::HashMap::new();
+    for (i, acid) in acids.iter().enumerate() {
+        let folded = acid.trim_end_matches(' ').to_lowercase();
+        match seen.get(&folded) {
+            Some(&(j, first)) if first != acid => {
+                return Err(Error::invalid(
+                    field,
+                    format!(
+                        "items {} and {} ({first:?} and {acid:?}) differ only in case or \
+                         trailing spaces, which the service's database does not tell apart: \
+                         it would answer both with one account's dues, counted twice; give \
+                         the account once",
+                        j + 1,
+                        i + 1
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(folded, (i, acid));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn bucket_list(value: &Arg) -> Result<Vec<u32>> {
