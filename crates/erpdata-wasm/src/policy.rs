@@ -123,5 +123,5 @@ fn request_from_js(value: &JsValue) -> Result<http::Request<erpdata::RequestBody
     } else {
         Vec::new()
     };
-    builder.body(body).map_err(|_| bad("unparseable"))
+    builder.body(body.into()).map_err(|_| bad("unparseable"))
 }
