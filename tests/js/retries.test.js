@@ -122,7 +122,10 @@ describe("retries", () => {
       assert.equal(err.status, 503);
       assert.equal(err.retryable, true);
       assert.equal(err.retryAfterMs, 120_000);
-      assert.match(err.message, /asked to wait 120 s, longer than the longest wait a client retries after \(30 s\)/);
+      assert.match(
+        err.message,
+        /asked to wait 120 s, longer than the longest wait a client retries after \(30 s\)/,
+      );
       assert.equal(err.attempts, 1);
       return true;
     });
