@@ -91,7 +91,9 @@ def test_a_wait_longer_than_the_client_waits_ends_the_call_saying_so() -> None:
     )
     assert isinstance(err, erpdata.HttpStatusError) and err.attempts == 1
     assert (err.retryable, err.retry_after) == (True, 120.0)
-    assert "asked to wait 120 s, longer than the longest wait a client retries after (30 s)" in str(err)
+    assert "asked to wait 120 s, longer than the longest wait a client retries after (30 s)" in str(
+        err
+    )
 
 
 def test_a_transport_failure_is_retried_then_reported() -> None:

@@ -121,7 +121,9 @@ def test_a_wait_longer_than_max_retry_after_ends_the_call_saying_so(sandbox_url:
     assert (err.status_code, err.attempts, fault_api.count(sandbox_url, key)) == (503, 1, 1)
     assert took < 2
     assert err.retryable is True and err.retry_after == 120.0
-    assert "asked to wait 120 s, longer than the longest wait a client retries after (30 s)" in str(err)
+    assert "asked to wait 120 s, longer than the longest wait a client retries after (30 s)" in str(
+        err
+    )
 
 
 def test_what_would_fail_again_is_not_retryable(sandbox_url: str) -> None:
