@@ -107,6 +107,67 @@ export interface Logger {
 }
 
 /**
+ * What a client passes its `fetch` (the `fetch` option) besides the URL,
+ * a string. The headers are name/value pairs; redirects are never followed
+ * by the fetch (the client decides on each, as the core says); the signal
+ * ends the request when a limit or the caller's signal does.
+ */
+export interface FetchInit {
+  method: string;
+  headers: [string, string][];
+  /**
+   * The form's bytes, a `Uint8Array`; left out when there is none. Typed
+   * `any` because node-fetch 3 declares only a `Buffer` body, though it
+   * sends any `ArrayBufferView`: with the `Uint8Array` declared, its
+   * `fetch` would be refused.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: see the comment above
+  body?: any;
+  redirect: "manual";
+  signal: AbortSignal;
+}
+
+/**
+ * A body as a web stream (fetch's, undici's): read with `getReader()`, let
+ * go of with `cancel()`.
+ */
+export interface FetchWebBody {
+  getReader(): {
+    read(): Promise<{ done: true; value?: unknown } | { done: false; value: Uint8Array }>;
+    cancel(): Promise<unknown>;
+  };
+  cancel(): Promise<unknown>;
+}
+
+/**
+ * A body as a Node stream (node-fetch's, cross-fetch's in Node), or any
+ * async iterable of its chunks, let go of with `destroy()` if it has one.
+ * The chunks are bytes: Node's stream types say `string | Buffer`, but a
+ * stream with no encoding set, as node-fetch's is, yields Buffers.
+ */
+export interface FetchNodeBody extends AsyncIterable<Uint8Array | string> {
+  destroy?(): unknown;
+}
+
+/**
+ * What a client reads of the response its `fetch` resolves to: the
+ * status, the `location` and `retry-after` headers, and the body (none
+ * reads as empty).
+ */
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: FetchWebBody | FetchNodeBody | null;
+}
+
+/**
+ * A `fetch` a client can send with (its `fetch` option): the runtime's,
+ * undici's, node-fetch's (3, or 2 with @types/node-fetch), cross-fetch's, a
+ * test's. Called unbound, with the URL and a {@link FetchInit}.
+ */
+export type FetchLike = (input: string, init: FetchInit) => Promise<FetchResponse>;
+
+/**
  * The constructor's options. A key not listed here (a misspelt or
  * snake_case option: `accesToken`, `access_token`) is refused with an
  * InvalidInputError naming it and the option it most likely meant, as is
@@ -128,12 +189,13 @@ export interface ErpClientOptions extends LimitOptions {
   /** Default financial year (`yearid`); default `ERPDATA_YEAR_ID`. */
   yearId?: Id | undefined;
   /**
-   * The `fetch` to use (a proxy's, an undici agent's, a test's). Default:
+   * The `fetch` to use (a proxy's, an undici agent's, node-fetch's with an
+   * https.Agent, a test's): any {@link FetchLike}. Default:
    * in Node, node:http and node:https (less memory than Node's fetch on
    * large tables; pass `globalThis.fetch` for undici's, with its global
    * dispatcher); in other runtimes `globalThis.fetch`.
    */
-  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
+  fetch?: FetchLike | undefined;
   /**
    * Where each request and answer (`debug`) and each wait before another
    * attempt (`info`) are logged, the token redacted: `console`, or a

@@ -15,6 +15,9 @@ import {
   ErpClient,
   type ErpClientOptions,
   ErpError,
+  type FetchInit,
+  type FetchLike,
+  type FetchResponse,
   HttpStatusError,
   InvalidInputError,
   type Logger,
@@ -47,6 +50,39 @@ new ErpClient({ ...options, logger: { debug: () => {} } });
 // @ts-expect-error: not a function
 new ErpClient({ ...options, logger: (m: string) => lines.push(m) });
 new ErpClient();
+// A fetch of a test's: the status, headers and body the client reads, the
+// body a web stream, an async iterable of bytes or none. (cross-fetch's
+// is declared as lib.dom's, the global one above; the Node libraries'
+// are checked by fetch.mts, with @types/node.)
+const sent: string[] = [];
+const answer: FetchLike = async (url: string, init: FetchInit) => {
+  sent.push(url, init.method, init.redirect, ...init.headers.map(([name]) => name));
+  return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
+};
+new ErpClient({ ...options, fetch: answer });
+new ErpClient({
+  ...options,
+  fetch: async (url, init) => {
+    init.signal.throwIfAborted();
+    const chunks = (async function* () {
+      yield new TextEncoder().encode(url);
+    })();
+    const response: FetchResponse = { status: 200, headers: new Headers(), body: chunks };
+    return response;
+  },
+});
+new ErpClient({
+  ...options,
+  fetch: async () => ({ status: 204, headers: new Headers(), body: null }),
+});
+// @ts-expect-error: a fetch resolves to a response, not its text
+new ErpClient({ ...options, fetch: async (url: string) => url });
+// @ts-expect-error: nor to a status alone
+new ErpClient({ ...options, fetch: (url: string) => fetch(url).then((r) => r.status) });
+// @ts-expect-error: a body is a stream or an async iterable of bytes, not text
+new ErpClient({ fetch: async () => ({ status: 200, headers: new Headers(), body: "{}" }) });
+// @ts-expect-error: the URL passed is a string
+new ErpClient({ ...options, fetch: (url: URL) => fetch(url) });
 
 async function main(): Promise<void> {
   const dues: Dues = await client.receivables("C001");
