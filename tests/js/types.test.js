@@ -1,8 +1,9 @@
 // The TypeScript declarations compile, and describe real usage
-// (tests/js/types/usage.ts), under `strict`; and a Node backend
-// (types/backend.ts) compiles against the package as installed, by Node's
-// module resolution and by a bundler's. Needs js/node_modules (`make wasm`
-// installs typescript and @types/node there).
+// (tests/js/types/usage.ts), under `strict`; the fetch libraries' own
+// types are ones the `fetch` option takes (types/fetch.mts); and a Node
+// backend (types/backend.ts) compiles against the package as installed, by
+// Node's module resolution and by a bundler's. Needs js/node_modules (`make
+// wasm` installs typescript, @types/node and the fetch libraries there).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
@@ -32,6 +33,19 @@ test("index.d.ts type-checks real usage", () => {
   const result = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8" });
   assert.equal(result.status, 0, result.stdout + result.stderr);
 });
+
+// Node's own types with the DOM lib too, as a project that names no `lib`
+// has, or without it: the global fetch, Response and AbortSignal differ.
+for (const lib of ["es2022", "es2022,dom"]) {
+  test(`node-fetch 3 and 2 and undici's fetch type-check as \`fetch\` (lib ${lib})`, () => {
+    const fetchProject = fileURLToPath(new URL("types/tsconfig.fetch.json", import.meta.url));
+    const r = spawnSync(process.execPath, [tsc, "-p", fetchProject, "--lib", lib], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(r.status, 0, `tsc:\n${r.stdout}${r.stderr}`);
+  });
+}
 
 const BACKEND = {
   strict: true,
