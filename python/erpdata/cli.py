@@ -39,7 +39,7 @@ from ._checks import counted
 from ._client import Client
 from ._core import __version__
 from ._kinds import DuesKind
-from ._models import AjaxAnswer, Table, missing_extra
+from ._models import AjaxAnswer, Row, Table, missing_extra
 from ._text import decimal_text
 
 __all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
@@ -138,6 +138,11 @@ def csv_value(value: Any) -> str:
 def write_rows(table: Table, fmt: str, out: IO[str]) -> None:
     columns = table.columns
     if fmt == "csv":
+        if not columns:
+            # No rows, and the answer named no columns (a service sends
+            # none with an empty list): nothing to write. A blank line
+            # would read as a header of one column named "".
+            return
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for chunk in table.row_chunks():
@@ -158,13 +163,16 @@ def write_rows(table: Table, fmt: str, out: IO[str]) -> None:
 PARQUET_NEEDS = "--format parquet needs pyarrow: pip install 'erpdata[arrow]'"
 
 
-def write_parquet(table: Table, path: str) -> None:
+def write_parquet(rows: Table | list[Row], path: str) -> None:
+    """A table, or the one row a function's record is, as a Parquet file."""
     try:
+        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise _Usage(PARQUET_NEEDS) from exc
+    arrow = rows.to_arrow() if isinstance(rows, Table) else pa.Table.from_pylist(rows)
     with _whole(path) as partial:
-        pq.write_table(table.to_arrow(), partial)
+        pq.write_table(arrow, partial)
 
 
 def _check_output(args: argparse.Namespace) -> None:
@@ -196,6 +204,19 @@ def _check_output(args: argparse.Namespace) -> None:
         raise missing_extra(exc, "--format xlsx", "excel") from exc
 
 
+def _sheet_names(sheets: dict[str, Any]) -> dict[str, Any]:
+    """``sheets`` under names Excel takes, each its own: a sheet is named
+    after a table or a function, and a table may be named ``history``
+    (Excel's own sheet), be longer than a sheet name, or share its name
+    with another sheet but for case."""
+    from .excel import _made_name
+
+    named: dict[str, Any] = {}
+    for name, sheet in sheets.items():
+        named[_made_name(name, named)] = sheet
+    return named
+
+
 def _secret_name(name: str) -> bool:
     return any(word in name.lower() for word in ("token", "secret", "password", "passwd", "key"))
 
@@ -216,7 +237,7 @@ def write_workbook(
     asked: dict[str, Any] = {"Command": f"erpdata {args.command}", **about}
     asked.update(Project=client.project, Company=client.company_id, Year=client.year_id)
     written = write_excel(
-        args.output, sheets, about={k: v for k, v in asked.items() if v is not None}
+        args.output, _sheet_names(sheets), about={k: v for k, v in asked.items() if v is not None}
     )
     if say or sys.stderr.isatty():
         print(f"{counted(written.rows, 'row')} written to {args.output}", file=sys.stderr)
@@ -266,8 +287,6 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
     row of CSV or as JSON, one value under a ``value`` header or as JSON;
     or the JSON the service sent (``raw``)."""
     if args.format == "xlsx":
-        if answer.shape != "rows":
-            raise _Usage(f"--format xlsx needs rows; the answer is one {answer.shape}")
         given = {name: getattr(args, name) for name in getattr(args, "positional", [])}
         params = dict(item.partition("=")[::2] for item in getattr(args, "params", []))
         # A parameter that may hold a credential is named, not shown.
@@ -276,11 +295,12 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
         # The sheet is named as the command is (dues_summary), or as the
         # function an `ajax` call named.
         name = args.func if args.operation == "ajax" else args.operation
-        return write_workbook(args, {name[:31]: answer}, about, client)
+        sheet = answer if answer.shape == "rows" else [_record(answer)]
+        return write_workbook(args, {name: sheet}, about, client)
     if args.format == "parquet":
-        if answer.shape != "rows":
-            raise _Usage(f"--format parquet needs rows; the answer is one {answer.shape}")
-        write_parquet(answer.to_table(), args.output)
+        write_parquet(
+            answer.to_table() if answer.shape == "rows" else [_record(answer)], args.output
+        )
         return EXIT_OK
     with _output(args.output) as out:
         if args.format == "raw":
@@ -288,15 +308,22 @@ def _write_answer(answer: AjaxAnswer, args: argparse.Namespace, client: Client) 
         elif answer.shape == "rows":
             write_rows(answer.to_table(), args.format, out)
         elif args.format == "csv":
-            # What was asked for, not JSON: a spreadsheet takes the record
-            # as it takes rows.
-            record = answer.value if answer.shape == "object" else {"value": answer.value}
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(record)
-            writer.writerow([csv_value(v) for v in record.values()])
+            record = _record(answer)
+            if record:  # an object of no fields has no header to write
+                writer = csv.writer(out, lineterminator="\n")
+                writer.writerow(record)
+                writer.writerow([csv_value(v) for v in record.values()])
         else:
             out.write(json_value(answer.value) + "\n")
     return EXIT_OK
+
+
+def _record(answer: AjaxAnswer) -> Row:
+    """An answer of one object or one value as the one row a table format
+    takes (a value under a ``value`` header): its shape is known only once
+    it has arrived, so a command that writes rows writes it too, rather
+    than refusing, after the call, a format it was given."""
+    return dict(answer.fields) if answer.shape == "object" else {"value": answer.value}
 
 
 def _ajax_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -308,7 +335,6 @@ def _ajax_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_function(args: argparse.Namespace) -> int:
-    _check_output(args)
     options = _ajax_options(args)
     with _client(args) as client:
         if args.operation != "ajax":
@@ -354,7 +380,6 @@ def _plain(doc: str) -> str:
 
 
 def cmd_dues_table(args: argparse.Namespace) -> int:
-    _check_output(args)
     with _client(args) as client:
         table = client.dues_table(
             args.acids,
@@ -400,8 +425,14 @@ def _as_of(args: argparse.Namespace) -> None:
         args.as_of = datetime.date.today().isoformat()
 
 
-def _check_report_format(args: argparse.Namespace) -> None:
-    """An HTML report needs matplotlib: said before anything is fetched."""
+def _check_format(args: argparse.Namespace) -> None:
+    """What a command is to write can be written: checked for every
+    command here, before it sends anything, not by each command after its
+    answer has arrived (a large table's included). An HTML report needs
+    matplotlib."""
+    if getattr(args, "format", None) is None:
+        return  # a command that writes no rows (export, mcp, sandbox)
+    _check_output(args)
     if args.format == "html":
         from .report import _check_html
 
@@ -415,8 +446,6 @@ def _asked_accounts(args: argparse.Namespace, who: str) -> Any:
 def cmd_aging(args: argparse.Namespace) -> int:
     from .report import aging_html
 
-    _check_report_format(args)
-    _check_output(args)
     _as_of(args)
     with _client(args) as client:
         table = client.aging(
@@ -446,8 +475,6 @@ def cmd_aging(args: argparse.Namespace) -> int:
 def cmd_credit_status(args: argparse.Namespace) -> int:
     from .report import credit_status_html
 
-    _check_report_format(args)
-    _check_output(args)
     _as_of(args)
     with _client(args) as client:
         table = client.credit_status(
@@ -599,7 +626,6 @@ def _typing_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_dues(args: argparse.Namespace) -> int:
-    _check_output(args)
     typing = _typing_args(args)
     with _client(args) as client:
         dues = client.dues(args.acid, DuesKind(args.kind.upper()), **typing)
@@ -619,7 +645,6 @@ def cmd_dues(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    _check_output(args)
     typing = _typing_args(args)
     with _client(args) as client:
         # tqdm's bar on a terminal, past the first second or 16 MB.
@@ -632,8 +657,9 @@ def cmd_table(args: argparse.Namespace) -> int:
             **typing,
         )
     if args.format == "xlsx":
-        # Sheet names are at most 31 characters; the About sheet names the table.
-        return write_workbook(args, {args.name[:31]: table}, {"Table": args.name}, client)
+        # The sheet is named after the table as far as Excel allows (cut to
+        # 31 characters, "history" is Excel's own); the About sheet names it whole.
+        return write_workbook(args, {args.name: table}, {"Table": args.name}, client)
     if args.format == "parquet":
         write_parquet(table, args.output)
     else:
@@ -876,7 +902,8 @@ def parser() -> argparse.ArgumentParser:
         "--format",
         choices=(*FORMATS, "raw"),
         default="json",
-        help="csv, jsonl, json; parquet and xlsx of rows [json]",
+        help="raw: the JSON the service sent; parquet and xlsx need -o FILE (one object or "
+        "value is one row, as in csv) [json]",
     )
     sending.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     parents = [connection, typing, ajax_options]
@@ -1127,10 +1154,12 @@ FORMAT_OF_SUFFIX = {
 def _format_from_output(
     top: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]
 ) -> None:
-    """Without ``--format``, the format ``-o FILE``'s extension names, when
-    the command writes it: ``erpdata aging -o aging.xlsx`` wrote the
-    terminal table's text into a file Excel refuses to open, and
-    ``table ... -o t.parquet`` a CSV that no Parquet reader takes."""
+    """Without ``--format``, the format ``-o FILE``'s extension names:
+    ``erpdata aging -o aging.xlsx`` wrote the terminal table's text into a
+    file Excel refuses to open, and ``table ... -o t.parquet`` a CSV that
+    no Parquet reader takes. A format the command does not write is
+    refused (``aging -o a.parquet`` wrote the terminal table there); an
+    extension that names no format keeps the command's default."""
     output = getattr(args, "output", None)
     if output in (None, "-"):
         return
@@ -1141,8 +1170,15 @@ def _format_from_output(
             return  # asked for by name: written as asked
     named = FORMAT_OF_SUFFIX.get(Path(output).suffix.lower())
     option = _commands(top)[args.command]._option_string_actions.get("--format")
-    if named is not None and option is not None and named in (option.choices or ()):
-        args.format = named
+    if named is None or option is None:
+        return
+    writes = list(option.choices or ())
+    if named not in writes:
+        raise _Usage(
+            f"-o {output}: erpdata {args.command} does not write {named}; it writes "
+            f"{', '.join(writes)} (pass --format FORMAT to write one of them to this file)"
+        )
+    args.format = named
 
 
 def _commands(top: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -1245,10 +1281,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = top.parse_known_args(given)
     if unknown:
         _unknown_arguments(top, args.command, unknown)
-    _format_from_output(top, args, given)
     _log_setup(getattr(args, "verbose", 0))
     run: Callable[[argparse.Namespace], int] = args.run
     try:
+        _format_from_output(top, args, given)
+        _check_format(args)
         return _interruptible(run, args)
     except _Usage as exc:
         return _fail(EXIT_USAGE, str(exc))

@@ -58,7 +58,7 @@ import os
 import tempfile
 import unicodedata
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -219,17 +219,48 @@ def _check_name(name: object) -> str:
         )
     if name.startswith("'") or name.endswith("'"):
         invalid("sheets", f"sheet name {name!r} starts or ends with a quote, which Excel refuses")
-    if name.casefold() in ("history", ABOUT_SHEET.casefold()):
+    if name.casefold() in _RESERVED_NAMES:
         invalid("sheets", f"sheet name {name!r} is reserved; choose another")
     return name
 
 
-def _part_name(name: str, part: int) -> str:
+_RESERVED_NAMES = ("history", ABOUT_SHEET.casefold())
+"""Names no sheet of ours may take: Excel keeps "History" for its change
+tracking, and the About sheet ends every workbook."""
+
+
+def _made_name(text: str, taken: Collection[str] = ()) -> str:
+    """``text`` (a table's or a function's name) made a sheet name
+    :func:`_check_name` takes and none of ``taken`` has (Excel ignores
+    case): each character Excel refuses becomes ``_``, a quote at either
+    end too, a reserved name gains a ``_`` (``history_``), a long one is
+    cut to 31, and a name already taken gains `` (2)``, `` (3)``, ...
+    The name stays recognisable; :func:`write_excel` itself refuses a
+    name it would have to change, since its caller chose it."""
+    name = "".join("_" if c in _BAD_NAME_CHARS or _control(c) else c for c in text).strip()
+    if name.startswith("'"):
+        name = "_" + name[1:]
+    if name.endswith("'"):
+        name = name[:-1] + "_"
+    name = _part_name(name or "Sheet", 1, cut=True)
+    if name.casefold() in _RESERVED_NAMES:
+        name += "_"
+    folded = {t.casefold() for t in taken}
+    part = 1
+    made = name
+    while made.casefold() in folded:
+        part += 1
+        made = _part_name(name, part)
+    return made
+
+
+def _part_name(name: str, part: int, *, cut: bool = False) -> str:
     """The name of the ``part``-th sheet of a long table: ``name (2)``,
-    cut so that it stays within Excel's 31 characters."""
-    if part == 1:
+    cut so that it stays within Excel's 31 characters (the first part too
+    when ``cut``)."""
+    if part == 1 and not cut:
         return name
-    suffix = f" ({part})"
+    suffix = f" ({part})" if part > 1 else ""
     while _name_length(name) > 31 - len(suffix):
         name = name[:-1]
     return name + suffix

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -367,11 +367,11 @@ def test_without_format_the_outputs_extension_chooses_it(sandbox_url: str, tmp_p
     assert len(dues) == 6
     jsonl = written(["dues", "C001", "--kind", "receipt"], "d.jsonl").read_text()
     assert len(jsonl.splitlines()) == 6
-    # --format named wins; an extension the command does not write, or
-    # none, keeps the command's default.
+    # --format named wins; an extension that names no format keeps the
+    # command's default (one naming a format the command does not write
+    # is refused: test_a_format_the_command_cannot_write_is_refused_...).
     asked = written(["table", "account", "--format", "csv"], "asked.json")
     assert asked.read_text().startswith("compid,acid,")
-    assert written(["table", "account"], "t.html").read_text().startswith("compid,acid,")
     assert "Total" in written(aging, "aging.txt").read_text()
 
 
@@ -896,6 +896,93 @@ def test_an_output_that_cannot_be_written_is_refused_before_fetching(
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
         assert words in one_line_error(done), args
+
+
+def answering(body: bytes) -> Callable[[Callable[[bytes], None]], None]:
+    """A raw server's answer: ``body`` with status 200."""
+
+    def answer(send: Callable[[bytes], None]) -> None:
+        send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+
+    return answer
+
+
+def test_a_format_the_command_cannot_write_is_refused_before_anything_is_sent(
+    refused_url: str, tmp_path: Path
+) -> None:
+    # Nothing listens at refused_url: a fetch would exit 4. An -o FILE
+    # whose extension names a format the command does not write had the
+    # command's default written into it (aging's terminal table into
+    # a.parquet, a table's CSV into t.html).
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=FAKE_TOKEN)
+    reports = "table, csv, json, jsonl, html, xlsx"
+    rows = "csv, jsonl, json, parquet, xlsx"
+    for args, writes in (
+        (["aging", "-o", str(tmp_path / "a.parquet")], reports),
+        (["credit-status", "-o", str(tmp_path / "c.parquet")], reports),
+        (["table", "account", "-o", str(tmp_path / "t.html")], rows),
+        (["dues-table", "C001", "--kind", "receipt", "-o", str(tmp_path / "d.htm")], rows),
+        (["dues", "C001", "--kind", "receipt", "-o", str(tmp_path / "d.html")], f"{rows}, raw"),
+        (
+            ["net-profit", "2025-01-01", "2025-06-30", "-o", str(tmp_path / "n.HTML")],
+            f"{rows}, raw",
+        ),
+    ):
+        done = cli(args, env)
+        assert done.returncode == 2, (args, done.stderr)
+        error = one_line_error(done)
+        assert f"-o {args[-1]}: erpdata {args[0]} does not write " in error, error
+        assert f"it writes {writes} (pass --format FORMAT" in error, error
+    # --format of one the command does not write: argparse lists those it does.
+    done = cli(["aging", "--format", "parquet", "-o", str(tmp_path / "a.parquet")], env)
+    assert done.returncode == 2
+    assert "argument --format: invalid choice: 'parquet'" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_function_answer_of_any_shape_is_written_as_parquet(
+    raw_server: Any, tmp_path: Path
+) -> None:
+    # The shape of a function's answer is known only once it has arrived:
+    # one object (net-profit's) or one value was refused then, after the
+    # call. It is one row, as in csv (test_excel reads the workbooks).
+    for data, row in (
+        (b'{"income":10.50,"day":"2025-01-31"}', {"income": Decimal("10.50"), "day": "2025-01-31"}),
+        (b"42", {"value": 42}),
+    ):
+        body = b'{"status":"success","data":%s}' % data
+        server = raw_server(answering(body))
+        out = tmp_path / "answer.parquet"
+        done = cli(["ajax", "someFunc", "-o", str(out)], env_for(server.url))
+        assert done.returncode == 0, done.stderr
+        got = pq.read_table(out).to_pylist()
+        assert [{k: as_sent(v) for k, v in r.items()} for r in got] == [row]
+
+
+def test_zero_rows_write_no_blank_header(secret_sandbox_url: str, raw_server: Any) -> None:
+    # An account with no dues: the service sends `"data":[]`, which names
+    # no columns. The CSV was one blank line, which reads as a header of
+    # one column named ""; with no column known it is empty.
+    env = env_for(secret_sandbox_url)
+    with Client(secret_sandbox_url, project="demo") as c:
+        assert c.receivables("C008").rows == []
+        assert c.dues_table(["C008"], "receipt").columns == ["acid"]
+    for fmt, text in (("csv", ""), ("json", "[]\n"), ("jsonl", "")):
+        done = cli(["dues", "C008", "--kind", "receipt", "--format", fmt], env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, text, ""), fmt
+    # The dues of many accounts have the one column every row gets.
+    done = cli(["dues-table", "C008", "--kind", "receipt"], env)
+    assert (done.returncode, done.stdout) == (0, "acid\n"), done.stderr
+    # A table of no rows and a function's object of no fields alike.
+    for data, args in (
+        (b"[]", ["table", "account", "--format", "csv"]),
+        (b"[]", ["dues-summary", "--format", "csv"]),
+        (b"{}", ["ajax", "someFunc", "--format", "csv"]),
+    ):
+        body = b'{"status":"success","data":%s}' % data
+        server = raw_server(answering(body))
+        done = cli(args, env_for(server.url, ERPDATA_ACCESS_TOKEN=FAKE_TOKEN))
+        assert (done.returncode, done.stdout) == (0, ""), (args, done.stderr)
 
 
 def test_parquet_without_pyarrow_is_said_before_fetching(refused_url: str, tmp_path: Path) -> None:

@@ -24,8 +24,9 @@ import pytest
 
 import erpdata
 from conftest import FAKE_TOKEN, SANDBOX_TOKEN, missing, need
+from erpdata import cli as command_line
 from erpdata.excel import EXACT_DIGITS, SHEET_ROWS, Sheet, write_excel
-from test_cli import cli, env_for, plain_cli
+from test_cli import answering, cli, env_for, plain_cli
 
 AS_OF = "2025-12-31"
 HIGHLIGHT = "FFF8CBAD"  # erpdata.excel.HIGHLIGHT as openpyxl spells it
@@ -603,8 +604,19 @@ def test_the_command_line_refuses_what_it_cannot_write(
     assert entries["Function"] == "getduesSumm" and entries["acid"] == "C001"
     assert entries["api_key"] == "(not shown)"
     assert SANDBOX_TOKEN not in xml_text(out)
-    done = cli(["avg-pay-days", "C001", "--format", "xlsx", "-o", str(tmp_path / "a.xlsx")], env)
-    assert done.returncode == 2 and "needs rows; the answer is one object" in done.stderr
+    # An answer of one object is one row, as in csv: its shape is known
+    # only once it has arrived, and xlsx was refused then, after the call.
+    with erpdata.Client(env["ERPDATA_BASE_URL"], project="demo") as c:
+        net = c.net_profit("2025-01-01", "2025-06-30").fields
+    out = tmp_path / "net.xlsx"
+    done = cli(["net-profit", "2025-01-01", "2025-06-30", "-o", str(out)], env)
+    assert done.returncode == 0, done.stderr
+    wb = load(out)
+    assert wb.sheetnames == ["net_profit", "About"]
+    header, row = values(wb["net_profit"])
+    assert header == list(net) == ["sdate", "edate", "income", "expenses", "net_profit"]
+    assert [d.date() for d in row[:2]] == [net["sdate"], net["edate"]]
+    assert [exact(v, 2) for v in row[2:]] == [net["income"], net["expenses"], net["net_profit"]]
     # Without the extra, said before anything is asked: nothing listens here.
     nowhere = {**env, "ERPDATA_BASE_URL": refused_url}
     for command in (["table", "account"], ["aging"], ["dues", "C001", "--kind", "receipt"]):
@@ -615,6 +627,52 @@ def test_the_command_line_refuses_what_it_cannot_write(
             "erpdata: error: --format xlsx needs xlsxwriter: pip install 'erpdata[excel]'\n"
         )
         assert not out.exists()
+
+
+def test_a_sheet_named_after_a_table_is_a_name_excel_takes(raw_server: Any, tmp_path: Path) -> None:
+    # Excel keeps "History" for itself and "About" ends the workbook: a
+    # table of either name was refused once it had arrived. A sheet name
+    # is at most 31 characters, none of []:*?/\ .
+    body = b'{"status":"success","data":[{"id":1,"name":"a"}]}'
+    server = raw_server(answering(body))
+    env = env_for(server.url, ERPDATA_ACCESS_TOKEN=FAKE_TOKEN)
+    long = "general_ledger_entries_of_every_branch_2025"
+    for table, sheet in [
+        ("History", "History_"),
+        ("history", "history_"),
+        ("about", "about_"),
+        (long, long[:31]),
+    ]:
+        out = tmp_path / f"{table}.xlsx"
+        done = cli(["table", table, "--format", "xlsx", "-o", str(out)], env)
+        assert done.returncode == 0, (table, done.stderr)
+        wb = load(out)
+        assert wb.sheetnames == [sheet, "About"], table
+        assert values(wb[sheet]) == [["id", "name"], [1, "a"]], table
+        assert about(wb)["Table"] == table
+    # Names made from any text are valid and each its own, case aside.
+    rows = [{"a": 1}]
+    given = {
+        "dues [C001]": rows,
+        "dues _C001_": rows,
+        "a:b*c?d/e\\f": rows,
+        "HISTORY": rows,
+        "'quoted'": rows,
+        "x" * 40: rows,
+        "x" * 41: rows,
+    }
+    path = tmp_path / "names.xlsx"
+    write_excel(path, command_line._sheet_names(given))
+    assert load(path).sheetnames == [
+        "dues _C001_",
+        "dues _C001_ (2)",
+        "a_b_c_d_e_f",
+        "HISTORY_",
+        "_quoted_",
+        "x" * 31,
+        "x" * 27 + " (2)",
+        "About",
+    ]
 
 
 # -- as LibreOffice shows it -------------------------------------------------------------
