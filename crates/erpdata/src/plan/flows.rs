@@ -583,6 +583,16 @@ fn not_a_list(field: &str, value: &Arg) -> Error {
 fn dues_kind(kind: &Arg) -> Result<DuesKind> {
     match kind {
         Arg::Text(t) => DuesKind::from_str(t),
+        // The options given where the kind goes (`client.aging({ asOf })`
+        // in JS, whose kind comes first and may be left out).
+        Arg::Pairs(_) => Err(Error::invalid(
+            "kind",
+            format!(
+                "must be RECEIPT or PAYMENT, got {}: the kind comes first and the options \
+                 after it",
+                kind.shape()
+            ),
+        )),
         other => Err(Error::invalid(
             "kind",
             format!("must be RECEIPT or PAYMENT, got {}", other.shape()),
