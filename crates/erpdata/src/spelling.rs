@@ -105,37 +105,55 @@ fn camel_case(snake: &str) -> String {
 }
 
 /// `text` with each of the core's snake_case names in it spelled as
-/// [`js_name`] does. What is the caller's stays as it is: quoted text (as
-/// `{:?}` writes it, escapes and all), and a word after `/`, `.`, `` ` ``
-/// or `'` (part of a URL, a path or a quoted name).
+/// [`js_name`] does. What is the caller's stays as it is: quoted text, and
+/// a word after `/`, `.`, `` ` `` or `'` (part of a URL, a path or a
+/// quoted name).
 fn js_names_in(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    let (mut quoted, mut escaped) = (false, false);
-    for c in text.chars() {
-        if !quoted && is_word_char(c) {
-            word.push(c);
-            continue;
+    outside_quotes(text, |run| {
+        let mut out = String::with_capacity(run.len());
+        let mut word = String::new();
+        for c in run.chars() {
+            if is_word_char(c) {
+                word.push(c);
+            } else {
+                spell_word(&mut out, &mut word);
+                out.push(c);
+            }
         }
         spell_word(&mut out, &mut word);
-        if escaped {
-            escaped = false;
-        } else if quoted && c == '\\' {
-            escaped = true;
-        } else if c == '"' {
-            quoted = !quoted;
-        }
-        out.push(c);
-    }
-    spell_word(&mut out, &mut word);
-    out
+        out
+    })
 }
 
 /// `text` with each of [`JS_SHAPES`]' words as JavaScript says it, where
 /// they stand as words outside quoted text (the caller's).
 fn js_shapes_in(text: &str) -> String {
+    outside_quotes(text, |run| {
+        let mut out = run.to_owned();
+        for (core, js) in JS_SHAPES {
+            let mut from = 0;
+            while let Some(at) = out[from..].find(core).map(|i| i + from) {
+                let end = at + core.len();
+                let whole =
+                    !out[..at].ends_with(is_word_char) && !out[end..].starts_with(is_word_char);
+                if whole {
+                    out.replace_range(at..end, js);
+                    from = at + js.len();
+                } else {
+                    from = end;
+                }
+            }
+        }
+        out
+    })
+}
+
+/// `text` with `respell` applied to each run outside quoted text; quoted
+/// text (as `{:?}` writes the caller's values, escapes and all) stays as
+/// it is.
+fn outside_quotes(text: &str, respell: impl Fn(&str) -> String) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut plain = String::new();
+    let mut run = String::new();
     let (mut quoted, mut escaped) = (false, false);
     for c in text.chars() {
         if quoted {
@@ -148,34 +166,15 @@ fn js_shapes_in(text: &str) -> String {
                 quoted = false;
             }
         } else if c == '"' {
-            out.push_str(&js_shapes_of(&plain));
-            plain.clear();
+            out.push_str(&respell(&run));
+            run.clear();
             out.push(c);
             quoted = true;
         } else {
-            plain.push(c);
+            run.push(c);
         }
     }
-    out.push_str(&js_shapes_of(&plain));
-    out
-}
-
-/// [`js_shapes_in`] for text with nothing quoted in it.
-fn js_shapes_of(text: &str) -> String {
-    let mut out = text.to_owned();
-    for (core, js) in JS_SHAPES {
-        let mut from = 0;
-        while let Some(at) = out[from..].find(core).map(|i| i + from) {
-            let end = at + core.len();
-            let whole = !out[..at].ends_with(is_word_char) && !out[end..].starts_with(is_word_char);
-            if whole {
-                out.replace_range(at..end, js);
-                from = at + js.len();
-            } else {
-                from = end;
-            }
-        }
-    }
+    out.push_str(&respell(&run));
     out
 }
 
