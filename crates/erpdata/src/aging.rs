@@ -181,7 +181,8 @@ pub fn aging(batches: &[Batch], options: &AgingOptions) -> Result<TypedRows> {
                 };
                 let slot = match dues.and_then(|d| day_of(d, i)) {
                     None => buckets,
-                    Some(day) => bucket(as_of - day, &options.buckets),
+                    // i64: a date from an Arrow column may be any i32.
+                    Some(day) => bucket(i64::from(as_of) - i64::from(day), &options.buckets),
                 };
                 row[slot] = row[slot].checked_add(amount).ok_or_else(overflow)?;
             }
@@ -364,14 +365,13 @@ pub(crate) fn day_of(data: &ColumnData, i: usize) -> Option<i32> {
 
 /// The bucket of `days` past due: 0 for current, then one per bound, then
 /// the last.
-fn bucket(days: i32, bounds: &[u32]) -> usize {
+fn bucket(days: i64, bounds: &[u32]) -> usize {
     if days <= 0 {
         return 0;
     }
-    let days = days as u32;
     bounds
         .iter()
-        .position(|&b| days <= b)
+        .position(|&b| days <= i64::from(b))
         .map_or(bounds.len() + 1, |i| i + 1)
 }
 

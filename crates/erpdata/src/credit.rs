@@ -168,7 +168,9 @@ fn status(
             ));
             fields.push((
                 "oldest_overdue_days".to_owned(),
-                oldest.map_or(Cell::Null, |d| Cell::Int(i64::from(as_of_day - d))),
+                oldest.map_or(Cell::Null, |d| {
+                    Cell::Int(i64::from(as_of_day) - i64::from(d))
+                }),
             ));
             fields.push((
                 "avg_pay_days".to_owned(),

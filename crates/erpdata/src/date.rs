@@ -149,11 +149,14 @@ fn days_from_civil(y: u32, m: u32, d: u32) -> i32 {
 /// (proleptic Gregorian; Hinnant's `civil_from_days`): what a Date
 /// column's value is, for bindings that build their language's date.
 pub fn civil_from_days(z: i32) -> (i32, u32, u32) {
-    let z = z + 719_468;
+    // i64: the shift to 0000-03-01 overflows i32 for the last 719,468 days
+    // an i32 holds, which an Arrow Date32 column may carry. Every year of
+    // an i32 of days (about ±5.9 million) fits an i32.
+    let z = i64::from(z) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = (z - era * 146_097) as u32;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe as i32 + era * 400;
+    let y = (i64::from(yoe) + era * 400) as i32;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;

@@ -173,3 +173,77 @@ fn a_streams_batches_are_one_arrow_schema() {
         .collect();
     assert_eq!(moved, schemas);
 }
+
+/// An Arrow Date32 may hold any i32 of days: its row, its text and an aging
+/// or credit status over it give the date or an answer, never an overflow.
+#[test]
+fn dates_at_the_ends_of_date32_do_not_overflow() {
+    use std::sync::Arc;
+
+    use erpdata::arrow_array::{Date32Array, Decimal128Array, RecordBatch, StringArray};
+    use erpdata::arrow_schema::{Field, Schema};
+    use erpdata::{aging, civil_from_days, credit_status, AgingOptions, Cell};
+
+    assert_eq!(civil_from_days(i32::MAX), (5_881_580, 7, 11));
+    assert_eq!(civil_from_days(i32::MIN), (-5_877_641, 6, 23));
+    let dues = |day: i32| {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("acid", DataType::Utf8, false),
+            Field::new("due_date", DataType::Date32, true),
+            Field::new("balance", DataType::Decimal128(18, 2), true),
+        ]));
+        let balance = Decimal128Array::from(vec![1_000_i128])
+            .with_precision_and_scale(18, 2)
+            .unwrap();
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(StringArray::from(vec!["C001"])),
+                Arc::new(Date32Array::from(vec![day])),
+                Arc::new(balance),
+            ],
+        )
+        .unwrap();
+        Batch::from_record_batch(&batch, "dues").unwrap()
+    };
+    let accounts = batches(
+        r#"{"status":"success","data":[{"acid":"C001","credit_limit":"5.00"}]}"#,
+        100,
+    );
+    let cell = |row: &erpdata::Row, name: &str| {
+        row.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap()
+            .1
+            .clone()
+    };
+    for (day, due_date, bucket) in [
+        (i32::MAX, "5881580-07-11", "current"),
+        (i32::MIN, "-5877641-06-23", "91+"),
+    ] {
+        let dues = dues(day);
+        assert_eq!(
+            dues.row(0).get("due_date"),
+            Some(&Cell::String(due_date.to_owned()))
+        );
+        let report = aging(
+            std::slice::from_ref(&dues),
+            &AgingOptions::new("2025-12-31"),
+        )
+        .unwrap();
+        assert_eq!(
+            cell(&report.rows[0], bucket),
+            Cell::Number("10.00".to_owned())
+        );
+        let status = credit_status(&accounts, &[dues], &[], "2025-12-31");
+        if day == i32::MIN {
+            // Overdue since before year 1: a date column cannot hold that
+            // due date, which is an error, not an overflow.
+            assert!(status.is_err());
+        } else {
+            let overdue = cell(&status.unwrap().rows[0], "oldest_overdue_days");
+            assert_eq!(overdue, Cell::Null);
+        }
+    }
+}
