@@ -177,6 +177,11 @@ fn parse_retry_after(header: &str, now: Option<SystemTime>) -> Option<Duration> 
     if let Ok(secs) = header.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
+    // Delay-seconds past u64 is still a wait asked for, and longer than any
+    // limit: ignored, it would be retried after the short backoff instead.
+    if !header.is_empty() && header.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Duration::from_secs(u64::MAX));
+    }
     let when = httpdate::parse_http_date(header).ok()?;
     let now = now?;
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
@@ -320,6 +325,11 @@ mod tests {
                 Some(now)
             ),
             Decision::RetryAfter(Duration::ZERO)
+        );
+        // More digits than a u64 holds: a wait longer than any limit.
+        assert_eq!(
+            P.decide(0, status(503, Some("99999999999999999999")), 0.0, None),
+            Decision::Stop
         );
         // Unparseable, or a date with no clock given: plain backoff.
         assert_eq!(
