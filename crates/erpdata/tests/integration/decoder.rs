@@ -785,7 +785,7 @@ fn errors_name_the_first_problem() {
     let cases: [(&[u8], &str); 12] = [
         (
             br#"{"status":"success","data":[{"a":"\ud800"}]}"#,
-            "row 0, field \"a\": lone surrogate",
+            "row 1, field \"a\": lone surrogate",
         ),
         (
             br#"{"status":"success","data":[{"a":1}] "#,
@@ -815,7 +815,7 @@ fn errors_name_the_first_problem() {
         ),
         (
             br#"{"status":"success","data":[{}, []]}"#,
-            "row 1 is an array",
+            "row 2 is an array",
         ),
         (br#"{"status":true,"data":[]}"#, "`status` is a boolean"),
         (b"[1,", "got an array"),

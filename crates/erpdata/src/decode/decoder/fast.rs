@@ -218,7 +218,7 @@ mod tests {
         let err = fast.unwrap_err();
         assert!(
             err.to_string()
-                .contains("row 6, field \"a\": lone surrogate"),
+                .contains("row 7, field \"a\": lone surrogate"),
             "{err}"
         );
     }

@@ -113,7 +113,7 @@ impl<S: RowSink> Core<S> {
         if parent == Some(Frame::DataObject) {
             self.row_key.clone()
         } else {
-            self.data_items.to_string()
+            (self.data_items + 1).to_string()
         }
     }
 
