@@ -207,6 +207,34 @@ describe("transport failures", () => {
     }
   });
 
+  test("https:// to a server of plain HTTP: kind tls, says so, sent once", async () => {
+    // OpenSSL reads the sandbox's HTTP answer as a TLS record ("wrong
+    // version number"), in Node's own transport and in undici's fetch.
+    const plain = await startSandbox([]);
+    const url = plain.url.replace("http://", "https://");
+    const origin = url.replace(/\/$/, "");
+    try {
+      for (const transport of [{}, { fetch: globalThis.fetch }]) {
+        await assert.rejects(
+          client(url, { ...transport, maxRetries: 3 }).table("account"),
+          (err) => {
+            check(err, TransportError);
+            assert.equal(err.transportKind, "tls", err.message);
+            assert.equal(err.attempts, 1, err.message);
+            assert.ok(
+              err.message.includes(`${origin} answered in plain HTTP, not TLS`),
+              err.message,
+            );
+            assert.match(err.message, /begins http:\/\//);
+            return true;
+          },
+        );
+      }
+    } finally {
+      await plain.stop();
+    }
+  });
+
   test("a server that accepts and never answers times out", async () => {
     const server = await rawServer(() => {});
     try {

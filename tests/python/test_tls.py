@@ -123,3 +123,28 @@ def test_an_async_client_keeps_its_trust_in_a_later_event_loop(
 
     assert asyncio.run(rows()) == asyncio.run(rows()) > 0
     asyncio.run(client.aclose())
+
+
+def test_https_to_a_server_of_plain_http_says_so_and_is_sent_once(sandbox_url: str) -> None:
+    # A base URL of https:// for a service without TLS (the sandbox here):
+    # OpenSSL reads its HTTP answer as a TLS record and says "wrong version
+    # number"; the message says what happened, and it is not retried.
+    url = sandbox_url.replace("http://", "https://", 1)
+    retried = {**settings(url), "max_retries": 3}
+    with erpdata.Client(**retried) as client:  # type: ignore[arg-type]
+        with pytest.raises(erpdata.TransportError) as info:
+            client.table("account")
+
+    async def table_async() -> None:
+        async with erpdata.AsyncClient(**retried) as client:  # type: ignore[arg-type]
+            await client.table("account")
+
+    with pytest.raises(erpdata.TransportError) as info_async:
+        asyncio.run(table_async())
+    origin = url.rstrip("/")
+    for error in (info.value, info_async.value):
+        assert error.transport_kind == "tls", str(error)
+        assert error.attempts == 1, str(error)
+        assert f"{origin} answered in plain HTTP, not TLS" in str(error)
+        assert "begins http://" in str(error)
+        assert SECRET_TOKEN not in str(error)

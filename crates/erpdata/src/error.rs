@@ -20,9 +20,10 @@ pub enum TransportKind {
     Timeout,
     /// The connection broke after it was made (reset, closed mid-body).
     Reset,
-    /// The server's TLS certificate was not accepted: signed by no root the
-    /// client trusts, expired, or for another name. Not retried: the same
-    /// certificate would be refused again.
+    /// The server's TLS certificate was not accepted (signed by no root
+    /// the client trusts, expired, or for another name), or the server
+    /// answered in plain HTTP (a base URL of `https://` for a service
+    /// without TLS). Not retried: it would fail the same way again.
     Tls,
     /// Anything else the host stack reported.
     Other,

@@ -2,6 +2,7 @@
 
 mod debug;
 mod limits;
+mod plain_http;
 mod sink;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -484,6 +485,7 @@ impl<S: Sink> Call<S> {
     /// Sending, or reading the body, failed; `detail` is the host stack's
     /// account (redacted here).
     pub fn failed(&mut self, now: Duration, kind: TransportKind, detail: &str) {
+        let kind = self.kind_of(kind, detail);
         let error = self.transport_error(kind, detail, None);
         self.after_failure(now, kind, error);
     }
@@ -520,6 +522,7 @@ impl<S: Sink> Call<S> {
     ) {
         let chain = TransportSource::capture(&self.config, source);
         let detail = with_cause(&chain);
+        let kind = self.kind_of(kind, &detail);
         let error = self.transport_error(kind, &detail, Some(chain));
         self.after_failure(now, kind, error);
     }
@@ -625,6 +628,22 @@ impl<S: Sink> Call<S> {
         }
     }
 
+    /// The kind of a transport failure: the host stack's, except that a
+    /// server answering TLS in plain HTTP is a [`TransportKind::Tls`]
+    /// failure, not retried (whatever kind the stack gave it: connect in
+    /// httpx, other in Node, connect or other in rustls).
+    fn kind_of(&self, kind: TransportKind, detail: &str) -> TransportKind {
+        if kind != TransportKind::Timeout && self.answered_plain_http(detail) {
+            TransportKind::Tls
+        } else {
+            kind
+        }
+    }
+
+    fn answered_plain_http(&self, detail: &str) -> bool {
+        self.config.base_url().scheme() == "https" && plain_http::answered_plain_http(detail)
+    }
+
     fn origin(&self) -> String {
         self.config.base_url().origin().ascii_serialization()
     }
@@ -668,6 +687,11 @@ impl<S: Sink> Call<S> {
                 seconds(t.read)
             ),
             (TransportKind::Connect, _) => format!("could not connect to {origin}"),
+            (TransportKind::Tls, _) if self.answered_plain_http(detail) => format!(
+                "{origin} answered in plain HTTP, not TLS (not retried: it would answer so \
+                 again; a service without TLS, as one on this machine may be, has a base URL \
+                 that begins http://)"
+            ),
             (TransportKind::Tls, _) => format!(
                 "the TLS certificate of {origin} was not accepted (not retried: it would be \
                  refused again; a service with a certificate of a private CA needs that CA \

@@ -801,6 +801,64 @@ fn a_transport_failure_is_retryable_unless_it_would_fail_again() {
 }
 
 #[test]
+fn a_server_answering_tls_in_plain_http_is_a_tls_failure_not_retried() {
+    // Each stack's own words and kind: httpx's connect, Node's other, rustls's.
+    for (kind, detail) in [
+        (
+            TransportKind::Connect,
+            "ConnectError: [SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1006)",
+        ),
+        (
+            TransportKind::Other,
+            "write EPROTO ...:SSL routines:ssl3_get_record:wrong version number:...",
+        ),
+        (
+            TransportKind::Connect,
+            "received corrupt message of type InvalidContentType",
+        ),
+    ] {
+        let mut call = dues_call(options(secs(60), secs(10), 2));
+        expect_send(call.next(ms(0)));
+        call.failed(ms(1), kind, detail);
+        let e = expect_failed(call.next(ms(1)));
+        assert_eq!(e.transport_kind(), Some(TransportKind::Tls), "{detail}");
+        assert!(!e.is_retryable());
+        assert_eq!(e.call().unwrap().attempts, 1);
+        let message = e.to_string();
+        assert!(
+            message.starts_with(
+                "transport error (tls): https://erp.example.com answered in plain HTTP, not TLS"
+            ) && message.contains("begins http://")
+                && message.contains(detail),
+            "{message}"
+        );
+    }
+    // The same words for a base URL of http:// are left as the stack's.
+    let config = Config::builder("http://127.0.0.1:8080/")
+        .project("demo")
+        .access_token(TOKEN)
+        .company_id(1)
+        .year_id(2025)
+        .build()
+        .unwrap();
+    let request = config
+        .dues_request(&DuesQuery::new("C001", DuesKind::Receipt))
+        .unwrap();
+    let mut call = Call::new(
+        &config,
+        request,
+        options(secs(60), secs(10), 0),
+        WholeBody::default(),
+        Duration::ZERO,
+        1,
+    );
+    expect_send(call.next(ms(0)));
+    call.failed(ms(1), TransportKind::Other, "wrong version number");
+    let e = expect_failed(call.next(ms(1)));
+    assert_eq!(e.transport_kind(), Some(TransportKind::Other));
+}
+
+#[test]
 fn a_retry_the_timeout_has_no_room_for_is_said() {
     // A connection refused 1.9 s into a 2 s call: the backoff (0.25-0.5 s)
     // would pass the timeout, so the refusal is the result, saying why.

@@ -85,10 +85,12 @@ fn an_untrusted_certificate_is_a_tls_failure_tried_once() {
 
 /// A base URL of the wrong scheme fails alike in both clients, as in the
 /// Python and JavaScript ones: https to a server that answers in plain
-/// HTTP is a TLS handshake that broke off (`Connect`), http to a server
-/// that answers in TLS is an answer that is not HTTP (`Reset`). The
-/// blocking client called both `Other`, so a caller's retry or message
-/// keyed on the kind went another way with it.
+/// HTTP is `Tls`, sent once, its message saying so and how to fix it
+/// (rustls calls it a corrupt message of type InvalidContentType, a
+/// `Connect` failure retried); http to a server that answers in TLS is an
+/// answer that is not HTTP (`Reset`). The blocking client called both
+/// `Other`, so a caller's retry or message keyed on the kind went another
+/// way with it.
 #[test]
 fn a_base_url_of_the_wrong_scheme_is_the_same_kind_in_both_clients() {
     // What an HTTP server answers to a TLS ClientHello, and what a TLS
@@ -99,23 +101,26 @@ fn a_base_url_of_the_wrong_scheme_is_the_same_kind_in_both_clients() {
         Then::Close,
     );
     let tls = raw_server(b"\x15\x03\x01\x00\x02\x02\x46", Then::Close);
+    let https = plain.replacen("http://", "https://", 1);
     let cases = [
-        (
-            plain.replacen("http://", "https://", 1),
-            TransportKind::Connect,
-        ),
-        (tls, TransportKind::Reset),
+        (https.clone(), TransportKind::Tls, 2),
+        (tls, TransportKind::Reset, 0),
     ];
-    for (url, kind) in cases {
+    for (url, kind, retries) in cases {
         for flavour in FLAVOURS {
-            let client = Client::new(flavour, config(&url), quick(0)).unwrap();
+            let client = Client::new(flavour, config(&url), quick(retries)).unwrap();
             let err = client.table("account").unwrap_err();
-            assert_eq!(
-                err.transport_kind(),
-                Some(kind),
-                "{flavour} {url}: {}",
-                error_text(&err)
-            );
+            let text = error_text(&err);
+            assert_eq!(err.transport_kind(), Some(kind), "{flavour} {url}: {text}");
+            if kind == TransportKind::Tls {
+                assert_eq!(err.call().map(|c| c.attempts), Some(1), "{flavour}: {text}");
+                let origin = https.trim_end_matches('/');
+                assert!(
+                    text.contains(&format!("{origin} answered in plain HTTP, not TLS"))
+                        && text.contains("begins http://"),
+                    "{flavour}: {text}"
+                );
+            }
         }
     }
 }
