@@ -50,6 +50,20 @@ impl From<&String> for Id {
     }
 }
 
+/// So that a slice or `Vec` of `&str` may be lent (`.accounts(&acids)`),
+/// not only moved.
+impl From<&&str> for Id {
+    fn from(s: &&str) -> Self {
+        Id((*s).to_owned())
+    }
+}
+
+impl From<&Id> for Id {
+    fn from(id: &Id) -> Self {
+        id.clone()
+    }
+}
+
 macro_rules! id_from_int {
     ($($t:ty),*) => {$(
         impl From<$t> for Id {
@@ -60,3 +74,27 @@ macro_rules! id_from_int {
     )*};
 }
 id_from_int!(i32, i64, u32, u64, usize);
+
+#[cfg(test)]
+mod tests {
+    use super::Id;
+
+    fn ids<A: Into<Id>>(acids: impl IntoIterator<Item = A>) -> Vec<String> {
+        acids.into_iter().map(|a| a.into().to_string()).collect()
+    }
+
+    #[test]
+    fn a_list_of_accounts_may_be_lent_or_moved() {
+        let strs = vec!["C001", "007"];
+        let strings = vec!["C001".to_owned(), "007".to_owned()];
+        let owned: Vec<Id> = strs.iter().map(|s| Id::from(*s)).collect();
+        let want = ["C001", "007"];
+        assert_eq!(ids(&strs), want);
+        assert_eq!(ids(&strs[..]), want);
+        assert_eq!(ids(strs), want);
+        assert_eq!(ids(&strings), want);
+        assert_eq!(ids(&owned), want);
+        assert_eq!(ids(owned), want);
+        assert_eq!(ids([7_u32, 8]), ["7", "8"]);
+    }
+}
