@@ -67,11 +67,10 @@ def test_the_certificate_file_in_the_environment_is_trusted_by_clients_made_afte
         rows_over_tls(tls_sandbox.url)
 
 
-def test_a_certificate_not_trusted_is_a_tls_failure_sent_once(
-    tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
-) -> None:
-    # Retrying would meet the same certificate: one request, kind "tls".
-    retried = {**settings(tls_sandbox.url), "max_retries": 3}
+def transport_errors_retried(url: str) -> list[erpdata.TransportError]:
+    """The TransportError of a table read at `url` with three retries
+    allowed, by a Client and by an AsyncClient."""
+    retried = {**settings(url), "max_retries": 3}
     with erpdata.Client(**retried) as client:  # type: ignore[arg-type]
         with pytest.raises(erpdata.TransportError) as info:
             client.table("account")
@@ -82,7 +81,14 @@ def test_a_certificate_not_trusted_is_a_tls_failure_sent_once(
 
     with pytest.raises(erpdata.TransportError) as info_async:
         asyncio.run(table_async())
-    for error in (info.value, info_async.value):
+    return [info.value, info_async.value]
+
+
+def test_a_certificate_not_trusted_is_a_tls_failure_sent_once(
+    tls_sandbox: TlsSandbox, no_trust_setting: pytest.MonkeyPatch
+) -> None:
+    # Retrying would meet the same certificate: one request, kind "tls".
+    for error in transport_errors_retried(tls_sandbox.url):
         assert error.transport_kind == "tls", str(error)
         assert error.attempts == 1, str(error)
         assert "TLS certificate of https://127.0.0.1" in str(error)
@@ -130,19 +136,8 @@ def test_https_to_a_server_of_plain_http_says_so_and_is_sent_once(sandbox_url: s
     # OpenSSL reads its HTTP answer as a TLS record and says "wrong version
     # number"; the message says what happened, and it is not retried.
     url = sandbox_url.replace("http://", "https://", 1)
-    retried = {**settings(url), "max_retries": 3}
-    with erpdata.Client(**retried) as client:  # type: ignore[arg-type]
-        with pytest.raises(erpdata.TransportError) as info:
-            client.table("account")
-
-    async def table_async() -> None:
-        async with erpdata.AsyncClient(**retried) as client:  # type: ignore[arg-type]
-            await client.table("account")
-
-    with pytest.raises(erpdata.TransportError) as info_async:
-        asyncio.run(table_async())
     origin = url.rstrip("/")
-    for error in (info.value, info_async.value):
+    for error in transport_errors_retried(url):
         assert error.transport_kind == "tls", str(error)
         assert error.attempts == 1, str(error)
         assert f"{origin} answered in plain HTTP, not TLS" in str(error)
