@@ -228,7 +228,7 @@ pub(crate) fn data_rows(config: &Config, data: &RawValue, body: &[u8]) -> Result
             items
                 .into_iter()
                 .enumerate()
-                .map(|(i, raw)| row(config, &i.to_string(), raw, body))
+                .map(|(i, raw)| row(config, &(i + 1).to_string(), raw, body))
                 .collect()
         }
         Some(b'{') => {
