@@ -687,11 +687,20 @@ impl<S: Sink> Call<S> {
                 seconds(t.read)
             ),
             (TransportKind::Connect, _) => format!("could not connect to {origin}"),
-            (TransportKind::Tls, _) if self.answered_plain_http(detail) => format!(
-                "{origin} answered in plain HTTP, not TLS (not retried: it would answer so \
-                 again; a service without TLS, as one on this machine may be, has a base URL \
-                 that begins http://)"
-            ),
+            (TransportKind::Tls, _) if self.answered_plain_http(detail) => {
+                // Plain http is advice only on this machine: elsewhere it
+                // would carry the token unencrypted (and is refused unless
+                // allowed), and a port of plain HTTP is the likelier slip.
+                let advice = if crate::config::is_loopback(self.config.base_url()) {
+                    "a service without TLS on this machine has a base URL that begins http://"
+                } else {
+                    "is the base URL's port the service's port for https?"
+                };
+                format!(
+                    "{origin} answered in plain HTTP, not TLS (not retried: it would answer so \
+                     again; {advice})"
+                )
+            }
             (TransportKind::Tls, _) => format!(
                 "the TLS certificate of {origin} was not accepted (not retried: it would be \
                  refused again; a service with a certificate of a private CA needs that CA \
