@@ -11,7 +11,11 @@ use crate::retry::RetryPolicy;
 const TOKEN: &str = "fake-token-for-call-tests";
 
 fn config() -> Config {
-    Config::builder("https://erp.example.com/")
+    config_at("https://erp.example.com/")
+}
+
+fn config_at(base_url: &str) -> Config {
+    Config::builder(base_url)
         .project("demo")
         .access_token(TOKEN)
         .company_id(1)
@@ -40,18 +44,14 @@ fn options(total: Duration, read: Duration, retries: u32) -> CallOptions {
 }
 
 fn dues_call(options: CallOptions) -> Call<WholeBody> {
-    let c = config();
+    dues_call_of(&config(), options)
+}
+
+fn dues_call_of(c: &Config, options: CallOptions) -> Call<WholeBody> {
     let request = c
         .dues_request(&DuesQuery::new("C001", DuesKind::Receipt))
         .unwrap();
-    Call::new(
-        &c,
-        request,
-        options,
-        WholeBody::default(),
-        Duration::ZERO,
-        1,
-    )
+    Call::new(c, request, options, WholeBody::default(), Duration::ZERO, 1)
 }
 
 fn stream_call(options: CallOptions) -> Call<TableStream> {
@@ -838,24 +838,8 @@ fn a_server_answering_tls_in_plain_http_is_a_tls_failure_not_retried() {
         );
     }
     // The same words for a base URL of http:// are left as the stack's.
-    let config = Config::builder("http://127.0.0.1:8080/")
-        .project("demo")
-        .access_token(TOKEN)
-        .company_id(1)
-        .year_id(2025)
-        .build()
-        .unwrap();
-    let request = config
-        .dues_request(&DuesQuery::new("C001", DuesKind::Receipt))
-        .unwrap();
-    let mut call = Call::new(
-        &config,
-        request,
-        options(secs(60), secs(10), 0),
-        WholeBody::default(),
-        Duration::ZERO,
-        1,
-    );
+    let config = config_at("http://127.0.0.1:8080/");
+    let mut call = dues_call_of(&config, options(secs(60), secs(10), 0));
     expect_send(call.next(ms(0)));
     call.failed(ms(1), TransportKind::Other, "wrong version number");
     let e = expect_failed(call.next(ms(1)));
