@@ -133,7 +133,13 @@ function checkSignal(signal) {
 }
 
 /** The options a call takes on top of the client's defaults. */
-const CALL_OPTIONS = ["timeoutMs", "connectTimeoutMs", "readTimeoutMs", "maxRetries"];
+const CALL_OPTIONS = [
+  "timeoutMs",
+  "connectTimeoutMs",
+  "readTimeoutMs",
+  "maxRetries",
+  "maxRetryAfterMs",
+];
 
 /** The options every call takes (CallOptions in index.d.ts). */
 const EVERY_CALL = ["numbers", "schema", "inferStrings", "signal", ...CALL_OPTIONS];
@@ -266,7 +272,7 @@ export class ErpClient extends AjaxFunctions {
 
   /**
    * The core's limits and defaults: `{defaults: {timeoutMs,
-   * connectTimeoutMs, readTimeoutMs, maxRetries, batchRows,
+   * connectTimeoutMs, readTimeoutMs, maxRetries, maxRetryAfterMs, batchRows,
    * streamBatchRows}, maxTimeoutMs, maxRetries: {min, max}, batchRows:
    * {min, max}}`.
    */
@@ -276,7 +282,7 @@ export class ErpClient extends AjaxFunctions {
 
   /**
    * A call's options (`timeoutMs`, `connectTimeoutMs`, `readTimeoutMs`,
-   * `maxRetries`, `batchRows`) over the client's, which the core checks
+   * `maxRetries`, `maxRetryAfterMs`, `batchRows`) over the client's, which the core checks
    * before anything is sent.
    */
   #options(options, batchRows) {
@@ -589,6 +595,7 @@ export class ErpClient extends AjaxFunctions {
       connectTimeoutMs: options.connectTimeoutMs,
       readTimeoutMs: options.readTimeoutMs,
       maxRetries: options.maxRetries,
+      maxRetryAfterMs: options.maxRetryAfterMs,
     };
   }
 

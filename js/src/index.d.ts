@@ -243,7 +243,8 @@ export interface TypingOptions {
  * The limits of a call, decided and checked by the core (`ErpClient.limits`
  * has its defaults and ranges): given to the client, they are every call's
  * defaults; given to one call, they override them for it. Out of range is
- * an InvalidInputError naming the option (`timeoutMs`, `maxRetries`).
+ * an InvalidInputError naming the option (`timeoutMs`, `maxRetries`,
+ * `maxRetryAfterMs`).
  */
 export interface LimitOptions {
   /**
@@ -272,6 +273,14 @@ export interface LimitOptions {
    * within the time left; 0 to 10, default 2.
    */
   maxRetries?: number | undefined;
+  /**
+   * Milliseconds: the longest wait a 429/502/503/504's `Retry-After` may
+   * ask for that a call waits out before retrying; default 30000, 0 (retry
+   * only after `Retry-After: 0`) to a day. A longer wait ends the call at
+   * once with an HttpStatusError that keeps it (`retryAfterMs`) and says
+   * so, rather than keep the caller waiting.
+   */
+  maxRetryAfterMs?: number | undefined;
 }
 
 /** The core's limits and defaults (`ErpClient.limits`). */
@@ -281,6 +290,7 @@ export interface Limits {
     connectTimeoutMs: number;
     readTimeoutMs: number;
     maxRetries: number;
+    maxRetryAfterMs: number;
     /** Rows per batch the core decodes a whole table in (`table()`). */
     batchRows: number;
     /** Rows per batch of `streamTable`, whose batches are row objects. */
@@ -714,6 +724,7 @@ export declare class ErpClient {
     connectTimeoutMs: number;
     readTimeoutMs: number;
     maxRetries: number;
+    maxRetryAfterMs: number;
   };
   /** The core's limits and defaults. */
   static readonly limits: Limits;

@@ -13,9 +13,23 @@ from typing import Any, Generic, Literal, TypeVar, overload
 
 import httpx
 
-from ._checks import check_batch_rows, check_flag, check_http_client, check_max_retries
+from ._checks import (
+    check_batch_rows,
+    check_flag,
+    check_http_client,
+    check_max_retries,
+    check_max_retry_after,
+)
 from ._core import DEFAULT_BATCH_ROWS as _DEFAULT_BATCH_ROWS
-from ._core import DEFAULT_MAX_RETRIES, DEFAULT_ROW_BATCH_ROWS, Batch, Call, Config, Invocation
+from ._core import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_ROW_BATCH_ROWS,
+    Batch,
+    Call,
+    Config,
+    Invocation,
+)
 from ._log import watch
 from ._models import Id
 from ._pool import Pool
@@ -55,12 +69,14 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         year_id: Id | None = None,
         timeout: TimeoutTypes = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         http_client: _Http | None = None,
         allow_insecure_http: bool = False,
         ajax_token: bool = False,
     ) -> None:
         check_http_client(http_client, self._http_class)
         check_max_retries(max_retries)
+        max_retry_after = check_max_retry_after(max_retry_after)
         check_flag("allow_insecure_http", allow_insecure_http)
         check_flag("ajax_token", ajax_token)
         # The core validates everything, and reads each setting not given
@@ -81,6 +97,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
         self._max_retries = max_retries
+        self._max_retry_after = max_retry_after
         self._connect(http_client)
 
     def _connect(self, http_client: _Http | None) -> None:
@@ -131,20 +148,33 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         """How many times a failed attempt may be retried."""
         return self._max_retries
 
+    @property
+    def max_retry_after(self) -> float:
+        """The longest wait, in seconds, a ``Retry-After`` may ask for that
+        a call waits out before retrying; a longer one ends the call."""
+        return self._max_retry_after
+
     def with_options(
-        self: _C, *, timeout: TimeoutTypes = None, max_retries: int | None = None
+        self: _C,
+        *,
+        timeout: TimeoutTypes = None,
+        max_retries: int | None = None,
+        max_retry_after: float | None = None,
     ) -> _C:
         """This client with other settings for the calls made through it
         (``client.with_options(timeout=5).table("x")``): it shares the
         configuration and the httpx client (closing it leaves that open).
-        ``timeout`` and ``max_retries`` as for the constructor (the core
-        checks them: ``max_retries`` from 0 to 10); ``None`` keeps this
+        ``timeout``, ``max_retries`` and ``max_retry_after`` as for the
+        constructor (the core checks them: ``max_retries`` from 0 to 10,
+        ``max_retry_after`` from 0 to 86,400 seconds); ``None`` keeps this
         client's."""
         clone = copy.copy(self)
         if timeout is not None:
             clone._timeout = resolve_timeout(timeout, self._timeout)
         if max_retries is not None:
             clone._max_retries = check_max_retries(max_retries)
+        if max_retry_after is not None:
+            clone._max_retry_after = check_max_retry_after(max_retry_after)
         clone._owns_http = False
         return clone
 
@@ -159,6 +189,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
             "connect": t.connect,
             "read": t.read,
             "max_retries": self._max_retries,
+            "max_retry_after": self._max_retry_after,
             "now": time.monotonic(),
         }
 

@@ -21,6 +21,7 @@ __all__ = [
     "check_flag",
     "check_http_client",
     "check_max_retries",
+    "check_max_retry_after",
     "check_progress",
 ]
 
@@ -63,6 +64,12 @@ def check_max_retries(max_retries: int) -> int:
     """``max_retries`` if it is an ``int`` the core accepts (0 to
     ``MAX_RETRIES``, 10)."""
     return _core.check_max_retries(max_retries)
+
+
+def check_max_retry_after(max_retry_after: float) -> float:
+    """``max_retry_after`` in seconds if it is a number the core accepts (0
+    to ``MAX_TIMEOUT``, a day)."""
+    return _core.check_max_retry_after(max_retry_after)
 
 
 def check_flag(field: str, value: bool) -> bool:

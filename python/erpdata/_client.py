@@ -46,10 +46,14 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
     ``max_retries`` (default 2, at most 10: the core's
     ``DEFAULT_MAX_RETRIES`` and ``MAX_RETRIES``) bounds the retries of
     connection failures, timeouts and 429/502/503/504 answers (exponential
-    backoff with jitter, ``Retry-After`` honoured up to 30 s), as the
-    core's call decides; both operations are reads, so a retry changes
-    nothing on the server. :meth:`with_options` gives a client with other
-    ``timeout`` or ``max_retries`` sharing this one's connections.
+    backoff with jitter, ``Retry-After`` honoured), as the core's call
+    decides; both operations are reads, so a retry changes nothing on the
+    server. ``max_retry_after`` (seconds, default 30, from 0 to 86,400) is
+    the longest wait a ``Retry-After`` may ask for that a call waits out: a
+    longer one ends the call at once with an ``HttpStatusError`` that keeps
+    the wait (``retry_after``) and says so. :meth:`with_options` gives a
+    client with other ``timeout``, ``max_retries`` or ``max_retry_after``
+    sharing this one's connections.
 
     ``http_client`` is used as given (its proxy, CA bundle, limits and
     event hooks apply) and is not closed by this client; without it the
@@ -90,6 +94,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
         client._config = other._config
         client._timeout = other._timeout
         client._max_retries = other._max_retries
+        client._max_retry_after = other._max_retry_after
         client._connect(None)
         return client
 

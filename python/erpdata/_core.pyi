@@ -22,6 +22,9 @@ MAX_RETRIES: int
 """10: the most retries a call may be allowed."""
 DEFAULT_MAX_RETRIES: int
 """2: retries after the first attempt, by default."""
+DEFAULT_MAX_RETRY_AFTER: float
+"""30.0: the longest ``Retry-After`` wait, in seconds, a call waits out by
+default."""
 MIN_BATCH_ROWS: int
 """1: the fewest rows per batch."""
 MAX_BATCH_ROWS: int
@@ -34,6 +37,11 @@ DEFAULT_ROW_BATCH_ROWS: int
 def check_max_retries(value: int) -> int:
     """``value`` if the core accepts it as ``max_retries`` (0 to
     ``MAX_RETRIES``); else ``InvalidInputError`` naming ``max_retries``."""
+
+def check_max_retry_after(value: float) -> float:
+    """``value`` in seconds if the core accepts it as ``max_retry_after`` (0
+    to ``MAX_TIMEOUT``); else ``InvalidInputError`` naming
+    ``max_retry_after``."""
 
 def check_concurrency(value: int) -> int:
     """``value`` if the core accepts it as ``concurrency`` (1 to
@@ -122,6 +130,7 @@ class Call:
         connect: float,
         read: float,
         max_retries: int,
+        max_retry_after: float = ...,
         now: float,
     ) -> Call:
         """The call of ``invocation``: its ``Done`` output is what the
@@ -197,12 +206,14 @@ __all__ = [
     "MAX_TIMEOUT",
     "MAX_RETRIES",
     "DEFAULT_MAX_RETRIES",
+    "DEFAULT_MAX_RETRY_AFTER",
     "MIN_BATCH_ROWS",
     "MAX_BATCH_ROWS",
     "MAX_CONCURRENCY",
     "DEFAULT_BATCH_ROWS",
     "DEFAULT_ROW_BATCH_ROWS",
     "check_max_retries",
+    "check_max_retry_after",
     "check_batch_rows",
     "check_concurrency",
     "check_timeout",
@@ -305,7 +316,14 @@ class PlannedCall:
     @property
     def invocation(self) -> Invocation: ...
     def start(
-        self, *, total: float, connect: float, read: float, max_retries: int, now: float
+        self,
+        *,
+        total: float,
+        connect: float,
+        read: float,
+        max_retries: int,
+        max_retry_after: float = ...,
+        now: float,
     ) -> Call:
         """The call, with the plan's typing; it keeps its result for
         ``Plan.done``."""

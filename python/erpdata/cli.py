@@ -277,6 +277,7 @@ def _client(args: argparse.Namespace) -> Client:
         year_id=args.year_id,
         timeout=args.timeout,
         max_retries=args.max_retries,
+        max_retry_after=args.max_retry_after,
         allow_insecure_http=args.allow_insecure_http,
         ajax_token=args.ajax_token,
     )
@@ -715,6 +716,14 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
 # -- parsing ---------------------------------------------------------------------
 
 
+def _seconds(text: str) -> float:
+    """A number of seconds, for the core to check against its range."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+
+
 def _timeout(text: str) -> float:
     try:
         value = float(text)
@@ -814,6 +823,13 @@ def parser() -> argparse.ArgumentParser:
         default=2,
         metavar="N",
         help="retries of 429/502/503/504 and connection failures [2]",
+    )
+    group.add_argument(
+        "--max-retry-after",
+        type=_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="the longest Retry-After a call waits out; a longer one ends it [30]",
     )
     group.add_argument(
         "-v", "--verbose", action="count", default=0, help="log requests (-vv: debug)"

@@ -665,9 +665,10 @@ describe("the constructor refuses what it cannot use", () => {
     }
   });
 
-  test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, fetch, logger, allowInsecureHttp", async () => {
+  test("timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries, maxRetryAfterMs, fetch, logger, allowInsecureHttp", async () => {
     // The core's ranges (ErpClient.limits): a limit above 0 and at most a
-    // day, 0 to 10 retries; its errors name the option.
+    // day, 0 to 10 retries, a Retry-After waited out from 0 to a day; its
+    // errors name the option.
     // (Checked in seconds, as the core has them: 5e-324 ms is 0 s.)
     const limit = (v) =>
       isNullish(v) || (typeof v === "number" && v / 1000 > 0 && v / 1000 <= 86_400);
@@ -676,6 +677,8 @@ describe("the constructor refuses what it cannot use", () => {
       connectTimeoutMs: limit,
       readTimeoutMs: limit,
       maxRetries: (v) => isNullish(v) || (Number.isSafeInteger(v) && v >= 0 && v <= 10),
+      maxRetryAfterMs: (v) =>
+        isNullish(v) || (typeof v === "number" && v / 1000 >= 0 && v / 1000 <= 86_400),
       fetch: (v) => isNullish(v) || typeof v === "function",
       logger: (v) =>
         isNullish(v) || (typeof v?.debug === "function" && typeof v?.info === "function"),

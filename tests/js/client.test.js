@@ -362,6 +362,7 @@ describe("configuration from the environment", () => {
       connectTimeoutMs: 10000,
       readTimeoutMs: 30000,
       maxRetries: 2,
+      maxRetryAfterMs: 30000,
     });
     const expected = await client({ companyId: 2, yearId: 2024 }).table("receipt");
     assert.deepEqual((await fromEnv.table("receipt")).toJSON(), expected.toJSON());

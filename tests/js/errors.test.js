@@ -173,6 +173,19 @@ describe("nothing is sent for invalid input", () => {
       (err) => err.field === "maxRetries" && /0 to 10/.test(err.message),
     );
     assert.throws(
+      () => client(url, { maxRetryAfterMs: -1 }),
+      (err) =>
+        err.field === "maxRetryAfterMs" &&
+        err.message ===
+          "invalid maxRetryAfterMs: must be a number of milliseconds from 0 to 86400000, got -1",
+    );
+    assert.throws(
+      () => client(url, { maxRetryAfterMs: "30s" }),
+      (err) =>
+        err.field === "maxRetryAfterMs" &&
+        err.message === "invalid maxRetryAfterMs: must be a number, got a string",
+    );
+    assert.throws(
       () => client("ftp://x/"),
       (err) => check(err, InvalidInputError) && err.field === "baseUrl",
     );

@@ -6,7 +6,7 @@ import { printable } from "./leaks.js";
 
 /** A client of `base` with a case's settings (`timeout` in seconds). */
 export function matrixClient(base, token, settings) {
-  const { timeout, max_retries: maxRetries } = settings;
+  const { timeout, max_retries: maxRetries, max_retry_after: maxRetryAfter } = settings;
   return new ErpClient({
     baseUrl: base,
     project: "demo",
@@ -17,6 +17,7 @@ export function matrixClient(base, token, settings) {
     connectTimeoutMs: timeout.connect * 1000,
     readTimeoutMs: timeout.read * 1000,
     maxRetries,
+    maxRetryAfterMs: maxRetryAfter * 1000,
   });
 }
 

@@ -243,7 +243,7 @@ describe("response vectors", () => {
 describe("retry vectors", () => {
   for (const c of RETRY_CASES) {
     test(`${c.file}: ${c.name}`, () => {
-      const policy = new RetryPolicy(c.max_retries ?? 2);
+      const policy = new RetryPolicy(c.max_retries ?? 2, c.max_retry_after_ms);
       const { outcome } = c;
       const now = "now" in c ? Date.parse(c.now) : undefined;
       if ("now" in c) assert.ok(Number.isFinite(now), `unparseable now: ${c.now}`);

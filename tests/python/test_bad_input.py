@@ -236,17 +236,31 @@ def int_in(field: str, low: int, high: int) -> Callable[[Any], Verdict]:
     return verdict
 
 
+def as_seconds(v: Any) -> float | None:
+    """``v`` as a float if it is a number of seconds at all (an ``int`` or
+    a ``float``, not a ``bool``, within a float's range)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return None
+    try:
+        return float(v)
+    except OverflowError:
+        return None
+
+
+def wait_seconds(v: Any) -> Verdict:
+    """A number of seconds from 0 to the core's MAX_TIMEOUT (``None`` is
+    no number: the default is given by leaving the argument out)."""
+    secs = as_seconds(v)
+    ok = secs is not None and 0 <= secs <= MAX_TIMEOUT
+    return good() if ok else bad("max_retry_after")
+
+
 def seconds(v: Any) -> Verdict:
     """A number of seconds above 0 and at most the core's MAX_TIMEOUT."""
     if v is None or isinstance(v, Timeout):
         return good()
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        return bad("timeout")
-    try:
-        as_float = float(v)
-    except OverflowError:
-        return bad("timeout")
-    return good() if 0 < as_float <= MAX_TIMEOUT else bad("timeout")
+    secs = as_seconds(v)
+    return good() if secs is not None and 0 < secs <= MAX_TIMEOUT else bad("timeout")
 
 
 def flag(field: str) -> Callable[[Any], Verdict]:
@@ -620,6 +634,12 @@ PARAMS = [
     Param("init", "timeout", st.one_of(numbers, wrong_type, st.builds(Timeout)), seconds),
     Param(
         "init", "max_retries", st.one_of(ints, wrong_type), int_in("max_retries", 0, MAX_RETRIES)
+    ),
+    Param(
+        "init",
+        "max_retry_after",
+        st.one_of(numbers, ints, st.floats(-1.0, MAX_TIMEOUT + 1.0), wrong_type),
+        wait_seconds,
     ),
     Param(
         "init",

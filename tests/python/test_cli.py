@@ -271,6 +271,32 @@ def test_exit_codes(secret_sandbox_url: str, refused_url: str, token_file: Path)
     assert timeout.returncode == 2
 
 
+def test_max_retry_after_ends_a_call_asked_to_wait_longer(sandbox_url: str) -> None:
+    # The first answer is a 429 asking for 2 s: waited out by default, not
+    # with --max-retry-after 1, which ends the command at once (exit 3).
+    waits = fault_api.new_key("cli-retry-after", "waits")
+    done = cli(
+        ["dues", "C001", "--kind", "receipt", "--format", "csv"],
+        env_for(fault_api.prefix(sandbox_url, "status-429x1-ra2", waits)),
+    )
+    assert done.returncode == 0 and "INV-2025-0001" in done.stdout, done.stderr
+    assert fault_api.count(sandbox_url, waits) == 2
+    ends = fault_api.new_key("cli-retry-after", "ends")
+    done = cli(
+        ["dues", "C001", "--kind", "receipt", "--max-retry-after", "1"],
+        env_for(fault_api.prefix(sandbox_url, "status-429x1-ra2", ends)),
+    )
+    assert done.returncode == 3
+    assert "asked to wait 2 s, longer than the longest wait a client retries after (1 s)" in (
+        one_line_error(done)
+    )
+    assert fault_api.count(sandbox_url, ends) == 1
+    refused = cli(
+        ["dues", "C001", "--kind", "receipt", "--max-retry-after", "-1"], env_for(sandbox_url)
+    )
+    assert refused.returncode == 2 and "max_retry_after" in one_line_error(refused)
+
+
 def run_on_a_terminal(url: str, args: list[str], tmp_path: Path) -> str:
     """What the CLI writes to stderr when stderr is a terminal (a pty)."""
     token = tmp_path / "token"

@@ -84,6 +84,7 @@ def settings(case: dict[str, Any]) -> dict[str, Any]:
         year_id=2025,
         timeout=Timeout(**setting(case, "timeout")),
         max_retries=setting(case, "max_retries"),
+        max_retry_after=setting(case, "max_retry_after"),
     )
 
 

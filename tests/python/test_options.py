@@ -35,8 +35,10 @@ def test_the_defaults_are_the_cores() -> None:
         65_536,
         1_048_576,
     )
+    assert _core.DEFAULT_MAX_RETRY_AFTER == 30.0
     with Client("http://127.0.0.1:1/", **SETTINGS) as c:
         assert c.max_retries == _core.DEFAULT_MAX_RETRIES
+        assert c.max_retry_after == _core.DEFAULT_MAX_RETRY_AFTER
         assert c.timeout == Timeout()
 
 
@@ -124,6 +126,56 @@ def test_a_wait_longer_than_max_retry_after_ends_the_call_saying_so(sandbox_url:
     assert "asked to wait 120 s, longer than the longest wait a client retries after (30 s)" in str(
         err
     )
+
+
+def test_max_retry_after_sets_the_longest_wait_a_call_waits_out(sandbox_url: str) -> None:
+    # Retry-After: 2 on the first request only: waited out by a client that
+    # allows 3 s, which then succeeds on its second attempt.
+    key = fault_api.new_key("retry-after", "allowed")
+    base = fault_api.prefix(sandbox_url, "status-429x1-ra2", key)
+    with Client(base, **SETTINGS, max_retry_after=1) as c:
+        patient = c.with_options(max_retry_after=3.0)
+        assert (c.max_retry_after, patient.max_retry_after) == (1.0, 3.0)
+        started = time.monotonic()
+        dues = patient.receivables("C001")
+        took = time.monotonic() - started
+    assert dues.rows and 2 <= took < 4
+    assert fault_api.count(sandbox_url, key) == 2
+
+    # The same answer to an async client that allows 1.5 s: ended at once,
+    # the error keeps the wait and names the client's limit.
+    async def main() -> None:
+        key = fault_api.new_key("retry-after", "refused")
+        base = fault_api.prefix(sandbox_url, "status-429x1-ra2", key)
+        async with AsyncClient(base, **SETTINGS, max_retry_after=1.5) as c:
+            started = time.monotonic()
+            with pytest.raises(erpdata.HttpStatusError) as info:
+                await c.receivables("C001")
+            assert time.monotonic() - started < 1
+        err = info.value
+        assert (err.status_code, err.attempts, err.retry_after) == (429, 1, 2.0)
+        assert "asked to wait 2 s, longer than the longest wait a client retries after (1.5 s)" in (
+            str(err)
+        )
+        assert fault_api.count(sandbox_url, key) == 1
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("value", [-1, -0.5, float("nan"), float("inf"), 86_401, "30", True, None])
+def test_a_max_retry_after_out_of_range_is_refused_naming_it(value: Any) -> None:
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        Client("http://127.0.0.1:1/", **SETTINGS, max_retry_after=value)
+    assert info.value.field == "max_retry_after"
+    assert str(info.value).startswith(
+        "invalid max_retry_after: must be a number of seconds from 0 to 86400, got "
+    )
+    with Client("http://127.0.0.1:1/", **SETTINGS) as c:
+        if value is None:  # None keeps the client's
+            assert c.with_options(max_retry_after=value).max_retry_after == 30.0
+        else:
+            with pytest.raises(erpdata.InvalidInputError):
+                c.with_options(max_retry_after=value)
 
 
 def test_what_would_fail_again_is_not_retryable(sandbox_url: str) -> None:

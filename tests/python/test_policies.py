@@ -30,7 +30,11 @@ def cases(name: str) -> list[Any]:
 
 @pytest.mark.parametrize("case", cases("retry.json"))
 def test_retry_vector(case: dict[str, Any]) -> None:
-    policy = RetryPolicy(case.get("max_retries", 2))
+    max_retry_after_ms = case.get("max_retry_after_ms")
+    policy = RetryPolicy(
+        case.get("max_retries", 2),
+        None if max_retry_after_ms is None else max_retry_after_ms / 1000,
+    )
     outcome = case["outcome"]
     now = None
     if "now" in case:

@@ -239,14 +239,19 @@ impl Limits {
         connect: f64,
         read: f64,
         max_retries: i64,
+        max_retry_after: f64,
         now: f64,
     ) -> crate::errors::Result<Self> {
         let timeouts = Timeouts::from_secs_f64(total, connect, read)?;
         let max_retries = erpdata::binding::check_max_retries(max_retries)?;
+        let max_retry_after = erpdata::binding::check_max_retry_after(max_retry_after)?;
         Ok(Limits {
             options: CallOptions {
                 timeouts,
-                retry: RetryPolicy::with_max_retries(max_retries),
+                retry: RetryPolicy {
+                    max_retry_after,
+                    ..RetryPolicy::with_max_retries(max_retries)
+                },
             },
             now: instant(now)?,
         })
@@ -374,7 +379,8 @@ impl Call {
     #[staticmethod]
     #[pyo3(signature = (
         invocation, typing=None, *, stream=false, threads=false,
-        batch_rows=DEFAULT_BATCH_ROWS as i64, total, connect, read, max_retries, now
+        batch_rows=DEFAULT_BATCH_ROWS as i64, total, connect, read, max_retries,
+        max_retry_after=erpdata::DEFAULT_MAX_RETRY_AFTER.as_secs_f64(), now
     ))]
     #[allow(clippy::too_many_arguments)]
     fn start(
@@ -387,9 +393,10 @@ impl Call {
         connect: f64,
         read: f64,
         max_retries: i64,
+        max_retry_after: f64,
         now: f64,
     ) -> crate::errors::Result<Self> {
-        let limits = Limits::new(total, connect, read, max_retries, now)?;
+        let limits = Limits::new(total, connect, read, max_retries, max_retry_after, now)?;
         let batch_rows = erpdata::binding::check_batch_rows(batch_rows)?;
         let options = invocation.decoder_options(typing, batch_rows);
         let taking = match (stream, threads) {
@@ -650,12 +657,17 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_TIMEOUT", erpdata::MAX_TIMEOUT.as_secs_f64())?;
     m.add("MAX_RETRIES", erpdata::MAX_RETRIES)?;
     m.add("DEFAULT_MAX_RETRIES", erpdata::DEFAULT_MAX_RETRIES)?;
+    m.add(
+        "DEFAULT_MAX_RETRY_AFTER",
+        erpdata::DEFAULT_MAX_RETRY_AFTER.as_secs_f64(),
+    )?;
     m.add("MIN_BATCH_ROWS", erpdata::MIN_BATCH_ROWS)?;
     m.add("MAX_BATCH_ROWS", erpdata::MAX_BATCH_ROWS)?;
     m.add("MAX_CONCURRENCY", erpdata::MAX_CONCURRENCY)?;
     m.add("DEFAULT_BATCH_ROWS", erpdata::DEFAULT_BATCH_ROWS)?;
     m.add("DEFAULT_ROW_BATCH_ROWS", erpdata::DEFAULT_ROW_BATCH_ROWS)?;
     m.add_function(wrap_pyfunction!(check_max_retries, m)?)?;
+    m.add_function(wrap_pyfunction!(check_max_retry_after, m)?)?;
     m.add_function(wrap_pyfunction!(check_batch_rows, m)?)?;
     m.add_function(wrap_pyfunction!(check_concurrency, m)?)?;
     m.add_function(wrap_pyfunction!(check_timeout, m)?)?;
@@ -676,6 +688,17 @@ pub(crate) fn whole<T>(
             return Ok(check(n)?);
         }
     }
+    // -1 is out of every range the core checks a whole number against.
+    match check(-1) {
+        Err(refusal) => Err(refused(value, refusal)),
+        Ok(accepted) => Ok(accepted),
+    }
+}
+
+/// The core's refusal of a value out of range (`refusal`), for `value`,
+/// which is not of the type asked for: the same field and range, with the
+/// value shown as Python shows it.
+fn refused(value: &Bound<'_, PyAny>, refusal: Error) -> crate::errors::Failure {
     let shown = value
         .repr()
         .map(|r| r.to_string())
@@ -685,18 +708,18 @@ pub(crate) fn whole<T>(
     } else {
         shown
     };
-    match check(-1) {
-        Err(Error::InvalidInput { field, reason }) => {
+    match refusal {
+        Error::InvalidInput { field, reason } => {
             let range = reason
                 .rsplit_once(", got ")
                 .map_or(reason.as_str(), |r| r.0);
-            Err(Error::InvalidInput {
+            Error::InvalidInput {
                 field,
                 reason: format!("{range}, got {shown}"),
             }
-            .into())
+            .into()
         }
-        other => Ok(other?),
+        other => other.into(),
     }
 }
 
@@ -704,6 +727,26 @@ pub(crate) fn whole<T>(
 #[pyfunction]
 fn check_max_retries(value: &Bound<'_, PyAny>) -> crate::errors::Result<u32> {
     whole(value, erpdata::binding::check_max_retries)
+}
+
+/// `max_retry_after` in seconds (an `int` or a `float`, not a `bool`)
+/// checked by the core (0 to `MAX_TIMEOUT`); a value of another type gets
+/// the core's reason with the value shown as Python shows it.
+#[pyfunction]
+fn check_max_retry_after(value: &Bound<'_, PyAny>) -> crate::errors::Result<f64> {
+    let check = erpdata::binding::check_max_retry_after;
+    let number = (value.is_instance_of::<pyo3::types::PyInt>()
+        || value.is_instance_of::<pyo3::types::PyFloat>())
+        && !value.is_instance_of::<pyo3::types::PyBool>();
+    if number {
+        if let Ok(secs) = value.extract::<f64>() {
+            return Ok(check(secs)?.as_secs_f64());
+        }
+    }
+    match check(-1.0) {
+        Err(refusal) => Err(refused(value, refusal)),
+        Ok(accepted) => Ok(accepted.as_secs_f64()),
+    }
 }
 
 /// `batch_rows` checked by the core (`MIN_BATCH_ROWS` to `MAX_BATCH_ROWS`).

@@ -48,7 +48,11 @@ pub(crate) struct PlannedCall {
 impl PlannedCall {
     /// The call, with the plan's typing, started at `now`; it keeps its
     /// result for `Plan.done`.
-    #[pyo3(signature = (*, total, connect, read, max_retries, now))]
+    #[pyo3(signature = (
+        *, total, connect, read, max_retries,
+        max_retry_after=erpdata::DEFAULT_MAX_RETRY_AFTER.as_secs_f64(), now
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
         py: Python<'_>,
@@ -56,9 +60,10 @@ impl PlannedCall {
         connect: f64,
         read: f64,
         max_retries: i64,
+        max_retry_after: f64,
         now: f64,
     ) -> Result<Call> {
-        let limits = Limits::new(total, connect, read, max_retries, now)?;
+        let limits = Limits::new(total, connect, read, max_retries, max_retry_after, now)?;
         let invocation = self.invocation.bind(py).get();
         let options = invocation.decoder_options(None, DEFAULT_BATCH_ROWS);
         Call::of(invocation, options, Taking::Whole, limits, true)

@@ -15,13 +15,13 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use erpdata::binding::{check_batch_rows, check_max_retries};
+use erpdata::binding::{check_batch_rows, check_max_retries, check_max_retry_after_millis};
 use erpdata::{
     Action, CallInfo, CallOptions, Config, DecoderOptions, Error, Head, Invocation, OperationSink,
     Output, RetryPolicy, RowsFrom, Sink, StreamEnd, Timeouts, TransportKind, DEFAULT_BATCH_ROWS,
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS,
-    DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT,
-    MIN_BATCH_ROWS,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_READ_TIMEOUT,
+    DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
+    MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -503,8 +503,8 @@ fn action<O>(
 
 /// The core's limits and defaults, for the JS client's options and docs:
 /// `{defaults: {timeoutMs, connectTimeoutMs, readTimeoutMs, maxRetries,
-/// batchRows, streamBatchRows}, maxTimeoutMs, maxRetries: {min, max},
-/// batchRows: {min, max}, concurrency: {min, max}}`.
+/// maxRetryAfterMs, batchRows, streamBatchRows}, maxTimeoutMs, maxRetries:
+/// {min, max}, batchRows: {min, max}, concurrency: {min, max}}`.
 #[wasm_bindgen]
 pub fn limits() -> JsValue {
     let defaults = Object::new();
@@ -516,6 +516,11 @@ pub fn limits() -> JsValue {
     );
     set(&defaults, "readTimeoutMs", &ms(DEFAULT_READ_TIMEOUT).into());
     set(&defaults, "maxRetries", &DEFAULT_MAX_RETRIES.into());
+    set(
+        &defaults,
+        "maxRetryAfterMs",
+        &ms(DEFAULT_MAX_RETRY_AFTER).into(),
+    );
     set(&defaults, "batchRows", &(DEFAULT_BATCH_ROWS as f64).into());
     set(
         &defaults,
@@ -542,7 +547,7 @@ pub fn limits() -> JsValue {
 }
 
 /// Checks a call's options (`{timeoutMs, connectTimeoutMs, readTimeoutMs,
-/// maxRetries, batchRows}`, each `undefined`/`null` for the default) as
+/// maxRetries, maxRetryAfterMs, batchRows}`, each `undefined`/`null` for the default) as
 /// the core does, and gives them with every default filled in; throws the
 /// `invalid_input` error naming the option.
 #[wasm_bindgen(js_name = checkCallOptions)]
@@ -553,6 +558,11 @@ pub fn check_call_options(options: &JsValue) -> JsResult<JsValue> {
     set(&out, "connectTimeoutMs", &ms(call.timeouts.connect).into());
     set(&out, "readTimeoutMs", &ms(call.timeouts.read).into());
     set(&out, "maxRetries", &call.retry.max_retries.into());
+    set(
+        &out,
+        "maxRetryAfterMs",
+        &ms(call.retry.max_retry_after).into(),
+    );
     set(&out, "batchRows", &(batch_rows as f64).into());
     Ok(out.into())
 }
@@ -578,6 +588,7 @@ fn call_options(
             // `timeout` errors do, by the limit.
             let (field, limit) = match key {
                 "maxRetries" => ("max_retries", ""),
+                "maxRetryAfterMs" => ("max_retry_after", ""),
                 "batchRows" => ("batch_rows", ""),
                 "connectTimeoutMs" => ("timeout", "connect "),
                 "readTimeoutMs" => ("timeout", "read "),
@@ -597,6 +608,10 @@ fn call_options(
         None => DEFAULT_MAX_RETRIES,
         Some(n) => check_max_retries(whole("max_retries", n, MAX_RETRIES as f64, 0.0)?)?,
     };
+    let max_retry_after = match get("maxRetryAfterMs")? {
+        None => DEFAULT_MAX_RETRY_AFTER,
+        Some(ms) => check_max_retry_after_millis(ms)?,
+    };
     let batch_rows = match get("batchRows")? {
         None => default_batch_rows,
         Some(n) => check_batch_rows(whole(
@@ -608,7 +623,10 @@ fn call_options(
     };
     let call = CallOptions {
         timeouts,
-        retry: RetryPolicy::with_max_retries(max_retries),
+        retry: RetryPolicy {
+            max_retry_after,
+            ..RetryPolicy::with_max_retries(max_retries)
+        },
     };
     Ok((call, batch_rows))
 }

@@ -21,12 +21,15 @@ pub struct RetryPolicy {
 
 #[wasm_bindgen]
 impl RetryPolicy {
-    /// The default policy with `maxRetries` retries.
+    /// The default policy with `maxRetries` retries, honouring a
+    /// `Retry-After` of at most `maxRetryAfterMs` milliseconds.
     #[wasm_bindgen(constructor)]
-    pub fn new(max_retries: u32) -> RetryPolicy {
-        RetryPolicy {
-            inner: erpdata::RetryPolicy::with_max_retries(max_retries),
+    pub fn new(max_retries: u32, max_retry_after_ms: Option<f64>) -> JsResult<RetryPolicy> {
+        let mut inner = erpdata::RetryPolicy::with_max_retries(max_retries);
+        if let Some(ms) = max_retry_after_ms {
+            inner.max_retry_after = erpdata::binding::check_max_retry_after_millis(ms)?;
         }
+        Ok(RetryPolicy { inner })
     }
 
     /// Retries after the first attempt.

@@ -215,9 +215,10 @@ fn note(call: &Option<Box<CallInfo>>) -> String {
             retry_after_limit: Some(limit),
             ..
         }) => format!(
-            // Python and JS have no setting for the limit (Rust's is the
-            // policy's `max_retry_after`): the words and the advice are
-            // those every caller can follow.
+            // The limit is a setting in every language, spelled and
+            // counted differently (Rust's `max_retry_after`, Python's in
+            // seconds, JS's `maxRetryAfterMs`): the words name none of
+            // them, and the advice is one every caller can follow.
             " (not retried: the service asked to wait {}, longer than the longest wait a \
              client retries after ({}): try again once it has passed)",
             crate::call::seconds(*asked),

@@ -167,8 +167,8 @@ pub use body::RequestBody;
 pub use call::{
     Action, Answer, Call, CallOptions, Head, OwnedChunk, Parsed, Sink, StreamEnd, TableStream,
     Timeouts, WholeBody, DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
-    DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS,
-    MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
+    DEFAULT_MAX_RETRY_AFTER, DEFAULT_READ_TIMEOUT, DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT,
+    MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT, MIN_BATCH_ROWS,
 };
 pub use catalogue::{
     operation, Arg, Args, Invocation, Operation, OperationSink, Output, TableBatches, WholeTable,
@@ -221,7 +221,10 @@ pub use token::{AccessToken, REDACTED};
 /// of the documented API; it may change in any release.
 #[doc(hidden)]
 pub mod binding {
-    pub use crate::call::{check_batch_rows, check_concurrency, check_max_retries};
+    pub use crate::call::{
+        check_batch_rows, check_concurrency, check_max_retries, check_max_retry_after,
+        check_max_retry_after_millis,
+    };
     pub use crate::spelling::{closest, js_name};
 }
 /// The Arrow crates this crate's Arrow output is built with (feature

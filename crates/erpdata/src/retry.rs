@@ -86,7 +86,10 @@ pub struct RetryPolicy {
     /// The longest backoff step (default 8 s).
     pub max_delay: Duration,
     /// The longest `Retry-After` honoured; a longer one stops retrying
-    /// rather than keep the caller waiting (default 30 s).
+    /// rather than keep the caller waiting (default 30 s,
+    /// [`DEFAULT_MAX_RETRY_AFTER`](crate::DEFAULT_MAX_RETRY_AFTER); at
+    /// most [`MAX_TIMEOUT`](crate::MAX_TIMEOUT), checked when a call
+    /// starts). Zero retries only after a `Retry-After` of 0.
     pub max_retry_after: Duration,
 }
 
@@ -96,7 +99,7 @@ impl Default for RetryPolicy {
             max_retries: 2,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(8),
-            max_retry_after: Duration::from_secs(30),
+            max_retry_after: crate::call::DEFAULT_MAX_RETRY_AFTER,
         }
     }
 }

@@ -55,6 +55,7 @@ const OWN_WORDS: &[&str] = &[
     "batch_rows",
     "company_id",
     "max_retries",
+    "max_retry_after",
     "params",
     "project",
     "project_folder",
@@ -62,6 +63,11 @@ const OWN_WORDS: &[&str] = &[
     "timeout",
     "year_id",
 ];
+
+/// Names JavaScript spells otherwise than in camelCase: a wait that
+/// Python and Rust give in seconds, JavaScript gives in milliseconds, as
+/// its time limits (`timeoutMs`), and its option says so.
+const JS_RENAMED: [(&str, &str); 1] = [("max_retry_after", "maxRetryAfterMs")];
 
 /// The core's words for a value's shape as Python and Rust say them, and
 /// as JavaScript does: "must be a mapping of names to values, got a list"
@@ -81,7 +87,9 @@ const TIMEOUT_OPTIONS: [(&str, &str); 3] = [
 /// its errors: `company_id` is `companyId`, `as_of` is `asOf`; any other
 /// name is returned as it is (see the list above for which and why).
 pub fn js_name(name: &str) -> Cow<'_, str> {
-    if SNAKE_NAMES.contains(&name) {
+    if let Some((_, js)) = JS_RENAMED.iter().find(|(core, _)| *core == name) {
+        Cow::Borrowed(js)
+    } else if SNAKE_NAMES.contains(&name) {
         Cow::Owned(camel_case(name))
     } else {
         Cow::Borrowed(name)
@@ -305,6 +313,7 @@ mod tests {
         assert_eq!(js_name("company_id"), "companyId");
         assert_eq!(js_name("allow_insecure_http"), "allowInsecureHttp");
         assert_eq!(js_name("as_of"), "asOf");
+        assert_eq!(js_name("max_retry_after"), "maxRetryAfterMs");
         // Spelled alike, or not the core's to spell.
         for same in [
             "acid",

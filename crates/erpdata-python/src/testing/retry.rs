@@ -15,12 +15,16 @@ pub(crate) struct RetryPolicy {
 
 #[pymethods]
 impl RetryPolicy {
+    /// The default policy with `max_retries` retries, honouring a
+    /// `Retry-After` of at most `max_retry_after` seconds.
     #[new]
-    #[pyo3(signature = (max_retries=2))]
-    fn new(max_retries: u32) -> Self {
-        RetryPolicy {
-            inner: erpdata::RetryPolicy::with_max_retries(max_retries),
+    #[pyo3(signature = (max_retries=2, max_retry_after=None))]
+    fn new(max_retries: u32, max_retry_after: Option<f64>) -> crate::errors::Result<Self> {
+        let mut inner = erpdata::RetryPolicy::with_max_retries(max_retries);
+        if let Some(secs) = max_retry_after {
+            inner.max_retry_after = erpdata::binding::check_max_retry_after(secs)?;
         }
+        Ok(RetryPolicy { inner })
     }
 
     #[getter]

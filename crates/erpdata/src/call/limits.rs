@@ -23,6 +23,10 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 /// The most retries a call may be allowed.
 pub const MAX_RETRIES: u32 = 10;
+/// The longest wait a service's `Retry-After` may ask for that a call
+/// waits out before retrying, by default; a longer one ends the call at
+/// once, saying so, rather than keep the caller waiting.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// Rows per batch of a decoded table, by default.
 pub const DEFAULT_BATCH_ROWS: usize = 65_536;
@@ -136,14 +140,50 @@ fn check_limit(name: &str, secs: f64, given: f64, unit: &str, max: u64) -> Resul
     if secs.is_finite() && secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64() {
         return Ok(());
     }
-    let shown = if given.is_nan() {
-        "NaN".to_owned()
-    } else {
-        format!("{given}")
-    };
+    let shown = shown(given);
     Err(Error::invalid(
         "timeout",
         format!("{name} must be a number of {unit} above 0 and at most {max}, got {shown}"),
+    ))
+}
+
+/// A number as an error quotes it, as the caller would write it.
+fn shown(given: f64) -> String {
+    if given.is_nan() {
+        "NaN".to_owned()
+    } else {
+        format!("{given}")
+    }
+}
+
+/// Checks the longest wait a service's `Retry-After` may ask for that a
+/// call still waits out before retrying ([`RetryPolicy`]'s
+/// `max_retry_after`), in seconds as a binding receives it: 0 (a 429 or
+/// 503 asking for any wait at all ends the call, saying so) to
+/// [`MAX_TIMEOUT`]. The error names field `max_retry_after`.
+pub fn check_max_retry_after(secs: f64) -> Result<Duration> {
+    check_wait(secs, secs, "seconds", MAX_TIMEOUT.as_secs())
+}
+
+/// [`check_max_retry_after`] for a wait given in milliseconds (the
+/// JavaScript package's `maxRetryAfterMs`, as its time limits are): the
+/// same range, quoted in milliseconds, as the caller gave it.
+pub fn check_max_retry_after_millis(millis: f64) -> Result<Duration> {
+    let max = MAX_TIMEOUT.as_millis() as u64;
+    check_wait(millis / 1000.0, millis, "milliseconds", max)
+}
+
+fn check_wait(secs: f64, given: f64, unit: &str, max: u64) -> Result<Duration> {
+    if secs.is_finite() && secs >= 0.0 && secs <= MAX_TIMEOUT.as_secs_f64() {
+        // -0.0 passes the test above and is no wait at all.
+        return Ok(Duration::from_secs_f64(secs.abs()));
+    }
+    Err(Error::invalid(
+        "max_retry_after",
+        format!(
+            "must be a number of {unit} from 0 to {max}, got {}",
+            shown(given)
+        ),
     ))
 }
 
@@ -205,11 +245,13 @@ pub struct CallOptions {
 
 impl CallOptions {
     /// Checks every limit is in the core's range ([`Timeouts::validate`],
-    /// [`check_max_retries`]); [`Call::new`](super::Call::new) does, and
-    /// a call with options out of range fails before sending anything.
+    /// [`check_max_retries`], [`check_max_retry_after`]);
+    /// [`Call::new`](super::Call::new) does, and a call with options out
+    /// of range fails before sending anything.
     pub fn validate(&self) -> Result<()> {
         self.timeouts.validate()?;
         check_max_retries(i64::from(self.retry.max_retries))?;
+        check_max_retry_after(self.retry.max_retry_after.as_secs_f64())?;
         Ok(())
     }
 }
@@ -261,6 +303,27 @@ mod tests {
         assert_eq!(check_max_retries(3).unwrap(), 3);
         assert!(check_max_retries(-1).is_err());
         assert!(check_max_retries(11).is_err());
+        assert_eq!(check_max_retry_after(0.0).unwrap(), Duration::ZERO);
+        assert_eq!(check_max_retry_after(-0.0).unwrap(), Duration::ZERO);
+        assert_eq!(
+            check_max_retry_after_millis(1500.0).unwrap(),
+            Duration::from_millis(1500)
+        );
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 86_401.0] {
+            let err = check_max_retry_after(bad).unwrap_err();
+            assert!(
+                matches!(&err, Error::InvalidInput { field, .. } if field == "max_retry_after")
+            );
+        }
+        assert_eq!(
+            check_max_retry_after_millis(-5.0).unwrap_err().to_string(),
+            "invalid max_retry_after: must be a number of milliseconds from 0 to 86400000, \
+             got -5"
+        );
+        assert_eq!(
+            check_max_retry_after(f64::NAN).unwrap_err().to_string(),
+            "invalid max_retry_after: must be a number of seconds from 0 to 86400, got NaN"
+        );
         assert_eq!(check_batch_rows(1).unwrap(), 1);
         assert!(check_batch_rows(0).is_err());
         assert!(check_batch_rows(MAX_BATCH_ROWS as i64 + 1).is_err());

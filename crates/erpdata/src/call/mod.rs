@@ -11,8 +11,9 @@ use std::time::{Duration, SystemTime};
 use http::Request;
 
 pub use limits::{
-    check_batch_rows, check_concurrency, check_max_retries, CallOptions, Timeouts,
-    DEFAULT_BATCH_ROWS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT,
+    check_batch_rows, check_concurrency, check_max_retries, check_max_retry_after,
+    check_max_retry_after_millis, CallOptions, Timeouts, DEFAULT_BATCH_ROWS,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_READ_TIMEOUT,
     DEFAULT_ROW_BATCH_ROWS, DEFAULT_TOTAL_TIMEOUT, MAX_BATCH_ROWS, MAX_CONCURRENCY, MAX_RETRIES,
     MAX_TIMEOUT, MIN_BATCH_ROWS,
 };

@@ -96,6 +96,16 @@ impl ClientOptions {
         self
     }
 
+    /// Shorthand for the retry policy's `max_retry_after`: the longest
+    /// wait a `Retry-After` may ask for that a call waits out (default
+    /// 30 s); a longer one ends the call at once with an error that keeps
+    /// the wait. Checked when the client is made (at most
+    /// [`MAX_TIMEOUT`](crate::MAX_TIMEOUT)).
+    pub fn max_retry_after(mut self, wait: Duration) -> Self {
+        self.call.retry.max_retry_after = wait;
+        self
+    }
+
     /// Rows per streamed batch (default
     /// [`DEFAULT_BATCH_ROWS`](crate::DEFAULT_BATCH_ROWS)). Checked when the
     /// client is made.
@@ -166,6 +176,7 @@ mod tests {
             ClientOptions::default().timeout(Duration::ZERO),
             ClientOptions::default().batch_rows(0),
             ClientOptions::default().max_retries(99),
+            ClientOptions::default().max_retry_after(Duration::from_secs(86_401)),
         ] {
             assert!(matches!(bad.validate(), Err(Error::InvalidInput { .. })));
         }

@@ -104,6 +104,9 @@ fn options(case: &Value, defaults: &Value, pem: &str) -> ClientOptions {
     ClientOptions::default()
         .timeouts(Timeouts::from_secs_f64(secs("total"), secs("connect"), secs("read")).unwrap())
         .max_retries(setting(case, defaults, "max_retries").as_u64().unwrap() as u32)
+        .max_retry_after(Duration::from_secs_f64(
+            setting(case, defaults, "max_retry_after").as_f64().unwrap(),
+        ))
         .batch_rows(setting(case, defaults, "batch_rows").as_u64().unwrap() as usize)
         .root_certificates_pem(pem)
 }

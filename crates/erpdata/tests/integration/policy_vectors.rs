@@ -14,10 +14,13 @@ use serde_json::Value;
 fn retry_vectors() {
     for case in common::cases("retry") {
         let name = case["name"].as_str().unwrap();
-        let policy = match case.get("max_retries") {
+        let mut policy = match case.get("max_retries") {
             Some(n) => RetryPolicy::with_max_retries(n.as_u64().unwrap() as u32),
             None => RetryPolicy::default(),
         };
+        if let Some(ms) = case.get("max_retry_after_ms") {
+            policy.max_retry_after = Duration::from_millis(ms.as_u64().unwrap());
+        }
         let o = &case["outcome"];
         let outcome = match o.get("transport") {
             Some(k) => Outcome::Transport(TransportKind::from_name(k.as_str().unwrap())),
