@@ -67,12 +67,14 @@ def erpdata_source(
     schema_overrides: dict[str, str] | None = None,
     timeout: float | None = None,
     max_retries: int | None = None,
+    max_retry_after: float | None = None,
 ) -> Any:
     """The ERP's ``tables`` for every company and year given (each defaults
     to ``ERPDATA_COMPANY_ID`` / ``ERPDATA_YEAR_ID``). ``schema_overrides``
     declares column types, as for :meth:`erpdata.Client.table`, in every
-    table and partition; ``timeout`` (seconds) and ``max_retries`` are the
-    client's (:class:`erpdata.Client`), for every partition. Every request
+    table and partition; ``timeout`` (seconds), ``max_retries`` and
+    ``max_retry_after`` (seconds) are the client's
+    (:class:`erpdata.Client`), for every partition. Every request
     is checked when the source is made, before anything is sent."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
@@ -91,6 +93,7 @@ def erpdata_source(
         # could not say otherwise.
         "timeout": timeout,
         "max_retries": max_retries,
+        "max_retry_after": max_retry_after,
     }
     try:
         with _client(settings) as client:
@@ -129,7 +132,9 @@ def erpdata_source(
 
 def _client(settings: dict[str, Any]) -> Client:
     limits = {
-        name: settings[name] for name in ("timeout", "max_retries") if settings[name] is not None
+        name: settings[name]
+        for name in ("timeout", "max_retries", "max_retry_after")
+        if settings[name] is not None
     }
     return Client(
         settings["base_url"],

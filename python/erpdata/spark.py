@@ -30,7 +30,8 @@ Options (settings left out come from the ``ERPDATA_*`` variables, on the
 driver and on the executors): ``baseUrl``, ``project``, ``projectFolder``,
 ``accessToken``, ``tables``, ``companies``, ``years`` (comma-separated;
 ``companies``/``years`` default to ``ERPDATA_COMPANY_ID``/``ERPDATA_YEAR_ID``),
-``batchRows``, ``method``, ``timeout`` (seconds), ``maxRetries``. Spark
+``batchRows``, ``method``, ``timeout`` (seconds), ``maxRetries``,
+``maxRetryAfter`` (seconds: the longest ``Retry-After`` waited out). Spark
 redacts option values whose name says ``token`` from plans and logs; the
 token is never in a partition, an error or this source's repr.
 """
@@ -119,11 +120,14 @@ def _method(options: Mapping[str, str]) -> str:
 def _client(options: Mapping[str, str]) -> Client:
     timeout = _number(options, "timeout", float)
     retries = _number(options, "maxRetries", int)
+    retry_after = _number(options, "maxRetryAfter", float)
     kwargs: dict[str, Any] = {}
     if timeout is not None:
         kwargs["timeout"] = timeout
     if retries is not None:
         kwargs["max_retries"] = retries
+    if retry_after is not None:
+        kwargs["max_retry_after"] = retry_after
     return Client(
         _option(options, "baseUrl"),
         project=_option(options, "project"),

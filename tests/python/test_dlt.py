@@ -181,6 +181,21 @@ def test_timeout_and_max_retries_are_the_clients(sandbox_url: str, tmp_path: Pat
     assert fault_api.count(sandbox_url, key) == 1  # no retry
 
 
+def test_max_retry_after_is_the_clients(sandbox_url: str, tmp_path: Path) -> None:
+    # A 429 asking for 2 s, to a source that waits out at most 1 s: the run
+    # ends at once with the service's answer, not retried.
+    key = fault_api.new_key("dlt-retry-after")
+    busy = fault_api.prefix(sandbox_url, "status-429x1-ra2", key)
+    with pytest.raises(Exception) as caught:
+        run(tmp_path, source(busy, "account", companies=1, years=2025, max_retry_after=1))
+    error: BaseException | None = caught.value
+    while error is not None and not isinstance(error, erpdata.HttpStatusError):
+        error = error.__cause__
+    assert isinstance(error, erpdata.HttpStatusError), repr(caught.value)
+    assert (error.status_code, error.retry_after) == (429, 2.0)
+    assert fault_api.count(sandbox_url, key) == 1
+
+
 def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
     def make(tables: Any, **kwargs: Any) -> Any:
         return erpdata_source(
@@ -200,6 +215,7 @@ def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
         ("sales_invoice", {"schema_overrides": {"total": "money"}}, "schema_overrides"),
         ("sales_invoice", {"timeout": 0}, "timeout"),
         ("sales_invoice", {"max_retries": 99}, "max_retries"),
+        ("sales_invoice", {"max_retry_after": -1}, "max_retry_after"),
     ]
     for tables, kwargs, field in cases:
         with pytest.raises(Exception) as caught:

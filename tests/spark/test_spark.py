@@ -269,6 +269,8 @@ def test_bad_options_are_refused_before_anything_is_sent(
     for name, value, said in [
         ("timeout", "ten", "invalid timeout: must be a number of seconds, got 'ten'"),
         ("maxRetries", "2.5", "invalid maxRetries: must be a whole number, got '2.5'"),
+        ("maxRetryAfter", "soon", "invalid maxRetryAfter: must be a number of seconds"),
+        ("maxRetryAfter", "-1", "invalid max_retry_after: must be a number of seconds from 0"),
         ("batchRows", "lots", "invalid batchRows: must be a whole number, got 'lots'"),
         ("batchRows", "0", "batch_rows"),
         ("method", "PUT", "method"),
