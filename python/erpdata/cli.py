@@ -725,10 +725,7 @@ def _seconds(text: str) -> float:
 
 
 def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    value = _seconds(text)
     if not (0 < value < float("inf")):
         raise argparse.ArgumentTypeError("must be a finite number of seconds above 0")
     return value
