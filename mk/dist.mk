@@ -15,6 +15,8 @@
 #   make test-dist-docs the code blocks of the READMEs and docs/ run from the
 #                       x86_64 wheel and the npm tarball (part of test-dist,
 #                       whose wheel build runs the python and sh blocks)
+#   make test-demo      make demo's script on the x86_64 wheel and the wasm
+#                       module (part of test-dist)
 #
 # The wheels are manylinux2014 abi3 (Python >= 3.9), linked with zig
 # (maturin --zig; ziglang from requirements-dev.txt), and each carries the
@@ -137,7 +139,7 @@ dist-crate:
 # dist-wheel` only build.
 test-dist: PAGES_WITH_WHEEL := 1
 test-dist: check-version test-dist-docs test-dist-wheel test-dist-sdist test-dist-npm test-dist-crate \
-  test-lowest
+  test-lowest test-demo
 
 check-version:
 	scripts/check-version.sh
@@ -153,6 +155,18 @@ test-dist-wheel: dist-wheel
 	  $$venv/bin/python -m pip install --quiet --disable-pip-version-check $(call dist-wheel-of,x86_64); \
 	  (cd $(DIST_TEST) && $$venv/bin/python $(ROOT)/tests/python/wheel_smoke.py --shipped-sandbox); \
 	done
+
+# `make demo`'s script, on the release builds make test has made anyway:
+# the x86_64 wheel unpacked (its module, and the sandbox it ships) and the
+# wasm module, so that the main command cannot break unseen. The demo
+# exits non-zero on any error of any client.
+DEMO_TEST     := $(ROOT)/target/test-demo
+.PHONY: test-demo
+test-demo: dist-wheel wasm
+	rm -rf $(DEMO_TEST)
+	$(VPY) -m zipfile -e $(call dist-wheel-of,x86_64) $(DEMO_TEST)/pkg
+	chmod +x $(DEMO_TEST)/pkg/erpdata/_bin/erpdata-sandbox
+	$(VPY) scripts/demo.py --sandbox $(DEMO_TEST)/pkg/erpdata/_bin/erpdata-sandbox --package $(DEMO_TEST)/pkg
 
 # The x86_64 wheel with the oldest versions of its dependencies and extras
 # that pyproject.toml declares (scripts/lowest-requirements.py pins them),

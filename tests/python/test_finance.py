@@ -175,7 +175,7 @@ def test_aging_refuses_nan_and_non_tables() -> None:
     with pytest.raises(erpdata.InvalidInputError) as info:
         erpdata.aging(floats, as_of="2025-07-01")
     assert info.value.field == "dues"
-    assert 'column "balance" is float64 and row 0 is NaN' in str(info.value)
+    assert 'column "balance" is float64 and row 0 (counted from 0) is NaN' in str(info.value)
     for bad in ([{"balance": 1}], "dues", None):
         with pytest.raises(erpdata.InvalidInputError) as info:
             erpdata.aging(bad, as_of="2025-07-01")

@@ -66,10 +66,10 @@ def test_dataframes_of_floats_ints_and_decimals() -> None:
 @pytest.mark.parametrize(
     ("values", "type_", "shown"),
     [
-        ([1.0, float("nan")], pa.float64(), "float64 and row 1 is NaN"),
-        ([float("inf"), 1.0], pa.float64(), "float64 and row 0 is inf"),
-        ([1.0, float("-inf")], pa.float32(), "float32 and row 1 is -inf"),
-        ([1.0, 1e300], pa.float64(), "float64 and row 1 is 1e300"),
+        ([1.0, float("nan")], pa.float64(), "float64 and row 1 (counted from 0) is NaN"),
+        ([float("inf"), 1.0], pa.float64(), "float64 and row 0 (counted from 0) is inf"),
+        ([1.0, float("-inf")], pa.float32(), "float32 and row 1 (counted from 0) is -inf"),
+        ([1.0, 1e300], pa.float64(), "float64 and row 1 (counted from 0) is 1e300"),
     ],
 )
 def test_floats_that_are_no_decimal_are_refused_naming_their_type(

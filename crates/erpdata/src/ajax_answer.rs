@@ -85,6 +85,31 @@ pub struct AjaxAnswer {
     pub notices: Vec<String>,
 }
 
+/// The payload as JSON (feature `serde`): rows as [`TypedRows`] serialize
+/// (an array of objects of every column), one object as its fields in the
+/// order sent, one value as [`Cell`]'s `Serialize` gives it (a decimal its
+/// exact text, as everywhere).
+#[cfg(feature = "serde")]
+impl serde::Serialize for AjaxValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AjaxValue::Rows(rows) => rows.serialize(serializer),
+            AjaxValue::Object { fields, .. } => fields.serialize(serializer),
+            AjaxValue::Value { cell, .. } => cell.serialize(serializer),
+        }
+    }
+}
+
+/// The answer's [`value`](AjaxAnswer::value) alone (feature `serde`), as a
+/// [`Dues`] serializes its rows alone: `func` is the caller's, `raw` the
+/// service's own text, and the notices are PHP's.
+#[cfg(feature = "serde")]
+impl serde::Serialize for AjaxAnswer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(serializer)
+    }
+}
+
 /// A function's answer typed by `options` ([`Config::parse_ajax_with`]).
 pub(crate) fn parse_ajax_with(
     config: &Config,

@@ -44,7 +44,7 @@
 //! | `blocking` | `BlockingClient` (ureq, rustls) with an `Iterator` of batches |
 //! | `arrow` | `Batch::to_record_batch` |
 //! | `parallel` | `TableDecoder::decode_parallel`: large bodies decoded on several threads (rayon; not for wasm) |
-//! | `serde` | `serde::Serialize` for [`Cell`], [`Row`], [`Table`], [`Dues`], [`TypedRows`]: a table as a web service's JSON (decimals as exact strings) |
+//! | `serde` | `serde::Serialize` for [`Cell`], [`Row`], [`Table`], [`Dues`], [`TypedRows`], [`AjaxAnswer`]: a table as a web service's JSON (decimals as exact strings) |
 //!
 //! Both clients have `dues`, `receivables`, `payables`, `table` and
 //! `stream_table`, the core's finite time limits ([`Timeouts`]) and retry

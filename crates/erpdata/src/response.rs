@@ -493,6 +493,31 @@ mod serde_tests {
     }
 
     #[test]
+    fn an_ajax_answer_is_its_rows_its_object_or_its_value() {
+        let config = config();
+        let query = crate::AjaxQuery::new("f", [("acid", "C001")]);
+        for (body, json) in [
+            (
+                &br#"{"status":"success","data":[{"doc_no":"INV-1","balance":"1034.50"},{"doc_no":"INV-2","balance":"7.25","due":"2025-05-01"}]}"#[..],
+                r#"[{"doc_no":"INV-1","balance":"1034.50","due":null},{"doc_no":"INV-2","balance":"7.25","due":"2025-05-01"}]"#,
+            ),
+            (
+                br#"{"status":"success","avgPayDays":"12.50","since":"2025-01-01","n":3}"#,
+                r#"{"avgPayDays":"12.50","since":"2025-01-01","n":3}"#,
+            ),
+            (br#""1500.00""#, r#""1500.00""#),
+            (b"42", "42"),
+            (b"null", "null"),
+            (br#"{"status":"success"}"#, "null"),
+        ] {
+            let answer = config.parse_ajax(&query, 200, body).unwrap();
+            let text = serde_json::to_string(&answer).unwrap();
+            assert_eq!(text, json, "{}", String::from_utf8_lossy(body));
+            assert_eq!(serde_json::to_string(&answer.value).unwrap(), json);
+        }
+    }
+
+    #[test]
     fn dues_are_their_rows_and_hold_no_token() {
         let config = config();
         let query = DuesQuery::new("C001", DuesKind::Receipt);

@@ -50,7 +50,7 @@ impl Batch {
                 Error::invalid(
                     field,
                     format!(
-                        "column {:?} is {type_name} and row {} is {text}: {why}",
+                        "column {:?} is {type_name} and row {} (counted from 0) is {text}: {why}",
                         f.name(),
                         first_row + row
                     ),
@@ -438,18 +438,21 @@ mod tests {
     #[test]
     fn floats_that_are_no_decimal_are_refused_by_row() {
         for (values, shown) in [
-            (vec![1.0, f64::NAN], "row 11 is NaN: only a finite number"),
+            (
+                vec![1.0, f64::NAN],
+                "row 11 (counted from 0) is NaN: only a finite number",
+            ),
             (
                 vec![f64::NEG_INFINITY],
-                "row 10 is -inf: only a finite number",
+                "row 10 (counted from 0) is -inf: only a finite number",
             ),
             (
                 vec![1.0, 1e300],
-                "row 11 is 1e300: a decimal holds at most 38 digits",
+                "row 11 (counted from 0) is 1e300: a decimal holds at most 38 digits",
             ),
             (
                 vec![1e20, 1e-20],
-                "row 10 is 1e20: at the column's scale (20 digits",
+                "row 10 (counted from 0) is 1e20: at the column's scale (20 digits",
             ),
         ] {
             let batch = one_column("balance", Arc::new(Float64Array::from(values)));
