@@ -40,8 +40,9 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
     ``timeout`` is a :class:`Timeout` or a number of seconds for a whole
     call (which also caps the connect and read limits); ``None`` means the
     default (300 s a call, 10 s to connect, 30 s between bytes): there is
-    deliberately no way to wait forever. Every method takes its own
-    ``timeout=`` too.
+    deliberately no way to wait forever. Every call method takes its own
+    ``timeout=`` too (``export``, which makes many calls, takes the
+    client's: ``client.with_options(timeout=...).export(...)``).
 
     ``max_retries`` (default 2, at most 10: the core's
     ``DEFAULT_MAX_RETRIES`` and ``MAX_RETRIES``) bounds the retries of

@@ -28,11 +28,13 @@ default."""
 MIN_BATCH_ROWS: int
 """1: the fewest rows per batch."""
 MAX_BATCH_ROWS: int
-MAX_CONCURRENCY: int
 """1,048,576: the most rows per batch."""
+MAX_CONCURRENCY: int
+"""256: the most calls of a plan at a time."""
 DEFAULT_BATCH_ROWS: int
+"""65,536: rows per batch of Arrow, by default."""
 DEFAULT_ROW_BATCH_ROWS: int
-"""65,536: rows per batch by default."""
+"""4,096: rows per batch of row dicts, by default."""
 
 def check_max_retries(value: int) -> int:
     """``value`` if the core accepts it as ``max_retries`` (0 to

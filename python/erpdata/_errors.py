@@ -120,8 +120,11 @@ class TimeoutError(TransportError, builtins.TimeoutError):  # noqa: A001
 
 
 class HttpStatusError(ErpError):
-    """The service answered with an HTTP status outside 2xx (3xx included:
-    redirects are not followed). ``excerpt`` is the start of the body.
+    """The service answered with an HTTP status outside 2xx, or with a
+    redirect the client does not follow: to another origin, from https to
+    http, without a ``Location``, or past the fifth (redirects within the
+    origin are followed). ``excerpt`` is the start of the body, or for a
+    refused redirect why it was refused.
 
     ``retry_after``: for a 429, 502, 503 or 504, the seconds its
     ``Retry-After`` header asked the client to wait (a date counted from
