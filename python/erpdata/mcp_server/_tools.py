@@ -275,7 +275,7 @@ ANSWERS = {
     "dues": "the account's open documents as rows (the columns the ERP sends)",
     "function": "the ERP's answer: rows, one record (`fields`) or one value (`value`)",
     "table": "the table's rows; for a question over a whole table, `query` with SQL "
-    "reads only what it needs",
+    "answers in the rows it asks for",
 }
 """What each answer kind of the catalogue gives, in a tool's description."""
 
