@@ -130,10 +130,17 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
     def _run_many(self, work: Many[Any]) -> Any:
         """The calls of ``work`` on threads, at most its concurrency at a
         time; on an error the calls still running end before it is raised.
-        Interrupted (Ctrl-C, a notebook's interrupt), it returns at once:
-        the calls running then end on their own, within their time limits,
-        and nothing waits for them, not even the interpreter's exit."""
-        run: Callable[[Call], Any] = lambda call: _drive.run(self._http, call)  # noqa: E731
+        Interrupted (Ctrl-C, a notebook's interrupt), it returns as soon as
+        no call is in the core: each ends when its wait on the service
+        does, and nothing waits for that, not even the interpreter's exit."""
+        halt = threading.Event()
+        states: dict[int, _drive.State] = {}  # by thread
+
+        def run(call: Call) -> Any:
+            state = _drive.State(halt=halt)
+            states[threading.get_ident()] = state
+            return _drive.run(self._http, call, state)
+
         pool = _Threads(work.concurrency)
         try:
             loop = calls(work, self._limits, lambda i, call: pool.submit(settle, i, call, run))
@@ -145,7 +152,9 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
             # A call blocked on a silent service would hold Ctrl-C up to its
             # time limit (300 s by default): a ThreadPoolExecutor waits for
             # it on leaving, and again at the interpreter's exit.
+            halt.set()
             pool.shutdown(wait=False)
+            _drive.out_of_the_core(lambda: [(t, states.get(t.ident or 0)) for t in pool.threads])
             raise
         pool.shutdown(wait=True)
         return result
@@ -215,6 +224,11 @@ class _Threads:
             except BaseException as exc:
                 future.set_exception(exc)
             del future, fn, args, item  # not kept alive while waiting
+
+    @property
+    def threads(self) -> list[threading.Thread]:
+        """The threads started so far."""
+        return list(self._threads)
 
     def shutdown(self, wait: bool) -> None:
         """No more work: each thread ends after what it has started (the

@@ -25,7 +25,7 @@ import httpx
 from ._core import Batch, Call, Done, Emit, Failed, Read, Request, Send, Sleep
 from ._log import logger
 
-__all__ = ["State", "Halted", "run", "stream", "arun", "astream"]
+__all__ = ["State", "Halted", "out_of_the_core", "run", "stream", "arun", "astream"]
 
 Progress = Callable[[int, int], None]
 """Called with (bytes received, rows decoded) as an answer arrives."""
@@ -105,6 +105,18 @@ Answer = Union[httpx.Response, None]
 
 class Halted(Exception):
     """A sync call ended because its :attr:`State.halt` was set."""
+
+
+def out_of_the_core(threads: Callable[[], list[tuple[threading.Thread, State | None]]]) -> None:
+    """Returns once each of ``threads()`` (a daemon thread, and the state of
+    the call it runs, if any; asked again each time) has ended or waits on
+    the service, after their calls' ``halt`` was set. A daemon thread in the
+    core as the interpreter exits aborts the process ("FATAL: exception not
+    rethrown": it cannot take the GIL back there); one waiting on the
+    service ends when that wait does, in Python's own code, so a silent
+    service does not hold up a Ctrl-C."""
+    while any(t.is_alive() and not (s is not None and s.waiting) for t, s in threads()):
+        time.sleep(0.001)
 
 
 @contextmanager

@@ -54,7 +54,6 @@ import json
 import os
 import queue
 import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -990,8 +989,6 @@ def _run(
         threading.Thread(target=reader, args=(i,), name=f"erpdata-export-{i}", daemon=True)
         for i in range(min(concurrency, len(keys)))
     ]
-    for t in threads:
-        t.start()
     running = len(threads)
     digests: dict[tuple[str, Id, Id], Any] = {}
     counts: dict[tuple[str, Id, Id], int] = {}
@@ -1002,6 +999,11 @@ def _run(
     cancelled = False
     interrupted = False
     try:
+        # Started within the try: a Ctrl-C while they start (Thread.start
+        # waits for each) must stop and wait for those already reading, as
+        # one later does, or the process aborts at exit (see finally).
+        for t in threads:
+            t.start()
         while running:
             event = _next_event(events, cancel)
             if event is None:
@@ -1066,14 +1068,8 @@ def _run(
             # handing and writing nothing. A service that answers nothing
             # would hold the interrupt up to the call's time limits: minutes
             # with the default retries. The others end at once; waited for,
-            # so that none is in the core when the interpreter exits (a
-            # daemon thread that cannot take the GIL back there aborts the
-            # process: "FATAL: exception not rethrown").
-            while any(
-                t.is_alive() and not (i in streams and streams[i].waiting)
-                for i, t in enumerate(threads)
-            ):
-                time.sleep(0.001)
+            # so that none is in the core when the interpreter exits.
+            _drive.out_of_the_core(lambda: [(t, streams.get(i)) for i, t in enumerate(threads)])
         # Readers blocked on a full queue: let them finish.
         while not (interrupted or cancelled) and any(t.is_alive() for t in threads):
             try:

@@ -400,3 +400,40 @@ def test_the_interrupt_of_a_call_keeps_nothing_of_the_call(
         [sys.executable, str(script), url], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.stdout == "held: []\n", done.stdout + done.stderr
+
+
+def test_an_interrupt_halts_the_calls_it_leaves_running(sandbox_url: str) -> None:
+    # Interrupted, dues_many returns at once and leaves its calls on daemon
+    # threads, going in and out of the core as their answers arrive: one
+    # in the core as the interpreter exits aborts the process ("FATAL:
+    # exception not rethrown"). Each is now halted at its next wait on the
+    # service, so they end within a chunk, not with their answers.
+    import _thread
+    import threading
+
+    key = fault_api.new_key("halt-many")
+    url = fault_api.prefix(sandbox_url, "trickle-16x100", key)  # 160 bytes a second
+
+    def interrupt_once_they_read() -> None:
+        deadline = time.monotonic() + 30
+        while fault_api.count(sandbox_url, key) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)  # the heads have come; the bodies trickle
+        _thread.interrupt_main()
+
+    before = set(threading.enumerate())
+    watcher = threading.Thread(target=interrupt_once_they_read, daemon=True)
+    with Client(url, project="demo", company_id=1, year_id=2025) as client:
+        watcher.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            client.dues_many(["C001", "C002", "C003"], "receipt", concurrency=3)
+        interrupted = time.monotonic() - started
+        watcher.join()
+        pool = [t for t in set(threading.enumerate()) - before if t.name.startswith("erpdata_")]
+        deadline = time.monotonic() + 2
+        while any(t.is_alive() for t in pool) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(t.is_alive() for t in pool), "a call went on after the interrupt"
+    # Each answer is longer than a second at this pace: the calls were cut.
+    assert interrupted < 10

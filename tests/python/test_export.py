@@ -732,3 +732,37 @@ def test_ctrl_c_while_duckdb_writes_a_batch_is_a_keyboard_interrupt(
         timeout=120,
     )
     assert done.stdout == "KeyboardInterrupt\n", done.stdout + done.stderr
+
+
+def test_a_ctrl_c_while_the_readers_start_stops_those_started(
+    huge_sandbox_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Thread.start waits for the thread to run: a Ctrl-C there left the
+    # readers already started reading, not stopped and not waited for, and
+    # one in the core as the interpreter exited aborted the process
+    # ("FATAL: exception not rethrown", erpdata export's exit -6).
+    import threading
+    import time
+
+    start = threading.Thread.start
+
+    def interrupted_after_the_first(thread: threading.Thread) -> None:
+        start(thread)
+        if thread.name == "erpdata-export-0":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", interrupted_after_the_first)
+    before = set(threading.enumerate())
+    with erpdata.Client(
+        huge_sandbox_url, project="demo", access_token=SECRET_TOKEN, company_id=1
+    ) as client:
+        with pytest.raises(KeyboardInterrupt):
+            client.export("sales_invoice", years=[2024, 2025], to=tmp_path / "erp.duckdb")
+        # Checked with the client open: closing it would end a reader too.
+        readers = [
+            t for t in set(threading.enumerate()) - before if t.name.startswith("erpdata-export")
+        ]
+        deadline = time.monotonic() + 5
+        while any(t.is_alive() for t in readers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(t.is_alive() for t in readers), "a reader went on after the interrupt"
