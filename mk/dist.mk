@@ -159,7 +159,8 @@ test-dist-wheel: dist-wheel
 # `make demo`'s script, on the release builds make test has made anyway:
 # the x86_64 wheel unpacked (its module, and the sandbox it ships) and the
 # wasm module, so that the main command cannot break unseen. The demo
-# exits non-zero on any error of any client.
+# exits non-zero on any error of any client. (zipfile keeps no file
+# modes: the sandbox is made executable again.)
 DEMO_TEST     := $(ROOT)/target/test-demo
 .PHONY: test-demo
 test-demo: dist-wheel wasm

@@ -154,7 +154,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
             # it on leaving, and again at the interpreter's exit.
             halt.set()
             pool.shutdown(wait=False)
-            _drive.out_of_the_core(lambda: [(t, states.get(t.ident or 0)) for t in pool.threads])
+            _drive.out_of_the_core(pool.threads, states)
             raise
         pool.shutdown(wait=True)
         return result
@@ -227,7 +227,8 @@ class _Threads:
 
     @property
     def threads(self) -> list[threading.Thread]:
-        """The threads started so far."""
+        """The threads started so far (a copy: none starts once it is shut
+        down)."""
         return list(self._threads)
 
     def shutdown(self, wait: bool) -> None:

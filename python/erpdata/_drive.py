@@ -15,7 +15,7 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
@@ -107,15 +107,20 @@ class Halted(Exception):
     """A sync call ended because its :attr:`State.halt` was set."""
 
 
-def out_of_the_core(threads: Callable[[], list[tuple[threading.Thread, State | None]]]) -> None:
-    """Returns once each of ``threads()`` (a daemon thread, and the state of
-    the call it runs, if any; asked again each time) has ended or waits on
-    the service, after their calls' ``halt`` was set. A daemon thread in the
-    core as the interpreter exits aborts the process ("FATAL: exception not
-    rethrown": it cannot take the GIL back there); one waiting on the
-    service ends when that wait does, in Python's own code, so a silent
-    service does not hold up a Ctrl-C."""
-    while any(t.is_alive() and not (s is not None and s.waiting) for t, s in threads()):
+def out_of_the_core(threads: Sequence[threading.Thread], states: Mapping[int, State]) -> None:
+    """Returns once each of ``threads`` (daemon threads whose calls' ``halt``
+    was set) has ended or waits on the service; ``states`` holds the state
+    of the call each runs, by thread ident, as the threads record it. A
+    daemon thread in the core as the interpreter exits aborts the process
+    ("FATAL: exception not rethrown": it cannot take the GIL back there);
+    one waiting on the service ends when that wait does, in Python's own
+    code, so a silent service does not hold up a Ctrl-C."""
+
+    def in_the_core(t: threading.Thread) -> bool:
+        state = states.get(t.ident or 0)
+        return t.is_alive() and not (state is not None and state.waiting)
+
+    while any(in_the_core(t) for t in threads):
         time.sleep(0.001)
 
 

@@ -939,11 +939,11 @@ def _run(
     # being read finish.
     no_more = threading.Event()
 
-    # Each reader's stream (the last one it read): whether it waits on the
-    # service (see the end of the export).
+    # Each reader's stream (the last one it read), by thread: whether it
+    # waits on the service (see the end of the export).
     streams: dict[int, _drive.State] = {}
 
-    def reader(i: int) -> None:
+    def reader() -> None:
         while not stop.is_set() and not no_more.is_set():
             try:
                 key = todo.get_nowait()
@@ -963,7 +963,7 @@ def _run(
                 # Once the export stops, the stream ends as soon as its
                 # wait on the service returns (_drive.Halted).
                 stream._state.halt = stop
-                streams[i] = stream._state
+                streams[threading.get_ident()] = stream._state
                 with stream:
                     for batch in stream:
                         hand(("batch", key, batch))
@@ -986,7 +986,7 @@ def _run(
                 pass
 
     threads = [
-        threading.Thread(target=reader, args=(i,), name=f"erpdata-export-{i}", daemon=True)
+        threading.Thread(target=reader, name=f"erpdata-export-{i}", daemon=True)
         for i in range(min(concurrency, len(keys)))
     ]
     running = len(threads)
@@ -1069,7 +1069,7 @@ def _run(
             # would hold the interrupt up to the call's time limits: minutes
             # with the default retries. The others end at once; waited for,
             # so that none is in the core when the interpreter exits.
-            _drive.out_of_the_core(lambda: [(t, streams.get(i)) for i, t in enumerate(threads)])
+            _drive.out_of_the_core(threads, streams)
         # Readers blocked on a full queue: let them finish.
         while not (interrupted or cancelled) and any(t.is_alive() for t in threads):
             try:
