@@ -798,7 +798,6 @@ def parser() -> argparse.ArgumentParser:
         help="a file holding the access token [default: ERPDATA_ACCESS_TOKEN]; "
         "the token itself is never taken on the command line",
     )
-    group.add_argument(*TOKEN_OPTIONS, action=_RefuseToken)
     group.add_argument(
         "--allow-insecure-http",
         action="store_true",
@@ -869,6 +868,10 @@ def parser() -> argparse.ArgumentParser:
         line = kwargs["help"]
         kwargs.setdefault("description", f"{line[:1].upper()}{line[1:]}.")
         made: argparse.ArgumentParser = commands.add_parser(name, allow_abbrev=False, **kwargs)
+        # Every command, those without the connection options too (`sandbox`):
+        # unknown to a command's parser, the option would be echoed back,
+        # value and all, as an unrecognized argument.
+        made.add_argument(*TOKEN_OPTIONS, action=_RefuseToken)
         return made
 
     dues = command("dues", parents=[connection, typing], help="outstanding dues of an account")

@@ -601,6 +601,9 @@ TOKEN_GIVEN = [
     ["aging", "--token", SECRET_TOKEN, "--as-of", "2025-12-31"],
     ["net-profit", "2025-01-01", "2025-06-30", "--access-token", SECRET_TOKEN],
     ["export", "account", "--to", "never.duckdb", "--access-token", SECRET_TOKEN],
+    # A command without the connection options refuses them all the same.
+    ["sandbox", "--token", SECRET_TOKEN],
+    ["sandbox", "--port", "0", f"--access-token={SECRET_TOKEN}"],
     # Spelled otherwise (as the Python argument, mistyped, another name):
     # argparse echoed these back, token and all, as unrecognized arguments.
     ["table", "account", "--access_token", SECRET_TOKEN],
