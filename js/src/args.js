@@ -14,6 +14,24 @@ export function optionsOf(options, field = "options") {
   return options;
 }
 
+/**
+ * A constructor's or call's options, checked: `undefined` and `null` mean
+ * none; anything but an object is refused with what `where` takes
+ * (`receivables("C001", "RECEIPT")` said only "must be an object, got
+ * string"), and so is a key none of `known` (see `refuseUnknown`).
+ */
+export function callOptions(options, known, where) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw invalidInput(
+      "options",
+      `${where} takes its options as an object ({ ${known.join(", ")} }), got ${kindOf(options)}`,
+    );
+  }
+  refuseUnknown(options, known, where);
+  return options;
+}
+
 /** What a value is, as the core says it ("a string", "an object"), never the value itself. */
 export function kindOf(value) {
   if (Array.isArray(value)) return "an array";

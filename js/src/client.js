@@ -4,7 +4,7 @@
 // is implemented here.
 
 import { AjaxAnswer } from "./answer.js";
-import { kindOf, optionsOf, refuseUnknown, today } from "./args.js";
+import { callOptions, kindOf, today } from "./args.js";
 import { batchRows, exactRows } from "./columns.js";
 import { Dues } from "./dues.js";
 import { InvalidInputError, invalidInput } from "./errors.js";
@@ -196,7 +196,7 @@ function operationOf(name) {
  */
 function optionsOfOperation(name, args) {
   const params = operationOf(name).params.map((p) => p.js_name);
-  return [...EVERY_CALL, ...params.filter((param) => !(param in args))];
+  return [...params.filter((param) => !(param in args)), ...EVERY_CALL];
 }
 
 /** What a call's value becomes, by the operation's answer kind. */
@@ -219,8 +219,7 @@ export class ErpClient extends AjaxFunctions {
 
   constructor(options) {
     super();
-    options = optionsOf(options);
-    refuseUnknown(options, CLIENT_OPTIONS, "ErpClient");
+    options = callOptions(options, CLIENT_OPTIONS, "ErpClient");
     if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw invalidInput("dangerouslyAllowBrowser", BROWSER_MESSAGE);
     }
@@ -323,8 +322,7 @@ export class ErpClient extends AjaxFunctions {
 
   /** `method`: the public method called, as errors name it. */
   async #invoke(name, args, options, method = name) {
-    options = optionsOf(options);
-    refuseUnknown(options, optionsOfOperation(name, args), `${method}()`);
+    options = callOptions(options, optionsOfOperation(name, args), `${method}()`);
     checkSignal(options.signal);
     const operation = operationOf(name);
     const all = { ...args };
@@ -375,8 +373,7 @@ export class ErpClient extends AjaxFunctions {
    * still running; the caller's signal ends them all.
    */
   async #plan(make, options, known, method) {
-    options = optionsOf(options);
-    refuseUnknown(options, known, `${method}()`);
+    options = callOptions(options, known, `${method}()`);
     const { signal } = options;
     checkSignal(signal);
     const planOptions = { ...readingOf(options), ...this.#options(options) };
@@ -508,20 +505,16 @@ export class ErpClient extends AjaxFunctions {
    * many were handed out.
    */
   streamTable(name, options) {
-    options = optionsOf(options);
-    refuseUnknown(
-      options,
-      [...optionsOfOperation("table", { name }), "batchRows"],
-      "streamTable()",
-    );
+    const known = [...optionsOfOperation("table", { name }), "batchRows"];
+    options = callOptions(options, known, "streamTable()");
     const { companyId, yearId, method, numbers, signal } = options;
     checkSignal(signal);
-    const callOptions = this.#options(options, options.batchRows);
+    const perCall = this.#options(options, options.batchRows);
     // Checked now, so that bad input throws here rather than when iterated.
     const args = { name, companyId, yearId, method };
     const reading = readingOf(options);
     this.#checked(() => this.#core.invoke("table", args, reading)).free();
-    core(() => loadWasm().checkCallOptions(callOptions));
+    core(() => loadWasm().checkCallOptions(perCall));
     const wasmCore = this.#core;
     const host = this.#host(signal);
     /** The batches of one iteration; `stop` ends the call, a read in progress included. */
@@ -529,7 +522,7 @@ export class ErpClient extends AjaxFunctions {
       const invocation = core(() => wasmCore.invoke("table", args, reading));
       let call;
       try {
-        call = core(() => invocation.stream(callOptions, ...ErpClient.#start()));
+        call = core(() => invocation.stream(perCall, ...ErpClient.#start()));
       } finally {
         invocation.free();
       }

@@ -2,7 +2,7 @@
 // (a table's typed batch goes back into the core, so every figure is the
 // one Python and Rust compute, to the cent).
 import { AjaxAnswer } from "./answer.js";
-import { kindOf, optionsOf, refuseUnknown, today } from "./args.js";
+import { callOptions, kindOf, optionsOf, today } from "./args.js";
 import { invalidInput } from "./errors.js";
 import { core, Table, tableBatch } from "./table.js";
 import { loadWasm } from "./wasm.js";
@@ -40,8 +40,7 @@ function asOfOf(asOf) {
  * `doc_date`; `balance`, `outstanding`, `amount`) unless named.
  */
 export function aging(dues, options) {
-  options = optionsOf(options);
-  refuseUnknown(options, ["asOf", "buckets", "dueDateColumn", "balanceColumn"], "aging()");
+  options = callOptions(options, ["asOf", "buckets", "dueDateColumn", "balanceColumn"], "aging()");
   const { asOf, buckets, dueDateColumn, balanceColumn } = options;
   // A Dues's batch comes with its account: its row is named for it.
   const { batch, numbers, acid } = batchOf("dues", dues);
@@ -86,8 +85,7 @@ function payDaysText(acid, value) {
  * has its row, `outstanding` and `overdue` zero.
  */
 export function creditStatus(accounts, dues, options) {
-  options = optionsOf(options);
-  refuseUnknown(options, ["payDays", "asOf", "acids"], "creditStatus()");
+  options = callOptions(options, ["payDays", "asOf", "acids"], "creditStatus()");
   const { payDays, asOf, acids } = options;
   const a = batchOf("accounts", accounts);
   const d = batchOf("dues", dues);

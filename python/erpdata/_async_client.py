@@ -143,6 +143,7 @@ class AsyncClient(
     # -- carrying out ----------------------------------------------------------
 
     async def _carry_out(self, work: Work[Any]) -> Any:
+        self._pool.check_open()
         if isinstance(work, One):
             with work.state() as state:
                 return work.finish(await _drive.arun(self._http, work.start(self._limits), state))

@@ -120,6 +120,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
     # -- carrying out ----------------------------------------------------------
 
     def _carry_out(self, work: Work[Any]) -> Any:
+        self._pool.check_open()
         if isinstance(work, One):
             with work.state() as state:
                 return work.finish(_drive.run(self._http, work.start(self._limits), state))
@@ -174,7 +175,7 @@ class Client(BlockingFunctions, ClientBase[httpx.Client, TableStream[list[Row]],
     def close(self) -> None:
         """Closes the client's own httpx client (never a caller's)."""
         if self._owns_http:
-            self._http.close()
+            self._pool.close()
 
     def __enter__(self) -> Client:
         return self

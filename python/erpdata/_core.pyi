@@ -224,6 +224,7 @@ __all__ = [
     "pay_days",
     "account_ids",
     "catalogue_json",
+    "closest_name",
     "__version__",
 ]
 
@@ -483,3 +484,6 @@ def account_ids(accounts: object, kind: str) -> list[str]:
 
 def catalogue_json() -> str:
     """The core's catalogue of operations as JSON."""
+
+def closest_name(given: str, known: list[str]) -> str | None:
+    """The name among ``known`` that ``given`` most likely meant, if one is close."""

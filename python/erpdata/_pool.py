@@ -32,7 +32,14 @@ before the loop itself closes. So each loop gets one, started by hand and
 suspended until then, whose ``finally`` closes the httpx client.
 
 A pool is shared by the clones ``with_options`` makes, so a clone made
-before the change uses the new connections too."""
+before the change uses the new connections too.
+
+**Closing.** A closed client refuses its calls with an
+``InvalidInputError`` (field ``client``) before they start, as it does a
+call on an ``http_client`` its caller closed (field ``http_client``),
+rather than leaving httpx's ``RuntimeError`` to say it. An async client
+closed in a loop that has since ended serves the next loop, as one left
+unclosed does."""
 
 from __future__ import annotations
 
@@ -44,6 +51,7 @@ from typing import Any, Callable, Generic, TypeVar
 import httpx
 
 from . import _async
+from ._errors import InvalidInputError
 
 __all__ = ["Pool", "LoopPool"]
 
@@ -63,15 +71,47 @@ class Pool(Generic[_Http]):
         # How the client makes another like it (None: the caller's).
         self._remake: Callable[[], _Http] | None = remake
         self._pid = os.getpid()
+        self._closed = False
 
     def here(self) -> _Http:
         """The httpx client for this process."""
         self._this_process()
         return self._http
 
+    def close(self: Pool[httpx.Client]) -> None:
+        """Closes the httpx client; the pool serves no call after."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._pid == os.getpid():  # a parent's connections are left to it
+            self._http.close()
+
     def _this_process(self) -> None:
+        self.check_open()
         if self._pid != os.getpid():
             self._forked()
+
+    def check_open(self) -> None:
+        """Refuses a call on a closed client before it starts: httpx's
+        RuntimeError ("Cannot send a request, as the client has been
+        closed") was the one failure of a call that was not an ErpError."""
+        if self._closed:
+            raise InvalidInputError(
+                f"this {self._client_name} has been closed ({self._closed_by}); make the "
+                "calls before it is closed, or make a new client",
+                field="client",
+                reason="closed",
+            )
+        if self._remake is None and self._http.is_closed:
+            raise InvalidInputError(
+                f"the {type(self._http).__name__} given as http_client has been closed; "
+                "make the calls before it is closed, or give the client one that is open",
+                field="http_client",
+                reason="closed",
+            )
+
+    _client_name = "Client"
+    _closed_by = "by close() or on leaving its `with` block"
 
     def _forked(self) -> None:
         self._pid = os.getpid()
@@ -83,12 +123,22 @@ class LoopPool(Pool[httpx.AsyncClient]):
     """An ``httpx.AsyncClient``, the process it serves and the event loop
     (asyncio's loop, trio's run) it was first used in."""
 
+    _client_name = "AsyncClient"
+    _closed_by = "by aclose() or on leaving its `async with` block"
+
     def __init__(
         self, http: httpx.AsyncClient, remake: Callable[[], httpx.AsyncClient] | None
     ) -> None:
         super().__init__(http, remake)
         self._loop: Callable[[], Any] | None = None
         self._closer: AsyncGenerator[None, None] | None = None
+
+    def check_open(self) -> None:
+        # Closed, then its loop ended: the client serves the next loop, as
+        # it does once a loop ends unclosed (``here`` makes its connections).
+        if self._closed and self._remake is not None and self._bound_loop_ended():
+            return
+        super().check_open()
 
     def _forked(self) -> None:
         super()._forked()
@@ -122,6 +172,7 @@ class LoopPool(Pool[httpx.AsyncClient]):
             # The ended loop closed its connections as it ended (unless it
             # was closed without closing its async generators first).
             self._http = self._remake()
+            self._closed = False
         elif self._loop is not None:
             raise RuntimeError(
                 "this AsyncClient's connections belong to another event loop, which is still "
@@ -137,7 +188,10 @@ class LoopPool(Pool[httpx.AsyncClient]):
     async def aclose(self) -> None:
         """Closes the httpx client, unless the loop its connections belong
         to has ended (they cannot be closed from another)."""
+        if self._closed:
+            return
         self._this_process()
+        self._closed = True
         if self._bound_loop_ended():
             return
         closer, self._closer = self._closer, None

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, Union, cast
 
 from . import _drive, _progress
-from ._core import Call, Invocation, Plan, PlannedCall, Typing
+from ._core import Call, Invocation, Plan, PlannedCall, Typing, closest_name
 from ._errors import ErpError
 from ._progress import ProgressArg
 from ._timeouts import TimeoutTypes
@@ -285,16 +285,44 @@ def _signature(spec: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, A
     return signature.replace(parameters=params, return_annotation=returned), annotations
 
 
+def _keywords(func: Callable[..., Any]) -> frozenset[str]:
+    """The keyword arguments ``func`` takes (its first, ``self``, aside)."""
+    params = list(inspect.signature(func).parameters.values())[1:]
+    assert all(p.kind is not p.VAR_KEYWORD for p in params), func
+    return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _refuse_unknown(
+    known: frozenset[str], kwargs: dict[str, Any], owner: object, name: str
+) -> None:
+    """Refuses a keyword argument none of ``known``, naming the public
+    method and the argument most likely meant (``companyId``:
+    ``company_id``, by the rule JS's option checks use): Python's own
+    TypeError named the internal function ("Operations.table() got an
+    unexpected keyword argument 'companyId'") and guessed nothing. Never
+    the value: it may be a token."""
+    for key in kwargs:
+        if key not in known:
+            own = sorted(known)
+            meant = closest_name(key, own)
+            hint = f"did you mean {meant!r}?" if meant else f"it takes {', '.join(own)}"
+            where = type(owner).__name__ + ("" if name == "__init__" else f".{name}")
+            raise TypeError(f"{where}() got an unexpected keyword argument {key!r}; {hint}")
+
+
 def restyled(
     func: Callable[..., Any], doc: str | None = None, **annotations: str
 ) -> Callable[..., Any]:
     """A shared method as one client's own: its docstring ``doc`` (default:
     ``func``'s), and the annotations given (``returns``: the return's) in
     its signature, as that client's types spell them."""
+    known = _keywords(func)
 
     @functools.wraps(func)
-    def method(*args: Any, **kwargs: Any) -> Any:
-        return func(*args, **kwargs)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs.keys() <= known:
+            _refuse_unknown(known, kwargs, self, func.__name__)
+        return func(self, *args, **kwargs)
 
     signature = inspect.signature(func)
     returns = annotations.pop("returns", signature.return_annotation)
@@ -314,8 +342,12 @@ def restyled(
 def blocking(spec: Callable[Concatenate[Any, P], Work[R]]) -> Callable[Concatenate[Any, P], R]:
     """``Client``'s method of ``spec``: the work, carried out."""
 
+    known = _keywords(spec)
+
     @functools.wraps(spec)
     def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        if not kwargs.keys() <= known:
+            _refuse_unknown(known, kwargs, self, spec.__name__)
         result: R = self._carry_out(spec(self, *args, **kwargs))
         return result
 
@@ -330,8 +362,12 @@ def awaiting(
     """``AsyncClient``'s method of ``spec``, documented by ``doc`` (default:
     ``spec``'s docstring)."""
 
+    known = _keywords(spec)
+
     @functools.wraps(spec)
     async def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        if not kwargs.keys() <= known:
+            _refuse_unknown(known, kwargs, self, spec.__name__)
         result: R = await self._carry_out(spec(self, *args, **kwargs))
         return result
 

@@ -23,6 +23,7 @@ import difflib
 import importlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -181,6 +182,10 @@ def _check_output(args: argparse.Namespace) -> None:
     xlsx has xlsxwriter:
     said before anything is fetched, not after a large table has
     arrived."""
+    if args.output in (None, "-") and sys.stdout is None:
+        # Started with stdout closed (`erpdata table t >&-`): there is
+        # nowhere to write; it failed with a traceback after the fetch.
+        raise _Usage("stdout is closed: pass -o FILE, or give the command a stdout")
     if args.output not in (None, "-"):
         path = Path(args.output)
         if path.is_dir():
@@ -569,6 +574,16 @@ def _whole(path: str) -> Iterator[str]:
     try:
         yield str(partial)
         os.replace(partial, target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        # Said of the file asked for: "-o /proc/t.csv" failed naming
+        # "/proc/.t.csv.1a2b3c4d5e6f.partial", a file the user never named.
+        if exc.filename == str(partial):
+            exc.filename, exc.filename2 = path, None
+            raise
+        if str(partial) in str(exc):  # pyarrow's, in its message
+            raise OSError(str(exc).replace(str(partial), path)) from None
+        raise
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -1096,6 +1111,9 @@ OPTION_NAMED = {
     "accounts": "--accounts",
     "accounts_table": "--accounts-table",
     "concurrency": "--concurrency",
+    "max_retries": "--max-retries",
+    "max_retry_after": "--max-retry-after",
+    "timeout": "--timeout",
 }
 """The option each argument the core may refuse came from: on the command
 line, "invalid as_of" is "invalid --as-of". (A setting read from its
@@ -1114,8 +1132,16 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
         return f"{message} (--allow-insecure-http allows it)"
     option = OPTION_OF.get(exc.field or "")
     if option is not None and "is required" in message:
-        return f"{message} (on the command line: {option})"
+        # The core's advice is a Python caller's ("pass one with the call,
+        # give the client a default"); here it is the option or variable.
+        variable = re.search(r"\bERPDATA_[A-Z_]+\b", message)
+        if variable is None:
+            return f"{message} (on the command line: {option})"
+        return f"invalid {option}: is required: pass {option} or set {variable.group()}"
     named = OPTION_NAMED.get(exc.field or "")
+    column = re.fullmatch(r'schema_overrides\["(.*)"\]', exc.field or "")
+    if column is not None:
+        named = f"--schema {column.group(1)}=..."
     prefix = f"invalid {exc.field}: "
     if named is not None and message.startswith(prefix):
         return f"invalid {named}: {message[len(prefix) :]}"
@@ -1208,6 +1234,17 @@ def _near(given: str, known: Sequence[str]) -> str | None:
     return found[0] if found else None
 
 
+OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*")
+"""What an option's name looks like; any other argument is a value."""
+
+HIDDEN = "<value>"
+"""What stands in an error for a value given out of place: a stray
+argument may be the token pasted where it does not belong (``erpdata
+table sales_invoice "$TOKEN"``), and argparse repeated it on stderr."""
+
+NOT_SHOWN = "values are not repeated, as one may be a secret"
+
+
 def _check_command(top: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     """A mistyped command (``erpdata tabel``) is refused with the command
     it most likely meant; argparse only lists them all."""
@@ -1227,6 +1264,12 @@ def _check_command(top: argparse.ArgumentParser, argv: Sequence[str]) -> None:
             f"argument COMMAND: invalid choice: {command!r} (did you mean {near!r}?; "
             f"`erpdata --help` lists the commands)"
         )
+    # argparse would repeat the word given (`erpdata "$TOKEN"`); one near
+    # no command is not repeated, as no value out of place is.
+    top.error(
+        f"argument COMMAND: invalid choice {HIDDEN} (choose from {', '.join(commands)}; "
+        f"{NOT_SHOWN})"
+    )
 
 
 def _unknown_arguments(top: argparse.ArgumentParser, command: str, unknown: list[str]) -> None:
@@ -1239,14 +1282,20 @@ def _unknown_arguments(top: argparse.ArgumentParser, command: str, unknown: list
         {o for a in sub._actions for o in a.option_strings if o.startswith("--")}
         - set(TOKEN_OPTIONS)
     )
-    hints = []
+    said, hints = [], []
     for arg in unknown:
-        name = arg.partition("=")[0]
+        name, eq, _value = arg.partition("=")
+        if not OPTION_NAME.fullmatch(name):
+            said.append(HIDDEN)
+            continue
+        said.append(f"{name}={HIDDEN}" if eq else name)
         near = _near(name, own) if name.startswith("--") else None
         if near is not None:
             hints.append(f"{name}: did you mean {near}?")
+    if any(HIDDEN in s for s in said):
+        hints.append(NOT_SHOWN)
     hint = f" ({'; '.join(hints)})" if hints else ""
-    sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+    sub.error(f"unrecognized arguments: {' '.join(said)}{hint}")
 
 
 def _interruptible(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

@@ -313,11 +313,12 @@ describe("every parameter refuses what it cannot send", () => {
       table: [(c, v) => c.table("account", v), null],
       streamTable: [(c, v) => drain(c.streamTable("account", v)), null],
     };
-    // Strings, numbers, symbols... are not options; null and undefined mean
-    // none; an object (or array) without members means defaults, and one
-    // with members the call does not take (all of those generated here) is
-    // refused for the first of them.
-    const notAnObject = (v) => !isNullish(v) && typeof v !== "object" && typeof v !== "function";
+    // Strings, numbers, symbols, arrays... are not options; null and
+    // undefined mean none; an object without members means defaults, and
+    // one with members the call does not take (all of those generated here)
+    // is refused for the first of them.
+    const notAnObject = (v) =>
+      !isNullish(v) && ((typeof v !== "object" && typeof v !== "function") || Array.isArray(v));
     const keys = (v) => (isNullish(v) ? [] : Object.keys(v));
     for (const [call, missing] of Object.values(calls)) {
       await property(

@@ -202,6 +202,31 @@ describe("an option a constructor or call does not take is refused", () => {
     assert.equal(kind.field, "kind");
   });
 
+  test("options given as something else: the error says what the call takes", async () => {
+    const c = client();
+    // The arguments of another language's call (Python's dues("C001", "RECEIPT")).
+    const dues = await refused(() => c.dues("C001", "RECEIPT"));
+    assert.equal(dues.field, "options");
+    assert.match(
+      dues.message,
+      /^invalid options: dues\(\) takes its options as an object \(\{ acid, kind, .*\}\), got a string$/,
+    );
+    const receivables = await refused(() => c.receivables("C001", "RECEIPT"));
+    assert.match(receivables.message, /^invalid options: receivables\(\) takes its options as an /);
+    assert.ok(receivables.message.includes("timeoutMs"), receivables.message);
+    assert.ok(!receivables.message.includes("RECEIPT"), receivables.message);
+    const table = await refused(() => c.table("account", [1, 2025]));
+    assert.match(table.message, /^invalid options: table\(\) takes .*companyId.*, got an array$/);
+    const stream = await refused(() => c.streamTable("account", 500));
+    assert.match(stream.message, /streamTable\(\) takes .*batchRows.*, got a number$/);
+    const plan = await refused(() => c.duesTable(["C001"], "receipt", 4));
+    assert.match(plan.message, /duesTable\(\) takes .*concurrency.*, got a number$/);
+    const made = await refused(() => new ErpClient("http://127.0.0.1:1"));
+    assert.match(made.message, /^invalid options: ErpClient takes .*baseUrl.*, got a string$/);
+    const finance = await refused(() => aging(undefined, "2025-12-31"));
+    assert.match(finance.message, /^invalid options: aging\(\) takes .*asOf.*, got a string$/);
+  });
+
   test("the finance functions refuse theirs too", async () => {
     // Checked first: nothing else about the call matters yet.
     const agingErr = await refused(() => aging(undefined, { as_of: "2025-12-31" }));

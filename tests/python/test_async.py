@@ -150,6 +150,42 @@ def test_own_client_is_closed_by_async_with(sandbox_url: str) -> None:
     assert run(main)._pool._http.is_closed
 
 
+def test_a_misspelt_keyword_argument_names_the_async_method(sandbox_url: str) -> None:
+    async def main() -> None:
+        with pytest.raises(TypeError, match=r"^AsyncClient\(\) got an unexpected keyword "):
+            AsyncClient(sandbox_url, compnay_id=1)  # type: ignore[call-arg]
+        async with AsyncClient(sandbox_url, project="demo", access_token=SANDBOX_TOKEN) as c:
+            with pytest.raises(TypeError) as caught:
+                await c.dues("C001", kinds="RECEIPT")  # type: ignore[call-arg]
+            assert str(caught.value) == (
+                "AsyncClient.dues() got an unexpected keyword argument 'kinds'; "
+                "did you mean 'kind'?"
+            )
+
+    run(main)
+
+
+def test_a_call_on_a_closed_async_client_is_an_erp_error(sandbox_url: str) -> None:
+    async def main() -> None:
+        async with AsyncClient(sandbox_url, project="demo", access_token=SANDBOX_TOKEN) as c:
+            assert (await c.receivables("C001")).rows
+        await c.aclose()  # again: nothing to do
+        for call in (
+            lambda: c.receivables("C001"),
+            lambda: c.dues_many(["C001", "C002"], kind="receipt"),
+        ):
+            with pytest.raises(erpdata.InvalidInputError) as caught:
+                await call()
+            assert caught.value.field == "client" and caught.value.reason == "closed"
+            assert str(caught.value).startswith("this AsyncClient has been closed (by aclose()")
+        with pytest.raises(erpdata.InvalidInputError, match="AsyncClient has been closed"):
+            async with c.stream_table("account", company_id=1, year_id=2025) as stream:
+                async for _ in stream:
+                    pass
+
+    run(main)
+
+
 def test_errors_are_the_same_types(sandbox_url: str, refused_url: str) -> None:
     async def main() -> None:
         async with AsyncClient(

@@ -194,7 +194,10 @@ def test_declared_types_and_strings_kept(secret_sandbox_url: str, token_file: Pa
     assert dues.returncode == 0, dues.stderr
     assert isinstance(json.loads(dues.stdout.splitlines()[0])["balance"], str)
     unknown = cli(base + ["--schema", "amount=money"], env)
-    assert unknown.returncode == 2 and 'schema_overrides["amount"]' in one_line_error(unknown)
+    assert unknown.returncode == 2
+    assert one_line_error(unknown).startswith(
+        'erpdata: error: invalid --schema amount=...: unknown type "money": expected string, '
+    )
     malformed = cli(base + ["--schema", "amount"], env)
     assert malformed.returncode == 2 and "COLUMN=TYPE" in one_line_error(malformed)
 
@@ -253,7 +256,10 @@ def test_exit_codes(secret_sandbox_url: str, refused_url: str, token_file: Path)
     invalid = cli(["table", "no;such", "--access-token-file", str(token_file)], env)
     assert invalid.returncode == 2 and "table" in one_line_error(invalid)
     no_token = cli(["table", "sales_invoice"], env)
-    assert no_token.returncode == 2 and "access_token" in one_line_error(no_token)
+    assert no_token.returncode == 2 and one_line_error(no_token) == (
+        "erpdata: error: invalid --access-token-file: is required: pass --access-token-file "
+        "or set ERPDATA_ACCESS_TOKEN"
+    )
     missing_file = cli(["table", "sales_invoice", "--access-token-file", "/nonexistent/token"], env)
     assert missing_file.returncode == 2
     service = cli(
@@ -294,7 +300,7 @@ def test_max_retry_after_ends_a_call_asked_to_wait_longer(sandbox_url: str) -> N
     refused = cli(
         ["dues", "C001", "--kind", "receipt", "--max-retry-after", "-1"], env_for(sandbox_url)
     )
-    assert refused.returncode == 2 and "max_retry_after" in one_line_error(refused)
+    assert refused.returncode == 2 and "invalid --max-retry-after: " in one_line_error(refused)
 
 
 def run_on_a_terminal(url: str, args: list[str], tmp_path: Path) -> str:
@@ -634,6 +640,34 @@ def test_a_token_on_the_command_line_is_refused_by_name(
     assert not (tmp_path / "never.duckdb").exists()
 
 
+STRAY = [
+    # The token pasted where no option asks for it: argparse repeated
+    # every stray argument on stderr, the token with them.
+    ["table", "account", SECRET_TOKEN],
+    ["table", "account", "--format", "csv", SECRET_TOKEN, "--no-progress"],
+    ["aging", "--as-of", "2025-12-31", SECRET_TOKEN],
+    ["sandbox", SECRET_TOKEN],
+    ["table", "account", "--verbose-ish", SECRET_TOKEN],
+    ["table", "account", f"--tkn={SECRET_TOKEN}"],
+    [SECRET_TOKEN, "table", "account"],
+    ["secrettokenvalue", "table", "account"],
+]
+
+
+@pytest.mark.parametrize("args", STRAY, ids=lambda a: " ".join(a).replace(SECRET_TOKEN, "T"))
+def test_a_stray_argument_is_refused_without_repeating_it(
+    secret_sandbox_url: str, args: list[str]
+) -> None:
+    env = env_for(secret_sandbox_url)
+    done = cli(args, env)
+    assert done.returncode == 2, done.stderr
+    error = done.stderr.strip().splitlines()[-1]
+    assert "<value>" in error and "values are not repeated" in error, error
+    for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0], "secrettokenvalue"):
+        assert form not in done.stdout + done.stderr
+    assert done.stdout == ""
+
+
 def test_no_option_is_taken_by_a_prefix(secret_sandbox_url: str, token_file: Path) -> None:
     import argparse
 
@@ -673,15 +707,26 @@ def test_a_mistyped_command_or_option_is_said_by_the_command_with_what_was_meant
     for args, said in (
         (
             ["table", "account", "--fromat", "csv"],
-            "erpdata table: error: unrecognized arguments: --fromat csv "
-            "(--fromat: did you mean --format?)",
+            "erpdata table: error: unrecognized arguments: --fromat <value> "
+            "(--fromat: did you mean --format?; values are not repeated, as one may be a "
+            "secret)",
         ),
         (
-            ["aging", "--buckts", "15", "45"],
-            "erpdata aging: error: unrecognized arguments: --buckts 15 45 "
-            "(--buckts: did you mean --buckets?)",
+            ["aging", "--buckts=15"],
+            "erpdata aging: error: unrecognized arguments: --buckts=<value> "
+            "(--buckts: did you mean --buckets?; values are not repeated, as one may be a "
+            "secret)",
         ),
-        (["table", "account", "extra"], "erpdata table: error: unrecognized arguments: extra"),
+        (
+            ["table", "account", "--no-progres"],
+            "erpdata table: error: unrecognized arguments: --no-progres "
+            "(--no-progres: did you mean --no-progress?)",
+        ),
+        (
+            ["table", "account", "extra"],
+            "erpdata table: error: unrecognized arguments: <value> "
+            "(values are not repeated, as one may be a secret)",
+        ),
         (
             ["tabel", "account"],
             "erpdata: error: argument COMMAND: invalid choice: 'tabel' (did you mean 'table'?; "
@@ -800,10 +845,30 @@ def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
         (["aging", "--accounts", "C001", ""], "invalid --accounts: item 2 must not be empty"),
         (["dues-table", "C001", " ", "--kind", "receipt"], "invalid acids: item 2 must not be"),
         (["table", "account", "--year-id", " 2025"], "invalid --year-id: has whitespace"),
+        # The client's settings, named as Python's arguments until they were.
+        (["table", "account", "--max-retries", "11"], "invalid --max-retries: must be a whole"),
+        (
+            ["dues", "C001", "--kind", "receipt", "--max-retry-after", "-1"],
+            "invalid --max-retry-after: must be a",
+        ),
+        (["aging", "--max-retry-after", "-1"], "invalid --max-retry-after: must be a"),
+        (
+            ["table", "account", "--company-id", "1", "--project", ""],
+            "invalid --project: must not be empty",
+        ),
     ):
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
         assert one_line_error(done).startswith(f"erpdata: error: {said}"), done.stderr
+    # A setting missing: the option or the variable, not a Python caller's
+    # advice ("pass one with the call, give the client a default").
+    del env["ERPDATA_COMPANY_ID"]
+    done = cli(["table", "account"], env)
+    assert done.returncode == 2, done.stderr
+    assert one_line_error(done) == (
+        "erpdata: error: invalid --company-id: is required: pass --company-id or set "
+        "ERPDATA_COMPANY_ID"
+    )
 
 
 def test_version() -> None:
@@ -925,6 +990,40 @@ def test_an_output_that_cannot_be_written_is_refused_before_fetching(
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
         assert words in one_line_error(done), args
+
+
+def test_a_closed_stdout_is_said_before_fetching(refused_url: str) -> None:
+    # `erpdata table t >&-`: it fetched, then failed with a traceback
+    # (sys.stdout is None in a process started without fd 1).
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    done = subprocess.run(
+        PY + ["table", "account"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "erpdata: error: stdout is closed: pass -o FILE, or give the command a stdout"
+    ]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_output_the_system_refuses_is_named_as_given(sandbox_url: str) -> None:
+    # Its folder exists, but no file can be made in it: the error named
+    # the partial file written first (/proc/.t.csv.1a2b3c4d5e6f.partial).
+    env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    for args in (
+        ["table", "account", "-o", "/proc/erpdata-t.csv"],
+        ["table", "account", "-o", "/proc/erpdata-t.parquet"],
+    ):
+        done = cli(args, env)
+        assert done.returncode == 1, (args, done.stderr)
+        error = one_line_error(done)
+        assert error.startswith("erpdata: error: ") and args[-1] in error, error
+        assert "partial" not in error, error
 
 
 def answering(body: bytes) -> Callable[[Callable[[bytes], None]], None]:

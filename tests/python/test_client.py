@@ -349,7 +349,70 @@ def test_own_http_client_is_used_and_left_open(sandbox_url: str) -> None:
 def test_own_client_is_closed_by_with(sandbox_url: str) -> None:
     with Client(sandbox_url, project="demo") as c:
         pass
-    assert c._http.is_closed
+    assert c._pool._http.is_closed
+
+
+def test_a_misspelt_keyword_argument_names_the_method_and_what_was_meant(
+    sandbox_url: str,
+) -> None:
+    # Python's TypeError named internal functions ("ClientBase.__init__()",
+    # "Operations.table()") and guessed nothing; JS's options said whom.
+    secret = "fake-secret-4711"
+    with Client(sandbox_url, project="demo", access_token=SANDBOX_TOKEN) as c:
+        for call, said in (
+            (
+                lambda: Client(sandbox_url, acces_token=secret),  # type: ignore[call-arg]
+                "Client() got an unexpected keyword argument 'acces_token'; "
+                "did you mean 'access_token'?",
+            ),
+            (
+                lambda: c.table("account", companyId=secret),  # type: ignore[call-arg]
+                "Client.table() got an unexpected keyword argument 'companyId'; "
+                "did you mean 'company_id'?",
+            ),
+            (
+                lambda: c.stream_table("account", batch_row=secret),  # type: ignore[call-overload]
+                "Client.stream_table() got an unexpected keyword argument 'batch_row'; "
+                "did you mean 'batch_rows'?",
+            ),
+            (
+                lambda: c.net_profit("2025-01-01", "2025-06-30", send_tokn=secret),  # type: ignore[call-arg]
+                "Client.net_profit() got an unexpected keyword argument 'send_tokn'; "
+                "did you mean 'send_token'?",
+            ),
+            (
+                lambda: c.receivables("C001", colour=secret),  # type: ignore[call-arg]
+                "Client.receivables() got an unexpected keyword argument 'colour'; "
+                "it takes acid, infer_strings, schema_overrides, timeout",
+            ),
+        ):
+            with pytest.raises(TypeError) as caught:
+                call()
+            assert str(caught.value) == said
+            assert secret not in repr(caught.value)
+
+
+def test_a_call_on_a_closed_client_is_an_erp_error(sandbox_url: str) -> None:
+    # httpx's RuntimeError ("Cannot send a request, as the client has been
+    # closed") was the one failure of a call that was not an ErpError.
+    with Client(sandbox_url, project="demo", access_token=SANDBOX_TOKEN) as c:
+        assert c.receivables("C001").rows
+    clone = c.with_options(timeout=5)
+    c.close()  # again: nothing to do
+    for call in (
+        lambda: c.receivables("C001"),
+        lambda: clone.table("account", company_id=1, year_id=2025),
+        lambda: c.dues_many(["C001", "C002"], kind="receipt"),
+        lambda: list(c.stream_table("account", company_id=1, year_id=2025)),
+    ):
+        with pytest.raises(erpdata.InvalidInputError) as caught:
+            call()
+        assert caught.value.field == "client" and caught.value.reason == "closed"
+        assert str(caught.value).startswith("this Client has been closed (by close() or on ")
+    with httpx.Client() as http:
+        given = Client(sandbox_url, project="demo", http_client=http)
+    with pytest.raises(erpdata.InvalidInputError, match="the Client given as http_client has"):
+        given.receivables("C001")
 
 
 def test_get_form_token_stays_out_of_httpx_logs(

@@ -51,6 +51,15 @@ fn catalogue_json() -> String {
     erpdata::catalogue::catalogue_json()
 }
 
+/// The name among `known` that `given` most likely meant, if one is close
+/// (the core's `closest`, as JS's option checks use it): the "did you
+/// mean" of an unknown keyword argument (`companyId`: `company_id`).
+#[pyfunction]
+fn closest_name(given: &str, known: Vec<String>) -> Option<String> {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    erpdata::binding::closest(given, &known).map(str::to_owned)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<config::Config>()?;
@@ -68,6 +77,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(finance::pay_days, m)?)?;
     m.add_function(wrap_pyfunction!(finance::account_ids, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue_json, m)?)?;
+    m.add_function(wrap_pyfunction!(closest_name, m)?)?;
     m.add_function(wrap_pyfunction!(_decimals_built_directly, m)?)?;
     m.add_function(wrap_pyfunction!(_datetimes_built_directly, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
