@@ -258,7 +258,14 @@ def _token(args: argparse.Namespace) -> str | None:
     try:
         text = Path(args.access_token_file).read_text(encoding="utf-8")
     except OSError as exc:
-        raise _Usage(f"cannot read --access-token-file: {exc.strerror}") from None
+        # The path is not repeated: given the token itself by mistake, it
+        # would be the token.
+        hint = (
+            " (it takes the path of a file holding the token, not the token)"
+            if isinstance(exc, FileNotFoundError)
+            else ""
+        )
+        raise _Usage(f"cannot read --access-token-file: {exc.strerror}{hint}") from None
     token = text.strip()
     if not token:
         raise _Usage("--access-token-file is empty")
@@ -876,6 +883,17 @@ def parser() -> argparse.ArgumentParser:
         help="print erpdata's version and exit",
     )
     top.add_argument(*TOKEN_OPTIONS, action=_RefuseToken)
+    # Before the command too (`erpdata -v table ...`), where it was refused
+    # as an argument the command does not take. Its own dest: a command's
+    # default of 0 would overwrite the top parser's count.
+    top.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbose_before",
+        action="count",
+        default=0,
+        help="log requests (-vv: debug); also after the command",
+    )
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
@@ -1346,7 +1364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = top.parse_known_args(given)
     if unknown:
         _unknown_arguments(top, args.command, unknown)
-    _log_setup(getattr(args, "verbose", 0))
+    _log_setup(args.verbose_before + getattr(args, "verbose", 0))
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         _format_from_output(top, args, given)

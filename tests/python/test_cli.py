@@ -212,6 +212,12 @@ def test_token_from_the_environment_and_never_printed(
     assert "GET" in done.stderr  # -vv logs the requests, redacted
     assert SECRET_TOKEN not in done.stdout + done.stderr
     assert "[REDACTED]" in done.stderr
+    # -v before the command counts as after it; it was refused as an
+    # argument `table` does not take.
+    before = cli(["-v", "table", "account", "-v", "--method", "GET"], env)
+    assert before.returncode == 0, before.stderr
+    assert "GET" in before.stderr and "[REDACTED]" in before.stderr
+    assert SECRET_TOKEN not in before.stdout + before.stderr
 
 
 @pytest.fixture(scope="module")
@@ -638,6 +644,18 @@ def test_a_token_on_the_command_line_is_refused_by_name(
     for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
         assert form not in done.stdout + done.stderr
     assert not (tmp_path / "never.duckdb").exists()
+
+
+def test_the_token_given_as_its_file_is_not_repeated(secret_sandbox_url: str) -> None:
+    env = env_for(secret_sandbox_url)
+    done = cli(["table", "account", "--access-token-file", SECRET_TOKEN], env)
+    assert done.returncode == 2, done.stderr
+    assert one_line_error(done) == (
+        "erpdata: error: cannot read --access-token-file: No such file or directory (it takes "
+        "the path of a file holding the token, not the token)"
+    )
+    for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
+        assert form not in done.stdout + done.stderr
 
 
 STRAY = [

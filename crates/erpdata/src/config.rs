@@ -297,8 +297,12 @@ impl ConfigBuilder {
             if base_url.scheme() == "http" && !is_loopback(&base_url) && !self.allow_insecure_http {
                 return Err(Error::invalid(
                     "base_url",
-                    "uses plain http to a host that is not loopback, which would send the \
-                     access token unencrypted; use https, or set allow_insecure_http to allow it",
+                    format!(
+                        "uses plain http to {}, a host that is not loopback, which would send \
+                         the access token unencrypted; use https, or set allow_insecure_http to \
+                         allow it",
+                        base_url.host_str().unwrap_or_default()
+                    ),
                 ));
             }
         }
@@ -379,7 +383,12 @@ fn parse_base_url(text: &str) -> Result<Url> {
         )
     })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(bad("must use http or https"));
+        // "erp.example.com:8443" parses as the scheme "erp.example.com".
+        return Err(bad(&format!(
+            "must use http or https, got {:?}; it begins https://, as in \
+             https://erp.example.com/",
+            url.scheme()
+        )));
     }
     if url.host().is_none() || url.cannot_be_a_base() {
         return Err(bad("must have a host"));

@@ -75,7 +75,7 @@ pub enum Error {
         reason: String,
     },
     /// The request did not complete (made by the binding).
-    #[error("transport error ({kind}): {message}{}", note(call))]
+    #[error("transport error ({kind}): {message}{}{}", note(call), sent(call))]
     Transport {
         /// What kind of failure.
         kind: TransportKind,
@@ -91,7 +91,13 @@ pub enum Error {
         call: Option<Box<CallInfo>>,
     },
     /// The service answered with a status outside 2xx.
-    #[error("HTTP status {status}{}: {excerpt}{}", from(call), note(call))]
+    #[error(
+        "HTTP status {status}{}: {excerpt}{}{}{}",
+        from(call),
+        not_found_hint(*status),
+        note(call),
+        sent(call)
+    )]
     HttpStatus {
         /// The HTTP status code.
         status: u16,
@@ -179,6 +185,27 @@ fn excerpt_where(at: &Option<u64>) -> String {
 fn from(call: &Option<Box<CallInfo>>) -> String {
     match call.as_deref() {
         Some(CallInfo { url, .. }) if !url.is_empty() => format!(" from {url}"),
+        _ => String::new(),
+    }
+}
+
+/// After a 404: the client asks for the interface's scripts under the
+/// base URL, so a base URL missing the folder the service is installed
+/// in (or with one too many) is the likely cause.
+fn not_found_hint(status: u16) -> &'static str {
+    if status == 404 {
+        " (no such page: is the base URL the folder the service is installed in?)"
+    } else {
+        ""
+    }
+}
+
+/// " (3 requests sent)" when the call sent more than one (its retries
+/// and redirects): a silent service's timeout said one read timeout of
+/// 30 s, while the call had waited it three times.
+fn sent(call: &Option<Box<CallInfo>>) -> String {
+    match call.as_deref() {
+        Some(CallInfo { attempts, .. }) if *attempts > 1 => format!(" ({attempts} requests sent)"),
         _ => String::new(),
     }
 }
@@ -409,7 +436,10 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            format!("HTTP status 404 from {url}: <!DOCTYPE HTML")
+            format!(
+                "HTTP status 404 from {url}: <!DOCTYPE HTML (no such page: is the base URL the \
+                 folder the service is installed in?)"
+            )
         );
         let e = Error::Service {
             status: "error".into(),
@@ -427,6 +457,36 @@ mod tests {
             call: None,
         };
         assert_eq!(e.to_string(), "HTTP status 500: x");
+    }
+
+    #[test]
+    fn a_call_that_sent_more_than_one_request_says_how_many() {
+        // A silent service: the message named one read timeout, while the
+        // call had waited it once per request.
+        let sent = |attempts| {
+            Some(Box::new(CallInfo {
+                attempts,
+                ..CallInfo::default()
+            }))
+        };
+        let timeout = |attempts| Error::Transport {
+            kind: TransportKind::Timeout,
+            message: "no answer from https://h within the connect timeout of 10 s and read \
+                      timeout of 30 s"
+                .into(),
+            source: None,
+            call: sent(attempts),
+        };
+        assert!(timeout(3)
+            .to_string()
+            .ends_with("read timeout of 30 s (3 requests sent)"));
+        assert!(timeout(1).to_string().ends_with("read timeout of 30 s"));
+        let busy = Error::HttpStatus {
+            status: 503,
+            excerpt: "busy".into(),
+            call: sent(2),
+        };
+        assert_eq!(busy.to_string(), "HTTP status 503: busy (2 requests sent)");
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub(crate) fn done_line(call: u64, attempts: u32) -> String {
 /// "call 7: failed after 1 request: HTTP status 404 …": a call that ended
 /// with an error, given by its message (the core's, already redacted).
 pub(crate) fn failed_line(call: u64, attempts: u32, message: &str) -> String {
+    // Said first here: the message's own count of requests goes.
+    let sent = format!(" ({attempts} requests sent)");
+    let message = message.strip_suffix(sent.as_str()).unwrap_or(message);
     format!(
         "call {call}: failed after {}: {message}",
         counted(attempts.into(), "request")
@@ -155,6 +158,11 @@ mod tests {
         assert_eq!(
             failed_line(6, 2, "HTTP status 503: busy"),
             "call 6: failed after 2 requests: HTTP status 503: busy"
+        );
+        // The error's own count is not said twice.
+        assert_eq!(
+            failed_line(6, 3, "HTTP status 503: busy (3 requests sent)"),
+            "call 6: failed after 3 requests: HTTP status 503: busy"
         );
     }
 }
