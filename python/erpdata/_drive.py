@@ -226,6 +226,7 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
     goes to ``state``, its error is raised."""
     response: Answer = None
     chunks: Iterator[bytes] = iter(())
+    chunk: bytes | None = None
     try:
         while True:
             action = call.next(time.monotonic())
@@ -233,10 +234,12 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                 response.close()
                 response = None
             if isinstance(action, Send):
-                request = _request(http, call, action)
+                # Not a local of this frame: see the end.
                 try:
                     with _waiting(state):
-                        response = http.send(request, stream=True, follow_redirects=False)
+                        response = http.send(
+                            _request(http, call, action), stream=True, follow_redirects=False
+                        )
                 except httpx.HTTPError as exc:
                     _report_failure(call, exc)
                 else:
@@ -286,7 +289,11 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
             # keeps its frames' locals, and the KeyboardInterrupt of a call
             # interrupted midway, kept (a notebook keeps the last error),
             # kept the call, its decoder thread and every row decoded so far.
-            del call
+            # Nor the last chunk of the body, which may echo the token (a
+            # service error quoting it): a traceback with its locals
+            # (Sentry's default, rich's and pytest's showlocals) showed it
+            # whole, and the request, whose URL holds it in the GET form.
+            del call, chunk
 
 
 def run(http: httpx.Client, call: Call, state: State | None = None) -> Any:
@@ -309,6 +316,7 @@ async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGen
 
     response: Answer = None
     chunks: AsyncIterator[bytes] | None = None
+    chunk: bytes | None = None
     try:
         while True:
             action = call.next(time.monotonic())
@@ -358,8 +366,9 @@ async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGen
             # keeps its frames' locals, and a caller holding the error of a
             # call cancelled midway (asyncio.wait_for's TimeoutError kept,
             # or returned by gather(return_exceptions=True)) kept the call,
-            # its decoder thread and every row decoded so far.
-            del call
+            # its decoder thread and every row decoded so far. Nor the last
+            # chunk (see stream's end).
+            del call, chunk
 
 
 async def arun(http: httpx.AsyncClient, call: Call, state: State | None = None) -> Any:

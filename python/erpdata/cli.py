@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any, Callable, cast
+from typing import IO, Any, Callable, NoReturn, cast
 
 from . import _core, _errors
 from ._checks import counted
@@ -798,11 +798,30 @@ class _RefuseToken(argparse.Action):
         parser.exit(EXIT_USAGE, f"erpdata: error: {option_string}: {TOKEN_ON_COMMAND_LINE}\n")
 
 
+ECHOED = re.compile(r"""(invalid (?:choice|[\w.]+ value)): ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+"""argparse's repetition of a value it could not take (``invalid int
+value: '...'``, ``invalid choice: '...'``)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors do not repeat a value it could not
+    take: the token pasted after the wrong option (``--max-retries
+    "$TOKEN"``) was printed back on stderr."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(ECHOED.sub(rf"\1: {HIDDEN}", message))
+
+    def error_as_given(self, message: str) -> NoReturn:
+        """An error that repeats what it names on purpose (a mistyped
+        command, said with the one it most likely meant)."""
+        super().error(message)
+
+
 def _parser(**kwargs: Any) -> argparse.ArgumentParser:
     """A parser that takes options only by their full names: argparse
     would otherwise take a prefix (``--access-token``) for the one option
     it starts (``--access-token-file``)."""
-    return argparse.ArgumentParser(allow_abbrev=False, **kwargs)
+    return _Parser(allow_abbrev=False, **kwargs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -1278,7 +1297,7 @@ def _check_command(top: argparse.ArgumentParser, argv: Sequence[str]) -> None:
         return
     near = _near(command, list(commands))
     if near is not None:
-        top.error(
+        cast("_Parser", top).error_as_given(
             f"argument COMMAND: invalid choice: {command!r} (did you mean {near!r}?; "
             f"`erpdata --help` lists the commands)"
         )

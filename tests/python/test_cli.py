@@ -10,6 +10,7 @@ import io
 import json
 import os
 import pty
+import re
 import shutil
 import signal
 import struct
@@ -672,6 +673,28 @@ STRAY = [
 ]
 
 
+NOT_TAKEN = [
+    # The token pasted after an option that cannot take it: argparse said
+    # "invalid int value: '<the token>'".
+    ["table", "account", "--max-retries", SECRET_TOKEN],
+    ["table", "account", "--format", SECRET_TOKEN],
+    ["dues", "C001", "--kind", SECRET_TOKEN],
+    ["mcp", "--port", SECRET_TOKEN],
+]
+
+
+@pytest.mark.parametrize("args", NOT_TAKEN, ids=lambda a: " ".join(a).replace(SECRET_TOKEN, "T"))
+def test_a_value_an_option_cannot_take_is_not_repeated(
+    secret_sandbox_url: str, args: list[str]
+) -> None:
+    done = cli(args, env_for(secret_sandbox_url))
+    assert done.returncode == 2, done.stderr
+    error = done.stderr.strip().splitlines()[-1]
+    assert re.search(r": invalid (choice|int value): <value>", error), error
+    for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
+        assert form not in done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("args", STRAY, ids=lambda a: " ".join(a).replace(SECRET_TOKEN, "T"))
 def test_a_stray_argument_is_refused_without_repeating_it(
     secret_sandbox_url: str, args: list[str]
@@ -1082,7 +1105,7 @@ def test_a_format_the_command_cannot_write_is_refused_before_anything_is_sent(
     # --format of one the command does not write: argparse lists those it does.
     done = cli(["aging", "--format", "parquet", "-o", str(tmp_path / "a.parquet")], env)
     assert done.returncode == 2
-    assert "argument --format: invalid choice: 'parquet'" in done.stderr
+    assert "argument --format: invalid choice: <value> (choose from 'table', " in done.stderr
     assert list(tmp_path.iterdir()) == []
 
 

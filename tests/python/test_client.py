@@ -352,6 +352,55 @@ def test_own_client_is_closed_by_with(sandbox_url: str) -> None:
     assert c._pool._http.is_closed
 
 
+def test_a_traceback_with_its_locals_holds_no_token(raw_server: Any) -> None:
+    # Sentry records each frame's locals, as do rich's and pytest's
+    # showlocals: the last chunk of a body echoing the token, and the GET
+    # form's request, were locals of the frame that raised.
+    import traceback
+
+    body = b'{"status":"error","message":"Invalid access token ' + SECRET_TOKEN.encode() + b'"}'
+    server = raw_server(
+        lambda send: send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+    )
+    settings: dict[str, Any] = dict(
+        project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025, max_retries=0
+    )
+    sync = Client(server.url, **settings)
+    clients = {"GET": erpdata.AsyncClient(server.url, **settings)}
+    clients["POST"] = clients["GET"]
+
+    def failure(run: Any) -> BaseException:
+        # The error's traceback starts here: its frames are the client's.
+        try:
+            run()
+        except erpdata.ServiceError as exc:
+            return exc
+        raise AssertionError("no error")
+
+    async def afailure(method: str) -> BaseException:
+        try:
+            await clients[method].table("account", method=method)
+        except erpdata.ServiceError as exc:
+            return exc
+        raise AssertionError("no error")
+
+    def shown(error: BaseException) -> str:
+        return "".join(
+            traceback.TracebackException.from_exception(error, capture_locals=True).format()
+        )
+
+    for method in ("GET", "POST"):
+        errors = [
+            failure(lambda m=method: sync.table("account", method=m)),
+            failure(lambda m=method: list(sync.stream_table("account", method=m))),
+            asyncio.run(afailure(method)),
+        ]
+        for error in errors:
+            text = shown(error)
+            assert "[REDACTED]" in text and SECRET_TOKEN not in text, (method, text)
+    sync.close()
+
+
 def test_a_misspelt_keyword_argument_names_the_method_and_what_was_meant(
     sandbox_url: str,
 ) -> None:

@@ -16,10 +16,22 @@ pub(crate) const HEAD_BYTES: usize = EXCERPT_CHARS * 4 + 4096;
 /// of whitespace collapsed and the token redacted. Only the first
 /// [`HEAD_BYTES`] of `body` are looked at.
 pub(crate) fn excerpt(redactor: &Redactor, body: &[u8]) -> String {
-    // Redact before cutting, so a token straddling the cut cannot leave half
-    // of itself behind.
+    excerpt_of(redactor, body, body.len() >= HEAD_BYTES)
+}
+
+/// As [`excerpt`], of `bytes` that end where the body was cut (`cut`)
+/// rather than where it ended.
+pub(crate) fn excerpt_of(redactor: &Redactor, bytes: &[u8], cut: bool) -> String {
+    let body = bytes;
+    // Redacted before it is cut to what is shown, so the cut cannot leave
+    // part of a token behind; and where these bytes were cut from a longer
+    // body, their end goes: a token straddling that cut matched no spelling
+    // (after a long run of whitespace, collapsed, it was in the excerpt).
     let head = &body[..body.len().min(HEAD_BYTES)];
-    let text = redactor.redact(&String::from_utf8_lossy(head));
+    let mut text = redactor.redact(&String::from_utf8_lossy(head));
+    if cut || body.len() > HEAD_BYTES {
+        redactor.drop_cut_end(&mut text);
+    }
     let mut out = String::new();
     let mut count = 0;
     let mut last_space = false;
@@ -43,5 +55,9 @@ pub(crate) fn excerpt(redactor: &Redactor, body: &[u8]) -> String {
     if body.is_empty() {
         return "(empty body)".to_owned();
     }
-    out.trim().to_owned()
+    let out = out.trim();
+    if out.is_empty() {
+        return "(blank)".to_owned();
+    }
+    out.to_owned()
 }

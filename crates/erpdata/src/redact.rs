@@ -34,6 +34,39 @@ impl Redactor {
             .map_or(0, |raw| raw.chars().map(longest).sum())
     }
 
+    /// `text` redacted, then cut to `max` characters (with `…` when cut).
+    /// `more`: `text` is itself the start of a longer text, cut before it
+    /// was redacted, so a token may straddle its end: that end is not
+    /// shown (see [`drop_cut_end`](Self::drop_cut_end)). Cutting first and
+    /// redacting after showed a token at the cut all but its last bytes.
+    pub(crate) fn redact_cut(&self, text: &str, max: usize, more: bool) -> String {
+        let mut out = self.redact(text);
+        if more {
+            self.drop_cut_end(&mut out);
+        }
+        match out.char_indices().nth(max) {
+            Some((i, _)) => {
+                out.truncate(i);
+                out.push('…');
+            }
+            None if more => out.push('…'),
+            None => {}
+        }
+        out
+    }
+
+    /// Drops the last [`reach`](Self::reach) bytes of `redacted`, a text
+    /// redacted after it was cut from a longer one: whatever of a token
+    /// its cut left is among them, unredacted, since a part of the token
+    /// matches none of its spellings. Nothing without a token.
+    pub(crate) fn drop_cut_end(&self, redacted: &mut String) {
+        let mut keep = redacted.len().saturating_sub(self.reach());
+        while !redacted.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        redacted.truncate(keep);
+    }
+
     /// Replaces every occurrence of the token, raw or in any spelling of
     /// [`spelled`], with [`REDACTED`].
     pub(crate) fn redact(&self, text: &str) -> String {
@@ -224,6 +257,26 @@ mod tests {
 
     fn redactor(token: &str) -> Redactor {
         Redactor::new(Some(AccessToken::new(token)))
+    }
+
+    #[test]
+    fn a_text_is_redacted_before_it_is_cut() {
+        let r = redactor("fake-secret-4711");
+        // The token at the 300th character: cut first, "fake-secr" showed.
+        let text = format!("{}fake-secret-4711 is not valid", "x".repeat(295));
+        let shown = r.redact_cut(&text, 300, false);
+        assert_eq!(shown, format!("{}[REDA…", "x".repeat(295)));
+        // A text itself cut inside the token: its end is not shown.
+        let kept = format!("{}fake-secret-47", "y".repeat(400));
+        let left = kept.len() - r.reach();
+        assert!(left < 400);
+        assert_eq!(
+            r.redact_cut(&kept, 300, true),
+            format!("{}…", "y".repeat(left))
+        );
+        // Without a token, nothing is dropped.
+        assert_eq!(Redactor::default().redact_cut("abcdef", 3, false), "abc…");
+        assert_eq!(Redactor::default().redact_cut("abc", 3, true), "abc…");
     }
 
     #[test]

@@ -174,7 +174,11 @@ pub(crate) fn parse_json<'b>(config: &Config, status: u16, body: &'b [u8]) -> Re
         return Err(decode_error(config, config.redact(&reason), body));
     }
     if json.starts_with('<') {
-        return Err(decode_error(config, html_reason(json), body));
+        return Err(decode_error(
+            config,
+            html_reason(&config.redactor(), json),
+            body,
+        ));
     }
     let value: &RawValue = serde_json::from_str(json).map_err(|e| {
         let reason = if e.is_eof() {
@@ -212,8 +216,10 @@ pub(crate) fn check_status(
         return Ok(StatusField::Success);
     }
     Err(Error::Service {
-        status: config.redact(&truncate(&text, 80)),
-        message: config.redact(&truncate(&service_message(entries), 300)),
+        status: config.redactor().redact_cut(&text, 80, false),
+        message: config
+            .redactor()
+            .redact_cut(&service_message(entries), 300, false),
         call: None,
     })
 }

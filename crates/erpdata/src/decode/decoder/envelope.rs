@@ -3,9 +3,13 @@
 
 use super::*;
 
-/// How much of a service message or status is kept: more than the 300
-/// characters an error shows, at up to four bytes a character.
-pub(super) const MESSAGE_BYTES: usize = 1300;
+/// How much of a service message or status is kept: the 300 characters
+/// an error shows, at up to four bytes a character, and room for a token
+/// straddling them to be redacted whole (as [`HEAD_BYTES`] has), so that
+/// what is shown is what the whole text gives.
+///
+/// [`HEAD_BYTES`]: crate::excerpt::HEAD_BYTES
+pub(super) const MESSAGE_BYTES: usize = 300 * 4 + 4096;
 
 /// Where a service error's message is looked for, in this order (the last
 /// value of each key counts).
@@ -52,15 +56,11 @@ impl Kept {
         }
     }
 
-    /// As `truncate` in the whole-text parser did: at most `max`
-    /// characters, with `…` when there were more.
-    pub(super) fn truncated(&self, max: usize) -> String {
-        let mut chars = self.text.char_indices();
-        match chars.nth(max) {
-            None if !self.more => self.text.clone(),
-            Some((i, _)) => format!("{}…", &self.text[..i]),
-            None => format!("{}…", self.text),
-        }
+    /// The text kept and whether more was cut: redacted, then cut to
+    /// what an error shows (`Redactor::redact_cut`), as the whole-text
+    /// parser does with the whole text.
+    pub(super) fn shown(&self) -> (String, bool) {
+        (self.text.clone(), self.more)
     }
 }
 
@@ -126,7 +126,7 @@ impl<S: RowSink> Core<S> {
             Status::Text(k) if !k.more && k.text.eq_ignore_ascii_case("success") => {}
             Status::Text(k) => {
                 return Err(Failure::Service {
-                    status: k.truncated(80),
+                    status: k.shown(),
                     message: self.service_message(),
                 })
             }
@@ -147,15 +147,15 @@ impl<S: RowSink> Core<S> {
         }
     }
 
-    fn service_message(&self) -> String {
+    fn service_message(&self) -> (String, bool) {
         for (i, slot) in self.slots.iter().enumerate() {
             match slot {
-                Slot::Text(k) if k.nonblank => return k.truncated(300),
-                Slot::Json(k) if i != DATA_SLOT => return k.truncated(300),
+                Slot::Text(k) if k.nonblank => return k.shown(),
+                Slot::Json(k) if i != DATA_SLOT => return k.shown(),
                 _ => {}
             }
         }
-        "the service gave no message".to_owned()
+        ("the service gave no message".to_owned(), false)
     }
 }
 
@@ -175,17 +175,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kept_text_is_cut_like_truncate() {
-        let k = Kept::of("abc");
-        assert_eq!(k.truncated(2), "ab…");
-        assert_eq!(k.truncated(3), "abc");
-        let long = "x".repeat(5000);
+    fn kept_text_is_shown_as_the_whole_text() {
+        let shown = |k: &Kept| {
+            let (text, more) = k.shown();
+            Redactor::default().redact_cut(&text, 300, more)
+        };
+        assert_eq!(shown(&Kept::of("abc")), "abc");
+        let long = "x".repeat(MESSAGE_BYTES + 100);
         let k = Kept::of(&long);
         assert!(k.more);
-        assert_eq!(
-            k.truncated(300),
-            crate::decode::decoder::truncate(&long, 300)
-        );
+        assert_eq!(shown(&k), crate::decode::decoder::truncate(&long, 300));
         assert!(!Kept::of(" \t").nonblank);
     }
 

@@ -144,12 +144,14 @@ impl<S: RowSink> Core<S> {
             }
             Err(e) => return Err(utf8_error(self.html_at + e.valid_up_to() as u64)),
         };
-        Err(Failure::Decode(html_reason(text)))
+        Err(Failure::Decode(html_reason(&self.redactor, text)))
     }
 }
 
-/// Names an HTML page by its `<title>`, if it has one.
-pub(crate) fn html_reason(text: &str) -> String {
+/// Names an HTML page by its `<title>`, if it has one: redacted, then cut
+/// (a title quoting the token at its 80th character showed it but its last
+/// bytes when cut first).
+pub(crate) fn html_reason(redactor: &Redactor, text: &str) -> String {
     let lower = text.to_ascii_lowercase();
     let title = lower.find("<title>").and_then(|start| {
         let from = start + "<title>".len();
@@ -161,7 +163,7 @@ pub(crate) fn html_reason(text: &str) -> String {
         Some(t) if !t.is_empty() => {
             format!(
                 "expected JSON, got an HTML page titled {:?}",
-                truncate(&t, 80)
+                redactor.redact_cut(&t, 80, false)
             )
         }
         _ => "expected JSON, got HTML".to_owned(),

@@ -51,7 +51,7 @@ use super::scanner::{
 };
 use super::sink::{CellRef, RowSink};
 use crate::error::Error;
-use crate::excerpt::{excerpt, HEAD_BYTES};
+use crate::excerpt::{excerpt, excerpt_of, HEAD_BYTES};
 use crate::redact::Redactor;
 use envelope::{role_of, Data, Kept, Slot, Status, DATA_SLOT, MESSAGE_BYTES};
 
@@ -158,9 +158,11 @@ pub(crate) enum Failure {
     /// The body stopped being the documented JSON at this byte.
     BrokenAt(String, u64),
     Http(u16),
+    /// Each text as kept, and whether more of it was cut: redacted, then
+    /// cut to what an error shows.
     Service {
-        status: String,
-        message: String,
+        status: (String, bool),
+        message: (String, bool),
     },
 }
 
@@ -506,14 +508,21 @@ impl<S: RowSink> Core<S> {
                 };
                 Error::Decode {
                     reason: self.redactor.redact(&reason),
-                    excerpt: excerpt(&self.redactor, &text.as_bytes()[from(shown_from)..]),
+                    // A window complete to its end was cut there.
+                    excerpt: excerpt_of(
+                        &self.redactor,
+                        &text.as_bytes()[from(shown_from)..],
+                        self.window
+                            .as_ref()
+                            .map_or(self.head.len() >= HEAD_BYTES, |w| w.complete()),
+                    ),
                     excerpt_at,
                     call: None,
                 }
             }
             Failure::Service { status, message } => Error::Service {
-                status: self.redactor.redact(status),
-                message: self.redactor.redact(message),
+                status: self.redactor.redact_cut(&status.0, 80, status.1),
+                message: self.redactor.redact_cut(&message.0, 300, message.1),
                 call: None,
             },
         }
