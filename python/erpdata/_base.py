@@ -74,26 +74,33 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         allow_insecure_http: bool = False,
         ajax_token: bool = False,
     ) -> None:
-        check_http_client(http_client, self._http_class)
-        check_max_retries(max_retries)
-        max_retry_after = check_max_retry_after(max_retry_after)
-        check_flag("allow_insecure_http", allow_insecure_http)
-        check_flag("ajax_token", ajax_token)
-        # The core validates everything, and reads each setting not given
-        # from its ERPDATA_* variable, naming the variable when it refuses
-        # such a value. It runs before an httpx client is made so an
-        # invalid setting leaks no connection pool.
-        self._config = Config(
-            base_url,
-            project=project,
-            access_token=access_token,
-            project_folder=project_folder,
-            company_id=company_id,
-            year_id=year_id,
-            allow_insecure_http=allow_insecure_http,
-            ajax_token=ajax_token,
-            environ=os.environ,
-        )
+        try:
+            check_http_client(http_client, self._http_class)
+            check_max_retries(max_retries)
+            max_retry_after = check_max_retry_after(max_retry_after)
+            check_flag("allow_insecure_http", allow_insecure_http)
+            check_flag("ajax_token", ajax_token)
+            # The core validates everything, and reads each setting not
+            # given from its ERPDATA_* variable, naming the variable when
+            # it refuses such a value. It runs before an httpx client is
+            # made so an invalid setting leaks no connection pool.
+            self._config = Config(
+                base_url,
+                project=project,
+                access_token=access_token,
+                project_folder=project_folder,
+                company_id=company_id,
+                year_id=year_id,
+                allow_insecure_http=allow_insecure_http,
+                ajax_token=ajax_token,
+                environ=os.environ,
+            )
+        except BaseException:
+            # Not a local of this frame as its error leaves: a traceback
+            # printed with its locals (Sentry's default) showed it.
+            del access_token
+            raise
+        del access_token  # kept by the core alone from here
         watch(self._config)
         self._timeout = resolve_timeout(timeout, DEFAULT_TIMEOUT)
         self._max_retries = max_retries
@@ -334,4 +341,9 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self._config.base_url!r}, project={self._config.project!r})"
+        config = getattr(self, "_config", None)
+        if config is None:
+            # Its constructor refused a setting: a traceback printed with
+            # its locals, or a debugger, still shows it.
+            return f"{type(self).__name__}(not configured)"
+        return f"{type(self).__name__}(base_url={config.base_url!r}, project={config.project!r})"

@@ -320,9 +320,15 @@ def restyled(
 
     @functools.wraps(func)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs.keys() <= known:
-            _refuse_unknown(known, kwargs, self, func.__name__)
-        return func(self, *args, **kwargs)
+        try:
+            if not kwargs.keys() <= known:
+                _refuse_unknown(known, kwargs, self, func.__name__)
+            return func(self, *args, **kwargs)
+        except BaseException:
+            # The constructor's arguments hold the token: not shown by a
+            # traceback printed with its locals (see ClientBase.__init__).
+            kwargs.clear()
+            raise
 
     signature = inspect.signature(func)
     returns = annotations.pop("returns", signature.return_annotation)

@@ -401,6 +401,34 @@ def test_a_traceback_with_its_locals_holds_no_token(raw_server: Any) -> None:
     sync.close()
 
 
+def test_a_refused_constructor_leaves_no_token_in_its_frames() -> None:
+    # The token given to a constructor that then refused a setting was a
+    # local of its frames (the argument, and the keyword arguments of the
+    # method wrapping it), shown by a traceback printed with its locals.
+    import traceback
+
+    for make, kwargs in (
+        (Client, {"access_token": SECRET_TOKEN, "project": "demo"}),
+        (erpdata.AsyncClient, {"access_token": SECRET_TOKEN, "max_retries": 99}),
+        (Client, {"acces_token": SECRET_TOKEN}),
+    ):
+        try:
+            make("erp.example.com:8443", **kwargs)
+        except (erpdata.ErpError, TypeError) as exc:
+            error: BaseException = exc
+        else:
+            raise AssertionError("not refused")
+        # The package's frames only: this test's own hold the token.
+        frames = [
+            (frame, line)
+            for frame, line in traceback.walk_tb(error.__traceback__)
+            if f"{os.sep}erpdata{os.sep}" in frame.f_code.co_filename
+        ]
+        assert frames, error
+        shown = "".join(traceback.StackSummary.extract(iter(frames), capture_locals=True).format())
+        assert SECRET_TOKEN not in shown, shown
+
+
 def test_a_misspelt_keyword_argument_names_the_method_and_what_was_meant(
     sandbox_url: str,
 ) -> None:
