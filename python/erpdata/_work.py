@@ -292,7 +292,7 @@ def _keywords(func: Callable[..., Any]) -> frozenset[str]:
     return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
-def _refuse_unknown(
+def _check_keywords(
     known: frozenset[str], kwargs: dict[str, Any], owner: object, name: str
 ) -> None:
     """Refuses a keyword argument none of ``known``, naming the public
@@ -301,6 +301,8 @@ def _refuse_unknown(
     TypeError named the internal function ("Operations.table() got an
     unexpected keyword argument 'companyId'") and guessed nothing. Never
     the value: it may be a token."""
+    if kwargs.keys() <= known:
+        return
     for key in kwargs:
         if key not in known:
             own = sorted(known)
@@ -321,8 +323,7 @@ def restyled(
     @functools.wraps(func)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            if not kwargs.keys() <= known:
-                _refuse_unknown(known, kwargs, self, func.__name__)
+            _check_keywords(known, kwargs, self, func.__name__)
             return func(self, *args, **kwargs)
         except BaseException:
             # The constructor's arguments hold the token: not shown by a
@@ -352,8 +353,7 @@ def blocking(spec: Callable[Concatenate[Any, P], Work[R]]) -> Callable[Concatena
 
     @functools.wraps(spec)
     def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
-        if not kwargs.keys() <= known:
-            _refuse_unknown(known, kwargs, self, spec.__name__)
+        _check_keywords(known, kwargs, self, spec.__name__)
         result: R = self._carry_out(spec(self, *args, **kwargs))
         return result
 
@@ -372,8 +372,7 @@ def awaiting(
 
     @functools.wraps(spec)
     async def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
-        if not kwargs.keys() <= known:
-            _refuse_unknown(known, kwargs, self, spec.__name__)
+        _check_keywords(known, kwargs, self, spec.__name__)
         result: R = await self._carry_out(spec(self, *args, **kwargs))
         return result
 

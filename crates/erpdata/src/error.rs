@@ -205,9 +205,15 @@ fn not_found_hint(status: u16) -> &'static str {
 /// 30 s, while the call had waited it three times.
 fn sent(call: &Option<Box<CallInfo>>) -> String {
     match call.as_deref() {
-        Some(CallInfo { attempts, .. }) if *attempts > 1 => format!(" ({attempts} requests sent)"),
+        Some(CallInfo { attempts, .. }) if *attempts > 1 => requests_sent(*attempts),
         _ => String::new(),
     }
+}
+
+/// The words [`sent`] ends a message with (a log line that says the count
+/// first takes them off).
+pub(crate) fn requests_sent(attempts: u32) -> String {
+    format!(" ({attempts} requests sent)")
 }
 
 /// A hint after a service message saying a table does not exist

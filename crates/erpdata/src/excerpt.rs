@@ -19,10 +19,9 @@ pub(crate) fn excerpt(redactor: &Redactor, body: &[u8]) -> String {
     excerpt_of(redactor, body, body.len() >= HEAD_BYTES)
 }
 
-/// As [`excerpt`], of `bytes` that end where the body was cut (`cut`)
+/// As [`excerpt`], of bytes of a body that end where it was cut (`cut`)
 /// rather than where it ended.
-pub(crate) fn excerpt_of(redactor: &Redactor, bytes: &[u8], cut: bool) -> String {
-    let body = bytes;
+pub(crate) fn excerpt_of(redactor: &Redactor, body: &[u8], cut: bool) -> String {
     // Redacted before it is cut to what is shown, so the cut cannot leave
     // part of a token behind; and where these bytes were cut from a longer
     // body, their end goes: a token straddling that cut matched no spelling

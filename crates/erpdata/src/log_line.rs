@@ -64,7 +64,7 @@ pub(crate) fn done_line(call: u64, attempts: u32) -> String {
 /// with an error, given by its message (the core's, already redacted).
 pub(crate) fn failed_line(call: u64, attempts: u32, message: &str) -> String {
     // Said first here: the message's own count of requests goes.
-    let sent = format!(" ({attempts} requests sent)");
+    let sent = crate::error::requests_sent(attempts);
     let message = message.strip_suffix(sent.as_str()).unwrap_or(message);
     format!(
         "call {call}: failed after {}: {message}",

@@ -215,11 +215,10 @@ pub(crate) fn check_status(
     if text.eq_ignore_ascii_case("success") {
         return Ok(StatusField::Success);
     }
+    let redactor = config.redactor();
     Err(Error::Service {
-        status: config.redactor().redact_cut(&text, 80, false),
-        message: config
-            .redactor()
-            .redact_cut(&service_message(entries), 300, false),
+        status: redactor.redact_cut(&text, 80, false),
+        message: redactor.redact_cut(&service_message(entries), 300, false),
         call: None,
     })
 }

@@ -19,7 +19,7 @@ pub(super) const DATA_SLOT: usize = 4;
 /// A text kept for a message: the first [`MESSAGE_BYTES`], whether more
 /// was cut, and whether any of it (or of the cut part) is not blank.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Kept {
+pub(crate) struct Kept {
     text: String,
     more: bool,
     nonblank: bool,
@@ -56,11 +56,10 @@ impl Kept {
         }
     }
 
-    /// The text kept and whether more was cut: redacted, then cut to
-    /// what an error shows (`Redactor::redact_cut`), as the whole-text
-    /// parser does with the whole text.
-    pub(super) fn shown(&self) -> (String, bool) {
-        (self.text.clone(), self.more)
+    /// The text as an error shows it: redacted, then cut to `max`
+    /// characters, as the whole-text parser does with the whole text.
+    pub(super) fn shown(&self, redactor: &Redactor, max: usize) -> String {
+        redactor.redact_cut(&self.text, max, self.more)
     }
 }
 
@@ -126,7 +125,7 @@ impl<S: RowSink> Core<S> {
             Status::Text(k) if !k.more && k.text.eq_ignore_ascii_case("success") => {}
             Status::Text(k) => {
                 return Err(Failure::Service {
-                    status: k.shown(),
+                    status: k.clone(),
                     message: self.service_message(),
                 })
             }
@@ -147,15 +146,15 @@ impl<S: RowSink> Core<S> {
         }
     }
 
-    fn service_message(&self) -> (String, bool) {
+    fn service_message(&self) -> Kept {
         for (i, slot) in self.slots.iter().enumerate() {
             match slot {
-                Slot::Text(k) if k.nonblank => return k.shown(),
-                Slot::Json(k) if i != DATA_SLOT => return k.shown(),
+                Slot::Text(k) if k.nonblank => return k.clone(),
+                Slot::Json(k) if i != DATA_SLOT => return k.clone(),
                 _ => {}
             }
         }
-        ("the service gave no message".to_owned(), false)
+        Kept::of("the service gave no message")
     }
 }
 
@@ -176,10 +175,7 @@ mod tests {
 
     #[test]
     fn kept_text_is_shown_as_the_whole_text() {
-        let shown = |k: &Kept| {
-            let (text, more) = k.shown();
-            Redactor::default().redact_cut(&text, 300, more)
-        };
+        let shown = |k: &Kept| k.shown(&Redactor::default(), 300);
         assert_eq!(shown(&Kept::of("abc")), "abc");
         let long = "x".repeat(MESSAGE_BYTES + 100);
         let k = Kept::of(&long);

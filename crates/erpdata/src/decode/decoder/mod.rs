@@ -158,11 +158,10 @@ pub(crate) enum Failure {
     /// The body stopped being the documented JSON at this byte.
     BrokenAt(String, u64),
     Http(u16),
-    /// Each text as kept, and whether more of it was cut: redacted, then
-    /// cut to what an error shows.
+    /// Each text as kept: redacted, then cut to what an error shows.
     Service {
-        status: (String, bool),
-        message: (String, bool),
+        status: Kept,
+        message: Kept,
     },
 }
 
@@ -521,8 +520,8 @@ impl<S: RowSink> Core<S> {
                 }
             }
             Failure::Service { status, message } => Error::Service {
-                status: self.redactor.redact_cut(&status.0, 80, status.1),
-                message: self.redactor.redact_cut(&message.0, 300, message.1),
+                status: status.shown(&self.redactor, 80),
+                message: message.shown(&self.redactor, 300),
                 call: None,
             },
         }
