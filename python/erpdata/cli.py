@@ -738,21 +738,6 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
 # -- parsing ---------------------------------------------------------------------
 
 
-def _seconds(text: str) -> float:
-    """A number of seconds, for the core to check against its range."""
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-
-
-def _timeout(text: str) -> float:
-    value = _seconds(text)
-    if not (0 < value < float("inf")):
-        raise argparse.ArgumentTypeError("must be a finite number of seconds above 0")
-    return value
-
-
 TOP_EPILOG = """\
 Run `erpdata COMMAND --help` for a command's options.
 
@@ -851,8 +836,10 @@ def parser() -> argparse.ArgumentParser:
         help="send the access token with every ajax.php call too (in a POST body), "
         "for a service that requires it there",
     )
+    # The seconds of --timeout and --max-retry-after are checked by the
+    # core, as the clients' are: argparse only reads a number.
     group.add_argument(
-        "--timeout", type=_timeout, metavar="SECONDS", help="limit of the whole call [300]"
+        "--timeout", type=float, metavar="SECONDS", help="limit of the whole call [300]"
     )
     group.add_argument(
         "--max-retries",
@@ -863,7 +850,7 @@ def parser() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--max-retry-after",
-        type=_seconds,
+        type=float,
         default=30.0,
         metavar="SECONDS",
         help="the longest Retry-After a call waits out; a longer one ends it [30]",

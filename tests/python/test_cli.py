@@ -280,8 +280,13 @@ def test_exit_codes(secret_sandbox_url: str, refused_url: str, token_file: Path)
         ["dues", "C001", "--kind", "receipt", "--max-retries", "0"], env_for(refused_url)
     )
     assert transport.returncode == 4 and "connect" in one_line_error(transport)
-    timeout = cli(["dues", "C001", "--kind", "receipt", "--timeout", "0"], env)
-    assert timeout.returncode == 2
+    # Out of range, said by the core in the clients' words, as any setting.
+    for seconds in ("0", "100000", "nan"):
+        timeout = cli(["dues", "C001", "--kind", "receipt", "--timeout", seconds], env)
+        assert timeout.returncode == 2
+        assert "invalid --timeout: total must be a number of seconds above 0 and at most 86400" in (
+            one_line_error(timeout)
+        )
 
 
 def test_max_retry_after_ends_a_call_asked_to_wait_longer(sandbox_url: str) -> None:
@@ -680,6 +685,12 @@ NOT_TAKEN = [
     ["table", "account", "--format", SECRET_TOKEN],
     ["dues", "C001", "--kind", SECRET_TOKEN],
     ["mcp", "--port", SECRET_TOKEN],
+    # Options read as numbers by the command's own parsing: "not a number
+    # of seconds: '<the token>'".
+    ["dues", "C001", "--kind", "receipt", "--timeout", SECRET_TOKEN],
+    ["table", "account", "--max-retry-after", SECRET_TOKEN],
+    ["mcp", "--max-rows", SECRET_TOKEN],
+    ["mcp", "--query-seconds", SECRET_TOKEN],
 ]
 
 
@@ -690,7 +701,7 @@ def test_a_value_an_option_cannot_take_is_not_repeated(
     done = cli(args, env_for(secret_sandbox_url))
     assert done.returncode == 2, done.stderr
     error = done.stderr.strip().splitlines()[-1]
-    assert re.search(r": invalid (choice|int value): <value>", error), error
+    assert re.search(r": invalid (choice|int value|float value): <value>", error), error
     for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
         assert form not in done.stdout + done.stderr
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import logging
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -31,14 +32,16 @@ def is_loopback(host: str) -> bool:
 
 def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+        # Text that is not a number raises ValueError, which argparse
+        # reports as "invalid int value" and the CLI's parser says without
+        # the text: it may be the token, pasted after the wrong option.
+        value = kind(text)
+        if not 0 < value < math.inf:
+            wanted = "at least 1" if kind is int else "a finite number above 0"
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {value}")
         return value
 
+    parse.__name__ = kind.__name__
     return parse
 
 
