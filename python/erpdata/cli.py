@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import csv
 import datetime
-import difflib
 import importlib
 import json
 import os
@@ -1253,9 +1252,10 @@ def _commands(top: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser
 
 
 def _near(given: str, known: Sequence[str]) -> str | None:
-    """The known name ``given`` most likely meant, if one is near."""
-    found = difflib.get_close_matches(given, known, n=1, cutoff=0.7)
-    return found[0] if found else None
+    """The known name ``given`` most likely meant, if one is near: the
+    core's rule, which the clients' "did you mean" of a keyword or an
+    option follows too (``--max_retries`` finds ``--max-retries``)."""
+    return _core.closest_name(given, list(known))
 
 
 OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*")
@@ -1359,10 +1359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     known = _option_strings(top)
     token_like = _token_like_option(given, known)
     if token_like is not None:
-        near = difflib.get_close_matches(
-            token_like, sorted(known - set(TOKEN_OPTIONS)), n=1, cutoff=0.8
-        )
-        hint = f" (did you mean {near[0]}?)" if near else ""
+        near = _near(token_like, sorted(known - set(TOKEN_OPTIONS)))
+        hint = f" (did you mean {near}?)" if near else ""
         return _fail(
             EXIT_USAGE, f"{token_like}: unrecognized option{hint}; {TOKEN_ON_COMMAND_LINE}"
         )

@@ -784,6 +784,19 @@ def test_a_mistyped_command_or_option_is_said_by_the_command_with_what_was_meant
             "erpdata: error: argument COMMAND: invalid choice: 'tabel' (did you mean 'table'?; "
             "`erpdata --help` lists the commands)",
         ),
+        # The core's rule, as the clients' keywords and options: two
+        # letters swapped are one edit, and _ stands for -.
+        (
+            ["mpc", "--list-tools"],
+            "erpdata: error: argument COMMAND: invalid choice: 'mpc' (did you mean 'mcp'?; "
+            "`erpdata --help` lists the commands)",
+        ),
+        (
+            ["table", "account", "--max_retries", "3"],
+            "erpdata table: error: unrecognized arguments: --max_retries <value> "
+            "(--max_retries: did you mean --max-retries?; values are not repeated, as one may "
+            "be a secret)",
+        ),
     ):
         done = cli(args, env)
         assert done.returncode == 2, (args, done.stderr)
