@@ -548,11 +548,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from .mcp_server import _options
 
-    # The ERP token is read here as for every command; the server only
-    # checks that MCP clients' token (--mcp-token-file) is another one.
-    token = _token(args) or os.environ.get("ERPDATA_ACCESS_TOKEN")
+    # The client holds the ERP's token, and no frame of the server does
+    # (a traceback printed with its locals would show it): --mcp-token-file
+    # is told apart from it by the client.
     with _client(args) as client:
-        return _options.run(args, client, token)
+        return _options.run(args, client)
 
 
 def _replaced(path: str) -> Path | None:

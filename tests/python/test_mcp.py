@@ -1232,6 +1232,36 @@ def test_list_tools_prints_the_tools_without_asking_the_erp(
     assert "aging: Receivables or payables by age" in lines
 
 
+def test_the_serving_frames_hold_no_token(clean_env: pytest.MonkeyPatch) -> None:
+    # While the server runs, a traceback printed with its locals (Sentry's
+    # default, rich's) shows every frame below it: cmd_mcp kept the ERP's
+    # token as a local, and run() as an argument, to compare the MCP
+    # clients' token with it. Every frame is looked at when the server is
+    # built, from the command line's own call (the caller's own frames,
+    # this test's, are the caller's).
+    for name, value in server_env("http://127.0.0.1:9/").items():
+        clean_env.setenv(name, value)
+    seen: list[tuple[str, str]] = []
+    package = Path(erpdata.__file__).parent
+
+    def look(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "build_server":
+            f = frame
+            while f is not None:
+                if Path(f.f_code.co_filename).is_relative_to(package):
+                    seen.extend((f.f_code.co_name, repr(v)) for v in f.f_locals.values())
+                f = f.f_back
+
+    sys.setprofile(look)
+    try:
+        assert cli.main(["mcp", "--list-tools"]) == 0
+    finally:
+        sys.setprofile(None)
+    names = {name for name, _ in seen}
+    assert {"build_server", "run", "cmd_mcp", "main"} <= names, names
+    assert [name for name, value in seen if SECRET_TOKEN in value] == []
+
+
 def test_help_works_and_a_missing_extra_is_named(tmp_path: Path) -> None:
     # Without the SDK installed (hidden from the import system here).
     probe = tmp_path / "probe.py"

@@ -104,7 +104,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _mcp_token(args: argparse.Namespace, erp_token: str | None) -> str | None:
+def _mcp_token(args: argparse.Namespace, client: Client) -> str | None:
     if args.mcp_token_file is None:
         return None
     try:
@@ -115,7 +115,9 @@ def _mcp_token(args: argparse.Namespace, erp_token: str | None) -> str | None:
         ) from None
     if not token:
         raise InvalidInputError("--mcp-token-file is empty", field="--mcp-token-file")
-    if erp_token is not None and token == erp_token:
+    # Told by the client's redaction, which finds the ERP's token in any
+    # text: the server's frames need not hold that token to compare.
+    if client._config.redact(token) != token:
         raise InvalidInputError(
             "--mcp-token-file holds the ERP's access token; give MCP clients a token of "
             "their own (e.g. `openssl rand -hex 32`), so the ERP's never leaves the server",
@@ -141,11 +143,11 @@ def _check(args: argparse.Namespace) -> None:
         )
 
 
-def run(args: argparse.Namespace, client: Client, erp_token: str | None) -> int:
+def run(args: argparse.Namespace, client: Client) -> int:
     """Serves until stdin closes (stdio) or the process is interrupted
     (HTTP); returns the exit code."""
     _check(args)
-    mcp_token = _mcp_token(args, erp_token)
+    mcp_token = _mcp_token(args, client)
     if not logging.getLogger().handlers:
         # Warnings and errors only, on stderr (stdout is the protocol's);
         # -v logs each tool call and request.
