@@ -359,7 +359,8 @@ def cmd_function(args: argparse.Namespace) -> int:
             for item in args.params:
                 key, sep, value = item.partition("=")
                 if not sep or not key:
-                    raise _Usage(f"ajax parameters are NAME=VALUE, got {item!r}")
+                    # Not repeated: a stray word may be the token.
+                    raise _Usage(f"ajax parameters are NAME=VALUE, got {HIDDEN} ({NOT_SHOWN})")
                 params[key] = value
             answer = client.ajax(args.func, params, **options)
     return _write_answer(answer, args, client)
@@ -636,7 +637,7 @@ def _schema(args: argparse.Namespace) -> dict[str, str] | None:
         # Type names never hold "=", a column name might.
         column, sep, type_name = item.rpartition("=")
         if not sep or not column:
-            raise _Usage(f"--schema expects COLUMN=TYPE, got {item!r}")
+            raise _Usage(f"--schema expects COLUMN=TYPE, got {HIDDEN} ({NOT_SHOWN})")
         if column in schema:
             raise _Usage(f"--schema gives column {column!r} twice")
         schema[column] = type_name
@@ -782,9 +783,13 @@ class _RefuseToken(argparse.Action):
         parser.exit(EXIT_USAGE, f"erpdata: error: {option_string}: {TOKEN_ON_COMMAND_LINE}\n")
 
 
-ECHOED = re.compile(r"""(invalid (?:choice|[\w.]+ value)): ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+ECHOED = re.compile(
+    r"""(invalid (?:choice|[\w.]+ value):|ignored explicit argument) """
+    r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+)
 """argparse's repetition of a value it could not take (``invalid int
-value: '...'``, ``invalid choice: '...'``)."""
+value: '...'``, ``invalid choice: '...'``, and ``ignored explicit
+argument '...'`` for a flag given one: ``--send-token=...``)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -793,7 +798,7 @@ class _Parser(argparse.ArgumentParser):
     "$TOKEN"``) was printed back on stderr."""
 
     def error(self, message: str) -> NoReturn:
-        super().error(ECHOED.sub(rf"\1: {HIDDEN}", message))
+        super().error(ECHOED.sub(rf"\1 {HIDDEN}", message))
 
     def error_as_given(self, message: str) -> NoReturn:
         """An error that repeats what it names on purpose (a mistyped
@@ -1361,9 +1366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if token_like is not None:
         near = _near(token_like, sorted(known - set(TOKEN_OPTIONS)))
         hint = f" (did you mean {near}?)" if near else ""
-        return _fail(
-            EXIT_USAGE, f"{token_like}: unrecognized option{hint}; {TOKEN_ON_COMMAND_LINE}"
-        )
+        # Named only if it reads as an option's name: "-v" run into the
+        # token that followed it is not.
+        shown = token_like if OPTION_NAME.fullmatch(token_like) else HIDDEN
+        return _fail(EXIT_USAGE, f"{shown}: unrecognized option{hint}; {TOKEN_ON_COMMAND_LINE}")
     _check_command(top, given)
     args, unknown = top.parse_known_args(given)
     if unknown:

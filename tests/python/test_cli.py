@@ -675,6 +675,12 @@ STRAY = [
     ["table", "account", f"--tkn={SECRET_TOKEN}"],
     [SECRET_TOKEN, "table", "account"],
     ["secrettokenvalue", "table", "account"],
+    # Read by the command itself: "ajax parameters are NAME=VALUE, got
+    # '<the token>'", "--schema expects COLUMN=TYPE, got '<the token>'".
+    # (The token's part before its "=": with it, the word reads as
+    # NAME=VALUE, and is taken as one.)
+    ["ajax", "getduesSumm", SECRET_TOKEN.split("=")[0]],
+    ["table", "account", "--schema", SECRET_TOKEN.split("=")[0]],
 ]
 
 
@@ -691,6 +697,10 @@ NOT_TAKEN = [
     ["table", "account", "--max-retry-after", SECRET_TOKEN],
     ["mcp", "--max-rows", SECRET_TOKEN],
     ["mcp", "--query-seconds", SECRET_TOKEN],
+    # A flag given a value: "ignored explicit argument '<the token>'".
+    ["dues-summary", f"--send-token={SECRET_TOKEN}"],
+    ["table", "account", f"--ajax-token={SECRET_TOKEN}"],
+    ["table", "account", f"-v{SECRET_TOKEN}"],
 ]
 
 
@@ -701,7 +711,11 @@ def test_a_value_an_option_cannot_take_is_not_repeated(
     done = cli(args, env_for(secret_sandbox_url))
     assert done.returncode == 2, done.stderr
     error = done.stderr.strip().splitlines()[-1]
-    assert re.search(r": invalid (choice|int value|float value): <value>", error), error
+    said = (
+        r": (invalid (choice|int value|float value):|ignored explicit argument) <value>"
+        r"|^erpdata: error: <value>: unrecognized option"  # -v run into a token-like word
+    )
+    assert re.search(said, error), error
     for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
         assert form not in done.stdout + done.stderr
 
