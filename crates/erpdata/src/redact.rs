@@ -152,6 +152,14 @@ fn spelling(text: &[u8], at: usize, c: char, from: u8) -> Option<(usize, u8)> {
     let mut utf8 = [0; 4];
     let own = c.encode_utf8(&mut utf8).as_bytes();
     let escaped = || match rest.first()? {
+        // A space's `+`, encoded once more, is `%2B`.
+        b'%' if c == ' '
+            && rest
+                .get(..3)
+                .is_some_and(|e| e.eq_ignore_ascii_case(b"%2B")) =>
+        {
+            Some(3)
+        }
         b'%' => percent(rest, own),
         b'\\' => json_escape(rest, c),
         b'&' => html_reference(rest, c),
@@ -168,15 +176,27 @@ fn spelling(text: &[u8], at: usize, c: char, from: u8) -> Option<(usize, u8)> {
     Some((at + len, reading))
 }
 
-/// `%XX` for each byte of the character (`%2F` and `%2f` alike).
+/// `%XX` for each byte of the character (`%2F` and `%2f` alike), or
+/// `%25XX`: a URL encoded twice, as a redirect to a login page carries the
+/// URL it came from (`?return=...%3Faccesstoken%3Dab%252Fcd`).
 fn percent(rest: &[u8], own: &[u8]) -> Option<usize> {
-    for (i, byte) in own.iter().enumerate() {
-        match rest.get(3 * i..3 * i + 3)? {
-            [b'%', hi, lo] if hex_byte(*hi, *lo) == Some(*byte) => {}
-            _ => return None,
-        }
+    let mut at = 0;
+    for byte in own {
+        at += [b"%".as_slice(), b"%25"]
+            .iter()
+            .find_map(|lead| escaped_byte(rest.get(at..)?, lead, *byte))?;
     }
-    Some(3 * own.len())
+    Some(at)
+}
+
+/// The length of `lead` and the two hex digits of `byte` (in either
+/// case) at the start of `text`, if they are there.
+fn escaped_byte(text: &[u8], lead: &[u8], byte: u8) -> Option<usize> {
+    let n = lead.len();
+    match text.get(..n + 2)? {
+        [head @ .., hi, lo] if head == lead && hex_byte(*hi, *lo) == Some(byte) => Some(n + 2),
+        _ => None,
+    }
 }
 
 /// `\/`, `\"`, `\\`, or `\uXXXX` (a surrogate pair past U+FFFF), as JSON
@@ -304,6 +324,10 @@ mod tests {
             "q2Xv%2F9LmT%2B0aZ%3D+%26%22%27%3C%C3%A9%F0%9F%98%80",
             "q2Xv%2F9LmT%2B0aZ%3D%20%26%22%27%3C%C3%A9%F0%9F%98%80",
             "q2Xv%2f9LmT%2b0aZ%3d%20%26%22%27%3c%c3%a9%f0%9f%98%80",
+            // urlencode of a URL that held it urlencoded: a login page's
+            // return address, a redirect's Location
+            "q2Xv%252F9LmT%252B0aZ%253D%2B%2526%2522%2527%253C%25C3%25A9%25F0%259F%2598%2580",
+            "q2Xv%252f9LmT%252b0aZ%253d%2520%2526%2522%2527%253c%25c3%25a9%25f0%259f%2598%2580",
         ] {
             let text = format!("bad token {spelled}, try again");
             assert_eq!(
