@@ -95,14 +95,54 @@ function kindIn(errors) {
   return "other";
 }
 
-/** Every piece of text an error could show when printed. */
-function texts(e) {
-  if (e === null || typeof e !== "object") return [String(e)];
-  const out = [String(e), String(e.message), String(e.stack)];
-  for (const value of Object.values(e)) {
-    if (typeof value === "string") out.push(value);
-  }
-  return out;
+/** How many values {@link printsClean} reads of one cause at most. */
+const READ_LIMIT = 256;
+
+/**
+ * Whether nothing that printing `value` shows (`util.inspect`, a logger's
+ * serializer) carries the token: every string in it, under any key (a
+ * symbol's, one not enumerable), at any depth, an `AggregateError`'s
+ * `errors` and the whole `cause` chain. Of objects, only plain ones,
+ * arrays and errors can be read through; any other (a `Request`, a
+ * `Uint8Array` body, a `Map`, a `URL`) may print what it holds, so it is
+ * not clean, nor is a value too deep or too large to read whole. A custom
+ * fetch's error that kept `{ request: { url, body } }` was shown whole as
+ * the cause, token and all.
+ */
+export function printsClean(value, redact) {
+  const seen = new Set();
+  let reads = 0;
+  const clean = (v, depth) => {
+    if (++reads > READ_LIMIT) return false;
+    if (typeof v === "string") return redact(v) === v;
+    if (v === null || typeof v !== "object") {
+      return typeof v === "function" || redact(String(v)) === String(v);
+    }
+    if (seen.has(v)) return true;
+    seen.add(v);
+    const proto = Object.getPrototypeOf(v);
+    const readable =
+      Array.isArray(v) || proto === Object.prototype || proto === null || v instanceof Error;
+    if (!readable || depth > 8) return false;
+    try {
+      for (const key of Reflect.ownKeys(v)) {
+        if (typeof key === "string" && !clean(key, depth)) return false;
+        const own = Object.getOwnPropertyDescriptor(v, key);
+        if (own && "value" in own ? !clean(own.value, depth + 1) : own?.get) return false;
+      }
+      // Not own properties, yet printed: the message and stack an error
+      // inherits, and its cause.
+      if (v instanceof Error) {
+        for (const inherited of [v.message, v.stack, v.cause]) {
+          if (inherited !== undefined && !clean(inherited, depth + 1)) return false;
+        }
+      }
+    } catch {
+      return false; // a getter or proxy that throws: what it holds is not known
+    }
+    return true;
+  };
+  return clean(value, 0);
 }
 
 /** The kind of a fetch or body-read failure, for the core. */
@@ -130,6 +170,5 @@ export function detailOf(err) {
 export function shownCause(failure, raw, redact) {
   if (failure === undefined || raw?.kind !== "transport") return undefined;
   if (raw.transportKind !== kindOf(failure)) return undefined;
-  const clean = chain(failure).every((e) => texts(e).every((t) => redact(t) === t));
-  return clean ? failure : undefined;
+  return printsClean(failure, redact) ? failure : undefined;
 }

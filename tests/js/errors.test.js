@@ -312,6 +312,50 @@ describe("transport failures", () => {
       },
     );
   });
+
+  test("a fetch error that keeps the request anywhere inside is not kept", async () => {
+    // A custom fetch's error whose own message is clean, holding what was
+    // sent where util.inspect still prints it: kept as the cause, it
+    // printed the form with the token.
+    const form = (init) =>
+      typeof init.body === "string" ? init.body : new TextDecoder().decode(init.body);
+    const hidden = {
+      nested: (init) =>
+        Object.assign(new Error("socket hang up"), { config: { data: form(init) } }),
+      array: (init) => Object.assign(new Error("socket hang up"), { attempts: [[form(init)]] }),
+      symbol: (init) =>
+        Object.assign(new Error("socket hang up"), { [Symbol("body")]: form(init) }),
+      hiddenKey: (init) =>
+        Object.defineProperty(new Error("socket hang up"), "body", { value: form(init) }),
+      aggregate: (init) => new AggregateError([new Error(`sent ${form(init)}`)], "socket hang up"),
+      deepCause: (init) => {
+        let err = new Error(`sent ${form(init)}`);
+        for (let i = 0; i < 12; i++) err = new Error("socket hang up", { cause: err });
+        return err;
+      },
+      bytes: (init) =>
+        Object.assign(new Error("socket hang up"), { body: new TextEncoder().encode(form(init)) }),
+    };
+    for (const [shape, make] of Object.entries(hidden)) {
+      const fetch = async (_url, init) => {
+        throw make(init);
+      };
+      await assert.rejects(client("http://127.0.0.1:9/", { fetch }).table("account"), (err) => {
+        check(err, TransportError);
+        assert.equal(err.cause, undefined, shape);
+        assert.ok(!inspect(err, { depth: null }).includes("accesstoken="), shape);
+        return true;
+      });
+    }
+    // What carries no token is kept, nested or not.
+    const fetch = async () => {
+      throw Object.assign(new Error("socket hang up"), { code: "ECONNRESET", info: { port: 9 } });
+    };
+    await assert.rejects(client("http://127.0.0.1:9/", { fetch }).table("account"), (err) => {
+      assert.equal(err.cause?.info?.port, 9);
+      return true;
+    });
+  });
 });
 
 describe("statuses", () => {
