@@ -260,16 +260,18 @@ impl ConfigBuilder {
     /// ERPDATA_PROJECT: ...`), one about a value given in code the setting.
     pub fn build(self) -> Result<Config> {
         let from_vars = self.from_vars.clone();
-        self.checked().map_err(|err| match err {
-            Error::InvalidInput { field, reason } => Error::InvalidInput {
-                field: from_vars
-                    .iter()
-                    .find(|(setting, _)| *setting == field)
-                    .map_or(field, |(_, variable)| (*variable).to_owned()),
-                reason,
-            },
-            other => other,
-        })
+        let redactor = Redactor::new(self.access_token.clone());
+        self.checked()
+            .map_err(|err| match err.input_redacted(&redactor) {
+                Error::InvalidInput { field, reason } => Error::InvalidInput {
+                    field: from_vars
+                        .iter()
+                        .find(|(setting, _)| *setting == field)
+                        .map_or(field, |(_, variable)| (*variable).to_owned()),
+                    reason,
+                },
+                other => other,
+            })
     }
 
     fn checked(self) -> Result<Config> {

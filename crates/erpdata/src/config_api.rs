@@ -159,15 +159,17 @@ impl Config {
     /// The invocation of a typed query (the operation its entry names),
     /// checked as [`Config::invoke`] checks arguments.
     pub fn invocation(&self, query: Query) -> Result<Invocation> {
-        Invocation::of_query(self, query)
+        Invocation::of_query(self, query).map_err(|e| e.input_redacted(&self.redactor()))
     }
 
     /// Checks `args` against `operation`'s entry (unknown names, required
     /// arguments, each value's kind, then everything the request needs, as
     /// building it does) and gives the invocation. Nothing is sent, and
     /// nothing invalid passes.
+    ///
+    /// A refused value is not repeated where it is the configured token.
     pub fn invoke(&self, operation: &'static Operation, args: &Args) -> Result<Invocation> {
-        Invocation::of_args(self, operation, args)
+        Invocation::of_args(self, operation, args).map_err(|e| e.input_redacted(&self.redactor()))
     }
 
     /// A transport error with the host stack's message redacted; bindings

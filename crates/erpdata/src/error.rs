@@ -400,6 +400,21 @@ impl Error {
         }
     }
 
+    /// This error with the reason of a refused input redacted: a value
+    /// may be the token itself, put in the wrong setting or argument
+    /// while the token is configured too (`ERPDATA_PROJECT` holding it
+    /// with a space after it was repeated whole by "has whitespace at its
+    /// start or end").
+    pub(crate) fn input_redacted(self, redactor: &Redactor) -> Self {
+        match self {
+            Error::InvalidInput { field, reason } => Error::InvalidInput {
+                field,
+                reason: redactor.redact(&reason),
+            },
+            other => other,
+        }
+    }
+
     /// A transport error whose message and source chain are redacted by
     /// `redactor` (the `Config::transport_error*` methods).
     pub(crate) fn transport(
