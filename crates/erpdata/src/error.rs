@@ -404,10 +404,11 @@ impl Error {
     /// may be the token itself, put in the wrong setting or argument
     /// while the token is configured too (`ERPDATA_PROJECT` holding it
     /// with a space after it was repeated whole by "has whitespace at its
-    /// start or end").
+    /// start or end"). A token too short to tell from the reason's own
+    /// words is not looked for (see [`Redactor::stands_out`]).
     pub(crate) fn input_redacted(self, redactor: &Redactor) -> Self {
         match self {
-            Error::InvalidInput { field, reason } => Error::InvalidInput {
+            Error::InvalidInput { field, reason } if redactor.stands_out() => Error::InvalidInput {
                 field,
                 reason: redactor.redact(&reason),
             },

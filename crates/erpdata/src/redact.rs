@@ -34,6 +34,13 @@ impl Redactor {
             .map_or(0, |raw| raw.chars().map(longest).sum())
     }
 
+    /// Whether the token is long enough to tell from the words of a
+    /// message: a token of a few characters (`x`, a test's) is found
+    /// inside them (`h[REDACTED]s`), where no real token is.
+    pub(crate) fn stands_out(&self) -> bool {
+        self.secret().is_some_and(|raw| raw.chars().count() >= 8)
+    }
+
     /// `text` redacted, then cut to `max` characters (with `…` when cut).
     /// `more`: `text` is itself the start of a longer text, cut before it
     /// was redacted, so a token may straddle its end: that end is not
