@@ -255,7 +255,7 @@ def _token(args: argparse.Namespace) -> str | None:
     if args.access_token_file is None:
         return None
     try:
-        text = Path(args.access_token_file).read_text(encoding="utf-8")
+        text = Path(args.access_token_file).read_text(encoding="utf-8-sig")
     except OSError as exc:
         # The path is not repeated: given the token itself by mistake, it
         # would be the token.
@@ -265,6 +265,12 @@ def _token(args: argparse.Namespace) -> str | None:
             else ""
         )
         raise _Usage(f"cannot read --access-token-file: {exc.strerror}{hint}") from None
+    except UnicodeDecodeError:
+        # Not the decoder's message: it quotes the bytes around the fault.
+        raise _Usage(
+            "cannot read --access-token-file: it is not UTF-8 text "
+            "(it takes a text file holding the token alone)"
+        ) from None
     token = text.strip()
     if not token:
         raise _Usage("--access-token-file is empty")
@@ -1156,8 +1162,9 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
     message = str(exc)
     if exc.field in ("base_url", "ERPDATA_BASE_URL") and "allow_insecure_http" in message:
         if INSECURE_HTTP in message:
-            return message.replace(INSECURE_HTTP, "pass --allow-insecure-http")
-        return f"{message} (--allow-insecure-http allows it)"
+            message = message.replace(INSECURE_HTTP, "pass --allow-insecure-http")
+        else:
+            message = f"{message} (--allow-insecure-http allows it)"
     option = OPTION_OF.get(exc.field or "")
     if option is not None and "is required" in message:
         # The core's advice is a Python caller's ("pass one with the call,

@@ -189,6 +189,13 @@ def _abandon(book: Any) -> None:
             rows.close()
 
 
+def _as_target(exc: OSError, partial: Path, target: Path) -> OSError:
+    """``exc`` naming the file asked for, not the hidden one beside it."""
+    if exc.errno is None or exc.filename not in (str(partial), partial):
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(target))
+
+
 def _name_length(name: str) -> int:
     """A sheet name's length as Excel counts it: in UTF-16 units, so a
     character past U+FFFF (an emoji) counts two."""
@@ -956,6 +963,12 @@ def write_excel(
         invalid("path", f"{str(target)!r} is a folder; name a file in it")
     # Beside the target, so the rename at the end is atomic.
     partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.partial")
+    try:
+        # Made now, empty: a folder that cannot be written to is said
+        # before the rows are written, not when the workbook is assembled.
+        partial.open("xb").close()
+    except OSError as exc:
+        raise _as_target(exc, partial, target) from None
     written = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0, tzinfo=None)
     try:
         with tempfile.TemporaryDirectory(prefix="erpdata-xlsx-") as scratch:
@@ -972,9 +985,17 @@ def write_excel(
             )
             try:
                 result, text_values = _fill(book, sheets, rows_per_sheet, about or {}, written)
-                book.close()
             except BaseException:
                 _abandon(book)
+                raise
+            try:
+                book.close()
+            except xlsxwriter.exceptions.FileCreateError as exc:
+                # xlsxwriter's wrapper of the OSError (a full disk): the
+                # OSError itself, as open() would raise it.
+                cause = exc.args[0] if exc.args else None
+                if isinstance(cause, OSError):
+                    raise _as_target(cause, partial, target) from None
                 raise
         os.replace(partial, target)
     except BaseException:

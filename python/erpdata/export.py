@@ -164,6 +164,36 @@ def _text_key(key: Key) -> tuple[str, str, str]:
     return (key[0], str(key[1]), str(key[2]))
 
 
+def _partitions_file(path: Path) -> list[dict[str, Any]]:
+    """The entries of ``_manifest.json`` or ``_pending.json``; none if the
+    file is not there. A file edited by hand, cut short or not erpdata's is
+    said to be so (an ``OSError``, as a file that cannot be opened), not a
+    ``JSONDecodeError`` or ``KeyError`` from deep in the export."""
+    if not path.exists():
+        return []
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        why = "not JSON text" if isinstance(exc, UnicodeDecodeError) else f"not JSON ({exc})"
+        raise OSError(_unreadable(path, why)) from None
+    if not isinstance(entries, list):
+        raise OSError(_unreadable(path, f"a JSON {type(entries).__name__}, not a list"))
+    for at, entry in enumerate(entries):
+        if not (
+            isinstance(entry, dict)
+            and all(isinstance(entry.get(k), (str, int)) for k in ("table", "compid", "yearid"))
+        ):
+            raise OSError(_unreadable(path, f"entry {at} has no table, compid and yearid"))
+    return entries
+
+
+def _unreadable(path: Path, why: str) -> str:
+    return (
+        f"cannot read {str(path)!r}, the dataset's list of partitions: {why}; "
+        "delete it (and export without resume) to write every partition afresh"
+    )
+
+
 def _service_failing(error: BaseException) -> bool:
     """A failure saying the service (not the partition) is in trouble: a
     transport error, 429 or any 5xx. Wider than what a call retries
@@ -696,10 +726,7 @@ class _Parquet(_Writer):
         self._writers: dict[tuple[str, Id, Id], tuple[Any, Path, Path]] = {}
         # Tables a partition of which this export wrote or emptied.
         self._tables: set[str] = set()
-        manifest = root / MANIFEST_FILE
-        self._manifest: list[dict[str, Any]] = (
-            json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else []
-        )
+        self._manifest = _partitions_file(root / MANIFEST_FILE)
 
     def _mkdir(self, folder: Path) -> None:
         missing = [p for p in (folder, *folder.parents) if not p.exists()]
@@ -766,11 +793,7 @@ class _Parquet(_Writer):
         return {(m["table"], str(m["compid"]), str(m["yearid"])) for m in self._manifest}
 
     def _pending(self) -> list[dict[str, Any]]:
-        path = self._root / PENDING_FILE
-        if not path.exists():
-            return []
-        entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
-        return entries
+        return _partitions_file(self._root / PENDING_FILE)
 
     def pending_keys(self) -> set[tuple[str, str, str]]:
         return {(p["table"], str(p["compid"]), str(p["yearid"])) for p in self._pending()}

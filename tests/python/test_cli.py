@@ -834,6 +834,12 @@ def test_allow_insecure_http(secret_sandbox_url: str, token_file: Path) -> None:
     error = one_line_error(refused)
     assert "plain http" in error and "--allow-insecure-http" in error, error
     assert "allow_insecure_http" not in error
+    # Given as an option, the URL is named by its option.
+    as_option = cli([*args, "--base-url", url], env_for(secret_sandbox_url))
+    assert as_option.returncode == 2
+    error = one_line_error(as_option)
+    assert error.startswith("erpdata: error: invalid --base-url: "), error
+    assert "--allow-insecure-http" in error and "base_url" not in error, error
     allowed = cli([*args, "--allow-insecure-http"], env_for(url))
     assert allowed.returncode == 0, allowed.stderr
     with Client(
@@ -909,6 +915,33 @@ def test_a_token_file_holding_more_than_the_token_is_named(
         "erpdata: error: invalid --access-token-file: is wrapped in quotes"
     ), error
     assert SECRET_TOKEN not in done.stdout + done.stderr
+
+
+def test_a_token_file_that_is_not_text_is_said_so(secret_sandbox_url: str, tmp_path: Path) -> None:
+    # A binary file was a UnicodeDecodeError's traceback.
+    path = tmp_path / "token.bin"
+    path.write_bytes(b"\x00\xff" + SECRET_TOKEN.encode() + b"\xfe")
+    done = cli(["table", "account", "--access-token-file", str(path)], env_for(secret_sandbox_url))
+    assert done.returncode == 2, done.stderr
+    assert one_line_error(done) == (
+        "erpdata: error: cannot read --access-token-file: it is not UTF-8 text "
+        "(it takes a text file holding the token alone)"
+    )
+    assert SECRET_TOKEN not in done.stdout + done.stderr
+
+
+def test_a_token_file_saved_with_a_byte_order_mark_is_read(
+    secret_sandbox_url: str, tmp_path: Path
+) -> None:
+    # Windows editors save UTF-8 with a BOM; it is not part of the token.
+    path = tmp_path / "token"
+    path.write_bytes(b"\xef\xbb\xbf" + SECRET_TOKEN.encode() + b"\r\n")
+    done = cli(
+        ["table", "account", "--format", "jsonl", "--access-token-file", str(path)],
+        env_for(secret_sandbox_url),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") > 0
 
 
 def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
@@ -1097,6 +1130,9 @@ def test_an_output_the_system_refuses_is_named_as_given(sandbox_url: str) -> Non
     for args in (
         ["table", "account", "-o", "/proc/erpdata-t.csv"],
         ["table", "account", "-o", "/proc/erpdata-t.parquet"],
+        # xlsxwriter's own FileCreateError was a traceback.
+        ["table", "account", "-o", "/proc/erpdata-t.xlsx"],
+        ["aging", "--as-of", "2025-12-31", "-o", "/proc/erpdata-a.xlsx"],
     ):
         done = cli(args, env)
         assert done.returncode == 1, (args, done.stderr)

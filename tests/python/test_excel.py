@@ -502,6 +502,25 @@ def test_a_folder_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_folder_no_file_can_be_made_in_is_said_before_the_rows_are_read() -> None:
+    # /proc exists, but no file can be made in it: xlsxwriter said so when
+    # the workbook was assembled, after every row, as a FileCreateError
+    # naming the hidden partial file.
+    read: list[int] = []
+
+    def rows() -> Iterator[list[dict[str, Any]]]:
+        read.append(1)
+        yield [{"a": 1}]
+
+    with pytest.raises(OSError) as caught:
+        write_excel("/proc/erpdata.xlsx", {"S": rows()})
+    assert read == [], "read rows for a workbook it cannot write"
+    assert caught.value.errno is not None and caught.value.strerror
+    assert caught.value.filename == "/proc/erpdata.xlsx", caught.value
+    assert "partial" not in str(caught.value)
+
+
 def test_sheet_names_are_checked_as_excel_reads_them(tmp_path: Path) -> None:
     path = tmp_path / "names.xlsx"
     # A control character would be written into the workbook's XML (a

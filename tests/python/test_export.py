@@ -438,6 +438,44 @@ def test_a_target_that_cannot_hold_the_copy_is_refused_first(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["held.duckdb", "notes.txt", "text.duckdb"]
 
 
+def test_a_dataset_list_that_is_not_erpdatas_is_said_so(sandbox_url: str, tmp_path: Path) -> None:
+    # A _manifest.json cut short or edited by hand was a JSONDecodeError's
+    # traceback, or a KeyError from deep in the export.
+    key = fault_api.new_key("export-lists")
+    settings = dict(project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025)
+    base = fault_api.prefix(sandbox_url, "pass", key)
+    to = tmp_path / "dataset"
+    to.mkdir()
+    with erpdata.Client(base, **settings) as client:  # type: ignore[arg-type]
+        for name, text, why in (
+            (MANIFEST_FILE, '[{"table": "account", "compid"', "not JSON"),
+            (MANIFEST_FILE, '{"table": "account"}', "a JSON dict, not a list"),
+            (MANIFEST_FILE, '[{"table": "account"}]', "entry 0 has no table, compid and yearid"),
+            (PENDING_FILE, "\udcff", "not JSON"),
+        ):
+            for other in (MANIFEST_FILE, PENDING_FILE):
+                (to / other).unlink(missing_ok=True)
+            (to / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+            if name == PENDING_FILE:
+                (to / MANIFEST_FILE).write_text("[]", encoding="utf-8")
+            with pytest.raises(OSError) as err:
+                export(client, "account", to=to, format="parquet", resume=True, progress=False)
+            said = str(err.value)
+            assert said.startswith(
+                f"cannot read {str(to / name)!r}, the dataset's list of partitions: {why}"
+            )
+            assert said.endswith(
+                "delete it (and export without resume) to write every partition afresh"
+            )
+        done = cli(
+            ["export", "account", "--to", str(to), "--resume"],
+            env_for(base, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN),
+        )
+        assert done.returncode == 1, done.stderr
+        assert "the dataset's list of partitions: not JSON" in one_line_error(done)
+    assert fault_api.count(sandbox_url, key) == 0, "a request was sent"
+
+
 def test_partition_values_cannot_leave_the_dataset() -> None:
     assert _hive(1) == "1"
     assert _hive("A-1_b.c") == "A-1_b.c"
