@@ -578,7 +578,8 @@ export class ErpClient extends AjaxFunctions {
     const c = this.#core;
     const options = loadWasm().checkCallOptions(this.#defaults);
     return {
-      baseUrl: c.baseUrl,
+      // The token redacted, where the caller put it in the URL.
+      baseUrl: c.displayBaseUrl,
       project: c.project ?? null,
       projectFolder: c.projectFolder ?? null,
       accessToken: c.hasAccessToken ? "[REDACTED]" : null,

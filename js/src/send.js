@@ -4,7 +4,7 @@
 // following a redirect itself), read the body, sleep, hand out a batch.
 import { fromCore } from "./errors.js";
 import { ABORTED, sleep, within } from "./signals.js";
-import { detailOf, kindOf, shownCause } from "./transport.js";
+import { detailOf, kindOf, printsClean, shownCause } from "./transport.js";
 
 /**
  * Hands `logger[level]` the core's line made by `line()`, when there is a
@@ -60,7 +60,7 @@ export async function* drive(call, { fetch, redact, signal, logger }) {
    * a request was: a signal aborted before the first one sent nothing.
    */
   const abortedError = () => {
-    const error = aborted(call, signal);
+    const error = aborted(call, signal, redact);
     if (call.attempts > 0) log(logger, "debug", () => call.failedLine(error.message));
     return error;
   };
@@ -183,10 +183,14 @@ export async function run(call, host) {
 /**
  * The error for a call the caller aborted, saying where it stood: a
  * timeout when the signal's reason is a TimeoutError (a deadline set with
- * `AbortSignal.timeout()`, alone or in `AbortSignal.any`).
+ * `AbortSignal.timeout()`, alone or in `AbortSignal.any`). The reason is
+ * the cause only if printing it shows no token, as a fetch's failure: it
+ * is any value the caller gave `abort()`, such as the request it gave up on.
  */
-function aborted(call, signal) {
-  const err = fromCore(call.aborted(signal?.reason?.name === "TimeoutError"), signal?.reason);
+function aborted(call, signal, redact) {
+  const reason = signal?.reason;
+  const cause = printsClean(reason, redact) ? reason : undefined;
+  const err = fromCore(call.aborted(reason?.name === "TimeoutError"), cause);
   err.aborted = true;
   return err;
 }

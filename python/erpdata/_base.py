@@ -346,4 +346,7 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
             # Its constructor refused a setting: a traceback printed with
             # its locals, or a debugger, still shows it.
             return f"{type(self).__name__}(not configured)"
-        return f"{type(self).__name__}(base_url={config.base_url!r}, project={config.project!r})"
+        return (
+            f"{type(self).__name__}(base_url={config.display_base_url!r}, "
+            f"project={config.project!r})"
+        )

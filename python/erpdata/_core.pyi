@@ -267,6 +267,10 @@ class Config:
     @property
     def base_url(self) -> str: ...
     @property
+    def display_base_url(self) -> str:
+        """The base URL to show: the token redacted where the caller put
+        it in the URL."""
+    @property
     def project(self) -> str | None: ...
     @property
     def project_folder(self) -> str | None: ...

@@ -356,6 +356,47 @@ describe("transport failures", () => {
       return true;
     });
   });
+
+  test("an abort reason that holds the token is not kept as the cause", async () => {
+    // abort() takes any value: the request the caller gave up on, say.
+    // It was the cause as given, and util.inspect printed it.
+    const pending = () => new Promise(() => {});
+    for (const reason of [
+      { request: { url: `http://127.0.0.1:9/apis/ajax.php?accesstoken=${TOKEN}` } },
+      new Error("gave up", { cause: { token: TOKEN } }),
+      `gave up on ${TOKEN}`,
+    ]) {
+      const controller = new AbortController();
+      const call = client("http://127.0.0.1:9/", { fetch: pending }).table("account", {
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(reason), 20);
+      await assert.rejects(call, (err) => {
+        check(err, TransportError);
+        assert.equal(err.aborted, true);
+        assert.equal(err.cause, undefined, inspect(reason));
+        assert.ok(!inspect(err, { depth: null }).includes(TOKEN));
+        return true;
+      });
+    }
+    // A clean reason is kept.
+    const controller = new AbortController();
+    const call = client("http://127.0.0.1:9/", { fetch: pending }).table("account", {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error("user went away")), 20);
+    await assert.rejects(call, (err) => err.cause?.message === "user went away");
+  });
+
+  test("the client's inspect and toJSON redact a token put in the base URL", () => {
+    const made = client(`http://127.0.0.1:9/gateway/${TOKEN}/`);
+    const shown = [inspect(made, { depth: null }), JSON.stringify(made)];
+    for (const text of shown) {
+      assert.ok(!text.includes(TOKEN), text);
+      assert.ok(!text.includes(encodeURIComponent(TOKEN)), text);
+    }
+    assert.equal(made.toJSON().baseUrl, "http://127.0.0.1:9/gateway/[REDACTED]/");
+  });
 });
 
 describe("statuses", () => {

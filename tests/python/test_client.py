@@ -334,6 +334,11 @@ def test_repr_and_str_never_show_the_token(refused_url: str) -> None:
         assert FAKE_TOKEN not in str(c) + repr(c)
     finally:
         c.close()
+    # Nor where the caller put it in the base URL (a gateway's path).
+    gateway = f"{refused_url}gateway/{FAKE_TOKEN}/"
+    with Client(gateway, project="demo", access_token=FAKE_TOKEN) as c:
+        assert repr(c) == f"Client(base_url='{refused_url}gateway/[REDACTED]/', project='demo')"
+        assert c.base_url == gateway, "the setting itself is as given"
 
 
 def test_own_http_client_is_used_and_left_open(sandbox_url: str) -> None:

@@ -146,6 +146,13 @@ impl Config {
         self.inner.base_url().as_str()
     }
 
+    /// The base URL to show (a `repr`): the token redacted where the
+    /// caller put it in the URL.
+    #[getter]
+    fn display_base_url(&self) -> String {
+        self.inner.display_base_url()
+    }
+
     #[getter]
     fn project(&self) -> Option<&str> {
         self.inner.project()

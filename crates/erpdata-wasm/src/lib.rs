@@ -95,6 +95,13 @@ impl Core {
         self.config.base_url().to_string()
     }
 
+    /// The base URL to show (`util.inspect`, `toJSON`): the token redacted
+    /// where the caller put it in the URL.
+    #[wasm_bindgen(getter, js_name = displayBaseUrl)]
+    pub fn display_base_url(&self) -> String {
+        self.config.display_base_url()
+    }
+
     /// The project, if set.
     #[wasm_bindgen(getter)]
     pub fn project(&self) -> Option<String> {

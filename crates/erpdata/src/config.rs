@@ -1,3 +1,5 @@
+use std::fmt;
+
 use url::{Host, Url};
 
 use crate::error::{Error, Result};
@@ -11,8 +13,8 @@ use crate::validate;
 /// Everything a call needs besides its own parameters.
 ///
 /// Built with [`Config::builder`]; immutable afterwards. `Debug` never shows
-/// the token.
-#[derive(Debug, Clone)]
+/// the token, not even in a base URL the caller put it in.
+#[derive(Clone)]
 pub struct Config {
     base_url: Url,
     project: Option<String>,
@@ -27,7 +29,8 @@ pub struct Config {
 }
 
 /// Collects a [`Config`]; [`ConfigBuilder::build`] validates every field.
-#[derive(Debug, Clone, Default)]
+/// `Debug` never shows the token, as [`Config`]'s.
+#[derive(Clone, Default)]
 pub struct ConfigBuilder {
     /// `None` until given or read from `ERPDATA_BASE_URL`; `build` says
     /// how to give one.
@@ -55,6 +58,26 @@ impl Config {
     /// The service's base URL (always ends with `/`).
     pub fn base_url(&self) -> &Url {
         &self.base_url
+    }
+
+    /// The base URL to show (a binding's `repr`, `Debug`, a log line):
+    /// [`base_url`](Self::base_url) with the token redacted where the
+    /// caller put it (a gateway's path). A token of fewer than 8
+    /// characters, which would be found among the URL's own characters, is
+    /// not looked for, as in a refused value's reason.
+    ///
+    /// ```
+    /// use erpdata::Config;
+    ///
+    /// let config = Config::builder("https://erp.example.com/k/fake-token-123/")
+    ///     .access_token("fake-token-123")
+    ///     .build()?;
+    /// assert_eq!(config.display_base_url(), "https://erp.example.com/k/[REDACTED]/");
+    /// assert!(!format!("{config:?}").contains("fake-token-123"));
+    /// # Ok::<(), erpdata::Error>(())
+    /// ```
+    pub fn display_base_url(&self) -> String {
+        self.redactor().redact_setting(self.base_url.as_str())
     }
 
     /// The ERP project name, if set.
@@ -150,6 +173,41 @@ impl Config {
     /// that they need not hold (or import) the whole configuration.
     pub(crate) fn redactor(&self) -> Redactor {
         Redactor::new(self.access_token.clone())
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Derived, it printed the base URL as given, token and all.
+        f.debug_struct("Config")
+            .field("base_url", &self.display_base_url())
+            .field("project", &self.project)
+            .field("project_folder", &self.project_folder)
+            .field("access_token", &self.access_token)
+            .field("company_id", &self.company_id)
+            .field("year_id", &self.year_id)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("ajax_token", &self.ajax_token)
+            .field("retry_budget", &self.retry_budget)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ConfigBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let redactor = Redactor::new(self.access_token.clone());
+        let base_url = self.base_url.as_deref().map(|u| redactor.redact_setting(u));
+        f.debug_struct("ConfigBuilder")
+            .field("base_url", &base_url)
+            .field("project", &self.project)
+            .field("project_folder", &self.project_folder)
+            .field("access_token", &self.access_token)
+            .field("company_id", &self.company_id)
+            .field("year_id", &self.year_id)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("ajax_token", &self.ajax_token)
+            .field("from_vars", &self.from_vars)
+            .finish()
     }
 }
 
@@ -493,6 +551,25 @@ mod tests {
         for fine in ["https://h/apis-v2/", "https://h/erp/", "https://h/php/"] {
             assert!(Config::builder(fine).build().is_ok(), "{fine}");
         }
+    }
+
+    #[test]
+    fn debug_shows_no_token_put_in_the_base_url() {
+        let url = "https://erp.example.com/gw/fake-token-4711/";
+        let builder = Config::builder(url).access_token("fake-token-4711");
+        let built = builder.clone().build().unwrap();
+        for shown in [
+            format!("{builder:?}"),
+            format!("{built:?}"),
+            format!("{built:#?}"),
+        ] {
+            assert!(!shown.contains("fake-token-4711"), "{shown}");
+            assert!(shown.contains("/gw/[REDACTED]/"), "{shown}");
+        }
+        // A token too short to tell from the URL's own characters is not
+        // looked for: "x" would have made "e[REDACTED]ample".
+        let short = Config::builder(url).access_token("x").build().unwrap();
+        assert_eq!(short.display_base_url(), url);
     }
 
     #[test]

@@ -408,9 +408,9 @@ impl Error {
     /// words is not looked for (see [`Redactor::stands_out`]).
     pub(crate) fn input_redacted(self, redactor: &Redactor) -> Self {
         match self {
-            Error::InvalidInput { field, reason } if redactor.stands_out() => Error::InvalidInput {
+            Error::InvalidInput { field, reason } => Error::InvalidInput {
                 field,
-                reason: redactor.redact(&reason),
+                reason: redactor.redact_setting(&reason),
             },
             other => other,
         }

@@ -41,6 +41,18 @@ impl Redactor {
         self.secret().is_some_and(|raw| raw.chars().count() >= 8)
     }
 
+    /// A setting or argument's text about to be shown (a refused value's
+    /// reason, a base URL in `Debug`): redacted only if the token
+    /// [stands out](Self::stands_out), so a test's token `a` does not
+    /// turn `has whitespace` into `h[REDACTED]s whitesp[REDACTED]ce`.
+    pub(crate) fn redact_setting(&self, text: &str) -> String {
+        if self.stands_out() {
+            self.redact(text)
+        } else {
+            text.to_owned()
+        }
+    }
+
     /// `text` redacted, then cut to `max` characters (with `…` when cut).
     /// `more`: `text` is itself the start of a longer text, cut before it
     /// was redacted, so a token may straddle its end: that end is not
