@@ -175,22 +175,24 @@ def _partitions_file(path: Path) -> list[dict[str, Any]]:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         why = "not JSON text" if isinstance(exc, UnicodeDecodeError) else f"not JSON ({exc})"
-        raise OSError(_unreadable(path, why)) from None
+        raise OSError(_unreadable(repr(str(path)), why)) from None
     if not isinstance(entries, list):
-        raise OSError(_unreadable(path, f"a JSON {type(entries).__name__}, not a list"))
+        raise OSError(_unreadable(repr(str(path)), f"a JSON {type(entries).__name__}, not a list"))
     for at, entry in enumerate(entries):
         if not (
             isinstance(entry, dict)
             and all(isinstance(entry.get(k), (str, int)) for k in ("table", "compid", "yearid"))
         ):
-            raise OSError(_unreadable(path, f"entry {at} has no table, compid and yearid"))
+            raise OSError(
+                _unreadable(repr(str(path)), f"entry {at} has no table, compid and yearid")
+            )
     return entries
 
 
-def _unreadable(path: Path, why: str) -> str:
+def _unreadable(where: str, why: str, remedy: str = "delete it") -> str:
     return (
-        f"cannot read {str(path)!r}, the dataset's list of partitions: {why}; "
-        "delete it (and export without resume) to write every partition afresh"
+        f"cannot read {where}, erpdata's list of partitions: {why}; "
+        f"{remedy} (and export without resume) to write every partition afresh"
     )
 
 
@@ -362,6 +364,7 @@ class _DuckDB(_Writer):
         # removed again if it finishes no partition.
         wal = Path(f"{path}.wal")
         self._new = [] if path.exists() else [p for p in (path, wal) if not p.exists()]
+        self._duckdb, self._path = duckdb, path
         try:
             self._con = duckdb.connect(str(path))
         except duckdb.IOException as exc:
@@ -558,7 +561,14 @@ class _DuckDB(_Writer):
     def _keys(self, table: str) -> set[tuple[str, str, str]]:
         if not self._exists(self._con, table):
             return set()
-        rows = self._con.execute(f"SELECT table_name, compid, yearid FROM {table}").fetchall()
+        try:
+            rows = self._con.execute(f"SELECT table_name, compid, yearid FROM {table}").fetchall()
+        except self._duckdb.Error as exc:
+            # A table of that name made by someone else: its columns differ.
+            why = str(exc).splitlines()[0]
+            raise OSError(
+                _unreadable(f"table {table} of {str(self._path)!r}", why, "drop it")
+            ) from None
         return {(t, c, y) for t, c, y in rows}
 
     def manifest_keys(self) -> set[tuple[str, str, str]]:
@@ -927,10 +937,11 @@ def _export(
 
     writer: _Writer = _DuckDB(path) if fmt == "duckdb" else _Parquet(path)
     asked = keys
-    if resume:
-        have, pending = writer.manifest_keys(), writer.pending_keys()
-        keys = [k for k in keys if _text_key(k) in pending or _text_key(k) not in have]
     try:
+        # Inside: a list it cannot read still closes the file.
+        if resume:
+            have, pending = writer.manifest_keys(), writer.pending_keys()
+            keys = [k for k in keys if _text_key(k) in pending or _text_key(k) not in have]
         return _run(
             client, writer, path, fmt, asked, keys, concurrency, batch_rows, progress, cancel
         )

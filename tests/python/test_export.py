@@ -462,7 +462,7 @@ def test_a_dataset_list_that_is_not_erpdatas_is_said_so(sandbox_url: str, tmp_pa
                 export(client, "account", to=to, format="parquet", resume=True, progress=False)
             said = str(err.value)
             assert said.startswith(
-                f"cannot read {str(to / name)!r}, the dataset's list of partitions: {why}"
+                f"cannot read {str(to / name)!r}, erpdata's list of partitions: {why}"
             )
             assert said.endswith(
                 "delete it (and export without resume) to write every partition afresh"
@@ -472,7 +472,24 @@ def test_a_dataset_list_that_is_not_erpdatas_is_said_so(sandbox_url: str, tmp_pa
             env_for(base, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN),
         )
         assert done.returncode == 1, done.stderr
-        assert "the dataset's list of partitions: not JSON" in one_line_error(done)
+        assert "erpdata's list of partitions: not JSON" in one_line_error(done)
+        # In DuckDB: a table of the manifest's name that another made.
+        held = tmp_path / "erp.duckdb"
+        con = duckdb.connect(str(held))
+        con.execute(f"CREATE TABLE {MANIFEST_TABLE} (note TEXT)")
+        con.close()
+        with pytest.raises(OSError) as err:
+            export(client, "account", to=held, resume=True, progress=False)
+        assert str(err.value).startswith(
+            f"cannot read table {MANIFEST_TABLE} of {str(held)!r}, erpdata's list of partitions: "
+            "Binder Error"
+        ), err.value
+        assert str(err.value).endswith(
+            "drop it (and export without resume) to write every partition afresh"
+        )
+        # The file was closed: another process may open it.
+        opened = f"import duckdb; duckdb.connect({str(held)!r}).close()"
+        subprocess.run([sys.executable, "-c", opened], check=True, timeout=60)
     assert fault_api.count(sandbox_url, key) == 0, "a request was sent"
 
 
