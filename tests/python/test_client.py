@@ -338,6 +338,9 @@ def test_repr_and_str_never_show_the_token(refused_url: str) -> None:
     gateway = f"{refused_url}gateway/{FAKE_TOKEN}/"
     with Client(gateway, project="demo", access_token=FAKE_TOKEN) as c:
         assert repr(c) == f"Client(base_url='{refused_url}gateway/[REDACTED]/', project='demo')"
+        assert repr(c._config) == (
+            f"Config(base_url='{refused_url}gateway/[REDACTED]/', project='demo')"
+        )
         assert c.base_url == gateway, "the setting itself is as given"
 
 

@@ -202,7 +202,7 @@ impl Config {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "Config(base_url={}, project={})",
-            py_repr(py, Some(self.inner.base_url().as_str()))?,
+            py_repr(py, Some(&self.inner.display_base_url()))?,
             py_repr(py, self.inner.project())?
         ))
     }

@@ -96,6 +96,16 @@ impl fmt::Debug for RequestBody {
     }
 }
 
+/// A body an answer brought, in `Debug`: its length only. A service may
+/// echo the token in it, and the bytes' numbers would spell it.
+pub(crate) struct BodyLength<'a>(pub(crate) &'a [u8]);
+
+impl fmt::Debug for BodyLength<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{} bytes>", self.0.len())
+    }
+}
+
 /// `name=value&...` with the value of each `accesstoken` pair withheld:
 /// the form of a POST, or the query of a GET's URL.
 pub(crate) fn without_token(pairs: &str) -> String {

@@ -33,7 +33,7 @@ impl Config {
     /// four, form-encoded as PHP's `$_GET` decodes them (or sent as an
     /// `ajax.php` call sending the token, when asked).
     pub fn dues_request(&self, query: &DuesQuery) -> Result<Request<RequestBody>> {
-        ajax::dues_request(self, query)
+        self.built(ajax::dues_request(self, query))
     }
 
     /// Builds the table fetch: by default `POST {base}/apis/dataapi.php` with
@@ -42,7 +42,7 @@ impl Config {
     ///
     /// [`Method::Get`]: crate::Method::Get
     pub fn table_request(&self, query: &TableQuery) -> Result<Request<RequestBody>> {
-        request::table_request(self, query)
+        self.built(request::table_request(self, query))
     }
 
     /// Builds a call to a function of `apis/ajax.php`: without the token,
@@ -53,7 +53,22 @@ impl Config {
     ///
     /// [`AjaxOptions`]: crate::AjaxOptions
     pub fn ajax_request(&self, query: &AjaxQuery) -> Result<Request<RequestBody>> {
-        ajax::ajax_request(self, query)
+        self.built(ajax::ajax_request(self, query))
+    }
+
+    /// A request this configuration built, carrying its redactor (so that
+    /// `Debug` of the `Action::Send` holding it shows its URL redacted,
+    /// where the caller put the token in the base URL or a redirect's
+    /// `Location` carried it), or the refusal of its input, redacted.
+    fn built(&self, request: Result<Request<RequestBody>>) -> Result<Request<RequestBody>> {
+        let redactor = self.redactor();
+        match request {
+            Ok(mut request) => {
+                request.extensions_mut().insert(redactor);
+                Ok(request)
+            }
+            Err(error) => Err(error.input_redacted(&redactor)),
+        }
     }
 
     /// Given the request just sent and its answer's status and `Location`,

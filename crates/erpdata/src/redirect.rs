@@ -9,6 +9,7 @@ use url::Url;
 use crate::body::RequestBody;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::redact::Redactor;
 
 /// How many redirects one call follows before giving up.
 pub const MAX_REDIRECTS: u32 = 5;
@@ -57,6 +58,10 @@ pub(crate) fn follow_redirect(
         )));
     }
     let mut next = Request::builder().uri(target.as_str());
+    // The redactor the first request carried (see `Config::built`).
+    if let Some(redactor) = sent.extensions().get::<Redactor>() {
+        next = next.extension(redactor.clone());
+    }
     for (name, value) in sent.headers() {
         next = next.header(name, value);
     }

@@ -1,12 +1,14 @@
 //! `Debug` of an [`Action`]: a host that logs each step must not log the
 //! token, which a `Send`'s request holds in its form body (the POST form)
 //! or its URL (the GET form). The request shows its method, its URL and its
-//! body with the value of `accesstoken` withheld.
+//! body with the value of `accesstoken` withheld, and the URL redacted by
+//! the redactor a request the core built carries.
 
 use std::fmt;
 
 use super::Action;
 use crate::body::without_token;
+use crate::redact::Redactor;
 
 impl<O: fmt::Debug> fmt::Debug for Action<O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -25,6 +27,15 @@ impl<O: fmt::Debug> fmt::Debug for Action<O> {
                         format!("{}{}", &before[..at], without_token(query))
                     }
                     None => uri.to_string(),
+                };
+                // Redacted too where the request carries its config's
+                // redactor (every request the core built): the token in
+                // the path of the base URL, or in a redirect's `Location`
+                // (`?return=...%3Daccesstoken%3D...`), is not an
+                // `accesstoken` pair.
+                let url = match request.extensions().get::<Redactor>() {
+                    Some(redactor) => redactor.redact(&url),
+                    None => url,
                 };
                 f.debug_struct("Send")
                     .field("method", request.method())

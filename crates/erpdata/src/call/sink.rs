@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use crate::body::BodyLength;
 use crate::config::Config;
 use crate::decode::{Batch, DecoderOptions, TableDecoder};
 use crate::error::Result;
@@ -68,19 +69,38 @@ pub trait Sink {
 
 /// Keeps the whole body: for small answers (dues, the service's other
 /// functions) and for callers that parse the body themselves.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct WholeBody {
     status: u16,
     body: Vec<u8>,
 }
 
-/// An answer read to its end.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An answer read to its end. `Debug` shows the body's length, not its
+/// bytes, which may echo the token.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Answer {
     /// The HTTP status.
     pub status: u16,
     /// The whole body.
     pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for WholeBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WholeBody")
+            .field("status", &self.status)
+            .field("body", &BodyLength(&self.body))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answer")
+            .field("status", &self.status)
+            .field("body", &BodyLength(&self.body))
+            .finish()
+    }
 }
 
 impl Sink for WholeBody {

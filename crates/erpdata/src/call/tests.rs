@@ -676,6 +676,58 @@ fn debug_of_a_send_withholds_the_token() {
 }
 
 #[test]
+fn debug_of_a_send_redacts_a_token_in_the_path_or_a_redirects_location() {
+    // Not an `accesstoken` pair: the token in the base URL's path, then a
+    // same-origin redirect whose `Location` carries it encoded.
+    let c = config_at(&format!("https://erp.example.com/gw/{TOKEN}/"));
+    let mut call = dues_call_of(&c, CallOptions::default());
+    let first = format!("{:?}", call.next(ms(0)));
+    call.head(
+        ms(1),
+        Head {
+            status: 307,
+            location: Some(&format!(
+                "/login?return=%2Fapis%2Fajax.php%3Faccesstoken%3D{TOKEN}"
+            )),
+            ..Head::default()
+        },
+    );
+    let second = format!("{:?}", call.next(ms(1)));
+    for shown in [first, second] {
+        assert!(shown.starts_with("Send {"), "{shown}");
+        assert!(!shown.contains(TOKEN), "{shown}");
+        assert!(shown.contains("[REDACTED]"), "{shown}");
+    }
+    // A refused argument of a request built by hand is redacted as the
+    // catalogue's are (`stream_table` builds its request so).
+    let refused = c
+        .table_request(&TableQuery::new("sales_invoice").company_id(format!("{TOKEN} ")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.starts_with("invalid company_id: ") && !refused.contains(TOKEN),
+        "{refused}"
+    );
+}
+
+#[test]
+fn debug_of_an_answer_shows_its_length_not_its_bytes() {
+    let mut call = dues_call(CallOptions::default());
+    expect_send(call.next(ms(0)));
+    call.head(ms(1), ok());
+    assert!(matches!(call.next(ms(1)), Action::Read { .. }));
+    call.chunk(ms(2), format!("[\"{TOKEN}\"]").as_bytes());
+    assert!(matches!(call.next(ms(2)), Action::Read { .. }));
+    let in_progress = format!("{:?}", call.sink());
+    call.end(ms(3));
+    let done = format!("{:?}", call.next(ms(3)));
+    for shown in [in_progress, done] {
+        assert!(shown.contains("body: <29 bytes>"), "{shown}");
+        assert!(!shown.contains("[91"), "{shown}");
+    }
+}
+
+#[test]
 fn options_out_of_range_fail_before_anything_is_sent() {
     let mut retries = CallOptions::default();
     retries.retry.max_retries = 1000;

@@ -7,7 +7,7 @@ use super::whole_table::{TableBatches, WholeTable};
 use super::{AnswerKind, Args, Operation};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::AjaxAnswer;
-use crate::body::RequestBody;
+use crate::body::{BodyLength, RequestBody};
 use crate::call::Sink;
 use crate::config::Config;
 use crate::decode::{DecoderOptions, RowsFrom};
@@ -203,10 +203,22 @@ impl Invocation {
     }
 }
 
-#[derive(Debug)]
 enum Body {
     Whole { status: u16, body: Vec<u8> },
     Table(Box<WholeTable>),
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Body::Whole { status, body } => f
+                .debug_struct("Whole")
+                .field("status", status)
+                .field("body", &BodyLength(body))
+                .finish(),
+            Body::Table(table) => f.debug_tuple("Table").field(table).finish(),
+        }
+    }
 }
 
 /// The sink of an [`Invocation`]'s call: its output is the operation's
