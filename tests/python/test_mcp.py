@@ -1053,6 +1053,33 @@ def test_the_token_is_in_nothing_the_client_received_nor_in_the_logs(
     assert "HTTP Request: POST" in stdio.stderr  # the table fetches, token in the body
 
 
+def test_a_token_the_erp_echoes_in_its_answer_is_not_handed_to_the_model(
+    raw_server: Any, tmp_path: Path
+) -> None:
+    # The core redacts what it says itself, not the values of an answer:
+    # an ERP that echoes the token in a row (or a note DuckDB then quotes
+    # in an error) handed it to the model.
+    body = json.dumps(
+        {"status": "success", "data": [{"acid": "C001", "note": f"echo {SECRET_TOKEN}"}]}
+    ).encode()
+    server = raw_server(
+        lambda send: send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+    )
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("dues_summary", {}),
+        ("query", {"sql": "SELECT note FROM account"}),
+        ("query", {"sql": "SELECT CAST(note AS INTEGER) FROM account"}),
+    ]
+    transcript = stdio_conversation(server.url, calls, tmp_path / "stdout")
+    assert server.requests >= 2
+    received = "\n".join(transcript.received)
+    assert received.count("echo [REDACTED]") >= 4, received[-3000:]
+    assert "SQL error: " in received, received[-3000:]
+    assert_clean(received, SECRET_TOKEN)
+    assert_clean(transcript.stdout, SECRET_TOKEN)
+    assert_clean(transcript.stderr, SECRET_TOKEN)
+
+
 # -- streamable HTTP ------------------------------------------------------------------
 
 
@@ -1207,6 +1234,11 @@ def test_another_address_needs_a_bearer_token(
     assert cli.main(["mcp", "--http", "--host", "0.0.0.0"]) == 2
     error = capsys.readouterr().err
     assert "--mcp-token-file" in error and "not loopback" in error
+    # The token pasted after --host is not repeated.
+    assert cli.main(["mcp", "--http", "--host", SECRET_TOKEN]) == 2
+    error = capsys.readouterr().err
+    assert "not loopback" in error
+    assert_clean(error, SECRET_TOKEN)
     same = tmp_path / "same"
     same.write_text(SECRET_TOKEN, encoding="utf-8")
     assert cli.main(["mcp", "--http", "--mcp-token-file", str(same)]) == 2

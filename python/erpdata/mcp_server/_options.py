@@ -137,8 +137,10 @@ def _check(args: argparse.Namespace) -> None:
                 raise InvalidInputError(f"{option} needs --http", field=option)
     elif args.mcp_token_file is None and not is_loopback(args.host):
         raise InvalidInputError(
-            f"--host {args.host} is not loopback: serving there needs --mcp-token-file, "
-            "a bearer token every MCP client must send",
+            # The value is not repeated: a token pasted after the wrong
+            # option would be printed.
+            "--host names a host that is not loopback: serving there needs "
+            "--mcp-token-file, a bearer token every MCP client must send",
             field="--mcp-token-file",
         )
 

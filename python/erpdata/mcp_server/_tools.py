@@ -172,11 +172,30 @@ def _again(exc: ErpError) -> str:
     return "Calling again in a little while can work."
 
 
-def _result(answer: Answer) -> CallToolResult:
+Redact = Callable[[str], str]
+"""The client's redaction of the token (``client._config.redact``)."""
+
+
+def _result(answer: Answer, redact: Redact) -> CallToolResult:
+    """The tool's result, the token redacted from every text in it: the
+    core redacts what it says itself, not the values of an answer, and an
+    ERP that echoes the token in one (a function's ``accesstoken`` field)
+    would hand it to the model."""
     return CallToolResult(
-        content=[TextContent(type="text", text=answer.text)],
-        structured_content=answer.structured,
+        content=[TextContent(type="text", text=redact(answer.text))],
+        structured_content=_redacted(answer.structured, redact),
     )
+
+
+def _redacted(value: Any, redact: Redact) -> Any:
+    """``value`` (JSON-shaped) with the token redacted from every string."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k): _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, redact) for v in value]
+    return value
 
 
 async def _waited_for(work: Callable[[], Answer], started: float) -> Answer:
@@ -215,6 +234,8 @@ async def _carry_out(
     work: Callable[[], Answer],
     arguments: Collection[str],
     renamed: Renamed | None = None,
+    *,
+    redact: Redact,
 ) -> CallToolResult:
     """Runs ``work`` on a worker thread (the client and DuckDB block),
     saying how long it takes when it is slow, and turns its failures into
@@ -228,9 +249,10 @@ async def _carry_out(
         raise ToolError(error_text(exc, arguments, renamed)) from None
     except SqlError as exc:
         logger.info("tool %s refused or failed a statement", name)
-        raise ToolError(f"SQL error: {exc}") from None
+        # DuckDB's message may quote a value of the tables.
+        raise ToolError(redact(f"SQL error: {exc}")) from None
     logger.info("tool %s answered in %.2f s", name, time.perf_counter() - started)
-    return _result(answer)
+    return _result(answer, redact)
 
 
 def _tool(
@@ -385,7 +407,7 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
             method = getattr(client, name)
             return _to_answer(op, args, method(**given), limits, client)
 
-        return await _carry_out(name, work, args, renamed)
+        return await _carry_out(name, work, args, renamed, redact=client._config.redact)
 
     description = _described(op["doc"], ANSWERS[op["answer"]], params)
     title = op["doc"].split(" (`")[0].rstrip(".").replace("`", "")
@@ -510,7 +532,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             title = f"aging({_shown_args(args)}), largest total first"
             return table_answer(title, table, _largest_total_first)
 
-        return await _carry_out("aging", work, args, ACCOUNTS)
+        return await _carry_out("aging", work, args, ACCOUNTS, redact=client._config.redact)
 
     class CreditArguments(ArgModelBase):
         accounts: SomeCustomers = None
@@ -536,7 +558,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             )
             return table_answer(title, table, _over_limit_first)
 
-        return await _carry_out("credit_status", work, args, ACCOUNTS)
+        return await _carry_out("credit_status", work, args, ACCOUNTS, redact=client._config.redact)
 
     class DuesTableArguments(ArgModelBase):
         accounts: Annotated[
@@ -554,7 +576,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             table = client.dues_table(args["accounts"], args["kind"])
             return table_answer(f"dues_table({_shown_args(args)})", table)
 
-        return await _carry_out("dues_table", work, args, ACCOUNTS)
+        return await _carry_out("dues_table", work, args, ACCOUNTS, redact=client._config.redact)
 
     return [
         _tool(
@@ -611,7 +633,7 @@ Refresh = Annotated[
 ]
 
 
-def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
+def _table_tools(store: TableStore, limits: Limits, redact: Redact) -> list[Tool]:
     class DescribeArguments(ArgModelBase):
         name: TableName
         company_id: TablesCompanyId = None
@@ -648,7 +670,9 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             ]
             return noted(Answer(structured, "\n".join(lines)), found.notices)
 
-        return await _carry_out("describe_table", work, args, {"table": ("name", "")})
+        return await _carry_out(
+            "describe_table", work, args, {"table": ("name", "")}, redact=redact
+        )
 
     class QueryArguments(ArgModelBase):
         sql: Annotated[
@@ -688,7 +712,9 @@ def _table_tools(store: TableStore, limits: Limits) -> list[Tool]:
             )
             return noted(answer, result.notices)
 
-        return await _carry_out("query", work, args, {"table": ("sql", "a table named")})
+        return await _carry_out(
+            "query", work, args, {"table": ("sql", "a table named")}, redact=redact
+        )
 
     return [
         _tool(
@@ -725,4 +751,5 @@ def make_tools(client: Client, limits: Limits, store: TableStore) -> list[Tool]:
     """Every tool: the catalogue's operations, then the flows, then the
     questions about tables."""
     tools = [operation_tool(op, client, limits) for op in catalogue_operations()]
-    return tools + _flow_tools(client, limits) + _table_tools(store, limits)
+    redact = client._config.redact
+    return tools + _flow_tools(client, limits) + _table_tools(store, limits, redact)
