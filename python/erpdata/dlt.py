@@ -44,6 +44,7 @@ from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
 from ._errors import DecodeError, InvalidInputError
+from ._hidden import Settings
 from ._models import Id
 from ._typing import typing_options
 from .export import IDS, default_id, partition_ids
@@ -83,18 +84,22 @@ def erpdata_source(
         invalid("write_disposition", f"must be one of {', '.join(_DISPOSITIONS)}")
     check_batch_rows(batch_rows)
     typing_options(schema_overrides, True, one_schema=True)
-    settings = {
-        "base_url": base_url,
-        "project": project,
-        "project_folder": project_folder,
-        "access_token": access_token,
-        # Without them a service that stopped answering held each partition
-        # for the default limits (30 s a read, three tries), and a dlt user
-        # could not say otherwise.
-        "timeout": timeout,
-        "max_retries": max_retries,
-        "max_retry_after": max_retry_after,
-    }
+    settings = Settings(
+        {
+            "base_url": base_url,
+            "project": project,
+            "project_folder": project_folder,
+            "access_token": access_token,
+            # Without them a service that stopped answering held each partition
+            # for the default limits (30 s a read, three tries), and a dlt user
+            # could not say otherwise.
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "max_retry_after": max_retry_after,
+        }
+    )
+    # Held by `settings` alone from here, whose repr withholds it.
+    del access_token
     try:
         with _client(settings) as client:
             company_ids = partition_ids(
@@ -130,7 +135,7 @@ def erpdata_source(
     ]
 
 
-def _client(settings: dict[str, Any]) -> Client:
+def _client(settings: Settings) -> Client:
     limits = {
         name: settings[name]
         for name in ("timeout", "max_retries", "max_retry_after")
@@ -146,7 +151,7 @@ def _client(settings: dict[str, Any]) -> Client:
 
 
 def _read(
-    settings: dict[str, Any],
+    settings: Settings,
     table: str,
     companies: list[Id],
     years: list[Id],

@@ -67,6 +67,7 @@ from ._checks import check_batch_rows, invalid
 from ._client import Client
 from ._core import DEFAULT_BATCH_ROWS
 from ._errors import DecodeError
+from ._hidden import Settings
 
 __all__ = ["ErpDataSource"]
 
@@ -182,6 +183,11 @@ def _declared(spark: DataType) -> str:
 class ErpDataSource(DataSource):
     """``spark.read.format("erpdata")``: see the module's documentation."""
 
+    def __init__(self, options: dict[str, str]) -> None:
+        # Held as Settings, whose repr withholds the token: the options
+        # are a local of every frame that reads them.
+        super().__init__(Settings(options))
+
     @classmethod
     def name(cls) -> str:
         return "erpdata"
@@ -271,7 +277,7 @@ class ErpDataSource(DataSource):
     def reader(self, schema: StructType) -> DataSourceReader:
         with _client(self.options) as client:
             keys = self._checked(client)
-        return ErpReader(dict(self.options), schema, keys)
+        return ErpReader(Settings(self.options), schema, keys)
 
     def __repr__(self) -> str:
         return "ErpDataSource()"
@@ -279,7 +285,7 @@ class ErpDataSource(DataSource):
 
 class ErpReader(DataSourceReader):
     def __init__(
-        self, options: dict[str, str], schema: StructType, keys: list[tuple[str, str, str]]
+        self, options: Settings, schema: StructType, keys: list[tuple[str, str, str]]
     ) -> None:
         self._options = options
         self._schema = schema

@@ -16,6 +16,7 @@ import pytest
 import erpdata
 import fault_api
 from conftest import SANDBOX_TOKEN
+from leaks import package_frames
 
 dlt = pytest.importorskip("dlt")  # a pinned dev requirement: present in make test
 from erpdata.dlt import erpdata_source  # noqa: E402
@@ -146,6 +147,41 @@ def test_token_from_dlt_config_stays_out_of_what_dlt_keeps(
             kept.append(path.read_bytes().decode("latin-1"))
     assert len(kept) > 10
     assert not [text[:80] for text in kept if SANDBOX_TOKEN in text]
+
+
+def test_no_frame_of_the_source_holds_the_token(
+    sandbox_url: str, tmp_path: Path, clean_env: Any
+) -> None:
+    # A traceback printed with its locals (Sentry's default) showed the
+    # token: the source's argument and settings, and the settings every
+    # partition's reader holds for the whole extraction.
+    token = "fake-token-4711-for-frames"
+    with pytest.raises(Exception) as refused:
+        erpdata_source(
+            "sales invoice",
+            companies=1,
+            years=2025,
+            base_url=sandbox_url,
+            project="demo",
+            access_token=token,
+        )
+    with pytest.raises(Exception) as failed:
+        run(
+            tmp_path,
+            erpdata_source(
+                "account",
+                companies=1,
+                years=2025,
+                base_url=sandbox_url,
+                project="demo",
+                access_token=token,
+                max_retries=0,
+            ),
+        )
+    for caught in (refused, failed):
+        shown = package_frames(caught.value)
+        assert "erpdata" in shown and "settings" in shown, shown[-2000:]
+        assert token not in shown, shown
 
 
 def test_a_missing_setting_says_where_dlt_reads_it(

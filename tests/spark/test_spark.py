@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import threading
+import traceback
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql.datasource import InputPartition
 
 import erpdata
 from erpdata.spark import ErpDataSource
@@ -254,6 +256,56 @@ def test_the_token_is_in_no_plan_or_error(
     assert TOKEN not in str(err.value)
     out, errout = capfd.readouterr()
     assert TOKEN not in out and TOKEN not in errout
+
+
+def _package_frames(err: BaseException) -> str:
+    """erpdata's frames of ``err``'s traceback and its causes', printed with
+    their locals, as Sentry prints a traceback by default."""
+    shown = []
+    e: BaseException | None = err
+    while e is not None:
+        frames = [
+            (frame, line)
+            for frame, line in traceback.walk_tb(e.__traceback__)
+            if f"{os.sep}erpdata{os.sep}" in frame.f_code.co_filename
+        ]
+        shown.append(
+            "".join(traceback.StackSummary.extract(iter(frames), capture_locals=True).format())
+        )
+        e = e.__cause__ or e.__context__
+    return "".join(shown)
+
+
+def test_no_frame_of_the_data_source_holds_the_token(sandbox_url: str) -> None:
+    # Spark's options were a local of every frame that read them: a
+    # traceback printed with its locals (Sentry's default) showed the token.
+    options = {
+        "baseUrl": sandbox_url,
+        "project": "demo",
+        "accessToken": TOKEN,
+        "tables": "account",
+        "companies": "1",
+        "years": "2025",
+    }
+    caught: list[BaseException] = []
+    for run in (
+        lambda: ErpDataSource({**options, "timeout": "-5"}).schema(),
+        lambda: ErpDataSource({**options, "tables": "no_such_table"}).schema(),
+    ):
+        with pytest.raises(erpdata.ErpError) as err:
+            run()
+        caught.append(err.value)
+    source = ErpDataSource(options)
+    reader = source.reader(source.schema())
+    with pytest.raises(erpdata.ServiceError) as err:
+        list(reader.read(InputPartition(("no_such_table", "1", "2025"))))
+    caught.append(err.value)
+    shown = [_package_frames(error) for error in caught]
+    assert all("spark.py" in frames for frames in shown), shown
+    assert "options = Settings(" in shown[0], shown[0][-2000:]
+    for frames in shown:
+        assert TOKEN not in frames, frames
+    assert TOKEN not in repr(source.options) + repr(reader._options)
 
 
 def test_bad_options_are_refused_before_anything_is_sent(
