@@ -102,6 +102,9 @@ impl Redactor {
         for b in [raw.as_bytes()[0], b'%', b'\\', b'&', b'+'] {
             begins[usize::from(b)] = true;
         }
+        if raw.starts_with('\\') {
+            begins[usize::from(b'/')] = true;
+        }
         let (mut copied, mut at) = (0, 0);
         while at < bytes.len() {
             if !begins[usize::from(bytes[at])] {
@@ -183,6 +186,9 @@ fn spelling(text: &[u8], at: usize, c: char, from: u8) -> Option<(usize, u8)> {
         b'\\' => json_escape(rest, c),
         b'&' => html_reference(rest, c),
         b'+' if c == ' ' => Some(1),
+        // A URL parser writes `\` as `/` in an http(s) URL's path: a token
+        // holding one, put in the base URL, is shown so.
+        b'/' if c == '\\' => Some(1),
         _ => None,
     };
     let escape = if from == 0 {
@@ -326,6 +332,26 @@ mod tests {
             "x [REDACTED] y [REDACTED] z"
         );
         assert!(!format!("{r:?}").contains("tok/"));
+    }
+
+    #[test]
+    fn a_backslash_a_url_parser_made_a_slash() {
+        // The URL parser writes a base URL's `\` as `/`: the token put in
+        // its path showed with that one character changed.
+        for token in [r"fake\token-4711-abcdef", r"\fake-token-4711-abcdef"] {
+            let r = redactor(token);
+            let url = url::Url::parse(&format!("https://erp.example.com/gw/{token}/")).unwrap();
+            assert_eq!(
+                r.redact(url.as_str()),
+                "https://erp.example.com/gw/[REDACTED]/",
+                "{url}"
+            );
+        }
+        // A slash is no backslash in a token without one.
+        assert_eq!(
+            redactor("a/b-4711-abcdef").redact("a\\b-4711-abcdef"),
+            "a\\b-4711-abcdef"
+        );
     }
 
     #[test]
