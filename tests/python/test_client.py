@@ -22,6 +22,7 @@ import erpdata
 import fault_api
 from conftest import FAKE_TOKEN, ROOT, SANDBOX_TOKEN, SECRET_TOKEN
 from erpdata import Client, DuesKind
+from leaks import package_frames
 
 MONEY = ("amount", "paid", "balance")
 
@@ -413,8 +414,6 @@ def test_a_refused_constructor_leaves_no_token_in_its_frames() -> None:
     # The token given to a constructor that then refused a setting was a
     # local of its frames (the argument, and the keyword arguments of the
     # method wrapping it), shown by a traceback printed with its locals.
-    import traceback
-
     for make, kwargs in (
         (Client, {"access_token": SECRET_TOKEN, "project": "demo"}),
         (erpdata.AsyncClient, {"access_token": SECRET_TOKEN, "max_retries": 99}),
@@ -427,13 +426,8 @@ def test_a_refused_constructor_leaves_no_token_in_its_frames() -> None:
         else:
             raise AssertionError("not refused")
         # The package's frames only: this test's own hold the token.
-        frames = [
-            (frame, line)
-            for frame, line in traceback.walk_tb(error.__traceback__)
-            if f"{os.sep}erpdata{os.sep}" in frame.f_code.co_filename
-        ]
-        assert frames, error
-        shown = "".join(traceback.StackSummary.extract(iter(frames), capture_locals=True).format())
+        shown = package_frames(error)
+        assert "erpdata" in shown, error
         assert SECRET_TOKEN not in shown, shown
 
 

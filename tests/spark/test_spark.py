@@ -16,7 +16,6 @@ import re
 import subprocess
 import sys
 import threading
-import traceback
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -30,6 +29,10 @@ import erpdata
 from erpdata.spark import ErpDataSource
 
 ROOT = Path(__file__).resolve().parents[2]
+# The Python suite's helpers for finding the token (no imports of their own).
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+from leaks import package_frames  # noqa: E402
+
 SANDBOX_BIN = os.environ.get(
     "ERPDATA_SANDBOX_BIN", str(ROOT / "target" / "debug" / "erpdata-sandbox")
 )
@@ -258,24 +261,6 @@ def test_the_token_is_in_no_plan_or_error(
     assert TOKEN not in out and TOKEN not in errout
 
 
-def _package_frames(err: BaseException) -> str:
-    """erpdata's frames of ``err``'s traceback and its causes', printed with
-    their locals, as Sentry prints a traceback by default."""
-    shown = []
-    e: BaseException | None = err
-    while e is not None:
-        frames = [
-            (frame, line)
-            for frame, line in traceback.walk_tb(e.__traceback__)
-            if f"{os.sep}erpdata{os.sep}" in frame.f_code.co_filename
-        ]
-        shown.append(
-            "".join(traceback.StackSummary.extract(iter(frames), capture_locals=True).format())
-        )
-        e = e.__cause__ or e.__context__
-    return "".join(shown)
-
-
 def test_no_frame_of_the_data_source_holds_the_token(sandbox_url: str) -> None:
     # Spark's options were a local of every frame that read them: a
     # traceback printed with its locals (Sentry's default) showed the token.
@@ -300,7 +285,7 @@ def test_no_frame_of_the_data_source_holds_the_token(sandbox_url: str) -> None:
     with pytest.raises(erpdata.ServiceError) as err:
         list(reader.read(InputPartition(("no_such_table", "1", "2025"))))
     caught.append(err.value)
-    shown = [_package_frames(error) for error in caught]
+    shown = [package_frames(error) for error in caught]
     assert all("spark.py" in frames for frames in shown), shown
     assert "options = Settings(" in shown[0], shown[0][-2000:]
     for frames in shown:

@@ -96,14 +96,19 @@ impl fmt::Debug for RequestBody {
     }
 }
 
-/// A body an answer brought, in `Debug`: its length only. A service may
-/// echo the token in it, and the bytes' numbers would spell it.
-pub(crate) struct BodyLength<'a>(pub(crate) &'a [u8]);
-
-impl fmt::Debug for BodyLength<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<{} bytes>", self.0.len())
-    }
+/// `Debug` of an answer kept whole (`name { status, body }`), its body as
+/// its length only: a service may echo the token in it, and the bytes'
+/// numbers would spell it.
+pub(crate) fn debug_answer(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    status: u16,
+    body: &[u8],
+) -> fmt::Result {
+    f.debug_struct(name)
+        .field("status", &status)
+        .field("body", &format_args!("<{} bytes>", body.len()))
+        .finish()
 }
 
 /// `name=value&...` with the value of each `accesstoken` pair withheld:

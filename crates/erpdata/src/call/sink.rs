@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::body::BodyLength;
+use crate::body::debug_answer;
 use crate::config::Config;
 use crate::decode::{Batch, DecoderOptions, TableDecoder};
 use crate::error::Result;
@@ -87,19 +87,13 @@ pub struct Answer {
 
 impl std::fmt::Debug for WholeBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WholeBody")
-            .field("status", &self.status)
-            .field("body", &BodyLength(&self.body))
-            .finish()
+        debug_answer(f, "WholeBody", self.status, &self.body)
     }
 }
 
 impl std::fmt::Debug for Answer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Answer")
-            .field("status", &self.status)
-            .field("body", &BodyLength(&self.body))
-            .finish()
+        debug_answer(f, "Answer", self.status, &self.body)
     }
 }
 

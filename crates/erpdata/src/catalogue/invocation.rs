@@ -7,7 +7,7 @@ use super::whole_table::{TableBatches, WholeTable};
 use super::{AnswerKind, Args, Operation};
 use crate::ajax::AjaxQuery;
 use crate::ajax_answer::AjaxAnswer;
-use crate::body::{BodyLength, RequestBody};
+use crate::body::{debug_answer, RequestBody};
 use crate::call::Sink;
 use crate::config::Config;
 use crate::decode::{DecoderOptions, RowsFrom};
@@ -211,11 +211,7 @@ enum Body {
 impl std::fmt::Debug for Body {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Body::Whole { status, body } => f
-                .debug_struct("Whole")
-                .field("status", status)
-                .field("body", &BodyLength(body))
-                .finish(),
+            Body::Whole { status, body } => debug_answer(f, "Whole", *status, body),
             Body::Table(table) => f.debug_tuple("Table").field(table).finish(),
         }
     }
