@@ -41,6 +41,7 @@ from ._core import __version__
 from ._kinds import DuesKind
 from ._models import AjaxAnswer, Row, Table, missing_extra
 from ._text import decimal_text
+from ._token_file import read_token_file
 
 __all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_SERVICE", "EXIT_TRANSPORT"]
 
@@ -254,26 +255,7 @@ def write_workbook(
 def _token(args: argparse.Namespace) -> str | None:
     if args.access_token_file is None:
         return None
-    try:
-        text = Path(args.access_token_file).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        # The path is not repeated: given the token itself by mistake, it
-        # would be the token.
-        hint = (
-            " (it takes the path of a file holding the token, not the token)"
-            if isinstance(exc, FileNotFoundError)
-            else ""
-        )
-        raise _Usage(f"cannot read --access-token-file: {exc.strerror}{hint}") from None
-    except UnicodeDecodeError:
-        # Not the decoder's message: it quotes the bytes around the fault.
-        raise _Usage(
-            "cannot read --access-token-file: it is not UTF-8 text "
-            "(it takes a text file holding the token alone)"
-        ) from None
-    token = text.strip()
-    if not token:
-        raise _Usage("--access-token-file is empty")
+    token = read_token_file(args.access_token_file, "--access-token-file")
     if len(token.split()) > 1:
         # Said here, not by the core, whose advice for a settings file (a
         # comment on a line of its own) would make the token two lines.

@@ -1250,6 +1250,10 @@ def test_another_address_needs_a_bearer_token(
     (tmp_path / "empty").write_text("\n", encoding="utf-8")
     assert cli.main(["mcp", "--http", "--mcp-token-file", str(tmp_path / "empty")]) == 2
     assert "--mcp-token-file is empty" in capsys.readouterr().err
+    # Read as --access-token-file is (one helper): not text is said so.
+    (tmp_path / "binary").write_bytes(b"\xff\xfe-not-text")
+    assert cli.main(["mcp", "--http", "--mcp-token-file", str(tmp_path / "binary")]) == 2
+    assert "cannot read --mcp-token-file: it is not UTF-8 text" in capsys.readouterr().err
 
 
 def test_list_tools_prints_the_tools_without_asking_the_erp(

@@ -9,10 +9,10 @@ import ipaddress
 import logging
 import math
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from .. import InvalidInputError
+from .._token_file import read_token_file
 
 if TYPE_CHECKING:
     from .. import Client
@@ -107,14 +107,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def _mcp_token(args: argparse.Namespace, client: Client) -> str | None:
     if args.mcp_token_file is None:
         return None
-    try:
-        token = Path(args.mcp_token_file).read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise InvalidInputError(
-            f"cannot read --mcp-token-file: {exc.strerror}", field="--mcp-token-file"
-        ) from None
-    if not token:
-        raise InvalidInputError("--mcp-token-file is empty", field="--mcp-token-file")
+    token = read_token_file(args.mcp_token_file, "--mcp-token-file")
     # Told by the client's redaction, which finds the ERP's token in any
     # text: the server's frames need not hold that token to compare.
     if client._config.redact(token) != token:
