@@ -172,9 +172,10 @@ impl Config {
     }
 
     /// The invocation of a typed query (the operation its entry names),
-    /// checked as [`Config::invoke`] checks arguments.
+    /// checked as [`Config::invoke`] checks arguments (by building its
+    /// request, whose refusal is redacted).
     pub fn invocation(&self, query: Query) -> Result<Invocation> {
-        Invocation::of_query(self, query).map_err(|e| e.input_redacted(&self.redactor()))
+        Invocation::of_query(self, query)
     }
 
     /// Checks `args` against `operation`'s entry (unknown names, required

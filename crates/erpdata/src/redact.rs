@@ -175,13 +175,7 @@ fn spelling(text: &[u8], at: usize, c: char, from: u8) -> Option<(usize, u8)> {
     let own = c.encode_utf8(&mut utf8).as_bytes();
     let escaped = || match rest.first()? {
         // A space's `+`, encoded once more, is `%2B`.
-        b'%' if c == ' '
-            && rest
-                .get(..3)
-                .is_some_and(|e| e.eq_ignore_ascii_case(b"%2B")) =>
-        {
-            Some(3)
-        }
+        b'%' if c == ' ' => percent(rest, own).or_else(|| escaped_byte(rest, b"%", b'+')),
         b'%' => percent(rest, own),
         b'\\' => json_escape(rest, c),
         b'&' => html_reference(rest, c),
