@@ -171,21 +171,20 @@ def _partitions_file(path: Path) -> list[dict[str, Any]]:
     ``JSONDecodeError`` or ``KeyError`` from deep in the export."""
     if not path.exists():
         return []
+    where = repr(str(path))
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         why = "not JSON text" if isinstance(exc, UnicodeDecodeError) else f"not JSON ({exc})"
-        raise OSError(_unreadable(repr(str(path)), why)) from None
+        raise OSError(_unreadable(where, why)) from None
     if not isinstance(entries, list):
-        raise OSError(_unreadable(repr(str(path)), f"a JSON {type(entries).__name__}, not a list"))
+        raise OSError(_unreadable(where, f"a JSON {type(entries).__name__}, not a list"))
     for at, entry in enumerate(entries):
         if not (
             isinstance(entry, dict)
             and all(isinstance(entry.get(k), (str, int)) for k in ("table", "compid", "yearid"))
         ):
-            raise OSError(
-                _unreadable(repr(str(path)), f"entry {at} has no table, compid and yearid")
-            )
+            raise OSError(_unreadable(where, f"entry {at} has no table, compid and yearid"))
     return entries
 
 

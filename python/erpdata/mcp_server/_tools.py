@@ -488,6 +488,8 @@ def _over_limit_first(row: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
+    redact = client._config.redact
+
     def table_answer(
         title: str, table: Table, order: Callable[[Mapping[str, Any]], Any] | None = None
     ) -> Answer:
@@ -532,7 +534,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             title = f"aging({_shown_args(args)}), largest total first"
             return table_answer(title, table, _largest_total_first)
 
-        return await _carry_out("aging", work, args, ACCOUNTS, redact=client._config.redact)
+        return await _carry_out("aging", work, args, ACCOUNTS, redact=redact)
 
     class CreditArguments(ArgModelBase):
         accounts: SomeCustomers = None
@@ -558,7 +560,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             )
             return table_answer(title, table, _over_limit_first)
 
-        return await _carry_out("credit_status", work, args, ACCOUNTS, redact=client._config.redact)
+        return await _carry_out("credit_status", work, args, ACCOUNTS, redact=redact)
 
     class DuesTableArguments(ArgModelBase):
         accounts: Annotated[
@@ -576,7 +578,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             table = client.dues_table(args["accounts"], args["kind"])
             return table_answer(f"dues_table({_shown_args(args)})", table)
 
-        return await _carry_out("dues_table", work, args, ACCOUNTS, redact=client._config.redact)
+        return await _carry_out("dues_table", work, args, ACCOUNTS, redact=redact)
 
     return [
         _tool(
