@@ -3,12 +3,6 @@
 
 use erpdata::{Batch, Config, DecoderOptions, Error, TableDecoder};
 
-/// The stream's error for a second `data` field after rows it handed out
-/// (`parse_table` and serde_json keep the last `data`, as duplicate keys
-/// read; the stream cannot take back rows it delivered).
-pub const SECOND_DATA: &str =
-    "a second `data` field follows rows of the first that were already delivered";
-
 pub fn config() -> Config {
     Config::builder("https://erp.example.com/")
         .project("demo")

@@ -8,7 +8,8 @@
 //!
 //! 1. the payload is, in this order: a top-level array; else, in an object,
 //!    `data` if there is one (after `status`, if present, is checked:
-//!    anything but `success` is a `Service` error); else the object's other
+//!    anything but `success` is a `Service` error; two `data` fields are a
+//!    `Decode` error, as in a table's answer); else the object's other
 //!    fields (`status` left out), or null when there are none; else the
 //!    top-level value itself (`"12.5"`, `42`, `null`);
 //! 2. a payload that is a list of objects is **rows** (so is an object
@@ -29,8 +30,9 @@ use crate::config::Config;
 use crate::decode::{Batch, ColumnType, DeclaredType, DecoderOptions, Schema};
 use crate::error::{Error, Result};
 use crate::json;
+use crate::php_array::is_row_number;
 use crate::response::{
-    check_status, data_rows, decode_error, parse_json, type_rows, Dues, StatusField,
+    check_status, data_field, data_rows, decode_error, parse_json, type_rows, Dues, StatusField,
 };
 use crate::AjaxQuery;
 
@@ -143,7 +145,7 @@ fn payload<'a>(config: &Config, value: &'a RawValue, body: &[u8]) -> Result<Payl
     }
     let entries = json::entries(value).map_err(|e| decode_error(config, format!("{e}"), body))?;
     let status = check_status(config, &entries, body)?;
-    if let Some(data) = json::last(&entries, "data") {
+    if let Some(data) = data_field(config, &entries, body)? {
         return Ok(Payload::Raw(data));
     }
     if matches!(status, StatusField::Missing) {
@@ -193,7 +195,7 @@ fn classify(
         let keyed_rows = !entries.is_empty()
             && entries
                 .iter()
-                .all(|(k, v)| k.parse::<u64>().is_ok() && v.get().starts_with('{'));
+                .all(|(k, v)| is_row_number(k) && v.get().starts_with('{'));
         if keyed_rows {
             let rows = data_rows(config, raw, body)?;
             return Ok(AjaxValue::Rows(type_rows(config, rows, options, body)?));

@@ -146,6 +146,7 @@ mod excerpt;
 mod id;
 mod json;
 mod log_line;
+mod php_array;
 mod php_notice;
 mod plan;
 mod query;

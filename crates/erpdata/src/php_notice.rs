@@ -34,13 +34,13 @@ pub(crate) enum Step {
     NeedMore,
 }
 
-/// The JSON text of a body with a UTF-8 BOM, surrounding whitespace and any
-/// leading PHP diagnostics removed, plus those diagnostics as text.
+/// The JSON text of a body with its UTF-8 BOMs, surrounding whitespace and
+/// any leading PHP diagnostics removed, plus those diagnostics as text.
 pub(crate) fn split(text: &str) -> (&str, Vec<String>) {
-    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut rest = text;
     let mut notices = Vec::new();
     loop {
-        rest = rest.trim_start();
+        rest = rest.trim_start_matches(is_blank);
         match step(rest, Until::End) {
             Step::Notice(notice, used) => {
                 notices.push(notice);
@@ -50,6 +50,15 @@ pub(crate) fn split(text: &str) -> (&str, Vec<String>) {
         }
     }
     (rest.trim_end(), notices)
+}
+
+/// What may stand between PHP's diagnostics and the JSON, and is no part of
+/// either: whitespace, and a UTF-8 byte order mark. PHP prints every
+/// included file as it is, so each file saved with a BOM (a config file, a
+/// functions file) puts one more in front of the JSON, at the start or
+/// after a diagnostic.
+pub(crate) fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
 }
 
 /// Looks for one diagnostic at the very start of `s` (the caller has skipped
@@ -168,18 +177,57 @@ fn text_diagnostic(s: &str, until: Until) -> Found {
     if !any {
         return Found::No;
     }
-    let line_end = match s.find('\n') {
-        Some(end) => end,
-        // The line may go on in the next chunk.
-        None if until == Until::More => return Found::Maybe,
-        None if until == Until::Cut => return Found::No,
-        None => s.len(),
+    let end = match text_end(s, until) {
+        Ok(end) => end,
+        Err(wait) => return maybe(wait),
     };
-    let line = &s[..line_end];
-    if !line.contains(" on line ") {
-        return Found::No;
+    let lines = s[..end].lines().map(str::trim).filter(|l| !l.is_empty());
+    Found::Yes(lines.collect::<Vec<_>>().join(" "), end)
+}
+
+/// How far past its first line break a diagnostic without `html_errors`
+/// may go on: a message's own line breaks are few (an HTTP status line,
+/// a query), and a longer run is not PHP's.
+const MORE_LINES: usize = 4 * 1024;
+
+/// Where a diagnostic without `html_errors` ends: at the end of the line
+/// that ends in ` on line N`, the last words PHP prints. Not always its
+/// first line: a message may hold line breaks of its own, as a failed
+/// `file_get_contents` ends its warning with the HTTP status line and its
+/// `\r\n`. A line that opens JSON is the body's, never the message's.
+/// `Err(wait)`: no end yet, and whether more text could bring one.
+fn text_end(s: &str, until: Until) -> Result<usize, bool> {
+    let first_break = s.find('\n');
+    let mut start = 0;
+    loop {
+        let end = s[start..].find('\n').map(|at| start + at);
+        let line = &s[start..end.unwrap_or(s.len())];
+        if start > 0 && line.trim_start().starts_with(['{', '[']) {
+            return Err(false);
+        }
+        if ends_in_line_number(line.trim_end()) {
+            match (end, until) {
+                (Some(end), _) => return Ok(end),
+                (None, Until::End) => return Ok(s.len()),
+                // The number, or the line, may go on in the next chunk.
+                (None, Until::More) => return Err(true),
+                (None, Until::Cut) => return Err(false),
+            }
+        }
+        match end {
+            Some(end) if first_break.is_some_and(|first| end < first + MORE_LINES) => {
+                start = end + 1;
+            }
+            Some(_) => return Err(false),
+            None => return Err(until == Until::More),
+        }
     }
-    Found::Yes(line.trim().to_owned(), line_end)
+}
+
+/// `... on line 12`.
+fn ends_in_line_number(line: &str) -> bool {
+    let number = line.trim_end_matches(|c: char| c.is_ascii_digit());
+    number.len() < line.len() && number.ends_with(" on line ")
 }
 
 /// Why a body holds no JSON: nothing at all, or only PHP's diagnostics.
@@ -399,8 +447,57 @@ mod tests {
     }
 
     #[test]
+    fn a_message_of_several_lines_ends_at_its_line_number() {
+        // PHP 8.2 with html_errors off, after a failed file_get_contents:
+        // the HTTP status line ends the message with its own `\r\n`.
+        let body = "\nWarning: file_get_contents(http://rates.example/x.json): Failed to open \
+                    stream: HTTP request failed! HTTP/1.1 404 Not Found\r\n in \
+                    /var/www/apis/fx.php on line 3\n{\"status\":\"success\",\"data\":[]}";
+        let (json, notices) = split(body);
+        assert_eq!(json, "{\"status\":\"success\",\"data\":[]}");
+        assert_eq!(
+            notices,
+            [
+                "Warning: file_get_contents(http://rates.example/x.json): Failed to open stream: \
+              HTTP request failed! HTTP/1.1 404 Not Found in /var/www/apis/fx.php on line 3"
+            ]
+        );
+        // A line that opens JSON is the body's: the first line was no
+        // diagnostic, whatever the JSON holds.
+        let pretty = "Warning: x\n{\n  \"note\": \"see f.php on line 3\"\n}";
+        assert_eq!(split(pretty), (pretty, vec![]));
+        assert_eq!(step("Warning: x\n[", Until::More), Step::Body);
+        // Not past a few KiB of lines.
+        let long = format!(
+            "Warning: x\n{}\n in /f.php on line 3\n{{}}",
+            "y\n".repeat(MORE_LINES)
+        );
+        assert_eq!(split(&long).1, Vec::<String>::new());
+        // Only ` on line N` at a line's end ends one.
+        assert_eq!(
+            step(
+                "Notice: x on line 3 of y\n in /f.php on line 4\n{}",
+                Until::More
+            ),
+            Step::Notice("Notice: x on line 3 of y in /f.php on line 4".into(), 45)
+        );
+    }
+
+    #[test]
+    fn byte_order_marks_may_stand_before_and_between_diagnostics() {
+        let body = "\u{feff}\u{feff}\nNotice: a in /f.php on line 1\n\u{feff}{\"x\":1}";
+        assert_eq!(
+            split(body),
+            (
+                "{\"x\":1}",
+                vec!["Notice: a in /f.php on line 1".to_owned()]
+            )
+        );
+    }
+
+    #[test]
     fn stepping_agrees_with_the_whole_text_at_every_cut() {
-        let body = "<br />\n<b>Warning</b>:  a in <b>/f.php</b> on line <b>1</b><br />\nPHP Notice: b in /g.php on line 2\r\n{\"x\":1}";
+        let body = "<br />\n<b>Warning</b>:  a in <b>/f.php</b> on line <b>1</b><br />\nPHP Notice: b in /g.php on line 2\r\nWarning: c\r\n in /h.php on line 3\n{\"x\":1}";
         let whole = step(body, Until::End);
         for cut in 0..body.len() {
             if !body.is_char_boundary(cut) {

@@ -6,27 +6,29 @@
 //!
 //! Decisions for what a PHP service may send (each pinned by a vector):
 //! - a status outside 2xx is `HttpStatus`, whatever the body says;
-//! - a UTF-8 BOM, surrounding whitespace and leading PHP notices are
+//! - UTF-8 BOMs, surrounding whitespace and leading PHP notices are
 //!   removed (the notices are kept on the result);
 //! - an empty body, an HTML page, invalid UTF-8, invalid or truncated JSON,
 //!   or JSON of another shape is `Decode`, with an excerpt;
 //! - `status` other than `success` (compared ignoring case) is `Service`;
 //! - `data` may be an array of row objects, an object keyed by row number
 //!   (PHP's `json_encode` of an array with gaps), or `null` (no rows);
-//!   `false` (a failed query in PHP) and anything else are `Decode`.
+//!   `false` (a failed query in PHP) and anything else are `Decode`, and
+//!   so are two `data` fields.
 
 use serde_json::value::RawValue;
 
 use crate::ajax_answer::TypedRows;
 use crate::cell::{Cell, Row};
 use crate::config::Config;
-use crate::decode::decoder::{html_reason, truncate, Core};
+use crate::decode::decoder::{html_reason, truncate, Core, DATA_TWICE};
 use crate::decode::sink::RowCollector;
 use crate::decode::{unify_schemas, Batch, DecoderOptions, Schema, TableDecoder};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::id::Id;
 use crate::json;
+use crate::php_array::is_row_number;
 use crate::php_notice;
 use crate::query::{DuesKind, DuesQuery};
 
@@ -126,7 +128,7 @@ pub(crate) fn parse_dues_with(
             )
         })?;
         let status = check_status(config, &entries, body)?;
-        match (json::last(&entries, "data"), status) {
+        match (data_field(config, &entries, body)?, status) {
             (Some(data), _) => data_rows(config, data, body)?,
             (None, StatusField::Success) => Vec::new(),
             (None, StatusField::Missing) => {
@@ -191,6 +193,21 @@ pub(crate) fn parse_json<'b>(config: &Config, status: u16, body: &'b [u8]) -> Re
     Ok(Body { value, notices })
 }
 
+/// The envelope's `data`, after [`check_status`]: the one value, none, or
+/// a `Decode` error for two (see [`DATA_TWICE`]).
+pub(crate) fn data_field<'a>(
+    config: &Config,
+    entries: &[(String, &'a RawValue)],
+    body: &[u8],
+) -> Result<Option<&'a RawValue>> {
+    let mut data = entries.iter().filter(|(k, _)| k == "data").map(|(_, v)| *v);
+    let first = data.next();
+    if data.next().is_some() {
+        return Err(decode_error(config, DATA_TWICE, body));
+    }
+    Ok(first)
+}
+
 /// The envelope's `status`: success, missing, or a `Service` error.
 pub(crate) fn check_status(
     config: &Config,
@@ -238,7 +255,7 @@ pub(crate) fn data_rows(config: &Config, data: &RawValue, body: &[u8]) -> Result
         }
         Some(b'{') => {
             let entries = json::entries(data).map_err(|e| bad(format!("`data`: {e}")))?;
-            if let Some((k, _)) = entries.iter().find(|(k, _)| k.parse::<u64>().is_err()) {
+            if let Some((k, _)) = entries.iter().find(|(k, _)| !is_row_number(k)) {
                 return Err(bad(format!(
                     "`data` is an object whose key {:?} is not a row number",
                     truncate(k, 40)

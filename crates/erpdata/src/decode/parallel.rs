@@ -223,7 +223,6 @@ fn sequential(
 #[derive(Debug, Default)]
 struct Envelope {
     rows: u64,
-    reset: bool,
 }
 
 impl RowSink for Envelope {
@@ -232,9 +231,6 @@ impl RowSink for Envelope {
     }
     fn field(&mut self, _key: &str, _value: CellRef<'_>) {}
     fn end_row(&mut self, _bytes: u64) {}
-    fn reset(&mut self) {
-        self.reset = true;
-    }
 }
 
 /// The parallel decoding, each batch mapped, or `None` where it could
@@ -406,7 +402,7 @@ where
     // The rest of the envelope, after the array.
     envelope.feed(&region[close..]).ok()?;
     let done = envelope.finish().ok()?;
-    if done.sink.rows > 0 || done.sink.reset {
+    if done.sink.rows > 0 {
         return None;
     }
 

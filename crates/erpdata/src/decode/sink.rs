@@ -72,9 +72,6 @@ pub(crate) trait RowSink {
     /// The current row is complete; it took `bytes` of the body, from its
     /// `{` to its `}`.
     fn end_row(&mut self, bytes: u64);
-    /// Another `data` field follows an earlier one: the last one wins, so
-    /// forget every row so far.
-    fn reset(&mut self);
     /// Whether the `status` seen so far is success: rows may go to the
     /// caller only while it is.
     fn release(&mut self, _success: bool) {}
@@ -136,11 +133,6 @@ impl RowSink for RowCollector {
     fn end_row(&mut self, _bytes: u64) {
         let fields = std::mem::take(&mut self.current);
         self.rows.push(Row { fields });
-    }
-
-    fn reset(&mut self) {
-        self.rows.clear();
-        self.current.clear();
     }
 }
 

@@ -742,18 +742,21 @@ fn rows_before_the_status_are_held_until_it_is_known() {
 }
 
 #[test]
-fn a_later_data_field_replaces_an_earlier_one() {
-    let body = br#"{"status":"success","data":false,"data":[{"a":1}]}"#;
-    assert_eq!(config().parse_table(200, body).unwrap().rows.len(), 1);
-    let s = whole(200, body, 10).unwrap();
-    assert_eq!(s.total_rows, 1);
-    let body = br#"{"status":"success","data":[{"a":1}],"data":[]}"#;
-    assert!(config().parse_table(200, body).unwrap().rows.is_empty());
-    assert_eq!(whole(200, body, 10).unwrap().total_rows, 0);
-    // Rows already handed out cannot be taken back.
-    let body = br#"{"status":"success","data":[{"a":1}],"data":[]}"#;
-    let err = whole(200, body, 1).unwrap_err();
-    assert!(err.to_string().contains("second `data`"), "{err}");
+fn a_second_data_field_fails_whatever_the_batches() {
+    // Whether rows were handed out before the second `data` or not: the
+    // same error from the whole-body parser and from streams of any batch.
+    for body in [
+        &br#"{"status":"success","data":false,"data":[{"a":1}]}"#[..],
+        br#"{"status":"success","data":[{"a":1}],"data":[]}"#,
+        br#"{"status":"success","data":[{"a":1},{"a":2}],"data":[{"a":1}]}"#,
+    ] {
+        let err = config().parse_table(200, body).unwrap_err();
+        assert!(err.to_string().contains("two `data` fields"), "{err}");
+        for batch in [1, 10] {
+            let err = whole(200, body, batch).unwrap_err();
+            assert!(err.to_string().contains("two `data` fields"), "{err}");
+        }
+    }
 }
 
 #[test]

@@ -62,13 +62,12 @@ pub(crate) struct ColumnSink {
     /// `done[..released]` may go to the caller.
     released: usize,
     releasing: bool,
-    ever_released: bool,
     fault: Option<String>,
     /// Whether every row so far had the first row's keys, in its order,
     /// each once, and no number was a negative zero: then rows rebuilt
     /// from the columns equal the rows sent.
     regular: bool,
-    /// Whether a row has ended since the last reset.
+    /// Whether a row has ended yet.
     had_row: bool,
     /// The numbers of the batches so far, so that every batch fits the
     /// type unified from them all (a piece of an answer decoded on its own
@@ -94,7 +93,6 @@ impl ColumnSink {
             done: Vec::new(),
             released: 0,
             releasing: false,
-            ever_released: false,
             fault: None,
             regular: true,
             had_row: false,
@@ -228,7 +226,6 @@ impl ColumnSink {
         self.body_bytes = 0;
         if self.releasing {
             self.released = self.done.len();
-            self.ever_released = true;
         }
     }
 
@@ -397,28 +394,10 @@ impl RowSink for ColumnSink {
         }
     }
 
-    fn reset(&mut self) {
-        if self.ever_released {
-            self.fault = Some(
-                "a second `data` field follows rows of the first that were already \
-                 delivered"
-                    .into(),
-            );
-            return;
-        }
-        let typing = std::mem::take(&mut self.typing);
-        *self = ColumnSink {
-            releasing: self.releasing,
-            numbers: self.numbers.is_some().then(NumberReach::default),
-            ..ColumnSink::new(self.batch_rows, typing)
-        };
-    }
-
     fn release(&mut self, success: bool) {
         self.releasing = success;
         if success && self.released < self.done.len() {
             self.released = self.done.len();
-            self.ever_released = true;
         }
     }
 

@@ -16,6 +16,14 @@ pub(super) const MESSAGE_BYTES: usize = 300 * 4 + 4096;
 pub(super) const MESSAGE_KEYS: [&str; 5] = ["message", "msg", "error", "errors", "data"];
 pub(super) const DATA_SLOT: usize = 4;
 
+/// Why an answer with two `data` fields fails, whatever they hold: one of
+/// them holds rows the other does not, and taking either (JSON parsers keep
+/// the last) would give a table shorter than the one sent with no error.
+/// PHP's `json_encode` never writes a key twice, so such a body comes from
+/// JSON written by hand. A duplicated key in a row keeps its last value.
+pub(crate) const DATA_TWICE: &str = "the answer has two `data` fields, and which one holds \
+     the rows cannot be told (json_encode never writes a key twice: the service writes this \
+     JSON by hand); fix the service to send one";
 /// A text kept for a message: the first [`MESSAGE_BYTES`], whether more
 /// was cut, and whether any of it (or of the cut part) is not blank.
 #[derive(Debug, Clone, Default)]
@@ -95,15 +103,17 @@ impl<S: RowSink> Core<S> {
         self.sink.release(success);
     }
 
-    /// A `data` value begins. A duplicated `data` key keeps the last value,
-    /// so whatever an earlier one gave is forgotten.
+    /// A `data` value begins. A second one fails the answer (see
+    /// [`DATA_TWICE`]); its rows go nowhere, and the first one's stay
+    /// counted, for the error to say how many were read.
     pub(super) fn begin_data(&mut self) {
-        if self.data != Data::Missing {
-            self.sink.reset();
-            self.rows = 0;
+        self.data_fields += 1;
+        if self.data_fields > 1 {
+            self.data_failed = true;
+            self.slots[DATA_SLOT] = Slot::Other;
+            return;
         }
         self.data_items = 0;
-        self.data_fields += 1;
         self.row_start = None;
         self.data_key_error = None;
         self.data_row_error = None;
@@ -129,6 +139,9 @@ impl<S: RowSink> Core<S> {
                     message: self.service_message(),
                 })
             }
+        }
+        if self.data_fields > 1 {
+            return Err(Failure::Decode(DATA_TWICE.into()));
         }
         match &self.data {
             Data::Missing => return Err(Failure::Decode("the answer has no `data` field".into())),

@@ -1,4 +1,4 @@
-//! Before the JSON: a BOM, whitespace, PHP diagnostics, or an HTML page
+//! Before the JSON: BOMs, whitespace, PHP diagnostics, or an HTML page
 //! instead of JSON.
 
 use super::*;
@@ -9,7 +9,6 @@ use crate::php_notice::{self, Until};
 const PRELUDE_LIMIT: usize = 64 * 1024;
 /// How much of an HTML page is kept to find its `<title>`.
 const HTML_LIMIT: usize = 64 * 1024;
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl<S: RowSink> Core<S> {
     pub(super) fn prelude(&mut self, chunk: &[u8], eof: bool) -> Step {
@@ -33,20 +32,9 @@ impl<S: RowSink> Core<S> {
         let mut pos = 0;
         loop {
             match self.phase {
-                Phase::Bom => {
-                    let rest = &buf[pos..];
-                    if rest.len() < BOM.len() && BOM.starts_with(rest) && !eof {
-                        self.pending.extend_from_slice(rest);
-                        return Ok(());
-                    }
-                    // Only at the very start, as `str::strip_prefix` did.
-                    if rest.starts_with(BOM) {
-                        pos += BOM.len();
-                    }
-                    self.phase = Phase::Prelude;
-                }
                 Phase::Prelude => {
-                    // `str::trim_start`: Unicode whitespace, not just JSON's.
+                    // `php_notice::is_blank`: Unicode whitespace, not just
+                    // JSON's, and the BOMs of the files PHP included.
                     loop {
                         match buf.get(pos) {
                             Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) => pos += 1,
@@ -55,7 +43,7 @@ impl<S: RowSink> Core<S> {
                                     let c = std::str::from_utf8(&buf[pos..pos + n])
                                         .ok()
                                         .and_then(|s| s.chars().next());
-                                    if c.is_some_and(char::is_whitespace) {
+                                    if c.is_some_and(php_notice::is_blank) {
                                         pos += n;
                                     } else {
                                         break;

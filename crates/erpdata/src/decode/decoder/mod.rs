@@ -6,7 +6,7 @@
 //!
 //! Decisions for what a PHP service may send, each made where noted below:
 //! - a status outside 2xx is `HttpStatus`, whatever the body says;
-//! - a UTF-8 BOM, surrounding whitespace and leading PHP notices are removed
+//! - UTF-8 BOMs, surrounding whitespace and leading PHP notices are removed
 //!   (the notices are kept, redacted) — see [`crate::php_notice`];
 //! - an empty body, an HTML page, invalid UTF-8, invalid or truncated JSON,
 //!   or JSON of another shape is `Decode`, with an excerpt;
@@ -14,7 +14,8 @@
 //! - `data` may be an array of row objects, an object keyed by row number
 //!   (PHP's `json_encode` of an array with gaps), or `null` (no rows);
 //!   `false` (a failed query in PHP) and anything else are `Decode`;
-//! - a duplicated key keeps its last value, in the envelope as in rows.
+//! - a duplicated key keeps its last value, in the envelope as in rows,
+//!   but for `data`: a second one fails the answer ([`envelope::DATA_TWICE`]).
 //!
 //! Which problem is reported when a body has several: problems of the text
 //! (invalid UTF-8, invalid JSON, truncation, HTML, trailing garbage, a
@@ -53,13 +54,12 @@ use super::sink::{CellRef, RowSink};
 use crate::error::Error;
 use crate::excerpt::{excerpt, excerpt_of, HEAD_BYTES};
 use crate::redact::Redactor;
+pub(crate) use envelope::DATA_TWICE;
 use envelope::{role_of, Data, Kept, Slot, Status, DATA_SLOT, MESSAGE_BYTES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
-    /// Nothing looked at yet: a BOM may come.
-    Bom,
-    /// Skipping whitespace and PHP diagnostics.
+    /// Skipping whitespace, BOMs and PHP diagnostics.
     Prelude,
     /// The body is an HTML page; collecting it to name its title.
     Html,
@@ -299,7 +299,7 @@ impl<S: RowSink> Core<S> {
             margin: BEFORE + redactor.reach() as u64,
             window: None,
             offset: 0,
-            phase: Phase::Bom,
+            phase: Phase::Prelude,
             // Decided here, whatever the body says.
             failure: (!(200..300).contains(&status)).then_some(Failure::Http(status)),
             pending: Vec::new(),
@@ -529,7 +529,7 @@ impl<S: RowSink> Core<S> {
 
     fn input(&mut self, chunk: &[u8], eof: bool) -> Step {
         match self.phase {
-            Phase::Bom | Phase::Prelude | Phase::Html => self.prelude(chunk, eof),
+            Phase::Prelude | Phase::Html => self.prelude(chunk, eof),
             Phase::Json | Phase::Trailing => self.json(chunk, self.offset, eof),
         }
     }
@@ -563,6 +563,9 @@ impl<S: RowSink> Core<S> {
             }
             if self.fast_ready() {
                 pos = self.fast_rows(buf, base, pos);
+                // The fast path stops at a value the sink could not take;
+                // that comes before whatever byte follows it.
+                self.sink_fault()?;
             }
             pos = skip_ws(buf, pos);
             let Some(&b) = buf.get(pos) else {
@@ -924,9 +927,6 @@ pub(crate) mod tests {
             // The row's length too: alike whatever the chunks.
             self.0.push(format!("}} {bytes}"));
         }
-        fn reset(&mut self) {
-            self.0.push("reset".into());
-        }
         fn release(&mut self, success: bool) {
             self.0.push(format!("release {success}"));
         }
@@ -1038,39 +1038,44 @@ pub(crate) mod tests {
     #[test]
     fn data_keyed_by_row_number() {
         let (calls, _) =
-            same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"+7":{"a":2}}}"#).unwrap();
+            same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"7":{"a":2}}}"#).unwrap();
         assert_eq!(
             calls,
             ["release true", "{", "a=n:1", "} 7", "{", "a=n:2", "} 7"]
         );
-        let err =
-            same_in_chunks(br#"{"status":"success","data":{"0":{"a":1},"-1":{}}}"#).unwrap_err();
-        assert!(
-            err.to_string().contains("key \"-1\" is not a row number"),
-            "{err}"
-        );
+        // Keys PHP writes for a map, not for a list with gaps.
+        for key in ["-1", "+7", "01"] {
+            let body = format!(r#"{{"status":"success","data":{{"0":{{"a":1}},"{key}":{{}}}}}}"#);
+            let err = same_in_chunks(body.as_bytes()).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("key \"{key}\" is not a row number")),
+                "{err}"
+            );
+        }
     }
 
     #[test]
-    fn duplicated_envelope_keys_keep_the_last() {
-        let (calls, _) = same_in_chunks(
-            br#"{"data":[{"a":1}],"status":"error","data":[{"b":2}],"status":"success"}"#,
-        )
-        .unwrap();
-        assert_eq!(
-            calls,
-            [
-                "{",
-                "a=n:1",
-                "} 7",
-                "release false",
-                "reset",
-                "{",
-                "b=n:2",
-                "} 7",
-                "release true"
-            ]
-        );
+    fn duplicated_envelope_keys_keep_the_last_but_data_fails() {
+        // Whichever `data` is longer, first or last, and whatever the
+        // other holds: one of them would be a shorter table than was sent.
+        for body in [
+            &br#"{"data":[{"a":1}],"status":"error","data":[{"b":2}],"status":"success"}"#[..],
+            br#"{"status":"success","data":[{"a":1},{"a":2}],"data":[{"a":1}]}"#,
+            br#"{"status":"success","data":[{"a":1}],"data":[]}"#,
+            br#"{"status":"success","data":[{"a":1}],"data":null}"#,
+            br#"{"status":"success","data":false,"data":[{"a":1}]}"#,
+            br#"{"status":"success","data":[],"data":{"0":{"a":1}}}"#,
+        ] {
+            let err = same_in_chunks(body).unwrap_err();
+            assert!(
+                matches!(&err, Error::Decode { reason, .. } if reason.starts_with(DATA_TWICE)),
+                "{err}"
+            );
+        }
+        // `status` is judged first.
+        let err = same_in_chunks(br#"{"status":"error","data":[],"data":[{"a":1}]}"#).unwrap_err();
+        assert!(matches!(err, Error::Service { .. }), "{err}");
         let err = same_in_chunks(br#"{"status":"success","data":[],"status":"failed","msg":"x"}"#)
             .unwrap_err();
         assert!(matches!(err, Error::Service { ref status, .. } if status == "failed"));

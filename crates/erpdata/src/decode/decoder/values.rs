@@ -73,9 +73,7 @@ impl<S: RowSink> Core<S> {
                         Frame::DataObject => {
                             self.row_key.clear();
                             self.row_key.push_str(key);
-                            // `u64::from_str`, as before: digits, an
-                            // optional `+`, no overflow.
-                            if key.parse::<u64>().is_err() && !self.data_failed {
+                            if !crate::php_array::is_row_number(key) && !self.data_failed {
                                 if self.data_key_error.is_none() {
                                     self.data_key_error = Some(format!(
                                         "`data` is an object whose key {:?} is not a row number",
