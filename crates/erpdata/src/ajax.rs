@@ -161,7 +161,7 @@ pub(crate) fn ajax_request(config: &Config, query: &AjaxQuery) -> Result<Request
 
 /// The dues query's request ([`Config::dues_request`]).
 pub(crate) fn dues_request(config: &Config, query: &DuesQuery) -> Result<Request<RequestBody>> {
-    validate::text("acid", query.acid.as_str())?;
+    validate::id("acid", query.acid.as_str())?;
     let params = [("acid", query.acid.as_str()), ("type", query.kind.as_str())];
     ajax(config, "getduesDet", &params, query.options)
 }

@@ -400,6 +400,20 @@ impl TransportSource {
     }
 }
 
+/// `text` when it is a host and a port with no scheme before them
+/// (`localhost:8080`, `erp.example.com:8443/erp`), which the URL parser
+/// reads as the scheme `localhost`.
+fn host_and_port(text: &str) -> Option<&str> {
+    let (host, rest) = text.split_once(':')?;
+    let port = rest.split('/').next()?;
+    let named = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'));
+    let numbered = !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
+    (named && numbered).then_some(text)
+}
+
 fn parse_base_url(text: &str) -> Result<Url> {
     let bad = |reason: &str| Error::invalid("base_url", reason.to_owned());
     if text.trim().is_empty() {
@@ -436,6 +450,18 @@ fn parse_base_url(text: &str) -> Result<Url> {
             format!("contains the control character U+{:04X}", c as u32),
         ));
     }
+    // "localhost:8080" parses as the scheme "localhost", "127.0.0.1:8080"
+    // not at all: neither message would say what is missing.
+    if let Some(written) = host_and_port(text.trim()) {
+        let scheme = match Url::parse(&format!("http://{written}")) {
+            Ok(u) if is_loopback(&u) => "http",
+            _ => "https",
+        };
+        return Err(bad(&format!(
+            "must begin with http:// or https://; {written:?} reads as a host and a port: \
+             write {scheme}://{written}/"
+        )));
+    }
     let mut url = Url::parse(text.trim()).map_err(|e| {
         Error::invalid(
             "base_url",
@@ -443,7 +469,7 @@ fn parse_base_url(text: &str) -> Result<Url> {
         )
     })?;
     if !matches!(url.scheme(), "http" | "https") {
-        // "erp.example.com:8443" parses as the scheme "erp.example.com".
+        // ftp://, file:, or a name followed by what is not a port.
         return Err(bad(&format!(
             "must use http or https, got {:?}; it begins https://, as in \
              https://erp.example.com/",

@@ -37,6 +37,53 @@ pub fn text(field: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// An id (an account, a company, a year): a [`text`] without characters
+/// that print as nothing. A byte order mark, a zero-width space or a
+/// direction mark copied along with an id from a spreadsheet, a web page or
+/// a file saved by a Windows editor is sent, and the service then answers
+/// `Invalid company or year`, or no dues, with nothing to see in the id.
+pub fn id(field: &str, value: &str) -> Result<()> {
+    text(field, value)?;
+    invisible(field, value)
+}
+
+/// Refuses a character that prints as nothing (Unicode's format
+/// characters that text in an id or a token has no use for), naming it.
+fn invisible(field: &str, value: &str) -> Result<()> {
+    match value.chars().find(|&c| is_invisible(c)) {
+        Some(c) => Err(Error::invalid(
+            field,
+            format!(
+                "contains U+{:04X}, a character that prints as nothing ({}); remove it",
+                c as u32,
+                invisible_name(c)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
+fn invisible_name(c: char) -> &'static str {
+    match c {
+        '\u{FEFF}' => "a byte order mark",
+        '\u{00AD}' => "a soft hyphen",
+        '\u{200B}' => "a zero-width space",
+        '\u{200C}' | '\u{200D}' | '\u{2060}' => "a zero-width joiner or non-joiner",
+        '\u{061C}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}' => "a text direction mark",
+        _ => "a format character",
+    }
+}
+
 /// A setting that names something of the ERP (project, project folder,
 /// company, year): a [`text`] with no whitespace at either end. A value
 /// read from a file or a variable (`ERPDATA_COMPANY_ID="1 "`) keeps a
@@ -54,7 +101,7 @@ pub fn text(field: &str, value: &str) -> Result<()> {
 /// `  # acme` as part of the value wherever the file is read as plain
 /// lines, and the service answered `Invalid company or year`.
 pub fn setting(field: &str, value: &str) -> Result<()> {
-    text(field, value)?;
+    id(field, value)?;
     if let Some(comment) = trailing_comment(value) {
         return Err(Error::invalid(
             field,
@@ -194,7 +241,8 @@ pub fn table(value: &str) -> Result<()> {
 /// An access token: a parameter value that also has no whitespace, because a
 /// token with a space in it is always a copy-and-paste accident.
 pub fn token(value: &str) -> Result<()> {
-    text("access_token", value)?;
+    // Named, never shown: which character it is says nothing of the token.
+    id("access_token", value)?;
     if trailing_comment(value).is_some() {
         // Named, never shown: a comment may quote the token itself.
         return Err(Error::invalid(

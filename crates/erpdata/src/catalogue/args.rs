@@ -245,6 +245,7 @@ fn text_of(param: &Param, value: &Arg) -> Result<String> {
                 ParamKind::Date => validate::date(param.name, t)?,
                 ParamKind::Name => validate::identifier(param.name, t)?,
                 ParamKind::Table => validate::table(t)?,
+                ParamKind::AccountId | ParamKind::Id => validate::id(param.name, t)?,
                 _ => validate::text(param.name, t)?,
             }
             Ok(t.clone())
@@ -260,7 +261,7 @@ fn text_of(param: &Param, value: &Arg) -> Result<String> {
 fn id_of(param: &Param, value: &Arg) -> Result<Id> {
     match value {
         Arg::Text(t) => {
-            validate::text(param.name, t)?;
+            validate::id(param.name, t)?;
             Ok(Id::from(t.as_str()))
         }
         Arg::Int(n) => Ok(Id::from(*n)),

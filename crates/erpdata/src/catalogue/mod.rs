@@ -271,6 +271,7 @@ pub(crate) fn wire_pairs<'a>(
             ParamKind::Date => crate::validate::date(param.name, value)?,
             ParamKind::Name => crate::validate::identifier(param.name, value)?,
             ParamKind::Table => crate::validate::table(value)?,
+            ParamKind::AccountId | ParamKind::Id => crate::validate::id(param.name, value)?,
             _ => crate::validate::text(param.name, value)?,
         }
         if let Some(wire) = param.wire {

@@ -627,7 +627,7 @@ fn account_list(field: &str, items: &[Arg]) -> Result<Vec<String>> {
         let refused = |reason: String| Error::invalid(field, format!("item {} {reason}", i + 1));
         let acid = match item {
             Arg::Text(t) => {
-                crate::validate::text(field, t).map_err(|e| match e {
+                crate::validate::id(field, t).map_err(|e| match e {
                     Error::InvalidInput { reason, .. } => refused(reason),
                     other => other,
                 })?;
