@@ -17,9 +17,10 @@ fn value<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
 }
 
 /// Text the core accepts for a parameter: any Unicode except control
-/// characters, with something other than whitespace in it.
+/// and format characters (an id refuses those that print as nothing),
+/// with something other than whitespace in it.
 fn accepted() -> impl Strategy<Value = String> {
-    "[^\\p{Cc}]{0,40}[^\\p{Cc}\\s][^\\p{Cc}]{0,40}"
+    "[^\\p{Cc}\\p{Cf}]{0,40}[^\\p{Cc}\\p{Cf}\\s][^\\p{Cc}\\p{Cf}]{0,40}"
 }
 
 /// Wrapped in one quote mark, as a settings file writes a value: the core
@@ -40,14 +41,14 @@ fn commented(s: &str) -> bool {
 /// the core accepts, with no whitespace at either end, not in quotes, no
 /// comment after it.
 fn setting() -> impl Strategy<Value = String> {
-    "[^\\p{Cc}\\s]([^\\p{Cc}]{0,40}[^\\p{Cc}\\s])?"
+    "[^\\p{Cc}\\p{Cf}\\s]([^\\p{Cc}\\p{Cf}]{0,40}[^\\p{Cc}\\p{Cf}\\s])?"
         .prop_filter("not in quotes", |s| !quoted(s))
         .prop_filter("no comment after it", |s| !commented(s))
 }
 
 /// An access token: no whitespace either, not in quotes.
 fn token() -> impl Strategy<Value = String> {
-    "[^\\p{Cc}\\s]{1,60}".prop_filter("not in quotes", |s| !quoted(s))
+    "[^\\p{Cc}\\p{Cf}\\s]{1,60}".prop_filter("not in quotes", |s| !quoted(s))
 }
 
 fn table_name() -> impl Strategy<Value = String> {
