@@ -150,6 +150,11 @@ pub struct CallInfo {
     pub attempts: u32,
     /// The last request's URL, with the access token redacted.
     pub url: String,
+    /// For a request sent as a form (POST, as a table is fetched): its
+    /// fields but the access token, `name=value` joined by `, ` (the URL
+    /// holds none of them, and `Invalid company or year` said nothing of
+    /// the company and year sent).
+    pub form: Option<String>,
     /// For a table: complete rows of the failed answer decoded before it
     /// failed (`None` for other calls, or when no body was read).
     pub rows_received: Option<u64>,
@@ -184,6 +189,11 @@ fn excerpt_where(at: &Option<u64>) -> String {
 /// a 404 or a service error names what was asked for.
 fn from(call: &Option<Box<CallInfo>>) -> String {
     match call.as_deref() {
+        Some(CallInfo {
+            url,
+            form: Some(form),
+            ..
+        }) if !url.is_empty() => format!(" from {url} (sent {form})"),
         Some(CallInfo { url, .. }) if !url.is_empty() => format!(" from {url}"),
         _ => String::new(),
     }

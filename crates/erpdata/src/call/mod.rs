@@ -736,6 +736,28 @@ impl<S: Sink> Call<S> {
         self.finished(error)
     }
 
+    /// The form the request sent, for [`CallInfo::form`]: its fields in
+    /// order, the access token left out (and the rest redacted, in case a
+    /// value holds it).
+    fn sent_form(&self) -> Option<String> {
+        let form = self
+            .request
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|t| {
+                t.as_bytes()
+                    .starts_with(b"application/x-www-form-urlencoded")
+            });
+        if !form || self.request.body().is_empty() {
+            return None;
+        }
+        let fields: Vec<String> = url::form_urlencoded::parse(self.request.body())
+            .filter(|(name, _)| name != "accesstoken")
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        Some(self.config.redact(&fields.join(", ")))
+    }
+
     /// `error` with where the call stood.
     fn finished(&self, error: Error) -> Error {
         // A table's rows, also when none was complete ("truncated after 0
@@ -747,6 +769,7 @@ impl<S: Sink> Call<S> {
         let info = CallInfo {
             attempts: self.attempts,
             url: self.config.redact(&self.request.uri().to_string()),
+            form: self.sent_form(),
             rows_received: rows,
             rows_delivered: self.streams.then_some(self.delivered),
             retry_withheld: self.withheld,

@@ -52,6 +52,34 @@ fn table_post_get_and_overrides() {
 }
 
 #[test]
+fn a_service_error_of_a_form_names_what_the_form_sent_but_the_token() {
+    let sb = Sandbox::start();
+    let c = client(&sb.url);
+    let err = c
+        .table(TableQuery::new("sales_invoice").company_id(99))
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains(
+            "/apis/dataapi.php (sent req=getdata, project=demo, yearid=2025, compid=99, \
+             table=sales_invoice): Invalid company or year"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains(TOKEN), "{message}");
+    // The GET form's URL holds them already (the token redacted).
+    let err = c
+        .table(
+            TableQuery::new("sales_invoice")
+                .company_id(99)
+                .method(Method::Get),
+        )
+        .unwrap_err();
+    assert!(!err.to_string().contains("(sent "), "{err}");
+    assert_eq!(err.call().unwrap().form, None);
+}
+
+#[test]
 fn stream_gives_the_same_rows_in_batches() {
     let sb = Sandbox::start();
     let c = BlockingClient::with_options(config(&sb.url), quick(2).batch_rows(7)).unwrap();
