@@ -202,7 +202,7 @@ fn text_end(s: &str, until: Until) -> Result<usize, bool> {
     loop {
         let end = s[start..].find('\n').map(|at| start + at);
         let line = &s[start..end.unwrap_or(s.len())];
-        if start > 0 && line.trim_start().starts_with(['{', '[']) {
+        if start > 0 && line.trim_start_matches(is_blank).starts_with(['{', '[']) {
             return Err(false);
         }
         if ends_in_line_number(line.trim_end()) {
@@ -466,6 +466,8 @@ mod tests {
         // diagnostic, whatever the JSON holds.
         let pretty = "Warning: x\n{\n  \"note\": \"see f.php on line 3\"\n}";
         assert_eq!(split(pretty), (pretty, vec![]));
+        let marked = "Warning: x\n\u{feff}{\"a\":\"f.php on line 3\"}\n on line 4\n{}";
+        assert_eq!(split(marked).1, Vec::<String>::new());
         assert_eq!(step("Warning: x\n[", Until::More), Step::Body);
         // Not past a few KiB of lines.
         let long = format!(
