@@ -543,12 +543,21 @@ export class ErpClient extends AjaxFunctions {
         await steps.return();
       }
     }
+    let iterated = false;
     const stream = {
       /** The answer's notices, once the stream ended without an error. */
       notices: undefined,
       /** The rows of the whole answer, once the stream ended without an error. */
       totalRows: undefined,
       [Symbol.asyncIterator]() {
+        // Once: a second loop sent the request again, while `notices` and
+        // `totalRows` still told of the first.
+        if (iterated) {
+          throw new TypeError(
+            "a TableStream is read once: call streamTable() again to read the table again",
+          );
+        }
+        iterated = true;
         // An async generator's return() waits for a next() in progress,
         // and a read waits up to readTimeoutMs for the service: a
         // ReadableStream passing the table on, whose cancel calls return()

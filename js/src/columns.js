@@ -339,6 +339,13 @@ export class Column {
 
   /** Row `i`'s value as in `rows` (dates and timestamps as text), an integer as `values` holds it (int32 a number, int64 a bigint). */
   get(i) {
+    // A row past the end read the offsets of none: a string column gave
+    // the text of every row run together, a date column a RangeError.
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) {
+      throw new RangeError(
+        `no row ${String(i)}: the column has ${this.length} rows (0 to ${this.length - 1})`,
+      );
+    }
     if (!this.isValid(i)) return null;
     const v = this.#read ? this.#read(i) : this.values?.[i];
     switch (this.type) {

@@ -255,15 +255,16 @@ export interface LimitOptions {
    */
   timeoutMs?: number | undefined;
   /**
-   * Milliseconds to connect; default 10000 (never above `timeoutMs`). fetch
+   * Milliseconds to connect; default 10000, or `timeoutMs` if that is less
+   * (a longer value given still ends the call at `timeoutMs`). fetch
    * cannot tell connecting from waiting for the answer, so the wait for an
    * answer's head is bounded by `connectTimeoutMs + readTimeoutMs`.
    */
   connectTimeoutMs?: number | undefined;
   /**
    * Milliseconds without a byte from the service: for the answer's head,
-   * and between two parts of its body; default 30000 (never above
-   * `timeoutMs`).
+   * and between two parts of its body; default 30000, or `timeoutMs` if
+   * that is less (a longer value given still ends the call at `timeoutMs`).
    */
   readTimeoutMs?: number | undefined;
   /**
@@ -530,7 +531,9 @@ export interface StreamTableOptions extends TableOptions {
  */
 export interface TableStream<R = Row> extends AsyncIterable<R[]> {
   /**
-   * The batches, the request sent on the first `next()`. `return()` ends
+   * The batches, the request sent on the first `next()`; a stream is read
+   * once (a second loop throws a `TypeError`: call `streamTable()` again).
+   * `return()` ends
    * the call early (its connection let go), as leaving a `for await` does:
    * what a ReadableStream's `cancel` calls when it passes a table on; so
    * does `throw()`, what `Readable.from()` calls when its stream is
@@ -611,7 +614,8 @@ export declare class Column {
    * Row `i`'s value as rows give it (a date as `YYYY-MM-DD`, a timestamp
    * as in rows, a decimal as a number or, with `numbers: "string"`, its
    * text), except an integer: a number in an int32 column and a bigint in
-   * an int64 one, whatever `numbers` says; null where there is none.
+   * an int64 one, whatever `numbers` says; null where there is none. A
+   * `RangeError` for an `i` that is not a row (0 to `length - 1`).
    */
   get(i: number): Value | bigint;
   /** Every value, as `get` gives them. */

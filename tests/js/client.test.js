@@ -275,6 +275,30 @@ describe("a fetch whose body is a Node stream, as node-fetch and cross-fetch giv
     assert.equal(rows, 40);
   });
 
+  test("a stream is read once; a second loop throws and sends nothing", async () => {
+    const { calls, fetch } = recordingFetch();
+    const stream = client({ fetch }).streamTable("sales_invoice", { batchRows: 7 });
+    let rows = 0;
+    for await (const batch of stream) rows += batch.length;
+    assert.equal(rows, 40);
+    assert.equal(stream.totalRows, 40);
+    assert.throws(
+      () => stream[Symbol.asyncIterator](),
+      (e) => e instanceof TypeError && /read once: call streamTable\(\) again/.test(e.message),
+    );
+    assert.equal(calls.length, 1);
+  });
+
+  test("a column's value outside its rows is a RangeError, whatever its type", async () => {
+    const columns = (await client().table("sales_invoice", { numbers: "string" })).columns();
+    for (const [name, column] of Object.entries(columns)) {
+      assert.notEqual(column.get(39), undefined, name);
+      for (const i of [40, 41, -1, 2.5, Number.NaN]) {
+        assert.throws(() => column.get(i), RangeError, `${name}.get(${i})`);
+      }
+    }
+  });
+
   test("a 503's body and a stream left early are let go", async () => {
     const key = freshKey("nodebody");
     const { bodies, fetch } = nodeStreamFetch();
