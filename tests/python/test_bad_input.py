@@ -20,7 +20,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import httpx
 import pyarrow as pa
@@ -140,6 +140,22 @@ def text(field: str) -> Callable[[Any], Verdict]:
     return lambda v: good(v) if text_ok(v) else bad(field)
 
 
+INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+"""Characters that print as nothing, which an id, a setting or the token
+may not hold."""
+
+
+def id_ok(value: object) -> bool:
+    """An id: a parameter value without a character that prints as nothing."""
+    return text_ok(value) and INVISIBLE.search(cast(str, value)) is None
+
+
+def an_id_text(field: str) -> Callable[[Any], Verdict]:
+    return lambda v: good(v) if id_ok(v) else bad(field)
+
+
 def quoted(v: str) -> bool:
     """Wrapped in one quote mark, as a settings file writes a value."""
     return len(v) >= 2 and v[0] in "\"'" and v[-1] == v[0]
@@ -156,7 +172,7 @@ def setting(field: str) -> Callable[[Any], Verdict]:
     after it."""
 
     def verdict(v: str) -> Verdict:
-        ok = text_ok(v) and v == v.strip() and not quoted(v) and not commented(v)
+        ok = id_ok(v) and v == v.strip() and not quoted(v) and not commented(v)
         return good(v) if ok else bad(field)
 
     return verdict
@@ -171,7 +187,7 @@ def an_id(
 ) -> Callable[[Any], Verdict]:
     """A str as given; an int as its decimal digits; never a bool. A
     company or year (``is_setting``) has no whitespace at either end."""
-    check = setting(field) if is_setting else text(field)
+    check = setting(field) if is_setting else an_id_text(field)
 
     def verdict(v: Any) -> Verdict:
         if v is None and when_none is not None:
@@ -188,7 +204,7 @@ def an_id(
 def token(v: Any) -> Verdict:
     if v is None:
         return bad("access_token")  # required by the table fetch
-    ok = text_ok(v) and not any(c.isspace() for c in v) and not quoted(v)
+    ok = id_ok(v) and not any(c.isspace() for c in v) and not quoted(v)
     return good(v) if ok else bad("access_token")
 
 
