@@ -21,6 +21,7 @@ import csv
 import datetime
 import importlib
 import json
+import math
 import os
 import re
 import shutil
@@ -240,7 +241,14 @@ def write_workbook(
     from .excel import write_excel
 
     asked: dict[str, Any] = {"Command": f"erpdata {args.command}", **about}
-    asked.update(Project=client.project, Company=client.company_id, Year=client.year_id)
+    asked["Project"] = client.project
+    if args.command in ("aging", "credit-status"):
+        # Only the account table is the company's and year's: the dues are
+        # the project folder's ("Company 1" read as company 1's dues).
+        asked["Accounts of company"] = client.company_id
+        asked["Accounts of year"] = client.year_id
+    else:
+        asked.update(Company=client.company_id, Year=client.year_id)
     written = write_excel(
         args.output, _sheet_names(sheets), about={k: v for k, v in asked.items() if v is not None}
     )
@@ -502,26 +510,32 @@ def cmd_credit_status(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import ExportError, export, id_of
+    from .export import ExportError, _export, id_of
 
     companies = None if args.companies is None else [id_of(c) for c in args.companies]
     years = None if args.years is None else [id_of(y) for y in args.years]
     with _client(args) as client:
         try:
-            result = export(
+            # export() itself, but for the advice of its failure, which
+            # names --resume here, not Python's resume=True.
+            result = _export(
                 client,
                 args.tables,
                 companies=companies,
                 years=years,
                 to=args.to,
+                format=None,
                 concurrency=args.concurrency,
+                batch_rows=_core.DEFAULT_BATCH_ROWS,
                 progress=None if not args.no_progress else False,
                 resume=args.resume,
+                cancel=None,
+                resume_as="--resume",
             )
         except ExportError as exc:
             # The exit code of the first failure, as for any other command.
             transport = isinstance(exc.__cause__, _errors.TransportError)
-            return _fail(EXIT_TRANSPORT if transport else EXIT_SERVICE, str(exc))
+            return _fail(EXIT_TRANSPORT if transport else EXIT_SERVICE, _service_error(exc, args))
     if args.resume and not result.partitions:
         # Every partition asked for was in the manifest, written.
         print(f"nothing to fetch: every partition asked for is in {result.to}", file=sys.stderr)
@@ -710,6 +724,12 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     command = [binary, "--port", str(args.port)]
     if args.rows is not None:
         command += ["--rows", str(args.rows)]
+    for option, kind, _meta, _text in SANDBOX_OPTIONS:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if kind is None and value:
+            command.append(option)
+        elif kind is not None and value is not None:
+            command += [option, str(value)]
     try:
         if os.name == "posix":
             # Become the sandbox, so signals (Ctrl-C, a supervisor's
@@ -720,14 +740,40 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return EXIT_OK
     except OSError as exc:
-        raise _Usage(f"cannot start the sandbox: {exc.strerror}") from None
+        # "No such file or directory" named neither the file nor where its
+        # path came from.
+        source = " (ERPDATA_SANDBOX_BIN)" if os.environ.get("ERPDATA_SANDBOX_BIN") else ""
+        raise _Usage(
+            f"cannot start the sandbox {binary}{source}: {exc.strerror}; "
+            + (
+                "set ERPDATA_SANDBOX_BIN to the erpdata-sandbox binary, or unset it"
+                if source
+                else "name the erpdata-sandbox binary in ERPDATA_SANDBOX_BIN"
+            )
+        ) from None
+
+
+def cmd_help(top: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.topic is None:
+        top.print_help()
+        return EXIT_OK
+    commands = _commands(top)
+    if args.topic not in commands:
+        near = _near(args.topic, list(commands))
+        # As for a mistyped command: the word is repeated only when it is
+        # near a command, as it may be anything pasted there.
+        hint = f"did you mean {near!r}?; " if near is not None else ""
+        shown = repr(args.topic) if near is not None else HIDDEN
+        raise _Usage(f"no command {shown} ({hint}`erpdata help` lists the commands)")
+    commands[args.topic].print_help()
+    return EXIT_OK
 
 
 # -- parsing ---------------------------------------------------------------------
 
 
 TOP_EPILOG = """\
-Run `erpdata COMMAND --help` for a command's options.
+Run `erpdata COMMAND --help` (or `erpdata help COMMAND`) for a command's options.
 
 settings: the ERPDATA_* variables (ERPDATA_BASE_URL, ERPDATA_PROJECT,
   ERPDATA_COMPANY_ID, ERPDATA_YEAR_ID), or each command's options; the access
@@ -750,6 +796,36 @@ TOKEN_ON_COMMAND_LINE = (
     "token) or set the ERPDATA_ACCESS_TOKEN environment variable"
 )
 
+SANDBOX_TOKEN_REFUSED = (
+    "the sandbox's token is set by the ERPDATA_SANDBOX_TOKEN environment variable "
+    "[default: sandbox-token-not-secret], not on the command line"
+)
+"""The refusal of ``erpdata sandbox --token``: the advice for a client's
+token (``--access-token-file``, ``ERPDATA_ACCESS_TOKEN``) does not change
+the sandbox's."""
+
+SANDBOX_OPTIONS: tuple[tuple[str, Any, str | None, str], ...] = (
+    ("--host", str, "HOST", "address to listen on [127.0.0.1]"),
+    ("--project", str, "NAME", "project of the table data fetch [demo]"),
+    ("--project-folder", str, "NAME", "sys_projectfolder of the dues query [the project]"),
+    ("--seed", int, "N", "seed of the demo data [42]"),
+    ("--style", str.lower, "STYLE", "how values are typed: native, mysqlnd or strings [mysqlnd]"),
+    ("--ajax-token", None, None, "require the access token on every ajax.php call too"),
+    ("--chunk-bytes", int, "N", "HTTP chunks of a large table answer of at most N bytes"),
+    ("--cache-answers", None, None, "send each table answer again from memory (benchmarks)"),
+    ("--quiet", None, None, "do not log requests to stderr"),
+    ("--latency", int, "MS", "delay every answer by MS milliseconds"),
+    ("--fail-rate", float, "PERCENT", "answer that share of requests with 503 and an HTML page"),
+    ("--fault", str, "FAULT", "meet FAULT on every request (status-503x2, hang, notice, ...)"),
+    ("--tls", None, None, "serve https with a self-signed certificate made at start"),
+    ("--tls-cert", str, "FILE", "write that certificate (PEM) to FILE; implies --tls"),
+)
+"""The sandbox binary's options other than ``--port`` and ``--rows``:
+(option, type, metavar, help), a flag's type ``None``. Each is passed to
+the binary as given, which checks it; numbers are read here, so that a
+value given out of place is not repeated by the binary's error. Its
+``--token`` is refused (:data:`SANDBOX_TOKEN_REFUSED`)."""
+
 
 class _RefuseToken(argparse.Action):
     """``--access-token`` and ``--token``: a usage error naming the option
@@ -757,9 +833,16 @@ class _RefuseToken(argparse.Action):
     argparse, they would be echoed back, value and all, as unrecognized
     arguments.)"""
 
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str,
+        why: str = TOKEN_ON_COMMAND_LINE,
+        **kwargs: Any,
+    ) -> None:
         kwargs.update(nargs="?", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         super().__init__(option_strings, dest, **kwargs)
+        self.why = why
 
     def __call__(
         self,
@@ -768,7 +851,7 @@ class _RefuseToken(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        parser.exit(EXIT_USAGE, f"erpdata: error: {option_string}: {TOKEN_ON_COMMAND_LINE}\n")
+        parser.exit(EXIT_USAGE, f"erpdata: error: {option_string}: {self.why}\n")
 
 
 ECHOED = re.compile(
@@ -894,7 +977,9 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    def command(
+        name: str, token_refused: str = TOKEN_ON_COMMAND_LINE, **kwargs: Any
+    ) -> argparse.ArgumentParser:
         # The line of the command list heads its own --help too.
         line = kwargs["help"]
         kwargs.setdefault("description", f"{line[:1].upper()}{line[1:]}.")
@@ -902,7 +987,7 @@ def parser() -> argparse.ArgumentParser:
         # Every command, those without the connection options too (`sandbox`):
         # unknown to a command's parser, the option would be echoed back,
         # value and all, as an unrecognized argument.
-        made.add_argument(*TOKEN_OPTIONS, action=_RefuseToken)
+        made.add_argument(*TOKEN_OPTIONS, action=_RefuseToken, why=token_refused)
         return made
 
     dues = command("dues", parents=[connection, typing], help="outstanding dues of an account")
@@ -911,6 +996,7 @@ def parser() -> argparse.ArgumentParser:
     dues.add_argument(
         "--format",
         choices=(*FORMATS, "raw"),
+        type=str.lower,
         default="csv",
         help="raw: the JSON the service sent; parquet and xlsx need -o FILE [csv]",
     )
@@ -922,7 +1008,11 @@ def parser() -> argparse.ArgumentParser:
     table.add_argument("--company-id", metavar="ID", help="company [ERPDATA_COMPANY_ID]")
     table.add_argument("--year-id", metavar="ID", help="financial year [ERPDATA_YEAR_ID]")
     table.add_argument(
-        "--format", choices=FORMATS, default="csv", help="parquet and xlsx need -o FILE [csv]"
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        type=str.lower,
+        help="parquet and xlsx need -o FILE [csv]",
     )
     table.add_argument(
         "--method",
@@ -948,6 +1038,7 @@ def parser() -> argparse.ArgumentParser:
     sending.add_argument(
         "--format",
         choices=(*FORMATS, "raw"),
+        type=str.lower,
         default="json",
         help="raw: the JSON the service sent; parquet and xlsx need -o FILE (one object or "
         "value is one row, as in csv) [json]",
@@ -984,17 +1075,24 @@ def parser() -> argparse.ArgumentParser:
         "--concurrency", type=int, default=8, metavar="N", help="accounts asked at a time [8]"
     )
     dues_table.add_argument(
-        "--format", choices=FORMATS, default="csv", help="parquet and xlsx need -o FILE [csv]"
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        type=str.lower,
+        help="parquet and xlsx need -o FILE [csv]",
     )
     dues_table.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     dues_table.set_defaults(run=cmd_dues_table, company_id=None, year_id=None)
 
     finance = _parser(add_help=False)
     views = finance.add_argument_group("report")
-    views.add_argument(
+    # Both given, the last one won: `--accounts C001 --all` reported every
+    # customer without a word about C001.
+    which = views.add_mutually_exclusive_group()
+    which.add_argument(
         "--accounts", nargs="+", metavar="ACID", help="these accounts [default: --all]"
     )
-    views.add_argument(
+    which.add_argument(
         "--all",
         action="store_const",
         const=None,
@@ -1002,10 +1100,19 @@ def parser() -> argparse.ArgumentParser:
         help="every customer (or supplier) of the account table",
     )
     views.add_argument("--as-of", metavar="YYYY-MM-DD", help="[default: today]")
+    # The dues query (getduesDet) takes no company: the amounts are the
+    # project folder's, whichever company's account table lists the accounts.
     views.add_argument(
-        "--company-id", metavar="ID", help="of the account table [ERPDATA_COMPANY_ID]"
+        "--company-id",
+        metavar="ID",
+        help="whose account table lists the accounts; the dues come from the project "
+        "folder whatever the company [ERPDATA_COMPANY_ID]",
     )
-    views.add_argument("--year-id", metavar="ID", help="of the account table [ERPDATA_YEAR_ID]")
+    views.add_argument(
+        "--year-id",
+        metavar="ID",
+        help="of the account table that lists the accounts [ERPDATA_YEAR_ID]",
+    )
     views.add_argument(
         "--accounts-table", default="account", metavar="NAME", help="the account table [account]"
     )
@@ -1016,6 +1123,7 @@ def parser() -> argparse.ArgumentParser:
         "--format",
         choices=("table", "csv", "json", "jsonl", "html", "xlsx"),
         default="table",
+        type=str.lower,
         help="table: aligned text with totals [default]; html: a report with a chart "
         "(needs erpdata[report]); xlsx: a workbook with totals (needs -o FILE and "
         "erpdata[excel])",
@@ -1087,10 +1195,33 @@ def parser() -> argparse.ArgumentParser:
     add_mcp_options(mcp)
     mcp.set_defaults(run=cmd_mcp)
 
-    sandbox = command("sandbox", help="run the local sandbox ERP (prints its URL first)")
+    # Its --token is refused, not passed on: one rule for every command (no
+    # token on the command line), and a real token given by mistake to a
+    # local fake would still be shown in the process list.
+    sandbox = command(
+        "sandbox",
+        token_refused=SANDBOX_TOKEN_REFUSED,
+        help="run the local sandbox ERP (prints its URL first)",
+        epilog="The options are the erpdata-sandbox binary's, passed to it as given "
+        "(`erpdata-sandbox --help` says more). The sandbox's access token is set by "
+        "ERPDATA_SANDBOX_TOKEN [default: sandbox-token-not-secret].",
+    )
     sandbox.add_argument("--port", type=int, default=8787, help="0 picks a free port [8787]")
-    sandbox.add_argument("--rows", type=int, help="rows of the large sales_invoice table")
+    sandbox.add_argument(
+        "--rows", type=int, metavar="N", help="rows of the large sales_invoice table [40]"
+    )
+    for option, kind, meta, text in SANDBOX_OPTIONS:
+        if kind is None:
+            sandbox.add_argument(option, action="store_true", help=text)
+        else:
+            sandbox.add_argument(option, type=kind, metavar=meta, help=text)
     sandbox.set_defaults(run=cmd_sandbox)
+
+    # `erpdata help` was refused as an invalid choice: the word many
+    # command lines (git, pip) take for their help.
+    helps = command("help", help="print the help of erpdata, or of a command")
+    helps.add_argument("topic", nargs="?", metavar="COMMAND", help="a command [every command]")
+    helps.set_defaults(run=lambda args: cmd_help(top, args))
     return top
 
 
@@ -1126,15 +1257,28 @@ OPTION_NAMED = {
     "buckets": "--buckets",
     "accounts": "--accounts",
     "accounts_table": "--accounts-table",
+    "acid": "ACID",
+    "acids": "ACID",
+    "companies": "--companies",
     "concurrency": "--concurrency",
     "max_retries": "--max-retries",
     "max_retry_after": "--max-retry-after",
     "timeout": "--timeout",
+    "to": "--to",
+    "years": "--years",
 }
 """The option each argument the core may refuse came from: on the command
 line, "invalid as_of" is "invalid --as-of". (A setting read from its
 variable is named by the variable: ``access_token`` is the token read
 from ``--access-token-file``.)"""
+
+
+EXPORT_IDS = {
+    "companies": ("--companies", "ERPDATA_COMPANY_ID"),
+    "years": ("--years", "ERPDATA_YEAR_ID"),
+}
+"""The option and the variable that give ``erpdata export`` its companies
+and years."""
 
 
 def _invalid_input(exc: _errors.InvalidInputError) -> str:
@@ -1155,6 +1299,11 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
         if variable is None:
             return f"{message} (on the command line: {option})"
         return f"invalid {option}: is required: pass {option} or set {variable.group()}"
+    ids = EXPORT_IDS.get(exc.field or "")
+    if ids is not None and "must be given" in message:
+        # The export's advice is a Python caller's ("the client has no
+        # default company_id"); here it is the option or variable.
+        return f"invalid {ids[0]}: must be given: pass {ids[0]} or set {ids[1]}"
     named = OPTION_NAMED.get(exc.field or "")
     column = re.fullmatch(r'schema_overrides\["(.*)"\]', exc.field or "")
     if column is not None:
@@ -1163,6 +1312,26 @@ def _invalid_input(exc: _errors.InvalidInputError) -> str:
     if named is not None and message.startswith(prefix):
         return f"invalid {named}: {message[len(prefix) :]}"
     return message
+
+
+LONGER_WAIT = "try again once it has passed"
+"""How the core ends its refusal to wait out a ``Retry-After`` longer than
+the client's limit; on the command line that limit is an option."""
+
+
+def _service_error(exc: _errors.ErpError, args: argparse.Namespace) -> str:
+    """The error's message, in the command line's terms: a wait the
+    service asked for, longer than ``--max-retry-after``, names the option
+    that waits it out (the core's words name no language's setting)."""
+    message = str(exc)
+    status = exc.__cause__ if isinstance(exc.__cause__, _errors.HttpStatusError) else exc
+    asked = getattr(status, "retry_after", None)
+    limit = getattr(args, "max_retry_after", None)
+    # The core takes a max_retry_after up to a day, as it takes a timeout.
+    if asked is None or limit is None or not limit < asked <= _core.MAX_TIMEOUT:
+        return message
+    wait = f"{LONGER_WAIT}, or pass --max-retry-after {math.ceil(asked)} to wait it out"
+    return message.replace(LONGER_WAIT, wait, 1)
 
 
 def _fail(code: int, message: str) -> int:
@@ -1323,27 +1492,44 @@ def _interruptible(run: Callable[[argparse.Namespace], int], args: argparse.Name
     reading a table, a ROLLBACK's "no transaction is active" after an
     interrupted COMMIT), which ended ``erpdata export`` with a traceback
     and exit 1. Any error raised after a Ctrl-C was received is raised as
-    the KeyboardInterrupt it follows from (exit 130)."""
+    the KeyboardInterrupt it follows from (exit 130).
+
+    ``erpdata export`` takes a SIGTERM (a supervisor's, ``timeout``'s) as
+    a Ctrl-C, and exits with 143: its default action ended the process
+    at once, leaving the new DuckDB file it had made, holding no table."""
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     ):
         return run(args)  # Ctrl-C is someone else's to handle
-    received: list[bool] = []
+    received: list[int] = []
 
     def noted(signum: int, frame: Any) -> None:
-        received.append(True)
+        received.append(signum)
         signal.default_int_handler(signum, frame)
 
     signal.signal(signal.SIGINT, noted)
+    terminated = (
+        getattr(args, "command", None) == "export"
+        and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    )
+    if terminated:
+        signal.signal(signal.SIGTERM, noted)
     try:
-        return run(args)
-    except Exception as exc:
-        if received:
-            raise KeyboardInterrupt from exc
+        try:
+            return run(args)
+        except Exception as exc:
+            if received:
+                raise KeyboardInterrupt from exc
+            raise
+    except KeyboardInterrupt:
+        if received and received[0] == signal.SIGTERM:
+            return 128 + signal.SIGTERM
         raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if terminated:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1376,7 +1562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _errors.TransportError as exc:
         return _fail(EXIT_TRANSPORT, str(exc))
     except _errors.ErpError as exc:
-        return _fail(EXIT_SERVICE, str(exc))
+        return _fail(EXIT_SERVICE, _service_error(exc, args))
     except ImportError as exc:
         return _fail(EXIT_USAGE, str(exc))
     except BrokenPipeError:

@@ -660,21 +660,29 @@ class _DuckDB(_Writer):
                 self._con.execute(f'ALTER TABLE "{table}" ALTER {column} TYPE {kind}')
 
     def close(self) -> None:
-        for key in list(self._open):
-            self.discard(key)
-        # Not moved in (the export was interrupted): not in the manifest
-        # either, so a resumed export fetches them again.
-        for _, staging, _ in self._deferred:
-            self._con.execute(f'DROP TABLE IF EXISTS "{staging}"')
-        for table in self._created - self._filled:
-            self._con.execute(f'DROP TABLE IF EXISTS "{table}"')
-        # The connection is let go of as well as closed: an error raised
-        # from export() holds its frame, and with it this writer.
-        con, self._con = self._con, None
-        con.close()
-        if not self._committed:
-            for path in self._new:
-                path.unlink(missing_ok=True)
+        # The file is closed, and removed if this export made it and wrote
+        # no partition, even when a second interrupt cuts the closing short:
+        # `timeout -s INT` signals the process and then its group, and the
+        # second Ctrl-C left the new file behind, holding no table.
+        try:
+            for key in list(self._open):
+                self.discard(key)
+            # Not moved in (the export was interrupted): not in the manifest
+            # either, so a resumed export fetches them again.
+            for _, staging, _ in self._deferred:
+                self._con.execute(f'DROP TABLE IF EXISTS "{staging}"')
+            for table in self._created - self._filled:
+                self._con.execute(f'DROP TABLE IF EXISTS "{table}"')
+        finally:
+            # The connection is let go of as well as closed: an error raised
+            # from export() holds its frame, and with it this writer.
+            con, self._con = self._con, None
+            try:
+                con.close()
+            finally:
+                if not self._committed:
+                    for path in self._new:
+                        path.unlink(missing_ok=True)
 
 
 IDS = ("compid", "yearid")
@@ -909,13 +917,16 @@ def _export(
     resume: bool,
     *,
     cancel: threading.Event | None,
+    resume_as: str = "resume=True",
 ) -> ExportResult:
     """:func:`export`, which stops when ``cancel`` is set (from another
     thread: ``AsyncClient.export`` cancelled): no new partition is
     started, those being read stop at once (one waiting on the service
     ends when that wait does, unwaited for) and are not written (each
     keeps its last good copy), and :class:`_Cancelled` is raised once the
-    files are closed and the manifest lists what was not written."""
+    files are closed and the manifest lists what was not written.
+    ``resume_as``: how the caller asks for a resume, which a failure's
+    message advises (``erpdata export``'s ``--resume``)."""
     names = [tables] if isinstance(tables, str) else list(dict.fromkeys(tables))
     if not names:
         invalid("tables", "must name at least one table")
@@ -942,7 +953,17 @@ def _export(
             have, pending = writer.manifest_keys(), writer.pending_keys()
             keys = [k for k in keys if _text_key(k) in pending or _text_key(k) not in have]
         return _run(
-            client, writer, path, fmt, asked, keys, concurrency, batch_rows, progress, cancel
+            client,
+            writer,
+            path,
+            fmt,
+            asked,
+            keys,
+            concurrency,
+            batch_rows,
+            progress,
+            cancel,
+            resume_as,
         )
     finally:
         writer.close()
@@ -959,6 +980,7 @@ def _run(
     batch_rows: int,
     progress: bool | None,
     cancel: threading.Event | None = None,
+    resume_as: str = "resume=True",
 ) -> ExportResult:
     """Fetches ``keys`` (of the ``asked`` partitions) into ``writer``, until
     ``cancel`` is set."""
@@ -1129,17 +1151,20 @@ def _run(
         first = next(iter(errors.values()))
         if not isinstance(first, _errors.ErpError):
             raise first
-        raise _export_error(result, list(errors), not_started, no_more.is_set(), first)
+        raise _export_error(result, errors, not_started, no_more.is_set(), first, resume_as)
     return result
 
 
 def _next_event(
     events: queue.Queue[tuple[Any, ...]], cancel: threading.Event | None
 ) -> tuple[Any, ...] | None:
-    """The readers' next event, or ``None`` once ``cancel`` is set."""
-    if cancel is None:
-        return events.get()
-    while not cancel.is_set():
+    """The readers' next event, or ``None`` once ``cancel`` is set.
+
+    Waited for a little at a time, never for good: a signal the system
+    hands to a reader's thread (Ctrl-C, SIGTERM) is run by Python in this
+    one, which a wait without end never let run, and the export went on
+    waiting for a service that did not answer."""
+    while cancel is None or not cancel.is_set():
         try:
             return events.get(timeout=0.05)
         except queue.Empty:
@@ -1149,13 +1174,17 @@ def _next_event(
 
 def _export_error(
     result: ExportResult,
-    failed: list[Key],
+    errors: dict[Key, BaseException],
     not_started: list[Key],
     stopped: bool,
     first: _errors.ErpError,
+    resume_as: str,
 ) -> ExportError:
     """What a user needs after a failed export: what became of each
-    partition, the first failure, and how to carry on."""
+    partition, which failed, the first failure, and how to carry on: a
+    resume (``resume_as``) where another try may pass, else what to fix
+    (a resume would only be refused again)."""
+    failed = list(errors)
     total = len(result.partitions) + len(failed) + len(not_started)
     head = (
         f"the export stopped after {STOP_AFTER_FAILURES} partitions in a row failed "
@@ -1163,12 +1192,40 @@ def _export_error(
         if stopped
         else f"{len(failed)} of {total} partitions failed"
     )
-    then = "once the service answers again, run" if stopped else "run"
+    refused = [k for k, e in errors.items() if not getattr(e, "retryable", False)]
+    left = len(failed) + len(not_started)
+    resume = f"run the same export with {resume_as} to fetch only the {left} not written"
+    if stopped:
+        then = f"once the service answers again, {resume}"
+    elif not refused:
+        then = f"another try may pass: {resume}"
+    else:
+        # Not retryable: a resume would fetch these again and fail the same
+        # way; what to fix comes first.
+        kind = getattr(errors[refused[0]], "kind", None)
+        how = {
+            "service": "refused by the service",
+            "http_status": "refused by the service",
+            "decode": "answered in a shape that could not be read",
+        }.get(kind or "", "stopped by an error")
+        one = len(refused) == 1
+        named = _partitions(refused) if len(refused) < len(failed) else ("it" if one else "they")
+        then = (
+            f"{named} {'was' if one else 'were'} {how}, which another "
+            "try would not mend: fix what the failure says, or leave that table, company or "
+            "year out"
+        )
+        if len(refused) < len(failed):
+            then += f"; another try may pass for the others: {resume}"
+    # Where some failures would pass on another try and some not, the one
+    # to fix is shown.
+    shown: BaseException = first
+    said = "The first failure"
+    if refused and not stopped and errors[refused[0]] is not first:
+        shown, said = errors[refused[0]], "The first refusal"
     message = (
-        f"{head}: {len(result.partitions)} written, {len(failed)} failed, "
-        f"{len(not_started)} not started; {then} the same export with resume=True "
-        f"(erpdata export ... --resume) to fetch only the {len(failed) + len(not_started)} "
-        f"not written. The first failure: {first}"
+        f"{head}: {len(result.partitions)} written, {len(failed)} failed "
+        f"({_partitions(failed)}), {len(not_started)} not started; {then}. {said}: {shown}"
     )
     error = ExportError(
         message,
@@ -1183,6 +1240,14 @@ def _export_error(
     )
     error.__cause__ = first
     return error
+
+
+def _partitions(keys: list[Key], shown: int = 3) -> str:
+    """The first ``shown`` of ``keys`` by name: "sales_invoice of company
+    3, year 2025"; how many more."""
+    named = "; ".join(f"{t} of company {c}, year {y}" for t, c, y in keys[:shown])
+    more = len(keys) - shown
+    return f"{named}; {more} more" if more > 0 else named
 
 
 def default_id(client: Any, attribute: str) -> Id:

@@ -308,6 +308,8 @@ def test_max_retry_after_ends_a_call_asked_to_wait_longer(sandbox_url: str) -> N
     assert "asked to wait 2 s, longer than the longest wait a client retries after (1 s)" in (
         one_line_error(done)
     )
+    # The core's words name no language's setting; the command line's is an option.
+    assert "or pass --max-retry-after 2 to wait it out" in done.stderr
     assert fault_api.count(sandbox_url, ends) == 1
     refused = cli(
         ["dues", "C001", "--kind", "receipt", "--max-retry-after", "-1"], env_for(sandbox_url)
@@ -439,6 +441,53 @@ def test_console_script_and_sandbox_command() -> None:
                 assert c.receivables("C001").rows
         finally:
             proc.terminate()
+
+
+def test_the_sandbox_command_takes_the_binarys_options(tmp_path: Path) -> None:
+    # Only --port and --rows were taken: `erpdata sandbox --quiet` was refused.
+    binary = os.environ.get("ERPDATA_SANDBOX_BIN", str(ROOT / "target/debug/erpdata-sandbox"))
+    listed = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30)
+    offered = set(re.findall(r"^  (--[a-z-]+)", listed.stdout, re.M)) - {"--help", "--version"}
+    sub = command_line._commands(command_line.parser())["sandbox"]
+    taken = {o for a in sub._actions for o in a.option_strings if a.help != "==SUPPRESS=="}
+    # Each of the binary's options but its --token (refused, as for every command).
+    assert offered - {"--token"} <= taken, offered - taken
+    env = env_for("http://unused.invalid/", ERPDATA_SANDBOX_BIN=binary)
+    args = ["sandbox", "--port", "0", "--quiet", "--style", "STRINGS", "--seed", "7"]
+    with subprocess.Popen(
+        PY + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        try:
+            url = _first_line(proc, 20)
+            assert url.startswith("http://127.0.0.1:"), url
+            with Client(url, project="demo") as c:
+                (row, *_) = c.receivables("C001", infer_strings=False).rows
+            # --style strings: every value a string, money included.
+            assert all(isinstance(v, str) for v in row.values() if v is not None), row
+        finally:
+            proc.terminate()
+            _, stderr = proc.communicate(timeout=10)
+    # --quiet: the request above was not logged.
+    assert "ajax.php" not in stderr, stderr
+
+
+def test_the_sandbox_command_says_where_its_token_and_binary_come_from() -> None:
+    env = env_for("http://unused.invalid/")
+    done = cli(["sandbox", "--token", FAKE_TOKEN], env)
+    assert done.returncode == 2
+    # Not the advice for a client's token, which does not change the sandbox's.
+    assert one_line_error(done) == (
+        "erpdata: error: --token: the sandbox's token is set by the ERPDATA_SANDBOX_TOKEN "
+        "environment variable [default: sandbox-token-not-secret], not on the command line"
+    )
+    assert FAKE_TOKEN not in done.stderr
+    done = cli(["sandbox"], {**env, "ERPDATA_SANDBOX_BIN": "/no/such/erpdata-sandbox"})
+    assert done.returncode == 2
+    assert one_line_error(done) == (
+        "erpdata: error: cannot start the sandbox /no/such/erpdata-sandbox "
+        "(ERPDATA_SANDBOX_BIN): No such file or directory; set ERPDATA_SANDBOX_BIN to the "
+        "erpdata-sandbox binary, or unset it"
+    )
 
 
 def test_the_functions_of_ajax_php(secret_sandbox_url: str) -> None:
@@ -644,8 +693,12 @@ def test_a_token_on_the_command_line_is_refused_by_name(
     error = one_line_error(done)
     option = next(a for a in args if a.startswith("--") and "token" in a.lower()).partition("=")[0]
     assert error.startswith(f"erpdata: error: {option}: "), error
-    assert "not taken on the command line" in error
-    assert "--access-token-file PATH" in error and "ERPDATA_ACCESS_TOKEN" in error
+    if args[0] == "sandbox":
+        # A client's token does not change the sandbox's.
+        assert "ERPDATA_SANDBOX_TOKEN" in error and "not on the command line" in error
+    else:
+        assert "not taken on the command line" in error
+        assert "--access-token-file PATH" in error and "ERPDATA_ACCESS_TOKEN" in error
     assert "cannot read" not in error  # not taken for --access-token-file
     for form in (SECRET_TOKEN, SECRET_TOKEN.split("/")[0]):
         assert form not in done.stdout + done.stderr
@@ -955,7 +1008,10 @@ def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
         (["credit-status", "--concurrency", "0"], "invalid --concurrency: must be"),
         (["aging", "--accounts-table", "sales invoice"], "invalid --accounts-table: must be"),
         (["aging", "--accounts", "C001", ""], "invalid --accounts: item 2 must not be empty"),
-        (["dues-table", "C001", " ", "--kind", "receipt"], "invalid acids: item 2 must not be"),
+        (["dues-table", "C001", " ", "--kind", "receipt"], "invalid ACID: item 2 must not be"),
+        (["dues-table", "C001", "c001", "--kind", "receipt"], "invalid ACID: items 1 and 2"),
+        (["dues", " ", "--kind", "receipt"], "invalid ACID: must not be only whitespace"),
+        (["export", "sales_invoice", "--to", "/no/such/x.duckdb"], "invalid --to: "),
         (["table", "account", "--year-id", " 2025"], "invalid --year-id: has whitespace"),
         # The client's settings, named as Python's arguments until they were.
         (["table", "account", "--max-retries", "11"], "invalid --max-retries: must be a whole"),
@@ -981,6 +1037,65 @@ def test_a_refused_argument_is_named_by_its_option(refused_url: str) -> None:
         "erpdata: error: invalid --company-id: is required: pass --company-id or set "
         "ERPDATA_COMPANY_ID"
     )
+    # The export's companies and years, named as Python's arguments were
+    # ("invalid companies: ... the client has no default company_id").
+    done = cli(["export", "sales_invoice", "--to", "x.duckdb"], env)
+    assert done.returncode == 2, done.stderr
+    assert one_line_error(done) == (
+        "erpdata: error: invalid --companies: must be given: pass --companies or set "
+        "ERPDATA_COMPANY_ID"
+    )
+    del env["ERPDATA_YEAR_ID"]
+    done = cli(["export", "sales_invoice", "--to", "x.duckdb", "--companies", "1"], env)
+    assert done.returncode == 2, done.stderr
+    assert one_line_error(done) == (
+        "erpdata: error: invalid --years: must be given: pass --years or set ERPDATA_YEAR_ID"
+    )
+
+
+def test_accounts_and_all_together_are_refused(refused_url: str) -> None:
+    # The last one given won: `--accounts C001 --all` reported every
+    # customer. Refused before sending: nothing listens at refused_url.
+    env = env_for(refused_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    for command in ("aging", "credit-status"):
+        for args in (["--accounts", "C001", "--all"], ["--all", "--accounts", "C001"]):
+            done = cli([command, *args], env)
+            assert done.returncode == 2, (command, args, done.stderr)
+            said = done.stderr.strip().splitlines()[-1]
+            assert said.startswith(f"erpdata {command}: error: argument --"), done.stderr
+            assert "not allowed with argument" in said, done.stderr
+            assert "--accounts" in said and "--all" in said, done.stderr
+
+
+def test_format_is_taken_in_any_case(secret_sandbox_url: str) -> None:
+    # `--kind RECEIPT` was taken, `--format CSV` refused.
+    env = env_for(secret_sandbox_url)
+    done = cli(["dues", "C001", "--kind", "RECEIPT", "--format", "CSV"], env)
+    assert done.returncode == 0, done.stderr
+    assert "doc_no" in next(csv.reader(io.StringIO(done.stdout)))
+    done = cli(["dues", "C001", "--kind", "receipt", "--format", "JsonL"], env)
+    assert done.returncode == 0, done.stderr
+    assert "doc_no" in json.loads(done.stdout.splitlines()[0])
+
+
+def test_help_command_prints_the_help() -> None:
+    top = cli(["--help"], os.environ.copy())
+    done = cli(["help"], os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == top.stdout
+    aging = cli(["aging", "--help"], os.environ.copy())
+    done = cli(["help", "aging"], os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == aging.stdout and "--accounts" in done.stdout
+    done = cli(["help", "agin"], os.environ.copy())
+    assert done.returncode == 2
+    assert one_line_error(done) == (
+        "erpdata: error: no command 'agin' (did you mean 'aging'?; `erpdata help` lists the "
+        "commands)"
+    )
+    # A word near no command is not repeated: it may be anything pasted there.
+    done = cli(["help", FAKE_TOKEN], os.environ.copy())
+    assert done.returncode == 2 and FAKE_TOKEN not in done.stderr, done.stderr
 
 
 def test_version() -> None:
@@ -1022,7 +1137,7 @@ def test_help_reads_well() -> None:
             # Every option a user can give is explained.
             if action.option_strings and action.help is not argparse.SUPPRESS:
                 assert action.help, (name, action.option_strings)
-        if name != "sandbox":
+        if name not in ("sandbox", "help"):
             assert "--allow-insecure-http" in page and "--access-token-file FILE" in page, name
     # argparse's own rendering, through the command line, for one command.
     page = cli(["export", "--help"], os.environ.copy())

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -30,7 +33,7 @@ from erpdata.export import (
     _hive,
     export,
 )
-from test_cli import cli, env_for, one_line_error, plain_cli
+from test_cli import PY, cli, env_for, one_line_error, plain_cli
 
 TABLES = ["sales_invoice", "receipt", "account"]
 
@@ -335,6 +338,52 @@ def test_a_failed_export_leaves_no_new_file(secret_sandbox_url: str, tmp_path: P
         con.close()
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_an_interrupted_export_leaves_no_new_file(
+    sandbox_url: str, tmp_path: Path, sig: signal.Signals
+) -> None:
+    # Ctrl-C or SIGTERM while the service has not answered: the new
+    # DuckDB file (12 KB, no table) was left behind; SIGTERM's default
+    # action ended the process before any cleaning up.
+    mine = tmp_path / "mine.duckdb"
+    con = duckdb.connect(str(mine))
+    con.execute("CREATE TABLE notes AS SELECT 1 AS n")
+    con.close()
+    before = mine.read_bytes()
+    for target in (tmp_path / "new.duckdb", mine):
+        key = fault_api.new_key("export-interrupted", sig.name, target.stem)
+        env = env_for(
+            fault_api.prefix(sandbox_url, "hang", key), ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN
+        )
+        args = ["export", "sales_invoice", "--no-progress", "--to", str(target)]
+        with subprocess.Popen(
+            PY + args,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        ) as proc:  # its end closes the pipes and waits for the process
+            deadline = time.monotonic() + 30
+            while fault_api.count(sandbox_url, key) == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert target.exists(), "the export opened its file before asking the service"
+            # As `timeout -s SIG` sends it: to the process, then to its
+            # group, the second arriving while the first is handled.
+            os.kill(proc.pid, sig)
+            os.killpg(proc.pid, sig)
+            try:
+                _, stderr = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                pytest.fail(f"the export still ran 30 s after {sig.name}")
+        assert proc.returncode == 128 + sig, stderr
+        assert "Traceback" not in stderr, stderr
+    # The new file is gone; the one that was there is kept, to the byte.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.duckdb"]
+    assert mine.read_bytes() == before
+
+
 def test_a_failed_partition_adds_nothing_to_an_existing_file(
     sandbox_url: str, tmp_path: Path
 ) -> None:
@@ -613,8 +662,15 @@ def test_a_failing_service_stops_the_export(sandbox_url: str, tmp_path: Path) ->
     assert message.startswith(
         f"the export stopped after {STOP_AFTER_FAILURES} partitions in a row failed"
     )
-    assert f"0 written, {len(e.failed)} failed, {len(e.not_started)} not started" in message
+    # The first three failed are named, the others counted.
+    named = "; ".join(f"{t} of company {c}, year {y}" for t, c, y in e.failed[:3])
+    more = f"; {len(e.failed) - 3} more" if len(e.failed) > 3 else ""
+    assert (
+        f"0 written, {len(e.failed)} failed ({named}{more}), {len(e.not_started)} not started"
+    ) in message
     assert "resume=True" in message and "HTTP status 503" in message
+    # A library's caller is told Python's way to resume, not the CLI's.
+    assert "--resume" not in message
     # Nothing was written: no file.
     assert not (tmp_path / "erp.duckdb").exists()
     del down
@@ -693,6 +749,60 @@ def test_the_cli_says_how_to_resume(sandbox_url: str, tmp_path: Path) -> None:
     assert done.returncode == 3
     line = one_line_error(done)
     assert "the export stopped after" in line and "--resume" in line, line
+    # The command line's way to resume, not a Python caller's.
+    assert "resume=True" not in line, line
+
+
+def test_a_failed_export_names_its_partitions_and_what_to_do(
+    sandbox_url: str, tmp_path: Path
+) -> None:
+    # Company 3 and table sales_invoices do not exist: the service refuses
+    # them, and would again. A resume is not offered; what to fix is.
+    with pytest.raises(ExportError) as err:
+        with faulty(sandbox_url, "pass", fault_api.new_key("export-refused")) as ok:
+            export(
+                ok,
+                ["account", "sales_invoices"],
+                companies=[1, 3],
+                to=tmp_path / "x.duckdb",
+                concurrency=1,
+                progress=False,
+            )
+    message = str(err.value)
+    assert message.startswith(
+        "3 of 4 partitions failed: 1 written, 3 failed (account of company 3, year 2025; "
+        "sales_invoices of company 1, year 2025; sales_invoices of company 3, year 2025), "
+        "0 not started; they were refused by the service, which another try would not mend: "
+        "fix what the failure says, or leave that table, company or year out. The first "
+        "failure: service error"
+    ), message
+    assert "resume" not in message
+    # One that may pass on another try (a 503 on the first request) beside
+    # one refused: a resume for that one, and the refusal shown.
+    with pytest.raises(ExportError) as err:
+        with faulty(sandbox_url, "status-503x1-ra0", fault_api.new_key("export-mixed")) as once:
+            export(
+                once, ["account", "nope"], to=tmp_path / "y.duckdb", concurrency=1, progress=False
+            )
+    message = str(err.value)
+    assert (
+        "; nope of company 1, year 2025 was refused by the service, which another try would "
+        "not mend: fix what the failure says, or leave that table, company or year out; "
+        "another try may pass for the others: run the same export with resume=True to fetch "
+        "only the 2 not written. The first refusal: service error"
+    ) in message, message
+    assert isinstance(err.value.__cause__, erpdata.HttpStatusError)
+    # Many failed: the first three are named.
+    env = env_for(sandbox_url, ERPDATA_ACCESS_TOKEN=SANDBOX_TOKEN)
+    args = ["export", "nope", "--companies", "1", "2", "--years", "2024", "2025"]
+    done = cli([*args, "--concurrency", "1", "--to", str(tmp_path / "z.duckdb")], env)
+    assert done.returncode == 3
+    line = one_line_error(done)
+    assert (
+        "4 failed (nope of company 1, year 2024; nope of company 1, year 2025; nope of "
+        "company 2, year 2024; 1 more), 0 not started; they were refused by the service"
+    ) in line, line
+    assert "resume" not in line, line
 
 
 def test_the_cli_resumes_and_says_when_nothing_is_left(sandbox_url: str, tmp_path: Path) -> None:

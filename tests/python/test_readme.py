@@ -76,5 +76,7 @@ def test_data_stack_guide_runs(
         printed += out.getvalue()
     for expected in ("rows in 4 partitions", "9022989.03", "40 rows written", "no failed jobs"):
         assert expected in printed, (expected, printed)
-    assert (tmp_path / "erp-copy.duckdb").exists() and (tmp_path / "erp.duckdb").exists()
+    # The dlt pipeline's file is its own, not the export example's erp.duckdb.
+    assert (tmp_path / "erp-copy.duckdb").exists() and (tmp_path / "erp_dlt.duckdb").exists()
+    assert not (tmp_path / "erp.duckdb").exists()
     assert "sandbox-token-not-secret" not in printed
