@@ -457,9 +457,10 @@ fn parse_base_url(text: &str) -> Result<Url> {
             Ok(u) if is_loopback(&u) => "http",
             _ => "https",
         };
+        let slash = if written.ends_with('/') { "" } else { "/" };
         return Err(bad(&format!(
             "must begin with http:// or https://; {written:?} reads as a host and a port: \
-             write {scheme}://{written}/"
+             write {scheme}://{written}{slash}"
         )));
     }
     let mut url = Url::parse(text.trim()).map_err(|e| {
