@@ -194,7 +194,9 @@ def rust_section(
             "The decoder's output is fresh memory every round; glibc's allocator gives much of what "
             "is freed back to the kernel, which faults each page in again, where mimalloc keeps it "
             "for the next round, as in a service that decodes again and again. serde_json keeps "
-            "nothing, so its time hardly changes.",
+            "nothing, so its time hardly changes. What that spares depends on the machine: "
+            "mimalloc gives each thread segments of its own, which on some machines cost the "
+            "two-thread rows more than they spare; the spread (min–max) shows when.",
             "",
             *ratio_table(mimalloc),
         ]
