@@ -175,7 +175,6 @@ impl Sink for Kept {
     }
 
     fn finish(&mut self) -> erpdata::Result<Answer> {
-        let last = self.sink.rows_from();
         let output = self.sink.finish()?;
         // Rows rebuilt from the columns are the rows sent: what was kept
         // goes before the answer is converted. Else it is joined, once.
@@ -185,7 +184,7 @@ impl Sink for Kept {
             match self.from {
                 Some(from) => Reread {
                     body: RowsFrom::body(&tail),
-                    rows_before: from.rows_before(last),
+                    rows_before: from.row,
                     width_before: from.columns,
                 },
                 None => Reread {

@@ -295,7 +295,6 @@ impl TableDecoder {
             offset: start.offset,
             row: start.row,
             columns: self.core.sink.row_width(),
-            data_field: start.data_field,
         })
     }
 }
@@ -313,9 +312,8 @@ pub(crate) const ROWS_HEAD: &[u8] = br#"{"status":"success","data":["#;
 /// that: taken while the rows are regular, this place says that every row
 /// before `row` is rebuilt exactly from the batches' first `columns`
 /// columns, and the body from `offset` on, made a body of its own by
-/// [`RowsFrom::body`], reads as the rows from `row` on — unless another
-/// `data` field follows, whose rows replace these: then a later place has
-/// another `data_field`, or there is none.
+/// [`RowsFrom::body`], reads as the rows from `row` on. (An answer with a
+/// second `data` field fails, so there is no later one to replace them.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowsFrom {
     /// Bytes of the body before the row's `{`.
@@ -325,24 +323,9 @@ pub struct RowsFrom {
     /// The keys of every row before it, while the rows are regular: the
     /// batches' first columns.
     pub columns: usize,
-    /// Which `data` field of the envelope (from 1): a later one replaces
-    /// the rows of the earlier.
-    pub data_field: u32,
 }
 
 impl RowsFrom {
-    /// How many of the answer's rows come before this place, given `last`,
-    /// the decoder's [`TableDecoder::rows_from`] once the body ended:
-    /// [`RowsFrom::row`], unless a later `data` field replaced these rows
-    /// (then none: the body from here reads as that field's rows).
-    pub fn rows_before(&self, last: Option<RowsFrom>) -> u64 {
-        if last.map(|l| l.data_field) == Some(self.data_field) {
-            self.row
-        } else {
-            0
-        }
-    }
-
     /// The envelope's start then `tail` (the body from [`RowsFrom::offset`]
     /// on): an answer whose rows are the rows from this place on, with
     /// the rest of the envelope as sent.
@@ -433,7 +416,6 @@ mod regular_rows {
                     }
                 }
                 assert!(!decoder.rows_regular());
-                let last = decoder.rows_from();
                 let columns: Vec<String> = decoder.finish().unwrap().batches[0]
                     .columns
                     .iter()
@@ -443,7 +425,7 @@ mod regular_rows {
                     Some(from) => {
                         let tail = &body[from.offset as usize..];
                         assert_eq!(tail[0], b'{');
-                        let before = from.rows_before(last) as usize;
+                        let before = from.row as usize;
                         for row in &all[..before] {
                             assert_eq!(row[..], columns[..from.columns], "size {size}");
                         }

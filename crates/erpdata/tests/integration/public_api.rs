@@ -55,7 +55,6 @@ fn the_core_surface() {
     let _: fn(TableDecoder) -> Result<Finished> = TableDecoder::finish;
     let _: fn(&TableDecoder) -> Option<RowsFrom> = TableDecoder::rows_from;
     let _: fn(&[u8]) -> Vec<u8> = RowsFrom::body;
-    let _: fn(&RowsFrom, Option<RowsFrom>) -> u64 = RowsFrom::rows_before;
     let _: fn(&mut Interner<'static>, &'static [u8]) -> u32 = Interner::intern;
     let _: fn(&mut Numbering<'static, fn(usize) -> usize>, Option<&'static [u8]>) -> bool =
         Numbering::push;

@@ -28,7 +28,6 @@ impl<S: RowSink> Core<S> {
             data_items,
             row_start,
             row_begin,
-            data_fields,
             ..
         } = self;
         let len = buf.len();
@@ -85,7 +84,6 @@ impl<S: RowSink> Core<S> {
                     *row_start = Some(RowStart {
                         offset: base + r as u64,
                         row: *rows,
-                        data_field: *data_fields,
                     });
                     *row_begin = base + r as u64;
                     sink.begin_row();

@@ -271,13 +271,11 @@ pub(crate) struct Core<S> {
 }
 
 /// The `{` of a row of a `data` array: the body from `offset` on holds
-/// that row and every later one, row `row` (counted from 0) of the `data`
-/// field numbered `data_field` (from 1).
+/// that row and every later one, row `row` (counted from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RowStart {
     pub offset: u64,
     pub row: u64,
-    pub data_field: u32,
 }
 
 /// What [`Core::finish`] gives on success.
@@ -764,7 +762,6 @@ impl<S: RowSink> Core<S> {
                     self.row_start = Some(RowStart {
                         offset: at,
                         row: self.rows,
-                        data_field: self.data_fields,
                     });
                 }
                 self.row_begin = at;
