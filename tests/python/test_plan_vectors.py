@@ -52,8 +52,12 @@ def check_error(err: BaseException, expected: dict[str, Any]) -> None:
     if "field" in expected:
         assert isinstance(err, erpdata.InvalidInputError)
         assert err.field == expected["field"], str(err)
-    if "message_contains" in expected:
-        assert expected["message_contains"] in str(err)
+    contains = expected.get("message_contains", [])
+    for part in [contains] if isinstance(contains, str) else contains:
+        assert part in str(err), str(err)
+    shown = f"{err} {err!r} {getattr(err, 'reason', '')}"
+    for secret in expected.get("not_contains", []):
+        assert secret not in shown, shown
     if "status" in expected:
         if isinstance(err, erpdata.HttpStatusError):
             assert err.status_code == expected["status"]

@@ -102,7 +102,8 @@ impl Plan {
         flow: impl FnOnce() -> Result<flows::Flow>,
     ) -> Result<Plan> {
         let concurrency = check_concurrency(concurrency)?;
-        Ok(Plan::new(config, concurrency, options, flow()?))
+        let flow = flow().map_err(|err| err.input_redacted(&config.redactor()))?;
+        Ok(Plan::new(config, concurrency, options, flow))
     }
 
     fn new(
@@ -166,9 +167,18 @@ impl Plan {
             match self.flow.advance(&self.config, &self.options) {
                 Ok(flows::Advance::Calls(calls)) => self.queue.extend(calls),
                 Ok(flows::Advance::Done(rows)) => self.answer = Some(rows),
-                Err(err) => self.failed = Some(err),
+                Err(err) => self.fail(err),
             }
         }
+    }
+
+    /// Fails the plan with `err`. A refusal of an argument repeats what
+    /// was given (`got "..."`, `"..." is not a customer`), which may be
+    /// the token pasted in the wrong place: the config's redaction, as
+    /// every error of a call has it.
+    fn fail(&mut self, err: Error) {
+        self.queue.clear();
+        self.failed = Some(err.input_redacted(&self.config.redactor()));
     }
 
     /// The result of call `id`. The first error fails the plan; results
@@ -182,10 +192,7 @@ impl Plan {
         }
         match result.and_then(|output| self.flow.take(purpose, output)) {
             Ok(()) => {}
-            Err(err) => {
-                self.queue.clear();
-                self.failed = Some(err);
-            }
+            Err(err) => self.fail(err),
         }
     }
 

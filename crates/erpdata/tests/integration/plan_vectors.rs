@@ -68,13 +68,8 @@ fn check_error(name: &str, expected: &Value, err: &Error) {
     if let Some(field) = expected.get("field") {
         assert_eq!(err.field(), field.as_str(), "{name}: {err}");
     }
-    if let Some(text) = expected.get("message_contains") {
-        let text = text.as_str().unwrap();
-        assert!(
-            err.to_string().contains(text),
-            "{name}: {err:?} lacks {text:?}"
-        );
-    }
+    common::assert_message_contains(expected, &err.to_string(), name);
+    common::assert_not_contains(expected, &format!("{err} {err:?}"), name);
     if let Some(status) = expected.get("status") {
         assert_eq!(
             Some(status.as_u64().unwrap() as u16),
