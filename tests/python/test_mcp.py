@@ -128,7 +128,34 @@ def script() -> list[tuple[str, dict[str, Any]]]:
         ("query", {"sql": "SELECT * FROM read_csv('/etc/passwd')"}),
         ("query", {"sql": "SELECT nonsense FROM account"}),
         ("query", {"sql": "SELECT count(*) FROM range(100000000) a, range(100000000) b"}),
+        ("query", {"sql": SAME_NAMES}),
+        ("query", {"sql": SAME_NAMES.replace("date", "total")}),
+        (
+            "query",
+            {
+                "sql": "SELECT array_agg(i) AS l, [[i] for i in range(200)] AS m FROM range(150) t(i)"
+            },
+        ),
+        ("query", {"sql": TINY}),
+        ("query", {"sql": "SELECT total FROM sales_invoice WHERE false"}),
+        ("query", {"sql": HUGE}),
+        ("dues", {"acid": True, "kind": "receipt"}),
+        ("aging", {"accounts": ["C001", 1.5], "as_of": AS_OF}),
+        # The token pasted into arguments: refused without repeating it.
+        ("aging", {"as_of": SECRET_TOKEN}),
+        ("aging", {"buckets": [SECRET_TOKEN]}),
+        ("credit_status", {"accounts": [SECRET_TOKEN], "as_of": AS_OF}),
+        ("dues", {"acid": "C001", "kind": SECRET_TOKEN}),
+        ("dues", {SECRET_TOKEN: 1}),
     ]
+
+
+SAME_NAMES = (
+    "SELECT s.date, r.date FROM sales_invoice s JOIN sales_invoice r "
+    "ON r.invoice_no = 'INV-2025-0002' WHERE s.invoice_no = 'INV-2025-0001'"
+)
+TINY = "SELECT 0.00000001::DECIMAL(18,8) AS rate_amount, 0.00000001::DECIMAL(18,8) AS amount"
+HUGE = "SELECT 9999999999999999999999999999.99::DECIMAL(38,2) AS amount FROM range(2)"
 
 
 FIND_DELTA = "SELECT acid, name FROM account WHERE name ILIKE '%delta steel%'"
@@ -834,6 +861,33 @@ def error_of(transcript: Transcript, tool: str, **arguments: Any) -> str:
     return call.text
 
 
+def test_an_id_is_text_or_a_whole_number_and_items_count_from_1(stdio: Transcript) -> None:
+    # true went out to the ERP as acid=1.
+    assert error_of(stdio, "dues", acid=True, kind="receipt") == (
+        "Error executing tool dues: invalid input `acid`: must be a text or a whole number, "
+        "got true. Correct the argument and call again."
+    )
+    # As the core counts the items of a list (item 2 must not be empty).
+    assert error_of(stdio, "aging", accounts=["C001", 1.5], as_of=AS_OF) == (
+        "Error executing tool aging: invalid input `accounts`: item 2 must be a text or a "
+        "whole number, got 1.5. Correct the argument and call again."
+    )
+
+
+def test_a_token_pasted_into_an_argument_is_not_repeated(stdio: Transcript) -> None:
+    calls: list[tuple[str, dict[str, Any], str]] = [
+        ("aging", {"as_of": SECRET_TOKEN}, "`as_of`"),
+        ("aging", {"buckets": [SECRET_TOKEN]}, "`buckets`"),
+        ("credit_status", {"accounts": [SECRET_TOKEN], "as_of": AS_OF}, "is not a customer"),
+        ("dues", {"acid": "C001", "kind": SECRET_TOKEN}, "`kind`"),
+        ("dues", {SECRET_TOKEN: 1}, "is not an argument"),
+    ]
+    for tool, arguments, named in calls:
+        said = error_of(stdio, tool, **arguments)
+        assert named in said and "[REDACTED]" in said, said
+        assert_clean(said, SECRET_TOKEN)
+
+
 def test_bad_input_is_named_by_the_tools_own_argument(stdio: Transcript) -> None:
     # The core names what it checks (`table`, a dues table's `acids`); the
     # model is told the argument it sent, which is what it can correct.
@@ -947,8 +1001,8 @@ def test_arguments_the_schema_refuses_are_refused_as_erpdata_refuses_them(
     )
     # Every problem, each named once (a union's members do not each say it).
     assert error_of(stdio, "credit_status", accounts=[["C001"]], pay_days="maybe") == (
-        "Error executing tool credit_status: invalid input `accounts[0]`: must be a text "
-        'or a whole number, got a list; `pay_days`: must be true or false, got "maybe". '
+        "Error executing tool credit_status: invalid input `accounts`: item 1 must be a "
+        'text or a whole number, got a list; `pay_days`: must be true or false, got "maybe". '
         "Correct the argument and call again."
     )
     both = error_of(stdio, "net_profit", start="2025-1-1")
@@ -1032,6 +1086,62 @@ def test_sql_that_is_refused_or_wrong_is_a_tool_error(stdio: Transcript) -> None
         stdio, "query", sql="SELECT count(*) FROM range(100000000) a, range(100000000) b"
     )
     assert "longer than 1 s" in slow
+
+
+def test_columns_of_one_name_are_refused_not_shown_as_one(stdio: Transcript) -> None:
+    # Read by name, the rows showed the second date twice (and a second
+    # decimal column of one name crashed the tool).
+    for column in ("date", "total"):
+        said = error_of(stdio, "query", sql=SAME_NAMES.replace("date", column))
+        assert f"the result has 2 columns named '{column}'" in said, said
+        assert "with AS" in said
+
+
+def test_long_lists_are_cut_and_said_to_be() -> None:
+    # array_agg over a table is one row holding every value: made into
+    # Python objects whole it took a minute and a gigabyte.
+    columns = [("l", "list<item: int64>")]
+    rows: list[dict[str, Any]] = [
+        {"l": list(range(1_000))},
+        {"l": [{"t": "x" * 5_000, "n": [[1] * 300]}]},
+    ]
+    answer = rows_answer("query", columns, rows, max_rows=10, narrow="")
+    first, second = answer.structured["rows"]
+    assert first["l"] == list(range(100))
+    assert len(second["l"][0]["t"]) == MAX_TEXT and len(second["l"][0]["n"][0]) == 100
+    note = answer.structured["note"]
+    assert "1 text value longer than 2,000" in note
+    assert "2 lists longer than 100 items cut to their first 100" in note
+    assert "list_slice(column, 101, 200)" in note
+    nested = [{"l": [["y" * 1_500] * 100] * 100}]  # every list and text within bounds
+    cut = rows_answer("query", columns, nested, max_rows=10, narrow="").structured
+    assert len(cut["rows"][0]["l"]) == MAX_TEXT and cut["rows"][0]["l"].endswith("…")
+
+
+def test_a_list_column_of_a_query_is_cut_in_arrow_first(stdio: Transcript) -> None:
+    data = stdio.call(
+        "query",
+        sql="SELECT array_agg(i) AS l, [[i] for i in range(200)] AS m FROM range(150) t(i)",
+    ).data
+    (row,) = data["rows"]
+    assert row["l"] == list(range(100)) and len(row["m"]) == 100
+    assert "2 lists longer than 100 items" in data["note"]
+
+
+def test_totals_are_exact_at_the_columns_scale(stdio: Transcript) -> None:
+    assert stdio.call("query", sql=TINY).data["totals"] == {"amount": "0.00000001"}
+    empty = stdio.call("query", sql="SELECT total FROM sales_invoice WHERE false").data
+    assert empty["totals"] == {"total": "0.00"}
+    # Beyond the 28 digits Python's default context keeps.
+    huge = stdio.call("query", sql=HUGE).data
+    assert huge["totals"] == {"amount": "19999999999999999999999999999.98"}
+    columns = [("amount", "decimal(38,2)")]
+    rows = [{"amount": Decimal("9999999999999999999999999999.99")}] * 2
+    text = rows_answer("t", columns, rows, max_rows=10, narrow="").structured["totals"]
+    assert text == {"amount": "19999999999999999999999999999.98"}
+    assert rows_answer("t", columns, [], max_rows=10, narrow="").structured["totals"] == {
+        "amount": "0.00"
+    }
 
 
 # -- the token ----------------------------------------------------------------------

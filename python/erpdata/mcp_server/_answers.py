@@ -6,6 +6,8 @@ note of what was left out and how to ask for less."""
 from __future__ import annotations
 
 import datetime
+import decimal
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,6 +25,8 @@ __all__ = [
     "noted",
     "summed_columns",
     "text_cell",
+    "zero_of",
+    "EXACT",
 ]
 
 CELL_WIDTH = 40
@@ -32,6 +36,29 @@ MAX_TEXT = 2_000
 """Longer text is cut in the structured rows too, with a note: a row cap
 alone lets one answer of long values (`repeat('x', 200000)`, a
 `string_agg` over a table) run to megabytes, more than a model reads."""
+
+MAX_ITEMS = 100
+"""Longer lists are cut to their first items, with a note, for the same
+reason: one `array_agg(invoice_no)` over a table is a single row."""
+
+MAX_NESTED = 20_000
+"""A list or object whose JSON is still longer, once its lists and texts
+are cut (lists of lists, objects of many long texts), is given as the
+start of its JSON text, cut like a long text."""
+
+EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+"""Sums in this context are exact: the default one keeps 28 digits and
+rounds a larger total (two DECIMAL(38,2) values summed to 2.0...0E+28)."""
+
+_DECIMAL_KIND = re.compile(r"decimal\((\d+),(-?\d+)\)")
+
+
+def zero_of(kind: str) -> Decimal:
+    """The zero of a decimal column of ``kind`` (``decimal(38,2)``) at its
+    scale, which sums keep: the total of no rows is ``0.00``, as the
+    column's values are written, not ``0``."""
+    match = _DECIMAL_KIND.fullmatch(kind)
+    return Decimal(0).scaleb(-int(match.group(2))) if match else Decimal(0)
 
 
 MAX_NOTICES = 5
@@ -88,8 +115,6 @@ def text_cell(value: Any) -> str:
     if isinstance(shown, bool):
         text = "true" if shown else "false"
     elif isinstance(shown, (dict, list)):
-        import json
-
         text = json.dumps(shown, ensure_ascii=False)
     else:
         text = str(shown)
@@ -129,13 +154,13 @@ def _totals(
     columns: Sequence[tuple[str, str]], rows: Iterable[Mapping[str, Any]]
 ) -> dict[str, str]:
     """The exact sum of each :func:`summed_columns` column over every row."""
-    money = summed_columns(columns)
-    sums: dict[str, Decimal] = {name: Decimal(0) for name in money}
+    money = set(summed_columns(columns))
+    sums = {name: zero_of(kind) for name, kind in columns if name in money}
     for row in rows:
-        for name in money:
+        for name in sums:
             value = _exact(row.get(name))
             if isinstance(value, Decimal) and value.is_finite():
-                sums[name] += value
+                sums[name] = EXACT.add(sums[name], value)
     return {name: decimal_text(total) for name, total in sums.items()}
 
 
@@ -187,7 +212,10 @@ def rows_answer(
         }
         for row in shown
     ]
-    cut = _cut_long_text(values)
+    cut = _Cut()
+    for row in values:
+        for name, value in row.items():
+            row[name] = cut.value(value)
     structured: dict[str, Any] = {
         "shape": "rows",
         "columns": [{"name": name, "type": kind} for name, kind in columns],
@@ -208,12 +236,8 @@ def rows_answer(
         )
         structured["note"] = note
         lines += ["", note]
-    if cut:
-        cut_note = (
-            f"{cut:,} text value{'' if cut == 1 else 's'} longer than {MAX_TEXT:,} characters "
-            f"cut to {MAX_TEXT:,} (ending in …). To see more of one, select a part of it "
-            "(substr(column, 2001, 2000))."
-        )
+    cut_note = cut.note()
+    if cut_note:
         structured["note"] = f"{structured['note']} {cut_note}" if left_out else cut_note
         lines += ["", cut_note]
     if extra:
@@ -221,16 +245,57 @@ def rows_answer(
     return Answer(structured, "\n".join(lines))
 
 
-def _cut_long_text(rows: list[dict[str, Any]]) -> int:
-    """Cuts each text value of ``rows`` longer than :data:`MAX_TEXT` to it
-    (its last character an ellipsis), in place; how many were cut."""
-    cut = 0
-    for row in rows:
-        for name, value in row.items():
-            if isinstance(value, str) and len(value) > MAX_TEXT:
-                row[name] = value[: MAX_TEXT - 1] + "…"
-                cut += 1
-    return cut
+class _Cut:
+    """Values (JSON-shaped) cut to what an answer holds, and how many were:
+    texts to :data:`MAX_TEXT` characters, lists to :data:`MAX_ITEMS`
+    items, at any depth (a struct's text, a list of lists), and what is
+    still longer than :data:`MAX_NESTED` to the start of its JSON text."""
+
+    def __init__(self) -> None:
+        self.texts = 0
+        self.lists = 0
+
+    def value(self, value: Any) -> Any:
+        kept = self._inner(value)
+        if isinstance(kept, (list, dict)):
+            text = json.dumps(kept, ensure_ascii=False)
+            if len(text) > MAX_NESTED:
+                return self._text(text)
+        return kept
+
+    def _inner(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._text(value) if len(value) > MAX_TEXT else value
+        if isinstance(value, list):
+            if len(value) > MAX_ITEMS:
+                self.lists += 1
+                value = value[:MAX_ITEMS]
+            return [self._inner(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._inner(v) for k, v in value.items()}
+        return value
+
+    def _text(self, text: str) -> str:
+        self.texts += 1
+        return text[: MAX_TEXT - 1] + "…"
+
+    def note(self) -> str:
+        """What was cut and how to read more of it; empty if nothing was."""
+        said = []
+        if self.texts:
+            said.append(
+                f"{self.texts:,} text value{'' if self.texts == 1 else 's'} longer than "
+                f"{MAX_TEXT:,} characters cut to {MAX_TEXT:,} (ending in …). To see more of "
+                "one, select a part of it (substr(column, 2001, 2000))."
+            )
+        if self.lists:
+            said.append(
+                f"{self.lists:,} list{'' if self.lists == 1 else 's'} longer than "
+                f"{MAX_ITEMS:,} items cut to their first {MAX_ITEMS:,}. To see the rest, "
+                f"select a part of one (list_slice(column, {MAX_ITEMS + 1}, {2 * MAX_ITEMS})) "
+                "or one row per item (unnest)."
+            )
+        return " ".join(said)
 
 
 def function_answer(

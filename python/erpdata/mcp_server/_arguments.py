@@ -73,45 +73,56 @@ class CheckedArguments(FuncMetadata):
             return {_INVALID: invalid_arguments(exc, names)}
 
 
-def checked(run: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-    """``run``, or the tool error of the arguments `CheckedArguments` refused."""
+def checked(
+    run: Callable[..., Awaitable[Any]], redact: Callable[[str], str]
+) -> Callable[..., Awaitable[Any]]:
+    """``run``, or the tool error of the arguments `CheckedArguments` refused;
+    every tool error with the token redacted (``redact``). A refusal
+    repeats what was sent (``got "..."``, ``"..." is not a customer``),
+    which may be the token pasted into an argument; the SDK logs the
+    error's text too."""
 
     async def tool(**args: Any) -> Any:
         refused = args.pop(_INVALID, None)
-        if refused is not None:
-            raise ToolError(refused)
-        return await run(**args)
+        try:
+            if refused is not None:
+                raise ToolError(refused)
+            return await run(**args)
+        except ToolError as exc:
+            raise ToolError(redact(str(exc))) from None
 
     return tool
 
 
 def invalid_arguments(exc: ValidationError, names: list[str]) -> str:
-    """Each problem of ``exc`` as erpdata says one: the field (``accounts[2]``
-    for an item), what it must be, what it got."""
-    problems: dict[str, str] = {}
+    """Each problem of ``exc`` as erpdata says one: the field, the item of
+    it (``accounts``: ``item 2 must be ...``), what it must be, what it got."""
+    problems: dict[tuple[str, str], str] = {}
     for error in exc.errors(include_url=False):
-        where, union = _where(error["loc"])
-        if where in problems:
+        where, item, union = _where(error["loc"])
+        if (where, item) in problems:
             continue  # a union's members each refuse the value: said once
-        problems[where] = _reason(error, union, names)
-    said = "; ".join(f"`{where}`: {reason}" for where, reason in problems.items())
+        problems[where, item] = item + _reason(error, union, names)
+    said = "; ".join(f"`{where}`: {reason}" for (where, _), reason in problems.items())
     return f"invalid input {said}. Correct the argument and call again."
 
 
-def _where(loc: tuple[int | str, ...]) -> tuple[str, bool]:
-    """The argument (and item) a location names, and whether it ends in a
-    union member's tag (``('acid', 'str')``), which is not a place."""
+def _where(loc: tuple[int | str, ...]) -> tuple[str, str, bool]:
+    """The argument a location names, the item of it (``item 2 ``, counted
+    from 1 as the core counts them, or ""), and whether the location ends
+    in a union member's tag (``('acid', 'str')``), which is not a place."""
     where = ""
+    items: list[str] = []
     union = False
     for part in loc:
         if isinstance(part, int):
-            where += f"[{part}]"
+            items.append(f"item {part + 1}")
         elif not where:
             where = part
         else:
             union = True
             break
-    return where, union
+    return where, "".join(f"{item} " for item in items), union
 
 
 def _reason(error: Any, union: bool, names: list[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, StrictInt, StrictStr
 
 __all__ = [
     "ANSWER_SCHEMA",
@@ -30,6 +30,12 @@ ask: they stay the server's configuration. A model choosing GET would put
 the token in a URL."""
 
 
+IdValue = Union[StrictStr, StrictInt]
+"""An id as the model may send it: a text or a whole number. Strict:
+pydantic's lax ``int`` takes ``true`` as 1 and ``1.0`` as 1, which went
+out to the ERP as ids."""
+
+
 class UnknownKind(Exception):
     """A catalogue parameter kind this module has no schema for: a new
     kind needs its schema here before its operation can become a tool."""
@@ -50,11 +56,11 @@ def field_of_kind(kind: str, doc: str, required: bool) -> tuple[Any, Any]:
     if kind == "account_id":
         hint = " An id such as C001 (customers) or S001 (suppliers)."
         spec: tuple[Any, Any] = (
-            Union[str, int],
+            IdValue,
             Field(default, description=doc + hint, examples=["C001"]),
         )
     elif kind == "id":
-        spec = (Optional[Union[str, int]], Field(default, description=doc))
+        spec = (Optional[IdValue], Field(default, description=doc))
     elif kind == "date":
         spec = (
             str,
@@ -91,7 +97,7 @@ def field_of_kind(kind: str, doc: str, required: bool) -> tuple[Any, Any]:
             ),
         )
     elif kind == "pairs":
-        spec = (dict[str, Union[str, int]], Field(default, description=doc))
+        spec = (dict[str, IdValue], Field(default, description=doc))
     else:
         raise UnknownKind(f"no tool schema for parameter kind {kind!r}")
     if not required:

@@ -21,7 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import Client, _core
-from ._answers import summed_columns
+from .._text import decimal_text
+from ._answers import EXACT, MAX_ITEMS, summed_columns, zero_of
 
 __all__ = [
     "SqlError",
@@ -331,18 +332,18 @@ class TableStore:
         try:
             reader = cursor.sql(statement).to_arrow_reader(BATCH_ROWS)
             columns = [(f.name, _type_name(f.type)) for f in reader.schema]
-            money = summed_columns(columns)
-            sums = {name: Decimal(0) for name in money}
+            _named_apart(reader.schema.names)
+            money = set(summed_columns(columns))
+            sums = {name: zero_of(kind) for name, kind in columns if name in money}
             rows: list[dict[str, Any]] = []
             count = 0
             for batch in reader:
                 count += batch.num_rows
                 room = self._max_rows - len(rows)
                 if room > 0:
-                    rows.extend(batch.slice(0, room).to_pylist())
-                for name in money:
-                    total = _decimal_sum(batch.column(name))
-                    sums[name] += total
+                    rows.extend(_lists_cut(batch.slice(0, room)).to_pylist())
+                for name in sums:
+                    sums[name] = _decimal_sum(batch.column(name), sums[name])
         except duckdb.InterruptException:
             raise SqlError(
                 f"the query ran longer than {self._query_seconds:g} s and was stopped; "
@@ -353,15 +354,44 @@ class TableStore:
         finally:
             timer.cancel()
             cursor.close()
-        return SqlResult(columns, rows, count, {k: str(v) for k, v in sums.items()}, tables)
+        totals = {k: decimal_text(v) for k, v in sums.items()}
+        return SqlResult(columns, rows, count, totals, tables)
 
 
-def _decimal_sum(column: Any) -> Decimal:
-    """The exact sum of a decimal Arrow column's values (nulls skipped)."""
-    total = Decimal(0)
+def _named_apart(names: list[str]) -> None:
+    """Refuses a result two of whose columns have one name (``SELECT s.date,
+    r.date``): its rows, read by name, would show one value twice."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise SqlError(
+                f"the result has {names.count(name)} columns named {name!r}; give each its "
+                f"own name with AS (e.g. SELECT s.{name} AS sale_{name}, r.{name} AS receipt_{name})"
+            )
+        seen.add(name)
+
+
+def _lists_cut(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` with each list value cut to one item more than an answer
+    shows (the answer cuts it and says so): a list of a million items
+    (``array_agg`` over a table) made into Python objects whole took a
+    minute and a gigabyte, to show a hundred of them."""
+    columns = [
+        pc.list_slice(column, 0, MAX_ITEMS + 1)
+        if pa.types.is_list(column.type) or pa.types.is_large_list(column.type)
+        else column
+        for column in batch.columns
+    ]
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def _decimal_sum(column: Any, start: Decimal) -> Decimal:
+    """``start`` plus the exact sum of a decimal Arrow column's values
+    (nulls skipped)."""
+    total = start
     for value in column.to_pylist():
         if value is not None:
-            total += value
+            total = EXACT.add(total, value)
     return total
 
 

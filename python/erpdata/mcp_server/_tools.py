@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional
 
 import anyio.to_thread
 from mcp.server.mcpserver.context import Context
@@ -45,6 +45,7 @@ from ._schemas import (
     IDENTIFIER,
     ISO_DATE,
     SERVER_SIDE_KINDS,
+    IdValue,
     UnknownKind,
     field_of_kind,
     lower_text,
@@ -249,8 +250,9 @@ async def _carry_out(
         raise ToolError(error_text(exc, arguments, renamed)) from None
     except SqlError as exc:
         logger.info("tool %s refused or failed a statement", name)
-        # DuckDB's message may quote a value of the tables.
-        raise ToolError(redact(f"SQL error: {exc}")) from None
+        # DuckDB's message may quote a value of the tables: redacted with
+        # every tool error (`checked`).
+        raise ToolError(f"SQL error: {exc}") from None
     logger.info("tool %s answered in %.2f s", name, time.perf_counter() - started)
     return _result(answer, redact)
 
@@ -262,6 +264,7 @@ def _tool(
     run: Callable[..., Awaitable[CallToolResult]],
     output_schema: dict[str, Any],
     title: str,
+    redact: Redact,
 ) -> Tool:
     """A tool with a hand-made argument model (the catalogue's, not a
     Python signature's), checked as `_arguments` says, and a published
@@ -275,7 +278,7 @@ def _tool(
             _REQUEST.reset(token)
 
     return Tool(
-        fn=checked(answering),
+        fn=checked(answering, redact),
         name=name,
         title=title,
         description=description,
@@ -411,7 +414,7 @@ def operation_tool(op: dict[str, Any], client: Client, limits: Limits) -> Tool:
 
     description = _described(op["doc"], ANSWERS[op["answer"]], params)
     title = op["doc"].split(" (`")[0].rstrip(".").replace("`", "")
-    return _tool(name, description, arguments, run, ANSWER_SCHEMA, title)
+    return _tool(name, description, arguments, run, ANSWER_SCHEMA, title, client._config.redact)
 
 
 # -- the flows ---------------------------------------------------------------
@@ -424,7 +427,7 @@ Kind = Annotated[
         "(what is owed to suppliers)."
     ),
 ]
-AccountId = Union[str, int]
+AccountId = IdValue
 AsOf = Annotated[
     Optional[str],
     Field(
@@ -434,19 +437,19 @@ AsOf = Annotated[
     ),
 ]
 CompanyId = Annotated[
-    Optional[Union[str, int]],
+    Optional[IdValue],
     Field(description="The company of the account table (default: the server's)."),
 ]
 YearId = Annotated[
-    Optional[Union[str, int]],
+    Optional[IdValue],
     Field(description="The financial year of the account table (default: the server's)."),
 ]
 TablesCompanyId = Annotated[
-    Optional[Union[str, int]],
+    Optional[IdValue],
     Field(description="The company whose tables are read (default: the server's)."),
 ]
 TablesYearId = Annotated[
-    Optional[Union[str, int]],
+    Optional[IdValue],
     Field(description="The financial year whose tables are read (default: the server's)."),
 ]
 SomeAccounts = Annotated[
@@ -594,6 +597,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             aging,
             ANSWER_SCHEMA,
             "Receivables or payables by age",
+            redact,
         ),
         _tool(
             "credit_status",
@@ -606,6 +610,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             credit_status,
             ANSWER_SCHEMA,
             "Customers' credit status",
+            redact,
         ),
         _tool(
             "dues_table",
@@ -615,6 +620,7 @@ def _flow_tools(client: Client, limits: Limits) -> list[Tool]:
             dues_table,
             ANSWER_SCHEMA,
             "Dues of many accounts",
+            redact,
         ),
     ]
 
@@ -728,6 +734,7 @@ def _table_tools(store: TableStore, limits: Limits, redact: Redact) -> list[Tool
             describe_table,
             DESCRIBE_SCHEMA,
             "Describe an ERP table",
+            redact,
         ),
         _tool(
             "query",
@@ -745,6 +752,7 @@ def _table_tools(store: TableStore, limits: Limits, redact: Redact) -> list[Tool
             query,
             ANSWER_SCHEMA,
             "Query ERP tables with SQL",
+            redact,
         ),
     ]
 
