@@ -1052,7 +1052,11 @@ def _run(
     in_a_row = 0
     version = _core.__version__
     cancelled = False
-    interrupted = False
+    # Ctrl-C (or SIGTERM, which the CLI turns into one): raised again once
+    # the partitions not written are listed, as a cancellation's are; it
+    # left none listed, and `--resume` then fetched nothing again where an
+    # earlier copy was complete.
+    interrupt: KeyboardInterrupt | None = None
     try:
         # Started within the try: a Ctrl-C while they start (Thread.start
         # waits for each) must stop and wait for those already reading, as
@@ -1108,14 +1112,14 @@ def _run(
                     if in_a_row >= STOP_AFTER_FAILURES:
                         no_more.set()
                 bar.done()
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
+    except KeyboardInterrupt as exc:
+        interrupt = exc
     except BaseException:
         stop.set()
         raise
     finally:
         stop.set()
+        interrupted = interrupt is not None
         if interrupted or cancelled:
             # Ctrl-C, or the caller cancelled (AsyncClient.export; asyncio.run
             # turns Ctrl-C into that cancellation): not waiting for a reader
@@ -1142,9 +1146,11 @@ def _run(
         _text_key(k): ("failed", str(e)[:1000]) for k, e in errors.items()
     }
     pending.update((_text_key(k), ("not started", None)) for k in not_started)
-    if not cancelled:
+    if not (cancelled or interrupt):
         writer.settle()
     writer.record_pending(asked, pending)
+    if interrupt is not None:
+        raise interrupt
     if cancelled:
         raise _Cancelled()
     if errors:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -897,6 +898,38 @@ def test_ctrl_c_while_duckdb_writes_a_batch_is_a_keyboard_interrupt(
         timeout=120,
     )
     assert done.stdout == "KeyboardInterrupt\n", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name", ["erp.duckdb", "erp"])
+def test_a_ctrl_c_lists_what_was_not_written_for_resume(
+    client: erpdata.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # Ctrl-C (and SIGTERM, which the CLI turns into one) ended the export
+    # before it listed the partitions not written, as a cancellation does:
+    # a re-export so stopped left every earlier copy in the manifest, and
+    # --resume fetched nothing again.
+    to = tmp_path / name
+    export(client, TABLES, years=[2025], to=to)
+    writer = erpdata.export._DuckDB if to.suffix else erpdata.export._Parquet
+    begin = writer.begin
+    written: list[str] = []
+
+    def ctrl_c_at_the_second(self: Any, key: tuple[str, Any, Any], *args: Any) -> None:
+        if written:
+            raise KeyboardInterrupt
+        begin(self, key, *args)
+        written.append(key[0])
+
+    monkeypatch.setattr(writer, "begin", ctrl_c_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        export(client, TABLES, years=[2025], to=to, concurrency=1)
+    monkeypatch.undo()
+    left = sorted(t for t in TABLES if t not in written)
+    assert len(written) == 1 and len(left) == 2
+    assert pending_of(to) == {(t, "1", "2025"): ("not started", None) for t in left}
+    again = export(client, TABLES, years=[2025], to=to, resume=True)
+    assert sorted(p.table for p in again.partitions) == left
+    assert pending_of(to) == {}
 
 
 def test_a_ctrl_c_while_the_readers_start_stops_those_started(
