@@ -416,11 +416,19 @@ class _DuckDB(_Writer):
                 f'CREATE TABLE "{table}" AS SELECT {_columns_sql(key, schema.names)} FROM empty'
             )
             self._created.add(table)
-        elif changes := self._changes(table, described, texts):
-            if any(open_key[0] == table for open_key in self._open):
+        elif (changes := self._changes(table, described, texts)) or self._typed_later(
+            table, described, texts
+        ):
+            if not changes or any(open_key[0] == table for open_key in self._open):
                 # Another partition of the table is open, and one open
-                # while the table is altered cannot commit: this one goes
-                # to a table of its own, moved in by settle().
+                # while the table is altered cannot commit; or a column the
+                # copy has typed is text here for want of a value, and the
+                # values a later batch may bring (as text) the insert would
+                # cast into that type: 1.0825 into a DECIMAL(38,2) column
+                # rounded to 1.08 without a word, "A-17" into a BIGINT
+                # failed the export with a traceback. This one goes to a
+                # table of its own, moved in by settle(), which makes the
+                # copy's column hold what it brought.
                 staging = f"{STAGING_TABLE}{self._staged}"
                 self._staged += 1
                 self._con.execute(
@@ -433,6 +441,28 @@ class _DuckDB(_Writer):
             for statement in changes:
                 self._con.execute(statement)
         self._delete(self._begin(key), key)
+
+    def _typed_later(self, table: str, described: list[tuple[Any, ...]], texts: set[str]) -> bool:
+        """Whether a column the partition sends as text with no value yet
+        (``described`` VARCHAR, not in ``texts``) is typed in ``table``."""
+        have = self._column_types(table)
+        return any(
+            kind == "VARCHAR"
+            and name not in texts
+            and have.get(name.lower(), (name, "VARCHAR"))[1] != "VARCHAR"
+            for name, kind, *_ in described
+        )
+
+    def _column_types(self, table: str) -> dict[str, tuple[str, str]]:
+        """``table``'s columns, by lower-case name: their names and types."""
+        return {
+            name.lower(): (name, kind)
+            for name, kind in self._con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = ?",
+                [table],
+            ).fetchall()
+        }
 
     def _changes(self, table: str, described: list[tuple[Any, ...]], texts: set[str]) -> list[str]:
         """What ``table`` needs to hold a partition whose columns DuckDB
@@ -447,14 +477,7 @@ class _DuckDB(_Writer):
         typed column made text where the partition sends it text with values
         (``texts``): ids that are numbers in one company and ``"A-17"`` in
         another failed the insert, and the export ended with a traceback."""
-        have = {
-            name.lower(): (name, kind)
-            for name, kind in self._con.execute(
-                "SELECT column_name, data_type FROM information_schema.columns "
-                "WHERE table_name = ?",
-                [table],
-            ).fetchall()
-        }
+        have = self._column_types(table)
         out = []
         for name, kind, *_ in described:
             known = have.get(name.lower())
@@ -640,9 +663,8 @@ class _DuckDB(_Writer):
             self.commit(key, entry)
             self._con.execute(f'DROP TABLE "{staging}"')
         for (table, name), kinds in self._typed.items():
-            if len(kinds) != 1 or table not in self._filled:
+            if table not in self._filled:
                 continue
-            (kind,) = kinds
             found = self._con.execute(
                 "SELECT data_type FROM information_schema.columns "
                 "WHERE table_name = ? AND column_name = ?",
@@ -651,11 +673,35 @@ class _DuckDB(_Writer):
             if not found or found[0] != "VARCHAR":
                 continue
             column = _quoted(name)
-            inexact = self._con.execute(
-                f'SELECT count(*) FROM "{table}" WHERE {column} IS NOT NULL AND '
-                f"(TRY_CAST({column} AS {kind}) IS NULL "
-                f"OR TRY_CAST({column} AS {kind})::VARCHAR <> {column})"
-            ).fetchone()
+            number = _number_kind(kinds)
+            if number is not None:
+                # Integers and decimals (2 digits after the point in one
+                # company's rates, 4 in another's, and text where a
+                # partition's first rows had none): the decimal that holds
+                # every value, when each is a plain number.
+                places, digits = self._con.execute(
+                    f"SELECT max(length(split_part({column}, '.', 2))), "
+                    f"max(length(split_part(ltrim({column}, '-'), '.', 1))) "
+                    f'FROM "{table}" WHERE regexp_full_match({column}, {PLAIN_NUMBER})'
+                ).fetchone() or (None, None)
+                kind = number
+                if places:
+                    wider = _number_kind({number, f"DECIMAL({(digits or 0) + places},{places})"})
+                    kind = wider or number
+                inexact = self._con.execute(
+                    f'SELECT count(*) FROM "{table}" WHERE {column} IS NOT NULL AND '
+                    f"(NOT regexp_full_match({column}, {PLAIN_NUMBER}) "
+                    f"OR TRY_CAST({column} AS {kind}) IS NULL)"
+                ).fetchone()
+            elif len(kinds) == 1:
+                (kind,) = kinds
+                inexact = self._con.execute(
+                    f'SELECT count(*) FROM "{table}" WHERE {column} IS NOT NULL AND '
+                    f"(TRY_CAST({column} AS {kind}) IS NULL "
+                    f"OR TRY_CAST({column} AS {kind})::VARCHAR <> {column})"
+                ).fetchone()
+            else:
+                continue  # dates in one partition, numbers in another: text
             if inexact == (0,):
                 self._con.execute(f'ALTER TABLE "{table}" ALTER {column} TYPE {kind}')
 
@@ -715,6 +761,29 @@ def _wider_decimal(have: str, sent: str) -> str | None:
     if s2 <= s1:
         return None
     return f"DECIMAL({min(38, max(p1 - s1, p2 - s2) + s2)},{s2})"
+
+
+PLAIN_NUMBER = r"'-?[0-9]+(\.[0-9]+)?'"
+"""A number as the decoder writes a decimal or an integer as text (SQL)."""
+
+
+def _number_kind(kinds: Iterable[str]) -> str | None:
+    """The DuckDB type that holds every one of ``kinds`` exactly when each
+    is an integer or a decimal (``BIGINT``, ``DECIMAL(38,2)``): a decimal
+    with the most digits after the point, and before it, any has (at most
+    38 in all: a value that needs more stays text); ``None`` otherwise."""
+    before, after, decimal = 0, 0, False
+    for kind in kinds:
+        if kind == "BIGINT":
+            before = max(before, 19)
+        elif kind.startswith("DECIMAL(") and kind.endswith(")"):
+            precision, scale = (int(n) for n in kind[len("DECIMAL(") : -1].split(","))
+            before, after, decimal = max(before, precision - scale), max(after, scale), True
+        else:
+            return None
+    if not decimal:
+        return "BIGINT" if before else None
+    return f"DECIMAL({min(38, max(before + after, 1))},{after})"
 
 
 def _quoted(name: str) -> str:

@@ -153,6 +153,87 @@ def test_a_column_the_erp_added_since_the_last_export_is_added(
     assert types["remarks"] == types["currency"] == "VARCHAR"
 
 
+def written_to_duckdb(path: Path, partitions: dict[tuple[str, Any, Any], list[Any]]) -> None:
+    """``partitions``' batches written by the DuckDB writer as an export
+    writes a stream's (its first batch's schema is the stream's), one
+    partition after another, then settled."""
+    from erpdata.export import Partition, _DuckDB
+
+    writer = _DuckDB(path)
+    try:
+        for key, batches in partitions.items():
+            writer.begin(key, batches[0].schema, batches[0])
+            for batch in batches:
+                writer.write(key, batch)
+            rows = sum(b.num_rows for b in batches)
+            writer.commit(key, Partition(*key, rows, 0, "", "test", "2025-01-01T00:00:00"))
+        writer.settle()
+    finally:
+        writer.close()
+
+
+def types_and_rows(path: Path, table: str) -> tuple[dict[str, str], list[tuple[Any, ...]]]:
+    with duckdb.connect(str(path)) as con:
+        types = dict(
+            con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = ?",
+                [table],
+            ).fetchall()
+        )
+        rows = con.execute(f"SELECT * EXCLUDE (yearid) FROM {table} ORDER BY id").fetchall()
+    return types, rows
+
+
+def test_values_after_a_first_batch_without_any_keep_every_digit(tmp_path: Path) -> None:
+    # A stream types a column with no value in its first batch as text; a
+    # later batch's values (text) the insert cast into the copy's type:
+    # 1.0825 into a DECIMAL(38,2) column became 1.08 without a word, and
+    # "A-17" into a BIGINT failed the export with a DuckDB traceback.
+    from decimal import Decimal
+
+    def batch(ids: list[int], rate: Any, ref: Any) -> pa.RecordBatch:
+        return pa.record_batch({"id": ids, "rate": rate, "ref": ref})
+
+    none = pa.array([None], pa.string())
+    partitions = {
+        ("fx", 1, 2025): [batch([1], pa.array([Decimal("1.08")], pa.decimal128(38, 2)), [7])],
+        ("fx", 2, 2025): [batch([2], none, none), batch([3], ["1.0825"], ["A-17"])],
+    }
+    path = tmp_path / "erp.duckdb"
+    written_to_duckdb(path, partitions)
+    types, rows = types_and_rows(path, "fx")
+    assert (types["rate"], types["ref"]) == ("DECIMAL(38,4)", "VARCHAR")
+    assert rows == [
+        (1, Decimal("1.0800"), "7", 1),
+        (2, None, None, 2),
+        (3, Decimal("1.0825"), "A-17", 2),
+    ]
+
+
+def test_a_money_column_null_in_the_first_company_takes_the_widest_decimal(
+    tmp_path: Path,
+) -> None:
+    # NULL in company 1's rows (text), 2 digits after the point in company
+    # 2's and 4 in company 3's: the copy kept it text (sum() refused it),
+    # where company 2 first made it DECIMAL(38,4).
+    from decimal import Decimal
+
+    def batch(i: int, rate: Any) -> pa.RecordBatch:
+        return pa.record_batch({"id": [i], "rate": rate})
+
+    partitions = {
+        ("fx", 1, 2025): [batch(1, pa.array([None], pa.string()))],
+        ("fx", 2, 2025): [batch(2, pa.array([Decimal("83.25")], pa.decimal128(38, 2)))],
+        ("fx", 3, 2025): [batch(3, pa.array([Decimal("1.0825")], pa.decimal128(38, 4)))],
+    }
+    path = tmp_path / "erp.duckdb"
+    written_to_duckdb(path, partitions)
+    types, rows = types_and_rows(path, "fx")
+    assert types["rate"] == "DECIMAL(38,4)"
+    assert rows == [(1, None, 1), (2, Decimal("83.2500"), 2), (3, Decimal("1.0825"), 3)]
+
+
 def test_each_file_of_a_table_in_a_parquet_dataset_gets_its_one_schema(tmp_path: Path) -> None:
     # What partitions' files are given by the rules of the DuckDB copy
     # (the PHP suite exports real ones): a column a file lacks is null in
