@@ -416,10 +416,10 @@ class _DuckDB(_Writer):
                 f'CREATE TABLE "{table}" AS SELECT {_columns_sql(key, schema.names)} FROM empty'
             )
             self._created.add(table)
-        elif (changes := self._changes(table, described, texts)) or self._typed_later(
-            table, described, texts
-        ):
-            if not changes or any(open_key[0] == table for open_key in self._open):
+        else:
+            changes = self._changes(table, described, texts)
+            later = self._typed_later(table, described, texts)
+            if later or (changes and any(open_key[0] == table for open_key in self._open)):
                 # Another partition of the table is open, and one open
                 # while the table is altered cannot commit; or a column the
                 # copy has typed is text here for want of a value, and the

@@ -190,24 +190,28 @@ def test_values_after_a_first_batch_without_any_keep_every_digit(tmp_path: Path)
     # later batch's values (text) the insert cast into the copy's type:
     # 1.0825 into a DECIMAL(38,2) column became 1.08 without a word, and
     # "A-17" into a BIGINT failed the export with a DuckDB traceback.
+    # The second partition adds a column too (the copy altered for it).
     from decimal import Decimal
 
-    def batch(ids: list[int], rate: Any, ref: Any) -> pa.RecordBatch:
-        return pa.record_batch({"id": ids, "rate": rate, "ref": ref})
+    def batch(ids: list[int], rate: Any, ref: Any, **more: Any) -> pa.RecordBatch:
+        return pa.record_batch({"id": ids, "rate": rate, "ref": ref, **more})
 
     none = pa.array([None], pa.string())
     partitions = {
         ("fx", 1, 2025): [batch([1], pa.array([Decimal("1.08")], pa.decimal128(38, 2)), [7])],
-        ("fx", 2, 2025): [batch([2], none, none), batch([3], ["1.0825"], ["A-17"])],
+        ("fx", 2, 2025): [
+            batch([2], none, none, note=["n"]),
+            batch([3], ["1.0825"], ["A-17"], note=["m"]),
+        ],
     }
     path = tmp_path / "erp.duckdb"
     written_to_duckdb(path, partitions)
     types, rows = types_and_rows(path, "fx")
     assert (types["rate"], types["ref"]) == ("DECIMAL(38,4)", "VARCHAR")
     assert rows == [
-        (1, Decimal("1.0800"), "7", 1),
-        (2, None, None, 2),
-        (3, Decimal("1.0825"), "A-17", 2),
+        (1, Decimal("1.0800"), "7", 1, None),
+        (2, None, None, 2, "n"),
+        (3, Decimal("1.0825"), "A-17", 2, "m"),
     ]
 
 
