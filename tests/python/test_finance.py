@@ -189,6 +189,20 @@ def test_aging_refuses_nan_and_non_tables() -> None:
     assert info.value.field == "as_of"
 
 
+def test_due_dates_with_a_time_zone_are_refused_not_aged_by_their_utc_day() -> None:
+    # Midnight of 2025-12-31 in Asia/Kolkata is 18:30 on 2025-12-30 UTC:
+    # read by its UTC day, it was a day past due on 2025-12-31.
+    pandas = need("pandas")
+    due = pandas.Series(pandas.to_datetime(["2025-12-31"])).dt.tz_localize("Asia/Kolkata")
+    frame = pandas.DataFrame({"acid": ["C1"], "due_date": due, "balance": [Decimal("5.00")]})
+    with pytest.raises(erpdata.InvalidInputError) as info:
+        erpdata.aging(frame, as_of="2025-12-31")
+    assert info.value.field == "dues"
+    assert "time zone Asia/Kolkata" in str(info.value) and "tz_localize(None)" in str(info.value)
+    frame["due_date"] = frame["due_date"].dt.tz_localize(None)
+    assert erpdata.aging(frame, as_of="2025-12-31")[0]["current"] == Decimal("5.00")
+
+
 def test_aging_as_of_defaults_to_today() -> None:
     today = datetime.date.today()
     due = (today - datetime.timedelta(days=45)).isoformat()

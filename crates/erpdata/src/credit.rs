@@ -11,8 +11,10 @@
 //! order (or in the order asked, [`credit_status_of`]), zeros where it
 //! owes nothing: `acid`, `name`, `credit_limit`, `outstanding` (the sum of
 //! its balances), `available` (limit − outstanding, negative when over),
-//! `over_limit`, `overdue` (balances past due on `as_of`),
-//! `oldest_overdue_due_date`, `oldest_overdue_days`, `avg_pay_days`.
+//! `over_limit`, `overdue` (the balances past due on `as_of`, credit notes
+//! past due netted, from 0 to `outstanding`), `oldest_overdue_due_date`,
+//! `oldest_overdue_days` (of the oldest positive balance past due, when
+//! anything is overdue), `avg_pay_days`.
 
 use std::collections::HashMap;
 
@@ -82,6 +84,22 @@ fn status(
         }
         let due = find_column("dues", None, &DUE_DATE_COLUMNS, &dues_names)?;
         let balance = find_column("dues", None, &BALANCE_COLUMNS, &dues_names)?;
+        // As the aging refuses it: a due date typed as text (a service
+        // writing "" for none) was no date at all, every balance undated,
+        // and every customer's overdue 0 without a word.
+        match dues_schema.iter().find(|(n, _)| n == due).map(|(_, t)| *t) {
+            Some(ColumnType::Date | ColumnType::Timestamp | ColumnType::Null) => {}
+            other => {
+                return Err(Error::invalid(
+                    "dues",
+                    format!(
+                        "column {due:?} is {}, not a date: declare it a date when reading \
+                         the dues (an empty text then reads as no date)",
+                        other.map_or("missing".to_owned(), ColumnType::name)
+                    ),
+                ))
+            }
+        }
         (
             Some(due),
             Some(balance),
@@ -90,7 +108,9 @@ fn status(
     };
     let scale = limit_scale.max(balance_scale);
 
-    // Per acid: outstanding, overdue, oldest overdue due day.
+    // Per acid: outstanding, the balances past due (net: a credit note past
+    // its date lowers them, as it lowers the aging's past-due buckets),
+    // the oldest due day of a balance past due.
     let mut owed: HashMap<String, (i128, i128, Option<i32>)> = HashMap::new();
     for batch in dues {
         let (Some(due), Some(balance)) = (due_col, balance_col) else {
@@ -109,9 +129,11 @@ fn status(
             let entry = owed.entry(acid).or_insert((0, 0, None));
             entry.0 = entry.0.checked_add(amount).ok_or_else(overflow)?;
             if let Some(day) = dates.and_then(|d| day_of(d, i)) {
-                if day < as_of_day && amount > 0 {
+                if day < as_of_day {
                     entry.1 = entry.1.checked_add(amount).ok_or_else(overflow)?;
-                    entry.2 = Some(entry.2.map_or(day, |d: i32| d.min(day)));
+                    if amount > 0 {
+                        entry.2 = Some(entry.2.map_or(day, |d: i32| d.min(day)));
+                    }
                 }
             }
         }
@@ -145,7 +167,14 @@ fn status(
                 continue;
             }
             let limit = limits.and_then(|l| scaled(l, i, scale));
-            let (outstanding, overdue, oldest) = owed.get(&acid).copied().unwrap_or((0, 0, None));
+            let (outstanding, past_due, oldest) = owed.get(&acid).copied().unwrap_or((0, 0, None));
+            // What of the outstanding is past due: never below 0 (credit
+            // notes past due and nothing owed) nor above what is owed (a
+            // credit note not yet due offsets balances past due), where
+            // counting only the positive balances said 600.00 overdue of
+            // 400.00 outstanding.
+            let overdue = past_due.clamp(0, outstanding.max(0));
+            let oldest = oldest.filter(|_| overdue > 0);
             let available = limit.map(|l| l - outstanding);
             let mut fields = vec![("acid".to_owned(), Cell::String(acid.clone()))];
             fields.push((

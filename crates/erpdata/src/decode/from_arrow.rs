@@ -56,6 +56,24 @@ impl Batch {
                     ),
                 )
             };
+            if let DataType::Timestamp(_, Some(zone)) = array.data_type() {
+                if !is_utc(zone) {
+                    // Its values are UTC instants: read as the service's
+                    // wall-clock times (which have no zone), midnight in
+                    // Asia/Kolkata was the day before, and a due date
+                    // aged a day late.
+                    return Err(Error::invalid(
+                        field,
+                        format!(
+                            "column {:?} is a timestamp in time zone {zone}, and erpdata's \
+                             timestamps have none (the service's wall-clock times): give \
+                             it the local times without the zone (pandas \
+                             .dt.tz_localize(None), polars .dt.replace_time_zone(None))",
+                            f.name()
+                        ),
+                    ));
+                }
+            }
             let exact = match array.data_type() {
                 DataType::Float16 => Some(floats::<Float16Type>(array, "float16", &refused)?),
                 DataType::Float32 => Some(floats::<Float32Type>(array, "float32", &refused)?),
@@ -84,6 +102,14 @@ impl Batch {
             columns,
         })
     }
+}
+
+/// Whether an Arrow time zone is UTC, whose instants are their own
+/// wall-clock times.
+fn is_utc(zone: &str) -> bool {
+    ["UTC", "Etc/UTC", "Z", "+00:00", "+0000", "GMT", "Etc/GMT"]
+        .iter()
+        .any(|utc| zone.eq_ignore_ascii_case(utc))
 }
 
 fn validity(array: &dyn Array) -> Option<Bitmap> {
@@ -433,6 +459,30 @@ mod tests {
     fn one_column(name: &str, array: ArrayRef) -> RecordBatch {
         let field = Field::new(name, array.data_type().clone(), true);
         RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![array]).unwrap()
+    }
+
+    #[test]
+    fn a_timestamp_with_a_zone_other_than_utc_is_refused() {
+        use arrow_array::TimestampMicrosecondArray;
+        // 2025-12-31 00:00 in Asia/Kolkata is 2025-12-30 18:30 UTC: read as
+        // a wall-clock time, it was a day early.
+        let instant = 1_767_119_400_000_000;
+        let zoned = |zone: &str| {
+            let array = TimestampMicrosecondArray::from(vec![instant]).with_timezone(zone);
+            one_column("due_date", Arc::new(array))
+        };
+        let err = Batch::from_record_batch(&zoned("Asia/Kolkata"), "dues").unwrap_err();
+        assert_eq!(err.field(), Some("dues"));
+        let text = err.to_string();
+        assert!(text.contains("\"due_date\" is a timestamp in time zone Asia/Kolkata"));
+        assert!(text.contains(".dt.tz_localize(None)"), "{text}");
+        for utc in ["UTC", "+00:00", "Etc/UTC"] {
+            let b = Batch::from_record_batch(&zoned(utc), "dues").unwrap();
+            assert!(matches!(
+                b.column("due_date").unwrap().data,
+                ColumnData::Timestamp { .. }
+            ));
+        }
     }
 
     #[test]

@@ -5,14 +5,14 @@
 use std::str::FromStr;
 
 use super::Purpose;
-use crate::aging::{aging, AgingOptions, DEFAULT_BUCKETS};
+use crate::aging::{aging, AgingOptions, DEFAULT_BUCKETS, DUE_DATE_COLUMNS};
 use crate::ajax::{ajax_ready, AjaxOptions};
 use crate::ajax_answer::TypedRows;
 use crate::catalogue::{operation, Arg, Args, Invocation, Output, TableBatches};
 use crate::cell::Cell;
 use crate::config::Config;
 use crate::credit::{account_columns, account_ids, credit_status, credit_status_of, pay_days};
-use crate::decode::DecoderOptions;
+use crate::decode::{ColumnType, DeclaredType, DecoderOptions};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::query::DuesKind;
@@ -517,6 +517,10 @@ impl Flow {
             return Ok(TypedRows::default());
         }
         let table = config.dues_table(&dues, options)?;
+        let table = match &self.goal {
+            Goal::Aging(_) | Goal::Credit { .. } => dated(config, &dues, options, table),
+            _ => table,
+        };
         match &self.goal {
             Goal::DuesTable => Ok(table),
             Goal::DuesEach => unreachable!("answered above"),
@@ -550,6 +554,28 @@ impl Flow {
             }
         }
     }
+}
+
+/// The dues of an aging or a credit status, whose due dates must be dates:
+/// a due-date column typed as text (a service writing `""` where a
+/// document has no due date) is read again declared a date, else a
+/// timestamp, so that `""` is an undated balance rather than the whole
+/// table refused. Text that is neither stays, refused naming the column.
+fn dated(config: &Config, dues: &[Dues], options: &DecoderOptions, table: TypedRows) -> TypedRows {
+    let due = DUE_DATE_COLUMNS
+        .iter()
+        .find_map(|c| table.schema.iter().find(|(n, _)| n == c));
+    let Some((name, ColumnType::String)) = due else {
+        return table;
+    };
+    for ty in [DeclaredType::Date, DeclaredType::Timestamp] {
+        let mut declared = options.clone();
+        declared.schema = declared.schema.declare(name.clone(), ty);
+        if let Ok(typed) = config.dues_table(dues, &declared) {
+            return typed;
+        }
+    }
+    table
 }
 
 /// An error about field `from` as one about the caller's `accounts_table`,
