@@ -191,7 +191,7 @@ def _abandon(book: Any) -> None:
 
 def _as_target(exc: OSError, partial: Path, target: Path) -> OSError:
     """``exc`` naming the file asked for, not the hidden one beside it."""
-    if exc.errno is None or exc.filename not in (str(partial), partial):
+    if exc.errno is None or not {exc.filename, exc.filename2} & {str(partial), partial}:
         return exc
     return type(exc)(exc.errno, exc.strerror, str(target))
 
@@ -997,7 +997,12 @@ def write_excel(
                 if isinstance(cause, OSError):
                     raise _as_target(cause, partial, target) from None
                 raise
-        os.replace(partial, target)
+        try:
+            os.replace(partial, target)
+        except OSError as exc:
+            # A target that cannot be replaced (read-only, or open in
+            # Excel on Windows) is named, not the hidden file beside it.
+            raise _as_target(exc, partial, target) from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise

@@ -614,6 +614,27 @@ def test_every_command_that_prints_rows_writes_a_workbook(
     assert about(load(tmp_path / "table.xlsx"))["Table"] == "sales_invoice"
 
 
+def test_a_workbook_that_cannot_replace_its_target_names_the_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A read-only target (or one open in Excel on Windows): the error
+    # named the hidden .book.xlsx.1a2b3c4d5e6f.partial beside it.
+    import errno
+
+    target = tmp_path / "book.xlsx"
+    target.write_bytes(b"the last good copy")
+
+    def refused(src: Any, dst: Any) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted", str(src), str(dst))
+
+    monkeypatch.setattr(erpdata.excel.os, "replace", refused)
+    with pytest.raises(PermissionError) as info:
+        write_excel(target, {"S": [{"a": 1}]})
+    assert info.value.filename == str(target) and ".partial" not in str(info.value)
+    assert target.read_bytes() == b"the last good copy"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx"]
+
+
 def test_the_command_line_refuses_what_it_cannot_write(
     env: dict[str, str], tmp_path: Path, refused_url: str
 ) -> None:
