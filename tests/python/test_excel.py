@@ -627,7 +627,7 @@ def test_a_workbook_that_cannot_replace_its_target_names_the_target(
     def refused(src: Any, dst: Any) -> None:
         raise PermissionError(errno.EPERM, "Operation not permitted", str(src), str(dst))
 
-    monkeypatch.setattr(erpdata.excel.os, "replace", refused)
+    monkeypatch.setattr(os, "replace", refused)
     with pytest.raises(PermissionError) as info:
         write_excel(target, {"S": [{"a": 1}]})
     assert info.value.filename == str(target) and ".partial" not in str(info.value)
