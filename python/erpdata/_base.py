@@ -211,7 +211,11 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         """One call of ``operation`` of the core's catalogue, every argument
         checked there (``None``: not given) before anything is sent."""
         invocation = self._config.invoke(operation, args)
-        return One(invocation, typing_options(schema_overrides, infer_strings), timeout)
+        return One(
+            invocation,
+            typing_options(schema_overrides, infer_strings, config=self._config),
+            timeout,
+        )
 
     def _table_invocation(
         self, name: str, company_id: Id | None, year_id: Id | None, method: str
@@ -319,7 +323,9 @@ class ClientBase(Generic[_Http, _RowsStream, _AnyStream]):
         service pauses, a complete batch waits with the reader. Batches,
         errors and retries are the same either way."""
         invocation = self._table_invocation(name, company_id, year_id, method)
-        typing = typing_options(schema_overrides, infer_strings, one_schema=True)
+        typing = typing_options(
+            schema_overrides, infer_strings, one_schema=True, config=self._config
+        )
         convert = converter(batch_format)
         if batch_rows is None:
             batch_rows = DEFAULT_ROW_BATCH_ROWS if batch_format == "rows" else DEFAULT_BATCH_ROWS

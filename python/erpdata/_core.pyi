@@ -403,7 +403,7 @@ class Typing:
     """How a table's values get their column types: declared types
     (column, core type name), string inference, one schema for a stream.
     Raises InvalidInputError naming ``schema_overrides["column"]`` for a
-    type name the core does not know."""
+    type name the core does not know, redacted by ``config`` where given."""
 
     def __new__(
         cls,
@@ -411,6 +411,7 @@ class Typing:
         *,
         infer_strings: bool = True,
         one_schema: bool = False,
+        config: Config | None = None,
     ) -> Typing: ...
     @property
     def schema_overrides(self) -> list[tuple[str, str]]: ...

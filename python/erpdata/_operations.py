@@ -108,7 +108,7 @@ class Operations:
         # The core's plan checks every account, the kind and the
         # concurrency before anything is sent, and asks once for each
         # distinct account (7 and "7" are one), in the order first given.
-        typing = typing_options(schema_overrides, infer_strings)
+        typing = typing_options(schema_overrides, infer_strings, config=self._config)
         plan = Plan.dues_many(self._config, _listed(acids), kind, concurrency, typing)
         return Many(PlanSteps(plan), timeout, plan.concurrency)
 
@@ -152,7 +152,7 @@ class Operations:
         over all the accounts together. At most ``concurrency`` queries at
         a time; every account checked before anything is sent; the first
         failure is raised."""
-        typing = typing_options(schema_overrides, infer_strings)
+        typing = typing_options(schema_overrides, infer_strings, config=self._config)
         plan = Plan.dues_table(self._config, acids, kind, concurrency, typing)
         return Many(PlanSteps(plan), timeout, plan.concurrency)
 
@@ -260,7 +260,7 @@ class Operations:
         anything is sent."""
         check_progress(progress)
         invocation = self._table_invocation(name, company_id, year_id, method)
-        typing = typing_options(schema_overrides, infer_strings)
+        typing = typing_options(schema_overrides, infer_strings, config=self._config)
         return One(invocation, typing, timeout, Table, progress, name)
 
     @staticmethod

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Optional, Union
 
 from ._checks import check_flag, invalid
-from ._core import Typing
+from ._core import Config, Typing
 
 __all__ = ["SchemaOverrides", "TypeSpec", "typing_options", "arrow_type_name"]
 
@@ -59,11 +59,16 @@ def _is_arrow_type(value: object) -> bool:
 
 
 def typing_options(
-    schema_overrides: SchemaOverrides, infer_strings: bool, *, one_schema: bool = False
+    schema_overrides: SchemaOverrides,
+    infer_strings: bool,
+    *,
+    one_schema: bool = False,
+    config: Config | None = None,
 ) -> Typing:
     """The core's typing options for one call; raises
     ``InvalidInputError`` naming ``schema_overrides`` (or
-    ``schema_overrides["column"]``) or ``infer_strings``."""
+    ``schema_overrides["column"]``) or ``infer_strings``, redacted by
+    ``config`` (the client's: a type or column name may be the token)."""
     check_flag("infer_strings", infer_strings)
     pairs: list[tuple[Any, Any]] | None = None
     if schema_overrides is not None:
@@ -84,4 +89,4 @@ def typing_options(
                     or f"{spec} (a pyarrow type without an erpdata column type)"
                 )
             pairs.append((name, spec))
-    return Typing(pairs, infer_strings=infer_strings, one_schema=one_schema)
+    return Typing(pairs, infer_strings=infer_strings, one_schema=one_schema, config=config)

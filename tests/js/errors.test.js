@@ -124,6 +124,27 @@ describe("nothing is sent for invalid input", () => {
     );
   });
 
+  test("a token pasted into a schema is not repeated, whatever its case", async () => {
+    // The type name was repeated lowered, and neither it nor a column's
+    // name went through the client's redaction.
+    const token = "Tok-SECRET-4711-mixed";
+    const c = client(url, { fetch: forbiddenFetch, accessToken: token });
+    const calls = [
+      () => c.table("account", { schema: { amount: token } }),
+      () => c.table("account", { schema: { [token]: "nope" } }),
+      () => c.duesTable(["C001"], "receipt", { schema: { amount: token } }),
+      async () => {
+        for await (const _ of c.streamTable("account", { schema: { amount: token } }));
+      },
+    ];
+    for (const call of calls) {
+      await assert.rejects(
+        call(),
+        (err) => check(err, InvalidInputError, token) && err.message.includes("[REDACTED]"),
+      );
+    }
+  });
+
   test("bad kinds, methods and strings", async () => {
     const c = client(url, { fetch: forbiddenFetch });
     await assert.rejects(c.dues({ acid: "C001", kind: "REFUND" }), (err) => err.field === "kind");

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -343,6 +344,24 @@ def test_repr_and_str_never_show_the_token(refused_url: str) -> None:
             f"Config(base_url='{refused_url}gateway/[REDACTED]/', project='demo')"
         )
         assert c.base_url == gateway, "the setting itself is as given"
+
+
+def test_a_token_pasted_into_schema_overrides_is_not_repeated(refused_url: str) -> None:
+    # The type name was repeated lowered, and neither it nor a column's
+    # name went through the client's redaction.
+    token = "Tok-SECRET-4711-mixed"
+    with Client(refused_url, project="demo", access_token=token, company_id=1, year_id=1) as c:
+        calls: list[Callable[[], object]] = [
+            lambda: c.table("account", schema_overrides={"amount": token}),
+            lambda: c.table("account", schema_overrides={token: "nope"}),
+            lambda: list(c.stream_table("account", schema_overrides={"amount": token})),
+            lambda: c.dues_table(["C001"], "receipt", schema_overrides={"amount": token}),
+        ]
+        for call in calls:
+            with pytest.raises(erpdata.InvalidInputError) as info:
+                call()
+            shown = f"{info.value} {info.value!r} {info.value.field} {info.value.reason}"
+            assert "[REDACTED]" in shown and token not in shown, shown
 
 
 def test_own_http_client_is_used_and_left_open(sandbox_url: str) -> None:

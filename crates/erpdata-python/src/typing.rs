@@ -6,6 +6,7 @@ use erpdata::{DeclaredSchema, DecoderOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
+use crate::config::Config;
 use crate::convert;
 use crate::errors::Result;
 
@@ -90,13 +91,16 @@ impl Typing {
     /// name)` pairs; names as the core accepts them), whether strings are
     /// typed from their text, and whether every batch of a stream keeps
     /// the first batch's schema. Raises `InvalidInputError` naming
-    /// `schema_overrides["column"]` for an unknown type name.
+    /// `schema_overrides["column"]` for an unknown type name, its reason
+    /// redacted by `config` (the client's) where one is given: a type or
+    /// column name may be the token pasted in the wrong place.
     #[new]
-    #[pyo3(signature = (schema_overrides=None, *, infer_strings=true, one_schema=false))]
+    #[pyo3(signature = (schema_overrides=None, *, infer_strings=true, one_schema=false, config=None))]
     fn new(
         schema_overrides: Option<&Bound<'_, PyAny>>,
         infer_strings: bool,
         one_schema: bool,
+        config: Option<PyRef<'_, Config>>,
     ) -> Result<Self> {
         let build = || -> std::result::Result<DecoderOptions, Error> {
             let schema = match schema_overrides.filter(|o| !o.is_none()) {
@@ -116,7 +120,11 @@ impl Typing {
                 ..DecoderOptions::default()
             })
         };
-        Ok(Typing { options: build()? })
+        let options = build().map_err(|e| match &config {
+            Some(config) => config.core_config().redact_error(e),
+            None => e,
+        })?;
+        Ok(Typing { options })
     }
 
     /// The declared types as `(column, type name)` pairs, names in the

@@ -48,7 +48,7 @@ impl Core {
     ) -> JsResult<Invocation> {
         let op = erpdata::operation(operation)?;
         let invocation = self.config.invoke(op, &args::args(args))?;
-        let (numbers, decoder) = self::reading(reading)?;
+        let (numbers, decoder) = self::reading(reading).map_err(|e| self.config.redact_error(e))?;
         Ok(Invocation {
             inner: invocation,
             config: self.config.clone(),

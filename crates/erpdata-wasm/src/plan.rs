@@ -164,7 +164,8 @@ impl Core {
         options: &JsValue,
         make: impl FnOnce(&Config, DecoderOptions) -> erpdata::Result<erpdata::Plan>,
     ) -> JsResult<Plan> {
-        let (numbers, decoder) = reading(options)?;
+        // Redacted: a type name or column of `schema` may be the token.
+        let (numbers, decoder) = reading(options).map_err(|e| self.config.redact_error(e))?;
         // Each call's options, checked now: nothing is sent for bad input.
         call::check_call_options(options)?;
         let plan = make(&self.config, decoder)?;

@@ -52,7 +52,7 @@ impl Core {
         whole: bool,
     ) -> JsResult<TableStream> {
         let numbers = rows::numbers(numbers)?;
-        let mut options = convert::typing(typing)?;
+        let mut options = convert::typing(typing).map_err(|e| self.config.redact_error(e))?;
         options.batch_rows = batch_rows.max(1) as usize;
         options.one_schema = !whole;
         Ok(TableStream {

@@ -163,6 +163,16 @@ impl Config {
         self.redactor().redact(text)
     }
 
+    /// `err` with the reason of an `InvalidInput` redacted, as the refusals
+    /// of [`Config::invoke`] and of a [`Plan`](crate::Plan) are: a value a
+    /// check repeats (an unknown type name in a declared schema, a column
+    /// name) may be the token pasted in the wrong place. Bindings pass
+    /// through here what they check apart from a call: the typing options
+    /// a call is given with.
+    pub fn redact_error(&self, err: Error) -> Error {
+        err.input_redacted(&self.redactor())
+    }
+
     /// The retry budget every call of this configuration (and of its
     /// clones) shares; see [`RetryBudget`].
     pub fn retry_budget(&self) -> &RetryBudget {

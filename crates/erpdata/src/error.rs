@@ -415,11 +415,12 @@ impl Error {
     /// while the token is configured too (`ERPDATA_PROJECT` holding it
     /// with a space after it was repeated whole by "has whitespace at its
     /// start or end"). A token too short to tell from the reason's own
-    /// words is not looked for (see [`Redactor::stands_out`]).
+    /// words is not looked for (see [`Redactor::stands_out`]). The field
+    /// too: a declared schema's names its column (`schema["..."]`).
     pub(crate) fn input_redacted(self, redactor: &Redactor) -> Self {
         match self {
             Error::InvalidInput { field, reason } => Error::InvalidInput {
-                field,
+                field: redactor.redact_setting(&field),
                 reason: redactor.redact_setting(&reason),
             },
             other => other,

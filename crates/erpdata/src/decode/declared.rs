@@ -57,16 +57,18 @@ impl DeclaredType {
             "timestamp" | "datetime" | "timestamp[us]" => DeclaredType::Timestamp,
             "bool" | "boolean" => DeclaredType::Bool,
             "json" => DeclaredType::Json,
-            other => return decimal_with_digits(other),
+            other => return decimal_with_digits(other, name.trim()),
         };
         Ok(t)
     }
 }
 
-fn decimal_with_digits(text: &str) -> Result<DeclaredType, String> {
+/// `text` (lower case) as `decimal(P,S)`; an error repeats the name `given`
+/// as it was given: lowered, a token pasted there escaped its redaction.
+fn decimal_with_digits(text: &str, given: &str) -> Result<DeclaredType, String> {
     let unknown = || {
         format!(
-            "unknown type {text:?}: expected string, int, decimal, decimal(P,S), date, \
+            "unknown type {given:?}: expected string, int, decimal, decimal(P,S), date, \
              timestamp, bool or json"
         )
     };
@@ -184,6 +186,24 @@ impl DeclaredSchema {
 mod tests {
     use super::DeclaredType::*;
     use super::*;
+
+    #[test]
+    fn an_unknown_name_is_repeated_as_given() {
+        // Lowered, a token pasted there escaped the client's redaction.
+        let err = DeclaredType::parse(" Tok-SECRET-1 ").unwrap_err();
+        assert!(err.starts_with("unknown type \"Tok-SECRET-1\":"), "{err}");
+        let config = crate::Config::builder("https://erp.example.com/")
+            .project("demo")
+            .access_token("Tok-SECRET-1")
+            .build()
+            .unwrap();
+        let parsed = DeclaredSchema::parse("schema", [("Tok-SECRET-1", "Tok-SECRET-1")]);
+        let shown = config.redact_error(parsed.unwrap_err()).to_string();
+        assert!(
+            !shown.contains("Tok-SECRET-1") && shown.contains("[REDACTED]"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn names() {
