@@ -12,16 +12,20 @@ let loaded = false;
 /** The initialised wasm module (its `Core` class). */
 export function loadWasm() {
   if (!loaded) {
-    const file = new URL("../pkg/erpdata_wasm_bg.wasm", import.meta.url);
+    let file;
     let bytes;
     try {
+      // In a CommonJS bundle import.meta is {}: no URL to resolve against.
+      file = new URL("../pkg/erpdata_wasm_bg.wasm", import.meta.url);
       bytes = readFileSync(file);
     } catch (err) {
-      if (err?.code !== "ENOENT") throw err;
+      if (file !== undefined && err?.code !== "ENOENT") throw err;
       // The package's code moved without its module: a bundler (esbuild,
-      // for one) copied src/ into one file and left pkg/ behind.
+      // for one) copied src/ into one file and left pkg/ behind, or made
+      // it CommonJS, where its place cannot be known.
+      const where = file === undefined ? "not found" : `not at ${fileURLToPath(file)}`;
       throw new Error(
-        `erpdata: its WebAssembly module is not at ${fileURLToPath(file)}, next to its code: ` +
+        `erpdata: its WebAssembly module is ${where}, next to its code: ` +
           "a bundler moved the code without it. Leave erpdata out of the bundle " +
           '(esbuild --external:erpdata), or import "erpdata/edge", which carries the module in its code',
         { cause: err },

@@ -147,6 +147,40 @@ describe("the installed package", () => {
     }
   });
 
+  test("a bundle that left the wasm module behind says so, ES module or CommonJS", () => {
+    // esbuild --platform=node writes CommonJS by default, where import.meta
+    // is {}: the first ErpClient failed with a bare "TypeError: Invalid URL".
+    const esbuild = join(JS_DIR, "node_modules/.bin/esbuild");
+    writeFileSync(
+      join(dir, "bundled.mjs"),
+      `import { ErpClient } from "erpdata";\nnew ErpClient(${settings()});\n`,
+    );
+    for (const [format, said] of [
+      ["esm", /its WebAssembly module is not at .*erpdata_wasm_bg\.wasm/],
+      ["cjs", /its WebAssembly module is not found, next to its code/],
+    ]) {
+      const out = join(dir, `bundle-${format}.${format === "esm" ? "mjs" : "cjs"}`);
+      run(
+        esbuild,
+        [
+          "bundled.mjs",
+          "--bundle",
+          "--platform=node",
+          `--format=${format}`,
+          "--log-level=error",
+          `--outfile=${out}`,
+        ],
+        {
+          cwd: dir,
+        },
+      );
+      const result = spawnSync(process.execPath, [out], { cwd: dir, encoding: "utf8" });
+      assert.notEqual(result.status, 0, `${format}: ${result.stdout}`);
+      assert.match(result.stderr, said, format);
+      assert.match(result.stderr, /esbuild --external:erpdata/, format);
+    }
+  });
+
   test("the wasm file is exported for runtimes that import wasm modules", () => {
     const out = node(
       dir,
