@@ -83,7 +83,6 @@ def erpdata_source(
     if write_disposition not in _DISPOSITIONS:
         invalid("write_disposition", f"must be one of {', '.join(_DISPOSITIONS)}")
     check_batch_rows(batch_rows)
-    typing_options(schema_overrides, True, one_schema=True)
     settings = Settings(
         {
             "base_url": base_url,
@@ -102,6 +101,9 @@ def erpdata_source(
     del access_token
     try:
         with _client(settings) as client:
+            # Redacted by the client's configuration: a type or column name
+            # may be the token pasted in the wrong place.
+            typing_options(schema_overrides, True, one_schema=True, config=client._config)
             company_ids = partition_ids(
                 "companies",
                 companies if companies is not None else default_id(client, "company_id"),

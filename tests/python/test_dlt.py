@@ -262,3 +262,7 @@ def test_bad_input_is_refused_before_anything_is_sent(refused_url: str) -> None:
         assert isinstance(error, erpdata.InvalidInputError), repr(caught.value)
         assert field in str(error), (field, str(error))
         assert SANDBOX_TOKEN not in str(caught.value)
+    # The token pasted as a declared type: refused without repeating it.
+    with pytest.raises(erpdata.InvalidInputError) as pasted:
+        make("sales_invoice", schema_overrides={"total": SANDBOX_TOKEN})
+    assert "[REDACTED]" in str(pasted.value) and SANDBOX_TOKEN not in str(pasted.value)
