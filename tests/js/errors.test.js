@@ -334,6 +334,24 @@ describe("transport failures", () => {
     );
   });
 
+  test("a host stack error that cuts the URL inside the token shows none of it", async () => {
+    // The part of the token before the cut matches none of its spellings.
+    const fetch = async (url) => {
+      const text = String(url);
+      const token = text.indexOf("accesstoken=") + "accesstoken=".length;
+      throw new TypeError(`request to ${text.slice(0, token + 8)}… failed`);
+    };
+    await assert.rejects(
+      client("http://127.0.0.1:9/", { fetch }).table("account", { method: "GET" }),
+      (err) => {
+        check(err, TransportError, TOKEN.slice(0, 8));
+        assert.match(err.message, /accesstoken=\[REDACTED\]/);
+        assert.ok(!err.message.includes("tok-%2F"), err.message);
+        return true;
+      },
+    );
+  });
+
   test("a fetch error that keeps the request anywhere inside is not kept", async () => {
     // A custom fetch's error whose own message is clean, holding what was
     // sent where util.inspect still prints it: kept as the cause, it

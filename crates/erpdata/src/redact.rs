@@ -127,13 +127,44 @@ impl Redactor {
             }
         }
         out.push_str(&text[copied..]);
-        out
+        parameter_redacted(out)
     }
 
     fn secret(&self) -> Option<&str> {
         let raw = self.token.as_ref()?.expose_secret();
         (!raw.is_empty()).then_some(raw)
     }
+}
+
+/// The name of the parameter the token is sent as, in a URL or a form.
+const PARAMETER: &str = "accesstoken=";
+
+/// `text` with whatever follows [`PARAMETER`] up to the next `&`, space or
+/// quote redacted too: a host stack that cuts a URL of the GET form in its
+/// message (`...&accesstoken=fake-secr…`) leaves a part of the token, which
+/// matches none of its spellings.
+fn parameter_redacted(text: String) -> String {
+    if !text.contains(PARAMETER) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(PARAMETER) {
+        let (before, after) = rest.split_at(at + PARAMETER.len());
+        out.push_str(before);
+        let end = after
+            .find(|c: char| c == '&' || c == '"' || c == '\'' || c == '<' || c.is_whitespace())
+            .unwrap_or(after.len());
+        let value = &after[..end];
+        if value.is_empty() || value.starts_with(REDACTED) {
+            rest = after;
+        } else {
+            out.push_str(REDACTED);
+            rest = &after[end..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Where the token spelled character by character ends, if it starts at
@@ -316,6 +347,26 @@ mod tests {
         // Without a token, nothing is dropped.
         assert_eq!(Redactor::default().redact_cut("abcdef", 3, false), "abc…");
         assert_eq!(Redactor::default().redact_cut("abc", 3, true), "abc…");
+    }
+
+    #[test]
+    fn a_token_cut_in_a_url_is_redacted_by_its_parameter() {
+        // A host's message that cut the GET form's URL inside the token.
+        let r = redactor("fake-secret-4711");
+        let url = "https://erp.example.com/apis/dataapi.php?req=getdata&accesstoken=";
+        assert_eq!(
+            r.redact(&format!("request to {url}fake-secr… failed")),
+            format!("request to {url}[REDACTED] failed")
+        );
+        assert_eq!(
+            r.redact(&format!("{url}fake-secret-4711&table=x and {url}&y")),
+            format!("{url}[REDACTED]&table=x and {url}&y")
+        );
+        // Without a token configured, nothing is secret.
+        assert_eq!(
+            Redactor::default().redact("accesstoken=abc"),
+            "accesstoken=abc"
+        );
     }
 
     #[test]
