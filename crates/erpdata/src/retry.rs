@@ -174,9 +174,29 @@ impl RetryPolicy {
 }
 
 /// `Retry-After` is delay-seconds or an HTTP date (RFC 9110 §10.2.3). An
-/// unparseable value is ignored (backoff applies), as browsers do.
+/// unparseable value is ignored (backoff applies), as browsers do. A header
+/// sent twice is read by its first value: httpx and fetch join the two
+/// (`60, 60`), where Node's http, reqwest and ureq keep the first, and the
+/// joined text, unparseable, had one client wait 60 s and another retry
+/// after the short backoff.
 fn parse_retry_after(header: &str, now: Option<SystemTime>) -> Option<Duration> {
     let header = header.trim();
+    parse_one_retry_after(header, now)
+        .or_else(|| parse_one_retry_after(first_of_joined(header)?, now))
+}
+
+/// The first value of header values joined by `, `: up to the first comma
+/// for delay-seconds, the second for an HTTP date (`Sun, 06 Nov …, Sun,`).
+fn first_of_joined(header: &str) -> Option<&str> {
+    let (first, _) = header.split_once(',')?;
+    if first.trim().bytes().all(|b| b.is_ascii_digit()) {
+        return Some(first.trim());
+    }
+    let second = header.match_indices(',').nth(1)?.0;
+    Some(header[..second].trim())
+}
+
+fn parse_one_retry_after(header: &str, now: Option<SystemTime>) -> Option<Duration> {
     if let Ok(secs) = header.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }

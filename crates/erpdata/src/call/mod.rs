@@ -487,6 +487,7 @@ impl<S: Sink> Call<S> {
     /// account (redacted here).
     pub fn failed(&mut self, now: Duration, kind: TransportKind, detail: &str) {
         let kind = self.kind_of(kind, detail);
+        self.limit_met(now, kind);
         let error = self.transport_error(kind, detail, None);
         self.after_failure(now, kind, error);
     }
@@ -524,6 +525,7 @@ impl<S: Sink> Call<S> {
         let chain = TransportSource::capture(&self.config, source);
         let detail = with_cause(&chain);
         let kind = self.kind_of(kind, &detail);
+        self.limit_met(now, kind);
         let error = self.transport_error(kind, &detail, Some(chain));
         self.after_failure(now, kind, error);
     }
@@ -607,6 +609,24 @@ impl<S: Sink> Call<S> {
         self.delivered += batch.num_rows as u64;
         if self.streams {
             self.emitted_at = Some(now);
+        }
+    }
+
+    /// Which limit a timeout at `now` met. The wait was given as what was
+    /// left of the total when that was the shorter, but a host bounded by
+    /// its own connect and read limits (httpx, ureq) may have met one of
+    /// them first: with the total not yet run out, the timeout is the
+    /// attempt's. It said "within the call's timeout of 35 s" after a read
+    /// timeout of 30 s, and raising the total changed nothing.
+    fn limit_met(&mut self, now: Duration, kind: TransportKind) {
+        // Timers fire a little late or early; the total's leaves next to nothing.
+        const SLACK: Duration = Duration::from_millis(50);
+        if kind != TransportKind::Timeout || self.left(now) <= SLACK {
+            return;
+        }
+        match &mut self.state {
+            State::AwaitHead(limit) | State::AwaitBody(limit) => *limit = Limit::Attempt,
+            _ => {}
         }
     }
 

@@ -186,6 +186,37 @@ fn every_wait_is_capped_by_what_is_left_of_the_total() {
 }
 
 #[test]
+fn a_timeout_before_the_total_ran_out_is_the_attempts_not_the_calls() {
+    // Total 1.9 s, connect and read 1 s: the wait given is what is left
+    // (1.9 s, shorter than connect + read), but httpx and ureq are bound by
+    // their read limit, met at 1 s. It said "within the call's timeout".
+    let mut call = dues_call(options(ms(1900), secs(1), 0));
+    let (connect, read, wait) = expect_send(call.next(ms(0)));
+    assert_eq!((connect, read, wait), (secs(1), secs(1), ms(1900)));
+    call.failed(secs(1), TransportKind::Timeout, "");
+    let e = expect_failed(call.next(secs(1)));
+    assert!(
+        e.to_string()
+            .contains("within the connect timeout of 1 s and read timeout of 1 s"),
+        "{e}"
+    );
+    // The whole wait run out (fetch, reqwest): the call's.
+    let mut call = dues_call(options(ms(1900), secs(1), 0));
+    expect_send(call.next(ms(0)));
+    call.failed(ms(1900), TransportKind::Timeout, "");
+    let e = expect_failed(call.next(ms(1900)));
+    assert!(e.to_string().contains("call's timeout of 1.9 s"), "{e}");
+    // And in the body: a read limit met with the total not run out.
+    let mut call = dues_call(options(ms(1900), secs(1), 0));
+    expect_send(call.next(ms(0)));
+    call.head(ms(500), ok());
+    assert!(matches!(call.next(ms(500)), Action::Read { wait } if wait == secs(1)));
+    call.failed(ms(1500), TransportKind::Timeout, "");
+    let e = expect_failed(call.next(ms(1500)));
+    assert!(e.to_string().contains("read timeout of 1 s"), "{e}");
+}
+
+#[test]
 fn a_read_timeout_says_so_and_is_retried_while_nothing_was_delivered() {
     let mut call = dues_call(options(secs(60), ms(300), 1));
     expect_send(call.next(ms(0)));
