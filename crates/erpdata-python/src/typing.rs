@@ -91,9 +91,9 @@ impl Typing {
     /// name)` pairs; names as the core accepts them), whether strings are
     /// typed from their text, and whether every batch of a stream keeps
     /// the first batch's schema. Raises `InvalidInputError` naming
-    /// `schema_overrides["column"]` for an unknown type name, its reason
-    /// redacted by `config` (the client's) where one is given: a type or
-    /// column name may be the token pasted in the wrong place.
+    /// `schema_overrides["column"]` for an unknown type name, redacted by
+    /// `config` (the client's) where one is given: a type or column name
+    /// may be the token pasted in the wrong place.
     #[new]
     #[pyo3(signature = (schema_overrides=None, *, infer_strings=true, one_schema=false, config=None))]
     fn new(

@@ -163,7 +163,7 @@ impl Config {
         self.redactor().redact(text)
     }
 
-    /// `err` with the reason of an `InvalidInput` redacted, as the refusals
+    /// `err` with the field and reason of an `InvalidInput` redacted, as the refusals
     /// of [`Config::invoke`] and of a [`Plan`](crate::Plan) are: a value a
     /// check repeats (an unknown type name in a declared schema, a column
     /// name) may be the token pasted in the wrong place. Bindings pass

@@ -60,8 +60,8 @@ impl Batch {
                 if !is_utc(zone) {
                     // Its values are UTC instants: read as the service's
                     // wall-clock times (which have no zone), midnight in
-                    // Asia/Kolkata was the day before, and a due date
-                    // aged a day late.
+                    // Asia/Kolkata was 18:30 the day before, and a due
+                    // date was read a day early.
                     return Err(Error::invalid(
                         field,
                         format!(
