@@ -763,8 +763,9 @@ def _wider_decimal(have: str, sent: str) -> str | None:
     return f"DECIMAL({min(38, max(p1 - s1, p2 - s2) + s2)},{s2})"
 
 
-PLAIN_NUMBER = r"'-?[0-9]+(\.[0-9]+)?'"
-"""A number as the decoder writes a decimal or an integer as text (SQL)."""
+PLAIN_NUMBER = r"'-?(0|[1-9][0-9]*)(\.[0-9]+)?'"
+"""A number as the decoder writes a decimal or an integer as text (SQL):
+no leading zero, so that an id sent as `"007"` stays text."""
 
 
 def _number_kind(kinds: Iterable[str]) -> str | None:

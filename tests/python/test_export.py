@@ -236,6 +236,15 @@ def test_a_money_column_null_in_the_first_company_takes_the_widest_decimal(
     types, rows = types_and_rows(path, "fx")
     assert types["rate"] == "DECIMAL(38,4)"
     assert rows == [(1, None, 1), (2, Decimal("83.2500"), 2), (3, Decimal("1.0825"), 3)]
+    # An id sent as a number by one company and as "007" by another stays
+    # text: a number's type would drop its zeros.
+    ids = {
+        ("refs", 1, 2025): [pa.record_batch({"id": [1], "ref": [7]})],
+        ("refs", 2, 2025): [pa.record_batch({"id": [2], "ref": ["007"]})],
+    }
+    written_to_duckdb(tmp_path / "refs.duckdb", ids)
+    types, rows = types_and_rows(tmp_path / "refs.duckdb", "refs")
+    assert types["ref"] == "VARCHAR" and rows == [(1, "7", 1), (2, "007", 2)]
 
 
 def test_each_file_of_a_table_in_a_parquet_dataset_gets_its_one_schema(tmp_path: Path) -> None:
