@@ -23,6 +23,7 @@ from typing import Any, Callable, Union
 import httpx
 
 from ._core import Batch, Call, Done, Emit, Failed, Read, Request, Send, Sleep
+from ._errors import InvalidInputError
 from ._log import logger
 
 __all__ = ["State", "Halted", "out_of_the_core", "run", "stream", "arun", "astream"]
@@ -60,11 +61,17 @@ class State:
             raise Halted()  # whatever the wait ended with: the core is not told
 
     def chunk(self, call: Call, chunk: bytes) -> None:
-        call.chunk(time.monotonic(), chunk)
-        self.bytes_received += len(chunk)
-        self.rows_received = call.rows_received
-        if self.progress is not None:
-            self.progress(self.bytes_received, self.rows_received)
+        try:
+            call.chunk(time.monotonic(), chunk)
+            self.bytes_received += len(chunk)
+            self.rows_received = call.rows_received
+            if self.progress is not None:
+                self.progress(self.bytes_received, self.rows_received)
+        finally:
+            # Not kept by this frame either (see the end of `stream`): a
+            # Ctrl-C in the progress callback, the error kept by a
+            # notebook, kept the call, its decoder thread and its rows.
+            del call, chunk
 
     def emitted(self, call: Call) -> None:
         self.rows_delivered = call.rows_delivered
@@ -101,6 +108,21 @@ class State:
 
 
 Answer = Union[httpx.Response, None]
+
+
+def _closed_meanwhile(http: httpx.Client | httpx.AsyncClient) -> None:
+    """Raises the error of a client closed (from another thread, or a task)
+    while its call ran, if it was: httpx's RuntimeError ("Cannot send a
+    request, as the client has been closed") is the one failure of a call
+    that is not an ErpError (a retry after the read its close cut short
+    met it)."""
+    if http.is_closed:
+        raise InvalidInputError(
+            "the client was closed while this call ran (by close() or on leaving its `with` "
+            "block, in another thread or task); close it after its calls end",
+            field="client",
+            reason="closed",
+        ) from None
 
 
 class Halted(Exception):
@@ -242,6 +264,9 @@ def stream(http: httpx.Client, call: Call, state: State) -> Iterator[Batch]:
                         )
                 except httpx.HTTPError as exc:
                     _report_failure(call, exc)
+                except RuntimeError:
+                    _closed_meanwhile(http)
+                    raise
                 else:
                     chunks = response.iter_bytes()
                     _report_head(call, response)
@@ -330,6 +355,9 @@ async def astream(http: httpx.AsyncClient, call: Call, state: State) -> AsyncGen
                     )
                 except httpx.HTTPError as exc:
                     _report_failure(call, exc)
+                except RuntimeError:
+                    _closed_meanwhile(http)
+                    raise
                 else:
                     chunks = response.aiter_bytes()
                     _report_head(call, response)

@@ -116,6 +116,10 @@ class Pool(Generic[_Http]):
     def _forked(self) -> None:
         self._pid = os.getpid()
         if self._remake is not None:
+            # The parent's client kept, never collected: collected, it
+            # closed this process's copies of the parent's sockets, each
+            # with a ResourceWarning.
+            _INHERITED.append(self._http)
             self._http = self._remake()
 
 

@@ -513,6 +513,20 @@ def test_a_call_on_a_closed_client_is_an_erp_error(sandbox_url: str) -> None:
         given.receivables("C001")
 
 
+def test_a_client_closed_while_its_call_runs_is_an_erp_error(sandbox_url: str) -> None:
+    # close() from another thread during a slow answer: the read it cut
+    # short was retried, and the retry met httpx's RuntimeError.
+    import threading
+
+    url = fault_api.prefix(sandbox_url, "trickle-200x100", fault_api.new_key("closed-midway"))
+    c = Client(url, project="demo", access_token=SANDBOX_TOKEN, company_id=1, year_id=2025)
+    threading.Timer(0.5, c.close).start()
+    with pytest.raises(erpdata.InvalidInputError) as caught:
+        c.table("sales_invoice")
+    assert caught.value.field == "client" and caught.value.reason == "closed"
+    assert "closed while this call ran" in str(caught.value)
+
+
 def test_get_form_token_stays_out_of_httpx_logs(
     client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -530,35 +544,50 @@ import os, signal, sys, threading
 import erpdata
 from erpdata._core import Call
 
+def ctrl_c_in_the_progress_bar(received, rows):
+    # Where a Ctrl-C lands while a notebook's progress bar updates.
+    if received:
+        raise KeyboardInterrupt
+
 with erpdata.Client(sys.argv[1], project="demo", company_id=1, year_id=2025) as client:
-    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
     try:
-        client.table("sales_invoice")
+        if sys.argv[2] == "signal":
+            threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+            client.table("sales_invoice")
+        else:
+            client.table("sales_invoice", progress=ctrl_c_in_the_progress_bar)
     except KeyboardInterrupt as interrupt:
         held, traceback = [], interrupt.__traceback__
         while traceback is not None:
             frame = traceback.tb_frame
+            ours = "/erpdata/" in frame.f_code.co_filename  # httpx's frames hold its bytes
             held += [(frame.f_code.co_name, name) for name, value in frame.f_locals.items()
-                     if isinstance(value, Call)]
+                     if isinstance(value, Call) or (ours and isinstance(value, bytes))]
             traceback = traceback.tb_next
         print("held:", held)
 """
 
 
+@pytest.mark.parametrize("where", ["signal", "progress"])
 def test_the_interrupt_of_a_call_keeps_nothing_of_the_call(
-    big_sandbox_url: str, tmp_path: Path
+    big_sandbox_url: str, tmp_path: Path, where: str
 ) -> None:
     # A traceback keeps its frames' locals: the KeyboardInterrupt of a
     # table download interrupted midway, kept (a notebook keeps the last
-    # error), kept the call, its decoder thread and the rows decoded so far.
-    key = fault_api.new_key("kept-interrupt")
+    # error), kept the call, its decoder thread and the rows decoded so far,
+    # and (raised in the progress callback) the last chunk of the body.
+    key = fault_api.new_key("kept-interrupt", where)
     script = tmp_path / "interrupted.py"
     script.write_text(INTERRUPTED_TABLE, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ERPDATA_")}
     env.update(ERPDATA_ACCESS_TOKEN=SECRET_TOKEN, PYTHONPATH=str(ROOT / "python"))
     url = fault_api.prefix(big_sandbox_url, "trickle-32768x20", key)
     done = subprocess.run(
-        [sys.executable, str(script), url], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, str(script), url, where],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.stdout == "held: []\n", done.stdout + done.stderr
 
