@@ -592,6 +592,37 @@ def test_the_interrupt_of_a_call_keeps_nothing_of_the_call(
     assert done.stdout == "held: []\n", done.stdout + done.stderr
 
 
+IN_THE_CORE_AT_EXIT = """
+import threading, time
+from erpdata._core import _testing
+
+class SlowToFinalize:
+    def __del__(self):
+        time.sleep(1.0)  # the GIL let go of while the interpreter finalizes
+
+keep = SlowToFinalize()
+# A daemon thread of the caller's own, in the core (as in a call) when the
+# program ends, and coming back from it while the interpreter finalizes.
+threading.Thread(target=_testing.detached_sleep, args=(0.4,), daemon=True).start()
+time.sleep(0.1)
+"""
+
+
+def test_a_daemon_thread_in_the_core_at_exit_does_not_abort_the_process(
+    tmp_path: Path,
+) -> None:
+    # Before Python 3.14 a daemon thread taking the GIL back while the
+    # interpreter finalizes is ended by pthread_exit, whose unwinding
+    # cannot cross Rust frames: "FATAL: exception not rethrown", exit 134.
+    script = tmp_path / "exit.py"
+    script.write_text(IN_THE_CORE_AT_EXIT, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_an_interrupt_halts_the_calls_it_leaves_running(sandbox_url: str) -> None:
     # Interrupted, dues_many returns at once and leaves its calls on daemon
     # threads, going in and out of the core as their answers arrive: one

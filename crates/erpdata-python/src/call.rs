@@ -414,7 +414,7 @@ impl Call {
         let now = instant(now)?;
         let (inner, keep, slot) = (&mut self.inner, self.keep, &mut self.outcome);
         // Finishing a table or converting a batch happens here: no GIL.
-        let step = py.detach(|| match inner {
+        let step = crate::exiting::detach(py, || match inner {
             Inner::Whole(c) => step(c.next(now), |o| Call::done(keep, slot, o)),
             Inner::Table(c) => step(c.next(now), |o| Call::done(keep, slot, o)),
             Inner::Stream(c) => step(c.next(now), |end| Ok(Some(Ready::Stream(end)))),
@@ -510,15 +510,15 @@ impl Call {
         match inner {
             Inner::Table(c) if lend => {
                 let lent = Box::new(LentBytes::new(data));
-                py.detach(|| c.chunk_owned(now, lent));
+                crate::exiting::detach(py, || c.chunk_owned(now, lent));
             }
             Inner::Threaded(c) if lend => {
                 let lent = Box::new(LentBytes::new(data));
-                py.detach(|| c.chunk_owned(now, lent));
+                crate::exiting::detach(py, || c.chunk_owned(now, lent));
             }
             _ => {
                 let data = data.as_bytes();
-                py.detach(|| each!(inner, c => c.chunk(now, data)));
+                crate::exiting::detach(py, || each!(inner, c => c.chunk(now, data)));
             }
         }
         // What was lent before waits at most for the next chunk lent (or
@@ -533,7 +533,7 @@ impl Call {
     fn end(&mut self, py: Python<'_>, now: f64) -> PyResult<()> {
         let now = instant(now)?;
         let inner = &mut self.inner;
-        py.detach(|| each!(inner, c => c.end(now)));
+        crate::exiting::detach(py, || each!(inner, c => c.end(now)));
         self.free_spent();
         Ok(())
     }
@@ -545,7 +545,7 @@ impl Call {
         let kind = TransportKind::from_name(kind);
         let inner = &mut self.inner;
         // A cut table body is checked (its decoder thread waited for).
-        py.detach(|| each!(inner, c => c.failed(now, kind, detail)));
+        crate::exiting::detach(py, || each!(inner, c => c.failed(now, kind, detail)));
         self.free_spent();
         Ok(())
     }

@@ -95,7 +95,7 @@ pub(crate) fn aging<'py>(
     options.buckets = erpdata::AgingPlan::bucket_days(&buckets)?;
     options.due_date_column = due_date_column;
     options.balance_column = balance_column;
-    let typed = py.detach(|| erpdata::aging(&batches, &options))?;
+    let typed = crate::exiting::detach(py, || erpdata::aging(&batches, &options))?;
     table(py, typed)
 }
 
@@ -125,7 +125,7 @@ pub(crate) fn credit_status<'py>(
         .into_iter()
         .map(|(acid, days)| (acid, days.map_or(Cell::Null, Cell::Number)))
         .collect();
-    let typed = py.detach(|| match &acids {
+    let typed = crate::exiting::detach(py, || match &acids {
         Some(acids) => erpdata::credit_status_of(&accounts, &dues, &pay_days, &as_of, acids),
         None => erpdata::credit_status(&accounts, &dues, &pay_days, &as_of),
     })?;

@@ -81,7 +81,7 @@ impl Invocation {
         typing: Option<&Typing>,
     ) -> Result<Py<PyAny>> {
         let options = self.decoder_options(typing, DEFAULT_BATCH_ROWS);
-        let ready = py.detach(|| {
+        let ready = crate::exiting::detach(py, || {
             self.inner
                 .parse(&self.config, status, body, &options)
                 .and_then(Ready::of)

@@ -18,6 +18,7 @@ mod convert;
 mod datetime_api;
 mod decimal_layout;
 mod errors;
+mod exiting;
 mod finance;
 mod invocation;
 mod lent;
@@ -72,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::DuesData>()?;
     m.add_class::<typing::Typing>()?;
     call::register(m)?;
+    exiting::register(m)?;
     m.add_function(wrap_pyfunction!(finance::aging, m)?)?;
     m.add_function(wrap_pyfunction!(finance::credit_status, m)?)?;
     m.add_function(wrap_pyfunction!(finance::pay_days, m)?)?;

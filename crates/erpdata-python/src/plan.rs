@@ -271,7 +271,7 @@ impl Plan {
     fn next(&mut self, py: Python<'_>) -> Result<Py<PyAny>> {
         // The computation at the end (aging, credit status) runs here.
         let inner = &mut self.inner;
-        let step = py.detach(|| match inner.next() {
+        let step = crate::exiting::detach(py, || match inner.next() {
             PlanStep::Done(rows) => TableData::typed(rows).map(|t| (PlanStep::Wait, Some(t))),
             other => Ok((other, None)),
         })?;
@@ -326,7 +326,7 @@ impl Plan {
             return;
         };
         let (inner, config) = (&mut self.inner, &self.config);
-        py.detach(|| {
+        crate::exiting::detach(py, || {
             let result = invocation.parse(config, status, body, &options);
             inner.done(id, result);
         });

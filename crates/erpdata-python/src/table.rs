@@ -328,7 +328,7 @@ pub(crate) fn table_data(
         Typing::decoder_options(typing, erpdata::DecoderOptions::default().batch_rows);
     // A whole table is typed over all its rows.
     options.one_schema = false;
-    let built = py.detach(|| {
+    let built = crate::exiting::detach(py, || {
         // The same batches as feeding the body in one piece, made on every
         // core when the body is large. A pool made for the call, not
         // rayon's global one: a process forked later (multiprocessing)

@@ -72,6 +72,15 @@ fn dues_table_of<'py>(
 
 /// Adds `_testing` to the native module (not to its `__all__`: the stubs
 /// describe what every build has).
+/// Sleeps `seconds` without the GIL, as the core's calls run: a thread
+/// that is in the core while the interpreter exits, on demand.
+#[pyfunction]
+fn detached_sleep(py: Python<'_>, seconds: f64) {
+    crate::exiting::detach(py, || {
+        std::thread::sleep(std::time::Duration::from_secs_f64(seconds))
+    });
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let testing = PyModule::new(m.py(), "_testing")?;
     testing.add_class::<retry::RetryPolicy>()?;
@@ -80,6 +89,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     testing.add_function(wrap_pyfunction!(follow_redirect, &testing)?)?;
     testing.add_function(wrap_pyfunction!(parse_table_rows, &testing)?)?;
     testing.add_function(wrap_pyfunction!(dues_table_of, &testing)?)?;
+    testing.add_function(wrap_pyfunction!(detached_sleep, &testing)?)?;
     // Importable as `erpdata._core._testing` (`from ... import` looks in
     // `sys.modules`, as for any submodule of an extension).
     m.py()
