@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import threading
+import time
 import urllib.parse
 from typing import Any, cast
 
@@ -86,6 +87,20 @@ def _get(base_url: str, path: str, http_client: httpx.Client | None) -> bytes:
 def count(base_url: str, key: str, http_client: httpx.Client | None = None) -> int:
     """Requests the sandbox at ``base_url`` saw under ``key``."""
     return int(_get(base_url, f"count/{key}", http_client))
+
+
+def wait_for(
+    base_url: str, key: str, at_least: int = 1, seconds: float = 30.0, every: float = 0.05
+) -> int:
+    """Waits (at most ``seconds``) until the sandbox at ``base_url`` has seen
+    ``at_least`` requests under ``key``: a process started to make them is
+    then past its start (which a busy machine makes slow). The count."""
+    deadline = time.monotonic() + seconds
+    seen = count(base_url, key)
+    while seen < at_least and time.monotonic() < deadline:
+        time.sleep(every)
+        seen = count(base_url, key)
+    return seen
 
 
 def log(base_url: str, key: str, http_client: httpx.Client | None = None) -> list[dict[str, Any]]:

@@ -1433,9 +1433,7 @@ def test_ctrl_c_while_many_calls_wait_on_a_silent_service_exits_at_once(
     )
     # Interrupted once its calls wait on the service (not while Python
     # still imports, which a busy machine makes slow).
-    deadline = time.monotonic() + 60
-    while fault_api.count(secret_sandbox_url, key) == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    fault_api.wait_for(secret_sandbox_url, key, seconds=60)
     time.sleep(0.2)
     assert proc.poll() is None, proc.communicate()
     stdout, stderr, took = after_ctrl_c(proc, 10, command[0])

@@ -636,9 +636,7 @@ def test_an_interrupt_halts_the_calls_it_leaves_running(sandbox_url: str) -> Non
     url = fault_api.prefix(sandbox_url, "trickle-16x100", key)  # 160 bytes a second
 
     def interrupt_once_they_read() -> None:
-        deadline = time.monotonic() + 30
-        while fault_api.count(sandbox_url, key) < 3 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        fault_api.wait_for(sandbox_url, key, at_least=3, every=0.02)
         time.sleep(0.5)  # the heads have come; the bodies trickle
         _thread.interrupt_main()
 

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -459,9 +458,7 @@ def test_an_interrupted_export_leaves_no_new_file(
             text=True,
             start_new_session=True,
         ) as proc:  # its end closes the pipes and waits for the process
-            deadline = time.monotonic() + 30
-            while fault_api.count(sandbox_url, key) == 0 and time.monotonic() < deadline:
-                time.sleep(0.05)
+            fault_api.wait_for(sandbox_url, key)
             assert target.exists(), "the export opened its file before asking the service"
             # As `timeout -s SIG` sends it: to the process, then to its
             # group, the second arriving while the first is handled.
