@@ -417,8 +417,9 @@ class _DuckDB(_Writer):
             )
             self._created.add(table)
         else:
-            changes = self._changes(table, described, texts)
-            later = self._typed_later(table, described, texts)
+            have = self._column_types(table)
+            changes = _changes(table, have, described, texts)
+            later = _typed_later(have, described, texts)
             if later or (changes and any(open_key[0] == table for open_key in self._open)):
                 # Another partition of the table is open, and one open
                 # while the table is altered cannot commit; or a column the
@@ -442,17 +443,6 @@ class _DuckDB(_Writer):
                 self._con.execute(statement)
         self._delete(self._begin(key), key)
 
-    def _typed_later(self, table: str, described: list[tuple[Any, ...]], texts: set[str]) -> bool:
-        """Whether a column the partition sends as text with no value yet
-        (``described`` VARCHAR, not in ``texts``) is typed in ``table``."""
-        have = self._column_types(table)
-        return any(
-            kind == "VARCHAR"
-            and name not in texts
-            and have.get(name.lower(), (name, "VARCHAR"))[1] != "VARCHAR"
-            for name, kind, *_ in described
-        )
-
     def _column_types(self, table: str) -> dict[str, tuple[str, str]]:
         """``table``'s columns, by lower-case name: their names and types."""
         return {
@@ -463,31 +453,6 @@ class _DuckDB(_Writer):
                 [table],
             ).fetchall()
         }
-
-    def _changes(self, table: str, described: list[tuple[Any, ...]], texts: set[str]) -> list[str]:
-        """What ``table`` needs to hold a partition whose columns DuckDB
-        describes as ``described`` without losing a digit: the columns it
-        lacks (a column the ERP's table gained since the last export failed
-        the insert, "does not have a column with name", and ended the export
-        with a traceback), and a decimal or integer column widened to the
-        digits after the point the partition sends (DuckDB rounded 1.0825
-        into a DECIMAL(38,2) column to 1.08, and 1.5 into a BIGINT to 2,
-        without a word: a DOUBLE column's values have the digits they need,
-        so one company's rates may have two and another's four), and a
-        typed column made text where the partition sends it text with values
-        (``texts``): ids that are numbers in one company and ``"A-17"`` in
-        another failed the insert, and the export ended with a traceback."""
-        have = self._column_types(table)
-        out = []
-        for name, kind, *_ in described:
-            known = have.get(name.lower())
-            if known is None:
-                out.append(f'ALTER TABLE "{table}" ADD COLUMN {_quoted(name)} {kind}')
-            elif wider := _wider_decimal(known[1], kind):
-                out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE {wider}')
-            elif kind == "VARCHAR" and known[1] != "VARCHAR" and name in texts:
-                out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE VARCHAR')
-        return out
 
     def _begin(self, key: tuple[str, Id, Id]) -> Any:
         """The partition's transaction, open on its own cursor until
@@ -655,7 +620,7 @@ class _DuckDB(_Writer):
                 and self._con.execute(f'SELECT count({_quoted(name)}) FROM "{staging}"').fetchone()
                 != (0,)
             }
-            for statement in self._changes(key[0], described, texts):
+            for statement in _changes(key[0], self._column_types(key[0]), described, texts):
                 self._con.execute(statement)
             cursor = self._begin(key)
             self._delete(cursor, key)
@@ -736,6 +701,51 @@ IDS = ("compid", "yearid")
 (here and in the dlt source)."""
 
 
+def _changes(
+    table: str,
+    have: dict[str, tuple[str, str]],
+    described: list[tuple[Any, ...]],
+    texts: set[str],
+) -> list[str]:
+    """What ``table`` (whose columns are ``have``, by lower-case name) needs
+    to hold a partition whose columns DuckDB describes as ``described``
+    without losing a digit: the columns it
+    lacks (a column the ERP's table gained since the last export failed
+    the insert, "does not have a column with name", and ended the export
+    with a traceback), and a decimal or integer column widened to the
+    digits after the point the partition sends (DuckDB rounded 1.0825
+    into a DECIMAL(38,2) column to 1.08, and 1.5 into a BIGINT to 2,
+    without a word: a DOUBLE column's values have the digits they need,
+    so one company's rates may have two and another's four), and a
+    typed column made text where the partition sends it text with values
+    (``texts``): ids that are numbers in one company and ``"A-17"`` in
+    another failed the insert, and the export ended with a traceback."""
+    out = []
+    for name, kind, *_ in described:
+        known = have.get(name.lower())
+        if known is None:
+            out.append(f'ALTER TABLE "{table}" ADD COLUMN {_quoted(name)} {kind}')
+        elif wider := _wider_decimal(known[1], kind):
+            out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE {wider}')
+        elif kind == "VARCHAR" and known[1] != "VARCHAR" and name in texts:
+            out.append(f'ALTER TABLE "{table}" ALTER {_quoted(known[0])} TYPE VARCHAR')
+    return out
+
+
+def _typed_later(
+    have: dict[str, tuple[str, str]], described: list[tuple[Any, ...]], texts: set[str]
+) -> bool:
+    """Whether a column the partition sends as text with no value yet
+    (``described`` VARCHAR, not in ``texts``) is typed in the table (its
+    columns ``have``)."""
+    return any(
+        kind == "VARCHAR"
+        and name not in texts
+        and have.get(name.lower(), (name, "VARCHAR"))[1] != "VARCHAR"
+        for name, kind, *_ in described
+    )
+
+
 def _columns_sql(key: tuple[str, Id, Id], names: list[str]) -> str:
     """Every column of the rows, then the partition's ids the rows lack: a
     PHP service's `SELECT *` sends its tables' own compid and yearid, and a
@@ -744,23 +754,25 @@ def _columns_sql(key: tuple[str, Id, Id], names: list[str]) -> str:
     return ", ".join(["*", *ids])
 
 
+def _digits(kind: str) -> tuple[int, int] | None:
+    """The digits before and after the point a DuckDB integer or decimal
+    type holds (``BIGINT``: 19 and 0); ``None`` for any other type."""
+    if kind == "BIGINT":
+        return 19, 0
+    if kind.startswith("DECIMAL(") and kind.endswith(")"):
+        precision, scale = (int(n) for n in kind[len("DECIMAL(") : -1].split(","))
+        return precision - scale, scale
+    return None
+
+
 def _wider_decimal(have: str, sent: str) -> str | None:
     """The DECIMAL type that holds a column of type ``have`` and values of
     type ``sent`` (DuckDB's names), where ``have`` would round them;
     ``None`` where it holds them already or neither is a number."""
-    kinds = []
-    for kind in (have, sent):
-        if kind == "BIGINT":
-            kinds.append((19, 0))
-        elif kind.startswith("DECIMAL(") and kind.endswith(")"):
-            precision, scale = kind[len("DECIMAL(") : -1].split(",")
-            kinds.append((int(precision), int(scale)))
-        else:
-            return None
-    (p1, s1), (p2, s2) = kinds
-    if s2 <= s1:
+    a, b = _digits(have), _digits(sent)
+    if a is None or b is None or b[1] <= a[1]:
         return None
-    return f"DECIMAL({min(38, max(p1 - s1, p2 - s2) + s2)},{s2})"
+    return f"DECIMAL({min(38, max(a[0], b[0]) + b[1])},{b[1]})"
 
 
 PLAIN_NUMBER = r"'-?(0|[1-9][0-9]*)(\.[0-9]+)?'"
@@ -775,13 +787,11 @@ def _number_kind(kinds: Iterable[str]) -> str | None:
     38 in all: a value that needs more stays text); ``None`` otherwise."""
     before, after, decimal = 0, 0, False
     for kind in kinds:
-        if kind == "BIGINT":
-            before = max(before, 19)
-        elif kind.startswith("DECIMAL(") and kind.endswith(")"):
-            precision, scale = (int(n) for n in kind[len("DECIMAL(") : -1].split(","))
-            before, after, decimal = max(before, precision - scale), max(after, scale), True
-        else:
+        digits = _digits(kind)
+        if digits is None:
             return None
+        before, after = max(before, digits[0]), max(after, digits[1])
+        decimal = decimal or kind != "BIGINT"
     if not decimal:
         return "BIGINT" if before else None
     return f"DECIMAL({min(38, max(before + after, 1))},{after})"
