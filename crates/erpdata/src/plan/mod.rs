@@ -102,7 +102,7 @@ impl Plan {
         flow: impl FnOnce() -> Result<flows::Flow>,
     ) -> Result<Plan> {
         let concurrency = check_concurrency(concurrency)?;
-        let flow = flow().map_err(|err| err.input_redacted(&config.redactor()))?;
+        let flow = flow().map_err(|err| config.redact_error(err))?;
         Ok(Plan::new(config, concurrency, options, flow))
     }
 
@@ -178,7 +178,7 @@ impl Plan {
     /// every error of a call has it.
     fn fail(&mut self, err: Error) {
         self.queue.clear();
-        self.failed = Some(err.input_redacted(&self.config.redactor()));
+        self.failed = Some(self.config.redact_error(err));
     }
 
     /// The result of call `id`. The first error fails the plan; results
