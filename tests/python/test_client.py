@@ -388,7 +388,13 @@ def test_a_traceback_with_its_locals_holds_no_token(raw_server: Any) -> None:
 
     body = b'{"status":"error","message":"Invalid access token ' + SECRET_TOKEN.encode() + b'"}'
     server = raw_server(
-        lambda send: send(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+        # It closes each connection after its answer, and says so: kept for
+        # the next call, a connection it had closed was reused now and then
+        # ("Server disconnected without sending a response", not retried).
+        lambda send: send(
+            b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s"
+            % (len(body), body)
+        )
     )
     settings: dict[str, Any] = dict(
         project="demo", access_token=SECRET_TOKEN, company_id=1, year_id=2025, max_retries=0
